@@ -1,0 +1,156 @@
+# testflame - one top-level, non-recursive Makefile.
+#
+#   make            build build/testflame
+#   make test       install what is missing (make deps), build, run every test
+#   make demo       profile the bundled example project's test suite
+#   make deps       install the Debian packages the build and the tests need
+#   make asan       unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# V=1 shows the commands. BUILD=dir builds elsewhere (make asan uses build/asan).
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+V       ?= 0
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+PKGS := libgit2 libdw libelf libprotobuf-c zlib libcurl yaml-0.1 jansson
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+OPT      ?= -O2
+CFLAGS   ?= $(OPT) -g
+TF_FLAGS := -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -Iinclude -Isrc -I$(BUILD)/gen
+WARN     := -Wall -Wextra -Werror
+LDLIBS   = $(PKG_LIBS) -liberty -lpthread -lm
+
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+CFLAGS   += $(SANFLAGS)
+LDFLAGS  += $(SANFLAGS)
+endif
+
+# Debian packages: to build, and (on top) to run the tests against real tools.
+DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c-compiler \
+	zlib1g-dev libcurl4-openssl-dev libyaml-dev libdw-dev libelf-dev libjansson-dev \
+	libiberty-dev libcmocka-dev
+DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf nodejs npm \
+	python3 python3-pytest libseccomp-dev valgrind libxml2-utils hyperfine \
+	chromium lighttpd rsync procps file elfutils
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+SRCS      := $(wildcard src/*/*.c)
+CLI_SRCS  := $(filter src/cli/%,$(SRCS))
+LIB_SRCS  := $(filter-out src/cli/%,$(SRCS))
+GEN_C     := $(BUILD)/gen/profile.pb-c.c
+GEN_H     := $(BUILD)/gen/profile.pb-c.h
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o
+CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+LIB       := $(BUILD)/libtestflame.a
+BIN       := $(BUILD)/testflame
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+# Workloads the end-to-end tests profile: small C programs with known hot
+# functions. *_nofp.c are built without frame pointers (DWARF unwinding).
+FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
+FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
+
+.PHONY: all test test-only unit fixtures demo deps deps-build asan install clean
+.DEFAULT_GOAL := all
+
+all: $(BIN)
+
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: src/profile/%.proto
+	@mkdir -p $(BUILD)/gen
+	@echo "  PROTOC  $<"
+	$(Q)protoc-c --c_out=$(BUILD)/gen --proto_path=src/profile $<
+
+$(BUILD)/gen/profile.pb-c.o: $(GEN_C) $(GEN_H)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(PKG_CFLAGS) -w -c $< -o $@
+
+$(BUILD)/src/%.o: src/%.c | $(GEN_H)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(CLI_OBJS) $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) -lcmocka $(LDFLAGS)
+
+$(BUILD)/fixtures/%_nofp: tests/fixtures/%_nofp.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -pthread -o $@ $<
+
+$(BUILD)/fixtures/%: tests/fixtures/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+
+unit: $(UNIT_BINS)
+fixtures: $(FIXTURE_BINS)
+
+deps-build:
+	@missing=""; for p in $(DEB_BUILD); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  $(SUDO) apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+deps: deps-build
+	@missing=""; for p in $(DEB_TEST); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  $(SUDO) apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@tests/node/install.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory test-only
+
+test-only: all unit fixtures
+	$(Q)tests/run.sh $(BUILD)
+
+demo: deps-build
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory -C examples clean all >/dev/null
+	$(BIN) record -o $(BUILD)/demo/run.pb.gz --test examples -- $(MAKE) --no-print-directory -C examples check
+	$(BIN) show $(BUILD)/demo/run.pb.gz
+	$(BIN) view --format text --top 15 $(BUILD)/demo/run.pb.gz
+
+asan: deps-build
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 OPT=-O1 unit
+	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  tests/run.sh $(BUILD)/asan unit
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/testflame
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

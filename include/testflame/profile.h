@@ -1,0 +1,182 @@
+/*
+ * profile.h - the in-memory profile, testflame's hub data structure, and its
+ * codecs (pprof, folded stacks, speedscope).
+ *
+ * The model mirrors pprof's profile.proto so that run files round-trip
+ * without loss, but with dense 0-based indices instead of ids: functions,
+ * locations, mappings and samples live in flat arrays, strings in one
+ * interning table. Read access is by the public fields (iterate freely);
+ * changes go through the tf_profile_* functions, which keep the
+ * deduplication indices right.
+ *
+ * Sample stacks are leaf first (pprof order). A location may carry several
+ * lines: lines[0] is the innermost inlined function, the last one the
+ * function it was inlined into.
+ */
+#ifndef TESTFLAME_PROFILE_H
+#define TESTFLAME_PROFILE_H
+
+#include "testflame/common.h"
+
+typedef uint32_t tf_strid;
+
+typedef struct {
+	tf_strid type, unit;
+} tf_value_type;
+
+typedef struct {
+	tf_strid name, system_name, filename;
+	int64_t start_line;
+} tf_function;
+
+typedef struct {
+	uint32_t function; /* index into functions */
+	int64_t line;
+	int64_t column;
+} tf_line;
+
+enum {
+	TF_MAPPING_HAS_FUNCTIONS = 1,
+	TF_MAPPING_HAS_FILENAMES = 2,
+	TF_MAPPING_HAS_LINE_NUMBERS = 4,
+	TF_MAPPING_HAS_INLINE_FRAMES = 8,
+};
+
+typedef struct {
+	uint64_t memory_start, memory_limit, file_offset;
+	tf_strid filename, build_id;
+	uint32_t flags;
+} tf_mapping;
+
+#define TF_NO_MAPPING UINT32_MAX
+
+typedef struct {
+	uint32_t mapping; /* index into mappings, or TF_NO_MAPPING */
+	uint64_t address;
+	uint32_t lines_off, nlines; /* into profile->lines */
+	bool is_folded;
+} tf_location;
+
+typedef struct {
+	tf_strid key, str; /* str == 0 for a numeric label */
+	int64_t num;
+	tf_strid num_unit;
+} tf_label;
+
+typedef struct {
+	uint32_t locs_off, nlocs;     /* into profile->stack, leaf first */
+	uint32_t labels_off, nlabels; /* into profile->labels */
+	/* values are profile->values[i * nsample_types ...] */
+} tf_sample;
+
+typedef struct tf_profile {
+	tf_strtab strings;
+	TF_VEC(tf_value_type) sample_types;
+	TF_VEC(tf_function) functions;
+	TF_VEC(tf_line) lines;
+	TF_VEC(tf_location) locations;
+	TF_VEC(tf_mapping) mappings;
+	TF_VEC(tf_sample) samples;
+	TF_VEC(uint32_t) stack;  /* location indices of all samples */
+	TF_VEC(int64_t) values;  /* nsample_types per sample */
+	TF_VEC(tf_label) labels;
+	TF_VEC(tf_strid) comments;
+	tf_value_type period_type;
+	int64_t period;
+	int64_t time_nanos, duration_nanos;
+	int64_t drop_frames, keep_frames; /* string ids, as in pprof */
+	tf_strid default_sample_type, doc_url;
+
+	/* private: deduplication indices, built lazily */
+	tf_htab fn_index, loc_index, sample_index;
+	bool merge_samples;
+} tf_profile;
+
+/* A new empty profile. Samples with equal stacks and labels are merged
+ * (values summed) unless tf_profile_set_merge(p, false). */
+int tf_profile_new(tf_profile **out);
+void tf_profile_free(tf_profile *p);
+void tf_profile_set_merge(tf_profile *p, bool merge);
+
+static inline const char *tf_profile_str(const tf_profile *p, tf_strid id)
+{
+	return id < p->strings.strs.n ? p->strings.strs.v[id] : "";
+}
+tf_strid tf_profile_intern(tf_profile *p, const char *s);
+tf_strid tf_profile_intern_len(tf_profile *p, const char *s, size_t len);
+
+/* Append a sample type ("cpu", "nanoseconds"); returns its index. */
+size_t tf_profile_add_sample_type(tf_profile *p, const char *type, const char *unit);
+/* Index of the sample type named `type`, or -1. */
+int tf_profile_find_sample_type(const tf_profile *p, const char *type);
+
+/* Deduplicated by all fields. */
+uint32_t tf_profile_add_function(tf_profile *p, tf_strid name, tf_strid system_name,
+				 tf_strid filename, int64_t start_line);
+/* Convenience: intern the strings, then add. */
+uint32_t tf_profile_function(tf_profile *p, const char *name, const char *filename,
+			     int64_t start_line);
+uint32_t tf_profile_add_mapping(tf_profile *p, const tf_mapping *m);
+/* Deduplicated by (mapping, address) when address != 0, else by lines. */
+uint32_t tf_profile_add_location(tf_profile *p, uint32_t mapping, uint64_t address,
+				 const tf_line *lines, uint32_t nlines);
+/* Add (or merge into) a sample; `values` has nsample_types entries. */
+uint32_t tf_profile_add_sample(tf_profile *p, const uint32_t *locs, uint32_t nlocs,
+			       const int64_t *values, const tf_label *labels,
+			       uint32_t nlabels);
+
+/* Label lookup on a sample: the string value (NULL if absent). */
+const char *tf_sample_label_str(const tf_profile *p, const tf_sample *s, const char *key);
+/* The numeric value; returns false if absent. */
+bool tf_sample_label_num(const tf_profile *p, const tf_sample *s, const char *key,
+			 int64_t *out);
+static inline const int64_t *tf_sample_values(const tf_profile *p, size_t i)
+{
+	return p->values.v + i * p->sample_types.n;
+}
+
+/* Metadata: comments of the form "testflame.KEY=VALUE". Setting a key that
+ * exists replaces its value. tf_profile_meta() returns NULL if absent. */
+void tf_profile_set_meta(tf_profile *p, const char *key, const char *value);
+const char *tf_profile_meta(const tf_profile *p, const char *key);
+
+/* Total of one value column over all samples. */
+int64_t tf_profile_total(const tf_profile *p, size_t value_index);
+
+/* Basic consistency check (indices in range); used after decoding. */
+int tf_profile_validate(const tf_profile *p);
+
+/*
+ * Codecs. Readers accept what other tools write; writers write atomically.
+ */
+typedef enum {
+	TF_FORMAT_UNKNOWN = 0,
+	TF_FORMAT_PPROF,   /* protobuf, gzip or not */
+	TF_FORMAT_FOLDED,  /* "a;b;c 42" lines */
+} tf_profile_format;
+
+/* Decode a pprof protobuf (gzip-compressed or raw). */
+int tf_pprof_decode(tf_profile **out, const void *data, size_t len);
+/* Encode to a gzip-compressed pprof in memory. */
+int tf_pprof_encode(tf_buf *out, const tf_profile *p, int gzip_level);
+int tf_pprof_write(const tf_profile *p, const char *path);
+
+/* Folded stacks: one "root;...;leaf COUNT" per line (FlameGraph's format).
+ * A line with two counts ("stack BASE HEAD", difffolded.pl) is read as two
+ * sample types "base" and "head". Frames may carry an annotation suffix. */
+int tf_folded_decode(tf_profile **out, const char *text, size_t len, const char *name);
+/* Write folded stacks of value column `value_index`; if `label_key` is set,
+ * only samples whose label equals `label_value`. */
+int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
+		    const char *label_key, const char *label_value);
+
+/* Load any supported profile file, sniffing its format. */
+int tf_profile_load(tf_profile **out, const char *path);
+tf_profile_format tf_profile_sniff(const void *data, size_t len);
+
+/* gzip helpers (zlib lives in the profile codec). */
+bool tf_is_gzip(const void *data, size_t len);
+int tf_gunzip(tf_buf *out, const void *data, size_t len, const char *what);
+int tf_gzip(tf_buf *out, const void *data, size_t len, int level);
+
+#endif

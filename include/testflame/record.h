@@ -1,0 +1,196 @@
+/*
+ * record.h - running a command under a sampler and getting its events back.
+ *
+ * A sampler (perf_event, or ptrace where perf is refused) writes everything
+ * it observes into a spool file in the kernel's perf record layout: samples,
+ * and the side-band that gives them meaning (mmaps, comms, forks, exits).
+ * After the run, tf_recording_replay() hands the events back in time order
+ * as decoded tf_rec_event structs, for the symbolizer and the attribution
+ * stage to consume. The spool lives in an unlinked temp file, so a long
+ * suite costs disk, not memory.
+ */
+#ifndef TESTFLAME_RECORD_H
+#define TESTFLAME_RECORD_H
+
+#include "testflame/common.h"
+
+#include <sys/types.h>
+
+typedef enum {
+	TF_EVENT_AUTO = 0,
+	TF_EVENT_CPU_CLOCK,
+	TF_EVENT_INSTRUCTIONS,
+	TF_EVENT_CYCLES,
+	TF_EVENT_WALL,
+} tf_event;
+
+typedef enum {
+	TF_SAMPLER_AUTO = 0,
+	TF_SAMPLER_PERF,
+	TF_SAMPLER_PTRACE,
+} tf_sampler;
+
+typedef enum {
+	TF_CALLGRAPH_AUTO = 0,
+	TF_CALLGRAPH_FP,
+	TF_CALLGRAPH_DWARF,
+} tf_callgraph;
+
+const char *tf_event_name(tf_event e);         /* "cpu-clock", ... */
+int tf_event_parse(tf_event *out, const char *s);
+const char *tf_sampler_name(tf_sampler s);
+const char *tf_callgraph_name(tf_callgraph c);
+/* The pprof value type of an event: ("cpu","nanoseconds"), ... */
+void tf_event_value_type(tf_event e, const char **type, const char **unit);
+
+/* Notices: the one-line messages the cli shows (ladder rungs, warnings). */
+typedef enum { TF_NOTICE_INFO, TF_NOTICE_WARN, TF_NOTICE_VERBOSE } tf_notice_level;
+typedef void (*tf_notice_fn)(void *ctx, tf_notice_level level, const char *msg);
+
+typedef struct {
+	uint64_t elapsed_ns;
+	uint64_t samples;
+	uint64_t processes; /* seen so far */
+	uint64_t lost;
+} tf_record_progress;
+
+/* Live side-band: called during the run, as records are read, so that
+ * files can be pinned before the workload deletes them (see symbolize.h). */
+struct tf_rec_event;
+typedef void (*tf_live_fn)(void *ctx, const struct tf_rec_event *ev);
+
+typedef struct {
+	char *const *argv;          /* the command */
+	char *const *extra_env;     /* "KEY=VALUE" added to the command's env */
+	tf_event event;
+	tf_sampler sampler;
+	tf_callgraph callgraph;
+	unsigned freq;              /* Hz, default 99 */
+	unsigned stack_bytes;       /* user stack copied per sample (DWARF) */
+	tf_notice_fn notice;
+	void *notice_ctx;
+	void (*progress)(void *ctx, const tf_record_progress *p);
+	void *progress_ctx;
+	tf_live_fn live;
+	void *live_ctx;
+} tf_record_opts;
+
+void tf_record_opts_init(tf_record_opts *o);
+
+typedef struct {
+	tf_event event;             /* the event actually sampled */
+	tf_sampler sampler;         /* the sampler actually used */
+	tf_callgraph callgraph;     /* as requested (auto stays auto) */
+	const char *rung;           /* "perf kernel+user", "perf user-only", ... */
+	bool kernel;                /* kernel frames were recorded */
+	unsigned freq;
+	pid_t root_pid;
+	int wait_status;            /* as from waitpid() */
+	int exit_status;            /* shell style: code, or 128+signal */
+	bool exec_failed;           /* the command could not be started */
+	bool interrupted;           /* SIGINT/SIGTERM reached testflame */
+	uint64_t start_ns, end_ns;  /* CLOCK_MONOTONIC */
+	uint64_t start_realtime_ns;
+	uint64_t samples, lost, throttled;
+	uint64_t records, spool_bytes;
+} tf_record_info;
+
+typedef struct tf_recording tf_recording;
+
+/*
+ * Run the command under the sampler until it exits. Returns 0 even when the
+ * command fails (see info->exit_status); an error only when testflame could
+ * not record at all. With exec_failed set, the message is in
+ * tf_error_last() and exit_status is 127 (not found) or 126.
+ */
+int tf_record_run(tf_recording **out, const tf_record_opts *opts);
+void tf_recording_free(tf_recording *r);
+const tf_record_info *tf_recording_info(const tf_recording *r);
+
+/* Decoded events, as replay hands them out (pointers valid in the callback). */
+typedef enum {
+	TF_REC_SAMPLE = 1,
+	TF_REC_MMAP,     /* a mapping appeared (MMAP2) */
+	TF_REC_COMM,     /* a thread got a name; exec = true when by execve */
+	TF_REC_FORK,     /* a process or thread was created */
+	TF_REC_EXIT,     /* a process or thread ended */
+	TF_REC_LOST,     /* the kernel dropped records */
+	TF_REC_THROTTLE, /* the kernel throttled sampling */
+	TF_REC_PROC_EXIT,/* a process exited with a known status (testflame's own) */
+} tf_rec_type;
+
+/* Where a sample was taken. */
+enum {
+	TF_SAMPLE_USER = 0,
+	TF_SAMPLE_KERNEL = 1,
+};
+
+typedef struct tf_rec_event {
+	tf_rec_type type;
+	uint64_t time;        /* CLOCK_MONOTONIC ns */
+	uint32_t pid, tid, cpu;
+	union {
+		struct {
+			uint64_t ip;
+			uint64_t period;        /* event units (ns for clocks) */
+			int where;              /* TF_SAMPLE_USER / KERNEL */
+			/* callchain split by context, leaf first, markers removed */
+			const uint64_t *kernel_ips;
+			uint32_t nkernel;
+			const uint64_t *user_ips; /* frame-pointer chain, [0] = ip */
+			uint32_t nuser;
+			bool user_truncated;    /* chain hit the kernel's depth limit */
+			/* DWARF mode: user registers (perf_regs x86 order) and stack */
+			const uint64_t *regs;
+			uint64_t regs_mask;
+			const uint8_t *stack;
+			uint64_t stack_size;
+			/* off-CPU samples of --event wall: what the thread waits in */
+			const char *offcpu;     /* e.g. "read", NULL when on-CPU */
+		} sample;
+		struct {
+			uint64_t start, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+			uint32_t prot, flags;
+			const uint8_t *build_id; /* when the kernel gives one */
+			uint32_t build_id_len;
+			const char *filename;
+		} mmap;
+		struct {
+			const char *comm;
+			bool exec;
+		} comm;
+		struct {
+			uint32_t ppid, ptid;
+		} fork; /* also for TF_REC_EXIT */
+		struct {
+			uint64_t count;
+		} lost; /* also throttle (count 1) */
+		struct {
+			int wait_status;
+		} proc_exit;
+	};
+} tf_rec_event;
+
+typedef int (*tf_rec_event_fn)(void *ctx, const tf_rec_event *ev);
+/* Replay every event in time order; stops early if `fn` returns non-zero
+ * (and returns that value). */
+int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx);
+
+/* x86-64 perf register numbers (arch/x86/include/uapi/asm/perf_regs.h). */
+enum {
+	TF_REG_AX, TF_REG_BX, TF_REG_CX, TF_REG_DX, TF_REG_SI, TF_REG_DI,
+	TF_REG_BP, TF_REG_SP, TF_REG_IP, TF_REG_FLAGS, TF_REG_CS, TF_REG_SS,
+	TF_REG_DS, TF_REG_ES, TF_REG_FS, TF_REG_GS, TF_REG_R8, TF_REG_R9,
+	TF_REG_R10, TF_REG_R11, TF_REG_R12, TF_REG_R13, TF_REG_R14, TF_REG_R15,
+	TF_REG_COUNT
+};
+/* The registers testflame asks for: all general purpose ones except the
+ * segment registers (the kernel refuses DS..GS in sample_regs_user). */
+#define TF_REGS_MASK ((((uint64_t)1 << TF_REG_COUNT) - 1) & \
+	~((1ULL << TF_REG_DS) | (1ULL << TF_REG_ES) | (1ULL << TF_REG_FS) | (1ULL << TF_REG_GS)))
+/* Value of register `reg` in a sample's packed regs array, or false. */
+bool tf_regs_get(const uint64_t *regs, uint64_t mask, int reg, uint64_t *out);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * symbolize.h - from addresses in a process to functions, files and lines.
+ *
+ * The symbolizer follows each process's address space through the
+ * recording's side-band events (mmap, exec, fork, exit) and resolves sample
+ * addresses through elfutils' libdwfl: ELF symbol tables, DWARF line tables
+ * and inlined frames, the kernel's symbols, the [vdso], and JIT perf maps
+ * (/tmp/perf-PID.map). Binaries are keyed by build-id (or device+inode) and
+ * cached across processes, so a suite that runs the same binary a thousand
+ * times pays for its DWARF once.
+ *
+ * It also unwinds user stacks copied by the sampler (DWARF CFI through
+ * libdw), for binaries built without frame pointers.
+ */
+#ifndef TESTFLAME_SYMBOLIZE_H
+#define TESTFLAME_SYMBOLIZE_H
+
+#include "testflame/common.h"
+#include "testflame/record.h"
+
+typedef struct tf_symbolizer tf_symbolizer;
+
+typedef struct {
+	bool demangle;        /* C++ and Rust names (default true) */
+	bool inline_frames;   /* expand inlined calls (default true) */
+	bool kernel;          /* resolve kernel addresses (/proc/kallsyms) */
+	const char *cache_dir;/* where to keep copies of [vdso] etc.; NULL = temp */
+} tf_symbolizer_opts;
+
+void tf_symbolizer_opts_init(tf_symbolizer_opts *o);
+int tf_symbolizer_new(tf_symbolizer **out, const tf_symbolizer_opts *opts);
+void tf_symbolizer_free(tf_symbolizer *s);
+
+/*
+ * During the run (tf_record_opts.live): pin the files behind new mappings
+ * before the workload can delete them, and read a process's JIT perf map
+ * when it exits, before anything cleans /tmp. Cheap; never blocks long.
+ */
+void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev);
+
+/* After the run, in time order: MMAP, COMM (exec), FORK and EXIT events. */
+void tf_symbolizer_event(tf_symbolizer *s, const tf_rec_event *ev);
+
+typedef struct {
+	const char *function;    /* demangled; never NULL ("[unknown]" at worst) */
+	const char *system_name; /* the raw (mangled) symbol name */
+	const char *file;        /* source file, or NULL */
+	int line;                /* 0 when unknown */
+	int start_line;          /* first line of the function, 0 if unknown */
+} tf_frame;
+
+/* One resolved address: its frames, innermost (inlined) first. */
+typedef struct {
+	uint32_t id;             /* dense per symbolizer: a cache key for callers */
+	const tf_frame *frames;
+	uint32_t nframes;
+	const char *module;      /* binary path, "[kernel.kallsyms]", "[vdso]", "[jit]" */
+	const char *build_id;    /* hex, or NULL */
+	uint64_t module_addr;    /* address as in the binary (ELF vaddr) */
+	uint64_t module_start, module_end; /* the module's ELF address range */
+	bool resolved;           /* a symbol was found */
+} tf_symloc;
+
+/*
+ * Resolve `addr` in process `pid` at `time`. For return addresses (every
+ * frame but the leaf) pass addr - 1 so the call's line is found. Never
+ * fails: unknown addresses give a frame named after the module or the
+ * address. The result stays valid until the symbolizer is freed.
+ */
+const tf_symloc *tf_symbolizer_lookup(tf_symbolizer *s, uint32_t pid, uint64_t time,
+				      uint64_t addr, bool kernel);
+
+/*
+ * DWARF CFI unwinding of a sample's copied user stack. Writes up to `max`
+ * addresses (leaf first: the ip, then return addresses) to `ips`; returns
+ * how many. `regs`/`mask` as in tf_rec_event.sample.
+ */
+size_t tf_symbolizer_unwind(tf_symbolizer *s, uint32_t pid, uint64_t time,
+			    const uint64_t *regs, uint64_t regs_mask,
+			    const uint8_t *stack, uint64_t stack_size,
+			    uint64_t *ips, size_t max);
+
+/* Whether the binary mapped at `addr` keeps frame pointers (for
+ * --call-graph auto): known from its functions' prologues. */
+bool tf_symbolizer_has_frame_pointers(tf_symbolizer *s, uint32_t pid, uint64_t time,
+				      uint64_t addr);
+
+typedef struct {
+	uint64_t lookups, unresolved;   /* addresses with no symbol */
+	uint64_t modules, missing_files;/* binaries we could not open */
+	uint64_t unwinds, unwind_failed;
+	uint64_t jit_maps;
+} tf_symbolizer_stats;
+void tf_symbolizer_stats_get(const tf_symbolizer *s, tf_symbolizer_stats *out);
+
+#endif

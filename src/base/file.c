@@ -1,0 +1,154 @@
+/*
+ * file.c - whole-file reads, atomic writes (temp file + rename), mkdir -p
+ * and the monotonic clock.
+ *
+ * Every output testflame writes goes through tf_atomic_*: an interrupted run
+ * leaves either the old file or the new one, never half of one.
+ */
+#include "testflame/common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int tf_file_read(tf_buf *out, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return tf_error_set_errno(errno == ENOENT ? TF_ENOTFOUND : TF_ERROR,
+					  "cannot open '%s'", path);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return tf_error_set(TF_EINVAL, "'%s' is a directory", path);
+	}
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
+		tf_buf_grow(out, (size_t)st.st_size);
+	for (;;) {
+		tf_buf_grow(out, 65536);
+		ssize_t n = read(fd, out->ptr + out->len, out->cap - out->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return tf_error_set_errno(TF_ERROR, "cannot read '%s'", path);
+		}
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+	}
+	out->ptr[out->len] = '\0';
+	close(fd);
+	return 0;
+}
+
+int tf_atomic_open(tf_atomic_file *f, const char *path)
+{
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+	f->path = tf_xstrdup(path);
+	f->tmp = tf_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int rc = tf_error_set_errno(TF_ERROR, "cannot create '%s'", path);
+		free(f->path);
+		free(f->tmp);
+		f->path = f->tmp = NULL;
+		return rc;
+	}
+	f->fp = fdopen(fd, "w");
+	if (!f->fp) {
+		close(fd);
+		unlink(f->tmp);
+		return tf_error_set_errno(TF_ERROR, "cannot create '%s'", path);
+	}
+	return 0;
+}
+
+int tf_atomic_commit(tf_atomic_file *f)
+{
+	int rc = 0;
+
+	if (!f->fp)
+		return tf_error_set(TF_ERROR, "no file open");
+	if (fflush(f->fp) != 0 || ferror(f->fp))
+		rc = tf_error_set_errno(TF_ERROR, "cannot write '%s'", f->path);
+	if (fclose(f->fp) != 0 && !rc)
+		rc = tf_error_set_errno(TF_ERROR, "cannot write '%s'", f->path);
+	f->fp = NULL;
+	if (!rc && rename(f->tmp, f->path) != 0)
+		rc = tf_error_set_errno(TF_ERROR, "cannot rename onto '%s'", f->path);
+	if (rc)
+		unlink(f->tmp);
+	free(f->path);
+	free(f->tmp);
+	f->path = f->tmp = NULL;
+	return rc;
+}
+
+void tf_atomic_abort(tf_atomic_file *f)
+{
+	if (f->fp) {
+		fclose(f->fp);
+		f->fp = NULL;
+	}
+	if (f->tmp)
+		unlink(f->tmp);
+	free(f->path);
+	free(f->tmp);
+	f->path = f->tmp = NULL;
+}
+
+int tf_file_write_atomic(const char *path, const void *data, size_t len)
+{
+	tf_atomic_file f;
+	int rc = tf_atomic_open(&f, path);
+	if (rc)
+		return rc;
+	if (len && fwrite(data, 1, len, f.fp) != len) {
+		rc = tf_error_set_errno(TF_ERROR, "cannot write '%s'", path);
+		tf_atomic_abort(&f);
+		return rc;
+	}
+	return tf_atomic_commit(&f);
+}
+
+int tf_mkdir_p(const char *path, int mode)
+{
+	char *p = tf_xstrdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
+				rc = tf_error_set_errno(TF_ERROR, "cannot create directory '%s'", p);
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	if (!rc) {
+		struct stat st;
+		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			rc = tf_error_set(TF_ERROR, "'%s' is not a directory", path);
+	}
+	free(p);
+	return rc;
+}
+
+uint64_t tf_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,233 @@
+/*
+ * memory.c - checked allocation, vectors, byte buffers and arenas.
+ *
+ * All of testflame allocates through these so that an out-of-memory
+ * condition ends the process with one clear line instead of a crash later.
+ */
+#include "testflame/common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "testflame: out of memory (allocating %zu bytes)\n", n);
+	abort();
+}
+
+void *tf_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *tf_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *tf_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *tf_xstrdup(const char *s)
+{
+	return tf_xstrndup(s, strlen(s));
+}
+
+char *tf_xstrndup(const char *s, size_t n)
+{
+	char *p = tf_xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *tf_xasprintf(const char *fmt, ...)
+{
+	tf_buf b = TF_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	tf_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (!b.ptr)
+		return tf_xstrdup("");
+	return tf_buf_detach(&b);
+}
+
+void tf_vec_grow_(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+
+	if (need <= *cap)
+		return;
+	ncap = *cap ? *cap * 2 : 8;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap > SIZE_MAX / elem)
+		oom(SIZE_MAX);
+	*v = tf_xrealloc(*v, ncap * elem);
+	*cap = ncap;
+}
+
+void tf_buf_grow(tf_buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	size_t ncap = b->cap ? b->cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	b->ptr = tf_xrealloc(b->ptr, ncap);
+	b->cap = ncap;
+}
+
+void tf_buf_put(tf_buf *b, const void *data, size_t len)
+{
+	tf_buf_grow(b, len);
+	if (len)
+		memcpy(b->ptr + b->len, data, len);
+	b->len += len;
+	b->ptr[b->len] = '\0';
+}
+
+void tf_buf_puts(tf_buf *b, const char *s)
+{
+	tf_buf_put(b, s, strlen(s));
+}
+
+void tf_buf_putc(tf_buf *b, char c)
+{
+	tf_buf_grow(b, 1);
+	b->ptr[b->len++] = c;
+	b->ptr[b->len] = '\0';
+}
+
+void tf_buf_vprintf(tf_buf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	tf_buf_grow(b, 64);
+	va_copy(cp, ap);
+	n = vsnprintf(b->ptr + b->len, b->cap - b->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	if ((size_t)n >= b->cap - b->len) {
+		tf_buf_grow(b, (size_t)n);
+		vsnprintf(b->ptr + b->len, b->cap - b->len, fmt, ap);
+	}
+	b->len += (size_t)n;
+}
+
+void tf_buf_printf(tf_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tf_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void tf_buf_clear(tf_buf *b)
+{
+	b->len = 0;
+	if (b->ptr)
+		b->ptr[0] = '\0';
+}
+
+char *tf_buf_detach(tf_buf *b)
+{
+	char *p = b->ptr;
+	if (!p)
+		p = tf_xstrdup("");
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void tf_buf_free(tf_buf *b)
+{
+	free(b->ptr);
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+}
+
+/* Arena: a chain of blocks; big requests get a block of their own. */
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+struct tf_arena {
+	struct arena_block *head;
+};
+
+#define ARENA_BLOCK (64 * 1024)
+
+tf_arena *tf_arena_new(void)
+{
+	return tf_xcalloc(1, sizeof(tf_arena));
+}
+
+void *tf_arena_alloc(tf_arena *a, size_t n)
+{
+	struct arena_block *b = a->head;
+	const size_t align = sizeof(max_align_t);
+
+	n = (n + align - 1) & ~(align - 1);
+	if (!b || b->size - b->used < n) {
+		size_t size = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+		struct arena_block *nb = tf_xmalloc(sizeof(*nb) + size);
+		nb->used = 0;
+		nb->size = size;
+		if (b && size != ARENA_BLOCK) {
+			/* keep the partly used block current */
+			nb->next = b->next;
+			b->next = nb;
+			nb->used = n;
+			return nb->data;
+		}
+		nb->next = b;
+		a->head = b = nb;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += n;
+	return p;
+}
+
+char *tf_arena_strndup(tf_arena *a, const char *s, size_t n)
+{
+	char *p = tf_arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *tf_arena_strdup(tf_arena *a, const char *s)
+{
+	return tf_arena_strndup(a, s, strlen(s));
+}
+
+void tf_arena_free(tf_arena *a)
+{
+	if (!a)
+		return;
+	struct arena_block *b = a->head;
+	while (b) {
+		struct arena_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	free(a);
+}

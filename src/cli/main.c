@@ -1,0 +1,95 @@
+/*
+ * main.c - testflame's entry point and command table, git style: the first
+ * argument names a command, each command lives in its own cmd_<name>.c and
+ * parses its own options.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "record", cmd_record, "run a command under the sampling profiler and write a run file" },
+	{ "view", cmd_view, "view or convert a profile (text, folded, pprof, speedscope)" },
+	{ "show", cmd_show, "show a run file's metadata and per-test, per-process totals" },
+	{ "version", cmd_version, "print testflame's version" },
+	{ "help", cmd_help, "show help for testflame or one of its commands" },
+};
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < TF_ARRAY_SIZE(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static void print_overview(FILE *fp)
+{
+	fputs("usage: testflame <command> [options] [-- CMD ARGS...]\n\n"
+	      "Runs a test suite under a sampling profiler, splits the samples per test,\n"
+	      "compares each test with a baseline and reports what got slower.\n\n"
+	      "commands:\n", fp);
+	for (size_t i = 0; i < TF_ARRAY_SIZE(commands); i++)
+		fprintf(fp, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'testflame help <command>' shows a command's options.\n", fp);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+	char *help_argv[3];
+
+	if (argc < 2) {
+		print_overview(stdout);
+		return TF_EXIT_OK;
+	}
+	c = find_command(argv[1]);
+	if (!c) {
+		tf_errorf("no such command '%s' (see 'testflame help')", argv[1]);
+		return TF_EXIT_USAGE;
+	}
+	if (c->fn == cmd_help) {
+		print_overview(stdout);
+		return TF_EXIT_OK;
+	}
+	help_argv[0] = argv[1];
+	help_argv[1] = (char *)"--help";
+	help_argv[2] = NULL;
+	return c->fn(2, help_argv);
+}
+
+int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("testflame %s\n", TF_VERSION);
+	return TF_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		print_overview(stderr);
+		return TF_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_overview(stdout);
+		return TF_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0)
+		return cmd_version(0, NULL);
+	c = find_command(argv[1]);
+	if (!c) {
+		tf_errorf("'%s' is not a testflame command (see 'testflame help')", argv[1]);
+		return TF_EXIT_USAGE;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

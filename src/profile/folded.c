@@ -1,0 +1,270 @@
+/*
+ * folded.c - folded stacks ("root;child;leaf 42"), the text format of
+ * FlameGraph's stackcollapse scripts and of most flame graph tools, and the
+ * format sniffing loader that opens any profile a user hands us.
+ *
+ * The two-column form ("stack 10 12", FlameGraph's difffolded.pl) is read as
+ * a profile with two sample types, "base" and "head".
+ */
+#include "testflame/profile.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool parse_count(const char *s, size_t len, int64_t *out)
+{
+	int64_t v = 0;
+	size_t i = 0;
+
+	if (len == 0)
+		return false;
+	for (; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		if (v > (INT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* Split off the last space-separated token of [s, s+*len). */
+static bool last_token(const char *s, size_t *len, const char **tok, size_t *toklen)
+{
+	size_t e = *len;
+	while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+		e--;
+	size_t b = e;
+	while (b > 0 && s[b - 1] != ' ' && s[b - 1] != '\t')
+		b--;
+	if (b == e || b == 0)
+		return false;
+	*tok = s + b;
+	*toklen = e - b;
+	while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t'))
+		b--;
+	*len = b;
+	return true;
+}
+
+int tf_folded_decode(tf_profile **out, const char *text, size_t len, const char *name)
+{
+	tf_profile *p;
+	TF_VEC(uint32_t) locs = { 0 };
+	int columns = 0, rc = 0;
+	size_t lineno = 0;
+	const char *s = text, *end = text + len;
+
+	*out = NULL;
+	tf_profile_new(&p);
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t l = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		const char *tok;
+		size_t toklen, stacklen = l;
+		int64_t v[2] = { 0, 0 };
+		int ncol = 1;
+
+		lineno++;
+		if (l && s[l - 1] == '\r')
+			stacklen = --l;
+		if (l == 0 || s[0] == '#')
+			goto next;
+		if (!last_token(s, &stacklen, &tok, &toklen) || !parse_count(tok, toklen, &v[0])) {
+			rc = tf_error_set(TF_EINVAL, "%s:%zu: expected 'frame;frame;... COUNT'",
+					  name, lineno);
+			goto done;
+		}
+		{
+			size_t l2 = stacklen;
+			const char *tok2;
+			size_t tok2len;
+			int64_t v0;
+			if (columns != 1 && last_token(s, &l2, &tok2, &tok2len) &&
+			    parse_count(tok2, tok2len, &v0)) {
+				v[1] = v[0];
+				v[0] = v0;
+				stacklen = l2;
+				ncol = 2;
+			}
+		}
+		if (!columns) {
+			columns = ncol;
+			if (columns == 1) {
+				tf_profile_add_sample_type(p, "samples", "count");
+			} else {
+				tf_profile_add_sample_type(p, "base", "count");
+				tf_profile_add_sample_type(p, "head", "count");
+			}
+		} else if (columns != ncol) {
+			rc = tf_error_set(TF_EINVAL, "%s:%zu: expected %d count column%s", name,
+					  lineno, columns, columns == 1 ? "" : "s");
+			goto done;
+		}
+		/* frames, root first in the file; samples are leaf first */
+		locs.n = 0;
+		for (size_t b = 0; b < stacklen;) {
+			size_t e = b;
+			while (e < stacklen && s[e] != ';')
+				e++;
+			if (e > b) {
+				tf_strid nm = tf_profile_intern_len(p, s + b, e - b);
+				tf_line ln = { tf_profile_add_function(p, nm, nm, 0, 0), 0, 0 };
+				tf_vec_push(&locs, tf_profile_add_location(p, TF_NO_MAPPING, 0, &ln, 1));
+			}
+			b = e + 1;
+		}
+		for (size_t i = 0; i < locs.n / 2; i++) {
+			uint32_t t = locs.v[i];
+			locs.v[i] = locs.v[locs.n - 1 - i];
+			locs.v[locs.n - 1 - i] = t;
+		}
+		tf_profile_add_sample(p, locs.v, (uint32_t)locs.n, v, NULL, 0);
+next:
+		s = nl ? nl + 1 : end;
+	}
+	if (!columns) {
+		rc = tf_error_set(TF_EINVAL, "%s: no stacks found", name);
+		goto done;
+	}
+	tf_profile_set_meta(p, "format", "folded");
+done:
+	tf_vec_free(&locs);
+	if (rc) {
+		tf_profile_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+/* Append a frame name, keeping the line format intact. */
+static void put_frame(tf_buf *b, const char *name)
+{
+	if (!*name)
+		name = "??";
+	for (const char *c = name; *c; c++) {
+		char ch = *c;
+		if (ch == ';')
+			ch = ':';
+		else if (ch == '\n' || ch == '\r' || ch == '\t')
+			ch = ' ';
+		tf_buf_putc(b, ch);
+	}
+}
+
+int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
+		    const char *label_key, const char *label_value)
+{
+	tf_strtab lines;
+	TF_VEC(int64_t) sums = { 0 };
+	tf_buf line = TF_BUF_INIT;
+	size_t nv = p->sample_types.n;
+
+	if (value_index >= nv)
+		return tf_error_set(TF_EINVAL, "the profile has no value column %zu", value_index);
+	tf_strtab_init(&lines);
+	tf_vec_push(&sums, 0);
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const tf_sample *s = &p->samples.v[i];
+		int64_t v = p->values.v[i * nv + value_index];
+		if (v == 0)
+			continue;
+		if (label_key) {
+			const char *lv = tf_sample_label_str(p, s, label_key);
+			if (!lv || strcmp(lv, label_value) != 0)
+				continue;
+		}
+		tf_buf_clear(&line);
+		bool first = true;
+		for (uint32_t k = s->nlocs; k-- > 0;) {
+			const tf_location *l = &p->locations.v[p->stack.v[s->locs_off + k]];
+			if (l->nlines == 0) {
+				char addr[32];
+				snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
+				if (!first)
+					tf_buf_putc(&line, ';');
+				tf_buf_puts(&line, addr);
+				first = false;
+			}
+			for (uint32_t j = l->nlines; j-- > 0;) {
+				const tf_function *f = &p->functions.v[p->lines.v[l->lines_off + j].function];
+				if (!first)
+					tf_buf_putc(&line, ';');
+				put_frame(&line, tf_profile_str(p, f->name));
+				first = false;
+			}
+		}
+		if (first)
+			tf_buf_puts(&line, "[unknown]");
+		uint32_t id = tf_strtab_intern(&lines, line.ptr, line.len);
+		if (id >= sums.n)
+			tf_vec_push(&sums, 0);
+		sums.v[id] += v;
+	}
+	for (size_t i = 1; i < lines.strs.n; i++)
+		tf_buf_printf(out, "%s %lld\n", lines.strs.v[i], (long long)sums.v[i]);
+	tf_buf_free(&line);
+	tf_vec_free(&sums);
+	tf_strtab_free(&lines);
+	return 0;
+}
+
+tf_profile_format tf_profile_sniff(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t n = TF_MIN(len, (size_t)4096);
+
+	if (len == 0)
+		return TF_FORMAT_UNKNOWN;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = p[i];
+		if (c < 0x09 || (c > 0x0d && c < 0x20) || c == 0x7f)
+			return TF_FORMAT_PPROF;
+	}
+	return TF_FORMAT_FOLDED;
+}
+
+int tf_profile_load(tf_profile **out, const char *path)
+{
+	tf_buf file = TF_BUF_INIT, raw = TF_BUF_INIT;
+	const char *data;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	rc = tf_file_read(&file, path);
+	if (rc)
+		goto done;
+	data = file.ptr;
+	len = file.len;
+	if (len == 0) {
+		rc = tf_error_set(TF_EINVAL, "'%s' is empty", path);
+		goto done;
+	}
+	if (tf_is_gzip(data, len)) {
+		rc = tf_gunzip(&raw, data, len, path);
+		if (rc)
+			goto done;
+		data = raw.ptr;
+		len = raw.len;
+	}
+	switch (tf_profile_sniff(data, len)) {
+	case TF_FORMAT_FOLDED:
+		rc = tf_folded_decode(out, data, len, path);
+		break;
+	case TF_FORMAT_PPROF:
+		rc = tf_pprof_decode(out, data, len);
+		if (rc)
+			tf_error_wrap(rc, "'%s'", path);
+		break;
+	default:
+		rc = tf_error_set(TF_EINVAL, "'%s': not a profile", path);
+	}
+done:
+	tf_buf_free(&file);
+	tf_buf_free(&raw);
+	return rc;
+}

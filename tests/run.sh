@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# run.sh - testflame's test runner: every cmocka unit test binary, then every
+# end-to-end script in tests/e2e (TAP output). Prints each failure, and as its
+# last line "N passed, N failed". Exit status 1 if anything failed.
+#
+#   tests/run.sh BUILD_DIR [unit|e2e|all] [PATTERN]
+set -u
+build=${1:-build}
+what=${2:-all}
+pattern=${3:-}
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$build" && pwd)
+export TESTFLAME_BUILD="$build" TESTFLAME_TOP="$top"
+export PATH="$build:$PATH"
+
+passed=0 failed=0 skipped=0
+failures=()
+log=$(mktemp -d /tmp/testflame-run.XXXXXX)
+trap 'rm -rf "$log"' EXIT
+
+# Count TAP lines of one test program's output.
+tally() { # name file
+	local name=$1 file=$2 line
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*"# skip"*|"ok "*"# SKIP"*) skipped=$((skipped + 1)); echo "  skip: $name: ${line#*# }";;
+		"ok "*) passed=$((passed + 1));;
+		"not ok "*) failed=$((failed + 1)); failures+=("$name: ${line#not ok }");;
+		esac
+	done < "$file"
+}
+
+run_one() { # name cmd...
+	local name=$1; shift
+	local out="$log/$(echo "$name" | tr '/ ' '__').out"
+	local start=$(date +%s)
+	"$@" > "$out" 2>&1
+	local rc=$?
+	local before=$((passed + failed))
+	tally "$name" "$out"
+	if [ $rc -ne 0 ] && [ $((passed + failed)) -eq $before ]; then
+		failed=$((failed + 1)); failures+=("$name: exited $rc without reporting")
+	fi
+	if grep -q '^not ok' "$out" || { [ $rc -ne 0 ] && ! grep -q '^ok' "$out"; }; then
+		echo "--- $name (exit $rc)"; grep -v '^ok' "$out" | tail -n 40
+	fi
+	printf '%-40s %3ds\n' "$name" $(( $(date +%s) - start ))
+}
+
+if [ "$what" = all ] || [ "$what" = unit ]; then
+	for t in "$build"/tests/test_*; do
+		[ -x "$t" ] || continue
+		case "$t" in *.d|*.o) continue;; esac
+		[ -n "$pattern" ] && [[ "$t" != *$pattern* ]] && continue
+		CMOCKA_MESSAGE_OUTPUT=TAP run_one "unit/$(basename "$t")" "$t"
+	done
+fi
+if [ "$what" = all ] || [ "$what" = e2e ]; then
+	for t in "$top"/tests/e2e/t[0-9]*.sh; do
+		[ -f "$t" ] || continue
+		[ -n "$pattern" ] && [[ "$t" != *$pattern* ]] && continue
+		run_one "e2e/$(basename "$t")" bash "$t"
+	done
+fi
+
+for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done
+[ $skipped -gt 0 ] && echo "($skipped skipped, reasons above)"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
