@@ -14,9 +14,6 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "record", cmd_record, "run a command under the sampling profiler and write a run file" },
-	{ "view", cmd_view, "view or convert a profile (text, folded, pprof, speedscope)" },
-	{ "show", cmd_show, "show a run file's metadata and per-test, per-process totals" },
 	{ "version", cmd_version, "print testflame's version" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },
 };

@@ -1,0 +1,122 @@
+/*
+ * test_profile.c - the profile model and its pprof / folded codecs:
+ * deduplication, metadata, round trips, and refusal of corrupt input.
+ */
+#include "unit.h"
+#include "testflame/profile.h"
+
+static tf_profile *make_profile(void)
+{
+	tf_profile *p;
+	tf_profile_new(&p);
+	tf_profile_add_sample_type(p, "samples", "count");
+	tf_profile_add_sample_type(p, "cpu", "nanoseconds");
+	uint32_t fmain = tf_profile_function(p, "main", "main.c", 10);
+	uint32_t fhot = tf_profile_function(p, "hot", "hot.c", 3);
+	tf_line lmain = { fmain, 12, 0 }, lhot = { fhot, 5, 0 };
+	uint32_t locs[2];
+	locs[0] = tf_profile_add_location(p, TF_NO_MAPPING, 0x1010, &lhot, 1);
+	locs[1] = tf_profile_add_location(p, TF_NO_MAPPING, 0x2020, &lmain, 1);
+	tf_label lab = { tf_profile_intern(p, "test"), tf_profile_intern(p, "t1"), 0, 0 };
+	int64_t v[2] = { 1, 10000000 };
+	for (int i = 0; i < 7; i++)
+		tf_profile_add_sample(p, locs, 2, v, &lab, 1);
+	tf_profile_add_sample(p, locs + 1, 1, v, &lab, 1);
+	tf_profile_set_meta(p, "event", "cpu-clock");
+	tf_profile_set_meta(p, "event", "instructions");
+	return p;
+}
+
+static void test_dedup_and_merge(void **state)
+{
+	(void)state;
+	tf_profile *p = make_profile();
+	assert_int_equal(p->functions.n, 2);
+	assert_int_equal(p->locations.n, 2);
+	assert_int_equal(p->samples.n, 2);            /* 7 equal samples merged */
+	assert_int_equal(tf_sample_values(p, 0)[0], 7);
+	assert_int_equal(tf_profile_total(p, 1), 80000000);
+	assert_string_equal(tf_profile_meta(p, "event"), "instructions");
+	assert_int_equal(p->comments.n, 1);
+	assert_null(tf_profile_meta(p, "ev"));
+	tf_profile_free(p);
+}
+
+static void test_pprof_round_trip(void **state)
+{
+	(void)state;
+	tf_profile *p = make_profile(), *q;
+	tf_buf b = TF_BUF_INIT;
+	assert_int_equal(tf_pprof_encode(&b, p, 6), 0);
+	assert_true(tf_is_gzip(b.ptr, b.len));
+	assert_int_equal(tf_pprof_decode(&q, b.ptr, b.len), 0);
+	assert_int_equal(tf_profile_validate(q), 0);
+	assert_int_equal(q->samples.n, 2);
+	assert_int_equal(q->sample_types.n, 2);
+	assert_string_equal(tf_profile_str(q, q->sample_types.v[1].unit), "nanoseconds");
+	assert_int_equal(tf_profile_total(q, 0), 8);
+	assert_string_equal(tf_sample_label_str(q, &q->samples.v[0], "test"), "t1");
+	const tf_location *l = &q->locations.v[q->stack.v[q->samples.v[0].locs_off]];
+	assert_int_equal(l->address, 0x1010);
+	assert_string_equal(tf_profile_str(q, q->functions.v[q->lines.v[l->lines_off].function].name), "hot");
+	assert_string_equal(tf_profile_meta(q, "event"), "instructions");
+	tf_buf_free(&b);
+	tf_profile_free(p);
+	tf_profile_free(q);
+}
+
+static void test_pprof_corrupt(void **state)
+{
+	(void)state;
+	tf_profile *p = make_profile(), *q = NULL;
+	tf_buf b = TF_BUF_INIT;
+	assert_int_equal(tf_pprof_encode(&b, p, 6), 0);
+	/* truncated gzip */
+	assert_int_equal(tf_pprof_decode(&q, b.ptr, b.len / 2), TF_EINVAL);
+	assert_null(q);
+	assert_non_null(strstr(tf_error_last(), "truncated"));
+	/* garbage protobuf */
+	assert_int_equal(tf_pprof_decode(&q, "\x0a\xff\xff\xff\x0f", 5), TF_EINVAL);
+	tf_buf_free(&b);
+	tf_profile_free(p);
+}
+
+static void test_folded(void **state)
+{
+	(void)state;
+	const char *text = "main;work;hot 70\nmain;work;cold 30\n\nmain;work;hot 5\n";
+	tf_profile *p;
+	tf_buf out = TF_BUF_INIT;
+	assert_int_equal(tf_folded_decode(&p, text, strlen(text), "x.folded"), 0);
+	assert_int_equal(p->samples.n, 2);
+	assert_int_equal(tf_profile_total(p, 0), 105);
+	assert_int_equal(tf_folded_write(&out, p, 0, NULL, NULL), 0);
+	assert_non_null(strstr(out.ptr, "main;work;hot 75\n"));
+	assert_non_null(strstr(out.ptr, "main;work;cold 30\n"));
+	tf_buf_free(&out);
+	tf_profile_free(p);
+
+	/* the two-column diff form */
+	const char *diff = "a;b 3 4\na;c 0 9\n";
+	assert_int_equal(tf_folded_decode(&p, diff, strlen(diff), "d"), 0);
+	assert_int_equal(p->sample_types.n, 2);
+	assert_int_equal(tf_profile_total(p, 0), 3);
+	assert_int_equal(tf_profile_total(p, 1), 13);
+	tf_profile_free(p);
+
+	/* bad lines name the file and line */
+	const char *bad = "a;b 3\na;b x\n";
+	assert_int_equal(tf_folded_decode(&p, bad, strlen(bad), "bad.folded"), TF_EINVAL);
+	assert_non_null(strstr(tf_error_last(), "bad.folded:2"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dedup_and_merge),
+		cmocka_unit_test(test_pprof_round_trip),
+		cmocka_unit_test(test_pprof_corrupt),
+		cmocka_unit_test(test_folded),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
