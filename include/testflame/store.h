@@ -83,7 +83,7 @@ typedef struct {
 	int64_t record_time;  /* when the baseline was last written (s) */
 	TF_VEC(tf_baseline_file) files;
 	/* non-NULL when the baseline cannot be read (corrupt ref or object):
-	 * says why; files is then empty */
+	 * why, without naming the baseline; files is then empty */
 	char *problem;
 } tf_baseline;
 

@@ -130,7 +130,7 @@ static int sub_list(tf_store *st)
 		char date[32];
 
 		if (b->problem) {
-			tf_errorf("baseline '%s' is unreadable: %s", b->commit, b->problem);
+			tf_errorf("baseline of %.12s is unreadable: %s", b->commit, b->problem);
 			bad++;
 			continue;
 		}

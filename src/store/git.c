@@ -228,6 +228,21 @@ int tf_git_ref_cas(git_repository *repo, const char *refname, const git_oid *id,
 	return 0;
 }
 
+int tf_git_gave_up(git_repository *repo, const char *refname, unsigned attempts)
+{
+	char *lock = tf_xasprintf("%s%s.lock", git_repository_commondir(repo), refname);
+	int rc;
+
+	if (access(lock, F_OK) == 0)
+		rc = tf_error_set(TF_ECONFLICT,
+			"'%s' stays locked: remove '%s' if no testflame or git is running", refname, lock);
+	else
+		rc = tf_error_set(TF_ECONFLICT, "gave up after %u attempts: other writers keep updating '%s'",
+				  attempts, refname);
+	free(lock);
+	return rc;
+}
+
 int tf_git_signature(git_signature **out)
 {
 	int rc = git_signature_now(out, "testflame", "testflame@localhost");

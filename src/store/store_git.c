@@ -57,9 +57,7 @@ static int git_save(tf_store *s, const char *commit, const char *suite_enc,
 		if (rc != TF_ECONFLICT)
 			goto done;
 	}
-	rc = tf_error_set(TF_ECONFLICT,
-		"gave up saving '%s' after %d attempts: other writers keep updating '%s' (a stale '%s.lock' in the repository?)",
-		path, SAVE_ATTEMPTS, refname, refname);
+	rc = tf_git_gave_up(s->repo, refname, SAVE_ATTEMPTS);
 done:
 	free(refname);
 	free(path);
@@ -83,9 +81,14 @@ static int baseline_tree(git_tree **out, git_oid *record, tf_store *s, const cha
 		rc = tf_git_commit_tree(&tree_id, s->repo, record);
 	if (!rc && (rc = git_tree_lookup(out, s->repo, &tree_id)))
 		rc = tf_git_error(rc, TF_EINVAL, "cannot read the tree of '%s'", refname);
+	free(refname);
+	return rc;
+}
+
+static int unreadable(int rc, const char *commit)
+{
 	if (rc && rc != TF_ENOTFOUND)
 		tf_error_wrap(rc, "baseline of %.12s is unreadable", commit);
-	free(refname);
 	return rc;
 }
 
@@ -108,16 +111,14 @@ static int git_get(tf_buf *out, tf_store *s, const char *commit, const char *sui
 		goto done;
 	}
 	if (rc) {
-		rc = tf_git_error(rc, TF_EINVAL, "cannot read '%s' in the baseline of %.12s", path,
-				  commit);
+		rc = tf_git_error(rc, TF_EINVAL, "cannot read '%s'", path);
 		goto done;
 	}
 	if (!out)
 		goto done;
 	rc = git_blob_lookup(&blob, s->repo, git_tree_entry_id(e));
 	if (rc) {
-		rc = tf_git_error(rc, TF_EINVAL, "cannot read '%s' in the baseline of %.12s", path,
-				  commit);
+		rc = tf_git_error(rc, TF_EINVAL, "cannot read '%s'", path);
 		goto done;
 	}
 	tf_buf_clear(out);
@@ -127,7 +128,7 @@ done:
 	git_tree_entry_free(e);
 	git_tree_free(tree);
 	free(path);
-	return rc;
+	return unreadable(rc, commit);
 }
 
 /* The files of a baseline tree: <suite>/<kind>.pb.gz; anything else in the
@@ -204,8 +205,6 @@ static int fill(tf_baseline *b, tf_store *s)
 	git_commit_free(rc_commit);
 	rc = read_files(b, s->repo, tree);
 	git_tree_free(tree);
-	if (rc)
-		tf_error_wrap(rc, "baseline of %.12s is unreadable", b->commit);
 	return rc;
 }
 
@@ -216,7 +215,7 @@ static int git_show(tf_baseline *out, tf_store *s, const char *commit)
 	int rc = fill(out, s);
 	if (rc)
 		tf_baseline_clear(out);
-	return rc;
+	return unreadable(rc, commit);
 }
 
 static bool has_commit(const tf_baseline_list *l, const char *hex)

@@ -69,6 +69,9 @@ int tf_git_ref_get(git_oid *out, git_repository *repo, const char *refname);
  */
 int tf_git_ref_cas(git_repository *repo, const char *refname, const git_oid *id,
 		   const git_oid *expected, const char *why);
+/* The error after `attempts` lost races for `refname`: names a stale lock
+ * file when there is one. Returns TF_ECONFLICT. */
+int tf_git_gave_up(git_repository *repo, const char *refname, unsigned attempts);
 /* The identity baseline commits are written with. */
 int tf_git_signature(git_signature **out);
 /* Sleep a little before retrying a lost race (randomised, growing). */

@@ -179,8 +179,7 @@ int tf_git_integrate(tf_sync_status *status, unsigned *conflicts, git_repository
 		if (attempt > 0)
 			tf_store_backoff(attempt);
 		if (attempt >= 100) {
-			rc = tf_error_set(TF_ECONFLICT,
-				"gave up updating '%s': other writers keep changing it", refname);
+			rc = tf_git_gave_up(repo, refname, attempt);
 			break;
 		}
 		rc = tf_git_ref_get(&local, repo, refname);
