@@ -107,7 +107,9 @@ int tf_store_prune(tf_baseline_list *removed, tf_store *s, size_t keep);
 typedef struct {
 	unsigned max_depth; /* first-parent commits to look at; 0 = TF_STORE_DEFAULT_DEPTH */
 	bool fetch;         /* git store: also list the remote's baselines and
-			     * fetch the nearest one that is not here */
+			     * fetch, nearest first, those not here until one
+			     * holds the suite and kind (a remote's listing
+			     * names commits, not what their baselines hold) */
 } tf_store_resolve_opts;
 
 typedef struct {

@@ -256,6 +256,8 @@ static int rref_cmp(const void *a, const void *b)
 static const git_oid *remote_value(tf_remote_session *rs, const git_oid *commit)
 {
 	struct rref key, *hit;
+	if (!rs->refs.n)
+		return NULL;
 	key.commit = *commit;
 	hit = bsearch(&key, rs->refs.v, rs->refs.n, sizeof(*rs->refs.v), rref_cmp);
 	return hit ? &hit->value : NULL;
