@@ -251,11 +251,6 @@ static int sub_sync(tf_store *st, int argc, char **argv, bool push)
 	tf_store_sync_list res;
 	int rc, ret = TF_EXIT_OK;
 
-	if (!tf_store_is_git(st)) {
-		tf_errorf("the %s has no remote (copy the directory instead: CI cache or artifact)",
-			  tf_store_describe(st));
-		return TF_EXIT_USAGE;
-	}
 	url = tf_store_remote_url(st);
 	if (url)
 		tf_verbosef("remote '%s'", url);

@@ -188,7 +188,16 @@ static char *local_path_of(const char *url, git_repository *repo)
 	return tf_xasprintf("%s%s", base, url);
 }
 
-int tf_remote_session_open(tf_remote_session **out, tf_store *s)
+static int no_remote(const tf_store *s)
+{
+	return tf_error_set(TF_EUSAGE,
+		"the %s has no remote (copy the directory instead: CI cache or artifact)",
+		tf_store_describe(s));
+}
+
+/* `push`: talk to the remote's push URL when it has one, for the listing
+ * and the merge fetch as well, so they see what the push will meet. */
+static int session_open(tf_remote_session **out, tf_store *s, bool push)
 {
 	tf_remote_session *rs;
 	const char *url;
@@ -196,9 +205,7 @@ int tf_remote_session_open(tf_remote_session **out, tf_store *s)
 
 	*out = NULL;
 	if (!tf_store_is_git(s))
-		return tf_error_set(TF_EUSAGE,
-			"the %s has no remote (copy the directory instead: CI cache or artifact)",
-			tf_store_describe(s));
+		return no_remote(s);
 	rs = tf_xcalloc(1, sizeof(*rs));
 	rs->s = s;
 	rc = git_remote_lookup(&rs->remote, s->repo, s->remote);
@@ -219,11 +226,28 @@ int tf_remote_session_open(tf_remote_session **out, tf_store *s)
 		tf_remote_session_free(rs);
 		return rc;
 	}
+	if (push && git_remote_pushurl(rs->remote) && *git_remote_pushurl(rs->remote)) {
+		git_remote *pr = NULL;
+		rc = git_remote_create_anonymous(&pr, s->repo, git_remote_pushurl(rs->remote));
+		if (rc) {
+			rc = tf_git_error(rc, TF_EINVAL, "bad push URL of remote '%s'", s->remote);
+			tf_remote_session_free(rs);
+			return rc;
+		}
+		git_remote_free(rs->remote);
+		rs->remote = pr;
+	}
+	rs->pushing = push;
 	url = git_remote_url(rs->remote) ? git_remote_url(rs->remote) : "";
 	rs->url_safe = tf_store_scrub(url);
 	rs->local_path = local_path_of(url, s->repo);
 	*out = rs;
 	return 0;
+}
+
+int tf_remote_session_open(tf_remote_session **out, tf_store *s)
+{
+	return session_open(out, s, false);
 }
 
 void tf_remote_session_free(tf_remote_session *rs)
@@ -621,11 +645,15 @@ int tf_store_remote_list(tf_remote_baseline_list *out, tf_store *s)
 	return 0;
 }
 
-/* Resolve every rev to a commit id, into `out` (status MISSING for now). */
+/* Resolve every rev to a commit id, into `out` (status MISSING for now),
+ * once each. */
 static int resolve_revs(tf_store_sync_list *out, git_oid **commits, tf_store *s,
 			const char *const *revs, size_t n)
 {
 	memset(out, 0, sizeof(*out));
+	*commits = NULL;
+	if (!tf_store_is_git(s))
+		return no_remote(s);
 	*commits = tf_xcalloc(n ? n : 1, sizeof(**commits));
 	for (size_t i = 0; i < n; i++) {
 		git_oid id;
@@ -658,10 +686,6 @@ int tf_store_fetch(tf_store_sync_list *out, tf_store *s, const char *const *revs
 	git_oid *commits = NULL;
 	int rc;
 
-	if (!tf_store_is_git(s)) {
-		memset(out, 0, sizeof(*out));
-		return tf_remote_session_open(&rs, s);
-	}
 	if ((rc = resolve_revs(out, &commits, s, revs, n)))
 		return rc;
 	n = out->items.n;
@@ -771,10 +795,6 @@ int tf_store_push(tf_store_sync_list *out, tf_store *s, const char *const *revs,
 	size_t left = 0;
 	int rc;
 
-	if (!tf_store_is_git(s)) {
-		memset(out, 0, sizeof(*out));
-		return tf_remote_session_open(&rs, s);
-	}
 	if ((rc = resolve_revs(out, &commits, s, revs, n)))
 		return rc;
 	n = out->items.n;
@@ -797,9 +817,8 @@ int tf_store_push(tf_store_sync_list *out, tf_store *s, const char *const *revs,
 	}
 	if (!left)
 		goto done;
-	if ((rc = tf_remote_session_open(&rs, s)))
+	if ((rc = session_open(&rs, s, true)))
 		goto done;
-	rs->pushing = true;
 	for (unsigned round = 1; round <= PUSH_ROUNDS; round++) {
 		if (round > 1)
 			tf_store_backoff(round + 2);

@@ -83,6 +83,16 @@ test_expect_success 'a remote given as a URL, and a plain path remote' '
 	(cd c && "$TF" baseline fetch HEAD~3) 2>err && expect_contains err "created"
 '
 
+test_expect_success 'a remote with its own push URL: push goes there, listing included' '
+	git init -q --bare fetchside.git && git init -q --bare pushside.git &&
+	git -C a remote add split "file://$SCRATCH/fetchside.git" &&
+	git -C a remote set-url --push split "file://$SCRATCH/pushside.git" &&
+	(cd a && "$TF" baseline push --remote split) 2>err && expect_contains err "created" &&
+	expect_eq "$(git -C pushside.git for-each-ref refs/testflame | wc -l)" 1 "refs at the push URL" &&
+	expect_eq "$(git -C fetchside.git for-each-ref refs/testflame | wc -l)" 0 "refs at the fetch URL" &&
+	(cd a && "$TF" baseline push --remote split) 2>err && expect_contains err "up to date"
+'
+
 test_expect_code 1 'fetching what the remote does not have is an error naming it' '
 	(cd b && "$TF" baseline fetch HEAD~5) 2>err; rc=$?
 	expect_contains err "has no baseline for $(git -C b rev-parse --short=12 HEAD~5)" && exit $rc
