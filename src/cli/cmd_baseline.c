@@ -20,7 +20,7 @@ static struct {
 } o;
 
 #define OPT_STORE { TF_OPT_STRING, 0, "store", &o.store, "SPEC", \
-	"git (default), git:REMOTE or dir:PATH; default $TESTFLAME_STORE or git", NULL, 0, 0, NULL }
+	"git, git:REMOTE or dir:PATH (default: $TESTFLAME_STORE, else git)", NULL, 0, 0, NULL }
 #define OPT_REMOTE { TF_OPT_STRING, 0, "remote", &o.remote, "NAME", \
 	"remote name or URL (default: origin, or the one in git:REMOTE)", NULL, 0, 0, &o.remote_seen }
 #define OPT_SUITE(h) { TF_OPT_STRING, 0, "suite", &o.suite, "NAME", h, NULL, 0, 0, NULL }
@@ -29,15 +29,24 @@ static struct {
 #define OPT_VERBOSE { TF_OPT_COUNT, 'v', "verbose", &o.verbose, NULL, \
 	"say which store and remote are used", NULL, 0, 0, NULL }
 
-static const char *const usage[] = {
-	"testflame baseline list [--suite NAME] [--kind KIND] [--remote NAME] [--store SPEC]",
-	"testflame baseline show [--store SPEC] [REV]",
-	"testflame baseline save [--commit REV] [--suite NAME] [--kind KIND] [--store SPEC] FILE",
-	"testflame baseline fetch [--remote NAME] [--store SPEC] [REV...]",
-	"testflame baseline push [--remote NAME] [--store SPEC] [REV...]",
-	"testflame baseline prune --keep N [--store SPEC]",
-	NULL,
+#define USAGE_LIST "testflame baseline list [--suite NAME] [--kind KIND] [--remote NAME] [--store SPEC]"
+#define USAGE_SHOW "testflame baseline show [--store SPEC] [REV]"
+#define USAGE_SAVE "testflame baseline save [--commit REV] [--suite NAME] [--kind KIND] [--store SPEC] FILE"
+#define USAGE_FETCH "testflame baseline fetch [--remote NAME] [--store SPEC] [REV...]"
+#define USAGE_PUSH "testflame baseline push [--remote NAME] [--store SPEC] [REV...]"
+#define USAGE_PRUNE "testflame baseline prune --keep N [--store SPEC]"
+
+static const char *const usage_all[] = {
+	USAGE_LIST, USAGE_SHOW, USAGE_SAVE, USAGE_FETCH, USAGE_PUSH, USAGE_PRUNE, NULL,
 };
+static const char *const usage_list[] = { USAGE_LIST, NULL };
+static const char *const usage_show[] = { USAGE_SHOW, NULL };
+static const char *const usage_save[] = { USAGE_SAVE, NULL };
+static const char *const usage_fetch[] = { USAGE_FETCH, NULL };
+static const char *const usage_push[] = { USAGE_PUSH, NULL };
+static const char *const usage_prune[] = { USAGE_PRUNE, NULL };
+/* the current subcommand's, for usage errors */
+static const char *const *usage = usage_all;
 
 static const tf_option list_opts[] = {
 	OPT_STORE,
@@ -304,26 +313,34 @@ int cmd_baseline(int argc, char **argv)
 	static const struct {
 		const char *name;
 		const tf_option *opts;
+		const char *const *usage;
 	} subs[] = {
-		{ "list", list_opts }, { "show", show_opts }, { "save", save_opts },
-		{ "fetch", sync_opts }, { "push", sync_opts }, { "prune", prune_opts },
+		{ "list", list_opts, usage_list }, { "show", show_opts, usage_show },
+		{ "save", save_opts, usage_save }, { "fetch", sync_opts, usage_fetch },
+		{ "push", sync_opts, usage_push }, { "prune", prune_opts, usage_prune },
 	};
 	const tf_option *opts = NULL;
 	const char *sub;
 	tf_store *st = NULL;
 	int n, ret;
 
+	usage = usage_all;
 	if (argc < 2)
 		return tf_usage_error(usage, "'baseline' needs a subcommand (list, show, save, fetch, push, prune)");
 	sub = argv[1];
 	if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
 		tf_usage_print(stdout, usage, NULL);
-		fputs("\n'testflame baseline SUBCOMMAND --help' lists its options.\n", stdout);
+		fputs("\nA baseline is the run file of a suite and runner kind at a commit, kept in\n"
+		      "the repository as refs/testflame/runs/<commit> (or in dir:PATH).\n"
+		      "HTTPS remotes authenticate with TESTFLAME_TOKEN, GITHUB_TOKEN or GITLAB_TOKEN.\n"
+		      "'testflame baseline SUBCOMMAND --help' lists its options.\n", stdout);
 		return TF_EXIT_OK;
 	}
 	for (size_t i = 0; i < TF_ARRAY_SIZE(subs); i++)
-		if (strcmp(subs[i].name, sub) == 0)
+		if (strcmp(subs[i].name, sub) == 0) {
 			opts = subs[i].opts;
+			usage = subs[i].usage;
+		}
 	if (!opts)
 		return tf_usage_error(usage, "unknown baseline subcommand '%s'", sub);
 	memset(&o, 0, sizeof(o));

@@ -55,7 +55,7 @@ struct tf_remote_session {
 	/* credentials, reset before each network operation */
 	unsigned cred_calls;
 	const char *token_var;
-	bool auth_failed, auth_missing;
+	bool auth_failed, auth_missing, auth_other;
 	bool pushing;           /* for messages: what the token must allow */
 	TF_VEC(struct push_status) statuses;
 };
@@ -91,8 +91,10 @@ static int cred_cb(git_credential **out, const char *url, const char *url_user,
 	tf_remote_session *rs = payload;
 	const char *var = NULL, *user = NULL, *token;
 
-	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
+		rs->auth_other = true; /* SSH and the like: not ours to answer */
 		return GIT_PASSTHROUGH;
+	}
 	if (!(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT))
 		return GIT_PASSTHROUGH;
 	token = pick_token(&var, &user, url_user);
@@ -133,7 +135,7 @@ static void callbacks(git_remote_callbacks *cb, tf_remote_session *rs)
 	cb->push_update_reference = push_ref_cb;
 	cb->payload = rs;
 	rs->cred_calls = 0;
-	rs->auth_failed = rs->auth_missing = false;
+	rs->auth_failed = rs->auth_missing = rs->auth_other = false;
 }
 
 static int net_error(tf_remote_session *rs, int gitrc, const char *what)
@@ -141,6 +143,10 @@ static int net_error(tf_remote_session *rs, int gitrc, const char *what)
 	if (rs->auth_missing)
 		return tf_error_set(TF_EPERM,
 			"'%s' asks for credentials: set TESTFLAME_TOKEN (or GITHUB_TOKEN, GITLAB_TOKEN)",
+			rs->url_safe);
+	if (rs->auth_other)
+		return tf_error_set(TF_EPERM,
+			"'%s' asks for credentials testflame does not handle (only tokens over HTTPS): use an HTTPS remote and TESTFLAME_TOKEN",
 			rs->url_safe);
 	if (rs->auth_failed || gitrc == GIT_EAUTH)
 		return tf_error_set(TF_EPERM,
