@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PUSH_ROUNDS 10
+#define PUSH_ROUNDS 30
 
 struct rref {
 	git_oid commit, value;
