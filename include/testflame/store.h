@@ -173,7 +173,9 @@ void tf_store_sync_list_free(tf_store_sync_list *l);
 int tf_store_fetch(tf_store_sync_list *out, tf_store *s, const char *const *revs,
 		   size_t n);
 /* Push the local baselines of `revs`. Never forced: when the remote has a
- * baseline this one lacks, it is fetched, merged and pushed again. */
+ * baseline this one lacks, it is fetched and merged into the local ref
+ * (the remote's file wins where both have the same suite and kind), and
+ * the merge is pushed; up to 30 rounds when other jobs keep winning. */
 int tf_store_push(tf_store_sync_list *out, tf_store *s, const char *const *revs,
 		  size_t n);
 
