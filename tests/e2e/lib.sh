@@ -78,3 +78,15 @@ expect_near() {
 flat_share() { # FILE FUNCTION
 	awk -v f="$2" '$NF == f && $2 ~ /%$/ { sub("%", "", $2); print $2; found = 1; exit } END { if (!found) print "0" }' "$1"
 }
+# The cum% (5th column) of FUNCTION in `go tool pprof -top` or
+# `testflame view --format text` output FILE; 0 if absent.
+cum_share() { # FILE FUNCTION
+	awk -v f="$2" '$NF == f && $5 ~ /%$/ { sub("%", "", $5); print $5; found = 1; exit } END { if (!found) print "0" }' "$1"
+}
+# Run a command in the background, print its pid.
+# Wait until a process whose command line contains TEXT exists (max 10 s).
+wait_for_proc() { # TEXT
+	local i
+	for i in $(seq 100); do pgrep -f -- "$1" >/dev/null && return 0; sleep 0.1; done
+	echo "no process matching '$1' appeared" >&2; return 1
+}
