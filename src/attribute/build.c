@@ -84,17 +84,21 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 	size_t maxd = TF_MIN((size_t)b->opts->max_depth, (size_t)MAX_FRAMES);
 	bool truncated = ev->sample.user_truncated, dwarf = false;
 
-	if (ev->sample.stack && ev->sample.regs && nuser > 0) {
-		if (b->opts->callgraph == TF_CALLGRAPH_DWARF)
-			dwarf = true;
-		else if (b->opts->callgraph == TF_CALLGRAPH_AUTO)
-			dwarf = !tf_symbolizer_has_frame_pointers(b->sym, ev->pid, ev->time, user[0]);
-	}
+	/*
+	 * With a copied stack, unwind by DWARF CFI: frame pointers skip the
+	 * caller of every function that keeps no frame (leaf functions, which
+	 * gcc builds frameless even with -fno-omit-frame-pointer, and all of
+	 * Debian's libc), so a profile's hottest function would lose its
+	 * caller. The kernel's chain stays the fallback in auto mode for code
+	 * without CFI (JIT code), when it gets further.
+	 */
+	if (ev->sample.stack && ev->sample.regs && nuser > 0)
+		dwarf = b->opts->callgraph != TF_CALLGRAPH_FP;
 	if (dwarf) {
 		size_t got = tf_symbolizer_unwind(b->sym, ev->pid, ev->time, ev->sample.regs,
 						  ev->sample.regs_mask, ev->sample.stack,
 						  ev->sample.stack_size, b->ips, maxd);
-		if (got > 1 || nuser <= 1) {
+		if (b->opts->callgraph == TF_CALLGRAPH_DWARF || got >= nuser || got > 2) {
 			user = b->ips;
 			nuser = got;
 			b->st->dwarf_stacks++;

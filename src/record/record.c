@@ -205,9 +205,15 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	}
 	tf_vec_push(&env, NULL);
 
+	/* signals ignored when we started (nohup, a shell's background job)
+	 * stay ignored, for us as for the command */
 	sigemptyset(&set);
-	for (size_t i = 0; i < TF_ARRAY_SIZE(handled_signals); i++)
+	for (size_t i = 0; i < TF_ARRAY_SIZE(handled_signals); i++) {
+		struct sigaction cur;
+		if (sigaction(handled_signals[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN)
+			continue;
 		sigaddset(&set, handled_signals[i]);
+	}
 	sigprocmask(SIG_BLOCK, &set, &orig);
 	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0) {
