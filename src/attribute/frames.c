@@ -43,8 +43,11 @@ static const rule_def presets[] = {
 	{ "cmocka", RULE_CALLEE_OF, "^(cmocka_run_one_test_or_fixture|_run_test)$", NULL, NULL,
 	  NULL, false },
 	{ "cmocka", RULE_FROM_LIB, NULL, NULL, "/libcmocka\\.so", NULL, false },
-	{ "check", RULE_CALLEE_OF, "^(tcase_run_tfun_fork|tcase_run_tfun_nofork)$", "^(.+)_fn$",
-	  NULL, NULL, false },
+	/* libcheck's runners are static and get inlined: any of them may be the
+	 * visible caller; the _fn suffix START_TEST gives tells the test */
+	{ "check", RULE_CALLEE_OF,
+	  "^(tcase_run_tfun_(no)?fork|srunner_run(_tagged|_all)?|srunner_iterate_tcase_tfuns)$",
+	  "^(.+)_fn$", NULL, NULL, false },
 	{ "check", RULE_FROM_LIB, NULL, "^(.+)_fn$", "/libcheck\\.so", NULL, false },
 	{ "criterion", RULE_FROM_LIB, NULL, "^(.+)_impl$", "/libcriterion\\.so", NULL, false },
 	{ "unity", RULE_CALLEE_OF, "^UnityDefaultTestRun$", NULL, NULL, NULL, false },

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 
 struct tf_markers {
 	char *dir, *path;
-	int fd;
+	int fd, ino;
 	tf_buf pending;   /* an incomplete last line */
 	uint64_t bad;
 };
@@ -43,6 +44,7 @@ int tf_markers_open(tf_markers **out)
 		return rc;
 	}
 	m = tf_xcalloc(1, sizeof(*m));
+	m->ino = -1;
 	m->dir = dir;
 	m->path = tf_xasprintf("%s/markers", dir);
 	m->fd = open(m->path, O_RDONLY | O_CREAT | O_CLOEXEC, 0666);
@@ -53,6 +55,11 @@ int tf_markers_open(tf_markers **out)
 	}
 	/* anyone in the tree may write, whatever user it runs as */
 	fchmod(m->fd, 0666);
+	m->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (m->ino >= 0 && inotify_add_watch(m->ino, m->path, IN_MODIFY) < 0) {
+		close(m->ino);
+		m->ino = -1;
+	}
 	*out = m;
 	return 0;
 }
@@ -153,6 +160,9 @@ int tf_markers_poll(tf_markers *m, tf_spool *s, bool final)
 	char buf[65536];
 	int rc = 0;
 
+	if (m->ino >= 0)
+		while (read(m->ino, buf, sizeof(buf)) > 0)
+			; /* drain the notifications; the file says what is new */
 	for (;;) {
 		ssize_t n = read(m->fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
@@ -180,6 +190,11 @@ int tf_markers_poll(tf_markers *m, tf_spool *s, bool final)
 	return rc;
 }
 
+int tf_markers_fd(tf_markers *m)
+{
+	return m->ino;
+}
+
 uint64_t tf_markers_bad_lines(const tf_markers *m)
 {
 	return m->bad;
@@ -191,6 +206,8 @@ void tf_markers_free(tf_markers *m)
 		return;
 	if (m->fd >= 0)
 		close(m->fd);
+	if (m->ino >= 0)
+		close(m->ino);
 	if (m->path)
 		unlink(m->path);
 	if (m->dir)

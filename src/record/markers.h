@@ -16,6 +16,9 @@ char *tf_markers_env(tf_markers *m);
 /* Read the complete lines written since the last call into the spool;
  * with `final`, also a last line that lacks its newline. */
 int tf_markers_poll(tf_markers *m, tf_spool *s, bool final);
+/* A descriptor that becomes readable when the file is written to (inotify),
+ * so lines without a timestamp are stamped as they arrive. */
+int tf_markers_fd(tf_markers *m);
 /* Lines that were not markers (reported once at the end). */
 uint64_t tf_markers_bad_lines(const tf_markers *m);
 /* Remove the file; after the call the pointer is invalid. */

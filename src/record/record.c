@@ -111,13 +111,15 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 	int rc = 0;
 
 	for (;;) {
-		size_t n = tf_perf_pollfds(perf, fds, TF_ARRAY_SIZE(fds) - 2);
+		size_t n = tf_perf_pollfds(perf, fds, TF_ARRAY_SIZE(fds) - 3);
 		fds[n].fd = tf_launch_fd(l);
 		fds[n].events = POLLIN;
 		fds[n + 1].fd = sigfd;
 		fds[n + 1].events = POLLIN;
-		/* a short timeout keeps side-band fresh for live symbol pinning */
-		if (poll(fds, n + 2, 50) < 0 && errno != EINTR)
+		fds[n + 2].fd = lc->markers ? tf_markers_fd(lc->markers) : -1;
+		fds[n + 2].events = POLLIN;
+		/* side-band and markers wake us; the timeout only paces progress */
+		if (poll(fds, n + 3, 100) < 0 && errno != EINTR)
 			return tf_error_set_errno(TF_ERROR, "poll failed");
 		handle_signals(sigfd, l, rec);
 		rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
