@@ -157,6 +157,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, char **cmd, int 
 		o->ro.progress_ctx = &pg;
 	}
 
+	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
 	if (pg.shown)
 		fputs("\r\033[K", stderr);
@@ -180,7 +181,12 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, char **cmd, int 
 	ao.command = command;
 	ao.callgraph = o->ro.callgraph;
 	ao.sources = o->sources;
+	uint64_t t1 = tf_now_ns();
 	rc = tf_attribute_build(&res->profile, rec, sym, &ao, &res->stats);
+	tf_verbosef("ran the command in %.3f s; built the profile in %.1f ms "
+		    "(%llu samples, %llu frames)", (double)(t1 - t0) / 1e9,
+		    (double)(tf_now_ns() - t1) / 1e6, (unsigned long long)res->stats.samples,
+		    (unsigned long long)res->stats.frames);
 	if (rc) {
 		*status = tf_fail(rc);
 		goto done;
@@ -201,8 +207,10 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 	if (strchr(path, '/'))
 		rc = tf_mkdir_p(dirname(dir), 0755);
 	free(dir);
+	uint64_t t0 = tf_now_ns();
 	if (!rc)
 		rc = tf_pprof_write(res->profile, path);
+	tf_verbosef("wrote the run file in %.1f ms", (double)(tf_now_ns() - t0) / 1e6);
 	if (rc) {
 		tf_fail(rc);
 		return rc;
