@@ -13,7 +13,9 @@
  *
  * Suite and kind names become path components by percent-encoding every
  * byte outside [A-Za-z0-9._+-] (and a leading '.') as %XX, so any name is
- * stored safely and listed back unchanged.
+ * stored safely and listed back unchanged. A name longer than 200 bytes
+ * once encoded keeps its first 120 and gets "~" and a 64-bit FNV-1a hash
+ * of the whole name (listed back as the prefix and "...").
  *
  * Writers never clobber each other: a git save re-reads the ref, merges its
  * tree and updates the ref with a compare-and-swap, retrying when another
@@ -180,9 +182,9 @@ int tf_store_push(tf_store_sync_list *out, tf_store *s, const char *const *revs,
 		  size_t n);
 
 /* Path components (exposed for tests and reports). `out` gets the encoded
- * name; TF_EINVAL for an empty or overlong name. */
+ * name; TF_EINVAL for an empty one. */
 int tf_store_encode_name(tf_buf *out, const char *name);
-/* The reverse; TF_EINVAL for a malformed %XX. */
+/* The reverse; TF_EINVAL for a malformed %XX or hash suffix. */
 int tf_store_decode_name(tf_buf *out, const char *enc, size_t len);
 
 #endif

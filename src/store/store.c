@@ -20,8 +20,20 @@ static bool safe_char(unsigned char c)
 	       c == '.' || c == '_' || c == '-' || c == '+';
 }
 
+/* FNV-1a, spelled out here because stored paths depend on it: it must
+ * never change with the rest of the code base. */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 int tf_store_encode_name(tf_buf *out, const char *name)
 {
+	size_t cut;
+
 	tf_buf_clear(out);
 	if (!name || !*name)
 		return tf_error_set(TF_EINVAL, "empty name");
@@ -32,10 +44,22 @@ int tf_store_encode_name(tf_buf *out, const char *name)
 		else
 			tf_buf_printf(out, "%%%02X", *c);
 	}
-	if (out->len > TF_STORE_NAME_MAX)
-		return tf_error_set(TF_EINVAL,
-			"name '%.40s...' is too long for the store (%zu bytes once encoded, at most %d)",
-			name, out->len, TF_STORE_NAME_MAX);
+	if (out->len <= TF_STORE_NAME_MAX)
+		return 0;
+	/*
+	 * Too long for a path component (a suite named after a long command
+	 * line): keep a readable prefix, whole %XX escapes only, and make it
+	 * unique with a hash of the full name after a '~', which the escaping
+	 * above never produces.
+	 */
+	cut = TF_STORE_NAME_PREFIX;
+	if (out->ptr[cut - 1] == '%')
+		cut -= 1;
+	else if (out->ptr[cut - 2] == '%')
+		cut -= 2;
+	out->len = cut;
+	out->ptr[cut] = '\0';
+	tf_buf_printf(out, "~%016llx", (unsigned long long)name_hash(name));
 	return 0;
 }
 
@@ -52,21 +76,28 @@ static int hexval(char c)
 
 int tf_store_decode_name(tf_buf *out, const char *enc, size_t len)
 {
+	const char *tilde = memchr(enc, '~', len);
+	size_t end = tilde ? (size_t)(tilde - enc) : len;
+
 	tf_buf_clear(out);
-	if (len == 0)
+	if (len == 0 || end == 0)
 		return tf_error_set(TF_EINVAL, "empty name");
-	for (size_t i = 0; i < len; i++) {
+	if (tilde && len - end != 17)
+		return tf_error_set(TF_EINVAL, "bad stored name '%.*s'", (int)len, enc);
+	for (size_t i = 0; i < end; i++) {
 		if (enc[i] != '%') {
 			tf_buf_putc(out, enc[i]);
 			continue;
 		}
-		int hi = i + 2 < len ? hexval(enc[i + 1]) : -1;
+		int hi = i + 2 < end ? hexval(enc[i + 1]) : -1;
 		int lo = hi >= 0 ? hexval(enc[i + 2]) : -1;
 		if (lo < 0 || (hi == 0 && lo == 0))
 			return tf_error_set(TF_EINVAL, "bad escape in stored name '%.*s'", (int)len, enc);
 		tf_buf_putc(out, (char)(hi * 16 + lo));
 		i += 2;
 	}
+	if (tilde)
+		tf_buf_puts(out, "...");
 	return 0;
 }
 

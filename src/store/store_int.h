@@ -38,8 +38,10 @@ struct tf_store {
 extern const tf_store_backend tf_store_git_backend;
 extern const tf_store_backend tf_store_dir_backend;
 
-/* Maximum length of an encoded path component (file systems allow 255). */
+/* Maximum length of an encoded path component (file systems allow 255);
+ * longer names keep a prefix of TF_STORE_NAME_PREFIX bytes and a hash. */
 #define TF_STORE_NAME_MAX 200
+#define TF_STORE_NAME_PREFIX 120
 #define TF_STORE_FILE_SUFFIX ".pb.gz"
 
 /* ---- libgit2 at the boundary (git.c) ---- */

@@ -59,6 +59,18 @@ test_expect_success 'suite names become safe path components and list back uncha
 	expect_contains list "x y"
 '
 
+test_expect_success 'a suite named after a long command line: a prefix and a hash' '
+	long="make -C tests check TESTS=\"$(printf "t%03d " $(seq 1 60))\"" &&
+	(cd repo && "$TF" baseline save -q --commit HEAD~2 --suite "$long" --kind k ../prof.folded &&
+	 "$TF" baseline save -q --commit HEAD~2 --suite "$long" --kind k ../other.folded) &&
+	f=$(baseline_files repo HEAD~2) &&
+	expect_eq "$(echo "$f" | wc -l)" 1 "files (the second save replaced the first)" &&
+	[ ${#f} -lt 200 ] && expect_contains <(echo "$f") "~" &&
+	(cd repo && "$TF" baseline show HEAD~2) > show &&
+	expect_contains show "make -C tests check TESTS=" && expect_contains show "..." &&
+	git -C repo update-ref -d "refs/testflame/runs/$(git -C repo rev-parse HEAD~2)"
+'
+
 test_expect_success 'list: newest commit first, one line per file, filters' '
 	(cd repo && "$TF" baseline list) > list &&
 	expect_eq "$(wc -l < list)" 4 "lines" &&
