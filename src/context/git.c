@@ -373,8 +373,9 @@ static void find_default_branch(tf_git *g, tf_repo *r, const char *hint)
 			return;
 		}
 	}
-	/* a repository with a single local branch: that one */
-	if (git_branch_iterator_new(&it, r->repo, GIT_BRANCH_LOCAL) == 0) {
+	/* A purely local repository with a single branch: that one. Not with a
+	 * remote: a CI clone's only branch is the one being built. */
+	if (!r->remote && git_branch_iterator_new(&it, r->repo, GIT_BRANCH_LOCAL) == 0) {
 		git_branch_t type;
 		const char *name = NULL;
 		int count = 0;
@@ -618,9 +619,16 @@ static void find_merge_base(tf_git *g, tf_repo *r, const tf_git_opts *o)
 	if (!g->commit || git_oid_fromstr(&head, g->commit) < 0)
 		return;
 	if (!g->target_branch) {
-		problem(g, "no target branch to compare with: the default branch is unknown "
-			   "(no 'origin/HEAD', 'main' or 'master'); set 'target_branch' in "
-			   TF_CONFIG_FILE ", TESTFLAME_BASE_BRANCH, or run 'git remote set-head origin --auto'");
+		if (g->shallow)
+			problem(g, "shallow clone without the default branch: no target branch to "
+				   "compare with; set TESTFLAME_BASE_BRANCH or 'target_branch' in "
+				   TF_CONFIG_FILE " and fetch it with 'git fetch --unshallow origin "
+				   "+refs/heads/BRANCH:refs/remotes/origin/BRANCH'");
+		else
+			problem(g, "no target branch to compare with: the default branch is unknown "
+				   "(no 'origin/HEAD', 'main' or 'master'); set 'target_branch' in "
+				   TF_CONFIG_FILE ", TESTFLAME_BASE_BRANCH, or run 'git remote set-head "
+				   "origin --auto'");
 		return;
 	}
 	g->target_ref = find_branch(&target, r, g->target_branch);
