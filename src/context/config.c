@@ -833,20 +833,36 @@ int tf_config_parse(tf_config **out, const char *text, size_t len, const char *n
 	return 0;
 }
 
-/* The path to show for a file found at the work tree's root: relative to
- * the current directory when it is below it. */
+/*
+ * The path to show for a file found at the work tree's root: relative to the
+ * current directory, as git shows paths ("../.testflame.yml" from a
+ * subdirectory), unless the two share nothing but "/".
+ */
 static char *display_name(const char *file)
 {
 	char *cwd = getcwd(NULL, 0);
-	size_t n = cwd ? strlen(cwd) : 0;
-	char *r;
+	size_t common = 0, i;
+	tf_buf b = TF_BUF_INIT;
 
-	if (cwd && strncmp(file, cwd, n) == 0 && file[n] == '/')
-		r = tf_xstrdup(file + n + 1);
-	else
-		r = tf_xstrdup(file);
+	if (!cwd || file[0] != '/')
+		goto absolute;
+	/* the longest common prefix that ends at a directory boundary */
+	for (i = 0; cwd[i] && cwd[i] == file[i]; i++)
+		if (cwd[i] == '/')
+			common = i;
+	if (!cwd[i] && file[i] == '/')
+		common = i;
+	if (common == 0)
+		goto absolute;
+	for (i = common; cwd[i]; i++)
+		if (cwd[i] == '/')
+			tf_buf_puts(&b, "../");
+	tf_buf_puts(&b, file + common + 1);
 	free(cwd);
-	return r;
+	return tf_buf_detach(&b);
+absolute:
+	free(cwd);
+	return tf_xstrdup(file);
 }
 
 int tf_config_load(tf_config **out, const char *path, const char *start_dir)
