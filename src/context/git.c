@@ -15,6 +15,7 @@
 #include <git2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct tf_repo {
 	git_repository *repo;
@@ -83,9 +84,41 @@ static char *pick_remote(git_repository *repo)
 	return r;
 }
 
+/* The work tree (or git directory) at or above `path`: where git would
+ * have found the repository, to name it in messages. */
+static char *repo_dir_above(const char *path)
+{
+	char *dir = realpath(path, NULL), *slash;
+	while (dir && *dir) {
+		char *probe = tf_xasprintf("%s/.git", dir);
+		bool found = access(probe, F_OK) == 0;
+		free(probe);
+		if (found)
+			return dir;
+		slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	free(dir);
+	return NULL;
+}
+
+static int unsafe_repository(const char *path)
+{
+	char *dir = repo_dir_above(path);
+	const char *d = dir ? dir : path;
+	tf_error_set(TF_EPERM, "the repository at '%s' is owned by another user and git refuses "
+		     "to use it; if you trust it, run 'git config --global --add safe.directory %s'",
+		     d, d);
+	free(dir);
+	return TF_EPERM;
+}
+
 int tf_repo_open(tf_repo **out, const char *path)
 {
 	git_repository *repo = NULL;
+	const git_error *e;
 	tf_repo *r;
 	int rc;
 
@@ -95,24 +128,16 @@ int tf_repo_open(tf_repo **out, const char *path)
 	git_libgit2_init();
 	rc = git_repository_open_ext(&repo, path, 0, NULL);
 	if (rc < 0) {
-		if (rc == GIT_ENOTFOUND) {
-			git_libgit2_shutdown();
-			return tf_error_set(TF_ENOTFOUND,
-					    "not a git repository (or any parent up to the filesystem boundary): '%s'",
-					    path);
-		}
-		if (rc == GIT_EOWNER) {
-			char *abs = realpath(path, NULL), *msg;
-			tf_git_error(rc, "cannot open the repository at '%s'", path);
-			msg = tf_xstrdup(tf_error_last());
-			tf_error_set(TF_EPERM, "%s; if you trust it, run 'git config --global "
-				     "--add safe.directory %s'", msg, abs ? abs : path);
-			free(msg);
-			free(abs);
-			git_libgit2_shutdown();
-			return TF_EPERM;
-		}
-		rc = tf_git_error(rc, "cannot open the repository at '%s'", path);
+		e = git_error_last();
+		/* libgit2 1.5 reports a failed ownership check as "config value
+		 * 'safe.directory' was not found" with GIT_ENOTFOUND */
+		if (rc == GIT_EOWNER || (e && e->message && strstr(e->message, "safe.directory")))
+			rc = unsafe_repository(path);
+		else if (rc == GIT_ENOTFOUND)
+			rc = tf_error_set(TF_ENOTFOUND, "not a git repository (or any parent up to "
+					  "the filesystem boundary): '%s'", path);
+		else
+			rc = tf_git_error(rc, "cannot open the repository at '%s'", path);
 		git_libgit2_shutdown();
 		return rc;
 	}

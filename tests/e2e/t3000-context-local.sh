@@ -121,4 +121,22 @@ test_expect_success 'outside a repository: one warning, no crash, no git keys' '
 	expect_contains n.err "not a git repository"
 '
 
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+test_expect_success 'a repository owned by someone else: the safe.directory fix, which works' '
+	git init -q -b main theirs && git -C theirs commit -q --allow-empty -m a &&
+	chown -R nobody theirs &&
+	(cd theirs && clean "$TFC" context) > t.json 2> t.err &&
+	expect_eq "$(jfield t.json commit)" null &&
+	expect_contains t.err "owned by another user" &&
+	cmd=$(sed -n "s/.*run '"'"'\(git config --global --add safe.directory [^'"'"']*\)'"'"'.*/\1/p" t.err) &&
+	expect_eq "$cmd" "git config --global --add safe.directory $SCRATCH/theirs" &&
+	$cmd &&
+	(cd theirs && clean "$TFC" context) > t2.json 2> t2.err &&
+	expect_eq "$(jfield t2.json commit)" "$(git -C theirs rev-parse HEAD)" &&
+	expect_not_contains t2.err "owned by another user"
+'
+else
+test_skip 'a repository owned by someone else' 'needs root to give a repository to another user'
+fi
+
 test_done
