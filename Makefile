@@ -153,7 +153,8 @@ demo: deps-build
 
 asan: deps-build
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 OPT=-O1 unit
-	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(Q)ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  tests/run.sh $(BUILD)/asan unit
 
 install: all

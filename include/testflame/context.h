@@ -22,6 +22,9 @@
 #include "testflame/config.h"
 #include "testflame/profile.h"
 
+/* One-line messages (warnings, problems) a caller prints, each malloc'd. */
+typedef TF_VEC(char *) tf_msglist;
+
 /* ---- CI environment ---------------------------------------------------- */
 
 typedef enum {
@@ -53,7 +56,7 @@ typedef struct {
 	bool commit_forced, default_branch_forced;
 	/* Problems met while reading (an unreadable event payload, ...): the
 	 * context is still filled as far as possible. */
-	TF_VEC(char *) warnings;
+	tf_msglist warnings;
 } tf_ci;
 
 /*
@@ -186,7 +189,7 @@ typedef struct {
 	tf_changes changes;   /* merge_base..HEAD, valid when changes_known */
 	bool changes_known;
 	/* Why something above is missing, with the exact fix: one line each. */
-	TF_VEC(char *) problems;
+	tf_msglist problems;
 } tf_git;
 
 /* Collect the git facts of `r`. Missing history is not an error: the
@@ -215,7 +218,7 @@ typedef struct {
 	bool on_default_branch;
 	/* One line each, for the cli to print as warnings (shallow clone, not a
 	 * repository, unreadable event payload), with the fix. */
-	TF_VEC(char *) warnings;
+	tf_msglist warnings;
 } tf_context;
 
 /*

@@ -14,7 +14,8 @@
  *   workflows": for pull_request, GITHUB_SHA is the last merge commit of
  *   refs/pull/N/merge, the head is github.event.pull_request.head.sha.
  *   Webhook "pull_request" payload: number, pull_request.{number, head.{sha,
- *   ref}, base.{sha, ref}}, repository.{full_name, default_branch}.
+ *   ref}, base.{sha, ref}}, repository.{full_name, default_branch};
+ *   "merge_group": merge_group.{head_sha, base_sha, base_ref}.
  * - GitLab CI, "Predefined CI/CD variables reference" (docs.gitlab.com/ee/
  *   ci/variables/predefined_variables.html): GITLAB_CI, CI_PIPELINE_SOURCE,
  *   CI_COMMIT_SHA, CI_COMMIT_BRANCH (branch pipelines only),
@@ -35,6 +36,7 @@
  * - Any CI: CI=true.
  */
 #include "testflame/context.h"
+#include "context/msglist.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -99,16 +101,7 @@ static void set_if_unset(char **slot, const char *v)
 		set(slot, v);
 }
 
-static void warn(tf_ci *ci, const char *fmt, ...) TF_PRINTF(2, 3);
-static void warn(tf_ci *ci, const char *fmt, ...)
-{
-	tf_buf b = TF_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	tf_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	tf_vec_push(&ci->warnings, tf_buf_detach(&b));
-}
+#define warn(ci, ...) tf_msglist_pushf(&(ci)->warnings, __VA_ARGS__)
 
 /* A positive decimal number, or 0. */
 static long parse_number(const char *s)
@@ -202,6 +195,13 @@ static void github_payload(tf_ci *ci, const char *path)
 		set_if_unset(&ci->branch, json_str(pr, "head.ref"));
 		set_if_unset(&ci->base_branch, json_str(pr, "base.ref"));
 		set(&ci->base_sha, json_str(pr, "base.sha"));
+	}
+	/* merge queues: the queue branch is built on top of the base */
+	if (json_is_object(json_object_get(root, "merge_group"))) {
+		set(&ci->head_sha, json_str(root, "merge_group.head_sha"));
+		set(&ci->base_sha, json_str(root, "merge_group.base_sha"));
+		set_if_unset(&ci->base_branch,
+			     strip_prefix(json_str(root, "merge_group.base_ref"), "refs/heads/"));
 	}
 	set_if_unset(&ci->repository, json_str(root, "repository.full_name"));
 	set(&ci->default_branch, json_str(root, "repository.default_branch"));
@@ -376,8 +376,6 @@ void tf_ci_free(tf_ci *ci)
 	free(ci->api_url);
 	free(ci->run_url);
 	free(ci->job_url);
-	for (size_t i = 0; i < ci->warnings.n; i++)
-		free(ci->warnings.v[i]);
-	tf_vec_free(&ci->warnings);
+	tf_msglist_free(&ci->warnings);
 	free(ci);
 }

@@ -9,6 +9,7 @@
  * target branch of a PR/MR.
  */
 #include "testflame/context.h"
+#include "context/msglist.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -23,16 +24,24 @@ const char *const tf_context_meta_keys[] = {
 	"changes", "changes_truncated", NULL,
 };
 
-static void warn(tf_context *ctx, const char *fmt, ...) TF_PRINTF(2, 3);
-static void warn(tf_context *ctx, const char *fmt, ...)
+void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...)
 {
 	tf_buf b = TF_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
 	tf_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	tf_vec_push(&ctx->warnings, tf_buf_detach(&b));
+	tf_vec_push(l, tf_buf_detach(&b));
 }
+
+void tf_msglist_free(tf_msglist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	tf_vec_free(l);
+}
+
+#define warn(ctx, ...) tf_msglist_pushf(&(ctx)->warnings, __VA_ARGS__)
 
 static const char *first(const char *a, const char *b)
 {
@@ -121,9 +130,7 @@ void tf_context_free(tf_context *ctx)
 		return;
 	tf_ci_free(ctx->ci);
 	tf_git_free(ctx->git);
-	for (size_t i = 0; i < ctx->warnings.n; i++)
-		free(ctx->warnings.v[i]);
-	tf_vec_free(&ctx->warnings);
+	tf_msglist_free(&ctx->warnings);
 	free(ctx);
 }
 

@@ -11,6 +11,7 @@
  * (tf_git_error turns them into ours).
  */
 #include "testflame/context.h"
+#include "context/msglist.h"
 
 #include <git2.h>
 #include <stdlib.h>
@@ -68,20 +69,65 @@ static char *oid_hex(const git_oid *oid)
 	return tf_xstrdup(hex);
 }
 
+/*
+ * Remotes are read from the configuration directly: git_remote_list() and
+ * git_remote_lookup() of libgit2 1.5 leak their regex match data (pcre2)
+ * on every call.
+ */
+struct remotes {
+	bool origin;
+	unsigned count;
+	char *first;
+};
+
+static int on_config(const git_config_entry *e, void *payload)
+{
+	struct remotes *r = payload;
+	size_t n = strlen(e->name);
+	if (strncmp(e->name, "remote.", 7) == 0 && n > 11 && strcmp(e->name + n - 4, ".url") == 0) {
+		if (n - 11 == 6 && strncmp(e->name + 7, "origin", 6) == 0)
+			r->origin = true;
+		if (r->count++ == 0)
+			r->first = tf_xstrndup(e->name + 7, n - 11);
+	}
+	return 0;
+}
+
+/* "origin", or the only remote there is. */
 static char *pick_remote(git_repository *repo)
 {
-	git_strarray names = { 0 };
-	char *r = NULL;
+	struct remotes r = { 0 };
+	git_config *cfg;
 
-	if (git_remote_list(&names, repo) == 0) {
-		for (size_t i = 0; i < names.count; i++)
-			if (strcmp(names.strings[i], "origin") == 0)
-				r = tf_xstrdup("origin");
-		if (!r && names.count == 1)
-			r = tf_xstrdup(names.strings[0]);
-		git_strarray_dispose(&names);
+	if (git_repository_config_snapshot(&cfg, repo) < 0)
+		return NULL;
+	git_config_foreach(cfg, on_config, &r);
+	git_config_free(cfg);
+	if (r.origin) {
+		free(r.first);
+		return tf_xstrdup("origin");
 	}
-	return r;
+	if (r.count == 1)
+		return r.first;
+	free(r.first);
+	return NULL;
+}
+
+static char *remote_url(tf_repo *r)
+{
+	git_config *cfg;
+	git_buf buf = { 0 };
+	char *key, *url = NULL;
+
+	if (!r->remote || git_repository_config_snapshot(&cfg, r->repo) < 0)
+		return NULL;
+	key = tf_xasprintf("remote.%s.url", r->remote);
+	if (git_config_get_string_buf(&buf, cfg, key) == 0 && buf.ptr)
+		url = tf_xstrdup(buf.ptr);
+	git_buf_dispose(&buf);
+	free(key);
+	git_config_free(cfg);
+	return url;
 }
 
 /* The work tree (or git directory) at or above `path`: where git would
@@ -292,16 +338,7 @@ char *tf_git_fetch_hint(tf_ci_provider provider, const char *target, bool shallo
 
 /* ---- collecting the facts ---------------------------------------------- */
 
-static void problem(tf_git *g, const char *fmt, ...) TF_PRINTF(2, 3);
-static void problem(tf_git *g, const char *fmt, ...)
-{
-	tf_buf b = TF_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	tf_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	tf_vec_push(&g->problems, tf_buf_detach(&b));
-}
+#define problem(g, ...) tf_msglist_pushf(&(g)->problems, __VA_ARGS__)
 
 static bool ref_oid(git_oid *out, git_repository *repo, const char *name)
 {
@@ -455,12 +492,10 @@ static char *repository_from_url(const char *url)
 
 static void read_repository(tf_git *g, tf_repo *r)
 {
-	git_remote *remote;
-	if (!r->remote || git_remote_lookup(&remote, r->repo, r->remote) < 0)
-		return;
-	if (git_remote_url(remote))
-		g->repository = repository_from_url(git_remote_url(remote));
-	git_remote_free(remote);
+	char *url = remote_url(r);
+	if (url)
+		g->repository = repository_from_url(url);
+	free(url);
 }
 
 static int read_head(tf_git *g, tf_repo *r)
@@ -758,8 +793,6 @@ void tf_git_free(tf_git *g)
 	free(g->target_ref);
 	free(g->merge_base);
 	tf_changes_free(&g->changes);
-	for (size_t i = 0; i < g->problems.n; i++)
-		free(g->problems.v[i]);
-	tf_vec_free(&g->problems);
+	tf_msglist_free(&g->problems);
 	free(g);
 }

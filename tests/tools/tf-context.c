@@ -95,7 +95,7 @@ static int walk_print(const char *commit, unsigned distance, void *payload)
 int main(int argc, char **argv)
 {
 	const char *dir = NULL, *config = NULL, *out = NULL, *mode;
-	tf_config *cfg = NULL, *flags = tf_config_new();
+	tf_config *cfg = NULL, *flags;
 	tf_context *ctx = NULL;
 	int rc, i, status = 0;
 
@@ -104,12 +104,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mode = argv[1];
+	flags = tf_config_new();
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (a[0] != '-')
 			break;
 		if (!v) {
 			fprintf(stderr, "testflame: option '%s' needs a value\n", a);
+			tf_config_free(flags);
 			return 2;
 		}
 		i++;
@@ -133,6 +135,7 @@ int main(int argc, char **argv)
 			flags->command_shell = true;
 		} else {
 			fprintf(stderr, "testflame: unknown option '%s'\n", a);
+			tf_config_free(flags);
 			return 2;
 		}
 	}
@@ -140,6 +143,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "walk") == 0) {
 		tf_repo *r;
 		bool truncated;
+		tf_config_free(flags);
 		if (i >= argc)
 			return 2;
 		if ((rc = tf_repo_open(&r, dir)) < 0)
@@ -152,8 +156,10 @@ int main(int argc, char **argv)
 		return rc < 0 ? fail(rc) : 0;
 	}
 
-	if ((rc = tf_config_load(&cfg, config, dir)) < 0)
+	if ((rc = tf_config_load(&cfg, config, dir)) < 0) {
+		tf_config_free(flags);
 		return fail(rc);
+	}
 	tf_config_merge(cfg, flags);
 	tf_config_free(flags);
 
@@ -164,6 +170,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "context") != 0) {
 		fprintf(stderr, "testflame: unknown mode '%s'\n", mode);
+		tf_config_free(cfg);
 		return 2;
 	}
 	if ((rc = tf_context_detect(&ctx, dir, environ, cfg)) < 0) {

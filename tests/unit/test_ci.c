@@ -147,6 +147,32 @@ static void test_github_bad_payload(void **state)
 	unit_rmtree(dir);
 }
 
+static void test_github_merge_group(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir(), path[4200], ev[4300];
+	snprintf(path, sizeof(path), "%s/event.json", dir);
+	FILE *fp = fopen(path, "w");
+	fputs("{\"action\":\"checks_requested\",\"merge_group\":{"
+	      "\"head_sha\":\"ec26c3e57ca3a959ca5aad62de7213c562f8c821\","
+	      "\"head_ref\":\"refs/heads/gh-readonly-queue/main/pr-42-9c8b7a6f5e4d3c2b1a09f8e7d6c5b4a392817065\","
+	      "\"base_sha\":\"9c8b7a6f5e4d3c2b1a09f8e7d6c5b4a392817065\",\"base_ref\":\"refs/heads/main\"},"
+	      "\"repository\":{\"full_name\":\"acme/widget\",\"default_branch\":\"main\"}}", fp);
+	fclose(fp);
+	snprintf(ev, sizeof(ev), "GITHUB_EVENT_PATH=%s", path);
+	char *envp[] = { "GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=merge_group", ev,
+			 "GITHUB_SHA=ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+			 "GITHUB_REF=refs/heads/gh-readonly-queue/main/pr-42-9c8b7a6f5e4d3c2b1a09f8e7d6c5b4a392817065",
+			 NULL };
+	tf_ci *ci = detect(envp);
+	assert_string_equal(ci->base_branch, "main");
+	assert_string_equal(ci->base_sha, "9c8b7a6f5e4d3c2b1a09f8e7d6c5b4a392817065");
+	assert_string_equal(ci->head_sha, ci->commit);
+	assert_int_equal(ci->pr, 0);
+	tf_ci_free(ci);
+	unit_rmtree(dir);
+}
+
 static void test_gitlab_merge_request(void **state)
 {
 	(void)state;
@@ -317,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_github_pull_request),
 		cmocka_unit_test(test_github_push),
 		cmocka_unit_test(test_github_bad_payload),
+		cmocka_unit_test(test_github_merge_group),
 		cmocka_unit_test(test_gitlab_merge_request),
 		cmocka_unit_test(test_gitlab_merged_results),
 		cmocka_unit_test(test_gitlab_branch_and_tag),
