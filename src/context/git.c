@@ -14,6 +14,7 @@
 #include "context/msglist.h"
 
 #include <git2.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -161,6 +162,16 @@ static int unsafe_repository(const char *path)
 	return TF_EPERM;
 }
 
+/* libgit2 is set up once per process and left up: each init after a full
+ * shutdown reloads its TLS certificates, which costs more than the rest of
+ * the context together. */
+static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
+
+static void libgit2_setup(void)
+{
+	git_libgit2_init();
+}
+
 int tf_repo_open(tf_repo **out, const char *path)
 {
 	git_repository *repo = NULL;
@@ -171,7 +182,7 @@ int tf_repo_open(tf_repo **out, const char *path)
 	*out = NULL;
 	if (!path)
 		path = ".";
-	git_libgit2_init();
+	pthread_once(&libgit2_once, libgit2_setup);
 	rc = git_repository_open_ext(&repo, path, 0, NULL);
 	if (rc < 0) {
 		e = git_error_last();
@@ -184,7 +195,6 @@ int tf_repo_open(tf_repo **out, const char *path)
 					  "the filesystem boundary): '%s'", path);
 		else
 			rc = tf_git_error(rc, "cannot open the repository at '%s'", path);
-		git_libgit2_shutdown();
 		return rc;
 	}
 	r = tf_xcalloc(1, sizeof(*r));
@@ -201,7 +211,6 @@ void tf_repo_free(tf_repo *r)
 	git_repository_free(r->repo);
 	free(r->remote);
 	free(r);
-	git_libgit2_shutdown();
 }
 
 const char *tf_repo_workdir(const tf_repo *r)
