@@ -23,8 +23,9 @@ enum { TF_CONFIG_UNSET = -1 };
 
 typedef struct {
 	char *regex;  /* POSIX extended; validated with regcomp() */
-	/* The test name: NULL means the regex's first capture group; otherwise
-	 * a template where \1..\9 stand for capture groups. */
+	/* The test name: NULL means the regex's first capture group, or the
+	 * whole match without one (as tf_frame_pattern); otherwise a template
+	 * where \1..\9 stand for capture groups. */
 	char *name;
 } tf_config_pattern;
 
@@ -75,8 +76,7 @@ typedef struct {
 	} publish;
 } tf_config;
 
-/* Frame presets `attribution.frames` accepts, NULL-terminated. */
-extern const char *const tf_config_frame_presets[];
+/* `attribution.frames` accepts tf_frame_preset_names (attribute.h). */
 /* Report formats `report.formats` accepts, NULL-terminated. */
 extern const char *const tf_config_report_formats[];
 

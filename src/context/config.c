@@ -9,6 +9,7 @@
  * or value, returned as TF_EUSAGE: a bad config is the user's to fix, and
  * the cli exits 2 for it.
  */
+#include "testflame/attribute.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
 
@@ -21,10 +22,6 @@
 #include <strings.h>
 #include <unistd.h>
 #include <yaml.h>
-
-const char *const tf_config_frame_presets[] = {
-	"go", "gtest", "cmocka", "check", "criterion", "unity", "clar", "pytest", NULL,
-};
 
 const char *const tf_config_report_formats[] = {
 	"html", "md", "json", "junit", "codequality", "svg", "speedscope", "folded", NULL,
@@ -64,7 +61,7 @@ typedef struct key {
 
 static const key attribution_keys[] = {
 	{ "markers", K_BOOL, OFF(attribution.markers), 0, 0, NULL, NULL },
-	{ "frames", K_CHOICES, OFF(attribution.frames), 0, 0, tf_config_frame_presets, NULL },
+	{ "frames", K_CHOICES, OFF(attribution.frames), 0, 0, tf_frame_preset_names, NULL },
 	{ "patterns", K_PATTERNS, OFF(attribution.patterns), 0, 0, NULL, NULL },
 	{ "drivers", K_LIST, OFF(attribution.drivers), 0, 0, NULL, NULL },
 	{ "build_tools", K_LIST, OFF(attribution.build_tools), 0, 0, NULL, NULL },
@@ -503,10 +500,6 @@ static int check_regex(const walker *w, const yaml_node_t *n, const char *path,
 	}
 	groups = rx.re_nsub;
 	regfree(&rx);
-	if (!name && groups < 1)
-		return fail_at(w, n->start_mark,
-			       "regex '%s' in '%s' needs a capture group for the test name "
-			       "(or give it as {regex: ..., name: ...})", re, path);
 	if (name) {
 		int g = template_max_group(name);
 		if (g < 0)

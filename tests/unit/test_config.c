@@ -237,9 +237,9 @@ static void test_patterns(void **state)
 	(void)state;
 	parse_err("attribution:\n  patterns:\n    - '^test_([a-z'\n",
 		  "t.yml:3:7: bad regex '^test_([a-z' in 'attribution.patterns': Unmatched [, [^, [:, [., or [=");
-	parse_err("attribution:\n  patterns: ['^test_']\n",
-		  "t.yml:2:14: regex '^test_' in 'attribution.patterns' needs a capture group for the "
-		  "test name (or give it as {regex: ..., name: ...})");
+	tf_config *c = parse_ok("attribution:\n  patterns: ['^test_[a-z]+$']\n"); /* the whole match */
+	assert_string_equal(c->attribution.patterns.v[0].regex, "^test_[a-z]+$");
+	tf_config_free(c);
 	parse_err("attribution:\n  patterns:\n    - regex: '^t_(.*)$'\n      name: 'x\\2'\n",
 		  "t.yml:3:14: name 'x\\2' in 'attribution.patterns' uses group \\2 but regex '^t_(.*)$' has 1");
 	parse_err("attribution:\n  patterns:\n    - {name: x}\n",
