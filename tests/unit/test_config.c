@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "testflame/config.h"
+#include "testflame/record.h"
 
 #include <math.h>
 
@@ -165,6 +166,25 @@ static void test_values(void **state)
 	assert_string_equal(c->command_argv[0], "./run tests");
 	assert_string_equal(c->command_argv[1], "");
 	tf_config_free(c);
+}
+
+/* Every name record knows is a value the config accepts. */
+static void test_names_match_record(void **state)
+{
+	(void)state;
+	char text[128];
+	for (int e = TF_EVENT_AUTO; e <= TF_EVENT_WALL; e++) {
+		snprintf(text, sizeof(text), "event: %s\n", tf_event_name((tf_event)e));
+		tf_config_free(parse_ok(text));
+	}
+	for (int v = TF_SAMPLER_AUTO; v <= TF_SAMPLER_PTRACE; v++) {
+		snprintf(text, sizeof(text), "sampler: %s\n", tf_sampler_name((tf_sampler)v));
+		tf_config_free(parse_ok(text));
+	}
+	for (int v = TF_CALLGRAPH_AUTO; v <= TF_CALLGRAPH_DWARF; v++) {
+		snprintf(text, sizeof(text), "call_graph: %s\n", tf_callgraph_name((tf_callgraph)v));
+		tf_config_free(parse_ok(text));
+	}
 }
 
 static void test_unknown_keys(void **state)
@@ -381,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_unset),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_names_match_record),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_patterns),
