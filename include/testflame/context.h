@@ -245,8 +245,9 @@ void tf_context_apply_meta(tf_profile *p, const tf_context *ctx);
 /*
  * JSON object of the context keys, typed: strings, "pr" a number, "dirty"
  * and "shallow" booleans, "changes" an array; absent keys are null (changes
- * and changes_truncated are left out when absent). From a detected context,
- * or from a run file's metadata (what `show --json` prints).
+ * and changes_truncated are left out when absent), indented by 2, appended
+ * to `out`. From a detected context, or from a run file's metadata (what
+ * `show --json` prints).
  */
 int tf_context_to_json(tf_buf *out, const tf_context *ctx);
 int tf_context_meta_to_json(tf_buf *out, const tf_profile *p);
