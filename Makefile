@@ -64,6 +64,11 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 
+# Test drivers: small programs over libtestflame that end-to-end tests use
+# to reach engine calls no command exposes yet.
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
+
 .PHONY: all test test-only unit fixtures demo deps deps-build asan install clean
 .DEFAULT_GOAL := all
 
@@ -96,6 +101,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/unit.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) -lcmocka $(LDFLAGS)
 
+$(BUILD)/tools/%: tests/tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) $(LDFLAGS)
+
 $(BUILD)/fixtures/%_nofp: tests/fixtures/%_nofp.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -pthread -o $@ $<
@@ -105,7 +115,7 @@ $(BUILD)/fixtures/%: tests/fixtures/%.c
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
 
 unit: $(UNIT_BINS)
-fixtures: $(FIXTURE_BINS)
+fixtures: $(FIXTURE_BINS) $(TOOL_BINS)
 
 deps-build:
 	@missing=""; for p in $(DEB_BUILD); do \
@@ -143,7 +153,8 @@ demo: deps-build
 
 asan: deps-build
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 OPT=-O1 unit
-	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(Q)ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  tests/run.sh $(BUILD)/asan unit
 
 install: all
