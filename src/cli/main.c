@@ -14,6 +14,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
 	{ "version", cmd_version, "print testflame's version" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },
 };
