@@ -12,7 +12,7 @@
  * described in src/compare/stats.c.
  *
  * Ownership: tf_compare() borrows the profiles (they must outlive the
- * comparison); every string and array reachable from a tf_comparison is
+ * comparison) but copies the arrays listing them and their names; every string and array reachable from a tf_comparison is
  * owned by it and dies with tf_comparison_free(). Diff trees point into the
  * comparison's strings and must be freed before it.
  */
@@ -135,7 +135,8 @@ typedef struct tf_comparison {
 	tf_test_delta *tests;
 	size_t ntests;
 	tf_compare_summary summary;
-	/* The borrowed inputs, and the value column compared in each run. */
+	/* The inputs (names always set: given, else "base run 1"...), and the
+	 * value column compared in each run. */
 	tf_compare_side base, head;
 	const size_t *base_column, *head_column;
 	struct tf_compare_priv *priv;

@@ -89,7 +89,7 @@ static uint32_t test_intern(agg *a, const char *name, size_t len)
 static const char *run_name(const tf_compare_side *s, size_t i, bool head, tf_arena *ar)
 {
 	if (s->names && s->names[i])
-		return s->names[i];
+		return tf_arena_strdup(ar, s->names[i]);
 	char buf[64];
 	snprintf(buf, sizeof(buf), "%s run %zu", head ? "head" : "base", i + 1);
 	return tf_arena_strdup(ar, buf);
@@ -479,8 +479,20 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	pv = c->priv = tf_xcalloc(1, sizeof(*pv));
 	pv->arena = tf_arena_new();
 	tf_strtab_init(&pv->names);
-	c->base = *base;
-	c->head = *head;
+	/* the profiles are borrowed, the arrays that list them copied */
+	for (int k = 0; k < 2; k++) {
+		const tf_compare_side *in = k ? head : base;
+		tf_compare_side *own = k ? &c->head : &c->base;
+		const tf_profile **ps = tf_arena_alloc(pv->arena, (in->n + 1) * sizeof(*ps));
+		const char **ns = tf_arena_alloc(pv->arena, (in->n + 1) * sizeof(*ns));
+		for (size_t i = 0; i < in->n; i++) {
+			ps[i] = in->profiles[i];
+			ns[i] = run_name(in, i, k, pv->arena);
+		}
+		own->profiles = ps;
+		own->names = ns;
+		own->n = in->n;
+	}
 	pv->nbase = base->n;
 	pv->nhead = head->n;
 	pv->nruns = base->n + head->n;
@@ -493,11 +505,11 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	for (size_t i = 0; i < pv->nruns; i++) {
 		cmp_run *r = &pv->runs[i];
 		bool h = i >= base->n;
-		const tf_compare_side *s = h ? head : base;
+		const tf_compare_side *s = h ? &c->head : &c->base;
 		size_t k = h ? i - base->n : i;
 		r->p = s->profiles[k];
 		r->head = h;
-		r->name = run_name(s, k, h, pv->arena);
+		r->name = s->names[k];
 		if ((rc = pick_column(r, opts->value)))
 			goto done;
 		pick_counts(r);

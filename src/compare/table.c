@@ -73,6 +73,10 @@ void tf_compare_format_cost(char *buf, size_t len, double v, const char *unit)
 static void signed_cost(char *buf, size_t len, double v, const char *unit)
 {
 	char tmp[48];
+	if (v == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
 	tf_compare_format_cost(tmp, sizeof(tmp), fabs(v), unit);
 	snprintf(buf, len, "%s%s", v < 0 ? "-" : v > 0 ? "+" : "", tmp);
 }
@@ -224,13 +228,13 @@ static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 
 	if (!n)
 		return;
-	tf_buf_puts(&line, "  ");
-	tf_buf_puts(&line, t->name);
+	/* the name is shortened, never the words after it */
 	tf_buf_printf(&line, " (%+.1f%%): functions that %s most", t->delta_pct,
 		      t->verdict == TF_VERDICT_IMPROVED ? "shrank" : "grew");
+	tf_buf_puts(b, "\n  ");
+	put_fit(b, t->name, o->width - 2 - TF_MIN(line.len, (size_t)o->width - 20), false);
+	tf_buf_puts(b, line.ptr);
 	tf_buf_putc(b, '\n');
-	put_fit(b, line.ptr, o->width, false);
-	tf_buf_puts(b, "\n");
 	pad_left(b, "self", 16);
 	pad_left(b, "total", 12);
 	tf_buf_puts(b, "   function\n");
