@@ -11,11 +11,13 @@
 
 #define NO_ID UINT32_MAX
 
-/* A function as the comparison knows it, across profiles: by name and
- * file, since every profile numbers its functions its own way. */
+/* A function as the comparison knows it, across profiles (every profile
+ * numbers its functions its own way): keyed by name and file base name. */
 typedef struct {
-	uint32_t name, file; /* ids in priv->names */
+	uint32_t name, file;  /* ids in priv->names; file: the full path shown */
+	uint32_t key_file;    /* the file's base name, part of the key */
 	int64_t start_line;
+	bool from_head;       /* file and start_line come from a head run */
 } cmp_func;
 
 typedef struct {

@@ -3,7 +3,7 @@
  * function is the innermost frame) and total cost (anywhere on the stack,
  * counted once per stack so recursion does not inflate it) in base and
  * head, for the regressed and improved tests, in one more pass over their
- * samples. Functions are matched across profiles by name and file; the
+ * samples. Functions are matched across profiles by name and file name; the
  * reported line is the one whose self cost moved most in the test's
  * direction, which points a reader at the loop that got slower rather than
  * at the function's first line.
@@ -18,6 +18,12 @@ typedef struct {
 	uint32_t name, file;
 } func_key;
 
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
 static uint64_t func_hash(uint32_t name, uint32_t file)
 {
 	return tf_hash_combine(tf_hash_u64(name), file);
@@ -27,33 +33,42 @@ static bool func_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	const struct tf_compare_priv *pv = ctx;
 	const func_key *k = key;
-	return pv->funcs.v[idx].name == k->name && pv->funcs.v[idx].file == k->file;
+	return pv->funcs.v[idx].name == k->name && pv->funcs.v[idx].key_file == k->file;
 }
 
+/*
+ * Functions match across profiles by name and the base name of their file:
+ * base and head are often built in different directories (a CI checkout, a
+ * temporary worktree), while two static functions of one name usually live
+ * in files of different names. The path shown is the head's when it has
+ * the function, since that is the code a reader will open.
+ */
 static uint32_t func_intern(struct tf_compare_priv *pv, const char *name, const char *file,
-			    int64_t start_line)
+			    int64_t start_line, bool head)
 {
+	const char *base = basename_of(file);
 	func_key k = { tf_strtab_intern(&pv->names, name, strlen(name)),
-		       tf_strtab_intern(&pv->names, file, strlen(file)) };
+		       tf_strtab_intern(&pv->names, base, strlen(base)) };
 	uint64_t h = func_hash(k.name, k.file);
 	uint32_t id = tf_htab_find(&pv->func_index, h, func_eq, pv, &k);
 
 	if (id != TF_HTAB_NONE) {
-		if (!pv->funcs.v[id].start_line)
-			pv->funcs.v[id].start_line = start_line;
+		cmp_func *f = &pv->funcs.v[id];
+		if (head && !f->from_head) {
+			f->file = tf_strtab_intern(&pv->names, file, strlen(file));
+			f->start_line = start_line;
+			f->from_head = true;
+		}
+		if (!f->start_line)
+			f->start_line = start_line;
 		return id;
 	}
-	cmp_func f = { k.name, k.file, start_line };
+	cmp_func f = { k.name, tf_strtab_intern(&pv->names, file, strlen(file)), k.file,
+		       start_line, head };
 	id = (uint32_t)pv->funcs.n;
 	tf_vec_push(&pv->funcs, f);
 	tf_htab_insert(&pv->func_index, h, id);
 	return id;
-}
-
-static const char *basename_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
 }
 
 void tf_cmp_prepare_keys(struct tf_compare_priv *pv)
@@ -73,7 +88,7 @@ void tf_cmp_prepare_keys(struct tf_compare_priv *pv)
 			if (!*name)
 				name = "??";
 			run->fn_key[i] = func_intern(pv, name, tf_profile_str(p, f->filename),
-						     f->start_line);
+						     f->start_line, run->head);
 		}
 		/* a frame without symbols is named by its binary and file offset,
 		 * which (unlike the address) survives ASLR between runs */
@@ -92,7 +107,7 @@ void tf_cmp_prepare_keys(struct tf_compare_priv *pv)
 			} else {
 				snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)l->address);
 			}
-			run->loc_key[i] = func_intern(pv, buf, "", 0);
+			run->loc_key[i] = func_intern(pv, buf, "", 0, run->head);
 		}
 	}
 	pv->keys_ready = true;

@@ -402,6 +402,43 @@ static void test_unsymbolized_frames_match_across_runs(void **state)
 	tf_profile_free(h);
 }
 
+/* The same function built in two checkouts matches; the head's path is
+ * shown. Two static functions of one name in different files do not. */
+static void test_functions_match_across_checkouts(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run(NULL), *h = new_run(NULL);
+	int64_t v1[2] = { 1000, 1000LL * PERIOD }, v2[2] = { 2000, 2000LL * PERIOD };
+	tf_line lb = { tf_profile_function(b, "hot", "/ci/build1/src/hot.c", 3), 5, 0 };
+	tf_line lh = { tf_profile_function(h, "hot", "/tmp/wt/src/hot.c", 3), 6, 0 };
+	tf_line sb = { tf_profile_function(b, "helper", "/ci/build1/src/a.c", 1), 2, 0 };
+	tf_line sh = { tf_profile_function(h, "helper", "/tmp/wt/src/b.c", 1), 2, 0 };
+	uint32_t l;
+
+	l = tf_profile_add_location(b, TF_NO_MAPPING, 0, &lb, 1);
+	tf_profile_add_sample(b, &l, 1, v1, NULL, 0);
+	l = tf_profile_add_location(h, TF_NO_MAPPING, 0, &lh, 1);
+	tf_profile_add_sample(h, &l, 1, v2, NULL, 0);
+	l = tf_profile_add_location(b, TF_NO_MAPPING, 0, &sb, 1);
+	tf_profile_add_sample(b, &l, 1, v1, NULL, 0);
+	l = tf_profile_add_location(h, TF_NO_MAPPING, 0, &sh, 1);
+	tf_profile_add_sample(h, &l, 1, v2, NULL, 0);
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *t = &c->tests[0];
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+	const tf_func_delta *hot = func(t, "hot");
+	assert_true(hot->base_self == 1000.0 * PERIOD && hot->head_self == 2000.0 * PERIOD);
+	assert_string_equal(hot->file, "/tmp/wt/src/hot.c");
+	assert_int_equal(hot->line, 6);
+	/* helper in b.c is new code: all of its cost is growth */
+	assert_string_equal(t->functions[0].name, "helper");
+	assert_string_equal(t->functions[0].file, "/tmp/wt/src/b.c");
+	assert_true(t->functions[0].delta_self == 2000.0 * PERIOD);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
 static const tf_diff_node *child_named(const tf_diff_tree *t, uint32_t parent, const char *name)
 {
 	for (uint32_t i = t->nodes[parent].first_child; i != TF_DIFF_NONE; i = t->nodes[i].next_sibling)
@@ -613,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_run_metadata),
 		cmocka_unit_test(test_function_deltas),
 		cmocka_unit_test(test_unsymbolized_frames_match_across_runs),
+		cmocka_unit_test(test_functions_match_across_checkouts),
 		cmocka_unit_test(test_diff_tree),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),
