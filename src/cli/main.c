@@ -15,6 +15,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record", cmd_record, "run a command under the sampling profiler and write a run file" },
+	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
 	{ "baseline", cmd_baseline, "list, show, save, fetch, push and prune stored baselines" },
 	{ "version", cmd_version, "print testflame's version" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },
