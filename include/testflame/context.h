@@ -99,6 +99,12 @@ int tf_repo_resolve(char **out, tf_repo *r, const char *rev);
  * (a shallow boundary). */
 int tf_repo_parents(char ***out, tf_repo *r, const char *commit);
 void tf_strv_free(char **v);
+/*
+ * Write the tree of `rev` into the directory `dir` (created if missing): a
+ * checkout that leaves the repository's HEAD, index and work tree alone,
+ * for building and running another revision beside this one (--against).
+ */
+int tf_repo_export(tf_repo *r, const char *rev, const char *dir);
 
 /*
  * Walk first-parent history from `start` (itself first, distance 0) for at

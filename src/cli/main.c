@@ -14,6 +14,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "run", cmd_run, "record the suite, compare each test with its baseline, report, gate" },
 	{ "record", cmd_record, "run a command under the sampling profiler and write a run file" },
 	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
 	{ "baseline", cmd_baseline, "list, show, save, fetch, push and prune stored baselines" },

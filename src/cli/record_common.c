@@ -97,6 +97,9 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	if (rc)
 		return tf_fail(rc);
 	o->cfg = cfg;
+	/* --target is the documented override, above what CI says */
+	if (o->target_branch)
+		setenv("TESTFLAME_BASE_BRANCH", o->target_branch, 1);
 
 	/* the command: after "--", else the config's */
 	if (cmd && cmd[0]) {

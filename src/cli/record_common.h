@@ -24,6 +24,7 @@ typedef struct {
 	int verbose;
 	bool quiet;
 	bool needs_git;          /* run: git context problems are warnings */
+	const char *target_branch; /* run --target: the merge-base's other side */
 
 	/* resolved by tf_record_cli_prepare() */
 	tf_config *cfg;

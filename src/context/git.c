@@ -271,6 +271,33 @@ int tf_repo_parents(char ***out, tf_repo *r, const char *commit)
 	return 0;
 }
 
+int tf_repo_export(tf_repo *r, const char *rev, const char *dir)
+{
+	git_checkout_options co;
+	git_commit *c;
+	git_tree *tree = NULL;
+	int rc = lookup_commit(&c, r, rev);
+
+	if (rc < 0)
+		return rc;
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	rc = git_commit_tree(&tree, c);
+	if (rc < 0) {
+		rc = tf_git_error(rc, "cannot read the tree of '%s'", rev);
+		goto done;
+	}
+	/* a plain copy of the tree: the repository's index and HEAD stay as they are */
+	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+	co.target_directory = dir;
+	rc = git_checkout_tree(r->repo, (git_object *)tree, &co);
+	if (rc < 0)
+		rc = tf_git_error(rc, "cannot check '%s' out into '%s'", rev, dir);
+done:
+	git_tree_free(tree);
+	git_commit_free(c);
+	return rc;
+}
+
 void tf_strv_free(char **v)
 {
 	if (!v)
