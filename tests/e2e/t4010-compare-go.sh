@@ -88,8 +88,13 @@ test_expect_success "build version 1 and version 2 (Encode 4x slower, TestOld ->
 	(cd v2 && go test -c -o ../v2.test)
 '
 
+# plain runs: TestEncode only (the code that changed, 4x); labelled: all tests
 profile() { # BINARY OUT [labels]
-	TF_LABELS=${3:-} "./$1" -test.count=1 -test.cpuprofile="$SCRATCH/$2" > /dev/null
+	if [ -n "${3:-}" ]; then
+		TF_LABELS=1 "./$1" -test.count=1 -test.cpuprofile="$SCRATCH/$2" > /dev/null
+	else
+		"./$1" -test.count=1 -test.run "^TestEncode\$" -test.cpuprofile="$SCRATCH/$2" > /dev/null
+	fi
 }
 
 test_expect_success "profile: plain and labelled runs of both versions" '
