@@ -269,6 +269,11 @@ static int run_against(run_opts *o, int *status)
 			*status = st;
 			goto done;
 		}
+		/* the base ran from REV's tree: say so in its metadata */
+		tf_profile *bp = base.runs.v[base.runs.n - 1].profile;
+		tf_profile_set_meta(bp, "commit", commit);
+		tf_profile_set_meta(bp, "branch", o->against);
+		tf_profile_set_meta(bp, "dirty", "false");
 		if (st)
 			tf_warnf("the suite failed on %.12s (exit status %d)", commit, st);
 		if (!record_into(&head, o, NULL, "head", &st)) {

@@ -163,8 +163,8 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 	put_fit(b, line.ptr, o->width, false);
 	tf_buf_putc(b, '\n');
 	tf_buf_clear(&line);
-	tf_buf_printf(&line, "  %s (%s/%s), threshold %g%%, %zu base run%s vs %zu head run%s",
-		      s->event, s->value_type, s->unit, s->threshold, s->base_runs,
+	tf_buf_printf(&line, "  %s, threshold %g%%, %zu base run%s vs %zu head run%s",
+		      s->event, s->threshold, s->base_runs,
 		      s->base_runs == 1 ? "" : "s", s->head_runs, s->head_runs == 1 ? "" : "s");
 	short_rev(br, sizeof(br), tf_comparison_meta(c, false, "commit"));
 	short_rev(hr, sizeof(hr), tf_comparison_meta(c, true, "commit"));
