@@ -62,12 +62,13 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Workloads the end-to-end tests profile: small C programs with known hot
 # functions. *_nofp.c are built without frame pointers (DWARF unwinding).
 # *.cc are C++ (g++, same flags); symbolize_nopie is symbolize.c linked as a
-# position-dependent executable, for the symbolizer's non-PIE case.
+# position-dependent executable, for the symbolizer's non-PIE case, and
+# symbolize_dbgframe keeps its CFI in .debug_frame only.
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURE_CXX_SRCS := $(wildcard tests/fixtures/*.cc)
 FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%) \
 	$(FIXTURE_CXX_SRCS:tests/fixtures/%.cc=$(BUILD)/fixtures/%) \
-	$(BUILD)/fixtures/symbolize_nopie
+	$(BUILD)/fixtures/symbolize_nopie $(BUILD)/fixtures/symbolize_dbgframe
 
 .PHONY: all test test-only unit fixtures demo deps deps-build asan install clean
 .DEFAULT_GOAL := all
@@ -104,6 +105,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/unit.h
 $(BUILD)/fixtures/%_nofp: tests/fixtures/%_nofp.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -pthread -o $@ $<
+
+# symbolize_nofp.c again, with its unwind tables in .debug_frame only
+$(BUILD)/fixtures/symbolize_dbgframe: tests/fixtures/symbolize_nofp.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables -o $@ $<
 
 $(BUILD)/fixtures/%_nopie: tests/fixtures/%.c
 	@mkdir -p $(dir $@)

@@ -12,7 +12,6 @@
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -319,8 +318,16 @@ static void test_process_events(void **state)
 /* The address of a function exported by our own [vdso], from its dynsym. */
 static uint64_t vdso_symbol(const char *want)
 {
-	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
-	assert_non_null(eh);
+	char line[512];
+	unsigned long long lo = 0, hi;
+	FILE *fp = fopen("/proc/self/maps", "r");
+	while (fp && fgets(line, sizeof(line), fp))
+		if (strstr(line, "[vdso]"))
+			assert_int_equal(sscanf(line, "%llx-%llx", &lo, &hi), 2);
+	fclose(fp);
+	if (!lo)
+		return 0;
+	const Elf64_Ehdr *eh = (const void *)(uintptr_t)lo;
 	const Elf64_Shdr *sh = (const void *)((const char *)eh + eh->e_shoff);
 	for (int i = 0; i < eh->e_shnum; i++) {
 		if (sh[i].sh_type != SHT_DYNSYM)
@@ -347,6 +354,11 @@ static void test_vdso(void **state)
 	assert_int_equal(tf_symbolizer_new(&s, &o), 0);
 	feed_maps(s, getpid(), false, true);
 	uint64_t addr = vdso_symbol("__vdso_clock_gettime");
+	if (!addr) {
+		tf_symbolizer_free(s);
+		unit_rmtree(dir);
+		skip(); /* this process has no [vdso] (valgrind unmaps it) */
+	}
 	const tf_symloc *l = look(s, getpid(), addr + 1);
 	assert_true(l->resolved);
 	assert_string_equal(l->module, "[vdso]");
@@ -364,8 +376,10 @@ static void test_kernel_and_vsyscall(void **state)
 	tf_symbolizer *s = new_sym();
 
 	assert_int_equal(tf_file_read(&b, "/proc/kallsyms"), 0);
-	for (char *p = b.ptr; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+	for (char *p = b.ptr, *nl; p && *p; p = nl ? nl + 1 : NULL) {
 		char type;
+		if ((nl = strchr(p, '\n')))
+			*nl = '\0'; /* sscanf would strlen() the whole rest */
 		if (sscanf(p, "%llx %c %255s", &addr, &type, name) == 3 && addr &&
 		    (type == 'T' || type == 't') && strcmp(name, "schedule") == 0)
 			break;
@@ -503,11 +517,13 @@ static void test_jit_node(void **state)
 	tf_buf b = TF_BUF_INIT;
 	assert_int_equal(tf_file_read(&b, path), 0);
 	unsigned long long start = 0, size = 0;
-	for (char *p = b.ptr; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		char *nl = strchr(p, '\n');
-		if (strstr(p, "hotJsFunction") && (!nl || strstr(p, "hotJsFunction") < nl) &&
-		    sscanf(p, "%llx %llx", &start, &size) == 2)
+	for (char *p = b.ptr, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(p, '\n')))
+			*nl = '\0';
+		if (strstr(p, "hotJsFunction") && sscanf(p, "%llx %llx", &start, &size) == 2) {
+			print_message("# node: %s\n", p);
 			break;
+		}
 		start = 0;
 	}
 	tf_buf_free(&b);
