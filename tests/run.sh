@@ -40,6 +40,9 @@ run_one() { # name cmd...
 	tally "$name" "$out"
 	if [ $rc -ne 0 ] && [ $((passed + failed)) -eq $before ]; then
 		failed=$((failed + 1)); failures+=("$name: exited $rc without reporting")
+	elif [ $rc -ne 0 ] && ! grep -q '^not ok' "$out"; then
+		# a crash (sanitizer abort, signal) after some tests passed
+		failed=$((failed + 1)); failures+=("$name: exited $rc after the tests it reported")
 	fi
 	if grep -q '^not ok' "$out" || { [ $rc -ne 0 ] && ! grep -q '^ok' "$out"; }; then
 		echo "--- $name (exit $rc)"; grep -v '^ok' "$out" | tail -n 40

@@ -195,7 +195,8 @@ static void load_symbols(tf_sym_module *m)
 		tf_vec_push(&raw, r);
 		tf_vec_push(&m->symnames, name);
 	}
-	qsort(raw.v, raw.n, sizeof(raw_sym), cmp_raw_sym);
+	if (raw.n)
+		qsort(raw.v, raw.n, sizeof(raw_sym), cmp_raw_sym);
 	for (size_t i = 0, next = 0; i < raw.n; i++) {
 		uint64_t end = raw.v[i].addr + raw.v[i].size;
 		if (!raw.v[i].size) {

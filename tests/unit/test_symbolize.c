@@ -491,7 +491,7 @@ static void test_jit_node(void **state)
 		"console.log('pid '+process.pid);console.log('ready');"
 		"process.stdin.resume();process.stdin.on('end',()=>process.exit(0));";
 	int in[2], out[2];
-	char line[256], path[64];
+	char line[256], path[64], *dir = unit_tmpdir();
 	assert_int_equal(pipe(in), 0);
 	assert_int_equal(pipe(out), 0);
 	pid_t pid = fork();
@@ -500,6 +500,8 @@ static void test_jit_node(void **state)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
+		if (chdir(dir) != 0) /* node leaves its v8 logs in the cwd */
+			_exit(126);
 		execlp("node", "node", "--perf-basic-prof", "-e", script, (char *)NULL);
 		_exit(127);
 	}
@@ -542,6 +544,7 @@ static void test_jit_node(void **state)
 	assert_string_equal(l->module, "[jit]");
 	assert_non_null(strstr(l->frames[0].function, "hotJsFunction"));
 	tf_symbolizer_free(s);
+	unit_rmtree(dir);
 }
 
 /* libc's DWARF lives in /usr/lib/debug/.build-id (libc6-dbg); a copy of a
