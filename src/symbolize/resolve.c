@@ -158,8 +158,6 @@ static const char *call_file(tf_symbolizer *s, Dwarf_Die *cudie, Dwarf_Die *scop
 
 bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 {
-	GElf_Sym sym;
-	GElf_Off symoff;
 	Dwarf_Addr cubias = 0;
 	Dwarf_Die chain[MAX_INLINE_DEPTH];
 	size_t depth = 0;
@@ -167,7 +165,7 @@ bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 	int line = 0;
 
 	s->scratch.n = 0;
-	const char *symname = dwfl_module_addrinfo(m->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
+	const char *symname = tf_sym_module_symbol(m, vaddr);
 	Dwarf_Die *cudie = dwfl_module_addrdie(m->mod, vaddr, &cubias);
 	if (cudie) {
 		Dwarf_Addr pc = vaddr - cubias;

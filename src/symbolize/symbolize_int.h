@@ -135,6 +135,9 @@ typedef struct {
 	Dwarf_Addr eh_bias, dwarf_bias;
 	TF_VEC(tf_sym_cu) cus;
 	tf_htab cu_index;
+	bool syms_loaded;
+	tf_sym_ivls syms;      /* function symbols; val = index into symnames */
+	TF_VEC(const char *) symnames; /* into libdwfl's string tables */
 } tf_sym_module;
 
 /* Open `fd` (consumed) as the module for `file`. */
@@ -143,6 +146,8 @@ void tf_sym_module_free(tf_sym_module *m);
 /* Process address -> ELF vaddr for a mapping (computes the bias once). */
 bool tf_sym_map_vaddr(tf_symbolizer *s, tf_sym_map *map, uint64_t addr, uint64_t *vaddr);
 bool tf_sym_module_has_fp(tf_sym_module *m);
+/* The function symbol containing vaddr (binary search), or NULL. */
+const char *tf_sym_module_symbol(tf_sym_module *m, uint64_t vaddr);
 
 /* Frames for (module, vaddr), appended to s->scratch; returns resolved. */
 bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr);
