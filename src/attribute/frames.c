@@ -313,7 +313,13 @@ tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 				break;
 			case RULE_CALLEE_OF:
 				if (i + 1 < nf && classify(r, fi, ri)) {
-					uint32_t test = callee_name(r, ru, r->fr_fn.v[i + 1]);
+					uint32_t callee = r->fr_fn.v[i + 1];
+					/* Go: the runner's own closures are not tests */
+					if (ru->def.go_name &&
+					    strncmp(tf_profile_str(p, p->functions.v[callee].name),
+						    "testing.", 8) == 0)
+						break;
+					uint32_t test = callee_name(r, ru, callee);
 					if (!test)
 						break;
 					if (!ru->def.go_name)

@@ -142,6 +142,7 @@ void tf_sym_module_free(tf_sym_module *m)
 	tf_vec_free(&m->loads);
 	tf_sym_ivls_free(&m->syms);
 	tf_vec_free(&m->symnames);
+	tf_sym_go_free(m->go);
 	free(m->build_id);
 	free(m);
 }
@@ -194,6 +195,21 @@ static void load_symbols(tf_sym_module *m)
 		raw_sym r = { addr, sym.st_size, (uint32_t)m->symnames.n, rank };
 		tf_vec_push(&raw, r);
 		tf_vec_push(&m->symnames, name);
+	}
+	if (!raw.n) {
+		/* no function symbols: a Go binary still has its runtime table */
+		GElf_Addr gbias;
+		Elf *elf = dwfl_module_getelf(m->mod, &gbias);
+		m->go = elf ? tf_sym_go_open(elf) : NULL;
+		for (size_t i = 0; m->go && i < tf_sym_go_nfuncs(m->go); i++) {
+			uint64_t lo, hi;
+			const char *name;
+			if (!tf_sym_go_func(m->go, i, &lo, &hi, &name))
+				continue;
+			raw_sym r = { lo + gbias, hi - lo, (uint32_t)m->symnames.n, 15 };
+			tf_vec_push(&raw, r);
+			tf_vec_push(&m->symnames, name);
+		}
 	}
 	if (raw.n)
 		qsort(raw.v, raw.n, sizeof(raw_sym), cmp_raw_sym);

@@ -136,6 +136,7 @@ typedef struct {
 	TF_VEC(tf_sym_cu) cus;
 	tf_htab cu_index;
 	bool syms_loaded;
+	struct tf_sym_go *go;   /* Go's .gopclntab, when the binary has one */
 	tf_sym_ivls syms;      /* function symbols; val = index into symnames */
 	TF_VEC(const char *) symnames; /* into libdwfl's string tables */
 } tf_sym_module;
@@ -234,5 +235,19 @@ struct tf_symbolizer {
 
 	tf_symbolizer_stats stats;
 };
+
+/* Go's runtime function table (gopclntab.c), for Go binaries linked
+ * without symbols or DWARF (go test, go run). */
+typedef struct tf_sym_go tf_sym_go;
+tf_sym_go *tf_sym_go_open(Elf *elf);
+void tf_sym_go_free(tf_sym_go *g);
+size_t tf_sym_go_nfuncs(const tf_sym_go *g);
+bool tf_sym_go_func(const tf_sym_go *g, size_t i, uint64_t *entry, uint64_t *end,
+		    const char **name);
+bool tf_sym_go_line(const tf_sym_go *g, uint64_t pc, const char **file, int *line,
+		    int *start_line);
+/* Bytes the function at `pc` has pushed on the stack there (its return
+ * address is at SP + that), or -1. */
+int tf_sym_go_spdelta(const tf_sym_go *g, uint64_t pc);
 
 #endif
