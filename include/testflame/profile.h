@@ -167,10 +167,17 @@ uint8_t *tf_profile_label_mask(const tf_profile *p, const char *key, const char 
 int tf_profile_select(tf_profile **out, const tf_profile *p, const uint8_t *mask);
 
 /*
- * Human-readable value in pprof's style: "1.85s", "120ms", "3.50MB", or a
- * plain number for counts and unknown units. Returns buf.
+ * Human-readable values in pprof's style: "1.85s", "120ms", "3.50MB", or a
+ * plain number for counts and unknown units. tf_value_format() picks the
+ * scale that suits `value`; a table picks one scale for a whole column with
+ * tf_value_scale() of its smallest non-zero value (pprof's "minimum" rule)
+ * and prints every cell with tf_value_format_in(). Both return buf.
  */
 const char *tf_value_format(char *buf, size_t size, int64_t value, const char *unit);
+/* The scale suffix ("ms", "MB") for `value` in `unit`; NULL for counts. */
+const char *tf_value_scale(int64_t value, const char *unit);
+const char *tf_value_format_in(char *buf, size_t size, int64_t value, const char *unit,
+			       const char *suffix);
 
 /* Basic consistency check (indices in range); used after decoding. */
 int tf_profile_validate(const tf_profile *p);

@@ -46,7 +46,7 @@ static bool key_eq(const void *ctx, uint32_t idx, const void *key)
 static uint32_t entry_for(tf_aggregate *a, const struct agg_key *k)
 {
 	uint64_t h = key_hash(a->granularity, k);
-	uint32_t idx = tf_htab_find(&a->index, h, key_eq, a, k);
+	uint32_t idx = tf_htab_find(&a->index, h, key_eq, a, k), sid;
 	tf_agg_entry *e;
 
 	if (idx != TF_HTAB_NONE)
@@ -57,8 +57,11 @@ static uint32_t entry_for(tf_aggregate *a, const struct agg_key *k)
 	}
 	idx = (uint32_t)a->n++;
 	e = &a->entries[idx];
-	e->name = a->strings.strs.v[tf_strtab_intern(&a->strings, k->name, strlen(k->name))];
-	e->filename = a->strings.strs.v[tf_strtab_intern(&a->strings, k->file, strlen(k->file))];
+	/* intern first: interning may move strs.v */
+	sid = tf_strtab_intern(&a->strings, k->name, strlen(k->name));
+	e->name = a->strings.strs.v[sid];
+	sid = tf_strtab_intern(&a->strings, k->file, strlen(k->file));
+	e->filename = a->strings.strs.v[sid];
 	e->line = k->line;
 	e->self = e->total = 0;
 	tf_htab_insert(&a->index, h, idx);

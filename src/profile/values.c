@@ -80,38 +80,73 @@ static const char *scaled(char *buf, size_t size, double v, const char *suffix)
 	return buf;
 }
 
-const char *tf_value_format(char *buf, size_t size, int64_t value, const char *unit)
+typedef struct {
+	const char *suffix;
+	double size; /* in nanoseconds or bytes */
+} scale;
+
+/* Largest first: the first that fits a value is its natural scale. */
+static const scale time_scales[] = { { "hrs", 3600e9 }, { "s", 1e9 }, { "ms", 1e6 },
+				     { "us", 1e3 }, { "ns", 1 } };
+static const scale byte_scales[] = { { "TB", 1099511627776.0 }, { "GB", 1073741824.0 },
+				     { "MB", 1048576.0 }, { "kB", 1024.0 }, { "B", 1 } };
+
+/* The scales of `unit` and its size in base units; NULL for counts. */
+static const scale *scales_of(const char *unit, size_t *n, double *to_base)
 {
 	static const struct {
 		const char *unit;
-		double to_base; /* nanoseconds or bytes */
+		double to_base;
+		bool bytes;
 	} units[] = {
-		{ "nanoseconds", 1 }, { "ns", 1 },
-		{ "microseconds", 1e3 }, { "us", 1e3 },
-		{ "milliseconds", 1e6 }, { "ms", 1e6 },
-		{ "seconds", 1e9 }, { "s", 1e9 },
-		{ "bytes", 1 }, { "B", 1 },
+		{ "nanoseconds", 1, false }, { "ns", 1, false },
+		{ "microseconds", 1e3, false }, { "us", 1e3, false },
+		{ "milliseconds", 1e6, false }, { "ms", 1e6, false },
+		{ "seconds", 1e9, false }, { "s", 1e9, false },
+		{ "bytes", 1, true }, { "B", 1, true },
 	};
-	static const struct {
-		const char *suffix;
-		double size;
-	} time_scale[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 } },
-	  byte_scale[] = { { "TB", 1099511627776.0 }, { "GB", 1073741824.0 },
-			   { "MB", 1048576.0 }, { "kB", 1024.0 }, { "B", 1 } };
-
 	for (size_t i = 0; unit && i < TF_ARRAY_SIZE(units); i++) {
 		if (strcmp(unit, units[i].unit) != 0)
 			continue;
-		double v = (double)value * units[i].to_base, a = v < 0 ? -v : v;
-		bool bytes = units[i].unit[0] == 'b' || units[i].unit[0] == 'B';
-		size_t n = bytes ? TF_ARRAY_SIZE(byte_scale) : TF_ARRAY_SIZE(time_scale);
-		for (size_t j = 0; j < n; j++) {
-			const char *suffix = bytes ? byte_scale[j].suffix : time_scale[j].suffix;
-			double sz = bytes ? byte_scale[j].size : time_scale[j].size;
-			if (a >= sz || j == n - 1)
-				return scaled(buf, size, v / sz, suffix);
-		}
+		*to_base = units[i].to_base;
+		*n = units[i].bytes ? TF_ARRAY_SIZE(byte_scales) : TF_ARRAY_SIZE(time_scales);
+		return units[i].bytes ? byte_scales : time_scales;
 	}
+	return NULL;
+}
+
+const char *tf_value_scale(int64_t value, const char *unit)
+{
+	size_t n;
+	double to_base, a;
+	const scale *sc = scales_of(unit, &n, &to_base);
+
+	if (!sc)
+		return NULL;
+	a = (double)value * to_base;
+	if (a < 0)
+		a = -a;
+	for (size_t j = 0; j < n; j++)
+		if (a >= sc[j].size)
+			return sc[j].suffix;
+	return sc[n - 1].suffix;
+}
+
+const char *tf_value_format_in(char *buf, size_t size, int64_t value, const char *unit,
+			       const char *suffix)
+{
+	size_t n;
+	double to_base;
+	const scale *sc = scales_of(unit, &n, &to_base);
+
+	for (size_t j = 0; sc && suffix && j < n; j++)
+		if (strcmp(sc[j].suffix, suffix) == 0)
+			return scaled(buf, size, (double)value * to_base / sc[j].size, suffix);
 	snprintf(buf, size, "%lld", (long long)value);
 	return buf;
+}
+
+const char *tf_value_format(char *buf, size_t size, int64_t value, const char *unit)
+{
+	return tf_value_format_in(buf, size, value, unit, tf_value_scale(value, unit));
 }
