@@ -64,7 +64,11 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 
-.PHONY: all test test-only unit fixtures demo deps deps-build asan install clean
+# Benchmark helpers (bench/*.c, linked with the library); see BENCHMARKS.md.
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all test test-only unit fixtures bench demo deps deps-build asan install clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -104,8 +108,14 @@ $(BUILD)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
 
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) $(LDFLAGS)
+
 unit: $(UNIT_BINS)
 fixtures: $(FIXTURE_BINS)
+bench: $(BIN) $(BENCH_BINS)
 
 deps-build:
 	@missing=""; for p in $(DEB_BUILD); do \
