@@ -141,7 +141,7 @@ deps: deps-build
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-only
 
-test-only: all unit fixtures
+test-only: all unit fixtures bench
 	$(Q)tests/run.sh $(BUILD)
 
 demo: deps-build
