@@ -78,3 +78,9 @@ expect_near() {
 flat_share() { # FILE FUNCTION
 	awk -v f="$2" '$NF == f && $2 ~ /%$/ { sub("%", "", $2); print $2; found = 1; exit } END { if (!found) print "0" }' "$1"
 }
+# The rows of a top table (`testflame view --format text` or
+# `go tool pprof -top`) as "NAME FLAT CUM", sorted by name: the two tools'
+# tables compare with diff. Reads FILE, or stdin without one.
+top_rows() { # [FILE]
+	awk '/^ *flat  *flat%/ { on = 1; next } on && NF >= 6 { print $6, $1, $4 }' "${1:--}" | sort
+}

@@ -24,12 +24,10 @@ test_expect_success 'genprof writes a run-shaped file' '
 	expect_contains gen.log "60000 samples, 12000 locations, 3000 functions"
 '
 
-rows() { awk '/^ *flat  *flat%/ { on = 1; next } on && NF >= 6 { print $6, $1, $4 }' "$1" | sort; }
-
 test_expect_success 'every function: flat and cum equal go tool pprof -top' '
 	go tool pprof -top -nodefraction=0 -symbolize=none run.pb.gz > go.txt 2> go.err &&
 	$TF view --top 0 run.pb.gz > ours.txt &&
-	rows go.txt > go.rows && rows ours.txt > ours.rows &&
+	top_rows go.txt > go.rows && top_rows ours.txt > ours.rows &&
 	expect_eq "$(wc -l < go.rows)" 3000 "functions in go -top" &&
 	diff -u go.rows ours.rows
 '
