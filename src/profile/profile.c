@@ -208,7 +208,8 @@ uint32_t tf_profile_add_location(tf_profile *p, uint32_t mapping, uint64_t addre
 	l.nlines = nlines;
 	l.is_folded = false;
 	tf_vec_reserve(&p->lines, p->lines.n + nlines);
-	memcpy(p->lines.v + p->lines.n, lines, nlines * sizeof(*lines));
+	if (nlines) /* an unsymbolized location may pass lines == NULL */
+		memcpy(p->lines.v + p->lines.n, lines, nlines * sizeof(*lines));
 	p->lines.n += nlines;
 	idx = (uint32_t)p->locations.n;
 	tf_vec_push(&p->locations, l);
