@@ -133,7 +133,8 @@ int tf_frame_rules_new(tf_frame_rules **out, tf_profile *p, const tf_attribute_o
 	r->p = p;
 	*out = NULL;
 	for (size_t i = 0; i < o->npatterns && !rc; i++) {
-		rule_def d = { "custom", RULE_REGEX, o->patterns[i].regex, NULL, NULL, NULL, false };
+		rule_def d = { "custom", RULE_REGEX, o->patterns[i].regex, NULL, NULL,
+			       o->patterns[i].name, false };
 		rc = add_rule(r, &d);
 	}
 	for (size_t i = 0; i < TF_ARRAY_SIZE(presets) && !rc; i++)

@@ -97,7 +97,7 @@ char *tf_store_scrub(const char *msg)
 	return tf_buf_detach(&b);
 }
 
-int tf_git_error(int gitrc, int code, const char *fmt, ...)
+int tf_store_git_error(int gitrc, int code, const char *fmt, ...)
 {
 	const git_error *e = git_error_last();
 	char *what, *why;
@@ -164,14 +164,14 @@ int tf_git_rev(git_oid *out, git_repository *repo, const char *rev)
 		rc = git_revparse_single(&obj, repo, rev);
 		if (rc)
 			return rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC || rc == GIT_EAMBIGUOUS
-				? tf_git_error(rc, rc == GIT_ENOTFOUND ? TF_ENOTFOUND : TF_EINVAL,
+				? tf_store_git_error(rc, rc == GIT_ENOTFOUND ? TF_ENOTFOUND : TF_EINVAL,
 					       "unknown revision '%s'", rev)
-				: tf_git_error(rc, 0, "cannot resolve revision '%s'", rev);
+				: tf_store_git_error(rc, 0, "cannot resolve revision '%s'", rev);
 	}
 	rc = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
 	git_object_free(obj);
 	if (rc)
-		return tf_git_error(rc, TF_EINVAL, "revision '%s' is not a commit", rev);
+		return tf_store_git_error(rc, TF_EINVAL, "revision '%s' is not a commit", rev);
 	*out = *git_object_id(peeled);
 	git_object_free(peeled);
 	return 0;
@@ -194,7 +194,7 @@ int tf_git_ref_get(git_oid *out, git_repository *repo, const char *refname)
 		return tf_error_set(TF_ENOTFOUND, "no ref '%s'", refname);
 	}
 	if (rc)
-		return tf_git_error(rc, TF_EINVAL, "cannot read ref '%s'", refname);
+		return tf_store_git_error(rc, TF_EINVAL, "cannot read ref '%s'", refname);
 	if (git_reference_type(ref) != GIT_REFERENCE_DIRECT) {
 		git_reference_free(ref);
 		return tf_error_set(TF_EINVAL, "ref '%s' is symbolic, not a baseline", refname);
@@ -222,9 +222,9 @@ int tf_git_ref_cas(git_repository *repo, const char *refname, const git_oid *id,
 					   expected ? expected : &zero, why);
 	git_reference_free(ref);
 	if (rc == GIT_EMODIFIED || rc == GIT_ELOCKED || rc == GIT_EEXISTS)
-		return tf_git_error(rc, TF_ECONFLICT, "another writer updated '%s'", refname);
+		return tf_store_git_error(rc, TF_ECONFLICT, "another writer updated '%s'", refname);
 	if (rc)
-		return tf_git_error(rc, 0, "cannot update ref '%s'", refname);
+		return tf_store_git_error(rc, 0, "cannot update ref '%s'", refname);
 	return 0;
 }
 
@@ -246,7 +246,7 @@ int tf_git_gave_up(git_repository *repo, const char *refname, unsigned attempts)
 int tf_git_signature(git_signature **out)
 {
 	int rc = git_signature_now(out, "testflame", "testflame@localhost");
-	return rc ? tf_git_error(rc, 0, "cannot make a commit signature") : 0;
+	return rc ? tf_store_git_error(rc, 0, "cannot make a commit signature") : 0;
 }
 
 void tf_store_backoff(unsigned attempt)

@@ -137,13 +137,13 @@ static int open_repo(tf_store *s, const char *path)
 		return 0;
 	s->repo = NULL;
 	if (rc == GIT_EOWNER)
-		tf_git_error(rc, TF_EPERM,
+		tf_store_git_error(rc, TF_EPERM,
 			     "the repository at '%s' belongs to another user (git config --global --add safe.directory PATH)",
 			     path ? path : ".");
 	else if (rc == GIT_ENOTFOUND)
 		tf_error_set(TF_ENOTFOUND, "'%s' is not in a git repository", path ? path : ".");
 	else
-		tf_git_error(rc, 0, "cannot open the git repository at '%s'", path ? path : ".");
+		tf_store_git_error(rc, 0, "cannot open the git repository at '%s'", path ? path : ".");
 	s->repo_error = tf_xstrdup(tf_error_last());
 	return rc == GIT_ENOTFOUND ? TF_ENOTFOUND : tf_git_code(rc) ? tf_git_code(rc) : TF_ERROR;
 }
@@ -448,7 +448,7 @@ int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 		goto done;
 	rc = git_commit_lookup(&c, s->repo, &start);
 	if (rc) {
-		rc = tf_git_error(rc, TF_ENOTFOUND, "commit '%s' is not in this repository", start_rev);
+		rc = tf_store_git_error(rc, TF_ENOTFOUND, "commit '%s' is not in this repository", start_rev);
 		goto done;
 	}
 	if (opts && opts->fetch && tf_store_is_git(s) && (rc = tf_remote_session_open(&rs, s)))
@@ -488,7 +488,7 @@ int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 			break;
 		}
 		if (rc) {
-			rc = tf_git_error(rc, 0, "cannot walk the history of '%s'", start_rev);
+			rc = tf_store_git_error(rc, 0, "cannot walk the history of '%s'", start_rev);
 			goto done;
 		}
 		git_commit_free(c);

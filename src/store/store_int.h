@@ -50,7 +50,7 @@ extern const tf_store_backend tf_store_dir_backend;
 int tf_git_code(int gitrc);
 /* Set the message "<fmt>: <libgit2's message, scrubbed>" and return `code`
  * (0 = derive from gitrc). */
-int tf_git_error(int gitrc, int code, const char *fmt, ...) TF_PRINTF(3, 4);
+int tf_store_git_error(int gitrc, int code, const char *fmt, ...) TF_PRINTF(3, 4);
 /* A copy of `msg` without credentials: the user-info of every URL and the
  * value of every token variable become "***" (caller frees). */
 char *tf_store_scrub(const char *msg);
