@@ -15,7 +15,8 @@
 #
 #   bench/decode.sh [FILE]        RUNS=N to change the number of runs
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/common.sh"
+top=$TOP
 build=${BUILD:-$top/build}
 runs=${RUNS:-3}
 export HOME=${HOME:-/tmp} PPROF_TMPDIR=${PPROF_TMPDIR:-/tmp}
@@ -79,7 +80,8 @@ best_of() {
 size=$(stat -c %s "$file")
 raw=$(gzip -dc "$file" 2> /dev/null | wc -c || stat -c %s "$file")
 echo "file: $file ($((size / 1048576)) MB on disk, $((raw / 1048576)) MB of protobuf)"
-echo "machine: $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "best of $runs runs, seconds (wall / cpu):"
 read -r ours_wall ours_cpu <<< "$(best_of "$build/testflame" show "$file")"
 printf '  %-44s %8s / %s\n' "testflame show" "$ours_wall" "$ours_cpu"
