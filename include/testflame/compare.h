@@ -126,6 +126,8 @@ typedef struct {
 	double threshold;        /* percent */
 	double alpha;
 	double noise;            /* percent, the one used */
+	double noise_seen;       /* percent, the suite's own spread; NAN if not estimated */
+	double build_base_cost, build_head_cost; /* the "[build]" steps, apart from the tests */
 	tf_correction correction;
 	size_t base_runs, head_runs;
 	double base_cost, head_cost;      /* the whole profile, mean per run */
