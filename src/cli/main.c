@@ -15,6 +15,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
+	{ "view", cmd_view, "show or convert a profile (top table, folded, pprof, speedscope)" },
+	{ "show", cmd_show, "print a run file's metadata and per-test totals" },
 	{ "version", cmd_version, "print testflame's version" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },
 };

@@ -212,19 +212,39 @@ int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
 	return 0;
 }
 
+/* Control bytes other than tab, CR and LF among the first `n`; NULs apart. */
+static size_t control_bytes(const unsigned char *p, size_t n, size_t *nuls)
+{
+	size_t c = 0;
+	*nuls = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == 0)
+			(*nuls)++;
+		if (p[i] < 0x09 || (p[i] > 0x0d && p[i] < 0x20) || p[i] == 0x7f)
+			c++;
+	}
+	return c;
+}
+
 tf_profile_format tf_profile_sniff(const void *data, size_t len)
 {
-	const unsigned char *p = data;
-	size_t n = TF_MIN(len, (size_t)4096);
+	size_t nuls;
 
 	if (len == 0)
 		return TF_FORMAT_UNKNOWN;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = p[i];
-		if (c < 0x09 || (c > 0x0d && c < 0x20) || c == 0x7f)
-			return TF_FORMAT_PPROF;
-	}
-	return TF_FORMAT_FOLDED;
+	return control_bytes(data, TF_MIN(len, (size_t)4096), &nuls) ? TF_FORMAT_PPROF
+								      : TF_FORMAT_FOLDED;
+}
+
+/*
+ * Text with a stray control character (a name holding \x01) sniffs as
+ * binary; if it has no NUL byte and few control bytes, it was meant as text.
+ */
+static bool mostly_text(const void *data, size_t len)
+{
+	size_t n = TF_MIN(len, (size_t)4096), nuls;
+	size_t c = control_bytes(data, n, &nuls);
+	return nuls == 0 && (c <= 16 || c * 100 <= n) && memchr(data, '\n', n) != NULL;
 }
 
 int tf_profile_load(tf_profile **out, const char *path)
@@ -245,11 +265,17 @@ int tf_profile_load(tf_profile **out, const char *path)
 		goto done;
 	}
 	if (tf_is_gzip(data, len)) {
-		rc = tf_gunzip(&raw, data, len, path);
+		char *what = tf_xasprintf("'%s'", path);
+		rc = tf_gunzip(&raw, data, len, what);
+		free(what);
 		if (rc)
 			goto done;
 		data = raw.ptr;
 		len = raw.len;
+		if (len == 0) {
+			rc = tf_error_set(TF_EINVAL, "'%s' is empty once decompressed", path);
+			goto done;
+		}
 	}
 	switch (tf_profile_sniff(data, len)) {
 	case TF_FORMAT_FOLDED:
@@ -257,7 +283,9 @@ int tf_profile_load(tf_profile **out, const char *path)
 		break;
 	case TF_FORMAT_PPROF:
 		rc = tf_pprof_decode(out, data, len);
-		if (rc)
+		if (rc && mostly_text(data, len))
+			rc = tf_folded_decode(out, data, len, path);
+		else if (rc)
 			tf_error_wrap(rc, "'%s'", path);
 		break;
 	default:
