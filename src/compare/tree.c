@@ -42,6 +42,7 @@ static uint32_t child(builder *b, uint32_t parent, const cmp_func *f)
 	memset(&n, 0, sizeof(n));
 	n.name = cmp_name(b->pv, f->name);
 	n.file = cmp_name(b->pv, f->file);
+	n.line = f->start_line;
 	n.parent = parent;
 	n.first_child = n.next_sibling = TF_DIFF_NONE;
 	n.depth = b->nodes.v[parent].depth + 1;
@@ -88,7 +89,8 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 	TF_VEC(uint32_t) path = { 0 };
 
 	*out = NULL;
-	if (test != TF_ALL_TESTS) {
+	bool each = test == TF_EACH_TEST;
+	if (test != TF_ALL_TESTS && !each) {
 		if (test >= c->ntests)
 			return tf_error_set(TF_EINVAL, "no test %zu in the comparison (it has %zu)",
 					    test, c->ntests);
@@ -98,7 +100,7 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 	memset(&b, 0, sizeof(b));
 	b.pv = pv;
 	memset(&root, 0, sizeof(root));
-	root.name = test == TF_ALL_TESTS ? "all" : c->tests[test].name;
+	root.name = test == TF_ALL_TESTS || each ? "all" : c->tests[test].name;
 	root.file = "";
 	root.parent = root.first_child = root.next_sibling = TF_DIFF_NONE;
 	tf_vec_push(&b.nodes, root);
@@ -124,6 +126,12 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 			uint32_t node = 0;
 			path.n = 0;
 			tf_vec_push(&path, 0);
+			if (each) {
+				/* a test's node is keyed like a frame; no frame lives at depth 1 */
+				cmp_func tf = { pv->test_name[run->sample_test[i]], 0, 0, 0, false };
+				node = child(&b, 0, &tf);
+				tf_vec_push(&path, node);
+			}
 			for (uint32_t k = s->nlocs; k-- > 0;) {
 				uint32_t li = p->stack.v[s->locs_off + k];
 				const tf_location *l = &p->locations.v[li];
