@@ -7,13 +7,20 @@
  *   index.html        one self-contained interactive page: per-test table, diff
  *                     flame graph (zoom, search, tooltips, flame/icicle,
  *                     sandwich view), top functions with file:line
- *   <test>.svg        a static diff flame graph per changed test
  *   report.md         the PR/MR comment, under a size limit, with a hidden
  *                     marker naming the suite
+ *   report.json       the comparison (tf_comparison_to_json)
  *   junit.xml         one testcase per test; regressions are failures
  *   codequality.json  GitLab Code Quality: regressed functions at file:line
- *   diff.folded       "stack BASE HEAD" lines (FlameGraph's difffolded.pl form)
- *   head.speedscope.json, head.pb.gz, base.pb.gz
+ *   <test>.svg        a static diff flame graph per changed test
+ *   <test>.folded     its stacks as "stack BASE HEAD" lines (the two-column
+ *                     form of FlameGraph's difffolded.pl, for flamegraph.pl)
+ *   base.pb.gz, head.pb.gz   the runs compared (base-2.pb.gz, ... with more
+ *                     runs), which pprof and speedscope open directly
+ *
+ * Speedscope JSON of a profile comes from tf_speedscope_write() (profile.h,
+ * `testflame view --format speedscope`); folded diffs of any test or of all
+ * of them from tf_report_folded_diff().
  *
  * The engine builds bytes into a tf_buf or writes files atomically; it
  * never prints. Every name that comes from the profiled code (tests,
@@ -79,7 +86,8 @@ void tf_report_opts_init(tf_report_opts *o);
 /*
  * Write the whole report directory (created if needed): the files listed at
  * the top of this header; every file is written atomically. `o->dir` must be
- * set. SVG files are named by tf_report_svg_name().
+ * set. Per-test files are named by tf_report_file_name(); files of an
+ * earlier report in the same directory are left alone.
  */
 int tf_report_write(const tf_comparison *c, const tf_report_opts *o);
 
@@ -92,10 +100,11 @@ int tf_report_html(tf_buf *out, const tf_comparison *c, const tf_report_opts *o)
  * the change. No script, so it is safe to embed anywhere.
  */
 int tf_report_svg(tf_buf *out, const tf_comparison *c, size_t test, const tf_report_opts *o);
-/* A file name for a test's SVG: the name when it is short and made of
- * [A-Za-z0-9._-] only, else a cleaned prefix plus a hash of the name, so
- * different tests never share a file. Caller frees. */
-char *tf_report_svg_name(const char *test);
+/* A file name for a test's file with extension `ext` (".svg"): the name
+ * when it is short and made of [A-Za-z0-9._-] only (not starting with '.'
+ * or '-'), else a cleaned prefix plus a hash of the name, so different
+ * tests never share a file and no name leaves the directory. Caller frees. */
+char *tf_report_file_name(const char *test, const char *ext);
 
 /*
  * report.md, the PR/MR comment: headline, the table of changed tests, the
@@ -116,8 +125,9 @@ void tf_report_marker(tf_buf *out, const char *suite);
  * with its time in seconds; regressions are <failure>s with the numbers. */
 int tf_report_junit(tf_buf *out, const tf_comparison *c, const tf_report_opts *o);
 
-/* GitLab Code Quality JSON: one issue per grown function of a regressed
- * test that has a source file, at its path and line; fingerprints depend
+/* GitLab Code Quality JSON: one issue per function of a regressed test
+ * whose self cost grew and whose source file is known, at its path (made
+ * relative to the source root) and line; fingerprints depend
  * on the suite, test, function and file only, so they are stable across
  * runs; severity from the growth as a share of the test's cost. */
 int tf_report_codequality(tf_buf *out, const tf_comparison *c, const tf_report_opts *o);

@@ -1,12 +1,14 @@
 /*
  * cmd_view.c - `testflame view FILE`: look at any profile (our run files,
  * pprof from Go, Pyroscope or other tools, folded stacks) as a top table,
- * or convert it to folded stacks, pprof or speedscope JSON. Optionally
- * narrowed to one test and one value column.
+ * an interactive HTML page or an SVG flame graph, or convert it to folded
+ * stacks, pprof or speedscope JSON. Optionally narrowed to one test and one
+ * value column.
  */
 #include "cli.h"
 #include "testflame/aggregate.h"
 #include "testflame/profile.h"
+#include "testflame/report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +97,10 @@ static int render(tf_buf *out, const tf_profile *p, const char *file, const stru
 		rc = tf_folded_write(out, p, vi, o->test ? "test" : NULL, o->test);
 	} else if (strcmp(f, "speedscope") == 0) {
 		rc = tf_speedscope_write(out, p, vi, o->test, base_name(file));
+	} else if (strcmp(f, "html") == 0) {
+		rc = tf_report_profile_html(out, p, vi, o->test, base_name(file), NULL);
+	} else if (strcmp(f, "svg") == 0) {
+		rc = tf_report_profile_svg(out, p, vi, o->test, base_name(file), NULL);
 	} else if (strcmp(f, "pprof") == 0) {
 		tf_profile *sel = NULL;
 		if (mask)
@@ -139,12 +145,6 @@ int cmd_view(int argc, char **argv)
 	if (n != 2)
 		return tf_usage_error(view_usage, n < 2 ? "which profile? (view needs one FILE)"
 				      : "view takes one FILE, not %d", n - 1);
-	if (strcmp(o.format, "html") == 0 || strcmp(o.format, "svg") == 0) {
-		tf_errorf("--format %s is not available in this version of testflame; use "
-			  "--format speedscope (opens in speedscope) or folded (for flamegraph.pl)",
-			  o.format);
-		return TF_EXIT_ERROR;
-	}
 	if (strcmp(o.format, "text") != 0 && (o.top_seen || o.cum_seen))
 		tf_warnf("--top and --cum only apply to --format text");
 	if (strcmp(o.format, "pprof") == 0 && o.value_seen)

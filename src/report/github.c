@@ -48,7 +48,9 @@ static int by_growth(const void *a, const void *b)
 	return 0;
 }
 
-/* Grown functions of the regressed tests, biggest growth first. */
+/* Functions of the regressed tests whose self cost grew (where the time
+ * went, not the callers above it), biggest growth first; a regressed test
+ * without one stands for itself. */
 static size_t candidates(candidate **out, const tf_comparison *c)
 {
 	TF_VEC(candidate) v = { 0 };
@@ -59,9 +61,8 @@ static size_t candidates(candidate **out, const tf_comparison *c)
 			continue;
 		for (size_t k = 0; k < t->nfunctions; k++) {
 			const tf_func_delta *f = &t->functions[k];
-			double g = fmax(f->delta_self, f->delta_total);
-			if (g > 0) {
-				candidate cd = { t, f, g };
+			if (f->delta_self > 0) {
+				candidate cd = { t, f, f->delta_self };
 				tf_vec_push(&v, cd);
 			}
 		}

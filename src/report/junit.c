@@ -33,8 +33,11 @@ static void numbers(tf_buf *b, const rp_ctx *x, const tf_test_delta *t)
 	rp_cost(base, sizeof(base), t->base.cost, x->unit);
 	rp_cost(head, sizeof(head), t->head.cost, x->unit);
 	rp_pct(d, sizeof(d), t->delta_pct);
-	tf_buf_printf(b, "%s %s: %s -> %s", d, x->c->summary.event ? x->c->summary.event : "",
-		      base, head);
+	if (isfinite(t->delta_pct))
+		tf_buf_printf(b, "%s ", d);
+	tf_buf_printf(b, "%s: %s -> %s", x->c->summary.event ? x->c->summary.event : "",
+		      isfinite(t->base.cost) && t->base.cost > 0 ? base : "-",
+		      isfinite(t->head.cost) && t->head.cost > 0 ? head : "-");
 	if (isfinite(t->ci_low_pct)) {
 		rp_pct(lo, sizeof(lo), t->ci_low_pct);
 		rp_pct(hi, sizeof(hi), t->ci_high_pct);
@@ -170,11 +173,12 @@ int tf_report_codequality(tf_buf *out, const tf_comparison *c, const tf_report_o
 		for (size_t k = 0; k < t->nfunctions; k++) {
 			const tf_func_delta *f = &t->functions[k];
 			char ds[48], dt[48], d[32];
-			if (!*f->file || !(f->delta_self > 0 || f->delta_total > 0))
+			/* where the time is spent: callers whose total grew only
+			 * because of it would be issues at the wrong line */
+			if (!*f->file || !(f->delta_self > 0))
 				continue;
 			const char *path = rp_repo_path(&x, f->file);
-			double grown = fmax(f->delta_self, f->delta_total);
-			double share = t->base.cost > 0 ? grown / t->base.cost * 100 : 100;
+			double share = t->base.cost > 0 ? f->delta_self / t->base.cost * 100 : 100;
 			rp_signed_cost(ds, sizeof(ds), f->delta_self, x.unit);
 			rp_signed_cost(dt, sizeof(dt), f->delta_total, x.unit);
 			rp_pct(d, sizeof(d), t->delta_pct);

@@ -166,7 +166,10 @@ void rp_put_text(tf_buf *b, const char *s, size_t max)
 
 void rp_cost(char *buf, size_t len, double v, const char *unit)
 {
-	tf_compare_format_cost(buf, len, v, unit);
+	if (v == 0)
+		snprintf(buf, len, "0");
+	else
+		tf_compare_format_cost(buf, len, v, unit);
 }
 
 void rp_signed_cost(char *buf, size_t len, double v, const char *unit)

@@ -230,7 +230,7 @@ bool rp_put_commit_url(tf_buf *b, const rp_ctx *x, const char *commit)
 	}
 }
 
-char *tf_report_svg_name(const char *test)
+char *tf_report_file_name(const char *test, const char *ext)
 {
 	size_t n = strlen(test);
 	bool plain = n > 0 && n <= 100 && test[0] != '.' && test[0] != '-';
@@ -239,7 +239,7 @@ char *tf_report_svg_name(const char *test)
 	for (size_t i = 0; plain && i < n; i++)
 		plain = isalnum((unsigned char)test[i]) || strchr("._-", test[i]);
 	if (plain)
-		return tf_xasprintf("%s.svg", test);
+		return tf_xasprintf("%s%s", test, ext);
 	/* a readable prefix, then a hash of the whole name so that two tests
 	 * that clean up alike still get two files */
 	for (size_t i = 0; i < n && b.len < 60; i++) {
@@ -253,8 +253,8 @@ char *tf_report_svg_name(const char *test)
 			continue;
 		tf_buf_putc(&b, ch);
 	}
-	tf_buf_printf(&b, "%s%016llx.svg", b.len ? "-" : "test-",
-		      (unsigned long long)tf_hash_bytes(test, n, 0x7465737466));
+	tf_buf_printf(&b, "%s%016llx%s", b.len ? "-" : "test-",
+		      (unsigned long long)tf_hash_bytes(test, n, 0x7465737466), ext);
 	return tf_buf_detach(&b);
 }
 
@@ -292,7 +292,8 @@ static int put_file(const char *dir, const char *name, const tf_buf *b)
 	return rc;
 }
 
-static int write_svgs(rp_ctx *x, const rp_tree *forest)
+/* Per changed test: its SVG and its folded diff, most changed first. */
+static int write_per_test(rp_ctx *x, const rp_tree *forest)
 {
 	const tf_comparison *c = x->c;
 	tf_buf b = TF_BUF_INIT;
@@ -306,27 +307,40 @@ static int write_svgs(rp_ctx *x, const rp_tree *forest)
 		uint32_t pos = rp_tree_test_pos(forest, c->tests[i].name);
 		if (pos == TF_DIFF_NONE)
 			continue;
-		char *name = tf_report_svg_name(c->tests[i].name);
+		char *svg = tf_report_file_name(c->tests[i].name, ".svg");
+		char *folded = tf_report_file_name(c->tests[i].name, ".folded");
 		tf_buf_clear(&b);
 		rc = rp_svg_render(&b, x, forest, pos, i);
 		if (!rc)
-			rc = put_file(x->o.dir, name, &b);
-		free(name);
+			rc = put_file(x->o.dir, svg, &b);
+		tf_buf_clear(&b);
+		if (!rc)
+			rc = rp_folded_render(&b, forest, pos, true);
+		if (!rc)
+			rc = put_file(x->o.dir, folded, &b);
+		free(svg);
+		free(folded);
 		written++;
 	}
 	tf_buf_free(&b);
 	return rc;
 }
 
+/* The runs as pprof files; gzip level 1, as these are copies to download
+ * rather than archives, and level 6 costs several times the time. */
 static int write_profile(const char *dir, const char *stem, const tf_compare_side *s)
 {
+	tf_buf b = TF_BUF_INIT;
 	int rc = 0;
 	for (size_t i = 0; i < s->n && !rc; i++) {
-		char *path = i ? tf_xasprintf("%s/%s-%zu.pb.gz", dir, stem, i + 1)
-			       : tf_xasprintf("%s/%s.pb.gz", dir, stem);
-		rc = tf_pprof_write(s->profiles[i], path);
-		free(path);
+		char *name = i ? tf_xasprintf("%s-%zu.pb.gz", stem, i + 1) : tf_xasprintf("%s.pb.gz", stem);
+		tf_buf_clear(&b);
+		rc = tf_pprof_encode(&b, s->profiles[i], 1);
+		if (!rc)
+			rc = put_file(dir, name, &b);
+		free(name);
 	}
+	tf_buf_free(&b);
 	return rc;
 }
 
@@ -359,14 +373,9 @@ int tf_report_write(const tf_comparison *c, const tf_report_opts *o)
 	EMIT("report.md", tf_report_markdown(&b, c, o));
 	EMIT("junit.xml", tf_report_junit(&b, c, o));
 	EMIT("codequality.json", tf_report_codequality(&b, c, o));
-	EMIT("diff.folded", rp_folded_render(&b, &forest, 0, true));
-	if (c->head.n)
-		EMIT("head.speedscope.json",
-		     tf_speedscope_write(&b, c->head.profiles[0], c->head_column[0], NULL,
-					 c->head.names[0]));
 #undef EMIT
 	if (!rc)
-		rc = write_svgs(&x, &forest);
+		rc = write_per_test(&x, &forest);
 	if (!rc && x.o.write_profiles)
 		rc = write_profile(o->dir, "base", &c->base);
 	if (!rc && x.o.write_profiles)

@@ -31,6 +31,7 @@ return suffix ? s + ' ' + suffix : s;
 }
 function cost(v) {
 if (v === null || v === undefined || !isFinite(v)) return '-';
+if (v === 0) return '0';
 var a = Math.abs(v);
 if (UNIT === 'nanoseconds') {
 if (a >= 1e9) return sig3(v / 1e9, 's');
@@ -563,7 +564,7 @@ window.addEventListener('resize', function () { clearTimeout(rtimer); rtimer = s
 hook($('flame'), function (i) { zoomTo(i); }, function () { return st.root; });
 hook($('callers'), function (i) { if (i > 0) openSandwich(SW.callers.n[i]); }, function () { return 0; });
 hook($('callees'), function (i) { if (i > 0) openSandwich(SW.callees.n[i]); }, function () { return 0; });
-if (SINGLE) { $('wgroup').hidden = true; $('cblabel').hidden = true; }
+if (SINGLE) { $('wgroup').hidden = true; $('cblabel').hidden = true; $('tchanged-label').hidden = true; }
 
 // ---- start: the test named in the URL, else the first change ----
 D.fxn = D.allfx ? D.fxn : 0;
