@@ -59,6 +59,23 @@ int rp_tree_build(rp_tree *out, const tf_comparison *c, size_t test)
 	for (size_t p = 0; p < n; p++)
 		out->end[p] += (uint32_t)p;
 	tf_vec_free(&stack);
+
+	/* where each test's frames start: its node is a child of the root */
+	if (test == TF_EACH_TEST) {
+		uint32_t *at = tf_xmalloc((out->names.strs.n + 1) * sizeof(uint32_t));
+		for (size_t i = 0; i <= out->names.strs.n; i++)
+			at[i] = TF_DIFF_NONE;
+		for (uint32_t ch = n ? t->nodes[0].first_child : TF_DIFF_NONE; ch != TF_DIFF_NONE;
+		     ch = t->nodes[ch].next_sibling)
+			at[out->name_id[ch]] = out->pos[ch];
+		out->test_pos = tf_xmalloc((c->ntests + 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < c->ntests; i++) {
+			const char *nm = c->tests[i].name;
+			uint32_t id = tf_strtab_lookup(&out->names, nm, strlen(nm));
+			out->test_pos[i] = id == TF_HTAB_NONE ? TF_DIFF_NONE : at[id];
+		}
+		free(at);
+	}
 	return 0;
 }
 
@@ -71,23 +88,11 @@ void rp_tree_free(rp_tree *t)
 	free(t->order);
 	free(t->pos);
 	free(t->end);
+	free(t->test_pos);
 	tf_strtab_free(&t->names);
 	memset(t, 0, sizeof(*t));
 }
 
-uint32_t rp_tree_test_pos(const rp_tree *f, const char *test)
-{
-	if (!f->t->n)
-		return TF_DIFF_NONE;
-	uint32_t id = tf_strtab_lookup((tf_strtab *)&f->names, test, strlen(test));
-	if (id == TF_HTAB_NONE)
-		return TF_DIFF_NONE;
-	for (uint32_t ch = f->t->nodes[0].first_child; ch != TF_DIFF_NONE;
-	     ch = f->t->nodes[ch].next_sibling)
-		if (f->name_id[ch] == id)
-			return f->pos[ch];
-	return TF_DIFF_NONE;
-}
 
 /* ---- colours (report.js: diffColour, nameColour) ----------------------- */
 

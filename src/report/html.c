@@ -90,24 +90,34 @@ static double node_value(const tf_diff_node *n)
  * Which positions to keep: the root and the tests always; below them the
  * frames of at least `min_share` of their test, and no more frames than the
  * budget allows (the bar rises until the kept frames plus one "(other)" per
- * parent that lost children fit). A child is never bigger than its parent,
- * so what is kept is always a connected tree.
+ * parent that lost children fit). Changed tests are what a reader opens,
+ * so their frames count CHANGED_DETAIL times their share: they keep that
+ * much finer detail. A child is never bigger than its parent, so what is
+ * kept is always a connected tree.
  */
-static size_t choose(uint8_t *keep, const rp_tree *t, const tf_report_opts *o, size_t *nother,
+#define CHANGED_DETAIL 10.0
+
+static size_t choose(uint8_t *keep, const rp_ctx *x, const rp_tree *t, size_t *nother,
 		     double *bar)
 {
 	size_t n = t->t->n, kept = 0, others = 0;
 	double *share = tf_xmalloc((n + 1) * sizeof(double));
-	double testv = 0, thr = o->html_min_share;
+	double testv = 0, boost = 1, thr = x->o.html_min_share;
+	uint8_t *changed = tf_xcalloc(n + 1, 1);
 
+	for (size_t i = 0; i < x->c->ntests; i++)
+		if (t->test_pos[i] != TF_DIFF_NONE && rp_changed(x->c->tests[i].verdict))
+			changed[t->test_pos[i]] = 1;
 	for (size_t p = 0; p < n; p++) {
 		const tf_diff_node *nd = &t->t->nodes[t->order[p]];
 		if (nd->depth <= 1) {
 			share[p] = INFINITY;
-			if (nd->depth == 1)
+			if (nd->depth == 1) {
 				testv = node_value(nd);
+				boost = changed[p] ? CHANGED_DETAIL : 1;
+			}
 		} else {
-			share[p] = testv > 0 ? node_value(nd) / testv : 0;
+			share[p] = testv > 0 ? node_value(nd) / testv * boost : 0;
 		}
 	}
 	for (int round = 0; round < 40; round++) {
@@ -129,12 +139,13 @@ static size_t choose(uint8_t *keep, const rp_tree *t, const tf_report_opts *o, s
 					break;
 				}
 		}
-		if (kept + others <= o->html_max_nodes || thr >= 1)
+		if (kept + others <= x->o.html_max_nodes || thr >= CHANGED_DETAIL)
 			break;
 		/* raise the bar by the overshoot, at least by a quarter */
-		thr *= fmax(1.25, (double)(kept + others) / (double)o->html_max_nodes);
+		thr *= fmax(1.25, (double)(kept + others) / (double)x->o.html_max_nodes);
 	}
 	free(share);
+	free(changed);
 	*nother = others;
 	*bar = thr;
 	return kept;
@@ -362,13 +373,13 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 	for (int i = 0; i < 3; i++)
 		scratch[i] = tf_xcalloc(nnames + 1, sizeof(uint32_t));
 
-	size_t kept = choose(keep, t, &x->o, &nother, &bar);
+	size_t kept = choose(keep, x, t, &nother, &bar);
 	put_tree(&tree, &pg, keep, pos);
 
 	uint32_t round = 1;
 	for (size_t i = 0; i < c->ntests; i++) {
 		const tf_test_delta *td = &c->tests[i];
-		uint32_t p = rp_tree_test_pos(t, td->name);
+		uint32_t p = t->test_pos[i];
 		tf_buf_printf(&tests, "%s{\"n\":%u,\"v\":%d,\"b\":", i ? "," : "",
 			      str_id(&pg, td->name), (int)td->verdict);
 		put_exact(&tests, td->base.cost);
@@ -445,8 +456,8 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 		tf_buf_free(&u);
 	}
 	tf_buf_printf(out, "},\"distance\":%ld", x->o.base_distance);
-	tf_buf_printf(out, ",\"pruned\":{\"frames\":%zu,\"kept\":%zu,\"others\":%zu,\"bar\":%.6g}",
-		      n, kept, nother, bar);
+	tf_buf_printf(out, ",\"pruned\":{\"frames\":%zu,\"kept\":%zu,\"others\":%zu,\"bar\":%.6g,"
+			   "\"detail\":%g}", n, kept, nother, bar, CHANGED_DETAIL);
 	tf_buf_puts(out, ",\"tree\":");
 	tf_buf_put(out, tree.ptr, tree.len);
 	tf_buf_puts(out, ",\"tests\":[");

@@ -90,7 +90,7 @@ void rp_put_html(tf_buf *b, const char *s, size_t max)
 		case '<': tf_buf_puts(b, "&lt;"); break;
 		case '>': tf_buf_puts(b, "&gt;"); break;
 		case '"': tf_buf_puts(b, "&quot;"); break;
-		case '\'': tf_buf_puts(b, "&#39;"); break;
+		case '\'': tf_buf_puts(b, "&apos;"); break;
 		default: tf_buf_putc(b, *p);
 		}
 	}

@@ -304,7 +304,7 @@ static int write_per_test(rp_ctx *x, const rp_tree *forest)
 	for (size_t i = 0; i < c->ntests && written < x->o.svg_max_files && !rc; i++) {
 		if (!rp_changed(c->tests[i].verdict))
 			continue;
-		uint32_t pos = rp_tree_test_pos(forest, c->tests[i].name);
+		uint32_t pos = forest->test_pos[i];
 		if (pos == TF_DIFF_NONE)
 			continue;
 		char *svg = tf_report_file_name(c->tests[i].name, ".svg");

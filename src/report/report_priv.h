@@ -87,13 +87,13 @@ typedef struct {
 	uint32_t *end;       /* per node: one past its last descendant in preorder */
 	uint32_t *order;     /* preorder (children in name order) */
 	uint32_t *pos;       /* node -> position in order */
+	uint32_t *test_pos;  /* TF_EACH_TEST trees: c->tests[i] -> position of its
+			      * node, TF_DIFF_NONE when it has no samples */
 	tf_strtab names;
 } rp_tree;
 
 int rp_tree_build(rp_tree *out, const tf_comparison *c, size_t test);
 void rp_tree_free(rp_tree *t);
-/* Preorder position of a test's node in a TF_EACH_TEST tree, or TF_DIFF_NONE. */
-uint32_t rp_tree_test_pos(const rp_tree *forest, const char *test);
 
 /* The renderers, on a prepared tree (positions are preorder positions). */
 int rp_html_render(tf_buf *out, rp_ctx *x, const rp_tree *forest);

@@ -6,9 +6,14 @@
 // assert on, and fails (exit 1) on any console error, page error, dialog,
 // network request or script injected through a name.
 //
-//   node report-check.mjs FILE [--json report.json] [--test NAME]
+//   node report-check.mjs FILE [--json report.json] [--test NAME | --row N]
 //        [--hover NAME] [--zoom NAME] [--search RE] [--sandwich NAME]
-//        [--icicle] [--screenshot PNG] [--width PX]
+//        [--sandwich-row N] [--icicle] [--colorblind] [--screenshot PNG]
+//        [--width PX]
+//
+// --row N picks the Nth test row (1: the first test), --sandwich-row N
+// opens the sandwich of the Nth function of the function table: for names
+// that cannot be typed on a command line.
 //
 // With --json, every row of the page's test table is compared with
 // report.json (name, verdict, base, head, delta, interval), and the
@@ -24,6 +29,7 @@ const opt = {}
 while (argv.length) {
   const k = argv.shift().replace(/^--/, '')
   opt[k] = ['icicle', 'colorblind'].includes(k) ? true : argv.shift()
+  if (opt[k] === undefined) { console.error(`--${k} needs a value`); process.exit(2) }
 }
 if (!file) {
   console.error('usage: report-check.mjs FILE [options]')
@@ -123,6 +129,9 @@ try {
   }
   for (const r of rows.slice(0, 12)) say(`row ${r.join(' | ')}`)
 
+  if (opt.row) {
+    opt.test = rows[+opt.row][single ? 0 : 1]
+  }
   if (opt.test) {
     const idx = rows.findIndex(r => r[single ? 0 : 1] === opt.test)
     if (idx < 0) throw new Error(`no row for test ${opt.test}`)
@@ -178,6 +187,9 @@ try {
     await page.click('#b-icicle')
     const tops = await page.$$eval('#flame .f', fs => fs.map(f => [f.textContent, parseFloat(f.style.top)]))
     say(`icicle top row ${tops.filter(t => t[1] === 0).map(t => t[0]).join(',')}`)
+  }
+  if (opt['sandwich-row']) {
+    opt.sandwich = await page.locator('#funcs tbody tr').nth(+opt['sandwich-row'] - 1).locator('button.link').textContent()
   }
   if (opt.sandwich) {
     const b = page.locator('#funcs button.link').filter({ hasText: opt.sandwich })

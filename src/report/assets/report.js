@@ -188,11 +188,11 @@ var loc = t.other[i] || t.n[i] < 0 ? '' : where(t.n[i]);
 if (loc) out.push(['l', loc]);
 var tb = t.b[rootIdx], th = t.h[rootIdx];
 if (SINGLE) {
-out.push(['', cost(t.h[i]) + ' (' + share(t.h[i], th) + '), self ' + cost(Math.max(0, t.hs[i]))]);
+out.push(['', cost(t.h[i]) + ' (' + share(t.h[i], th) + ')' + (t.inverted ? '' : ', self ' + cost(Math.max(0, t.hs[i])))]);
 } else {
 out.push(['', 'head ' + cost(t.h[i]) + ' (' + share(t.h[i], th) + '), base ' + cost(t.b[i]) + ' (' + share(t.b[i], tb) + ')']);
 out.push([t.h[i] > t.b[i] ? 'up' : t.h[i] < t.b[i] ? 'down' : '', 'delta ' + scost(t.h[i] - t.b[i]) + ' (' + relText(t.b[i], t.h[i]) + ')']);
-out.push(['', 'self: head ' + cost(Math.max(0, t.hs[i])) + ', base ' + cost(Math.max(0, t.bs[i])) + ', delta ' + scost(Math.max(0, t.hs[i]) - Math.max(0, t.bs[i]))]);
+if (!t.inverted) out.push(['', 'self: head ' + cost(Math.max(0, t.hs[i])) + ', base ' + cost(Math.max(0, t.bs[i])) + ', delta ' + scost(Math.max(0, t.hs[i]) - Math.max(0, t.bs[i]))]);
 }
 return out;
 }
@@ -326,6 +326,7 @@ i = T.end[i];
 } else i++;
 }
 SW = { callers: finish(cal, sid), callees: finish(cel, sid) };
+SW.callers.inverted = true;
 var sec = $('sandwich-sec');
 sec.hidden = false;
 $('sandwich-title').textContent = 'Sandwich: ' + S[sid];
@@ -511,7 +512,7 @@ m.appendChild(document.createTextNode(D.event + ' (' + D.value_type + ', ' + D.u
 if (D.links.run) { m.appendChild(document.createTextNode(' \u00b7 ')); m.appendChild(link('CI run', D.links.run)); }
 var notes = $('notes');
 if (D.pruned.others > 0) {
-notes.appendChild(el('p', 'note', 'To keep this page fast, ' + (D.pruned.frames - D.pruned.kept) + ' of ' + D.pruned.frames + ' frames, each smaller than ' + (D.pruned.bar * 100).toPrecision(2) + '% of its test, are merged into hatched "(other)" frames. The function table and the test totals are exact.'));
+notes.appendChild(el('p', 'note', 'To keep this page fast, ' + (D.pruned.frames - D.pruned.kept) + ' of ' + D.pruned.frames + ' frames, each smaller than ' + (D.pruned.bar * 100).toPrecision(2) + '% of its test (' + (D.pruned.bar * 100 / D.pruned.detail).toPrecision(2) + '% in changed tests), are merged into hatched "(other)" frames. The function table and the test totals are exact.'));
 }
 [['head', hm], ['base', bm]].forEach(function (x) {
 var lost = [];
