@@ -8,8 +8,8 @@
 //
 //   node report-check.mjs FILE [--json report.json] [--test NAME | --row N]
 //        [--hover NAME] [--zoom NAME] [--search RE] [--sandwich NAME]
-//        [--sandwich-row N] [--icicle] [--colorblind] [--screenshot PNG]
-//        [--width PX]
+//        [--sandwich-row N] [--icicle] [--colorblind] [--wbase] [--esc]
+//        [--screenshot PNG] [--width PX]
 //
 // --row N picks the Nth test row (1: the first test), --sandwich-row N
 // opens the sandwich of the Nth function of the function table: for names
@@ -28,7 +28,7 @@ const file = argv.shift()
 const opt = {}
 while (argv.length) {
   const k = argv.shift().replace(/^--/, '')
-  opt[k] = ['icicle', 'colorblind'].includes(k) ? true : argv.shift()
+  opt[k] = ['icicle', 'colorblind', 'wbase', 'esc'].includes(k) ? true : argv.shift()
   if (opt[k] === undefined) { console.error(`--${k} needs a value`); process.exit(2) }
 }
 if (!file) {
@@ -166,10 +166,12 @@ try {
     for (let i = 0; i < n; i++) if (await loc.nth(i).textContent() === name) return loc.nth(i)
     throw new Error(`no frame ${name} drawn in ${box}`)
   }
+  const colour = async name => (await frame('#flame', name)).evaluate(e => getComputedStyle(e).backgroundColor)
   if (opt.hover) {
     await (await frame('#flame', opt.hover)).hover()
     await page.waitForSelector('#tip:not([hidden])')
     say(`tip ${(await page.$$eval('#tip div', ds => ds.map(d => d.textContent))).join(' / ')}`)
+    say(`colour ${await colour(opt.hover)}`)
   }
   if (opt.zoom) {
     await (await frame('#flame', opt.zoom)).click()
@@ -212,6 +214,16 @@ try {
   if (opt.colorblind) {
     await page.check('#cb')
     say(`colorblind frames ${await page.getAttribute('#flame', 'data-frames')}`)
+    if (opt.hover) say(`colorblind colour ${await colour(opt.hover)}`)
+  }
+  if (opt.wbase) {
+    await page.click('#b-wbase')
+    const names = await page.$$eval('#flame .f', fs => fs.map(f => f.textContent).filter(t => t))
+    say(`width from base: ${names.sort().join(',')}`)
+  }
+  if (opt.esc) {
+    await page.keyboard.press('Escape')
+    say(`after escape crumbs ${(await page.$$eval('#crumbs button', bs => bs.map(b => b.textContent))).join(' > ')}`)
   }
   if (opt.screenshot) await page.screenshot({ path: opt.screenshot, fullPage: true })
 
