@@ -101,7 +101,9 @@ void rp_put_md(tf_buf *b, const char *s, size_t max)
 {
 	char *c = rp_clean(s, max);
 	for (const unsigned char *p = (const unsigned char *)c; *p; p++) {
-		if (*p >= 0x80 || *p == ' ' || (*p >= '0' && *p <= '9') ||
+		/* these mean nothing in GFM away from the start of a line, and a
+		 * name inside <code> never starts one */
+		if (*p >= 0x80 || strchr(" /,-=+;%", *p) || (*p >= '0' && *p <= '9') ||
 		    (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
 			tf_buf_putc(b, (char)*p);
 		else

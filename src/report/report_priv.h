@@ -46,8 +46,9 @@ char *rp_clean(const char *s, size_t max);
 /* HTML/XML text and attribute values: & < > " ' as references. */
 void rp_put_html(tf_buf *b, const char *s, size_t max);
 /* Markdown, for use inside <code>...</code>: every ASCII character but
- * letters, digits and space as a numeric reference, so nothing in the name
- * is markup, a table cell border, an autolink, an emoji code or a mention. */
+ * letters, digits, space and / , - = + ; % as a numeric reference, so
+ * nothing in the name is markup, a table cell border, an autolink, an
+ * emoji code, math or a mention. */
 void rp_put_md(tf_buf *b, const char *s, size_t max);
 /* A JSON string literal that is also safe inside an HTML <script> element
  * (< > & and U+2028/2029 as \u escapes). */
