@@ -267,7 +267,7 @@ static void render(tf_buf *b, rp_ctx *x, const md_plan *pl, bool marker, bool tr
 	table(b, x, pl, &rows_left);
 	details(b, x, pl, &details_left);
 	if (rows_left || details_left || trimmed) {
-		tf_buf_puts(b, "_Left out to keep this comment short: ");
+		tf_buf_puts(b, "_Left out to keep this short: ");
 		if (rows_left)
 			tf_buf_printf(b, "%zu changed test%s%s", rows_left, rows_left == 1 ? "" : "s",
 				      details_left ? " and " : "");
@@ -306,12 +306,19 @@ static void hard_cut(tf_buf *b, size_t limit)
 		tf_buf_puts(b, tail);
 }
 
-static int render_within(tf_buf *out, rp_ctx *x, size_t limit, bool marker)
+/* The comment is read in a PR; the step summary has room (1 MiB) for
+ * every change a person would scroll through. */
+#define SUMMARY_MAX_TESTS 1000
+#define SUMMARY_MAX_DETAILS 100
+
+static int render_within(tf_buf *out, rp_ctx *x, size_t limit, bool comment)
 {
 	const tf_compare_summary *s = &x->c->summary;
 	size_t nreg = s->count[TF_VERDICT_REGRESSED];
-	md_plan pl = { TF_MIN(x->nchanged, x->o.md_max_tests), TF_MIN(nreg, 20),
+	md_plan pl = { TF_MIN(x->nchanged, comment ? x->o.md_max_tests : SUMMARY_MAX_TESTS),
+		       TF_MIN(nreg, comment ? (size_t)20 : SUMMARY_MAX_DETAILS),
 		       x->o.md_max_functions, TF_MIN(x->o.name_max, (size_t)120) };
+	bool marker = comment;
 	tf_buf b = TF_BUF_INIT;
 	bool trimmed = false;
 

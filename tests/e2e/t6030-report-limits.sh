@@ -37,7 +37,7 @@ test_expect_success "report.md: under 65,536 characters, most important rows kep
 	expect_eq "$(jget many/report.json "d[\"summary\"][\"regressed\"]")" 1500 &&
 	test "$(wc -c < many/report.md)" -le 65000 &&
 	expect_contains many/report.md "**🔺 1500 of 3000 tests regressed**" &&
-	expect_contains many/report.md "_Left out to keep this comment short: " &&
+	expect_contains many/report.md "_Left out to keep this short: " &&
 	grep -q "changed tests* and the functions of [0-9]* regressed tests*; the full report has everything._" many/report.md &&
 	test "$(grep -c "^| 🔺 regressed |" many/report.md)" -ge 10 &&
 	expect_eq "$(head -n 1 many/report.md)" "<!-- testflame:report suite=big -->" &&
