@@ -73,7 +73,8 @@ typedef struct {
 	size_t html_max_nodes;    /* frames kept in index.html (default 60000) */
 	double html_min_share;    /* frames smaller than this share of their test
 				   * merge into "(other)" (default 0.0001) */
-	size_t html_max_functions;/* per test in the page's function table (default 200) */
+	size_t html_max_functions;/* per test in the page's function table (default
+				   * 200; unchanged tests of a big suite get fewer) */
 	size_t svg_max_files;     /* SVG files written (default 100, most changed first) */
 	unsigned svg_width;       /* pixels (default 1200) */
 	size_t annotations_max;   /* GitHub warnings per step (default and maximum 10) */

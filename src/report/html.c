@@ -213,12 +213,29 @@ static size_t function_stats(fstat **out, const rp_tree *t, uint32_t root, uint3
 	return st.n;
 }
 
+/*
+ * Rows of a test's function table in the page: all of html_max_functions
+ * for a changed test (and for all tests together); the unchanged ones share
+ * FX_BUDGET rows, so a suite of thousands of tests keeps a page of a few
+ * megabytes, each test still showing its FX_MIN biggest functions.
+ */
+#define FX_BUDGET 25000
+#define FX_MIN 10
+
+static size_t function_rows(const rp_ctx *x, const tf_test_delta *td)
+{
+	size_t max = x->o.html_max_functions;
+	if (!td || rp_changed(td->verdict) || !x->c->ntests)
+		return max;
+	return TF_MIN(max, TF_MAX((size_t)FX_MIN, FX_BUDGET / x->c->ntests));
+}
+
 static void put_functions(tf_buf *b, page *pg, uint32_t root, const tf_test_delta *td,
 			  uint32_t *scratch[3], uint32_t round)
 {
 	fstat *fs;
 	size_t n = function_stats(&fs, pg->t, root, scratch[0], scratch[1], scratch[2], round);
-	size_t k = TF_MIN(n, pg->x->o.html_max_functions);
+	size_t k = TF_MIN(n, function_rows(pg->x, td));
 
 	tf_buf_putc(b, '[');
 	for (size_t i = 0; i < k; i++) {
