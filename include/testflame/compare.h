@@ -77,8 +77,11 @@ typedef struct {
 /* A function's cost within one test, mean per run, in the summary's unit.
  * `self`: samples whose innermost frame is the function; `total`: samples
  * with the function anywhere on the stack (once per stack, even when it
- * recurses). `file`/`line`: where the change is, the line whose self cost
- * moved most in the test's direction, else the function's first line. */
+ * recurses). Functions match across profiles by name and file base name
+ * (base and head are often built in different directories); `file` is the
+ * head's path when the head has the function. `line`: where the change is,
+ * the line whose self cost moved most in the test's direction, else the
+ * function's first line. */
 typedef struct {
 	const char *name;
 	const char *file;  /* "" when unknown */
@@ -130,8 +133,8 @@ typedef struct {
 } tf_compare_summary;
 
 typedef struct tf_comparison {
-	/* Ordered by verdict (tf_verdict order), then by |delta_pct|, largest
-	 * first, then by name. */
+	/* Ordered by verdict (tf_verdict order), then by |delta_pct| (new and
+	 * gone: by cost), largest first, then by name. */
 	tf_test_delta *tests;
 	size_t ntests;
 	tf_compare_summary summary;

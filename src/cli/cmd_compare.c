@@ -83,9 +83,11 @@ static bool want_colour(const char *mode)
 static unsigned table_width(void)
 {
 	struct winsize ws;
+	/* a CI log has no width: 100 columns; a terminal: its own, within the
+	 * 72 to 100 the table is laid out for */
 	if (tf_cli_isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-	    ws.ws_col >= 72 && ws.ws_col < 100)
-		return ws.ws_col;
+	    ws.ws_col > 0)
+		return TF_MAX(72u, TF_MIN(100u, (unsigned)ws.ws_col));
 	return 100;
 }
 

@@ -113,80 +113,49 @@ void tf_cmp_prepare_keys(struct tf_compare_priv *pv)
 	pv->keys_ready = true;
 }
 
-/* Per (test slot, function): costs summed over runs. */
-typedef struct {
-	uint32_t slot, func;
-	double self[2], total[2];
-	int64_t best_line;
-	double best_delta;
-} fstat;
+/* Costs summed over runs per (test slot, function), with line == WHOLE,
+ * and per (test slot, function, line) for the line to point at (self only). */
+#define WHOLE INT64_MIN
 
-/* Per (test slot, function, line): self cost, for the line to point at. */
 typedef struct {
 	uint32_t slot, func;
 	int64_t line;
-	double self[2];
-} lstat;
+	double self[2], total[2];
+	int64_t best_line;   /* WHOLE entries: the line that moved most */
+	double best_delta;
+} fstat;
 
 typedef struct {
 	TF_VEC(fstat) f;
-	TF_VEC(lstat) l;
-	tf_htab fi, li;
+	tf_htab index;
 } acc;
 
 static bool fstat_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	const acc *a = ctx;
-	const uint32_t *k = key;
-	return a->f.v[idx].slot == k[0] && a->f.v[idx].func == k[1];
+	const fstat *k = key;
+	return a->f.v[idx].slot == k->slot && a->f.v[idx].func == k->func &&
+	       a->f.v[idx].line == k->line;
 }
 
-struct lkey {
-	uint32_t slot, func;
-	int64_t line;
-};
-
-static bool lstat_eq(const void *ctx, uint32_t idx, const void *key)
+static fstat *fstat_get(acc *a, uint32_t slot, uint32_t func, int64_t line)
 {
-	const acc *a = ctx;
-	const struct lkey *k = key;
-	return a->l.v[idx].slot == k->slot && a->l.v[idx].func == k->func &&
-	       a->l.v[idx].line == k->line;
-}
+	fstat k;
+	uint64_t h = tf_hash_combine(tf_hash_combine(tf_hash_u64(slot), func), (uint64_t)line);
+	uint32_t i;
 
-static fstat *fstat_get(acc *a, uint32_t slot, uint32_t func)
-{
-	uint32_t k[2] = { slot, func };
-	uint64_t h = tf_hash_combine(tf_hash_u64(slot), func);
-	uint32_t i = tf_htab_find(&a->fi, h, fstat_eq, a, k);
+	memset(&k, 0, sizeof(k));
+	k.slot = slot;
+	k.func = func;
+	k.line = line;
+	k.best_delta = -INFINITY;
+	i = tf_htab_find(&a->index, h, fstat_eq, a, &k);
 	if (i == TF_HTAB_NONE) {
-		fstat f;
-		memset(&f, 0, sizeof(f));
-		f.slot = slot;
-		f.func = func;
 		i = (uint32_t)a->f.n;
-		tf_vec_push(&a->f, f);
-		tf_htab_insert(&a->fi, h, i);
+		tf_vec_push(&a->f, k);
+		tf_htab_insert(&a->index, h, i);
 	}
 	return &a->f.v[i];
-}
-
-static lstat *lstat_get(acc *a, uint32_t slot, uint32_t func, int64_t line)
-{
-	struct lkey k = { slot, func, line };
-	uint64_t h = tf_hash_combine(tf_hash_combine(tf_hash_u64(slot), func), (uint64_t)line);
-	uint32_t i = tf_htab_find(&a->li, h, lstat_eq, a, &k);
-	if (i == TF_HTAB_NONE) {
-		lstat l;
-		memset(&l, 0, sizeof(l));
-		l.slot = slot;
-		l.func = func;
-		l.line = line;
-		i = (uint32_t)a->l.n;
-		tf_vec_push(&a->l, l);
-		tf_htab_insert(&a->li, h, i);
-	}
-	return &a->l.v[i];
 }
 
 static int sign_of(tf_verdict v)
@@ -257,13 +226,13 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 						? run->fn_key[p->lines.v[l->lines_off + j].function]
 						: run->loc_key[li];
 					if (k == 0 && j == 0) {
-						fstat_get(&a, slot, f)->self[side] += v;
+						fstat_get(&a, slot, f, WHOLE)->self[side] += v;
 						int64_t line = l->nlines ? p->lines.v[l->lines_off].line : 0;
-						lstat_get(&a, slot, f, line)->self[side] += v;
+						fstat_get(&a, slot, f, line)->self[side] += v;
 					}
 					if (stamp[f] != gen) {
 						stamp[f] = gen;
-						fstat_get(&a, slot, f)->total[side] += v;
+						fstat_get(&a, slot, f, WHOLE)->total[side] += v;
 					}
 				}
 			}
@@ -271,16 +240,16 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 	}
 
 	/* the line of each function whose self cost moved most the test's way */
-	for (size_t i = 0; i < a.f.n; i++)
-		a.f.v[i].best_delta = -INFINITY;
-	for (size_t i = 0; i < a.l.n; i++) {
-		const lstat *l = &a.l.v[i];
-		fstat *f = fstat_get(&a, l->slot, l->func);
-		int sg = sign_of(c->tests[test_of_slot[l->slot]].verdict);
-		double d = sg * (l->self[1] / (double)pv->nhead - l->self[0] / (double)pv->nbase);
-		if (l->line > 0 && (d > f->best_delta || (d == f->best_delta && l->line < f->best_line))) {
+	for (size_t i = 0, n = a.f.n; i < n; i++) {
+		const fstat l = a.f.v[i];
+		if (l.line == WHOLE || l.line <= 0)
+			continue;
+		fstat *f = fstat_get(&a, l.slot, l.func, WHOLE);
+		int sg = sign_of(c->tests[test_of_slot[l.slot]].verdict);
+		double d = sg * (l.self[1] / (double)pv->nhead - l.self[0] / (double)pv->nbase);
+		if (d > f->best_delta || (d == f->best_delta && l.line < f->best_line)) {
 			f->best_delta = d;
-			f->best_line = l->line;
+			f->best_line = l.line;
 		}
 	}
 
@@ -289,6 +258,8 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 		TF_VEC(tf_func_delta) *lists = tf_xcalloc(nslots, sizeof(*lists));
 		for (size_t i = 0; i < a.f.n; i++) {
 			const fstat *f = &a.f.v[i];
+			if (f->line != WHOLE)
+				continue;
 			const cmp_func *cf = &pv->funcs.v[f->func];
 			tf_func_delta d;
 			d.name = cmp_name(pv, cf->name);
@@ -323,9 +294,7 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 
 	free(stamp);
 	tf_vec_free(&a.f);
-	tf_vec_free(&a.l);
-	tf_htab_free(&a.fi);
-	tf_htab_free(&a.li);
+	tf_htab_free(&a.index);
 	free(slot_of);
 	free(test_of_slot);
 }

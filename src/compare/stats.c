@@ -125,7 +125,22 @@ double tf_stats_norm_quantile(double p)
 	return x - u / (1 + x * u / 2);
 }
 
-/* Continued fraction of the incomplete beta function (modified Lentz). */
+/* One step of the modified Lentz algorithm: fold the term `aa` into the
+ * running c and d, and return the factor the fraction changes by. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	const double tiny = 1e-300;
+	*d = 1 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
+/* Continued fraction of the incomplete beta function. */
 static double betacf(double a, double b, double x)
 {
 	const double tiny = 1e-300, eps = 1e-16;
@@ -138,24 +153,8 @@ static double betacf(double a, double b, double x)
 	h = d;
 	for (int m = 1; m <= 1000; m++) {
 		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		double del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+		double del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;

@@ -30,44 +30,41 @@ static void sig3(char *buf, size_t len, double v, const char *suffix)
 	snprintf(buf, len, fmt, v, *suffix ? " " : "", suffix);
 }
 
+/* Units people read, largest first: from `min` on, divide by `div`. The
+ * last step prints whole numbers. Counts switch to "k" at 10,000 so that a
+ * four-digit count stays exact. */
+static const struct {
+	const char *unit;
+	struct { double min, div; const char *suffix; } steps[4];
+} units[] = {
+	{ "nanoseconds", { { 1e9, 1e9, "s" }, { 1e6, 1e6, "ms" }, { 1e3, 1e3, "us" }, { 0, 1, "ns" } } },
+	{ "bytes", { { 1073741824.0, 1073741824.0, "GiB" }, { 1048576.0, 1048576.0, "MiB" },
+		     { 1024, 1024, "KiB" }, { 0, 1, "B" } } },
+	{ NULL, { { 1e9, 1e9, "G" }, { 1e6, 1e6, "M" }, { 1e4, 1e3, "k" }, { 0, 1, "" } } },
+};
+
 void tf_compare_format_cost(char *buf, size_t len, double v, const char *unit)
 {
 	double a = fabs(v);
+	size_t u = 0;
 
 	if (!isfinite(v)) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	if (unit && strcmp(unit, "nanoseconds") == 0) {
-		if (a >= 1e9)
-			sig3(buf, len, v / 1e9, "s");
-		else if (a >= 1e6)
-			sig3(buf, len, v / 1e6, "ms");
-		else if (a >= 1e3)
-			sig3(buf, len, v / 1e3, "us");
-		else
-			snprintf(buf, len, "%.0f ns", v);
-	} else if (unit && strcmp(unit, "bytes") == 0) {
-		if (a >= 1073741824.0)
-			sig3(buf, len, v / 1073741824.0, "GiB");
-		else if (a >= 1048576.0)
-			sig3(buf, len, v / 1048576.0, "MiB");
-		else if (a >= 1024)
-			sig3(buf, len, v / 1024, "KiB");
-		else
-			snprintf(buf, len, "%.0f B", v);
-	} else {
-		if (a >= 1e9)
-			sig3(buf, len, v / 1e9, "G");
-		else if (a >= 1e6)
-			sig3(buf, len, v / 1e6, "M");
-		else if (a >= 1e4)
-			sig3(buf, len, v / 1e3, "k");
-		else if (a == floor(a))
-			snprintf(buf, len, "%.0f", v);
-		else
-			sig3(buf, len, v, "");
+	while (units[u].unit && !(unit && strcmp(unit, units[u].unit) == 0))
+		u++;
+	for (int k = 0; k < 3; k++) {
+		if (a >= units[u].steps[k].min) {
+			sig3(buf, len, v / units[u].steps[k].div, units[u].steps[k].suffix);
+			return;
+		}
 	}
+	if (a != floor(a) && !units[u].unit)
+		sig3(buf, len, v, "");
+	else
+		snprintf(buf, len, "%.0f%s%s", v, *units[u].steps[3].suffix ? " " : "",
+			 units[u].steps[3].suffix);
 }
 
 static void signed_cost(char *buf, size_t len, double v, const char *unit)

@@ -88,8 +88,13 @@ test_expect_success "build version 1 and version 2 (Encode 4x slower, TestOld ->
 	(cd v2 && go test -c -o ../v2.test)
 '
 
+# plain runs: TestEncode only (the code that changed, 4x); labelled: all tests
 profile() { # BINARY OUT [labels]
-	TF_LABELS=${3:-} "./$1" -test.count=1 -test.cpuprofile="$SCRATCH/$2" > /dev/null
+	if [ -n "${3:-}" ]; then
+		TF_LABELS=1 "./$1" -test.count=1 -test.cpuprofile="$SCRATCH/$2" > /dev/null
+	else
+		"./$1" -test.count=1 -test.run "^TestEncode\$" -test.cpuprofile="$SCRATCH/$2" > /dev/null
+	fi
 }
 
 test_expect_success "profile: plain and labelled runs of both versions" '
@@ -118,9 +123,9 @@ test_expect_success "... as one test, with Encode at its loop in work.go on top"
 	grep -E "example.com/tfwork.Encode  work.go:$line\$" out.txt
 '
 
-test_expect_success "... and Encode grew about 3x its base cost (4x the work)" '
+test_expect_success "... and Encode grew by about 3x its base cost (4x the work; a noisy machine, few samples)" '
 	d=$(jget plain/report.json "d[\"tests\"][0][\"functions\"][0][\"delta_self\"] / d[\"tests\"][0][\"functions\"][0][\"base_self\"]") &&
-	expect_near "$d" 3 1.2 "Encode self growth"
+	expect_near "$d" 3.5 2.5 "Encode self growth"
 '
 
 test_expect_success "two runs of the same binary: no regression" '
@@ -128,8 +133,10 @@ test_expect_success "two runs of the same binary: no regression" '
 	expect_contains out.txt "no regression"
 '
 
-test_expect_success "a Go profile against itself: unchanged" '
-	"$TF" compare --report self v1-lab.pb.gz v1-lab.pb.gz > out.txt &&
+# (--threshold 10: "unchanged" needs 100/threshold samples per test, and a
+# fast machine may take fewer than 20 samples of a test here)
+test_expect_success "a Go profile against itself: every test unchanged" '
+	"$TF" compare --threshold 10 --report self v1-lab.pb.gz v1-lab.pb.gz > out.txt &&
 	expect_eq "$(jget self/report.json "d[\"summary\"][\"unchanged\"]")" 3 &&
 	expect_eq "$(jget self/report.json "d[\"summary\"][\"tests\"]")" 3
 '
