@@ -43,7 +43,7 @@ DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c
 	libiberty-dev libcmocka-dev
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf nodejs npm \
 	python3 python3-pytest libseccomp-dev valgrind libxml2-utils hyperfine \
-	chromium lighttpd rsync procps file elfutils
+	chromium lighttpd openssl curl rsync procps file elfutils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS      := $(wildcard src/*/*.c)
@@ -67,7 +67,16 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 
-.PHONY: all test test-only unit fixtures demo deps deps-build asan install clean
+# Benchmark helpers (bench/*.c, linked with the library); see BENCHMARKS.md.
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+
+# Test drivers: small programs over libtestflame that end-to-end tests use
+# to reach engine calls no command exposes yet.
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
+
+.PHONY: all test test-only unit fixtures bench demo deps deps-build asan install clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -108,6 +117,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/unit.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) -lcmocka $(LDFLAGS)
 
+$(BUILD)/tools/%: tests/tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) $(LDFLAGS)
+
 $(BUILD)/fixtures/%_nofp: tests/fixtures/%_nofp.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -pthread -o $@ $<
@@ -116,8 +130,14 @@ $(BUILD)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
 
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) $(LDFLAGS)
+
 unit: $(UNIT_BINS)
-fixtures: $(FIXTURE_BINS)
+fixtures: $(FIXTURE_BINS) $(TOOL_BINS)
+bench: $(BIN) $(BENCH_BINS)
 
 deps-build:
 	@missing=""; for p in $(DEB_BUILD); do \
@@ -143,7 +163,7 @@ deps: deps-build
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-only
 
-test-only: all unit fixtures
+test-only: all unit fixtures bench
 	$(Q)tests/run.sh $(BUILD)
 
 demo: deps-build
@@ -155,7 +175,8 @@ demo: deps-build
 
 asan: deps-build
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 OPT=-O1 unit
-	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(Q)ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  tests/run.sh $(BUILD)/asan unit
 
 install: all

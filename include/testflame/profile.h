@@ -170,8 +170,8 @@ int tf_profile_select(tf_profile **out, const tf_profile *p, const uint8_t *mask
  * Human-readable values in pprof's style: "1.85s", "120ms", "3.50MB", or a
  * plain number for counts and unknown units. tf_value_format() picks the
  * scale that suits `value`; a table picks one scale for a whole column with
- * tf_value_scale() of its smallest non-zero value (pprof's "minimum" rule)
- * and prints every cell with tf_value_format_in(). Both return buf.
+ * tf_value_scale() (of its smallest value, say, as pprof does) and prints
+ * every cell with tf_value_format_in(). Both return buf.
  */
 const char *tf_value_format(char *buf, size_t size, int64_t value, const char *unit);
 /* The scale suffix ("ms", "MB") for `value` in `unit`; NULL for counts. */

@@ -1,12 +1,15 @@
 /*
  * cmd_show.c - `testflame show [--json] FILE`: what a run file holds, at a
  * glance: its metadata (sorted), the totals with their units, what was lost
- * on the way (lost, throttled, unresolved, truncated), and per-test and
- * per-process tables. Works on any pprof or folded file; what the file does
- * not say (a Go profile has no testflame metadata) is simply left out.
+ * on the way (lost, throttled, unresolved, truncated), per-test (with wall
+ * time, attribution source and exit status when the run file records them;
+ * build steps apart) and per-process tables. Works on any pprof or folded
+ * file; what the file does not say (a Go profile has no testflame metadata)
+ * is simply left out.
  */
 #include "cli.h"
 #include "testflame/aggregate.h"
+#include "testflame/attribute.h"
 #include "testflame/profile.h"
 
 #include <jansson.h>
@@ -26,9 +29,12 @@ static const char *const show_usage[] = {
 static const char *const loss_keys[] = { "lost", "throttled", "unresolved", "truncated" };
 
 typedef struct {
-	const char *name; /* owned by the profile, the groups or the row array */
+	const char *name;   /* owned by the profile, the groups or the arena */
 	int64_t samples, value;
-	bool from_samples;
+	int64_t wall_ns;    /* -1: not recorded */
+	const char *source; /* how it was found (markers, process, ...), or NULL */
+	int exit_status;
+	bool has_exit, from_samples;
 } test_row;
 
 typedef struct {
@@ -38,7 +44,9 @@ typedef struct {
 	int64_t total_value, total_samples;
 	size_t unsymbolized;
 	tf_label_groups *tests, *procs;
-	TF_VEC(test_row) rows;
+	TF_VEC(test_row) rows;   /* tests, largest first */
+	test_row *build;         /* the build steps, reported apart; or NULL */
+	bool any_wall, any_source, any_exit;
 	TF_VEC(const char *) meta; /* "key=value" strings after "testflame.", sorted */
 	TF_VEC(const char *) comments; /* other comments */
 	tf_arena *arena;
@@ -64,29 +72,61 @@ static int cmp_row(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* "test.NAME=samples=N value=V" (after the prefix); false if malformed. */
-static bool parse_test_meta(const char *c, char **name, int64_t *samples, int64_t *value,
-			    tf_arena *arena)
+/*
+ * "NAME=samples=N value=V [wall_ns=W] [source=S] [exit=E]" (after the
+ * "testflame.test." prefix) into a row; false if malformed. The name may
+ * hold '=', so the fields start at the last "=samples=".
+ */
+static bool parse_test_meta(const char *c, test_row *r, tf_arena *arena)
 {
 	const char *last = NULL, *at = c;
-	long long n, v;
+	bool have_samples = false, have_value = false;
 
 	while ((at = strstr(at, "=samples=")) != NULL)
 		last = at++;
-	if (!last || sscanf(last, "=samples=%lld value=%lld", &n, &v) != 2)
+	if (!last)
 		return false;
-	*name = tf_arena_strndup(arena, c, (size_t)(last - c));
-	*samples = n;
-	*value = v;
-	return true;
+	r->name = tf_arena_strndup(arena, c, (size_t)(last - c));
+	for (const char *f = last + 1; *f;) {
+		const char *end = strchr(f, ' '), *eq;
+		size_t len = end ? (size_t)(end - f) : strlen(f);
+		char *field = tf_xstrndup(f, len), *num_end;
+		long long n = 0;
+
+		eq = strchr(field, '=');
+		if (eq) {
+			n = strtoll(eq + 1, &num_end, 10);
+			bool numeric = eq[1] && !*num_end;
+			if (strncmp(field, "samples=", 8) == 0 && numeric)
+				r->samples = n, have_samples = true;
+			else if (strncmp(field, "value=", 6) == 0 && numeric)
+				r->value = n, have_value = true;
+			else if (strncmp(field, "wall_ns=", 8) == 0 && numeric)
+				r->wall_ns = n;
+			else if (strncmp(field, "exit=", 5) == 0 && numeric)
+				r->exit_status = (int)n, r->has_exit = true;
+			else if (strncmp(field, "source=", 7) == 0)
+				r->source = tf_arena_strdup(arena, eq + 1);
+		}
+		free(field);
+		f += len;
+		while (*f == ' ')
+			f++;
+	}
+	return have_samples && have_value;
 }
 
-static bool row_exists(const summary *s, const char *name)
+static test_row *find_row(summary *s, const char *name)
 {
 	for (size_t i = 0; i < s->rows.n; i++)
 		if (strcmp(s->rows.v[i].name, name) == 0)
-			return true;
-	return false;
+			return &s->rows.v[i];
+	return NULL;
+}
+
+static bool is_build(const test_row *r)
+{
+	return (r->source && strcmp(r->source, "build") == 0) || strcmp(r->name, TF_BUILD_TEST) == 0;
 }
 
 static int summarize(summary *s, const tf_profile *p, const char *file)
@@ -112,22 +152,26 @@ static int summarize(summary *s, const tf_profile *p, const char *file)
 	for (size_t i = 0; i < s->tests->n && s->tests->any_labelled; i++) {
 		const tf_label_group *g = &s->tests->groups[i];
 		test_row r = { g->value ? g->value : "(no test label)", group_samples(s, g),
-			       s->vi >= 0 ? g->sums[s->vi] : 0, true };
+			       s->vi >= 0 ? g->sums[s->vi] : 0, -1, NULL, 0, false, true };
 		tf_vec_push(&s->rows, r);
 	}
 	for (size_t i = 0; i < p->comments.n; i++) {
 		const char *c = tf_profile_str(p, p->comments.v[i]);
-		if (strncmp(c, TEST_PREFIX, strlen(TEST_PREFIX)) == 0) {
-			test_row r = { NULL, 0, 0, false };
-			char *name;
-			if (parse_test_meta(c + strlen(TEST_PREFIX), &name, &r.samples, &r.value,
-					    s->arena)) {
+		test_row r = { NULL, 0, 0, -1, NULL, 0, false, false }, *have;
+		if (strncmp(c, TEST_PREFIX, strlen(TEST_PREFIX)) == 0 &&
+		    parse_test_meta(c + strlen(TEST_PREFIX), &r, s->arena)) {
+			/* the samples' numbers win; the rest only the metadata knows */
+			have = find_row(s, r.name);
+			if (have) {
+				have->wall_ns = r.wall_ns;
+				have->source = r.source;
+				have->exit_status = r.exit_status;
+				have->has_exit = r.has_exit;
+			} else {
 				/* a test that ran without being sampled is still a test */
-				r.name = name;
-				if (!row_exists(s, name))
-					tf_vec_push(&s->rows, r);
-				continue;
+				tf_vec_push(&s->rows, r);
 			}
+			continue;
 		}
 		if (strncmp(c, META_PREFIX, strlen(META_PREFIX)) == 0)
 			tf_vec_push(&s->meta, c + strlen(META_PREFIX));
@@ -136,6 +180,21 @@ static int summarize(summary *s, const tf_profile *p, const char *file)
 	}
 	if (s->rows.n > 1)
 		qsort(s->rows.v, s->rows.n, sizeof(*s->rows.v), cmp_row);
+	for (size_t i = 0; i < s->rows.n; i++) {
+		test_row *r = &s->rows.v[i];
+		if (is_build(r) && !s->build) {
+			/* out of the test list, kept for its own line */
+			s->build = tf_arena_alloc(s->arena, sizeof(*s->build));
+			*s->build = *r;
+			memmove(r, r + 1, (s->rows.n - i - 1) * sizeof(*r));
+			s->rows.n--;
+			i--;
+			continue;
+		}
+		s->any_wall |= r->wall_ns >= 0;
+		s->any_source |= r->source != NULL;
+		s->any_exit |= r->has_exit;
+	}
 	if (s->meta.n > 1)
 		qsort(s->meta.v, s->meta.n, sizeof(*s->meta.v), cmp_str);
 	return 0;
@@ -286,31 +345,71 @@ static void text_totals(tf_buf *b, const summary *s)
 		      p->locations.n);
 }
 
+/* One line of the tests table; the optional columns only when some test has them. */
+static void text_test_row(tf_buf *b, const summary *s, const test_row *r, int w)
+{
+	char v[64];
+
+	tf_buf_puts(b, "  ");
+	put_cell(b, r->name, w, true);
+	tf_buf_printf(b, " %10lld %6.2f%% %10s", (long long)r->samples, share(r->value, s->total_value),
+		      tf_value_format(v, sizeof(v), r->value, unit_of(s->p, s->vi)));
+	if (s->any_wall)
+		tf_buf_printf(b, " %10s", r->wall_ns < 0 ? "-" :
+			      tf_value_format(v, sizeof(v), r->wall_ns, "nanoseconds"));
+	if (s->any_source) {
+		tf_buf_putc(b, ' ');
+		put_cell(b, r->source ? r->source : "-", 8, true);
+	}
+	if (s->any_exit) {
+		if (r->has_exit)
+			tf_buf_printf(b, " %4d", r->exit_status);
+		else
+			tf_buf_printf(b, " %4s", "-");
+	}
+	/* no trailing blanks after a left-aligned last column */
+	while (b->len && b->ptr[b->len - 1] == ' ')
+		b->ptr[--b->len] = '\0';
+	tf_buf_putc(b, '\n');
+}
+
 static void text_tests(tf_buf *b, const summary *s)
 {
 	TF_VEC(const char *) names = { 0 };
-	char v[64];
 	int w;
 
 	if (!s->rows.n) {
 		tf_buf_puts(b, "\nTests: none (no sample carries a 'test' label)\n");
-		return;
+	} else {
+		for (size_t i = 0; i < s->rows.n; i++)
+			tf_vec_push(&names, s->rows.v[i].name);
+		w = name_width(names.v, names.n, "test");
+		tf_buf_printf(b, "\nTests (%zu):\n  ", s->rows.n);
+		put_cell(b, "test", w, true);
+		tf_buf_printf(b, " %10s %7s %10s", "samples", "share",
+			      s->vi >= 0 ? type_of(s->p, s->vi) : "value");
+		if (s->any_wall)
+			tf_buf_printf(b, " %10s", "wall");
+		if (s->any_source)
+			tf_buf_printf(b, " %-8s", "source");
+		if (s->any_exit)
+			tf_buf_printf(b, " %4s", "exit");
+		while (b->len && b->ptr[b->len - 1] == ' ')
+			b->ptr[--b->len] = '\0';
+		tf_buf_putc(b, '\n');
+		for (size_t i = 0; i < s->rows.n; i++)
+			text_test_row(b, s, &s->rows.v[i], w);
+		tf_vec_free(&names);
 	}
-	for (size_t i = 0; i < s->rows.n; i++)
-		tf_vec_push(&names, s->rows.v[i].name);
-	w = name_width(names.v, names.n, "test");
-	tf_buf_printf(b, "\nTests (%zu):\n  ", s->rows.n);
-	put_cell(b, "test", w, true);
-	tf_buf_printf(b, " %10s %7s %10s\n", "samples", "share", s->vi >= 0 ? type_of(s->p, s->vi) : "value");
-	for (size_t i = 0; i < s->rows.n; i++) {
-		const test_row *r = &s->rows.v[i];
-		tf_buf_puts(b, "  ");
-		put_cell(b, r->name, w, true);
-		tf_buf_printf(b, " %10lld %6.2f%% %10s\n", (long long)r->samples,
-			      share(r->value, s->total_value),
-			      tf_value_format(v, sizeof(v), r->value, unit_of(s->p, s->vi)));
+	if (s->build) {
+		char v[64], wall[64] = "";
+		if (s->build->wall_ns >= 0)
+			snprintf(wall, sizeof(wall), ", %s wall",
+				 tf_value_format(v, sizeof(v), s->build->wall_ns, "nanoseconds"));
+		tf_buf_printf(b, "\nBuild steps (not tests): %lld samples, %.2f%%, %s%s\n",
+			      (long long)s->build->samples, share(s->build->value, s->total_value),
+			      tf_value_format(v, sizeof(v), s->build->value, unit_of(s->p, s->vi)), wall);
 	}
-	tf_vec_free(&names);
 }
 
 static void text_processes(tf_buf *b, const summary *s)
@@ -380,6 +479,18 @@ static json_t *json_value_type(const tf_profile *p, tf_strid type, tf_strid unit
 			 jstr(tf_profile_str(p, unit)));
 }
 
+static json_t *json_test(const summary *s, const test_row *r)
+{
+	return json_pack("{s:o,s:I,s:f,s:I,s:o,s:o,s:o,s:b}", "name", jstr(r->name),
+			 "samples", (json_int_t)r->samples,
+			 "share", share(r->value, s->total_value) / 100.0,
+			 "value", (json_int_t)r->value,
+			 "wall_ns", r->wall_ns >= 0 ? json_integer(r->wall_ns) : json_null(),
+			 "source", r->source ? jstr(r->source) : json_null(),
+			 "exit", r->has_exit ? json_integer(r->exit_status) : json_null(),
+			 "sampled", r->from_samples);
+}
+
 static char *show_json(const summary *s)
 {
 	const tf_profile *p = s->p;
@@ -435,15 +546,10 @@ static char *show_json(const summary *s)
 	json_object_set_new(totals, "unsymbolized_locations", json_integer((json_int_t)s->unsymbolized));
 	json_object_set_new(root, "totals", totals);
 
-	for (size_t i = 0; i < s->rows.n; i++) {
-		const test_row *r = &s->rows.v[i];
-		json_array_append_new(tests, json_pack("{s:o,s:I,s:f,s:I,s:b}", "name", jstr(r->name),
-						       "samples", (json_int_t)r->samples,
-						       "share", share(r->value, s->total_value) / 100.0,
-						       "value", (json_int_t)r->value,
-						       "sampled", r->from_samples));
-	}
+	for (size_t i = 0; i < s->rows.n; i++)
+		json_array_append_new(tests, json_test(s, &s->rows.v[i]));
 	json_object_set_new(root, "tests", tests);
+	json_object_set_new(root, "build", s->build ? json_test(s, s->build) : json_null());
 	for (size_t i = 0; i < s->procs->n && s->procs->any_labelled; i++) {
 		const tf_label_group *g = &s->procs->groups[i];
 		json_array_append_new(procs, json_pack("{s:o,s:I,s:I,s:I}",

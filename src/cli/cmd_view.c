@@ -29,6 +29,14 @@ struct view_opts {
 	bool cum, top_seen, cum_seen, value_seen;
 };
 
+static bool known_format(const char *f)
+{
+	for (const char *const *k = view_formats; *k; k++)
+		if (strcmp(*k, f) == 0)
+			return true;
+	return false;
+}
+
 /* Names of a few tests of the profile, for "did you mean" messages. */
 static char *some_tests(const tf_profile *p)
 {
@@ -115,11 +123,13 @@ int cmd_view(int argc, char **argv)
 {
 	struct view_opts o = { "text", NULL, NULL, NULL, 50, false, false, false, false };
 	const tf_option opts[] = {
-		{ TF_OPT_STRING, 'f', "format", &o.format, "FMT", "output format, default text",
-		  view_formats, 0, 0, NULL },
+		{ TF_OPT_STRING, 'f', "format", &o.format, "FMT",
+		  "text (the default), folded, pprof, speedscope, html (an interactive page) "
+		  "or svg (a flame graph)", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 'o', "output", &o.output, "OUT",
 		  "write OUT (atomically) instead of standard output", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "test", &o.test, "NAME", "only the samples of test NAME",
+		{ TF_OPT_STRING, 0, "test", &o.test, "NAME",
+		  "only the samples of test NAME (shares are of its total)",
 		  NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "value", &o.value, "TYPE",
 		  "sample type to show (cpu, samples, ...; default: the profile's default)",
@@ -145,6 +155,9 @@ int cmd_view(int argc, char **argv)
 	if (n != 2)
 		return tf_usage_error(view_usage, n < 2 ? "which profile? (view needs one FILE)"
 				      : "view takes one FILE, not %d", n - 1);
+	if (!known_format(o.format))
+		return tf_usage_error(view_usage, "invalid value '%s' for --format (expected one "
+				      "of: text, folded, pprof, speedscope, html, svg)", o.format);
 	if (strcmp(o.format, "text") != 0 && (o.top_seen || o.cum_seen))
 		tf_warnf("--top and --cum only apply to --format text");
 	if (strcmp(o.format, "pprof") == 0 && o.value_seen)

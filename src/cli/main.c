@@ -14,9 +14,11 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
-	{ "view", cmd_view, "show or convert a profile (top table, folded, pprof, speedscope)" },
+	{ "record", cmd_record, "run a command under the sampling profiler and write a run file" },
+	{ "view", cmd_view, "show or convert a profile (top table, page, flame graph, folded, pprof, speedscope)" },
 	{ "show", cmd_show, "print a run file's metadata and per-test totals" },
+	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
+	{ "baseline", cmd_baseline, "list, show, save, fetch, push and prune stored baselines" },
 	{ "version", cmd_version, "print testflame's version" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },
 };

@@ -79,3 +79,45 @@ expect_near() {
 flat_share() { # FILE FUNCTION
 	awk -v f="$2" '$NF == f && $2 ~ /%$/ { sub("%", "", $2); print $2; found = 1; exit } END { if (!found) print "0" }' "$1"
 }
+# The rows of a top table (`testflame view --format text` or
+# `go tool pprof -top`) as "NAME FLAT CUM", sorted by name: the two tools'
+# tables compare with diff. Reads FILE, or stdin without one.
+top_rows() { # [FILE]
+	awk '/^ *flat  *flat%/ { on = 1; next } on && NF >= 6 { print $6, $1, $4 }' "${1:--}" | sort
+}
+# The cum% (5th column) of FUNCTION in `go tool pprof -top` or
+# `testflame view --format text` output FILE; 0 if absent.
+cum_share() { # FILE FUNCTION
+	awk -v f="$2" '$NF == f && $5 ~ /%$/ { sub("%", "", $5); print $5; found = 1; exit } END { if (!found) print "0" }' "$1"
+}
+# Run a command in the background, print its pid.
+# Wait until a process whose command line contains TEXT exists (max 10 s).
+wait_for_proc() { # TEXT
+	local i
+	for i in $(seq 100); do pgrep -f -- "$1" >/dev/null && return 0; sleep 0.1; done
+	echo "no process matching '$1' appeared" >&2; return 1
+}
+# Samples of TEST in a run file's metadata (testflame.test.NAME=samples=N ...).
+test_samples() { # RUNFILE TEST
+	go tool pprof -comments "$1" 2>/dev/null |
+		awk -v t="testflame.test.$2=" 'index($0, t) == 1 { sub(/.*samples=/, ""); sub(/ .*/, ""); print; found = 1 } END { if (!found) print 0 }'
+}
+# Check that tests NAME_1..NAME_K (given as "name:k" pairs) have sample
+# shares within TOL points of k/sum(k).
+expect_shares() { # RUNFILE TOL name:k...
+	local run=$1 tol=$2 total=0 ksum=0 pair name k n
+	shift 2
+	for pair in "$@"; do
+		name=${pair%:*} k=${pair##*:}
+		n=$(test_samples "$run" "$name")
+		[ "$n" -gt 0 ] || { echo "test '$name' has no samples" >&2; go tool pprof -comments "$run" 2>/dev/null | grep 'testflame.test\.' >&2; return 1; }
+		total=$((total + n)) ksum=$((ksum + k))
+	done
+	for pair in "$@"; do
+		name=${pair%:*} k=${pair##*:}
+		n=$(test_samples "$run" "$name")
+		expect_near "$(awk -v n=$n -v t=$total 'BEGIN { printf "%.2f", 100 * n / t }')" \
+			"$(awk -v k=$k -v s=$ksum 'BEGIN { printf "%.2f", 100 * k / s }')" "$tol" \
+			"share of $name ($n of $total samples)" || return 1
+	done
+}

@@ -64,6 +64,18 @@ test_expect_success 'pprof to a pipe works without -o, and -o - means stdout' '
 	$TF view piped.pb.gz > /dev/null
 '
 
+if need script; then
+	test_expect_success 'pprof is not written to a terminal' '
+		script -qec "$TF view --format pprof known.folded" /dev/null > tty.out; rc=$?
+		expect_eq "$rc" 1 "exit status" &&
+		expect_contains tty.out "refusing to write binary pprof to a terminal; use -o FILE" &&
+		script -qec "$TF view --format pprof -o tty.pb.gz known.folded" /dev/null &&
+		$TF view tty.pb.gz > /dev/null
+	'
+else
+	test_skip "pprof is not written to a terminal" "script(1) is missing (util-linux)"
+fi
+
 test_expect_success 'an uncompressed pprof reads the same' '
 	$TF view raw.pb > raw.txt &&
 	diff -u <($TF view known.folded) raw.txt

@@ -2,7 +2,8 @@
 # t2010-show.sh - `testflame show` and `show --json` on a file shaped like a
 # run file but written by a third-party encoder (Datadog's pprof-format, in
 # tests/node/pprof-tool.mjs): metadata, totals with units, losses, per-test
-# and per-process tables, and names that need escaping. Also on files that
+# and per-process tables (wall time, attribution source, exit status, build
+# steps apart), and names that need escaping. Also on files that
 # are not ours (folded stacks), where the metadata is simply absent.
 . "$(dirname "$0")/lib.sh"
 
@@ -40,10 +41,11 @@ test_expect_success 'text: lost, throttled, unresolved and truncated are shown' 
 
 test_expect_success 'text: per-test table, largest first, unsampled tests too' '
 	sed -n "/^Tests (4):/,/^$/p" show.txt > tests.txt &&
-	grep -q "^  test_alpha  *60  60.00%   606.06ms$" tests.txt &&
-	grep -q "^  test_beta  *30  30.00%   303.03ms$" tests.txt &&
-	grep -q "^  weird \"test\" <x>  *10  10.00%   101.01ms$" tests.txt &&
-	grep -q "^  test_gamma  *0   0.00%  *0$" tests.txt &&
+	grep -q "^  test  *samples   share        cpu       wall source   exit$" tests.txt &&
+	grep -q "^  test_alpha  *60  60.00%   606.06ms      1.50s process     0$" tests.txt &&
+	grep -q "^  test_beta  *30  30.00%   303.03ms      400ms markers     -$" tests.txt &&
+	grep -q "^  weird \"test\" <x>  *10  10.00%   101.01ms          - -           -$" tests.txt &&
+	grep -q "^  test_gamma  *0   0.00%  *0        2ms process     1$" tests.txt &&
 	expect_eq "$(awk "NR > 2 && NF { print \$1 }" tests.txt | tr "\n" " ")" "test_alpha test_beta weird test_gamma " "order"
 '
 
@@ -67,7 +69,27 @@ test_expect_success 'json: parses, and says the same' '
 	expect_eq "$(json show.json "d.tests[0].samples")" 60 &&
 	expect_eq "$(json show.json "d.tests[0].share")" 0.6 &&
 	expect_eq "$(json show.json "d.tests[3].sampled")" false &&
+	expect_eq "$(json show.json "d.tests[0].wall_ns")" 1500000000 &&
+	expect_eq "$(json show.json "d.tests[0].source")" process &&
+	expect_eq "$(json show.json "d.tests[0].exit")" 0 &&
+	expect_eq "$(json show.json "d.tests[2].exit")" null &&
+	expect_eq "$(json show.json "d.tests[3].exit")" 1 &&
+	expect_eq "$(json show.json d.build)" null &&
 	expect_eq "$(json show.json "d.processes[1]")" "{\"name\":\"helper\",\"samples\":10,\"pids\":1,\"threads\":3}"
+'
+
+test_expect_success 'build steps are reported apart from the tests' '
+	node "$TOP/tests/node/pprof-tool.mjs" make-run build.pb.gz --build &&
+	$TF show build.pb.gz > build.txt &&
+	expect_contains build.txt "Tests (4):" &&
+	! grep -q "^  \[build\]" build.txt &&
+	expect_contains build.txt "Build steps (not tests): 5 samples, 4.76%, 50.51ms, 90ms wall" &&
+	grep -q "^  cc1  *5  *1  *1$" build.txt &&
+	$TF show --json build.pb.gz > build.json &&
+	expect_eq "$(json build.json d.tests.length)" 4 &&
+	expect_eq "$(json build.json d.build.name)" "[build]" &&
+	expect_eq "$(json build.json d.build.samples)" 5 &&
+	expect_eq "$(json build.json d.build.source)" build
 '
 
 # Names with quotes, control characters and bytes that are not UTF-8.

@@ -27,14 +27,11 @@ other;hot 9
 EOF
 $TF view --format pprof -o known.pb.gz known.folded || exit 1
 
-# "flat cum name" rows of a -top table, sorted by name.
-go_rows() { awk '/^ *flat  *flat%/ { on = 1; next } on && NF >= 6 { print $6, $1, $4 }' "$1" | sort; }
-our_rows() { awk '/^ *flat  *flat%/ { on = 1; next } on && NF >= 6 { print $6, $1, $4 }' "$1" | sort; }
 
 test_expect_success 'go tool pprof -top: same flat and cum for every function' '
 	go tool pprof -top -symbolize=none known.pb.gz > go-top.txt 2> go-err.txt &&
 	$TF view --top 0 known.pb.gz > our-top.txt &&
-	go_rows go-top.txt > go.rows && our_rows our-top.txt > our.rows &&
+	top_rows go-top.txt > go.rows && top_rows our-top.txt > our.rows &&
 	test -s go.rows &&
 	diff -u go.rows our.rows &&
 	expect_contains go.rows "hot 520 520" &&
@@ -79,7 +76,7 @@ test_expect_success 'run file: go reads labels, comments and the default sample 
 test_expect_success 'run file: go -top per test equals ours per test' '
 	go tool pprof -top -tagfocus=test=test_beta ours.pb.gz > go-beta.txt 2>&1 &&
 	$TF view --test test_beta ours.pb.gz > our-beta.txt &&
-	go_rows go-beta.txt > go-beta.rows && our_rows our-beta.txt > our-beta.rows &&
+	top_rows go-beta.txt > go-beta.rows && top_rows our-beta.txt > our-beta.rows &&
 	test -s go-beta.rows && diff -u go-beta.rows our-beta.rows
 '
 

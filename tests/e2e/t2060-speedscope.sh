@@ -4,7 +4,8 @@
 # plus the checks a schema cannot make (tests/node/speedscope-check.mjs):
 # one profile per test, weights that add up, frames with file and line,
 # hostile names that stay valid JSON, and Go runtime profiles (Go 1.19 writes
-# no function start lines, so their frames carry a file only).
+# no function start lines, so their frames carry a file only). Then the real
+# client: speedscope's own app in headless Chromium imports our files.
 . "$(dirname "$0")/lib.sh"
 
 "$TOP/tests/node/install.sh" || exit 1
@@ -67,6 +68,42 @@ test_expect_success 'a corrupt speedscope file is caught by the checker' '
 	sed "s/\"weights\":\[/\"weights\":[-1,/" known.json > broken.json &&
 	! node "$check" broken.json 2> err
 '
+
+# The real thing: speedscope's own app (from its npm package) in headless
+# Chromium, served over loopback, loading our file with its own importer.
+if need chromium python3; then
+	mkdir app && cp -r "$TOP/tests/node/node_modules/speedscope/dist/release/." app/ &&
+	cp run.json odd.json app/
+	python3 -u -m http.server 0 --bind 127.0.0.1 --directory app > http.log 2>&1 &
+	srv=$!
+	trap 'kill $srv 2> /dev/null; rm -rf "$SCRATCH"' EXIT
+	for _ in $(seq 50); do grep -q "port [0-9]" http.log && break; sleep 0.1; done
+	port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' http.log | head -n 1)
+	# dump the page once speedscope has fetched and imported FILE
+	speedscope_dom() { # FILE
+		timeout 120 chromium --headless=new --no-sandbox --disable-gpu --no-first-run \
+			--user-data-dir="$SCRATCH/chromium" --virtual-time-budget=20000 --dump-dom \
+			"http://127.0.0.1:$port/index.html#profileURL=http://127.0.0.1:$port/$1" 2> /dev/null
+	}
+	test_expect_success 'speedscope itself imports the file: one profile per test' '
+		test -n "$port" &&
+		speedscope_dom run.json > run.html &&
+		expect_contains run.html "<title>run.pb.gz - speedscope</title>" &&
+		grep -q "test_alpha <span[^>]*>(1/3)</span>" run.html &&
+		grep -q "<span>test_beta</span></td><td[^>]*>303.03ms</td>" run.html &&
+		grep -q "<span>weird \"test\" &lt;x&gt;</span></td><td[^>]*>101.01ms</td>" run.html &&
+		expect_not_contains run.html "Something went wrong"
+	'
+	test_expect_success 'speedscope itself imports hostile names' '
+		speedscope_dom odd.json > odd.html &&
+		expect_contains odd.html "<title>odd.folded - speedscope</title>" &&
+		expect_contains odd.html "Left Heavy" &&
+		expect_not_contains odd.html "Something went wrong"
+	'
+	kill $srv 2> /dev/null
+else
+	test_skip "speedscope itself imports the file" "chromium or python3 is missing (make deps)"
+fi
 
 if need go; then
 	export HOME="$SCRATCH/home" GOCACHE="${GOCACHE:-$BUILD/go-cache}" GOPATH="$SCRATCH/gopath"

@@ -4,10 +4,13 @@
 //   node pprof-tool.mjs decode FILE    decode FILE (gzip or not) and print one
 //                                      fact per line: sample types, totals,
 //                                      functions, labels, comments
-//   node pprof-tool.mjs make-run OUT   write a gzip pprof shaped like a
+//   node pprof-tool.mjs make-run OUT [--build]
+//                                      write a gzip pprof shaped like a
 //                                      testflame run file (sample types,
 //                                      test/process/pid/tid labels,
-//                                      testflame.* comments), known content
+//                                      testflame.* comments), known content;
+//                                      --build adds 5 samples of a build
+//                                      step (test "[build]", program cc1)
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { readFileSync, writeFileSync } from 'node:fs'
 import {
@@ -60,7 +63,7 @@ function decode (file) {
 }
 
 // The run file of an imaginary suite of three tests in two programs.
-function makeRun (out) {
+function makeRun (out, withBuild) {
   const st = new StringTable()
   const period = 10101010
   const fn = []
@@ -116,6 +119,7 @@ function makeRun (out) {
   add([lW, lMain], 4, 'weird "test" <x>', 'helper', 300, 300)
   add([lW, lMain], 3, 'weird "test" <x>', 'helper', 300, 301)
   add([lW, lMain], 3, 'weird "test" <x>', 'helper', 300, 302)
+  if (withBuild) add([lMain], 5, '[build]', 'cc1', 400, 400)
   const meta = {
     version: '0.1.0', command: 'make test', suite: 'demo', event: 'cpu-clock',
     freq: '99', period: String(period), sampler: 'perf', rung: 'perf cpu-clock',
@@ -125,10 +129,11 @@ function makeRun (out) {
     branch: 'main'
   }
   const comments = Object.entries(meta).map(([k, v]) => st.dedup(`testflame.${k}=${v}`))
-  comments.push(st.dedup(`testflame.test.test_alpha=samples=60 value=${60 * period}`))
-  comments.push(st.dedup(`testflame.test.test_beta=samples=30 value=${30 * period}`))
+  comments.push(st.dedup(`testflame.test.test_alpha=samples=60 value=${60 * period} wall_ns=1500000000 source=process exit=0`))
+  comments.push(st.dedup(`testflame.test.test_beta=samples=30 value=${30 * period} wall_ns=400000000 source=markers`))
   comments.push(st.dedup(`testflame.test.weird "test" <x>=samples=10 value=${10 * period}`))
-  comments.push(st.dedup('testflame.test.test_gamma=samples=0 value=0'))
+  comments.push(st.dedup('testflame.test.test_gamma=samples=0 value=0 wall_ns=2000000 source=process exit=1'))
+  if (withBuild) comments.push(st.dedup(`testflame.test.[build]=samples=5 value=${5 * period} wall_ns=90000000 source=build`))
   const cpu = new ValueType({ type: st.dedup('cpu'), unit: st.dedup('nanoseconds') })
   const profile = new Profile({
     sampleType: [new ValueType({ type: st.dedup('samples'), unit: st.dedup('count') }), cpu],
@@ -147,10 +152,10 @@ function makeRun (out) {
   writeFileSync(out, gzipSync(profile.encode()))
 }
 
-const [cmd, arg] = process.argv.slice(2)
+const [cmd, arg, opt] = process.argv.slice(2)
 if (cmd === 'decode' && arg) decode(arg)
-else if (cmd === 'make-run' && arg) makeRun(arg)
+else if (cmd === 'make-run' && arg && (!opt || opt === '--build')) makeRun(arg, opt === '--build')
 else {
-  console.error('usage: pprof-tool.mjs decode FILE | make-run OUT')
+  console.error('usage: pprof-tool.mjs decode FILE | make-run OUT [--build]')
   process.exit(2)
 }

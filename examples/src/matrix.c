@@ -1,0 +1,13 @@
+/* matrix.c - the naive matrix product: the example suite's heaviest test. */
+#include "mini.h"
+
+void matrix_multiply(const double *a, const double *b, double *c, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			double s = 0;
+			for (int k = 0; k < n; k++)
+				s += a[i * n + k] * b[k * n + j];
+			c[i * n + j] = s;
+		}
+}

@@ -1,0 +1,298 @@
+/*
+ * build.c - tf_attribute_build(): the recording, replayed in time order,
+ * becomes a labelled profile.
+ *
+ * Per sample: pick the user stack (the kernel's frame-pointer chain, or a
+ * DWARF unwind of the copied stack when the code at the sample's ip keeps no
+ * frame pointers, or always, as --call-graph says), resolve each address
+ * once through the symbolizer (locations are cached by the symbolizer's
+ * dense ids, so the hot path is an array index), decide the test, and add
+ * the sample with its labels. Every loss is counted: unresolved frames,
+ * truncated stacks, lost and throttled samples all land in the metadata.
+ */
+#include "attributor.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#define MAX_FRAMES 512
+
+typedef struct {
+	tf_profile *p;
+	tf_symbolizer *sym;
+	tf_attributor *att;
+	const tf_attribute_opts *opts;
+	tf_attribute_stats *st;
+	TF_VEC(uint32_t) loc_of_symloc;   /* symloc id -> location + 1 */
+	tf_strtab modules;                /* module name -> mapping via map_of_module */
+	TF_VEC(uint32_t) map_of_module;
+	tf_strid k_test, k_process, k_pid, k_tid;
+	TF_VEC(tf_line) lines;
+	uint64_t last_time;
+	uint64_t ips[MAX_FRAMES];
+	uint32_t locs[MAX_FRAMES];
+} builder;
+
+static uint32_t mapping_for(builder *b, const tf_symloc *sl)
+{
+	const char *mod = sl->module ? sl->module : "";
+	uint32_t id = tf_strtab_intern(&b->modules, mod, strlen(mod));
+	while (b->map_of_module.n <= id)
+		tf_vec_push(&b->map_of_module, TF_NO_MAPPING);
+	if (b->map_of_module.v[id] == TF_NO_MAPPING) {
+		tf_mapping m = { 0 };
+		m.memory_start = sl->module_start;
+		m.memory_limit = sl->module_end;
+		m.filename = tf_profile_intern(b->p, mod);
+		m.build_id = tf_profile_intern(b->p, sl->build_id ? sl->build_id : "");
+		m.flags = TF_MAPPING_HAS_FUNCTIONS | TF_MAPPING_HAS_FILENAMES |
+			  TF_MAPPING_HAS_LINE_NUMBERS | TF_MAPPING_HAS_INLINE_FRAMES;
+		tf_vec_push(&b->p->mappings, m);
+		b->map_of_module.v[id] = (uint32_t)b->p->mappings.n - 1;
+	}
+	return b->map_of_module.v[id];
+}
+
+static uint32_t location_for(builder *b, const tf_symloc *sl)
+{
+	if (sl->id < b->loc_of_symloc.n && b->loc_of_symloc.v[sl->id])
+		return b->loc_of_symloc.v[sl->id] - 1;
+	b->lines.n = 0;
+	for (uint32_t i = 0; i < sl->nframes; i++) {
+		const tf_frame *f = &sl->frames[i];
+		tf_strid name = tf_profile_intern(b->p, f->function);
+		tf_strid sys = f->system_name ? tf_profile_intern(b->p, f->system_name) : name;
+		tf_strid file = tf_profile_intern(b->p, f->file ? f->file : "");
+		tf_line ln = { tf_profile_add_function(b->p, name, sys, file, f->start_line),
+			       f->line, 0 };
+		tf_vec_push(&b->lines, ln);
+	}
+	uint32_t loc = tf_profile_add_location(b->p, mapping_for(b, sl), sl->module_addr,
+					       b->lines.v, (uint32_t)b->lines.n);
+	while (b->loc_of_symloc.n <= sl->id)
+		tf_vec_push(&b->loc_of_symloc, 0);
+	b->loc_of_symloc.v[sl->id] = loc + 1;
+	return loc;
+}
+
+static void on_sample(builder *b, const tf_rec_event *ev)
+{
+	const uint64_t *user = ev->sample.user_ips;
+	size_t nuser = ev->sample.nuser, n = 0;
+	size_t maxd = TF_MIN((size_t)b->opts->max_depth, (size_t)MAX_FRAMES);
+	bool truncated = ev->sample.user_truncated, dwarf = false;
+
+	/*
+	 * With a copied stack, unwind by DWARF CFI: frame pointers skip the
+	 * caller of every function that keeps no frame (leaf functions, which
+	 * gcc builds frameless even with -fno-omit-frame-pointer, and all of
+	 * Debian's libc), so a profile's hottest function would lose its
+	 * caller. The kernel's chain stays the fallback in auto mode for code
+	 * without CFI (JIT code), when it gets further.
+	 */
+	if (ev->sample.stack && ev->sample.regs && nuser > 0)
+		dwarf = b->opts->callgraph != TF_CALLGRAPH_FP;
+	if (dwarf) {
+		size_t got = tf_symbolizer_unwind(b->sym, ev->pid, ev->time, ev->sample.regs,
+						  ev->sample.regs_mask, ev->sample.stack,
+						  ev->sample.stack_size, b->ips, maxd);
+		if (b->opts->callgraph == TF_CALLGRAPH_DWARF || got >= nuser || got > 2) {
+			user = b->ips;
+			nuser = got;
+			b->st->dwarf_stacks++;
+		} else {
+			dwarf = false;
+		}
+	}
+	if (!dwarf && nuser)
+		b->st->fp_stacks++;
+
+	/* leaf first: kernel frames, then user frames */
+	for (uint32_t i = 0; i < ev->sample.nkernel && n < maxd; i++) {
+		uint64_t a = ev->sample.kernel_ips[i];
+		const tf_symloc *sl = tf_symbolizer_lookup(b->sym, ev->pid, ev->time,
+							   i ? a - 1 : a, true);
+		b->locs[n++] = location_for(b, sl);
+		b->st->frames++;
+		if (!sl->resolved)
+			b->st->unresolved++;
+	}
+	for (size_t i = 0; i < nuser && n < maxd; i++) {
+		uint64_t a = user[i];
+		/* every frame but the sample's own ip is a return address */
+		bool leaf = i == 0 && ev->sample.nkernel == 0;
+		if (!a)
+			continue;
+		const tf_symloc *sl = tf_symbolizer_lookup(b->sym, ev->pid, ev->time,
+							   leaf ? a : a - 1, false);
+		b->locs[n++] = location_for(b, sl);
+		b->st->frames++;
+		if (!sl->resolved)
+			b->st->unresolved++;
+	}
+	if (n == maxd && (ev->sample.nkernel + nuser) > maxd)
+		truncated = true;
+	if (truncated)
+		b->st->truncated++;
+
+	int source;
+	tf_strid test = tf_attributor_sample(b->att, ev, b->locs, n, (int64_t)ev->sample.period,
+					     &source);
+	tf_label labels[4] = {
+		{ b->k_test, test, 0, 0 },
+		{ b->k_process, tf_attributor_process(b->att, ev->pid), 0, 0 },
+		{ b->k_pid, 0, ev->pid, 0 },
+		{ b->k_tid, 0, ev->tid, 0 },
+	};
+	int64_t values[2] = { 1, (int64_t)ev->sample.period };
+	tf_profile_add_sample(b->p, b->locs, (uint32_t)n, values, labels, 4);
+	if (source >= 0 && source < 4)
+		b->st->by_source[source]++;
+	b->st->samples++;
+}
+
+static int on_event(void *ctx, const tf_rec_event *ev)
+{
+	builder *b = ctx;
+	if (ev->time > b->last_time)
+		b->last_time = ev->time;
+	switch (ev->type) {
+	case TF_REC_SAMPLE:
+		on_sample(b, ev);
+		break;
+	case TF_REC_MMAP:
+	case TF_REC_COMM:
+	case TF_REC_FORK:
+	case TF_REC_EXIT:
+		tf_symbolizer_event(b->sym, ev);
+		tf_attributor_event(b->att, ev);
+		break;
+	case TF_REC_CMDLINE:
+	case TF_REC_MARKER:
+	case TF_REC_PROC_EXIT:
+		tf_attributor_event(b->att, ev);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+void tf_attribute_opts_init(tf_attribute_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_depth = MAX_FRAMES;
+}
+
+static void meta_u64(tf_profile *p, const char *key, uint64_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	tf_profile_set_meta(p, key, buf);
+}
+
+static void write_meta(builder *b, const tf_record_info *ri)
+{
+	tf_profile *p = b->p;
+	char buf[128];
+	struct utsname un;
+	time_t secs = (time_t)(ri->start_realtime_ns / 1000000000ULL);
+	struct tm tm;
+
+	tf_profile_set_meta(p, "version", TF_VERSION);
+	if (b->opts->command)
+		tf_profile_set_meta(p, "command", b->opts->command);
+	if (b->opts->suite)
+		tf_profile_set_meta(p, "suite", b->opts->suite);
+	tf_profile_set_meta(p, "event", tf_event_name(ri->event));
+	meta_u64(p, "freq", ri->freq);
+	meta_u64(p, "period", (uint64_t)p->period);
+	tf_profile_set_meta(p, "sampler", tf_sampler_name(ri->sampler));
+	tf_profile_set_meta(p, "rung", ri->rung ? ri->rung : "");
+	tf_profile_set_meta(p, "kernel", ri->kernel ? "true" : "false");
+	if (b->opts->callgraph == TF_CALLGRAPH_AUTO)
+		snprintf(buf, sizeof(buf), "auto fp=%llu dwarf=%llu",
+			 (unsigned long long)b->st->fp_stacks,
+			 (unsigned long long)b->st->dwarf_stacks);
+	else
+		snprintf(buf, sizeof(buf), "%s", tf_callgraph_name(b->opts->callgraph));
+	tf_profile_set_meta(p, "unwinder", buf);
+	meta_u64(p, "exit_status", (uint64_t)ri->exit_status);
+	meta_u64(p, "samples", b->st->samples);
+	meta_u64(p, "lost", ri->lost);
+	meta_u64(p, "throttled", ri->throttled);
+	meta_u64(p, "frames", b->st->frames);
+	meta_u64(p, "unresolved", b->st->unresolved);
+	meta_u64(p, "truncated", b->st->truncated);
+	meta_u64(p, "processes", b->st->processes);
+	meta_u64(p, "threads", b->st->threads);
+	if (ri->interrupted)
+		tf_profile_set_meta(p, "interrupted", "true");
+	gmtime_r(&secs, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	tf_profile_set_meta(p, "start", buf);
+	meta_u64(p, "duration_ns", ri->end_ns - ri->start_ns);
+	if (uname(&un) == 0)
+		tf_profile_set_meta(p, "arch", un.machine);
+	if (ri->markers_ignored)
+		meta_u64(p, "markers_ignored", ri->markers_ignored);
+}
+
+int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
+		       const tf_attribute_opts *opts, tf_attribute_stats *stats)
+{
+	const tf_record_info *ri = tf_recording_info(rec);
+	tf_attribute_stats local;
+	builder b;
+	const char *type, *unit;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof(*stats));
+	tf_profile_new(&b.p);
+	b.sym = sym;
+	b.opts = opts;
+	b.st = stats;
+	tf_strtab_init(&b.modules);
+	tf_event_value_type(ri->event, &type, &unit);
+	tf_profile_add_sample_type(b.p, "samples", "count");
+	tf_profile_add_sample_type(b.p, type, unit);
+	b.p->default_sample_type = tf_profile_intern(b.p, type);
+	b.p->period_type.type = tf_profile_intern(b.p, type);
+	b.p->period_type.unit = tf_profile_intern(b.p, unit);
+	b.p->period = ri->freq ? (int64_t)(1000000000ULL / ri->freq) : 0;
+	b.p->time_nanos = (int64_t)ri->start_realtime_ns;
+	b.p->duration_nanos = (int64_t)(ri->end_ns - ri->start_ns);
+	b.k_test = tf_profile_intern(b.p, "test");
+	b.k_process = tf_profile_intern(b.p, "process");
+	b.k_pid = tf_profile_intern(b.p, "pid");
+	b.k_tid = tf_profile_intern(b.p, "tid");
+	rc = tf_attributor_new(&b.att, b.p, opts);
+	if (!rc)
+		rc = tf_recording_replay(rec, on_event, &b);
+	if (!rc) {
+		/* freq mode varies the period: record the mean one */
+		if (stats->samples)
+			b.p->period = tf_profile_total(b.p, 1) / (int64_t)stats->samples;
+		stats->processes = tf_attributor_processes(b.att);
+		stats->threads = tf_attributor_threads(b.att);
+		stats->tests = tf_attributor_write_meta(b.att, TF_MAX(b.last_time, ri->end_ns));
+		write_meta(&b, ri);
+	}
+
+	tf_attributor_free(b.att);
+	tf_vec_free(&b.loc_of_symloc);
+	tf_strtab_free(&b.modules);
+	tf_vec_free(&b.map_of_module);
+	tf_vec_free(&b.lines);
+	if (rc) {
+		tf_profile_free(b.p);
+		return rc;
+	}
+	*out = b.p;
+	return 0;
+}

@@ -1,0 +1,465 @@
+/*
+ * perf.c - sampling a process tree with perf_event_open(2).
+ *
+ * One event per CPU, attached to the held command with inherit=1, so every
+ * process and thread it ever spawns is sampled, and enable_on_exec=1, so
+ * counting starts exactly at its execve. Each CPU's event has its own ring
+ * buffer; the kernel also writes the side-band records (MMAP2, COMM, FORK,
+ * EXIT) that make samples resolvable. Timestamps use CLOCK_MONOTONIC so
+ * they line up with test markers written by the workload.
+ *
+ * The permission ladder, for machines that refuse part of it:
+ *   hardware event, kernel+user -> hardware event, user only
+ *   -> cpu-clock (software), kernel+user -> cpu-clock, user only.
+ * Each rung taken is announced once with the reason and the fix.
+ */
+#include "perf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ring {
+	int fd;
+	int cpu;
+	bool sideband;
+	void *base;
+	size_t len;   /* mapping length */
+	size_t size;  /* data area size, a power of two */
+	struct perf_event_mmap_page *meta;
+	uint8_t *data;
+};
+
+typedef TF_VEC(int) int_vec;
+
+struct tf_perf {
+	TF_VEC(struct ring) rings;
+	uint8_t *scratch;   /* linear copy of one buffer's new records */
+	size_t scratch_len;
+};
+
+static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			    int group_fd, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+int tf_perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Online CPUs, from /sys (e.g. "0-3,5"). */
+static void online_cpus(int_vec *cpus)
+{
+	tf_buf b = TF_BUF_INIT;
+	if (tf_file_read(&b, "/sys/devices/system/cpu/online") == 0) {
+		const char *p = b.ptr;
+		while (*p) {
+			char *end;
+			long a = strtol(p, &end, 10), z;
+			if (end == p)
+				break;
+			z = a;
+			p = end;
+			if (*p == '-') {
+				z = strtol(p + 1, &end, 10);
+				p = end;
+			}
+			for (long c = a; c <= z; c++)
+				tf_vec_push(cpus, (int)c);
+			if (*p == ',')
+				p++;
+			else
+				break;
+		}
+	}
+	tf_buf_free(&b);
+	if (!cpus->n) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		for (long c = 0; c < (n > 0 ? n : 1); c++)
+			tf_vec_push(cpus, (int)c);
+	}
+}
+
+static void notice(const tf_perf_opts *o, tf_notice_level lvl, const char *fmt, ...)
+	TF_PRINTF(3, 4);
+static void notice(const tf_perf_opts *o, tf_notice_level lvl, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	if (!o->notice)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->notice(o->notice_ctx, lvl, msg);
+}
+
+/*
+ * Two events per CPU: the sampling event, and a dummy software event that
+ * carries the side-band (mmap, comm, fork, exit) and wakes the reader on
+ * every record. Reading an exec's record within microseconds is what lets
+ * us read its /proc/PID/cmdline and pin its binary before a short-lived
+ * process (or `go test`, which deletes its test binary) is gone.
+ */
+static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
+		      tf_event ev, bool kernel, tf_spool_layout *layout)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	if (hw) {
+		a->type = PERF_TYPE_HARDWARE;
+		a->config = ev == TF_EVENT_CYCLES ? PERF_COUNT_HW_CPU_CYCLES
+						  : PERF_COUNT_HW_INSTRUCTIONS;
+	} else {
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+	}
+	a->freq = 1;
+	a->sample_freq = o->freq;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	if (o->callgraph != TF_CALLGRAPH_FP) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = TF_REGS_MASK;
+		a->sample_stack_user = o->stack_bytes;
+	}
+	a->sample_id_all = 1;
+	a->inherit = 1;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->exclude_kernel = !kernel;
+	a->exclude_callchain_kernel = !kernel;
+	a->exclude_hv = 1;
+	a->exclude_guest = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	layout->sample_type = a->sample_type;
+	layout->regs_mask = a->sample_regs_user;
+	layout->sample_id_all = true;
+}
+
+static void fill_sideband_attr(struct perf_event_attr *a, const struct perf_event_attr *main)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	/* same sample_type: side-band records end in the same sample_id */
+	a->sample_type = main->sample_type;
+	a->sample_regs_user = main->sample_regs_user;
+	a->sample_id_all = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->inherit = 1;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->exclude_kernel = main->exclude_kernel;
+	a->exclude_hv = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->wakeup_events = 1;
+}
+
+static void close_rings(tf_perf *p)
+{
+	for (size_t i = 0; i < p->rings.n; i++) {
+		struct ring *r = &p->rings.v[i];
+		if (r->base)
+			munmap(r->base, r->len);
+		if (r->fd >= 0)
+			close(r->fd);
+	}
+	p->rings.n = 0;
+}
+
+/* Try one rung: open an event on every online CPU. Returns 0 or -errno of
+ * the first refusal. */
+static int open_rung(tf_perf *p, const tf_perf_opts *o, bool hw, tf_event ev,
+		     bool kernel, tf_spool_layout *layout, const int_vec *cpus)
+{
+	struct perf_event_attr attr;
+
+	struct perf_event_attr side;
+
+	fill_attr(&attr, o, hw, ev, kernel, layout);
+	fill_sideband_attr(&side, &attr);
+	for (size_t i = 0; i < cpus->n; i++) {
+		long fd = perf_event_open(&attr, o->pid, cpus->v[i], -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			int err = errno;
+			if (err == ENODEV && i > 0)
+				continue; /* a CPU went offline */
+			close_rings(p);
+			return -err;
+		}
+		struct ring r = { .fd = (int)fd, .cpu = cpus->v[i] };
+		tf_vec_push(&p->rings, r);
+		fd = perf_event_open(&side, o->pid, cpus->v[i], -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			int err = errno;
+			close_rings(p);
+			return -err;
+		}
+		struct ring sr = { .fd = (int)fd, .cpu = cpus->v[i], .sideband = true };
+		tf_vec_push(&p->rings, sr);
+	}
+	return 0;
+}
+
+static const char *refusal(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return "permission denied";
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		return "not supported by this machine";
+	case ENOSYS:
+		return "perf_event_open is not available (blocked by seccomp or not built in)";
+	default:
+		return strerror(err);
+	}
+}
+
+static bool is_perm(int err)
+{
+	return err == EACCES || err == EPERM || err == ENOSYS;
+}
+
+static bool is_unsupported(int err)
+{
+	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV;
+}
+
+static int map_rings(tf_perf *p, const tf_perf_opts *o)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	/* room for ~1 s of samples per CPU between drains, with stacks */
+	size_t pages = o->callgraph == TF_CALLGRAPH_FP ? 128 : 512;
+
+	for (size_t i = 0; i < p->rings.n; i++) {
+		struct ring *r = &p->rings.v[i];
+		for (size_t n = r->sideband ? 32 : pages;; n /= 2) {
+			size_t len = (n + 1) * page;
+			void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+			if (m != MAP_FAILED) {
+				r->base = m;
+				r->len = len;
+				r->size = n * page;
+				r->meta = m;
+				r->data = (uint8_t *)m + page;
+				break;
+			}
+			if ((errno != EPERM && errno != ENOMEM) || n <= 8)
+				return tf_error_set_errno(TF_ERROR,
+					"cannot map the perf ring buffer of cpu %d "
+					"(see /proc/sys/kernel/perf_event_mlock_kb)", r->cpu);
+		}
+		/* wake us when a quarter fills; we also poll on a timer */
+		if (r->size > p->scratch_len)
+			p->scratch_len = r->size;
+	}
+	p->scratch = tf_xmalloc(p->scratch_len);
+	return 0;
+}
+
+int tf_perf_open(tf_perf **out, const tf_perf_opts *o, tf_recording *rec)
+{
+	int_vec cpus = { 0 };
+	tf_perf *p = tf_xcalloc(1, sizeof(*p));
+	tf_event want = o->event;
+	bool try_hw = want == TF_EVENT_AUTO || want == TF_EVENT_INSTRUCTIONS ||
+		      want == TF_EVENT_CYCLES;
+	tf_event hw_ev = want == TF_EVENT_CYCLES ? TF_EVENT_CYCLES : TF_EVENT_INSTRUCTIONS;
+	int paranoid = tf_perf_paranoid();
+	int err = 0, hw_err = 0, kern_err = 0;
+	bool kernel = false;
+	tf_event got = TF_EVENT_CPU_CLOCK;
+	int rc = 0;
+
+	*out = NULL;
+	online_cpus(&cpus);
+	if (want == TF_EVENT_WALL) {
+		rc = tf_error_set(TF_EUNSUPPORTED,
+				  "the perf sampler cannot sample wall-clock time; "
+				  "use --sampler ptrace with --event wall");
+		goto fail;
+	}
+	if (try_hw) {
+		err = open_rung(p, o, true, hw_ev, true, &rec->layout, &cpus);
+		if (err && is_perm(-err)) {
+			kern_err = -err;
+			err = open_rung(p, o, true, hw_ev, false, &rec->layout, &cpus);
+		} else if (!err) {
+			kernel = true;
+		}
+		if (!err) {
+			got = hw_ev;
+			goto opened;
+		}
+		hw_err = -err;
+	}
+	err = open_rung(p, o, false, TF_EVENT_CPU_CLOCK, true, &rec->layout, &cpus);
+	if (!err) {
+		kernel = true;
+	} else if (is_perm(-err) || is_unsupported(-err)) {
+		if (!kern_err)
+			kern_err = -err;
+		err = open_rung(p, o, false, TF_EVENT_CPU_CLOCK, false, &rec->layout, &cpus);
+	}
+	if (err) {
+		int e = -err;
+		if (is_perm(e))
+			rc = tf_error_set(TF_EPERM,
+				"perf_event_open refused: %s (perf_event_paranoid=%d); fix: "
+				"sudo sysctl kernel.perf_event_paranoid=1, or in Docker "
+				"--cap-add PERFMON (or a seccomp profile allowing perf_event_open), "
+				"or use --sampler ptrace", refusal(e), paranoid);
+		else
+			rc = tf_error_set(TF_EUNSUPPORTED, "perf_event_open failed: %s", refusal(e));
+		goto fail;
+	}
+	got = TF_EVENT_CPU_CLOCK;
+
+opened:
+	rec->info.event = got;
+	rec->info.kernel = kernel;
+	snprintf(rec->rung, sizeof(rec->rung), "perf %s %s", tf_event_name(got),
+		 kernel ? "kernel+user" : "user-only");
+	rec->info.rung = rec->rung;
+	if (hw_err && want != TF_EVENT_AUTO)
+		notice(o, TF_NOTICE_WARN, "%s: %s; sampling cpu-clock instead",
+		       tf_event_name(hw_ev), refusal(hw_err));
+	else if (hw_err)
+		notice(o, TF_NOTICE_VERBOSE, "no hardware counters (%s: %s): sampling cpu-clock",
+		       tf_event_name(hw_ev), refusal(hw_err));
+	if (!kernel && kern_err)
+		notice(o, TF_NOTICE_INFO,
+		       "kernel samples refused (perf_event_paranoid=%d): recording user space only; "
+		       "fix: sudo sysctl kernel.perf_event_paranoid=1", paranoid);
+	rc = map_rings(p, o);
+	if (rc)
+		goto fail;
+	tf_vec_free(&cpus);
+	*out = p;
+	return 0;
+fail:
+	tf_vec_free(&cpus);
+	tf_perf_close(p);
+	return rc;
+}
+
+size_t tf_perf_pollfds(const tf_perf *p, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->rings.n && n < max; i++) {
+		fds[n].fd = p->rings.v[i].fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+/* Look at the records of one copied chunk: count, and pass side-band on. */
+static void scan(tf_recording *rec, const uint8_t *buf, size_t len, tf_live_fn live,
+		 void *live_ctx, uint64_t *processes)
+{
+	size_t off = 0;
+	while (off + sizeof(struct perf_event_header) <= len) {
+		const struct perf_event_header *h = (const void *)(buf + off);
+		if (h->size < sizeof(*h) || off + h->size > len)
+			break;
+		rec->info.records++;
+		switch (h->type) {
+		case PERF_RECORD_SAMPLE:
+			rec->info.samples++;
+			break;
+		case PERF_RECORD_LOST:
+		case PERF_RECORD_LOST_SAMPLES:
+		case PERF_RECORD_THROTTLE:
+		case PERF_RECORD_MMAP2:
+		case PERF_RECORD_EXIT:
+		case PERF_RECORD_FORK:
+		case PERF_RECORD_COMM: {
+			tf_rec_event ev;
+			if (tf_spool_decode(&rec->layout, h, &ev) <= 0)
+				break;
+			if (ev.type == TF_REC_LOST)
+				rec->info.lost += ev.lost.count;
+			else if (ev.type == TF_REC_THROTTLE)
+				rec->info.throttled++;
+			else if (ev.type == TF_REC_FORK && ev.pid != ev.fork.ppid && processes)
+				(*processes)++;
+			if (live && ev.type != TF_REC_LOST && ev.type != TF_REC_THROTTLE)
+				live(live_ctx, &ev);
+			break;
+		}
+		default:
+			break;
+		}
+		off += h->size;
+	}
+}
+
+int tf_perf_drain(tf_perf *p, tf_recording *rec, tf_live_fn live, void *live_ctx,
+		  uint64_t *processes)
+{
+	for (size_t i = 0; i < p->rings.n; i++) {
+		struct ring *r = &p->rings.v[i];
+		/* acquire pairs with the kernel's store of data_head */
+		uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = r->meta->data_tail;
+		uint64_t avail = head - tail;
+		size_t off, first;
+		int rc;
+
+		if (!avail)
+			continue;
+		if (avail > r->size)
+			avail = r->size; /* cannot happen with a well-behaved kernel */
+		off = (size_t)(tail & (r->size - 1));
+		first = TF_MIN((size_t)avail, r->size - off);
+		memcpy(p->scratch, r->data + off, first);
+		if (first < avail)
+			memcpy(p->scratch + first, r->data, (size_t)avail - first);
+		/* release: the kernel may reuse the space only after our copy */
+		__atomic_store_n(&r->meta->data_tail, tail + avail, __ATOMIC_RELEASE);
+		scan(rec, p->scratch, (size_t)avail, live, live_ctx, processes);
+		rc = tf_spool_append(rec->spool, p->scratch, (size_t)avail);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void tf_perf_close(tf_perf *p)
+{
+	if (!p)
+		return;
+	close_rings(p);
+	tf_vec_free(&p->rings);
+	free(p->scratch);
+	free(p);
+}

@@ -1,0 +1,42 @@
+/*
+ * perf.h - the perf_event sampler (private to src/record).
+ */
+#ifndef TESTFLAME_RECORD_PERF_H
+#define TESTFLAME_RECORD_PERF_H
+
+#include "spool.h"
+
+#include <poll.h>
+
+typedef struct tf_perf tf_perf;
+
+typedef struct {
+	pid_t pid;              /* the held command: events enable on its exec */
+	tf_event event;
+	tf_callgraph callgraph;
+	unsigned freq;
+	unsigned stack_bytes;
+	tf_notice_fn notice;
+	void *notice_ctx;
+} tf_perf_opts;
+
+/*
+ * Open per-CPU inherited events on `pid`, walking the permission ladder.
+ * Fills rec->layout, rec->info.event/kernel and rec->rung. Returns TF_EPERM
+ * when perf_event_open is refused outright (the message says why and how to
+ * fix it), TF_EUNSUPPORTED when the kernel lacks what we need.
+ */
+int tf_perf_open(tf_perf **out, const tf_perf_opts *o, tf_recording *rec);
+/* Descriptors to poll for data. Returns how many were written. */
+size_t tf_perf_pollfds(const tf_perf *p, struct pollfd *fds, size_t max);
+/* Copy everything the ring buffers hold into the spool; call `live` for
+ * side-band records. Updates rec->info counters. */
+int tf_perf_drain(tf_perf *p, tf_recording *rec, tf_live_fn live, void *live_ctx,
+		  uint64_t *processes);
+void tf_perf_close(tf_perf *p);
+
+/* Why perf_event_open may be refused here, with the fix (for messages and
+ * `testflame doctor`). Writes a sentence; returns the paranoid level. */
+int tf_perf_paranoid(void);
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * record.c - tf_record_run(): launch the command held, arm the sampler,
+ * release the command, and pump the sampler's data into the spool until
+ * the command exits.
+ *
+ * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are received through a
+ * signalfd so that testflame survives them long enough to write the
+ * profile. A signal sent by the terminal (si_code SI_KERNEL) already reached
+ * the command, which shares our process group, so it is not sent twice;
+ * one sent to testflame alone (kill(1), a CI runner) is forwarded.
+ */
+#include "launch.h"
+#include "markers.h"
+#include "perf.h"
+#include "spool.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static int shell_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Handle pending signals; returns true if testflame was asked to stop. */
+static bool handle_signals(int sigfd, tf_launch *l, tf_recording *rec)
+{
+	struct signalfd_siginfo si;
+	bool got = false;
+
+	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		got = true;
+		rec->info.interrupted = true;
+		/* a terminal's signal reached the whole process group already */
+		if ((int)si.ssi_code != SI_KERNEL)
+			tf_launch_signal(l, (int)si.ssi_signo);
+	}
+	return got;
+}
+
+/*
+ * What every sampler does with the side-band it reads: remember each new
+ * program's arguments (read from /proc while the process still exists;
+ * attribution names tests by them), then hand the event to the caller's
+ * live hook.
+ */
+typedef struct {
+	tf_recording *rec;
+	const tf_record_opts *o;
+	tf_markers *markers;
+} live_ctx;
+
+static void on_live(void *ctx, const tf_rec_event *ev)
+{
+	live_ctx *lc = ctx;
+
+	if (ev->type == TF_REC_COMM && ev->comm.exec) {
+		char path[64], buf[8192];
+		ssize_t cwdlen;
+		size_t n = 0;
+		snprintf(path, sizeof(path), "/proc/%u/cwd", ev->pid);
+		cwdlen = readlink(path, buf, 4095);
+		if (cwdlen < 0)
+			cwdlen = 0;
+		buf[cwdlen] = '\0';
+		snprintf(path, sizeof(path), "/proc/%u/cmdline", ev->pid);
+		FILE *f = fopen(path, "re");
+		if (f) {
+			n = fread(buf + cwdlen + 1, 1, sizeof(buf) - (size_t)cwdlen - 2, f);
+			fclose(f);
+		}
+		if (n) {
+			struct {
+				uint32_t pid, tid;
+				uint64_t time;
+				uint32_t len, cwdlen;
+			} fixed = { ev->pid, ev->tid, ev->time, (uint32_t)n, (uint32_t)cwdlen };
+			tf_spool_append_own(lc->rec->spool, TF_SPOOL_CMDLINE, &fixed, sizeof(fixed),
+					    buf, (size_t)cwdlen + 1 + n);
+		}
+	}
+	if (lc->o->live)
+		lc->o->live(lc->o->live_ctx, ev);
+}
+
+static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
+		     const tf_record_opts *o, live_ctx *lc)
+{
+	struct pollfd fds[1024];
+	uint64_t processes = 1, last_progress = 0;
+	tf_launch_state st = { 0 };
+	int rc = 0;
+
+	for (;;) {
+		size_t n = tf_perf_pollfds(perf, fds, TF_ARRAY_SIZE(fds) - 3);
+		fds[n].fd = tf_launch_fd(l);
+		fds[n].events = POLLIN;
+		fds[n + 1].fd = sigfd;
+		fds[n + 1].events = POLLIN;
+		fds[n + 2].fd = lc->markers ? tf_markers_fd(lc->markers) : -1;
+		fds[n + 2].events = POLLIN;
+		/* side-band and markers wake us; the timeout only paces progress */
+		if (poll(fds, n + 3, 100) < 0 && errno != EINTR)
+			return tf_error_set_errno(TF_ERROR, "poll failed");
+		handle_signals(sigfd, l, rec);
+		rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
+		if (!rc && lc->markers)
+			rc = tf_markers_poll(lc->markers, rec->spool, false);
+		if (rc)
+			return rc;
+		rc = tf_launch_poll(l, &st);
+		if (rc)
+			return rc;
+		if (st.exited)
+			break;
+		if (o->progress) {
+			uint64_t now = tf_now_ns();
+			if (now - last_progress >= 250000000ULL) {
+				tf_record_progress pr = { now - rec->info.start_ns, rec->info.samples,
+							  processes, rec->info.lost };
+				o->progress(o->progress_ctx, &pr);
+				last_progress = now;
+			}
+		}
+	}
+	/* everything the tree wrote until its end is in the buffers now */
+	rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
+	if (!rc && lc->markers)
+		rc = tf_markers_poll(lc->markers, rec->spool, true);
+	rec->info.wait_status = st.wait_status;
+	return rc;
+}
+
+int tf_record_run(tf_recording **out, const tf_record_opts *opts)
+{
+	tf_record_opts o = *opts;
+	tf_recording *rec;
+	tf_launch *launch = NULL;
+	tf_perf *perf = NULL;
+	tf_launch_opts lo;
+	sigset_t set, orig;
+	char *path = NULL;
+	int sigfd = -1, rc;
+	live_ctx lc = { NULL, NULL, NULL };
+	TF_VEC(char *) env = { 0 };
+	char *marker_env = NULL;
+
+	*out = NULL;
+	if (!o.argv || !o.argv[0])
+		return tf_error_set(TF_EUSAGE, "no command to run");
+	if (!o.freq)
+		o.freq = 99;
+	if (!o.stack_bytes)
+		o.stack_bytes = 8192;
+	o.stack_bytes = (o.stack_bytes + 7) & ~7u;
+	if (o.stack_bytes > 65000)
+		return tf_error_set(TF_EUSAGE, "stack size %u is too large (at most 65000 bytes)",
+				    o.stack_bytes);
+
+	rec = tf_xcalloc(1, sizeof(*rec));
+	rec->info.callgraph = o.callgraph;
+	rec->info.freq = o.freq;
+	rec->info.sampler = TF_SAMPLER_PERF;
+	rec->info.rung = "";
+
+	if (o.cwd && strchr(o.argv[0], '/') && o.argv[0][0] != '/') {
+		char *abs = tf_xasprintf("%s/%s", o.cwd, o.argv[0]);
+		rc = tf_launch_resolve(&path, abs);
+		free(abs);
+	} else {
+		rc = tf_launch_resolve(&path, o.argv[0]);
+	}
+	free(path);
+	if (rc) {
+		/* like a shell: 127 for a missing command, 126 for one we cannot run */
+		rec->info.exec_failed = true;
+		rec->info.exit_status = rc == TF_ENOTFOUND ? 127 : 126;
+		*out = rec;
+		return 0;
+	}
+	rc = tf_spool_open(&rec->spool);
+	if (rc)
+		goto fail;
+	lc.rec = rec;
+	lc.o = &o;
+	for (char *const *e = o.extra_env; e && *e; e++)
+		tf_vec_push(&env, *e);
+	if (o.markers) {
+		rc = tf_markers_open(&lc.markers);
+		if (rc)
+			goto fail;
+		marker_env = tf_markers_env(lc.markers);
+		tf_vec_push(&env, marker_env);
+	}
+	tf_vec_push(&env, NULL);
+
+	/* signals ignored when we started (nohup, a shell's background job)
+	 * stay ignored, for us as for the command */
+	sigemptyset(&set);
+	for (size_t i = 0; i < TF_ARRAY_SIZE(handled_signals); i++) {
+		struct sigaction cur;
+		if (sigaction(handled_signals[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN)
+			continue;
+		sigaddset(&set, handled_signals[i]);
+	}
+	sigprocmask(SIG_BLOCK, &set, &orig);
+	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		rc = tf_error_set_errno(TF_ERROR, "cannot create a signalfd");
+		goto fail;
+	}
+
+	lo.argv = o.argv;
+	lo.extra_env = env.v;
+	lo.cwd = o.cwd;
+	lo.orig_mask = &orig;
+	rc = tf_launch_start(&launch, &lo);
+	if (rc)
+		goto fail;
+	rec->info.root_pid = tf_launch_pid(launch);
+
+	if (o.sampler == TF_SAMPLER_PTRACE) {
+		rc = tf_error_set(TF_EUNSUPPORTED, "the ptrace sampler is not available in this build");
+		goto fail;
+	}
+	{
+		tf_perf_opts po = { tf_launch_pid(launch), o.event, o.callgraph, o.freq,
+				    o.stack_bytes, o.notice, o.notice_ctx };
+		rc = tf_perf_open(&perf, &po, rec);
+		if (rc)
+			goto fail;
+	}
+
+	rec->info.start_ns = tf_now_ns();
+	rec->info.start_realtime_ns = realtime_ns();
+	rc = tf_launch_release(launch);
+	if (!rc)
+		rc = pump_perf(rec, perf, launch, sigfd, &o, &lc);
+	rec->info.end_ns = tf_now_ns();
+	if (rc)
+		goto fail;
+	{
+		tf_launch_state st;
+		tf_launch_poll(launch, &st);
+		rec->info.wait_status = st.wait_status;
+		rec->info.exit_status = shell_status(st.wait_status);
+		if (st.exec_errno) {
+			rec->info.exec_failed = true;
+			tf_error_set(st.exec_errno == ENOENT ? TF_ENOTFOUND : TF_EPERM,
+				     "'%s': %s", o.argv[0], strerror(st.exec_errno));
+		}
+	}
+	tf_perf_close(perf);
+	perf = NULL;
+	tf_launch_free(launch);
+	launch = NULL;
+	rc = tf_spool_finish(rec->spool);
+	if (rc)
+		goto fail;
+	rec->info.spool_bytes = tf_spool_size(rec->spool);
+	if (lc.markers)
+		rec->info.markers_ignored = tf_markers_bad_lines(lc.markers);
+	tf_markers_free(lc.markers);
+	tf_vec_free(&env);
+	free(marker_env);
+	close(sigfd);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	*out = rec;
+	return 0;
+
+fail:
+	tf_markers_free(lc.markers);
+	tf_vec_free(&env);
+	free(marker_env);
+	tf_perf_close(perf);
+	tf_launch_free(launch);
+	if (sigfd >= 0) {
+		close(sigfd);
+		sigprocmask(SIG_SETMASK, &orig, NULL);
+	}
+	tf_recording_free(rec);
+	return rc;
+}
+
+void tf_recording_free(tf_recording *r)
+{
+	if (!r)
+		return;
+	tf_spool_free(r->spool);
+	free(r);
+}
+
+const tf_record_info *tf_recording_info(const tf_recording *r)
+{
+	return &r->info;
+}

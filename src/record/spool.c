@@ -1,0 +1,560 @@
+/*
+ * spool.c - where a recording's records wait for the end of the run, and
+ * how they come back: decoded and in time order.
+ *
+ * Ring buffers are per CPU, so records reach us in per-CPU order only: a
+ * process's mmap read from CPU 1 may arrive after its sample read from
+ * CPU 0. Replay therefore indexes every record by timestamp and hands them
+ * out sorted (stable for equal times), which is all the symbolizer and the
+ * attribution need to see each process's state as it was at each sample.
+ */
+#include "spool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SPOOL_BUF (1 << 20)
+
+struct tf_spool {
+	int fd;
+	char *buf;
+	size_t used;
+	uint64_t size;
+	uint8_t *map;
+	size_t maplen;
+};
+
+int tf_spool_open(tf_spool **out)
+{
+	const char *dir = getenv("TMPDIR");
+	tf_spool *s;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char *path = tf_xasprintf("%s/testflame-spool.XXXXXX", dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+		free(path);
+	}
+	if (fd < 0)
+		return tf_error_set_errno(TF_ERROR, "cannot create a spool file in '%s'", dir);
+	s = tf_xcalloc(1, sizeof(*s));
+	s->fd = fd;
+	s->buf = tf_xmalloc(SPOOL_BUF);
+	*out = s;
+	return 0;
+}
+
+static int flush(tf_spool *s)
+{
+	size_t off = 0;
+	while (off < s->used) {
+		ssize_t n = write(s->fd, s->buf + off, s->used - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return tf_error_set_errno(TF_ERROR, "cannot write the spool file");
+		}
+		off += (size_t)n;
+	}
+	s->used = 0;
+	return 0;
+}
+
+int tf_spool_append(tf_spool *s, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		size_t room = SPOOL_BUF - s->used, n = TF_MIN(room, len);
+		memcpy(s->buf + s->used, p, n);
+		s->used += n;
+		s->size += n;
+		p += n;
+		len -= n;
+		if (s->used == SPOOL_BUF) {
+			int rc = flush(s);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int tf_spool_append_own(tf_spool *s, uint16_t type, const void *fixed, size_t fixed_len,
+			const void *var, size_t var_len)
+{
+	static const char zeros[8];
+	size_t vpad = var ? ((var_len + 1 + 7) & ~(size_t)7) : 0;
+	size_t total = sizeof(struct perf_event_header) + fixed_len + vpad;
+	struct perf_event_header h = { type, 0, (uint16_t)total };
+	int rc;
+
+	if (total > 65528 || (fixed_len & 7))
+		return tf_error_set(TF_EINVAL, "record too large for the spool");
+	rc = tf_spool_append(s, &h, sizeof(h));
+	if (!rc && fixed_len)
+		rc = tf_spool_append(s, fixed, fixed_len);
+	if (!rc && var) {
+		rc = tf_spool_append(s, var, var_len);
+		if (!rc)
+			rc = tf_spool_append(s, zeros, vpad - var_len);
+	}
+	return rc;
+}
+
+int tf_spool_finish(tf_spool *s)
+{
+	int rc = flush(s);
+	if (rc)
+		return rc;
+	free(s->buf);
+	s->buf = NULL;
+	if (s->size == 0)
+		return 0;
+	s->map = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, s->fd, 0);
+	if (s->map == MAP_FAILED) {
+		s->map = NULL;
+		return tf_error_set_errno(TF_ERROR, "cannot map the spool file");
+	}
+	s->maplen = s->size;
+	return 0;
+}
+
+const uint8_t *tf_spool_data(const tf_spool *s, size_t *len)
+{
+	*len = s->maplen;
+	return s->map;
+}
+
+uint64_t tf_spool_size(const tf_spool *s)
+{
+	return s->size;
+}
+
+void tf_spool_free(tf_spool *s)
+{
+	if (!s)
+		return;
+	if (s->map)
+		munmap(s->map, s->maplen);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+	free(s);
+}
+
+/* decoding */
+
+typedef struct {
+	const uint8_t *p, *end;
+	bool bad;
+} cursor;
+
+static inline uint64_t take64(cursor *c)
+{
+	uint64_t v = 0;
+	if (c->end - c->p < 8) {
+		c->bad = true;
+		return 0;
+	}
+	memcpy(&v, c->p, 8);
+	c->p += 8;
+	return v;
+}
+
+static inline void take32x2(cursor *c, uint32_t *a, uint32_t *b)
+{
+	uint32_t v[2] = { 0, 0 };
+	if (c->end - c->p < 8) {
+		c->bad = true;
+	} else {
+		memcpy(v, c->p, 8);
+		c->p += 8;
+	}
+	*a = v[0];
+	*b = v[1];
+}
+
+static inline const void *take(cursor *c, uint64_t n)
+{
+	const void *p = c->p;
+	if ((uint64_t)(c->end - c->p) < n) {
+		c->bad = true;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+/* The sample_id trailer of side-band records (sample_id_all): time and
+ * cpu. Records that name their own pid/tid keep them; the trailer's are
+ * those of the task that caused the record (the parent, for a fork). */
+static void decode_sample_id(const tf_spool_layout *l, const struct perf_event_header *h,
+			     tf_rec_event *ev)
+{
+	uint32_t pid = 0, tid = 0;
+	uint64_t st = l->sample_type;
+	size_t n = 0;
+	const uint8_t *end = (const uint8_t *)h + h->size;
+	cursor c;
+	uint32_t u;
+
+	if (!l->sample_id_all)
+		return;
+	n += (st & PERF_SAMPLE_TID) ? 8 : 0;
+	n += (st & PERF_SAMPLE_TIME) ? 8 : 0;
+	n += (st & PERF_SAMPLE_ID) ? 8 : 0;
+	n += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+	n += (st & PERF_SAMPLE_CPU) ? 8 : 0;
+	n += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	if (n > (size_t)h->size - sizeof(*h))
+		return;
+	c.p = end - n;
+	c.end = end;
+	c.bad = false;
+	if (st & PERF_SAMPLE_TID)
+		take32x2(&c, &pid, &tid);
+	if (st & PERF_SAMPLE_TIME)
+		ev->time = take64(&c);
+	if (st & PERF_SAMPLE_ID)
+		take64(&c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		take64(&c);
+	if (st & PERF_SAMPLE_CPU)
+		take32x2(&c, &ev->cpu, &u);
+	if (!ev->pid && !ev->tid) {
+		ev->pid = pid;
+		ev->tid = tid;
+	}
+}
+
+/* Callchain storage for the decoded sample (valid until the next decode). */
+static _Thread_local uint64_t chain_kernel[PERF_MAX_STACK_DEPTH + 1];
+static _Thread_local uint64_t chain_user[PERF_MAX_STACK_DEPTH + 1];
+
+static int decode_sample(const tf_spool_layout *l, cursor *c, tf_rec_event *ev)
+{
+	uint64_t st = l->sample_type;
+	uint32_t u;
+
+	ev->type = TF_REC_SAMPLE;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		take64(c);
+	if (st & PERF_SAMPLE_IP)
+		ev->sample.ip = take64(c);
+	if (st & PERF_SAMPLE_TID)
+		take32x2(c, &ev->pid, &ev->tid);
+	if (st & PERF_SAMPLE_TIME)
+		ev->time = take64(c);
+	if (st & PERF_SAMPLE_ADDR)
+		take64(c);
+	if (st & PERF_SAMPLE_ID)
+		take64(c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		take64(c);
+	if (st & PERF_SAMPLE_CPU)
+		take32x2(c, &ev->cpu, &u);
+	if (st & PERF_SAMPLE_PERIOD)
+		ev->sample.period = take64(c);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr = take64(c);
+		const uint64_t *ips = take(c, nr * 8);
+		int ctx = -1; /* 0 kernel, 1 user, -1 none yet */
+		if (!ips || nr > 4 * PERF_MAX_STACK_DEPTH)
+			return -1;
+		for (uint64_t i = 0; i < nr; i++) {
+			uint64_t ip;
+			memcpy(&ip, ips + i, 8);
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+				if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+					ctx = 0;
+				else if (ip == (uint64_t)PERF_CONTEXT_USER)
+					ctx = 1;
+				else
+					ctx = -2; /* hypervisor, guest: not ours */
+				continue;
+			}
+			if (ctx == 0 && ev->sample.nkernel < PERF_MAX_STACK_DEPTH)
+				chain_kernel[ev->sample.nkernel++] = ip;
+			else if (ctx == 1 && ev->sample.nuser < PERF_MAX_STACK_DEPTH)
+				chain_user[ev->sample.nuser++] = ip;
+		}
+		ev->sample.kernel_ips = chain_kernel;
+		ev->sample.user_ips = chain_user;
+		/* the kernel stops at sysctl perf_event_max_stack (127) */
+		ev->sample.user_truncated = ev->sample.nuser >= 127;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		const uint8_t *sz = take(c, 4);
+		uint32_t size = 0;
+		if (sz)
+			memcpy(&size, sz, 4);
+		take(c, size);
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		uint64_t abi = take64(c);
+		if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			size_t n = (size_t)__builtin_popcountll(l->regs_mask);
+			ev->sample.regs = take(c, n * 8);
+			ev->sample.regs_mask = l->regs_mask;
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		uint64_t size = take64(c);
+		if (size) {
+			const uint8_t *data = take(c, size);
+			uint64_t dyn = take64(c);
+			ev->sample.stack = data;
+			ev->sample.stack_size = TF_MIN(dyn, size);
+		}
+	}
+	if (c->bad)
+		return -1;
+	ev->sample.where = ev->sample.nkernel > 0 && ev->sample.nuser == 0
+				   ? TF_SAMPLE_KERNEL : TF_SAMPLE_USER;
+	if (!(st & PERF_SAMPLE_CALLCHAIN) || ev->sample.nuser + ev->sample.nkernel == 0) {
+		/* no chain: the sample ip alone, in user space when it looks like it */
+		chain_user[0] = ev->sample.ip;
+		ev->sample.user_ips = chain_user;
+		ev->sample.nuser = 1;
+		ev->sample.kernel_ips = chain_kernel;
+	}
+	return 1;
+}
+
+int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
+		    tf_rec_event *ev)
+{
+	cursor c = { (const uint8_t *)(h + 1), (const uint8_t *)h + h->size, false };
+
+	memset(ev, 0, sizeof(*ev));
+	if (h->size < sizeof(*h))
+		return -1;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		return decode_sample(l, &c, ev);
+	case TF_SPOOL_SAMPLE_EXT: {
+		uint32_t len, pad;
+		take32x2(&c, &len, &pad);
+		const char *name = take(&c, len);
+		if (!name || !len || name[len - 1] != '\0')
+			return -1;
+		int rc = decode_sample(l, &c, ev);
+		ev->sample.offcpu = name[0] ? name : NULL;
+		return rc;
+	}
+	case PERF_RECORD_MMAP2: {
+		ev->type = TF_REC_MMAP;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->mmap.start = take64(&c);
+		ev->mmap.len = take64(&c);
+		ev->mmap.pgoff = take64(&c);
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			const uint8_t *b = take(&c, 24);
+			if (b) {
+				ev->mmap.build_id_len = TF_MIN(b[0], 20);
+				ev->mmap.build_id = b + 4;
+			}
+		} else {
+			take32x2(&c, &ev->mmap.maj, &ev->mmap.min);
+			ev->mmap.ino = take64(&c);
+			ev->mmap.ino_generation = take64(&c);
+		}
+		take32x2(&c, &ev->mmap.prot, &ev->mmap.flags);
+		ev->mmap.filename = (const char *)c.p;
+		if (c.bad || !memchr(c.p, '\0', (size_t)(c.end - c.p)))
+			return -1;
+		decode_sample_id(l, h, ev);
+		return 1;
+	}
+	case PERF_RECORD_COMM: {
+		ev->type = TF_REC_COMM;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->comm.comm = (const char *)c.p;
+		ev->comm.exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
+		if (c.bad || !memchr(c.p, '\0', (size_t)(c.end - c.p)))
+			return -1;
+		decode_sample_id(l, h, ev);
+		return 1;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		ev->type = h->type == PERF_RECORD_FORK ? TF_REC_FORK : TF_REC_EXIT;
+		take32x2(&c, &ev->pid, &ev->fork.ppid);
+		take32x2(&c, &ev->tid, &ev->fork.ptid);
+		ev->time = take64(&c);
+		if (c.bad)
+			return -1;
+		decode_sample_id(l, h, ev);
+		return 1;
+	}
+	case PERF_RECORD_LOST:
+		ev->type = TF_REC_LOST;
+		take64(&c);
+		ev->lost.count = take64(&c);
+		decode_sample_id(l, h, ev);
+		return c.bad ? -1 : 1;
+	case PERF_RECORD_LOST_SAMPLES:
+		ev->type = TF_REC_LOST;
+		ev->lost.count = take64(&c);
+		decode_sample_id(l, h, ev);
+		return c.bad ? -1 : 1;
+	case PERF_RECORD_THROTTLE:
+		ev->type = TF_REC_THROTTLE;
+		ev->time = take64(&c);
+		ev->lost.count = 1;
+		decode_sample_id(l, h, ev);
+		return c.bad ? -1 : 1;
+	case TF_SPOOL_MARKER: {
+		uint32_t begin, scope, len, pad;
+		ev->type = TF_REC_MARKER;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		take32x2(&c, &begin, &scope);
+		take32x2(&c, &len, &pad);
+		const char *name = take(&c, len + 1);
+		if (c.bad || !name || name[len] != '\0')
+			return -1;
+		ev->marker.begin = begin != 0;
+		ev->marker.scope = (tf_marker_scope)scope;
+		ev->marker.name = name;
+		return 1;
+	}
+	case TF_SPOOL_CMDLINE: {
+		uint32_t len, cwdlen;
+		ev->type = TF_REC_CMDLINE;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		take32x2(&c, &len, &cwdlen);
+		const char *cwd = take(&c, (uint64_t)cwdlen + 1);
+		const char *argv = take(&c, len);
+		if (c.bad || !cwd || !argv || cwd[cwdlen] != '\0')
+			return -1;
+		ev->cmdline.cwd = cwd;
+		ev->cmdline.argv = argv;
+		ev->cmdline.len = len;
+		return 1;
+	}
+	case TF_SPOOL_PROC_EXIT: {
+		uint32_t st, pad;
+		ev->type = TF_REC_PROC_EXIT;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		take32x2(&c, &st, &pad);
+		ev->proc_exit.wait_status = (int)st;
+		return c.bad ? -1 : 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_header *h)
+{
+	const uint8_t *body = (const uint8_t *)(h + 1);
+	size_t len = h->size - sizeof(*h), off = 0;
+	uint64_t t = 0;
+
+	switch (h->type) {
+	case TF_SPOOL_SAMPLE_EXT: {
+		uint32_t n;
+		if (len < 8)
+			return 0;
+		memcpy(&n, body, 4);
+		if ((size_t)n + 8 > len)
+			return 0;
+		body += 8 + n;
+		len -= 8 + n;
+	}
+		/* fall through */
+	case PERF_RECORD_SAMPLE:
+		if (!(l->sample_type & PERF_SAMPLE_TIME))
+			return 0;
+		off += (l->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+		off += (l->sample_type & PERF_SAMPLE_IP) ? 8 : 0;
+		off += (l->sample_type & PERF_SAMPLE_TID) ? 8 : 0;
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		off = 16;
+		break;
+	case TF_SPOOL_PROC_EXIT:
+	case TF_SPOOL_MARKER:
+	case TF_SPOOL_CMDLINE:
+		off = 8;
+		break;
+	default: {
+		tf_rec_event ev;
+		memset(&ev, 0, sizeof(ev));
+		decode_sample_id(l, h, &ev);
+		return ev.time;
+	}
+	}
+	if (off + 8 > len)
+		return 0;
+	memcpy(&t, body + off, 8);
+	return t;
+}
+
+/* replay */
+
+typedef struct {
+	uint64_t time;
+	uint64_t off;
+} index_entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const index_entry *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : (x->off > y->off);
+}
+
+int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx)
+{
+	size_t len, off = 0, n = 0;
+	const uint8_t *data;
+	index_entry *idx;
+	int rc = 0;
+
+	if (!r->spool)
+		return 0;
+	data = tf_spool_data(r->spool, &len);
+	if (!data)
+		return 0;
+	/* count first, so the index is one allocation */
+	while (off + sizeof(struct perf_event_header) <= len) {
+		const struct perf_event_header *h = (const void *)(data + off);
+		if (h->size < sizeof(*h) || off + h->size > len)
+			break;
+		n++;
+		off += h->size;
+	}
+	idx = tf_xmalloc((n + 1) * sizeof(*idx));
+	off = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct perf_event_header *h = (const void *)(data + off);
+		idx[i].time = tf_spool_record_time(&r->layout, h);
+		idx[i].off = off;
+		off += h->size;
+	}
+	qsort(idx, n, sizeof(*idx), cmp_entry);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct perf_event_header *h = (const void *)(data + idx[i].off);
+		tf_rec_event ev;
+		int d = tf_spool_decode(&r->layout, h, &ev);
+		if (d > 0)
+			rc = fn(ctx, &ev);
+	}
+	free(idx);
+	return rc;
+}
