@@ -383,25 +383,6 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	size_t ntested = 0;
 	char reason[256];
 
-	/* the noise of one run, as the well-sampled tests show it */
-	if (!pv->noise_given && pv->nbase < 3) {
-		double *lr = tf_xcalloc(c->ntests + 1, sizeof(double));
-		size_t n = 0;
-		for (size_t i = 0; i < c->ntests; i++) {
-			const tf_test_delta *t = &c->tests[i];
-			if (t->base.cost > 0 && t->head.cost > 0 && t->base.samples >= 50 &&
-			    t->head.samples >= 50 && strcmp(t->name, TF_BUILD_TEST_NAME) != 0)
-				lr[n++] = log(t->head.cost / t->base.cost);
-		}
-		double seen = tf_stats_suite_noise(lr, n, pv->nbase, pv->nhead);
-		free(lr);
-		if (seen == seen) {
-			c->summary.noise_seen = 100 * seen;
-			if (100 * seen > c->summary.noise)
-				c->summary.noise = 100 * seen;
-		}
-	}
-
 	for (size_t i = 0; i < c->ntests; i++) {
 		tf_test_delta *t = &c->tests[i];
 		const agg_test *at = &a->tests.v[pv->test_id[i]];
@@ -430,9 +411,19 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 			t->reason = tf_arena_strdup(pv->arena, reason);
 			continue;
 		}
+		double noise = c->summary.noise;
+		t->noise_from_history = false;
+		for (size_t h = 0; h < o->nhistory; h++) {
+			if (strcmp(o->history[h].test, t->name) == 0 &&
+			    o->history[h].noise_pct > noise && !pv->noise_given) {
+				noise = o->history[h].noise_pct;
+				t->noise_from_history = true;
+			}
+		}
+		t->noise_pct = noise;
 		tf_stats_input in = {
 			at->cost, at->cost + pv->nbase, pv->nbase, pv->nhead,
-			(double)t->base.samples, (double)t->head.samples, c->summary.noise / 100,
+			(double)t->base.samples, (double)t->head.samples, noise / 100,
 			pv->periodic,
 		};
 		tf_stats_test(&res[i], &in);
@@ -562,7 +553,6 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		s->threshold = opts->threshold;
 		s->alpha = opts->alpha;
 		s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
-		s->noise_seen = NAN;
 		pv->noise_given = opts->noise >= 0;
 		/* testflame's run files sample on counter overflow */
 		pv->periodic = true;

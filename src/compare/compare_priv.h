@@ -45,7 +45,7 @@ struct tf_compare_priv {
 	bool keys_ready;
 	size_t *columns;       /* value column per run, base then head */
 	bool periodic;         /* every run is a testflame run file */
-	bool noise_given;      /* --noise: no estimate from the suite */
+	bool noise_given;      /* --noise: the history does not override it */
 };
 
 /* Map every function and symbol-less location of every run to a cmp_func

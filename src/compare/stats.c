@@ -34,10 +34,12 @@
  *    test's total is its true count to within a sample or two per process
  *    and attribution boundary: s = 1/N^2, and the run-to-run noise c is
  *    what limits a single run. c is the event's floor
- *    (tf_stats_event_noise), raised to what the suite itself shows when its
- *    tests scatter more (tf_stats_suite_noise): a noisy runner, or a whole
- *    suite moving together, widens every interval instead of failing every
- *    test.
+ *    (tf_stats_event_noise), raised for each test to the spread its own
+ *    stored history shows (the run files of earlier commits): a memory-bound
+ *    test on a shared runner may wander by 20% where a CPU-bound one stays
+ *    within 1%, and one number for both would either cry wolf or go blind.
+ *    The change under test never feeds its own noise estimate, so a change
+ *    that slows every test is still seen.
  *  - At least 3 runs per side (repeats, `--against` A B A B): the data
  *    measure both noises at once. Welch's t test on the per-run log costs
  *    (log: run noise is multiplicative; Welch: the sides may differ in
@@ -310,9 +312,9 @@ void tf_stats_adjust(double *adj, const double *p, size_t n, tf_correction how)
 
 double tf_stats_event_noise(const char *event)
 {
-	/* floors: the suite's own spread raises them on a noisy runner (see
-	 * tf_stats_suite_noise); CPU time of a CPU-bound test varied by 1-1.3%
-	 * between runs on a 2-core machine with the other core busy */
+	/* floors, raised per test by what the test's stored history shows
+	 * (tf_compare_opts.history): CPU time of a CPU-bound test varied by
+	 * 1-1.3% between runs on a 2-core machine with the other core busy */
 	if (!event)
 		return 0.03;
 	if (strstr(event, "instructions"))
@@ -325,27 +327,7 @@ double tf_stats_event_noise(const char *event)
 	return 0.015;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
-double tf_stats_suite_noise(const double *log_ratios, size_t n, size_t nbase, size_t nhead)
-{
-	double *abs_lr, med;
-
-	if (n < 5 || !nbase || !nhead)
-		return NAN;
-	abs_lr = tf_xmalloc(n * sizeof(double));
-	for (size_t i = 0; i < n; i++)
-		abs_lr[i] = fabs(log_ratios[i]);
-	qsort(abs_lr, n, sizeof(double), cmp_double);
-	med = n % 2 ? abs_lr[n / 2] : (abs_lr[n / 2 - 1] + abs_lr[n / 2]) / 2;
-	free(abs_lr);
-	/* MAD of a normal is 0.6745 sigma */
-	return 1.4826 * med / sqrt(1.0 / (double)nbase + 1.0 / (double)nhead);
-}
 
 /* Per-run log costs of a side; a run without samples counts as half a
  * sample, the usual continuity value for a zero count. */

@@ -40,9 +40,18 @@ test_expect_success 'first run on the default branch: no baseline yet, saves one
 	expect_contains list "$(git rev-parse --short=12 HEAD)"
 '
 
+test_expect_success 'two more commits on main: three baselines of history' '
+	cd repo && for i in 2 3; do
+		git commit -q --allow-empty -m "main $i" && "$TF" run -q >out 2>err || exit 1
+	done &&
+	test $("$TF" baseline list | wc -l) = 3
+'
+
 test_expect_success 'an unchanged branch: compared with the merge-base baseline, exit 0' '
 	cd repo && git checkout -q -b same && git commit -q --allow-empty -m nothing &&
-	"$TF" run -q >out 2>err &&
+	"$TF" run -v >out 2>err &&
+	expect_contains err "learned the run-to-run noise of" &&
+	expect_contains err "from 3 baselines" &&
 	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
 	expect_contains out "0 commits before the merge-base" &&
 	expect_not_contains out "REGRESSION" && test -s testflame-report/report.json
