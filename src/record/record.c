@@ -11,6 +11,7 @@
  */
 #include "launch.h"
 #include "perf.h"
+#include "ptrace.h"
 #include "spool.h"
 
 #include <errno.h>
@@ -40,20 +41,42 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Handle pending signals; returns true if testflame was asked to stop. */
-static bool handle_signals(int sigfd, tf_launch *l, tf_recording *rec)
+void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint64_t processes,
+			       uint64_t *last)
 {
-	struct signalfd_siginfo si;
-	bool got = false;
+	uint64_t now;
 
-	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		got = true;
-		rec->info.interrupted = true;
-		/* a terminal's signal reached the whole process group already */
-		if ((int)si.ssi_code != SI_KERNEL)
-			tf_launch_signal(l, (int)si.ssi_signo);
+	if (!o->progress)
+		return;
+	now = tf_now_ns();
+	if (now - *last < 250000000ULL)
+		return;
+	tf_record_progress pr = { now - rec->info.start_ns, rec->info.samples, processes,
+				  rec->info.lost };
+	o->progress(o->progress_ctx, &pr);
+	*last = now;
+}
+
+/* The last rung of --sampler auto's ladder, announced once with why. */
+static void ladder_notice(const tf_record_opts *o, int perf_rc)
+{
+	char msg[1400], why[512], fix[600];
+	tf_record_caps caps;
+
+	if (!o->notice)
+		return;
+	if (o->event == TF_EVENT_WALL) {
+		snprintf(msg, sizeof(msg), "sampling with ptrace: --event wall needs it (perf "
+			 "samples threads only while they run)");
+	} else {
+		tf_record_probe(&caps, TF_PROBE_PERF);
+		if (!caps.perf_errno)
+			caps.perf_errno = perf_rc == TF_EPERM ? EPERM : EOPNOTSUPP;
+		tf_record_perf_advice(&caps, why, sizeof(why), fix, sizeof(fix));
+		snprintf(msg, sizeof(msg), "sampling with ptrace: perf_event_open is refused: %s; "
+			 "fix: %s", why, fix);
 	}
-	return got;
+	o->notice(o->notice_ctx, TF_NOTICE_INFO, msg);
 }
 
 static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
@@ -73,7 +96,8 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 		/* a short timeout keeps side-band fresh for live symbol pinning */
 		if (poll(fds, n + 2, 50) < 0 && errno != EINTR)
 			return tf_error_set_errno(TF_ERROR, "poll failed");
-		handle_signals(sigfd, l, rec);
+		if (tf_launch_forward_signals(l, sigfd))
+			rec->info.interrupted = true;
 		rc = tf_perf_drain(perf, rec, o->live, o->live_ctx, &processes);
 		if (rc)
 			return rc;
@@ -82,15 +106,7 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 			return rc;
 		if (st.exited)
 			break;
-		if (o->progress) {
-			uint64_t now = tf_now_ns();
-			if (now - last_progress >= 250000000ULL) {
-				tf_record_progress pr = { now - rec->info.start_ns, rec->info.samples,
-							  processes, rec->info.lost };
-				o->progress(o->progress_ctx, &pr);
-				last_progress = now;
-			}
-		}
+		tf_record_report_progress(rec, o, processes, &last_progress);
 	}
 	/* everything the tree wrote until its end is in the buffers now */
 	rc = tf_perf_drain(perf, rec, o->live, o->live_ctx, &processes);
@@ -158,23 +174,27 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		goto fail;
 	rec->info.root_pid = tf_launch_pid(launch);
 
-	if (o.sampler == TF_SAMPLER_PTRACE) {
-		rc = tf_error_set(TF_EUNSUPPORTED, "the ptrace sampler is not available in this build");
-		goto fail;
-	}
-	{
+	if (o.sampler != TF_SAMPLER_PTRACE) {
 		tf_perf_opts po = { tf_launch_pid(launch), o.event, o.callgraph, o.freq,
 				    o.stack_bytes, o.notice, o.notice_ctx };
 		rc = tf_perf_open(&perf, &po, rec);
+		if ((rc == TF_EPERM || rc == TF_EUNSUPPORTED) && o.sampler == TF_SAMPLER_AUTO) {
+			ladder_notice(&o, rc);
+			rc = 0;
+		}
 		if (rc)
 			goto fail;
 	}
 
 	rec->info.start_ns = tf_now_ns();
 	rec->info.start_realtime_ns = realtime_ns();
-	rc = tf_launch_release(launch);
-	if (!rc)
-		rc = pump_perf(rec, perf, launch, sigfd, &o);
+	if (perf) {
+		rc = tf_launch_release(launch);
+		if (!rc)
+			rc = pump_perf(rec, perf, launch, sigfd, &o);
+	} else {
+		rc = tf_ptrace_record(rec, launch, &o, sigfd);
+	}
 	rec->info.end_ns = tf_now_ns();
 	if (rc)
 		goto fail;

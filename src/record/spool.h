@@ -57,4 +57,9 @@ struct tf_recording {
 	char rung[96];
 };
 
+/* For the samplers' loops (record.c): call o->progress at most every
+ * 250 ms; `last` keeps the time of the previous call. */
+void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint64_t processes,
+			       uint64_t *last);
+
 #endif
