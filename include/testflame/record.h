@@ -73,6 +73,9 @@ typedef struct {
 	void *progress_ctx;
 	tf_live_fn live;
 	void *live_ctx;
+	/* Test markers: when set, a file created for the run whose path the
+	 * command finds in $TESTFLAME_MARKERS (see markers.c for the protocol). */
+	bool markers;
 } tf_record_opts;
 
 void tf_record_opts_init(tf_record_opts *o);
@@ -93,6 +96,7 @@ typedef struct {
 	uint64_t start_realtime_ns;
 	uint64_t samples, lost, throttled;
 	uint64_t records, spool_bytes;
+	uint64_t markers_ignored;   /* marker lines that were not understood */
 } tf_record_info;
 
 typedef struct tf_recording tf_recording;
@@ -117,7 +121,16 @@ typedef enum {
 	TF_REC_LOST,     /* the kernel dropped records */
 	TF_REC_THROTTLE, /* the kernel throttled sampling */
 	TF_REC_PROC_EXIT,/* a process exited with a known status (testflame's own) */
+	TF_REC_MARKER,   /* the suite said a test began or ended */
+	TF_REC_CMDLINE,  /* the argv of a process, read at its exec */
 } tf_rec_type;
+
+/* Scope of a test marker. */
+typedef enum {
+	TF_MARKER_GLOBAL = 0, /* every thread of the tree */
+	TF_MARKER_PROCESS,    /* every thread of process `pid` */
+	TF_MARKER_THREAD,     /* thread `tid` */
+} tf_marker_scope;
 
 /* Where a sample was taken. */
 enum {
@@ -170,6 +183,16 @@ typedef struct tf_rec_event {
 		struct {
 			int wait_status;
 		} proc_exit;
+		struct {
+			bool begin;
+			tf_marker_scope scope;
+			const char *name;     /* "" for a bare "end" */
+		} marker;
+		struct {
+			const char *argv;     /* NUL-separated arguments */
+			uint32_t len;
+			const char *cwd;      /* working directory ("" if unknown) */
+		} cmdline;
 	};
 } tf_rec_event;
 

@@ -79,6 +79,13 @@ size_t tf_symbolizer_unwind(tf_symbolizer *s, uint32_t pid, uint64_t time,
 			    const uint64_t *regs, uint64_t regs_mask,
 			    const uint8_t *stack, uint64_t stack_size,
 			    uint64_t *ips, size_t max);
+/* The same; `*truncated` (may be NULL) tells whether the unwind stopped
+ * before an outermost frame (_start, a thread's start): end of the copied
+ * stack, missing unwind information, or `max` reached. */
+size_t tf_symbolizer_unwind_ex(tf_symbolizer *s, uint32_t pid, uint64_t time,
+			       const uint64_t *regs, uint64_t regs_mask,
+			       const uint8_t *stack, uint64_t stack_size,
+			       uint64_t *ips, size_t max, bool *truncated);
 
 /* Whether the binary mapped at `addr` keeps frame pointers (for
  * --call-graph auto): known from its functions' prologues. */
@@ -90,6 +97,10 @@ typedef struct {
 	uint64_t modules, missing_files;/* binaries we could not open */
 	uint64_t unwinds, unwind_failed;
 	uint64_t jit_maps;
+	uint64_t symlocs;        /* distinct resolved addresses (tf_symloc ids) */
+	uint64_t bad_files;      /* opened, but not a usable ELF file */
+	uint64_t pinned;         /* files pinned live (deleted ones stay usable) */
+	uint64_t unwind_truncated; /* stopped before an outermost frame */
 } tf_symbolizer_stats;
 void tf_symbolizer_stats_get(const tf_symbolizer *s, tf_symbolizer_stats *out);
 

@@ -10,7 +10,7 @@
  * the sample with its labels. Every loss is counted: unresolved frames,
  * truncated stacks, lost and throttled samples all land in the metadata.
  */
-#include "testflame/attribute.h"
+#include "attributor.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,121 +19,21 @@
 
 #define MAX_FRAMES 512
 
-struct proc {
-	uint32_t pid;
-	tf_strid name;       /* program name, for the `process` label */
-	bool exec_named;     /* name came from an exec (not inherited) */
-	bool main_seen;      /* the main binary's mapping was seen after exec */
-	uint64_t samples;
-};
-
-struct test_total {
-	uint64_t samples;
-	int64_t value;
-};
-
 typedef struct {
 	tf_profile *p;
 	tf_symbolizer *sym;
+	tf_attributor *att;
 	const tf_attribute_opts *opts;
 	tf_attribute_stats *st;
-	TF_VEC(struct proc) procs;
-	tf_htab proc_index;
-	TF_VEC(uint32_t) tids;
-	tf_htab tid_index;
 	TF_VEC(uint32_t) loc_of_symloc;   /* symloc id -> location + 1 */
 	tf_strtab modules;                /* module name -> mapping via map_of_module */
 	TF_VEC(uint32_t) map_of_module;
-	TF_VEC(struct test_total) tests;  /* by test string id */
-	tf_strid k_test, k_process, k_pid, k_tid, default_test;
+	tf_strid k_test, k_process, k_pid, k_tid;
 	TF_VEC(tf_line) lines;
+	uint64_t last_time;
 	uint64_t ips[MAX_FRAMES];
 	uint32_t locs[MAX_FRAMES];
 } builder;
-
-static bool u32_eq(const void *ctx, uint32_t idx, const void *key)
-{
-	const uint32_t *arr = ctx;
-	return arr[idx] == *(const uint32_t *)key;
-}
-
-static bool proc_eq(const void *ctx, uint32_t idx, const void *key)
-{
-	const struct proc *arr = ctx;
-	return arr[idx].pid == *(const uint32_t *)key;
-}
-
-static struct proc *proc_get(builder *b, uint32_t pid, bool create)
-{
-	uint32_t i = tf_htab_find(&b->proc_index, tf_hash_u64(pid), proc_eq, b->procs.v, &pid);
-	if (i != TF_HTAB_NONE)
-		return &b->procs.v[i];
-	if (!create)
-		return NULL;
-	struct proc pr = { .pid = pid };
-	tf_vec_push(&b->procs, pr);
-	tf_htab_insert(&b->proc_index, tf_hash_u64(pid), (uint32_t)b->procs.n - 1);
-	return &b->procs.v[b->procs.n - 1];
-}
-
-static void note_tid(builder *b, uint32_t tid)
-{
-	if (tf_htab_find(&b->tid_index, tf_hash_u64(tid), u32_eq, b->tids.v, &tid) != TF_HTAB_NONE)
-		return;
-	tf_vec_push(&b->tids, tid);
-	tf_htab_insert(&b->tid_index, tf_hash_u64(tid), (uint32_t)b->tids.n - 1);
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-static void on_sideband(builder *b, const tf_rec_event *ev)
-{
-	struct proc *pr;
-
-	switch (ev->type) {
-	case TF_REC_COMM:
-		pr = proc_get(b, ev->pid, true);
-		if (ev->comm.exec || !pr->name || ev->pid == ev->tid) {
-			if (ev->comm.exec || !pr->exec_named) {
-				pr->name = tf_profile_intern(b->p, ev->comm.comm);
-				pr->exec_named = ev->comm.exec || pr->exec_named;
-				pr->main_seen = false;
-			}
-		}
-		note_tid(b, ev->tid);
-		break;
-	case TF_REC_FORK:
-		note_tid(b, ev->tid);
-		if (ev->pid != ev->fork.ppid) {
-			struct proc *parent = proc_get(b, ev->fork.ppid, false);
-			tf_strid name = parent ? parent->name : 0;
-			pr = proc_get(b, ev->pid, true);
-			pr->name = name;
-			pr->exec_named = false;
-			pr->main_seen = true;
-		}
-		break;
-	case TF_REC_MMAP:
-		/* the first executable mapping after an exec is the program: its
-		 * file name is the program's full name, where comm is cut at 15 */
-		pr = proc_get(b, ev->pid, true);
-		if (pr->exec_named && !pr->main_seen && ev->mmap.filename[0] == '/') {
-			const char *bn = base_name(ev->mmap.filename);
-			const char *comm = tf_profile_str(b->p, pr->name);
-			size_t cl = strlen(comm);
-			if (cl >= 15 && strlen(bn) > cl && strncmp(bn, comm, cl) == 0)
-				pr->name = tf_profile_intern(b->p, bn);
-			pr->main_seen = true;
-		}
-		break;
-	default:
-		break;
-	}
-}
 
 static uint32_t mapping_for(builder *b, const tf_symloc *sl)
 {
@@ -177,35 +77,28 @@ static uint32_t location_for(builder *b, const tf_symloc *sl)
 	return loc;
 }
 
-static void add_total(builder *b, tf_strid test, int64_t value)
-{
-	while (b->tests.n <= test) {
-		struct test_total z = { 0, 0 };
-		tf_vec_push(&b->tests, z);
-	}
-	b->tests.v[test].samples++;
-	b->tests.v[test].value += value;
-}
-
 static void on_sample(builder *b, const tf_rec_event *ev)
 {
 	const uint64_t *user = ev->sample.user_ips;
 	size_t nuser = ev->sample.nuser, n = 0;
 	size_t maxd = TF_MIN((size_t)b->opts->max_depth, (size_t)MAX_FRAMES);
 	bool truncated = ev->sample.user_truncated, dwarf = false;
-	struct proc *pr;
 
-	if (ev->sample.stack && ev->sample.regs && nuser > 0) {
-		if (b->opts->callgraph == TF_CALLGRAPH_DWARF)
-			dwarf = true;
-		else if (b->opts->callgraph == TF_CALLGRAPH_AUTO)
-			dwarf = !tf_symbolizer_has_frame_pointers(b->sym, ev->pid, ev->time, user[0]);
-	}
+	/*
+	 * With a copied stack, unwind by DWARF CFI: frame pointers skip the
+	 * caller of every function that keeps no frame (leaf functions, which
+	 * gcc builds frameless even with -fno-omit-frame-pointer, and all of
+	 * Debian's libc), so a profile's hottest function would lose its
+	 * caller. The kernel's chain stays the fallback in auto mode for code
+	 * without CFI (JIT code), when it gets further.
+	 */
+	if (ev->sample.stack && ev->sample.regs && nuser > 0)
+		dwarf = b->opts->callgraph != TF_CALLGRAPH_FP;
 	if (dwarf) {
 		size_t got = tf_symbolizer_unwind(b->sym, ev->pid, ev->time, ev->sample.regs,
 						  ev->sample.regs_mask, ev->sample.stack,
 						  ev->sample.stack_size, b->ips, maxd);
-		if (got > 1 || nuser <= 1) {
+		if (b->opts->callgraph == TF_CALLGRAPH_DWARF || got >= nuser || got > 2) {
 			user = b->ips;
 			nuser = got;
 			b->st->dwarf_stacks++;
@@ -244,25 +137,27 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 	if (truncated)
 		b->st->truncated++;
 
-	pr = proc_get(b, ev->pid, true);
-	pr->samples++;
-	note_tid(b, ev->tid);
-	tf_strid test = b->default_test;
+	int source;
+	tf_strid test = tf_attributor_sample(b->att, ev, b->locs, n, (int64_t)ev->sample.period,
+					     &source);
 	tf_label labels[4] = {
 		{ b->k_test, test, 0, 0 },
-		{ b->k_process, pr->name ? pr->name : tf_profile_intern(b->p, "[unknown]"), 0, 0 },
+		{ b->k_process, tf_attributor_process(b->att, ev->pid), 0, 0 },
 		{ b->k_pid, 0, ev->pid, 0 },
 		{ b->k_tid, 0, ev->tid, 0 },
 	};
 	int64_t values[2] = { 1, (int64_t)ev->sample.period };
 	tf_profile_add_sample(b->p, b->locs, (uint32_t)n, values, labels, 4);
-	add_total(b, test, values[1]);
+	if (source >= 0 && source < 4)
+		b->st->by_source[source]++;
 	b->st->samples++;
 }
 
 static int on_event(void *ctx, const tf_rec_event *ev)
 {
 	builder *b = ctx;
+	if (ev->time > b->last_time)
+		b->last_time = ev->time;
 	switch (ev->type) {
 	case TF_REC_SAMPLE:
 		on_sample(b, ev);
@@ -272,7 +167,12 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	case TF_REC_FORK:
 	case TF_REC_EXIT:
 		tf_symbolizer_event(b->sym, ev);
-		on_sideband(b, ev);
+		tf_attributor_event(b->att, ev);
+		break;
+	case TF_REC_CMDLINE:
+	case TF_REC_MARKER:
+	case TF_REC_PROC_EXIT:
+		tf_attributor_event(b->att, ev);
 		break;
 	default:
 		break;
@@ -336,15 +236,8 @@ static void write_meta(builder *b, const tf_record_info *ri)
 	meta_u64(p, "duration_ns", ri->end_ns - ri->start_ns);
 	if (uname(&un) == 0)
 		tf_profile_set_meta(p, "arch", un.machine);
-	for (size_t i = 0; i < b->tests.n; i++) {
-		if (!b->tests.v[i].samples)
-			continue;
-		char *key = tf_xasprintf("test.%s", tf_profile_str(p, (tf_strid)i));
-		snprintf(buf, sizeof(buf), "samples=%llu value=%lld",
-			 (unsigned long long)b->tests.v[i].samples, (long long)b->tests.v[i].value);
-		tf_profile_set_meta(p, key, buf);
-		free(key);
-	}
+	if (ri->markers_ignored)
+		meta_u64(p, "markers_ignored", ri->markers_ignored);
 }
 
 int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
@@ -378,29 +271,23 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	b.k_process = tf_profile_intern(b.p, "process");
 	b.k_pid = tf_profile_intern(b.p, "pid");
 	b.k_tid = tf_profile_intern(b.p, "tid");
-	b.default_test = tf_profile_intern(b.p, opts->test_name && *opts->test_name
-					   ? opts->test_name : "all");
-
-	rc = tf_recording_replay(rec, on_event, &b);
+	rc = tf_attributor_new(&b.att, b.p, opts);
+	if (!rc)
+		rc = tf_recording_replay(rec, on_event, &b);
 	if (!rc) {
 		/* freq mode varies the period: record the mean one */
 		if (stats->samples)
 			b.p->period = tf_profile_total(b.p, 1) / (int64_t)stats->samples;
-		stats->processes = b.procs.n;
-		stats->threads = b.tids.n;
-		for (size_t i = 0; i < b.tests.n; i++)
-			stats->tests += b.tests.v[i].samples > 0;
+		stats->processes = tf_attributor_processes(b.att);
+		stats->threads = tf_attributor_threads(b.att);
+		stats->tests = tf_attributor_write_meta(b.att, TF_MAX(b.last_time, ri->end_ns));
 		write_meta(&b, ri);
 	}
 
-	tf_vec_free(&b.procs);
-	tf_htab_free(&b.proc_index);
-	tf_vec_free(&b.tids);
-	tf_htab_free(&b.tid_index);
+	tf_attributor_free(b.att);
 	tf_vec_free(&b.loc_of_symloc);
 	tf_strtab_free(&b.modules);
 	tf_vec_free(&b.map_of_module);
-	tf_vec_free(&b.tests);
 	tf_vec_free(&b.lines);
 	if (rc) {
 		tf_profile_free(b.p);

@@ -45,6 +45,9 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 				NULL, 512, 65000, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "test", &o->test, "NAME",
 				"the test name of samples no other source attributes", NULL, 0, 0, NULL };
+	out[n++] = (tf_option){ TF_OPT_STRING, 0, "split", &o->split, "LIST",
+				"how to find tests: markers,frames,processes (default all; none)",
+				NULL, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "suite", &o->suite, "NAME",
 				"the suite's name (default: the command)", NULL, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_FLAG, 'q', "quiet", &o->quiet, NULL,
@@ -56,7 +59,11 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 
 int tf_record_cli_check(tf_record_cli *o, const char *const *usage)
 {
-	(void)usage;
+	o->sources = TF_SOURCE_ALL;
+	if (o->split && tf_attribute_parse_sources(o->split, &o->sources)) {
+		tf_usage_error(usage, "--split: %s", tf_error_last());
+		return -1;
+	}
 	tf_event_parse(&o->ro.event, o->event);
 	o->ro.sampler = strcmp(o->sampler, "perf") == 0 ? TF_SAMPLER_PERF
 			: strcmp(o->sampler, "ptrace") == 0 ? TF_SAMPLER_PTRACE : TF_SAMPLER_AUTO;
@@ -65,6 +72,7 @@ int tf_record_cli_check(tf_record_cli *o, const char *const *usage)
 			  : TF_CALLGRAPH_AUTO;
 	o->ro.freq = (unsigned)o->freq;
 	o->ro.stack_bytes = (unsigned)o->stack_size;
+	o->ro.markers = (o->sources & TF_SOURCE_MARKERS) != 0;
 	tf_cli_verbosity = o->quiet ? -1 : o->verbose;
 	return 0;
 }
@@ -149,6 +157,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, char **cmd, int 
 		o->ro.progress_ctx = &pg;
 	}
 
+	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
 	if (pg.shown)
 		fputs("\r\033[K", stderr);
@@ -171,7 +180,13 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, char **cmd, int 
 	ao.suite = o->suite ? o->suite : command;
 	ao.command = command;
 	ao.callgraph = o->ro.callgraph;
+	ao.sources = o->sources;
+	uint64_t t1 = tf_now_ns();
 	rc = tf_attribute_build(&res->profile, rec, sym, &ao, &res->stats);
+	tf_verbosef("ran the command in %.3f s; built the profile in %.1f ms "
+		    "(%llu samples, %llu frames)", (double)(t1 - t0) / 1e9,
+		    (double)(tf_now_ns() - t1) / 1e6, (unsigned long long)res->stats.samples,
+		    (unsigned long long)res->stats.frames);
 	if (rc) {
 		*status = tf_fail(rc);
 		goto done;
@@ -192,8 +207,10 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 	if (strchr(path, '/'))
 		rc = tf_mkdir_p(dirname(dir), 0755);
 	free(dir);
+	uint64_t t0 = tf_now_ns();
 	if (!rc)
 		rc = tf_pprof_write(res->profile, path);
+	tf_verbosef("wrote the run file in %.1f ms", (double)(tf_now_ns() - t0) / 1e6);
 	if (rc) {
 		tf_fail(rc);
 		return rc;

@@ -15,8 +15,9 @@
 #define TF_RECORD_MAX_OPTS 16
 
 typedef struct {
-	const char *event, *sampler, *callgraph, *test, *suite;
+	const char *event, *sampler, *callgraph, *test, *suite, *split;
 	long freq, stack_size;
+	unsigned sources;
 	int verbose;
 	bool quiet;
 	tf_record_opts ro;

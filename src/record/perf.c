@@ -28,6 +28,7 @@
 struct ring {
 	int fd;
 	int cpu;
+	bool sideband;
 	void *base;
 	size_t len;   /* mapping length */
 	size_t size;  /* data area size, a power of two */
@@ -108,6 +109,13 @@ static void notice(const tf_perf_opts *o, tf_notice_level lvl, const char *fmt, 
 	o->notice(o->notice_ctx, lvl, msg);
 }
 
+/*
+ * Two events per CPU: the sampling event, and a dummy software event that
+ * carries the side-band (mmap, comm, fork, exit) and wakes the reader on
+ * every record. Reading an exec's record within microseconds is what lets
+ * us read its /proc/PID/cmdline and pin its binary before a short-lived
+ * process (or `go test`, which deletes its test binary) is gone.
+ */
 static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 		      tf_event ev, bool kernel, tf_spool_layout *layout)
 {
@@ -131,11 +139,6 @@ static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 		a->sample_stack_user = o->stack_bytes;
 	}
 	a->sample_id_all = 1;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
 	a->inherit = 1;
 	a->disabled = 1;
 	a->enable_on_exec = 1;
@@ -149,6 +152,31 @@ static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 	layout->sample_type = a->sample_type;
 	layout->regs_mask = a->sample_regs_user;
 	layout->sample_id_all = true;
+}
+
+static void fill_sideband_attr(struct perf_event_attr *a, const struct perf_event_attr *main)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	/* same sample_type: side-band records end in the same sample_id */
+	a->sample_type = main->sample_type;
+	a->sample_regs_user = main->sample_regs_user;
+	a->sample_id_all = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->inherit = 1;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->exclude_kernel = main->exclude_kernel;
+	a->exclude_hv = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->wakeup_events = 1;
 }
 
 static void close_rings(tf_perf *p)
@@ -170,7 +198,10 @@ static int open_rung(tf_perf *p, const tf_perf_opts *o, bool hw, tf_event ev,
 {
 	struct perf_event_attr attr;
 
+	struct perf_event_attr side;
+
 	fill_attr(&attr, o, hw, ev, kernel, layout);
+	fill_sideband_attr(&side, &attr);
 	for (size_t i = 0; i < cpus->n; i++) {
 		long fd = perf_event_open(&attr, o->pid, cpus->v[i], -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
@@ -182,6 +213,14 @@ static int open_rung(tf_perf *p, const tf_perf_opts *o, bool hw, tf_event ev,
 		}
 		struct ring r = { .fd = (int)fd, .cpu = cpus->v[i] };
 		tf_vec_push(&p->rings, r);
+		fd = perf_event_open(&side, o->pid, cpus->v[i], -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			int err = errno;
+			close_rings(p);
+			return -err;
+		}
+		struct ring sr = { .fd = (int)fd, .cpu = cpus->v[i], .sideband = true };
+		tf_vec_push(&p->rings, sr);
 	}
 	return 0;
 }
@@ -221,7 +260,7 @@ static int map_rings(tf_perf *p, const tf_perf_opts *o)
 
 	for (size_t i = 0; i < p->rings.n; i++) {
 		struct ring *r = &p->rings.v[i];
-		for (size_t n = pages;; n /= 2) {
+		for (size_t n = r->sideband ? 32 : pages;; n /= 2) {
 			size_t len = (n + 1) * page;
 			void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 			if (m != MAP_FAILED) {

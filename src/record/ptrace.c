@@ -215,6 +215,7 @@ struct proc {
 typedef struct {
 	tf_recording *rec;
 	const tf_record_opts *o;
+	const tf_ptrace_loop *io;
 	tf_launch *launch;
 	bool wall, copy_stack, detaching;
 	size_t window;            /* stack bytes read per sample */
@@ -298,9 +299,9 @@ static void rb_emit(sampler *s)
 	s->rec->info.records++;
 	if (h->type == PERF_RECORD_SAMPLE || h->type == TF_SPOOL_SAMPLE_EXT)
 		s->rec->info.samples++;
-	else if (s->o->live && h->type != TF_SPOOL_PROC_EXIT &&
+	else if (s->io->live && h->type != TF_SPOOL_PROC_EXIT &&
 		 tf_spool_decode(&s->rec->layout, h, &ev) > 0)
-		s->o->live(s->o->live_ctx, &ev);
+		s->io->live(s->io->live_ctx, &ev);
 	append(s, s->rb.ptr, s->rb.len);
 }
 
@@ -1505,20 +1506,22 @@ static void detach_all(sampler *s, int chldfd)
 	}
 }
 
-static int pump(sampler *s, tf_launch *l, int sigfd, int chldfd, int timerfd)
+static int pump(sampler *s, tf_launch *l, int chldfd, int timerfd)
 {
+	const tf_ptrace_loop *io = s->io;
 	uint64_t last_progress = 0;
 	tf_launch_state st = { 0 };
 	int rc;
 
 	for (;;) {
-		struct pollfd fds[4] = {
+		struct pollfd fds[5] = {
 			{ chldfd, POLLIN, 0 }, { timerfd, POLLIN, 0 },
-			{ sigfd, POLLIN, 0 }, { tf_launch_fd(l), POLLIN, 0 },
+			{ io->sigfd, POLLIN, 0 }, { tf_launch_fd(l), POLLIN, 0 },
+			{ io->markers ? tf_markers_fd(io->markers) : -1, POLLIN, 0 },
 		};
 		struct signalfd_siginfo si[8];
 
-		if (poll(fds, 4, 250) < 0 && errno != EINTR)
+		if (poll(fds, 5, 250) < 0 && errno != EINTR)
 			return tf_error_set_errno(TF_ERROR, "poll failed");
 		if (fds[0].revents & POLLIN) {
 			/* SIGCHLDs coalesce into one: consume it before reaping, so
@@ -1527,7 +1530,7 @@ static int pump(sampler *s, tf_launch *l, int sigfd, int chldfd, int timerfd)
 				return tf_error_set_errno(TF_ERROR, "cannot read the signalfd");
 			reap(s);
 		}
-		if ((fds[2].revents & POLLIN) && tf_launch_forward_signals(l, sigfd))
+		if ((fds[2].revents & POLLIN) && tf_launch_forward_signals(l, io->sigfd))
 			s->rec->info.interrupted = true;
 		if (fds[1].revents & POLLIN) {
 			uint64_t ticks;
@@ -1538,6 +1541,8 @@ static int pump(sampler *s, tf_launch *l, int sigfd, int chldfd, int timerfd)
 					tick_cpu(s);
 			}
 		}
+		if (!s->err && io->markers && (fds[4].fd < 0 || (fds[4].revents & POLLIN)))
+			s->err = tf_markers_poll(io->markers, s->rec->spool, false);
 		if (s->err)
 			return s->err;
 		if (fds[3].revents) {
@@ -1550,6 +1555,8 @@ static int pump(sampler *s, tf_launch *l, int sigfd, int chldfd, int timerfd)
 		tf_record_report_progress(s->rec, s->o, s->processes, &last_progress);
 	}
 	reap(s);
+	if (!s->err && io->markers)
+		s->err = tf_markers_poll(io->markers, s->rec->spool, true);
 	return s->err;
 }
 
@@ -1593,7 +1600,8 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o, int sigfd)
+int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o,
+		     const tf_ptrace_loop *io)
 {
 	sampler s;
 	pid_t pid = tf_launch_pid(l);
@@ -1607,6 +1615,7 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o, i
 	memset(&s, 0, sizeof(s));
 	s.rec = rec;
 	s.o = o;
+	s.io = io;
 	s.launch = l;
 	s.wall = o->event == TF_EVENT_WALL;
 	s.copy_stack = o->callgraph != TF_CALLGRAPH_FP;
@@ -1678,7 +1687,7 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o, i
 	cpu0 = thread_cpu_ns();
 	rc = tf_launch_release(l);
 	if (!rc)
-		rc = pump(&s, l, sigfd, chldfd, timerfd);
+		rc = pump(&s, l, chldfd, timerfd);
 	detach_all(&s, chldfd);
 	{
 		uint64_t cpu = thread_cpu_ns() - cpu0;

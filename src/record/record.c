@@ -10,6 +10,7 @@
  * one sent to testflame alone (kill(1), a CI runner) is forwarded.
  */
 #include "launch.h"
+#include "markers.h"
 #include "perf.h"
 #include "ptrace.h"
 #include "spool.h"
@@ -79,8 +80,53 @@ static void ladder_notice(const tf_record_opts *o, int perf_rc)
 	o->notice(o->notice_ctx, TF_NOTICE_INFO, msg);
 }
 
+/*
+ * What every sampler does with the side-band it reads: remember each new
+ * program's arguments (read from /proc while the process still exists;
+ * attribution names tests by them), then hand the event to the caller's
+ * live hook.
+ */
+typedef struct {
+	tf_recording *rec;
+	const tf_record_opts *o;
+	tf_markers *markers;
+} live_ctx;
+
+static void on_live(void *ctx, const tf_rec_event *ev)
+{
+	live_ctx *lc = ctx;
+
+	if (ev->type == TF_REC_COMM && ev->comm.exec) {
+		char path[64], buf[8192];
+		ssize_t cwdlen;
+		size_t n = 0;
+		snprintf(path, sizeof(path), "/proc/%u/cwd", ev->pid);
+		cwdlen = readlink(path, buf, 4095);
+		if (cwdlen < 0)
+			cwdlen = 0;
+		buf[cwdlen] = '\0';
+		snprintf(path, sizeof(path), "/proc/%u/cmdline", ev->pid);
+		FILE *f = fopen(path, "re");
+		if (f) {
+			n = fread(buf + cwdlen + 1, 1, sizeof(buf) - (size_t)cwdlen - 2, f);
+			fclose(f);
+		}
+		if (n) {
+			struct {
+				uint32_t pid, tid;
+				uint64_t time;
+				uint32_t len, cwdlen;
+			} fixed = { ev->pid, ev->tid, ev->time, (uint32_t)n, (uint32_t)cwdlen };
+			tf_spool_append_own(lc->rec->spool, TF_SPOOL_CMDLINE, &fixed, sizeof(fixed),
+					    buf, (size_t)cwdlen + 1 + n);
+		}
+	}
+	if (lc->o->live)
+		lc->o->live(lc->o->live_ctx, ev);
+}
+
 static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
-		     const tf_record_opts *o)
+		     const tf_record_opts *o, live_ctx *lc)
 {
 	struct pollfd fds[1024];
 	uint64_t processes = 1, last_progress = 0;
@@ -88,17 +134,21 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 	int rc = 0;
 
 	for (;;) {
-		size_t n = tf_perf_pollfds(perf, fds, TF_ARRAY_SIZE(fds) - 2);
+		size_t n = tf_perf_pollfds(perf, fds, TF_ARRAY_SIZE(fds) - 3);
 		fds[n].fd = tf_launch_fd(l);
 		fds[n].events = POLLIN;
 		fds[n + 1].fd = sigfd;
 		fds[n + 1].events = POLLIN;
-		/* a short timeout keeps side-band fresh for live symbol pinning */
-		if (poll(fds, n + 2, 50) < 0 && errno != EINTR)
+		fds[n + 2].fd = lc->markers ? tf_markers_fd(lc->markers) : -1;
+		fds[n + 2].events = POLLIN;
+		/* side-band and markers wake us; the timeout only paces progress */
+		if (poll(fds, n + 3, 100) < 0 && errno != EINTR)
 			return tf_error_set_errno(TF_ERROR, "poll failed");
 		if (tf_launch_forward_signals(l, sigfd))
 			rec->info.interrupted = true;
-		rc = tf_perf_drain(perf, rec, o->live, o->live_ctx, &processes);
+		rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
+		if (!rc && lc->markers)
+			rc = tf_markers_poll(lc->markers, rec->spool, false);
 		if (rc)
 			return rc;
 		rc = tf_launch_poll(l, &st);
@@ -109,7 +159,9 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 		tf_record_report_progress(rec, o, processes, &last_progress);
 	}
 	/* everything the tree wrote until its end is in the buffers now */
-	rc = tf_perf_drain(perf, rec, o->live, o->live_ctx, &processes);
+	rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
+	if (!rc && lc->markers)
+		rc = tf_markers_poll(lc->markers, rec->spool, true);
 	rec->info.wait_status = st.wait_status;
 	return rc;
 }
@@ -124,6 +176,9 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	sigset_t set, orig;
 	char *path = NULL;
 	int sigfd = -1, rc;
+	live_ctx lc = { NULL, NULL, NULL };
+	TF_VEC(char *) env = { 0 };
+	char *marker_env = NULL;
 
 	*out = NULL;
 	if (!o.argv || !o.argv[0])
@@ -155,10 +210,28 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	rc = tf_spool_open(&rec->spool);
 	if (rc)
 		goto fail;
+	lc.rec = rec;
+	lc.o = &o;
+	for (char *const *e = o.extra_env; e && *e; e++)
+		tf_vec_push(&env, *e);
+	if (o.markers) {
+		rc = tf_markers_open(&lc.markers);
+		if (rc)
+			goto fail;
+		marker_env = tf_markers_env(lc.markers);
+		tf_vec_push(&env, marker_env);
+	}
+	tf_vec_push(&env, NULL);
 
+	/* signals ignored when we started (nohup, a shell's background job)
+	 * stay ignored, for us as for the command */
 	sigemptyset(&set);
-	for (size_t i = 0; i < TF_ARRAY_SIZE(handled_signals); i++)
+	for (size_t i = 0; i < TF_ARRAY_SIZE(handled_signals); i++) {
+		struct sigaction cur;
+		if (sigaction(handled_signals[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN)
+			continue;
 		sigaddset(&set, handled_signals[i]);
+	}
 	sigprocmask(SIG_BLOCK, &set, &orig);
 	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0) {
@@ -167,7 +240,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	}
 
 	lo.argv = o.argv;
-	lo.extra_env = o.extra_env;
+	lo.extra_env = env.v;
 	lo.orig_mask = &orig;
 	rc = tf_launch_start(&launch, &lo);
 	if (rc)
@@ -191,9 +264,10 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	if (perf) {
 		rc = tf_launch_release(launch);
 		if (!rc)
-			rc = pump_perf(rec, perf, launch, sigfd, &o);
+			rc = pump_perf(rec, perf, launch, sigfd, &o, &lc);
 	} else {
-		rc = tf_ptrace_record(rec, launch, &o, sigfd);
+		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers };
+		rc = tf_ptrace_record(rec, launch, &o, &pl);
 	}
 	rec->info.end_ns = tf_now_ns();
 	if (rc)
@@ -217,12 +291,20 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	if (rc)
 		goto fail;
 	rec->info.spool_bytes = tf_spool_size(rec->spool);
+	if (lc.markers)
+		rec->info.markers_ignored = tf_markers_bad_lines(lc.markers);
+	tf_markers_free(lc.markers);
+	tf_vec_free(&env);
+	free(marker_env);
 	close(sigfd);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 	*out = rec;
 	return 0;
 
 fail:
+	tf_markers_free(lc.markers);
+	tf_vec_free(&env);
+	free(marker_env);
 	tf_perf_close(perf);
 	tf_launch_free(launch);
 	if (sigfd >= 0) {

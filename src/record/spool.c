@@ -88,6 +88,28 @@ int tf_spool_append(tf_spool *s, const void *data, size_t len)
 	return 0;
 }
 
+int tf_spool_append_own(tf_spool *s, uint16_t type, const void *fixed, size_t fixed_len,
+			const void *var, size_t var_len)
+{
+	static const char zeros[8];
+	size_t vpad = var ? ((var_len + 1 + 7) & ~(size_t)7) : 0;
+	size_t total = sizeof(struct perf_event_header) + fixed_len + vpad;
+	struct perf_event_header h = { type, 0, (uint16_t)total };
+	int rc;
+
+	if (total > 65528 || (fixed_len & 7))
+		return tf_error_set(TF_EINVAL, "record too large for the spool");
+	rc = tf_spool_append(s, &h, sizeof(h));
+	if (!rc && fixed_len)
+		rc = tf_spool_append(s, fixed, fixed_len);
+	if (!rc && var) {
+		rc = tf_spool_append(s, var, var_len);
+		if (!rc)
+			rc = tf_spool_append(s, zeros, vpad - var_len);
+	}
+	return rc;
+}
+
 int tf_spool_finish(tf_spool *s)
 {
 	int rc = flush(s);
@@ -391,6 +413,36 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		ev->lost.count = 1;
 		decode_sample_id(l, h, ev);
 		return c.bad ? -1 : 1;
+	case TF_SPOOL_MARKER: {
+		uint32_t begin, scope, len, pad;
+		ev->type = TF_REC_MARKER;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		take32x2(&c, &begin, &scope);
+		take32x2(&c, &len, &pad);
+		const char *name = take(&c, len + 1);
+		if (c.bad || !name || name[len] != '\0')
+			return -1;
+		ev->marker.begin = begin != 0;
+		ev->marker.scope = (tf_marker_scope)scope;
+		ev->marker.name = name;
+		return 1;
+	}
+	case TF_SPOOL_CMDLINE: {
+		uint32_t len, cwdlen;
+		ev->type = TF_REC_CMDLINE;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		take32x2(&c, &len, &cwdlen);
+		const char *cwd = take(&c, (uint64_t)cwdlen + 1);
+		const char *argv = take(&c, len);
+		if (c.bad || !cwd || !argv || cwd[cwdlen] != '\0')
+			return -1;
+		ev->cmdline.cwd = cwd;
+		ev->cmdline.argv = argv;
+		ev->cmdline.len = len;
+		return 1;
+	}
 	case TF_SPOOL_PROC_EXIT: {
 		uint32_t st, pad;
 		ev->type = TF_REC_PROC_EXIT;
@@ -435,6 +487,8 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 		off = 16;
 		break;
 	case TF_SPOOL_PROC_EXIT:
+	case TF_SPOOL_MARKER:
+	case TF_SPOOL_CMDLINE:
 		off = 8;
 		break;
 	default: {

@@ -21,7 +21,14 @@ enum {
 	/* { u32 len; u32 pad; char offcpu[len] (NUL padded to 8);
 	 *   then a PERF_RECORD_SAMPLE body } : a sample taken off-CPU */
 	TF_SPOOL_SAMPLE_EXT = 66,
+	/* { u32 pid, tid; u64 time; u32 begin, scope; u32 len; u32 pad;
+	 *   char name[len] (NUL padded to 8) } */
+	TF_SPOOL_MARKER = 67,
+	/* { u32 pid, tid; u64 time; u32 len, cwdlen;
+	 *   char cwd[cwdlen] NUL, argv[len] } */
+	TF_SPOOL_CMDLINE = 68,
 };
+
 
 /* What the sample records contain. */
 typedef struct {
@@ -35,6 +42,10 @@ typedef struct tf_spool tf_spool;
 int tf_spool_open(tf_spool **out);
 /* Append whole records. */
 int tf_spool_append(tf_spool *s, const void *data, size_t len);
+/* Append a record of testflame's own type: header, fixed fields, then a
+ * variable part (NUL-terminated here, padded to 8 bytes). */
+int tf_spool_append_own(tf_spool *s, uint16_t type, const void *fixed, size_t fixed_len,
+			const void *var, size_t var_len);
 /* Flush and map for reading; no appends after this. */
 int tf_spool_finish(tf_spool *s);
 const uint8_t *tf_spool_data(const tf_spool *s, size_t *len);

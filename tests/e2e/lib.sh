@@ -90,3 +90,27 @@ wait_for_proc() { # TEXT
 	for i in $(seq 100); do pgrep -f -- "$1" >/dev/null && return 0; sleep 0.1; done
 	echo "no process matching '$1' appeared" >&2; return 1
 }
+# Samples of TEST in a run file's metadata (testflame.test.NAME=samples=N ...).
+test_samples() { # RUNFILE TEST
+	go tool pprof -comments "$1" 2>/dev/null |
+		awk -v t="testflame.test.$2=" 'index($0, t) == 1 { sub(/.*samples=/, ""); sub(/ .*/, ""); print; found = 1 } END { if (!found) print 0 }'
+}
+# Check that tests NAME_1..NAME_K (given as "name:k" pairs) have sample
+# shares within TOL points of k/sum(k).
+expect_shares() { # RUNFILE TOL name:k...
+	local run=$1 tol=$2 total=0 ksum=0 pair name k n
+	shift 2
+	for pair in "$@"; do
+		name=${pair%:*} k=${pair##*:}
+		n=$(test_samples "$run" "$name")
+		[ "$n" -gt 0 ] || { echo "test '$name' has no samples" >&2; go tool pprof -comments "$run" 2>/dev/null | grep 'testflame.test\.' >&2; return 1; }
+		total=$((total + n)) ksum=$((ksum + k))
+	done
+	for pair in "$@"; do
+		name=${pair%:*} k=${pair##*:}
+		n=$(test_samples "$run" "$name")
+		expect_near "$(awk -v n=$n -v t=$total 'BEGIN { printf "%.2f", 100 * n / t }')" \
+			"$(awk -v k=$k -v s=$ksum 'BEGIN { printf "%.2f", 100 * k / s }')" "$tol" \
+			"share of $name ($n of $total samples)" || return 1
+	done
+}

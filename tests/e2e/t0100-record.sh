@@ -76,6 +76,7 @@ test_expect_code 2 'a bad --freq value names the flag' '
 '
 
 test_expect_success 'SIGINT to testflame reaches the command and the profile is still written' '
+	set -m # job control: background jobs keep SIGINT (bash ignores it otherwise)
 	"$TF" record -q -o int.pb.gz -- "$FIX/split7030" 1000 &
 	tf=$!
 	wait_for_proc "split7030 1000" && sleep 0.5 &&
@@ -90,6 +91,13 @@ test_expect_success 'SIGTERM is forwarded too' '
 	wait_for_proc "sleep 77.25" &&
 	kill -TERM $tf && wait $tf; rc=$?
 	expect_eq $rc 143 "exit status" && test -s term.pb.gz
+'
+
+test_expect_success 'a signal ignored at start stays ignored by testflame and the command' '
+	"$TF" record -q -o ign.pb.gz -- "$FIX/split7030" 4 &
+	tf=$!
+	wait_for_proc "split7030 4" &&
+	kill -INT $tf && wait $tf
 '
 
 test_expect_success 'if testflame is killed, the whole tree dies with it' '

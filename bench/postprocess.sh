@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# postprocess.sh - the cost of getting a symbolized profile once the suite
+# has run: testflame (replay, unwind, symbolize, attribute, encode, as timed
+# by `record -v`, plus `view --format folded`) versus perf (`perf script`
+# over perf.data, plus folding its stacks with awk, the job of FlameGraph's
+# stackcollapse-perf.pl). Same workload, same frequency, frame pointers.
+#
+#   bench/postprocess.sh [ROUNDS] [FREQ]
+. "$(dirname "$0")/common.sh"
+ROUNDS=${1:-5}
+FREQ=${2:-999}
+bench_build
+SUITE=(make -s -C "$TOP/examples" check)
+
+# perf script's output folded: frames of each sample, root first, ';'-joined
+fold_perf() {
+	awk '/^\S/ { if (stack != "") c[stack]++; stack = ""; next }
+	     /^\s+[0-9a-f]+ / { $1 = ""; sub(/^ /, ""); sub(/\+0x[0-9a-f]+ .*$/, ""); sub(/ \(.*\)$/, "");
+	                        stack = stack == "" ? $0 : $0 ";" stack; next }
+	     END { if (stack != "") c[stack]++; for (s in c) print s, c[s] }'
+}
+
+: >"$WORK/tf.times"; : >"$WORK/perf.times"
+for r in $(seq "$ROUNDS"); do
+	"$TF" record -v --freq "$FREQ" --call-graph fp -o "$WORK/run.pb.gz" -- "${SUITE[@]}" >/dev/null 2>"$WORK/tf.log"
+	build_ms=$(sed -n 's/.*built the profile in \([0-9.]*\) ms.*/\1/p' "$WORK/tf.log")
+	write_ms=$(sed -n 's/.*wrote the run file in \([0-9.]*\) ms.*/\1/p' "$WORK/tf.log")
+	view_s=$(time_once "$TF" view --format folded -o "$WORK/run.folded" "$WORK/run.pb.gz")
+	awk -v b="$build_ms" -v w="$write_ms" -v v="$view_s" 'BEGIN { printf "%.4f\n", b / 1000 + w / 1000 + v }' >>"$WORK/tf.times"
+
+	perf record -q -F "$FREQ" -g -o "$WORK/perf.data" -- "${SUITE[@]}" >/dev/null 2>&1
+	t0=$(now_ns)
+	perf script -i "$WORK/perf.data" 2>/dev/null | fold_perf >"$WORK/perf.folded"
+	t1=$(now_ns)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }' >>"$WORK/perf.times"
+done
+
+machine
+echo "workload: make -C examples check at $FREQ Hz, frame pointers; $ROUNDS rounds"
+echo "samples: testflame $(grep -o '[0-9]* samples,' "$WORK/tf.log" | head -1), perf $(perf script -i "$WORK/perf.data" -F period 2>/dev/null | wc -l) samples"
+tf=$(median <"$WORK/tf.times"); pf=$(median <"$WORK/perf.times")
+printf 'testflame post-processing (profile build + write + view folded): %.3f s\n' "$tf"
+printf 'perf script + folding:                                         %.3f s\n' "$pf"
+printf 'ratio perf / testflame: %.1fx\n' "$(awk -v a="$pf" -v b="$tf" 'BEGIN { print a / b }')"

@@ -1,0 +1,3 @@
+module testflame.dev/contrib/testflame
+
+go 1.19

@@ -1,0 +1,708 @@
+/*
+ * attributor.c - which test each sample belongs to (see attributor.h).
+ *
+ * Processes: the replay tells us every fork, exec and exit. At each exec a
+ * process gets a program name (comm, widened with the main binary's or
+ * argv[0]'s file name when comm was cut at 15 characters) and, when first
+ * needed, a role: a driver (shells and shell scripts, make, ctest, env,
+ * timeout, xargs, common utilities, test runners like pytest), a build
+ * tool (compilers, assemblers, linkers, go's compile/link), or a program.
+ * The outermost program below the root is a test, and everything it forks
+ * or execs belongs to it (test_spawn's helpers stay in test_spawn).
+ * Build tools make the "[build]" bucket. Under ctest a test is named by
+ * ctest's own name for it.
+ *
+ * Markers: begin/end lines keep a stack of open tests per thread, per
+ * process and for the whole tree; the innermost open one of the narrowest
+ * scope wins.
+ */
+#include "attributor.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *const default_drivers[] = {
+	/* shells and runners of other programs */
+	"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", "make", "gmake",
+	"cmake", "ctest", "ninja", "meson", "env", "timeout", "xargs", "nice", "nohup",
+	"time", "stdbuf", "taskset", "sudo", "su", "runuser", "flock", "chrt", "ionice",
+	"setsid", "watch", "parallel", "go", "cargo", "npm", "npx", "yarn", "tox", "nox",
+	"pytest", "py.test", "prove", "gtest-parallel", "valgrind", "strace", "ltrace",
+	/* utilities a test script calls on the way */
+	"cat", "echo", "printf", "test", "[", "true", "false", "sleep", "basename", "dirname",
+	"tr", "cut", "sort", "uniq", "head", "tail", "wc", "tee", "touch", "chmod", "date",
+	"expr", "seq", "mktemp", "readlink", "realpath", "uname", "id", "hostname", "rm",
+	"mkdir", "rmdir", "cp", "mv", "ln", "ls", "find", "grep", "egrep", "fgrep", "sed",
+	"awk", "gawk", "mawk", "diff", "cmp", "git", "tar", "gzip", "install", "which",
+	"stat", "du", "df", "ps", "kill", "pkill", "pgrep", "sync", "yes", "pwd", "whoami",
+	NULL,
+};
+
+static const char *const default_build_tools[] = {
+	"cc", "gcc", "g++", "c++", "cpp", "clang", "clang++", "cc1", "cc1plus", "cc1obj",
+	"lto1", "lto-wrapper", "collect2", "as", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld",
+	"ar", "ranlib", "strip", "objcopy", "nm", "compile", "link", "asm", "cgo", "vet",
+	"buildid", "rustc", "javac", "protoc", "protoc-c", "pkg-config", "moc", "uic",
+	NULL,
+};
+
+static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox",
+				      NULL };
+static const char *const interpreters[] = { "python", "python3", "node", "nodejs", "perl",
+					    "ruby", "php", "lua", NULL };
+
+enum { ROLE_UNKNOWN, ROLE_DRIVER, ROLE_BUILD, ROLE_PROGRAM };
+
+typedef TF_VEC(tf_strid) strid_stack;
+
+struct proc {
+	uint32_t pid, ppid;
+	tf_strid name;
+	tf_strid main_bin;     /* basename of the exec'd binary */
+	bool exec_named, main_seen, execd, decided, below_root;
+	int role;
+	tf_strid test;         /* process-source test, 0 none */
+	bool test_root;        /* this process made its test */
+	uint64_t start;        /* exec (or fork) time */
+	char *argv;            /* NUL-separated, from CMDLINE */
+	size_t argv_len;
+	char *cwd;
+	strid_stack markers;   /* process-scoped markers */
+};
+
+struct test_acc {
+	uint64_t samples;
+	int64_t value;
+	uint64_t first, last, wall;
+	int source;
+	int exit_status;
+	bool has_exit;
+	uint32_t processes;
+};
+
+struct thread_markers {
+	uint32_t tid;
+	strid_stack stack;
+};
+
+struct ctest_cache {
+	uint32_t pid;
+	tf_ctest *c;
+};
+
+struct tf_attributor {
+	tf_profile *p;
+	const tf_attribute_opts *o;
+	unsigned sources;
+	tf_frame_rules *frames;
+	TF_VEC(struct proc) procs;
+	tf_htab proc_index;
+	TF_VEC(uint32_t) tids;
+	tf_htab tid_index;
+	TF_VEC(struct thread_markers) tmarkers;
+	tf_htab tmarker_index;
+	strid_stack gmarkers;
+	TF_VEC(struct test_acc) tests;   /* by test strid */
+	TF_VEC(struct ctest_cache) ctests;
+	uint32_t root_pid;
+	bool root_seen;
+	tf_strid default_test, build_test, unknown;
+	/* marker intervals per (scope key, name): start times of open tests */
+	TF_VEC(uint64_t) open_key;
+	TF_VEC(tf_strid) open_name;
+	TF_VEC(uint64_t) open_start;
+};
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (; list && *list; list++)
+		if (strcmp(*list, s) == 0)
+			return true;
+	return false;
+}
+
+static bool pid_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct proc *v = ctx;
+	return v[idx].pid == *(const uint32_t *)key;
+}
+
+static bool u32_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const uint32_t *v = ctx;
+	return v[idx] == *(const uint32_t *)key;
+}
+
+static bool tm_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct thread_markers *v = ctx;
+	return v[idx].tid == *(const uint32_t *)key;
+}
+
+static struct proc *proc_find(tf_attributor *a, uint32_t pid)
+{
+	uint32_t i = tf_htab_find(&a->proc_index, tf_hash_u64(pid), pid_eq, a->procs.v, &pid);
+	return i == TF_HTAB_NONE ? NULL : &a->procs.v[i];
+}
+
+static struct proc *proc_get(tf_attributor *a, uint32_t pid)
+{
+	struct proc *pr = proc_find(a, pid);
+	if (pr)
+		return pr;
+	struct proc z;
+	memset(&z, 0, sizeof(z));
+	z.pid = pid;
+	z.name = a->unknown;
+	tf_vec_push(&a->procs, z);
+	tf_htab_insert(&a->proc_index, tf_hash_u64(pid), (uint32_t)a->procs.n - 1);
+	return &a->procs.v[a->procs.n - 1];
+}
+
+static void note_tid(tf_attributor *a, uint32_t tid)
+{
+	if (tf_htab_find(&a->tid_index, tf_hash_u64(tid), u32_eq, a->tids.v, &tid) != TF_HTAB_NONE)
+		return;
+	tf_vec_push(&a->tids, tid);
+	tf_htab_insert(&a->tid_index, tf_hash_u64(tid), (uint32_t)a->tids.n - 1);
+}
+
+static struct test_acc *acc(tf_attributor *a, tf_strid test)
+{
+	while (a->tests.n <= test) {
+		struct test_acc z;
+		memset(&z, 0, sizeof(z));
+		z.source = -1;
+		tf_vec_push(&a->tests, z);
+	}
+	return &a->tests.v[test];
+}
+
+int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opts *o)
+{
+	tf_attributor *a = tf_xcalloc(1, sizeof(*a));
+	int rc;
+
+	a->p = p;
+	a->o = o;
+	a->sources = o->sources ? o->sources : TF_SOURCE_ALL;
+	a->default_test = tf_profile_intern(p, o->test_name && *o->test_name ? o->test_name : "all");
+	a->build_test = tf_profile_intern(p, TF_BUILD_TEST);
+	a->unknown = tf_profile_intern(p, "[unknown]");
+	if (a->sources & TF_SOURCE_FRAMES) {
+		rc = tf_frame_rules_new(&a->frames, p, o);
+		if (rc) {
+			free(a);
+			return rc;
+		}
+	}
+	*out = a;
+	return 0;
+}
+
+void tf_attributor_free(tf_attributor *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->procs.n; i++) {
+		free(a->procs.v[i].argv);
+		free(a->procs.v[i].cwd);
+		tf_vec_free(&a->procs.v[i].markers);
+	}
+	for (size_t i = 0; i < a->tmarkers.n; i++)
+		tf_vec_free(&a->tmarkers.v[i].stack);
+	for (size_t i = 0; i < a->ctests.n; i++)
+		tf_ctest_free(a->ctests.v[i].c);
+	tf_vec_free(&a->ctests);
+	tf_vec_free(&a->procs);
+	tf_htab_free(&a->proc_index);
+	tf_vec_free(&a->tids);
+	tf_htab_free(&a->tid_index);
+	tf_vec_free(&a->tmarkers);
+	tf_htab_free(&a->tmarker_index);
+	tf_vec_free(&a->gmarkers);
+	tf_vec_free(&a->tests);
+	tf_vec_free(&a->open_key);
+	tf_vec_free(&a->open_name);
+	tf_vec_free(&a->open_start);
+	tf_frame_rules_free(a->frames);
+	free(a);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Strip a cross-compiler triplet and a version: x86_64-linux-gnu-gcc-12 -> gcc. */
+static void tool_name(const char *name, char *out, size_t n)
+{
+	const char *s = name;
+	const char *gnu = strstr(name, "-linux-gnu-");
+	if (gnu)
+		s = gnu + 11;
+	snprintf(out, n, "%s", s);
+	char *dash = strrchr(out, '-');
+	if (dash && dash[1] >= '0' && dash[1] <= '9')
+		*dash = '\0';
+}
+
+static bool argv_has(const struct proc *pr, const char *word)
+{
+	for (size_t off = 0; pr->argv && off < pr->argv_len;) {
+		const char *arg = pr->argv + off;
+		if (strcmp(base_name(arg), word) == 0)
+			return true;
+		off += strlen(arg) + 1;
+	}
+	return false;
+}
+
+/* argv[i], or NULL. */
+static const char *argv_at(const struct proc *pr, size_t i)
+{
+	size_t off = 0;
+	for (size_t k = 0; pr->argv && off < pr->argv_len; k++) {
+		if (k == i)
+			return pr->argv + off;
+		off += strlen(pr->argv + off) + 1;
+	}
+	return NULL;
+}
+
+static int classify(tf_attributor *a, struct proc *pr)
+{
+	const char *name = tf_profile_str(a->p, pr->name);
+	const char *bin = pr->main_bin ? tf_profile_str(a->p, pr->main_bin) : "";
+	char tool[256];
+
+	if (!pr->execd)
+		return ROLE_DRIVER; /* nothing exec'd here: the parent's program */
+	tool_name(name, tool, sizeof(tool));
+	if (in_list(default_build_tools, tool) || in_list(a->o->build_tools, name))
+		return ROLE_BUILD;
+	if (in_list(default_drivers, name) || in_list(a->o->drivers, name) ||
+	    in_list(shells, bin))
+		return ROLE_DRIVER;
+	if (in_list(interpreters, bin) || in_list(interpreters, name) ||
+	    strncmp(bin, "python3", 7) == 0) {
+		if (argv_has(pr, "pytest") || argv_has(pr, "py.test") || argv_has(pr, "-m"))
+			return ROLE_DRIVER;
+	}
+	return ROLE_PROGRAM;
+}
+
+static tf_ctest *ctest_for(tf_attributor *a, struct proc *ct)
+{
+	for (size_t i = 0; i < a->ctests.n; i++)
+		if (a->ctests.v[i].pid == ct->pid)
+			return a->ctests.v[i].c;
+	const char *dir = ct->cwd && *ct->cwd ? ct->cwd : ".";
+	char *owned = NULL;
+	for (size_t i = 1; argv_at(ct, i); i++) {
+		const char *arg = argv_at(ct, i);
+		if (strcmp(arg, "--test-dir") == 0 && argv_at(ct, i + 1)) {
+			const char *d = argv_at(ct, i + 1);
+			owned = d[0] == '/' ? tf_xstrdup(d) : tf_xasprintf("%s/%s", dir, d);
+		}
+	}
+	struct ctest_cache cc = { ct->pid, tf_ctest_load(owned ? owned : dir) };
+	free(owned);
+	tf_vec_push(&a->ctests, cc);
+	return cc.c;
+}
+
+/* The program's test name: its own, or ctest's name for it. */
+static tf_strid program_test(tf_attributor *a, struct proc *pr)
+{
+	for (struct proc *anc = proc_find(a, pr->ppid); anc; anc = proc_find(a, anc->ppid)) {
+		if (strcmp(tf_profile_str(a->p, anc->name), "ctest") == 0) {
+			const char *n = tf_ctest_lookup(ctest_for(a, anc), pr->argv, pr->argv_len,
+							pr->cwd);
+			if (n)
+				return tf_profile_intern(a->p, n);
+			break;
+		}
+		if (anc->ppid == anc->pid || anc->pid == a->root_pid)
+			break;
+	}
+	/* interpreters: name the test by the script */
+	const char *bin = pr->main_bin ? tf_profile_str(a->p, pr->main_bin) : "";
+	if ((in_list(interpreters, tf_profile_str(a->p, pr->name)) ||
+	     strncmp(bin, "python3", 7) == 0) && argv_at(pr, 1) && argv_at(pr, 1)[0] != '-')
+		return tf_profile_intern(a->p, base_name(argv_at(pr, 1)));
+	return pr->name;
+}
+
+/* Decide a process's test (SPEC §4 rule 3), its parents first. */
+static tf_strid proc_test(tf_attributor *a, struct proc *pr, int depth)
+{
+	struct proc *parent;
+	tf_strid inherited = 0;
+
+	if (pr->decided || depth > 256)
+		return pr->test;
+	parent = pr->pid == a->root_pid ? NULL : proc_find(a, pr->ppid);
+	if (parent && parent != pr) {
+		/* the parent may move in the array: keep an index */
+		size_t idx = (size_t)(pr - a->procs.v);
+		inherited = proc_test(a, parent, depth + 1);
+		pr = &a->procs.v[idx];
+	}
+	pr->role = classify(a, pr);
+	pr->decided = true;
+	if (inherited && inherited != a->build_test) {
+		pr->test = inherited;
+	} else if (pr->role == ROLE_BUILD) {
+		pr->test = a->build_test;
+	} else if (pr->role == ROLE_PROGRAM && pr->below_root) {
+		pr->test = program_test(a, pr);
+		pr->test_root = true;
+		acc(a, pr->test)->processes++;
+	} else {
+		pr->test = inherited;
+	}
+	return pr->test;
+}
+
+/* markers */
+
+static strid_stack *thread_stack(tf_attributor *a, uint32_t tid, bool create)
+{
+	uint32_t i = tf_htab_find(&a->tmarker_index, tf_hash_u64(tid), tm_eq, a->tmarkers.v, &tid);
+	if (i != TF_HTAB_NONE)
+		return &a->tmarkers.v[i].stack;
+	if (!create)
+		return NULL;
+	struct thread_markers tm;
+	memset(&tm, 0, sizeof(tm));
+	tm.tid = tid;
+	tf_vec_push(&a->tmarkers, tm);
+	tf_htab_insert(&a->tmarker_index, tf_hash_u64(tid), (uint32_t)a->tmarkers.n - 1);
+	return &a->tmarkers.v[a->tmarkers.n - 1].stack;
+}
+
+static void open_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64_t t)
+{
+	tf_vec_push(&a->open_key, key);
+	tf_vec_push(&a->open_name, name);
+	tf_vec_push(&a->open_start, t);
+}
+
+static void close_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64_t t)
+{
+	for (size_t i = a->open_key.n; i-- > 0;) {
+		if (a->open_key.v[i] == key && a->open_name.v[i] == name) {
+			struct test_acc *ta = acc(a, name);
+			if (t > a->open_start.v[i])
+				ta->wall += t - a->open_start.v[i];
+			a->open_key.v[i] = a->open_key.v[a->open_key.n - 1];
+			a->open_name.v[i] = a->open_name.v[a->open_name.n - 1];
+			a->open_start.v[i] = a->open_start.v[a->open_start.n - 1];
+			a->open_key.n--;
+			a->open_name.n--;
+			a->open_start.n--;
+			return;
+		}
+	}
+}
+
+static void on_marker(tf_attributor *a, const tf_rec_event *ev)
+{
+	strid_stack *st;
+	uint64_t key;
+
+	if (!(a->sources & TF_SOURCE_MARKERS))
+		return;
+	switch (ev->marker.scope) {
+	case TF_MARKER_THREAD:
+		st = thread_stack(a, ev->tid, true);
+		key = ((uint64_t)2 << 32) | ev->tid;
+		break;
+	case TF_MARKER_PROCESS:
+		st = &proc_get(a, ev->pid)->markers;
+		key = ((uint64_t)1 << 32) | ev->pid;
+		break;
+	default:
+		st = &a->gmarkers;
+		key = 0;
+		break;
+	}
+	if (ev->marker.begin) {
+		tf_strid name = tf_profile_intern(a->p, ev->marker.name);
+		tf_vec_push(st, name);
+		open_interval(a, key, name, ev->time);
+		acc(a, name);
+		return;
+	}
+	if (!st->n)
+		return;
+	/* "end NAME" closes NAME and whatever was left open inside it */
+	tf_strid name = ev->marker.name[0] ? tf_profile_intern(a->p, ev->marker.name)
+					   : st->v[st->n - 1];
+	for (size_t i = st->n; i-- > 0;) {
+		if (st->v[i] == name) {
+			while (st->n > i) {
+				close_interval(a, key, st->v[st->n - 1], ev->time);
+				st->n--;
+			}
+			return;
+		}
+	}
+}
+
+static tf_strid marker_test(tf_attributor *a, const tf_rec_event *ev)
+{
+	strid_stack *st = thread_stack(a, ev->tid, false);
+	if (st && st->n)
+		return st->v[st->n - 1];
+	/* @pid markers cover the process and everything below it */
+	struct proc *pr = proc_find(a, ev->pid);
+	for (int depth = 0; pr && depth < 64; depth++) {
+		if (pr->markers.n)
+			return pr->markers.v[pr->markers.n - 1];
+		if (pr->pid == a->root_pid || pr->ppid == pr->pid)
+			break;
+		pr = proc_find(a, pr->ppid);
+	}
+	if (a->gmarkers.n)
+		return a->gmarkers.v[a->gmarkers.n - 1];
+	return 0;
+}
+
+/* side-band */
+
+static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, uint64_t t)
+{
+	pr->name = tf_profile_intern(a->p, comm);
+	pr->exec_named = true;
+	pr->execd = true;
+	pr->main_seen = false;
+	pr->main_bin = 0;
+	pr->decided = false;
+	pr->test_root = false;
+	pr->start = t;
+}
+
+void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
+{
+	struct proc *pr;
+
+	switch (ev->type) {
+	case TF_REC_COMM:
+		note_tid(a, ev->tid);
+		pr = proc_get(a, ev->pid);
+		if (!a->root_seen) {
+			/* the first exec in the recording is the command itself */
+			a->root_seen = true;
+			a->root_pid = ev->pid;
+		}
+		if (ev->comm.exec)
+			on_exec_name(a, pr, ev->comm.comm, ev->time);
+		else if (!pr->exec_named && ev->pid == ev->tid)
+			pr->name = tf_profile_intern(a->p, ev->comm.comm);
+		break;
+	case TF_REC_FORK:
+		note_tid(a, ev->tid);
+		if (ev->pid != ev->fork.ppid) {
+			struct proc *parent = proc_find(a, ev->fork.ppid);
+			size_t pidx = parent ? (size_t)(parent - a->procs.v) : 0;
+			pr = proc_get(a, ev->pid);
+			parent = parent ? &a->procs.v[pidx] : NULL;
+			pr->ppid = ev->fork.ppid;
+			pr->name = parent ? parent->name : a->unknown;
+			pr->main_bin = parent ? parent->main_bin : 0;
+			pr->below_root = parent != NULL;
+			pr->execd = false;
+			pr->decided = false;
+			pr->start = ev->time;
+		}
+		break;
+	case TF_REC_EXIT:
+		if (ev->pid == ev->tid) {
+			pr = proc_find(a, ev->pid);
+			if (pr && pr->test_root && pr->test) {
+				struct test_acc *ta = acc(a, pr->test);
+				if (ev->time > pr->start)
+					ta->wall += ev->time - pr->start;
+			}
+		}
+		break;
+	case TF_REC_PROC_EXIT:
+		pr = proc_find(a, ev->pid);
+		if (pr && pr->test_root && pr->test) {
+			struct test_acc *ta = acc(a, pr->test);
+			int st = ev->proc_exit.wait_status;
+			int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			if (!ta->has_exit || code)
+				ta->exit_status = code;
+			ta->has_exit = true;
+		}
+		break;
+	case TF_REC_CMDLINE:
+		pr = proc_get(a, ev->pid);
+		free(pr->argv);
+		free(pr->cwd);
+		pr->argv = tf_xmalloc(ev->cmdline.len + 1);
+		memcpy(pr->argv, ev->cmdline.argv, ev->cmdline.len);
+		pr->argv[ev->cmdline.len] = '\0';
+		pr->argv_len = ev->cmdline.len;
+		if (ev->cmdline.len && pr->argv[ev->cmdline.len - 1] != '\0')
+			pr->argv_len++; /* the kernel cut it: terminate the last arg */
+		pr->cwd = tf_xstrdup(ev->cmdline.cwd);
+		{
+			/* widen a comm cut at 15 characters with argv[0]'s name */
+			const char *comm = tf_profile_str(a->p, pr->name);
+			const char *a0 = base_name(pr->argv);
+			size_t cl = strlen(comm);
+			if (cl >= 15 && strlen(a0) > cl && strncmp(a0, comm, cl) == 0)
+				pr->name = tf_profile_intern(a->p, a0);
+		}
+		break;
+	case TF_REC_MMAP:
+		pr = proc_get(a, ev->pid);
+		if (pr->exec_named && !pr->main_seen && ev->mmap.filename[0] == '/' &&
+		    (ev->mmap.prot & 4 /* PROT_EXEC */)) {
+			const char *bn = base_name(ev->mmap.filename);
+			const char *comm = tf_profile_str(a->p, pr->name);
+			size_t cl = strlen(comm);
+			pr->main_bin = tf_profile_intern(a->p, bn);
+			if (cl >= 15 && strlen(bn) > cl && strncmp(bn, comm, cl) == 0)
+				pr->name = pr->main_bin;
+			pr->main_seen = true;
+		}
+		break;
+	case TF_REC_MARKER:
+		on_marker(a, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid)
+{
+	struct proc *pr = proc_find(a, pid);
+	return pr ? pr->name : a->unknown;
+}
+
+tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
+			      const uint32_t *locs, size_t n, int64_t value, int *source)
+{
+	tf_strid test = 0;
+	int src = SRC_COMMAND;
+
+	note_tid(a, ev->tid);
+	/* build steps stay apart whatever else is said about them */
+	struct proc *pr = proc_find(a, ev->pid);
+	tf_strid ptest = 0;
+	if (pr && (a->sources & TF_SOURCE_PROCESSES)) {
+		ptest = proc_test(a, pr, 0);
+		if (ptest == a->build_test) {
+			test = ptest;
+			src = SRC_BUILD;
+		}
+	}
+	if (!test && (a->sources & TF_SOURCE_MARKERS)) {
+		test = marker_test(a, ev);
+		src = SRC_MARKERS;
+	}
+	if (!test && a->frames) {
+		test = tf_frame_rules_match(a->frames, locs, n);
+		src = SRC_FRAMES;
+	}
+	if (!test && ptest) {
+		test = ptest;
+		src = SRC_PROCESSES;
+	}
+	if (!test) {
+		test = a->default_test;
+		src = SRC_COMMAND;
+	}
+	struct test_acc *ta = acc(a, test);
+	if (!ta->samples)
+		ta->first = ev->time;
+	ta->samples++;
+	ta->value += value;
+	ta->last = ev->time;
+	if (ta->source < 0 || src < ta->source)
+		ta->source = src;
+	*source = src;
+	return test;
+}
+
+static const char *const source_names[] = { "markers", "frames", "process", "command", "build" };
+
+size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
+{
+	size_t ntests = 0;
+
+	/* tests still open at the end ran until the end */
+	while (a->open_key.n)
+		close_interval(a, a->open_key.v[a->open_key.n - 1],
+			       a->open_name.v[a->open_name.n - 1], end_time);
+	for (size_t i = 0; i < a->tests.n; i++) {
+		struct test_acc *ta = &a->tests.v[i];
+		if (!ta->samples && ta->source < 0 && !ta->wall)
+			continue;
+		uint64_t wall = ta->wall;
+		if (!wall && ta->samples && (ta->source == SRC_FRAMES || ta->source == SRC_COMMAND))
+			wall = ta->last - ta->first; /* the span of its samples */
+		tf_buf v = TF_BUF_INIT;
+		tf_buf_printf(&v, "samples=%llu value=%lld wall_ns=%llu source=%s",
+			      (unsigned long long)ta->samples, (long long)ta->value,
+			      (unsigned long long)wall,
+			      source_names[ta->source >= 0 ? ta->source : SRC_MARKERS]);
+		if (ta->has_exit)
+			tf_buf_printf(&v, " exit=%d", ta->exit_status);
+		char *key = tf_xasprintf("test.%s", tf_profile_str(a->p, (tf_strid)i));
+		tf_profile_set_meta(a->p, key, v.ptr);
+		free(key);
+		tf_buf_free(&v);
+		ntests++;
+	}
+	return ntests;
+}
+
+uint64_t tf_attributor_processes(const tf_attributor *a)
+{
+	return a->procs.n;
+}
+
+uint64_t tf_attributor_threads(const tf_attributor *a)
+{
+	return a->tids.n;
+}
+
+int tf_attribute_parse_sources(const char *list, unsigned *out)
+{
+	unsigned v = 0;
+	const char *p = list;
+
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 7 && strncmp(p, "markers", 7) == 0)
+			v |= TF_SOURCE_MARKERS;
+		else if (n == 6 && strncmp(p, "frames", 6) == 0)
+			v |= TF_SOURCE_FRAMES;
+		else if ((n == 9 && strncmp(p, "processes", 9) == 0) ||
+			 (n == 7 && strncmp(p, "process", 7) == 0))
+			v |= TF_SOURCE_PROCESSES;
+		else if (n == 3 && strncmp(p, "all", 3) == 0)
+			v |= TF_SOURCE_ALL;
+		else if (n == 4 && strncmp(p, "none", 4) == 0)
+			v |= 0x100;
+		else
+			return tf_error_set(TF_EUSAGE,
+				"unknown attribution source '%.*s' (expected markers, frames, "
+				"processes, all or none)", (int)n, p);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * attributor.h - deciding each sample's test (private to src/attribute).
+ *
+ * The attributor follows the recording's process tree and test markers as
+ * they are replayed, and for each sample applies SPEC §4's sources in
+ * order: markers, frames, processes, command. It also keeps the per-test
+ * accounting (samples, value, wall time, exit status) that ends up in the
+ * run file's metadata.
+ */
+#ifndef TESTFLAME_ATTRIBUTE_ATTRIBUTOR_H
+#define TESTFLAME_ATTRIBUTE_ATTRIBUTOR_H
+
+#include "testflame/attribute.h"
+
+typedef struct tf_attributor tf_attributor;
+
+enum { SRC_MARKERS, SRC_FRAMES, SRC_PROCESSES, SRC_COMMAND, SRC_BUILD };
+
+int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opts *o);
+void tf_attributor_free(tf_attributor *a);
+
+/* Side-band in time order: COMM, FORK, EXIT, CMDLINE, MARKER, PROC_EXIT. */
+void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev);
+
+/* The program name of `pid` (the `process` label). */
+tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid);
+
+/* The test of a sample whose stack (profile locations, leaf first) is
+ * `locs`; `*source` gets the SRC_* that decided. Accounts the sample. */
+tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
+			      const uint32_t *locs, size_t n, int64_t value, int *source);
+
+/* Write test.<NAME>=... metadata; returns the number of tests. */
+size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time);
+uint64_t tf_attributor_processes(const tf_attributor *a);
+uint64_t tf_attributor_threads(const tf_attributor *a);
+
+/* Frame rules (frames.c). */
+typedef struct tf_frame_rules tf_frame_rules;
+int tf_frame_rules_new(tf_frame_rules **out, tf_profile *p, const tf_attribute_opts *o);
+void tf_frame_rules_free(tf_frame_rules *r);
+/* The test named by the stack's frames, or 0. */
+tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n);
+
+/* ctest's test names (ctest.c): CTestTestfile.cmake files under `dir`. */
+typedef struct tf_ctest tf_ctest;
+tf_ctest *tf_ctest_load(const char *dir);
+/* The ctest name of a process with these NUL-separated args, or NULL. */
+const char *tf_ctest_lookup(const tf_ctest *c, const char *argv, size_t len, const char *cwd);
+void tf_ctest_free(tf_ctest *c);
+
+#endif

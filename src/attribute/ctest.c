@@ -1,0 +1,166 @@
+/*
+ * ctest.c - ctest's own test names for processes run by ctest.
+ *
+ * ctest does not tell its children which test they are; the build tree
+ * does: every CTestTestfile.cmake lists `add_test(NAME "command" "args"...)`
+ * and `subdirs("dir")`. We read them from the directory ctest ran in and
+ * match a process by its argv (the command, then its arguments too when
+ * several tests share a program).
+ */
+#include "attributor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	char *name;
+	char *argv;     /* NUL-separated */
+	size_t len;
+} ctest_entry;
+
+struct tf_ctest {
+	TF_VEC(ctest_entry) tests;
+};
+
+/* Read one CMake argument: "quoted", [=[bracket]=] or bare. */
+static const char *cmake_arg(const char *p, tf_buf *out)
+{
+	tf_buf_clear(out);
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	if (*p == '"') {
+		for (p++; *p && *p != '"'; p++) {
+			if (*p == '\\' && p[1]) {
+				p++;
+				tf_buf_putc(out, *p == 'n' ? '\n' : *p == 't' ? '\t' : *p);
+			} else {
+				tf_buf_putc(out, *p);
+			}
+		}
+		return *p ? p + 1 : p;
+	}
+	if (*p == '[') {
+		const char *q = p + 1;
+		size_t eq = 0;
+		while (*q == '=')
+			q++, eq++;
+		if (*q == '[') {
+			char close[64];
+			if (eq > 60)
+				return NULL;
+			close[0] = ']';
+			memset(close + 1, '=', eq);
+			close[eq + 1] = ']';
+			close[eq + 2] = '\0';
+			const char *e = strstr(q + 1, close);
+			if (!e)
+				return NULL;
+			tf_buf_put(out, q + 1, (size_t)(e - q - 1));
+			return e + eq + 2;
+		}
+	}
+	if (*p == ')' || !*p)
+		return NULL;
+	while (*p && *p != ' ' && *p != '\t' && *p != ')' && *p != '\n')
+		tf_buf_putc(out, *p++);
+	return p;
+}
+
+static void load_file(tf_ctest *c, const char *dir, int depth)
+{
+	char *path = tf_xasprintf("%s/CTestTestfile.cmake", dir);
+	tf_buf text = TF_BUF_INIT, arg = TF_BUF_INIT, argv = TF_BUF_INIT;
+
+	if (depth > 32 || tf_file_read(&text, path) != 0)
+		goto done;
+	for (const char *line = text.ptr; line && *line;) {
+		const char *next = strchr(line, '\n');
+		if (strncmp(line, "add_test(", 9) == 0) {
+			const char *p = cmake_arg(line + 9, &arg);
+			if (p) {
+				ctest_entry e = { tf_xstrdup(arg.ptr ? arg.ptr : ""), NULL, 0 };
+				tf_buf_clear(&argv);
+				while ((p = cmake_arg(p, &arg)))
+					tf_buf_put(&argv, arg.ptr ? arg.ptr : "", arg.len + 1);
+				e.len = argv.len;
+				e.argv = tf_xmalloc(argv.len + 1);
+				if (argv.len)
+					memcpy(e.argv, argv.ptr, argv.len);
+				tf_vec_push(&c->tests, e);
+			}
+		} else if (strncmp(line, "subdirs(", 8) == 0) {
+			const char *p = cmake_arg(line + 8, &arg);
+			if (p && arg.len) {
+				char *sub = arg.ptr[0] == '/' ? tf_xstrdup(arg.ptr)
+							      : tf_xasprintf("%s/%s", dir, arg.ptr);
+				load_file(c, sub, depth + 1);
+				free(sub);
+			}
+		}
+		line = next ? next + 1 : NULL;
+	}
+done:
+	free(path);
+	tf_buf_free(&text);
+	tf_buf_free(&arg);
+	tf_buf_free(&argv);
+}
+
+tf_ctest *tf_ctest_load(const char *dir)
+{
+	tf_ctest *c = tf_xcalloc(1, sizeof(*c));
+	load_file(c, dir, 0);
+	if (!c->tests.n) {
+		tf_ctest_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static bool same_program(const char *want, const char *got, const char *cwd)
+{
+	if (strcmp(want, got) == 0)
+		return true;
+	if (got[0] != '/' && cwd && *cwd) {
+		char *abs = tf_xasprintf("%s/%s", cwd, got);
+		bool eq = strcmp(abs, want) == 0;
+		free(abs);
+		return eq;
+	}
+	return false;
+}
+
+const char *tf_ctest_lookup(const tf_ctest *c, const char *argv, size_t len, const char *cwd)
+{
+	const char *only = NULL;
+	size_t matches = 0;
+
+	if (!c || !len)
+		return NULL;
+	for (size_t i = 0; i < c->tests.n; i++) {
+		const ctest_entry *e = &c->tests.v[i];
+		if (!e->len || !same_program(e->argv, argv, cwd))
+			continue;
+		/* the whole command line decides between tests sharing a program */
+		if (e->len == len && memcmp(e->argv, argv, len) == 0)
+			return e->name;
+		size_t a = strlen(e->argv) + 1, b = strlen(argv) + 1;
+		if (e->len - a == len - b && memcmp(e->argv + a, argv + b, len - b) == 0)
+			return e->name;
+		only = e->name;
+		matches++;
+	}
+	return matches == 1 ? only : NULL;
+}
+
+void tf_ctest_free(tf_ctest *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->tests.n; i++) {
+		free(c->tests.v[i].name);
+		free(c->tests.v[i].argv);
+	}
+	tf_vec_free(&c->tests);
+	free(c);
+}

@@ -1,0 +1,351 @@
+/*
+ * frames.c - the second source of attribution: a frame on the stack names
+ * the test (SPEC §4).
+ *
+ * Test frameworks leave recognisable frames: Go's testing.tRunner calls the
+ * test function, GoogleTest generates Suite_Name_Test::TestBody(), clar
+ * names tests test_<suite>__<name>, and cmocka, Check, Criterion and Unity
+ * call the test function from their own library. A rule is one of:
+ *
+ *   REGEX      the function name matches; the test is built from captures
+ *   CALLEE_OF  the function called by an anchor frame is the test
+ *   FROM_LIB   the first function outside the framework's library, called
+ *              from it, is the test (for frameworks whose runner functions
+ *              are static and invisible without debug symbols)
+ *
+ * The stack is scanned from the root, so the outermost test frame wins
+ * (a helper that calls another test's function stays in its own test).
+ * Regex results are cached per function and library matches per mapping,
+ * so a sample costs one pass over its frames with array lookups.
+ */
+#include "attributor.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { RULE_REGEX, RULE_CALLEE_OF, RULE_FROM_LIB } rule_kind;
+
+typedef struct {
+	const char *preset;
+	rule_kind kind;
+	const char *func_re;  /* REGEX: the test frame; CALLEE_OF: the anchor */
+	const char *name_re;  /* CALLEE_OF/FROM_LIB: optional, on the test frame */
+	const char *lib_re;   /* FROM_LIB: the framework's module path */
+	const char *format;   /* "\1.\2"; NULL = capture 1, or the whole name */
+	bool go_name;         /* strip Go's package path: a/b.TestX -> TestX */
+} rule_def;
+
+static const rule_def presets[] = {
+	{ "go", RULE_CALLEE_OF, "^testing\\.tRunner$", NULL, NULL, NULL, true },
+	{ "gtest", RULE_REGEX, "^([A-Za-z0-9_]+)_([A-Za-z0-9]+)_Test::TestBody\\(\\)$", NULL, NULL,
+	  "\\1.\\2", false },
+	{ "cmocka", RULE_CALLEE_OF, "^(cmocka_run_one_test_or_fixture|_run_test)$", NULL, NULL,
+	  NULL, false },
+	{ "cmocka", RULE_FROM_LIB, NULL, NULL, "/libcmocka\\.so", NULL, false },
+	/* libcheck's runners are static and get inlined: any of them may be the
+	 * visible caller; the _fn suffix START_TEST gives tells the test */
+	{ "check", RULE_CALLEE_OF,
+	  "^(tcase_run_tfun_(no)?fork|srunner_run(_tagged|_all)?|srunner_iterate_tcase_tfuns)$",
+	  "^(.+)_fn$", NULL, NULL, false },
+	{ "check", RULE_FROM_LIB, NULL, "^(.+)_fn$", "/libcheck\\.so", NULL, false },
+	{ "criterion", RULE_FROM_LIB, NULL, "^(.+)_impl$", "/libcriterion\\.so", NULL, false },
+	{ "unity", RULE_CALLEE_OF, "^UnityDefaultTestRun$", NULL, NULL, NULL, false },
+	{ "clar", RULE_REGEX, "^test_(.+)__([A-Za-z0-9][A-Za-z0-9_]*)$", NULL, NULL,
+	  "\\1::\\2", false },
+	{ "pytest", RULE_REGEX, "^py::(test[A-Za-z0-9_]*)(:|$)", NULL, NULL, NULL, false },
+};
+
+const char *const tf_frame_preset_names[] = {
+	"go", "gtest", "cmocka", "check", "criterion", "unity", "clar", "pytest", NULL,
+};
+
+typedef struct {
+	rule_def def;
+	regex_t func, name, lib;
+	bool has_func, has_name, has_lib;
+} rule;
+
+#define UNKNOWN UINT32_MAX
+
+struct tf_frame_rules {
+	tf_profile *p;
+	TF_VEC(rule) rules;
+	/* per function: per rule, the test it names (0 none, UNKNOWN not yet) */
+	TF_VEC(uint32_t) fn_cache;
+	/* per mapping: bitmask of FROM_LIB rules whose library it is, +1 */
+	TF_VEC(uint64_t) map_cache;
+	TF_VEC(uint32_t) fr_fn, fr_map;  /* the current stack, root first */
+};
+
+static int compile(regex_t *re, const char *src, bool *has, const char *what)
+{
+	int err;
+	if (!src)
+		return 0;
+	err = regcomp(re, src, REG_EXTENDED);
+	if (err) {
+		char msg[256];
+		regerror(err, re, msg, sizeof(msg));
+		return tf_error_set(TF_EUSAGE, "invalid %s regex '%s': %s", what, src, msg);
+	}
+	*has = true;
+	return 0;
+}
+
+static bool preset_enabled(const tf_attribute_opts *o, const char *name)
+{
+	if (!o->frame_presets)
+		return true;
+	for (const char *const *p = o->frame_presets; *p; p++)
+		if (strcmp(*p, name) == 0)
+			return true;
+	return false;
+}
+
+static int add_rule(tf_frame_rules *r, const rule_def *d)
+{
+	rule ru;
+	int rc;
+	memset(&ru, 0, sizeof(ru));
+	ru.def = *d;
+	rc = compile(&ru.func, d->func_re, &ru.has_func, "frame");
+	if (!rc)
+		rc = compile(&ru.name, d->name_re, &ru.has_name, "frame");
+	if (!rc)
+		rc = compile(&ru.lib, d->lib_re, &ru.has_lib, "library");
+	if (rc) {
+		if (ru.has_func)
+			regfree(&ru.func);
+		if (ru.has_name)
+			regfree(&ru.name);
+		return rc;
+	}
+	tf_vec_push(&r->rules, ru);
+	return 0;
+}
+
+int tf_frame_rules_new(tf_frame_rules **out, tf_profile *p, const tf_attribute_opts *o)
+{
+	tf_frame_rules *r = tf_xcalloc(1, sizeof(*r));
+	int rc = 0;
+
+	r->p = p;
+	*out = NULL;
+	for (size_t i = 0; i < o->npatterns && !rc; i++) {
+		rule_def d = { "custom", RULE_REGEX, o->patterns[i].regex, NULL, NULL, NULL, false };
+		rc = add_rule(r, &d);
+	}
+	for (size_t i = 0; i < TF_ARRAY_SIZE(presets) && !rc; i++)
+		if (preset_enabled(o, presets[i].preset))
+			rc = add_rule(r, &presets[i]);
+	if (!rc && r->rules.n > 64)
+		rc = tf_error_set(TF_EUSAGE, "too many frame patterns (at most 54)");
+	if (rc) {
+		tf_frame_rules_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void tf_frame_rules_free(tf_frame_rules *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->rules.n; i++) {
+		rule *ru = &r->rules.v[i];
+		if (ru->has_func)
+			regfree(&ru->func);
+		if (ru->has_name)
+			regfree(&ru->name);
+		if (ru->has_lib)
+			regfree(&ru->lib);
+	}
+	tf_vec_free(&r->rules);
+	tf_vec_free(&r->fn_cache);
+	tf_vec_free(&r->map_cache);
+	tf_vec_free(&r->fr_fn);
+	tf_vec_free(&r->fr_map);
+	free(r);
+}
+
+/* Go: "example.com/pkg.TestFoo.func1" -> "TestFoo.func1". */
+static const char *go_short(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	const char *s = slash ? slash + 1 : name;
+	const char *dot = strchr(s, '.');
+	return dot ? dot + 1 : s;
+}
+
+/* Build a test name from a match and the rule's format. */
+static tf_strid make_name(tf_frame_rules *r, const rule *ru, const char *fn,
+			  const regmatch_t *m, size_t nm)
+{
+	tf_buf b = TF_BUF_INIT;
+	tf_strid id;
+
+	if (ru->def.format) {
+		for (const char *f = ru->def.format; *f; f++) {
+			if (f[0] == '\\' && f[1] >= '0' && f[1] <= '9') {
+				size_t g = (size_t)(f[1] - '0');
+				if (g < nm && m[g].rm_so >= 0)
+					tf_buf_put(&b, fn + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so));
+				f++;
+			} else {
+				tf_buf_putc(&b, *f);
+			}
+		}
+	} else if (nm > 1 && m[1].rm_so >= 0) {
+		tf_buf_put(&b, fn + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
+	} else {
+		tf_buf_puts(&b, ru->def.go_name ? go_short(fn) : fn);
+	}
+	id = b.len ? tf_profile_intern_len(r->p, b.ptr, b.len) : 0;
+	tf_buf_free(&b);
+	return id;
+}
+
+/*
+ * What function `fi` means for rule `ri`: for REGEX, the test it names; for
+ * CALLEE_OF, 1 when it is the anchor; for FROM_LIB, the test it would name
+ * if called from the library (its name_re, or its own name).
+ */
+static uint32_t classify(tf_frame_rules *r, uint32_t fi, size_t ri)
+{
+	size_t nr = r->rules.n;
+	size_t need = (fi + 1) * nr;
+
+	if (r->fn_cache.n < need) {
+		size_t old = r->fn_cache.n;
+		size_t want = (r->p->functions.n + 1) * nr;
+		tf_vec_reserve(&r->fn_cache, TF_MAX(need, want));
+		for (size_t i = old; i < r->fn_cache.cap; i++)
+			r->fn_cache.v[i] = UNKNOWN;
+		r->fn_cache.n = r->fn_cache.cap;
+	}
+	uint32_t *slot = &r->fn_cache.v[fi * nr + ri];
+	if (*slot != UNKNOWN)
+		return *slot;
+
+	const rule *ru = &r->rules.v[ri];
+	const char *fn = tf_profile_str(r->p, r->p->functions.v[fi].name);
+	regmatch_t m[10];
+	uint32_t v = 0;
+
+	switch (ru->def.kind) {
+	case RULE_REGEX:
+		if (regexec(&ru->func, fn, 10, m, 0) == 0)
+			v = make_name(r, ru, fn, m, 10);
+		break;
+	case RULE_CALLEE_OF:
+		v = regexec(&ru->func, fn, 0, NULL, 0) == 0;
+		break;
+	case RULE_FROM_LIB:
+		if (!ru->has_name)
+			v = make_name(r, ru, fn, m, 0);
+		else if (regexec(&ru->name, fn, 10, m, 0) == 0)
+			v = make_name(r, ru, fn, m, 10);
+		break;
+	}
+	*slot = v;
+	return v;
+}
+
+/* The name a CALLEE_OF rule gives to the test frame `fi`. */
+static uint32_t callee_name(tf_frame_rules *r, const rule *ru, uint32_t fi)
+{
+	const char *fn = tf_profile_str(r->p, r->p->functions.v[fi].name);
+	regmatch_t m[10];
+	if (ru->has_name)
+		return regexec(&ru->name, fn, 10, m, 0) == 0 ? make_name(r, ru, fn, m, 10) : 0;
+	return make_name(r, ru, fn, m, 0);
+}
+
+static uint64_t lib_mask(tf_frame_rules *r, uint32_t mi)
+{
+	if (mi == TF_NO_MAPPING)
+		return 0;
+	while (r->map_cache.n <= mi)
+		tf_vec_push(&r->map_cache, 0);
+	if (!r->map_cache.v[mi]) {
+		const char *path = tf_profile_str(r->p, r->p->mappings.v[mi].filename);
+		uint64_t mask = 0;
+		for (size_t i = 0; i < r->rules.n; i++) {
+			const rule *ru = &r->rules.v[i];
+			if (ru->def.kind == RULE_FROM_LIB && regexec(&ru->lib, path, 0, NULL, 0) == 0)
+				mask |= 1ULL << i;
+		}
+		r->map_cache.v[mi] = mask + 1;
+	}
+	return r->map_cache.v[mi] - 1;
+}
+
+tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
+{
+	const tf_profile *p = r->p;
+	size_t nf;
+
+	if (!r->rules.n)
+		return 0;
+	/* flatten to functions, root first, inlined frames expanded */
+	r->fr_fn.n = r->fr_map.n = 0;
+	for (size_t k = n; k-- > 0;) {
+		const tf_location *l = &p->locations.v[locs[k]];
+		for (uint32_t j = l->nlines; j-- > 0;) {
+			tf_vec_push(&r->fr_fn, p->lines.v[l->lines_off + j].function);
+			tf_vec_push(&r->fr_map, l->mapping);
+		}
+	}
+	nf = r->fr_fn.n;
+	for (size_t i = 0; i < nf; i++) {
+		uint32_t fi = r->fr_fn.v[i];
+		for (size_t ri = 0; ri < r->rules.n; ri++) {
+			const rule *ru = &r->rules.v[ri];
+			uint32_t v;
+			switch (ru->def.kind) {
+			case RULE_REGEX:
+				v = classify(r, fi, ri);
+				if (v)
+					return v;
+				break;
+			case RULE_CALLEE_OF:
+				if (i + 1 < nf && classify(r, fi, ri)) {
+					uint32_t test = callee_name(r, ru, r->fr_fn.v[i + 1]);
+					if (!test)
+						break;
+					if (!ru->def.go_name)
+						return test;
+					/* Go subtests: a deeper tRunner runs t.Run's closure */
+					for (size_t j = i + 2; j + 1 < nf; j++) {
+						if (classify(r, r->fr_fn.v[j], ri)) {
+							const char *outer = go_short(tf_profile_str(p,
+								p->functions.v[r->fr_fn.v[i + 1]].name));
+							const char *inner = go_short(tf_profile_str(p,
+								p->functions.v[r->fr_fn.v[j + 1]].name));
+							size_t ol = strlen(outer);
+							if (strncmp(inner, outer, ol) == 0 && inner[ol] == '.')
+								inner += ol + 1;
+							char *name = tf_xasprintf("%s/%s", outer, inner);
+							test = tf_profile_intern(r->p, name);
+							free(name);
+							break;
+						}
+					}
+					return test;
+				}
+				break;
+			case RULE_FROM_LIB:
+				if (i > 0 && (lib_mask(r, r->fr_map.v[i - 1]) & (1ULL << ri)) &&
+				    !(lib_mask(r, r->fr_map.v[i]) & (1ULL << ri))) {
+					v = classify(r, fi, ri);
+					if (v)
+						return v;
+				}
+				break;
+			}
+		}
+	}
+	return 0;
+}

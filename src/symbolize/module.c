@@ -1,0 +1,234 @@
+/*
+ * module.c - one ELF binary, opened once through libdwfl however many
+ * processes and paths map it.
+ *
+ * Each distinct binary (by build-id, or by file when it has none) gets its
+ * own Dwfl, reported at its link-time addresses, so a module address is
+ * the ELF vaddr the binary's symbols and DWARF use. A process address turns
+ * into one through the mapping's file offset and the PT_LOAD segments: that
+ * takes care of PIE and ASLR without trusting where libdwfl would place
+ * the file. Separate debug info is found the standard way (build-id under
+ * /usr/lib/debug/.build-id, then .gnu_debuglink).
+ *
+ * It also answers --call-graph auto's question, whether the binary keeps
+ * frame pointers, from its functions' prologues.
+ */
+#include "symbolize/symbolize_int.h"
+
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static bool mod_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const tf_symbolizer *s = ctx;
+	const char *b = s->mods.v[idx]->build_id;
+	return b && strcmp(b, key) == 0;
+}
+
+static char *hex(const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *h = tf_xmalloc(2 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		h[2 * i] = digits[p[i] >> 4];
+		h[2 * i + 1] = digits[p[i] & 15];
+	}
+	h[2 * n] = '\0';
+	return h;
+}
+
+int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr ehdr;
+	size_t nph = 0;
+	tf_sym_module *m = NULL;
+	char *bid = NULL;
+	const void *bidp;
+	uint32_t idx;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr) ||
+	    (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) ||
+	    elf_getphdrnum(elf, &nph) != 0 || nph == 0)
+		goto bad;
+	ssize_t bidn = dwelf_elf_gnu_build_id(elf, &bidp);
+	if (bidn > 0) {
+		bid = hex(bidp, (size_t)bidn);
+		idx = tf_htab_find(&s->mod_index, tf_hash_bytes(bid, strlen(bid), 0), mod_eq, s, bid);
+		if (idx != TF_HTAB_NONE) {
+			/* the same binary under another name: share its DWARF */
+			free(bid);
+			elf_end(elf);
+			close(fd);
+			file->module = idx;
+			return 0;
+		}
+	}
+	m = tf_xcalloc(1, sizeof(*m));
+	m->has_fp = -1;
+	m->build_id = bid;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		tf_sym_load l = { ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz, ph.p_flags };
+		tf_vec_push(&m->loads, l);
+	}
+	elf_end(elf);
+	elf = NULL;
+	if (!m->loads.n)
+		goto bad;
+
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl)
+		goto bad;
+	dwfl_report_begin(m->dwfl);
+	/* base 0 with add_p_vaddr: module addresses are the ELF's own vaddrs */
+	m->mod = dwfl_report_elf(m->dwfl, file->path, file->path, fd, 0, true);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod)
+		goto bad;
+	fd = -1; /* libdwfl owns it now */
+	Dwarf_Addr lo, hi;
+	dwfl_module_info(m->mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	m->lo = lo;
+	m->hi = hi;
+	m->name = file->name;
+	m->base = file->base;
+	idx = (uint32_t)s->mods.n;
+	tf_vec_push(&s->mods, m);
+	if (m->build_id)
+		tf_htab_insert(&s->mod_index, tf_hash_bytes(m->build_id, strlen(m->build_id), 0), idx);
+	file->module = idx;
+	s->stats.modules++;
+	return 0;
+
+bad:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	if (m)
+		tf_sym_module_free(m);
+	else
+		free(bid);
+	return tf_error_set(TF_EINVAL, "'%s' is not a usable ELF file", file->path);
+}
+
+void tf_sym_module_free(tf_sym_module *m)
+{
+	if (!m)
+		return;
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	for (size_t i = 0; i < m->cus.n; i++) {
+		tf_sym_ivls_free(&m->cus.v[i].funcs);
+		tf_vec_free(&m->cus.v[i].offs);
+	}
+	tf_vec_free(&m->cus);
+	tf_htab_free(&m->cu_index);
+	tf_vec_free(&m->loads);
+	free(m->build_id);
+	free(m);
+}
+
+bool tf_sym_map_vaddr(tf_symbolizer *s, tf_sym_map *map, uint64_t addr, uint64_t *vaddr)
+{
+	if (TF_LIKELY(map->bias_state == TF_SYM_BIAS_OK)) {
+		*vaddr = addr - map->bias;
+		return true;
+	}
+	if (map->bias_state == TF_SYM_BIAS_NONE)
+		return false;
+	map->bias_state = TF_SYM_BIAS_NONE;
+	if (map->file == UINT32_MAX || !tf_sym_file_module(s, map->file))
+		return false;
+	const tf_sym_module *m = s->mods.v[s->files.v[map->file].module];
+	const tf_sym_load *best = NULL;
+	/* the segment whose pages the mapping starts at; executable first,
+	 * since a page can hold the end of one segment and the start of the
+	 * next */
+	for (size_t i = 0; i < m->loads.n; i++) {
+		const tf_sym_load *l = &m->loads.v[i];
+		uint64_t page = l->offset & ~(uint64_t)4095;
+		if (map->pgoff < page || map->pgoff >= l->offset + TF_MAX(l->filesz, 1))
+			continue;
+		if (!best || ((l->flags & PF_X) && !(best->flags & PF_X)))
+			best = l;
+	}
+	if (!best)
+		return false;
+	map->bias = map->start - map->pgoff + best->offset - best->vaddr;
+	map->bias_state = TF_SYM_BIAS_OK;
+	*vaddr = addr - map->bias;
+	return true;
+}
+
+/* push %rbp; mov %rsp,%rbp (either encoding of the mov) */
+static bool has_frame_setup(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + 4 <= n; i++)
+		if (p[i] == 0x55 && p[i + 1] == 0x48 &&
+		    ((p[i + 2] == 0x89 && p[i + 3] == 0xe5) || (p[i + 2] == 0x8b && p[i + 3] == 0xec)))
+			return true;
+	return false;
+}
+
+bool tf_sym_module_has_fp(tf_sym_module *m)
+{
+	GElf_Addr bias;
+	Elf *elf;
+	size_t checked = 0, with_fp = 0;
+
+	if (m->has_fp >= 0)
+		return m->has_fp;
+	m->has_fp = 0;
+	elf = dwfl_module_getelf(m->mod, &bias);
+	int nsyms = dwfl_module_getsymtab(m->mod);
+	if (!elf || nsyms <= 0)
+		return false;
+	for (int i = 1; i < nsyms && checked < 4000; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *symelf;
+		Dwarf_Addr symbias;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx,
+							    &symelf, &symbias);
+		/* tiny functions (thunks, stubs) need no frame either way */
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size < 16 ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		uint64_t vaddr = addr - bias;
+		Elf_Scn *scn = NULL;
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+			    !(sh.sh_flags & SHF_EXECINSTR) || vaddr < sh.sh_addr ||
+			    vaddr >= sh.sh_addr + sh.sh_size)
+				continue;
+			Elf_Data *d = elf_rawdata(scn, NULL);
+			uint64_t off = vaddr - sh.sh_addr;
+			if (!d || !d->d_buf || off >= d->d_size)
+				break;
+			size_t n = TF_MIN((size_t)TF_MIN(sym.st_size, 64), d->d_size - off);
+			checked++;
+			with_fp += has_frame_setup((const uint8_t *)d->d_buf + off, n);
+			break;
+		}
+	}
+	m->has_fp = checked > 0 && with_fp * 2 >= checked;
+	return m->has_fp;
+}

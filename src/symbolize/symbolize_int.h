@@ -1,0 +1,233 @@
+/*
+ * symbolize_int.h - the symbolizer's private state, shared by the files of
+ * src/symbolize/: process address spaces (maps.c), the files behind
+ * mappings (files.c), ELF/DWARF modules (module.c, resolve.c), the kernel
+ * and [vsyscall] (kernel.c), JIT perf maps (jit.c), the CFI unwinder
+ * (unwind.c) and the interval index several of them use (ranges.c).
+ *
+ * Everything is addressed by dense indices into vectors owned by the
+ * tf_symbolizer, so that per-sample work is a hash probe and a binary
+ * search, never an allocation.
+ */
+#ifndef TESTFLAME_SYMBOLIZE_INT_H
+#define TESTFLAME_SYMBOLIZE_INT_H
+
+#include "testflame/symbolize.h"
+
+#include <elfutils/libdwfl.h>
+
+/* ---- interval index (ranges.c) ---------------------------------------- */
+
+/* Possibly overlapping ranges [lo, hi); a query returns, among the ranges
+ * containing the address, the one with the highest rank. */
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t val, rank;
+} tf_sym_ivl;
+
+typedef struct {
+	TF_VEC(tf_sym_ivl) v;
+	uint64_t *maxhi; /* maxhi[i] = max(v[0..i].hi), after build */
+	bool built;
+} tf_sym_ivls;
+
+void tf_sym_ivls_add(tf_sym_ivls *x, uint64_t lo, uint64_t hi, uint32_t val, uint32_t rank);
+void tf_sym_ivls_build(tf_sym_ivls *x);
+const tf_sym_ivl *tf_sym_ivls_find(const tf_sym_ivls *x, uint64_t addr);
+void tf_sym_ivls_free(tf_sym_ivls *x);
+
+/* ---- processes (maps.c) ------------------------------------------------ */
+
+enum {
+	TF_SYM_MAP_FILE,  /* a file (or memfd) we can open */
+	TF_SYM_MAP_ANON,  /* anonymous, heap, stack: JIT code lives here */
+	TF_SYM_MAP_VDSO,
+};
+
+enum {
+	TF_SYM_BIAS_UNKNOWN,
+	TF_SYM_BIAS_OK,
+	TF_SYM_BIAS_NONE,  /* the module could not be loaded or has no segment */
+};
+
+typedef struct {
+	uint64_t start, end, pgoff;
+	uint64_t bias;     /* process address - ELF vaddr, when bias_state OK */
+	uint32_t file;     /* index into s->files (FILE, VDSO) */
+	uint32_t name;     /* strtab id of the mapping's name (ANON) */
+	uint8_t kind;
+	uint8_t bias_state;
+} tf_sym_map;
+
+typedef struct {
+	uint32_t pid;
+	bool alive;
+	bool jit_looked;   /* jit resolved (or found absent) for this instance */
+	uint64_t birth;    /* time of the fork that created this instance */
+	uint32_t jit;      /* index into s->jits, or UINT32_MAX */
+	TF_VEC(tf_sym_map) maps; /* sorted by start, non-overlapping */
+} tf_sym_proc;
+
+tf_sym_proc *tf_sym_proc_get(tf_symbolizer *s, uint32_t pid, bool create);
+tf_sym_map *tf_sym_proc_find_map(tf_sym_proc *p, uint64_t addr);
+void tf_sym_procs_free(tf_symbolizer *s);
+
+/* ---- files behind mappings (files.c) ---------------------------------- */
+
+enum {
+	TF_SYM_FILE_UNTRIED,
+	TF_SYM_FILE_OK,       /* module loaded */
+	TF_SYM_FILE_MISSING,  /* could not be opened (or was another file) */
+	TF_SYM_FILE_BAD,      /* opened, but not a usable ELF file */
+};
+
+typedef struct {
+	char *path;          /* as mapped, without " (deleted)" */
+	uint32_t maj, min;
+	uint64_t ino, ino_gen;
+	uint8_t build_id[32];
+	uint32_t build_id_len; /* from the event, 0 if none */
+	int fd;              /* pinned file, or -1 */
+	bool deleted;        /* the mapping's name said " (deleted)" */
+	bool is_vdso;
+	uint8_t state;
+	uint32_t module;     /* index into s->mods when state == OK */
+	uint32_t name;       /* strtab id of path */
+	uint32_t base;       /* strtab id of basename(path) */
+} tf_sym_file;
+
+/* TF_SYM_MAP_* kind of a mapping's name. */
+int tf_sym_classify(const char *name);
+/* Find or add the file behind an MMAP event; UINT32_MAX if it is no file. */
+uint32_t tf_sym_file_for_event(tf_symbolizer *s, const tf_rec_event *ev, bool *deleted);
+/* Pin the file now (live): open it and keep the fd. */
+void tf_sym_file_pin(tf_symbolizer *s, uint32_t file, uint32_t pid, uint64_t start, uint64_t end);
+/* The [vdso] pseudo-file (a copy of our own vdso image in the cache dir). */
+uint32_t tf_sym_vdso_file(tf_symbolizer *s);
+/* Load the module behind a file; false if it cannot be. */
+bool tf_sym_file_module(tf_symbolizer *s, uint32_t file);
+void tf_sym_files_free(tf_symbolizer *s);
+
+/* ---- modules (module.c, resolve.c) ------------------------------------ */
+
+typedef struct {
+	uint64_t vaddr, offset, filesz, memsz;
+	uint32_t flags;
+} tf_sym_load;
+
+typedef struct {
+	uint64_t cu_off;
+	tf_sym_ivls funcs;   /* function DIE ranges; val = index into offs */
+	TF_VEC(uint64_t) offs; /* DIE offsets */
+} tf_sym_cu;
+
+typedef struct {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	char *build_id;      /* hex, or NULL */
+	uint32_t name;       /* strtab id of the path shown as module */
+	uint32_t base;       /* strtab id of its basename */
+	uint64_t lo, hi;     /* link-time address range */
+	TF_VEC(tf_sym_load) loads;
+	int8_t has_fp;       /* -1 not yet known */
+	bool cfi_loaded, dwarf_cfi_tried;
+	Dwarf_CFI *eh_cfi, *dwarf_cfi;
+	Dwarf_Addr eh_bias, dwarf_bias;
+	TF_VEC(tf_sym_cu) cus;
+	tf_htab cu_index;
+} tf_sym_module;
+
+/* Open `fd` (consumed) as the module for `file`. */
+int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd);
+void tf_sym_module_free(tf_sym_module *m);
+/* Process address -> ELF vaddr for a mapping (computes the bias once). */
+bool tf_sym_map_vaddr(tf_symbolizer *s, tf_sym_map *map, uint64_t addr, uint64_t *vaddr);
+bool tf_sym_module_has_fp(tf_sym_module *m);
+
+/* Frames for (module, vaddr), appended to s->scratch; returns resolved. */
+bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr);
+
+/* ---- demangling (demangle.c) ------------------------------------------ */
+
+/* Interned demangled name, or the name itself when it is not mangled. */
+uint32_t tf_sym_demangle(tf_symbolizer *s, const char *name);
+/* malloc'd demangled name or NULL (for tests and callers outside). */
+char *tf_sym_demangle_dup(const char *name);
+
+/* ---- kernel, [vsyscall] (kernel.c) ------------------------------------ */
+
+typedef struct tf_sym_kernel tf_sym_kernel;
+/* Name (strtab id) and module (strtab id) of a kernel address; false if
+ * unknown (kernel symbols hidden, or no symbol). */
+bool tf_sym_kernel_lookup(tf_symbolizer *s, uint64_t addr, uint32_t *name, uint32_t *module);
+void tf_sym_kernel_free(tf_sym_kernel *k);
+bool tf_sym_is_vsyscall(uint64_t addr);
+const char *tf_sym_vsyscall_name(uint64_t addr);
+
+/* ---- JIT perf maps (jit.c) -------------------------------------------- */
+
+typedef struct {
+	uint32_t pid;
+	uint32_t next;       /* next map of the same pid, or UINT32_MAX */
+	uint64_t exit_time;  /* when read at exit; UINT64_MAX if read later */
+	tf_sym_ivls entries; /* val = strtab id of the name */
+} tf_sym_jit;
+
+/* Read /tmp/perf-PID.map now; returns the jit index or UINT32_MAX. */
+uint32_t tf_sym_jit_read(tf_symbolizer *s, uint32_t pid, uint64_t exit_time);
+/* The perf map of a process instance (reads the file if none was kept). */
+uint32_t tf_sym_jit_for(tf_symbolizer *s, tf_sym_proc *p);
+void tf_sym_jits_free(tf_symbolizer *s);
+
+/* ---- unwinding (unwind.c) --------------------------------------------- */
+
+typedef struct tf_sym_cfi_cache tf_sym_cfi_cache;
+void tf_sym_cfi_cache_free(tf_sym_cfi_cache *c);
+
+/* ---- the symbolizer ---------------------------------------------------- */
+
+typedef struct {
+	uint64_t space;      /* kind << 32 | index */
+	uint64_t addr;
+} tf_sym_key;
+
+struct tf_symbolizer {
+	tf_symbolizer_opts opts;
+	char *cache_dir;
+	bool own_cache_dir;
+	tf_strtab strs;
+	TF_VEC(uint32_t) demangled; /* raw strid -> demangled strid + 1 */
+	tf_arena *arena;
+
+	/* resolved addresses */
+	TF_VEC(tf_symloc *) locs;
+	TF_VEC(tf_sym_key) keys;
+	tf_htab loc_index;
+	TF_VEC(tf_frame) scratch; /* frames of the address being resolved */
+
+	/* processes */
+	TF_VEC(tf_sym_proc *) procs;
+	tf_htab proc_index;
+	tf_sym_proc *last_proc;
+
+	/* files and modules */
+	TF_VEC(tf_sym_file) files;
+	tf_htab file_index;
+	TF_VEC(tf_sym_module *) mods;
+	tf_htab mod_index;   /* by build-id */
+	uint32_t vdso_file;  /* UINT32_MAX until needed */
+	bool vdso_failed;
+	bool rlimit_raised;
+
+	tf_sym_kernel *kernel;
+	bool kernel_loaded;
+
+	TF_VEC(tf_sym_jit) jits;
+	tf_htab jit_index;   /* pid -> first jit of that pid */
+
+	tf_sym_cfi_cache *cfi;
+
+	tf_symbolizer_stats stats;
+};
+
+#endif
