@@ -182,6 +182,8 @@ struct thread {
 	uint8_t state, want;
 	bool interrupting;     /* PTRACE_INTERRUPT sent, its stop not seen yet */
 	bool exit_emitted, in_batch, regs_ok, compat;
+	bool exit_after_sample; /* its last sample is taken at its exit */
+	uint64_t samples;
 	int fd[NFD];           /* cached /proc files, -1 when closed */
 	uint64_t last_time;    /* wall: end of the time its last sample covered */
 	uint64_t last_cpu;     /* cpu: its CPU time at its last sample */
@@ -975,6 +977,15 @@ static size_t build_sample(sampler *s, const struct thread *t, const char *offcp
 	return body;
 }
 
+static void emit_exit(sampler *s, struct thread *t, uint64_t now)
+{
+	struct proc *p = proc_of(s, t);
+	if (t->exit_emitted)
+		return;
+	t->exit_emitted = true;
+	emit_task(s, PERF_RECORD_EXIT, p->pid, p->ppid, t->tid, p->ppid, now);
+}
+
 /* Emit the cached off-CPU sample of a thread still waiting where it was. */
 static void emit_cached(sampler *s, struct thread *t, uint64_t now)
 {
@@ -986,6 +997,7 @@ static void emit_cached(sampler *s, struct thread *t, uint64_t now)
 	memcpy(t->cache.ptr + body + BODY_TIME, &now, 8);
 	memcpy(t->cache.ptr + body + BODY_PERIOD, &period, 8);
 	t->last_time = now;
+	t->samples++;
 	s->rec->info.records++;
 	s->rec->info.samples++;
 	append(s, t->cache.ptr, t->cache.len - sizeof(size_t));
@@ -1051,9 +1063,13 @@ static void take_sample(sampler *s, struct thread *t, const uint8_t *stack)
 		t->cache_key = t->want == W_GSTOP ? (struct wait_key){ .nr = LONG_MIN } : t->key;
 		t->cache_valid = true;
 	}
-	if (t->want != W_GSTOP)
+	if (t->want != W_GSTOP) {
 		rb_emit(s);
+		t->samples++;
+	}
 resume:
+	if (t->exit_after_sample)
+		emit_exit(s, t, now);
 	t->want = W_NONE;
 	resume(t, 0);
 }
@@ -1120,15 +1136,6 @@ static void batch_add(sampler *s, struct thread *t)
 }
 
 /* tree events */
-
-static void emit_exit(sampler *s, struct thread *t, uint64_t now)
-{
-	struct proc *p = proc_of(s, t);
-	if (t->exit_emitted)
-		return;
-	t->exit_emitted = true;
-	emit_task(s, PERF_RECORD_EXIT, p->pid, p->ppid, t->tid, p->ppid, now);
-}
 
 /* "Tgid:" and "PPid:" of a task. */
 static bool task_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
@@ -1339,6 +1346,15 @@ static void on_wait(sampler *s, pid_t tid, int st)
 		break;
 	}
 	case PTRACE_EVENT_EXIT:
+		if (!t->samples && t->state == T_RUN && proc_of(s, t)->execed && !t->in_batch) {
+			/* a thread too short-lived for any tick still counts: one
+			 * sample at its exit carries its whole CPU (or wall) time */
+			t->want = s->wall ? W_WALL_ON : W_CPU;
+			t->stop_time = now;
+			t->exit_after_sample = true;
+			batch_add(s, t);
+			break;
+		}
 		emit_exit(s, t, now);
 		resume(t, 0);
 		break;
