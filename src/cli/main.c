@@ -15,6 +15,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record", cmd_record, "run a command under the sampling profiler and write a run file" },
+	{ "doctor", cmd_doctor, "what this machine allows testflame to do, with the fix for each problem" },
 	{ "version", cmd_version, "print testflame's version" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },
 };

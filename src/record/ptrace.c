@@ -1068,7 +1068,7 @@ static void take_sample(sampler *s, struct thread *t, const uint8_t *stack)
 		t->samples++;
 	}
 resume:
-	if (t->exit_after_sample)
+	if (t->exit_after_sample && t->tid != t->pid)
 		emit_exit(s, t, now);
 	t->want = W_NONE;
 	resume(t, 0);
@@ -1355,7 +1355,10 @@ static void on_wait(sampler *s, pid_t tid, int st)
 			batch_add(s, t);
 			break;
 		}
-		emit_exit(s, t, now);
+		/* a process's end is its leader's, reported last; a leader may
+		 * also die here only to be replaced by a thread that exec'd */
+		if (t->tid != t->pid)
+			emit_exit(s, t, now);
 		resume(t, 0);
 		break;
 	case PTRACE_EVENT_STOP:
