@@ -221,6 +221,7 @@ typedef struct {
 	tf_launch *launch;
 	bool wall, copy_stack, detaching;
 	size_t window;            /* stack bytes read per sample */
+	uint64_t interval;        /* ns between ticks */
 	TF_VEC(struct thread *) threads;
 	TF_VEC(uint32_t) free_threads;
 	pidmap tmap;
@@ -1232,6 +1233,8 @@ static void on_exec(sampler *s, pid_t tid, uint64_t now)
 	close_fds(s, t);
 	t->cache_valid = false;
 	t->state = T_RUN;
+	t->interrupting = false; /* consumed by this stop */
+	t->want = W_NONE;
 	if (p->mem_fd >= 0) {
 		close(p->mem_fd);
 		p->mem_fd = -1;
@@ -1276,6 +1279,15 @@ static void thread_gone(sampler *s, struct thread *t, int status, uint64_t now)
 	}
 	thread_free(s, t);
 	proc_free(s, p);
+}
+
+/* CPU (or wall) time of a thread not yet carried by a sample. */
+static uint64_t unsampled_ns(sampler *s, struct thread *t, uint64_t now)
+{
+	uint64_t cpu;
+	if (s->wall)
+		return now - t->last_time;
+	return thread_cpu(s, t, &cpu) && cpu > t->last_cpu ? cpu - t->last_cpu : 0;
 }
 
 static bool is_stop_signal(int sig)
@@ -1331,6 +1343,12 @@ static void on_wait(sampler *s, pid_t tid, int st)
 		ptrace(PTRACE_CONT, tid, 0, (void *)(uintptr_t)(event ? 0 : sig));
 		return;
 	}
+	if (event != PTRACE_EVENT_STOP && t->interrupting) {
+		/* any ptrace-stop consumes a pending PTRACE_INTERRUPT: no
+		 * separate stop will come for it; the next tick tries again */
+		t->interrupting = false;
+		t->want = W_NONE;
+	}
 	switch (event) {
 	case 0:
 		/* signal-delivery-stop: deliver it, unchanged */
@@ -1346,8 +1364,10 @@ static void on_wait(sampler *s, pid_t tid, int st)
 		break;
 	}
 	case PTRACE_EVENT_EXIT:
-		if (!t->samples && t->state == T_RUN && proc_of(s, t)->execed && !t->in_batch) {
-			/* a thread too short-lived for any tick still counts: one
+		if (!t->samples && t->state == T_RUN && proc_of(s, t)->execed && !t->in_batch &&
+		    unsampled_ns(s, t, now) >= s->interval) {
+			/* a thread that lived long enough to expect a sample but
+			 * slipped between ticks (a busy tracer) still counts: one
 			 * sample at its exit carries its whole CPU (or wall) time */
 			t->want = s->wall ? W_WALL_ON : W_CPU;
 			t->stop_time = now;
@@ -1443,16 +1463,14 @@ static void tick_cpu(sampler *s)
 	for (size_t i = 0; i < s->threads.n; i++) {
 		struct thread *t = s->threads.v[i];
 		struct wait_key k;
-		uint64_t cpu;
 		if (!t || t->state != T_RUN || t->interrupting || t->in_batch)
 			continue;
 		struct proc *p = proc_of(s, t);
 		if (!p->execed || !p->ran)
 			continue;
-		/* one thread: the process clock said it ran */
-		if (p->nthreads > 1 && (!thread_cpu(s, t, &cpu) || cpu == t->last_cpu))
-			continue;
-		/* running now? (a sleeper is not woken: see the top of the file) */
+		/* running now? A sleeper is not woken (see the top of the file);
+		 * whether it ran since its last sample is told by its CPU time
+		 * once it is stopped, exactly, where schedstat lags while it runs */
 		if (thread_wait(s, t, &k) != 1)
 			continue;
 		interrupt(s, t, W_CPU);
@@ -1641,6 +1659,7 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o,
 	/* frame-pointer walks need little; DWARF needs what perf would copy */
 	s.window = s.copy_stack ? (o->stack_bytes + PAGE - 1) / PAGE * PAGE : PAGE;
 	s.vm_readv = true;
+	s.interval = 1000000000ULL / (o->freq ? o->freq : 99);
 	s.schedstat = access("/proc/self/schedstat", R_OK) == 0;
 	s.clk_tck = sysconf(_SC_CLK_TCK);
 	if (s.clk_tck <= 0)
@@ -1691,7 +1710,7 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o,
 		goto done;
 	}
 	{
-		uint64_t ns = 1000000000ULL / (o->freq ? o->freq : 99);
+		uint64_t ns = s.interval;
 		struct itimerspec its = {
 			{ (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) },
 			{ (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) },
