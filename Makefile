@@ -43,7 +43,7 @@ DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c
 	libiberty-dev libcmocka-dev
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf nodejs npm \
 	python3 python3-pytest libseccomp-dev valgrind libxml2-utils hyperfine \
-	chromium lighttpd rsync procps file elfutils
+	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS      := $(wildcard src/*/*.c)
@@ -61,8 +61,19 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 # Workloads the end-to-end tests profile: small C programs with known hot
 # functions. *_nofp.c are built without frame pointers (DWARF unwinding).
+# *.cc are C++ (g++, same flags); symbolize_nopie is symbolize.c linked as a
+# position-dependent executable, for the symbolizer's non-PIE case, and
+# symbolize_dbgframe keeps its CFI in .debug_frame only.
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
-FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
+FIXTURE_CXX_SRCS := $(wildcard tests/fixtures/*.cc)
+FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%) \
+	$(FIXTURE_CXX_SRCS:tests/fixtures/%.cc=$(BUILD)/fixtures/%) \
+	$(BUILD)/fixtures/symbolize_nopie $(BUILD)/fixtures/symbolize_dbgframe
+
+# Test drivers: small programs over libtestflame that end-to-end tests use
+# to reach engine calls no command exposes yet.
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
 .PHONY: all test test-only unit fixtures demo deps deps-build asan install clean
 .DEFAULT_GOAL := all
@@ -96,16 +107,34 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/unit.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) -lcmocka $(LDFLAGS)
 
+$(BUILD)/tools/%: tests/tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) $(LDFLAGS)
+
 $(BUILD)/fixtures/%_nofp: tests/fixtures/%_nofp.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -pthread -o $@ $<
+
+# symbolize_nofp.c again, with its unwind tables in .debug_frame only
+$(BUILD)/fixtures/symbolize_dbgframe: tests/fixtures/symbolize_nofp.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables -o $@ $<
+
+$(BUILD)/fixtures/%_nopie: tests/fixtures/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -no-pie -o $@ $<
 
 $(BUILD)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
 
+$(BUILD)/fixtures/%: tests/fixtures/%.cc
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+
 unit: $(UNIT_BINS)
-fixtures: $(FIXTURE_BINS)
+fixtures: $(FIXTURE_BINS) $(TOOL_BINS)
 
 deps-build:
 	@missing=""; for p in $(DEB_BUILD); do \
@@ -142,8 +171,9 @@ demo: deps-build
 	$(BIN) view --format text --top 15 $(BUILD)/demo/run.pb.gz
 
 asan: deps-build
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 OPT=-O1 unit
-	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 OPT=-O1 unit fixtures
+	$(Q)ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  tests/run.sh $(BUILD)/asan unit
 
 install: all

@@ -36,10 +36,12 @@ run_one() { # name cmd...
 	local start=$(date +%s)
 	"$@" > "$out" 2>&1
 	local rc=$?
-	local before=$((passed + failed))
+	local failed_before=$failed
 	tally "$name" "$out"
-	if [ $rc -ne 0 ] && [ $((passed + failed)) -eq $before ]; then
-		failed=$((failed + 1)); failures+=("$name: exited $rc without reporting")
+	# a program that exits non-zero failed, even if every line it printed
+	# said ok (a sanitizer's leak report, a crash after the last test)
+	if [ $rc -ne 0 ] && [ $failed -eq $failed_before ]; then
+		failed=$((failed + 1)); failures+=("$name: exited $rc")
 	fi
 	if grep -q '^not ok' "$out" || { [ $rc -ne 0 ] && ! grep -q '^ok' "$out"; }; then
 		echo "--- $name (exit $rc)"; grep -v '^ok' "$out" | tail -n 40

@@ -28,9 +28,11 @@ enum {
 #define TF_BUILD_TEST "[build]"
 
 /* A custom frame rule: a POSIX extended regex matched against function
- * names; the test is capture group 1 (or the whole match). */
+ * names; the test is `name` with \1..\9 replaced by capture groups, or
+ * without a name capture group 1 (or the whole match). */
 typedef struct {
 	const char *regex;
+	const char *name;
 } tf_frame_pattern;
 
 /* Parse "markers,frames,processes" (or "all", "none") into TF_SOURCE_*;

@@ -62,6 +62,7 @@ typedef void (*tf_live_fn)(void *ctx, const struct tf_rec_event *ev);
 typedef struct {
 	char *const *argv;          /* the command */
 	char *const *extra_env;     /* "KEY=VALUE" added to the command's env */
+	const char *cwd;            /* run the command there (NULL: here) */
 	tf_event event;
 	tf_sampler sampler;
 	tf_callgraph callgraph;

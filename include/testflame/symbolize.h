@@ -11,6 +11,10 @@
  *
  * It also unwinds user stacks copied by the sampler (DWARF CFI through
  * libdw), for binaries built without frame pointers.
+ *
+ * Not thread-safe: one thread at a time (tf_symbolizer_live() during the
+ * run, the rest after it). Mappings whose prot is known and not executable
+ * are kept only as anonymous memory (they carry no code to resolve).
  */
 #ifndef TESTFLAME_SYMBOLIZE_H
 #define TESTFLAME_SYMBOLIZE_H

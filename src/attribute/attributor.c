@@ -76,6 +76,8 @@ struct test_acc {
 	int64_t value;
 	uint64_t first, last, wall;
 	int source;
+	int origin;           /* the source that created it before any sample */
+	uint64_t claimed;     /* its process's samples another source took */
 	int exit_status;
 	bool has_exit;
 	uint32_t processes;
@@ -174,6 +176,7 @@ static struct test_acc *acc(tf_attributor *a, tf_strid test)
 		struct test_acc z;
 		memset(&z, 0, sizeof(z));
 		z.source = -1;
+		z.origin = SRC_MARKERS;
 		tf_vec_push(&a->tests, z);
 	}
 	return &a->tests.v[test];
@@ -361,6 +364,7 @@ static tf_strid proc_test(tf_attributor *a, struct proc *pr, int depth)
 		pr->test = program_test(a, pr);
 		pr->test_root = true;
 		acc(a, pr->test)->processes++;
+		acc(a, pr->test)->origin = SRC_PROCESSES;
 	} else {
 		pr->test = inherited;
 	}
@@ -621,6 +625,8 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 		test = a->default_test;
 		src = SRC_COMMAND;
 	}
+	if (ptest && test != ptest && ptest != a->build_test)
+		acc(a, ptest)->claimed++;
 	struct test_acc *ta = acc(a, test);
 	if (!ta->samples)
 		ta->first = ev->time;
@@ -645,8 +651,12 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 			       a->open_name.v[a->open_name.n - 1], end_time);
 	for (size_t i = 0; i < a->tests.n; i++) {
 		struct test_acc *ta = &a->tests.v[i];
-		if (!ta->samples && ta->source < 0 && !ta->wall)
+		/* a test with no samples is still a test (it ran too briefly to
+		 * be sampled), unless other sources took all of its samples */
+		if (!ta->samples && (ta->claimed || (ta->origin != SRC_PROCESSES && !ta->wall)))
 			continue;
+		if (ta->source < 0)
+			ta->source = ta->origin;
 		uint64_t wall = ta->wall;
 		if (!wall && ta->samples && (ta->source == SRC_FRAMES || ta->source == SRC_COMMAND))
 			wall = ta->last - ta->first; /* the span of its samples */

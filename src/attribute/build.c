@@ -116,12 +116,14 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 	if (ev->sample.stack && ev->sample.regs && nuser > 0)
 		dwarf = b->opts->callgraph != TF_CALLGRAPH_FP;
 	if (dwarf) {
-		size_t got = tf_symbolizer_unwind(b->sym, ev->pid, ev->time, ev->sample.regs,
-						  ev->sample.regs_mask, ev->sample.stack,
-						  ev->sample.stack_size, b->ips, maxd);
+		bool cut = false;
+		size_t got = tf_symbolizer_unwind_ex(b->sym, ev->pid, ev->time, ev->sample.regs,
+						     ev->sample.regs_mask, ev->sample.stack,
+						     ev->sample.stack_size, b->ips, maxd, &cut);
 		if (b->opts->callgraph == TF_CALLGRAPH_DWARF || got >= nuser || got > 2) {
 			user = b->ips;
 			nuser = got;
+			truncated = cut;
 			b->st->dwarf_stacks++;
 		} else {
 			dwarf = false;

@@ -133,7 +133,8 @@ int tf_frame_rules_new(tf_frame_rules **out, tf_profile *p, const tf_attribute_o
 	r->p = p;
 	*out = NULL;
 	for (size_t i = 0; i < o->npatterns && !rc; i++) {
-		rule_def d = { "custom", RULE_REGEX, o->patterns[i].regex, NULL, NULL, NULL, false };
+		rule_def d = { "custom", RULE_REGEX, o->patterns[i].regex, NULL, NULL,
+			       o->patterns[i].name, false };
 		rc = add_rule(r, &d);
 	}
 	for (size_t i = 0; i < TF_ARRAY_SIZE(presets) && !rc; i++)
@@ -312,7 +313,13 @@ tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 				break;
 			case RULE_CALLEE_OF:
 				if (i + 1 < nf && classify(r, fi, ri)) {
-					uint32_t test = callee_name(r, ru, r->fr_fn.v[i + 1]);
+					uint32_t callee = r->fr_fn.v[i + 1];
+					/* Go: the runner's own closures are not tests */
+					if (ru->def.go_name &&
+					    strncmp(tf_profile_str(p, p->functions.v[callee].name),
+						    "testing.", 8) == 0)
+						break;
+					uint32_t test = callee_name(r, ru, callee);
 					if (!test)
 						break;
 					if (!ru->def.go_name)

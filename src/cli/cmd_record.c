@@ -14,7 +14,10 @@
 #include <string.h>
 
 static const char *const record_usage[] = {
-	"testflame record [options] -- CMD [ARGS...]",
+	"testflame record [options] [-- CMD [ARGS...]]",
+	"",
+	"Runs CMD (or the config's command) under the sampling profiler and writes",
+	"one run file, attributed per test. Exits with CMD's exit status.",
 	NULL,
 };
 
@@ -34,24 +37,33 @@ int cmd_record(int argc, char **argv)
 	n += tf_record_cli_options(&rc_opts, opts + n);
 	opts[n++] = (tf_option)TF_OPTS_END;
 
-	nargs = tf_parse_options(argc, argv, opts, record_usage,
-				 TF_PARSE_STOP_AT_NONOPT | TF_PARSE_REQUIRE_DASHDASH, &dashdash);
+	nargs = tf_parse_options(argc, argv, opts, record_usage, TF_PARSE_STOP_AT_NONOPT,
+				 &dashdash);
 	if (nargs == -2)
 		return TF_EXIT_OK;
 	if (nargs < 0)
 		return TF_EXIT_USAGE;
-	if (dashdash != 1 || nargs < 2)
-		return tf_usage_error(record_usage, dashdash != 1
-				      ? "unexpected argument '%s' before '--'"
-				      : "no command after '--'%s",
-				      dashdash != 1 ? argv[1] : "");
-	if (tf_record_cli_check(&rc_opts, record_usage))
-		return TF_EXIT_USAGE;
+	if (dashdash < 0 && nargs > 1)
+		return tf_usage_error(record_usage,
+				      "missing '--' before the command (try: testflame record -- %s ...)",
+				      argv[1]);
+	if (dashdash > 1)
+		return tf_usage_error(record_usage, "unexpected argument '%s' before '--'", argv[1]);
+	if (dashdash == 1 && nargs < 2)
+		return tf_usage_error(record_usage, "no command after '--'");
 
-	if (!tf_record_cli_run(&res, &rc_opts, argv + 1, &status))
+	status = tf_record_cli_prepare(&rc_opts, record_usage, nargs > 1 ? argv + 1 : NULL);
+	if (status) {
+		tf_record_cli_free(&rc_opts);
+		return status;
+	}
+	if (!tf_record_cli_run(&res, &rc_opts, &status)) {
+		tf_record_cli_free(&rc_opts);
 		return status; /* could not record, or could not start the command */
+	}
 	if (tf_record_cli_write(&res, output))
 		status = status ? status : TF_EXIT_ERROR;
 	tf_record_result_free(&res);
+	tf_record_cli_free(&rc_opts);
 	return status;
 }

@@ -1,15 +1,20 @@
 /*
  * record_common.c - the recording half of `record` and `run` (see
- * record_common.h): options, progress line, notices, run file and summary.
+ * record_common.h): options over config over defaults, the context,
+ * progress line, notices, run file and summary.
  */
 #include "record_common.h"
+#include "testflame/store.h"
 #include "testflame/symbolize.h"
 
 #include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static const char *const event_choices[] = { "auto", "cpu-clock", "instructions", "cycles",
 					     "wall", NULL };
@@ -19,12 +24,8 @@ static const char *const callgraph_choices[] = { "auto", "fp", "dwarf", NULL };
 void tf_record_cli_init(tf_record_cli *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->event = "auto";
-	o->sampler = "auto";
-	o->callgraph = "auto";
-	o->freq = 99;
-	o->stack_size = 8192;
 	tf_record_opts_init(&o->ro);
+	tf_attribute_opts_init(&o->ao);
 }
 
 size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
@@ -38,7 +39,7 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "sampler", &o->sampler, "KIND",
 				"perf_event, or ptrace where perf is refused", sampler_choices, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "call-graph", &o->callgraph, "MODE",
-				"frame pointers, DWARF unwinding, or auto (per binary)",
+				"frame pointers, DWARF unwinding, or auto (per sample)",
 				callgraph_choices, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_INT, 0, "stack-size", &o->stack_size, "BYTES",
 				"user stack copied per sample for DWARF unwinding (default 8192)",
@@ -49,7 +50,11 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 				"how to find tests: markers,frames,processes (default all; none)",
 				NULL, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "suite", &o->suite, "NAME",
-				"the suite's name (default: the command)", NULL, 0, 0, NULL };
+				"the suite's name (default: from .testflame.yml, else the command)",
+				NULL, 0, 0, NULL };
+	out[n++] = (tf_option){ TF_OPT_STRING, 0, "config", &o->config, "FILE",
+				"the config file (default: .testflame.yml at the repository root)",
+				NULL, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_FLAG, 'q', "quiet", &o->quiet, NULL,
 				"only errors", NULL, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_COUNT, 'v', "verbose", &o->verbose, NULL,
@@ -57,23 +62,114 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 	return n;
 }
 
-int tf_record_cli_check(tf_record_cli *o, const char *const *usage)
+static const char *pick(const char *flag, const char *cfg, const char *dflt)
 {
-	o->sources = TF_SOURCE_ALL;
-	if (o->split && tf_attribute_parse_sources(o->split, &o->sources)) {
-		tf_usage_error(usage, "--split: %s", tf_error_last());
-		return -1;
+	return flag ? flag : cfg ? cfg : dflt;
+}
+
+static bool choice_ok(const char *const *choices, const char *v)
+{
+	for (; *choices; choices++)
+		if (strcmp(*choices, v) == 0)
+			return true;
+	return false;
+}
+
+static char *join_command(char **cmd)
+{
+	tf_buf b = TF_BUF_INIT;
+	for (char **a = cmd; *a; a++) {
+		if (a != cmd)
+			tf_buf_putc(&b, ' ');
+		tf_buf_puts(&b, *a);
 	}
-	tf_event_parse(&o->ro.event, o->event);
-	o->ro.sampler = strcmp(o->sampler, "perf") == 0 ? TF_SAMPLER_PERF
-			: strcmp(o->sampler, "ptrace") == 0 ? TF_SAMPLER_PTRACE : TF_SAMPLER_AUTO;
-	o->ro.callgraph = strcmp(o->callgraph, "fp") == 0 ? TF_CALLGRAPH_FP
-			  : strcmp(o->callgraph, "dwarf") == 0 ? TF_CALLGRAPH_DWARF
-			  : TF_CALLGRAPH_AUTO;
-	o->ro.freq = (unsigned)o->freq;
-	o->ro.stack_bytes = (unsigned)o->stack_size;
-	o->ro.markers = (o->sources & TF_SOURCE_MARKERS) != 0;
+	return tf_buf_detach(&b);
+}
+
+int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd)
+{
+	tf_config *cfg = NULL;
+	const char *event, *sampler, *callgraph;
+	int rc;
+
 	tf_cli_verbosity = o->quiet ? -1 : o->verbose;
+	rc = tf_config_load(&cfg, o->config, NULL);
+	if (rc)
+		return tf_fail(rc);
+	o->cfg = cfg;
+	/* --target is the documented override, above what CI says */
+	if (o->target_branch)
+		setenv("TESTFLAME_BASE_BRANCH", o->target_branch, 1);
+
+	/* the command: after "--", else the config's */
+	if (cmd && cmd[0]) {
+		o->cmd = cmd;
+	} else if (cfg->command_argv && cfg->command_shell) {
+		char **v = tf_xcalloc(4, sizeof(char *));
+		v[0] = tf_xstrdup("/bin/sh");
+		v[1] = tf_xstrdup("-c");
+		v[2] = tf_xstrdup(cfg->command_argv[0]);
+		for (int i = 0; i < 3; i++)
+			tf_vec_push(&o->owned, v[i]);
+		tf_vec_push(&o->owned, (char *)v);
+		o->cmd = v;
+	} else if (cfg->command_argv && cfg->command_argv[0]) {
+		o->cmd = cfg->command_argv;
+	} else {
+		return tf_usage_error(usage, "no command to run: give one after '--', or set "
+				      "'command' in %s", cfg->path ? cfg->path : ".testflame.yml");
+	}
+	o->command = join_command(o->cmd);
+
+	event = pick(o->event, cfg->event, "auto");
+	sampler = pick(o->sampler, cfg->sampler, "auto");
+	callgraph = pick(o->callgraph, cfg->call_graph, "auto");
+	if (!choice_ok(event_choices, event) || !choice_ok(sampler_choices, sampler) ||
+	    !choice_ok(callgraph_choices, callgraph))
+		return tf_usage_error(usage, "invalid event, sampler or call graph in the config");
+	tf_event_parse(&o->ro.event, event);
+	o->ro.sampler = strcmp(sampler, "perf") == 0 ? TF_SAMPLER_PERF
+			: strcmp(sampler, "ptrace") == 0 ? TF_SAMPLER_PTRACE : TF_SAMPLER_AUTO;
+	o->ro.callgraph = strcmp(callgraph, "fp") == 0 ? TF_CALLGRAPH_FP
+			  : strcmp(callgraph, "dwarf") == 0 ? TF_CALLGRAPH_DWARF
+			  : TF_CALLGRAPH_AUTO;
+	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : 99);
+	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
+
+	o->sources = TF_SOURCE_ALL;
+	if (o->split && tf_attribute_parse_sources(o->split, &o->sources))
+		return tf_usage_error(usage, "--split: %s", tf_error_last());
+	if (!o->split && cfg->attribution.markers == 0)
+		o->sources &= ~(unsigned)TF_SOURCE_MARKERS;
+	o->ro.markers = (o->sources & TF_SOURCE_MARKERS) != 0;
+
+	o->suite_name = pick(o->suite, cfg->suite, o->command);
+	o->ao.test_name = pick(o->test, cfg->test, o->suite_name);
+	o->ao.suite = o->suite_name;
+	o->ao.command = o->command;
+	o->ao.callgraph = o->ro.callgraph;
+	o->ao.sources = o->sources;
+	o->ao.frame_presets = (const char *const *)cfg->attribution.frames;
+	o->ao.drivers = (const char *const *)cfg->attribution.drivers;
+	o->ao.build_tools = (const char *const *)cfg->attribution.build_tools;
+	for (size_t i = 0; i < cfg->attribution.patterns.n; i++) {
+		tf_frame_pattern fp = { cfg->attribution.patterns.v[i].regex,
+					cfg->attribution.patterns.v[i].name };
+		tf_vec_push(&o->patterns, fp);
+	}
+	o->ao.patterns = o->patterns.v;
+	o->ao.npatterns = o->patterns.n;
+
+	rc = tf_context_detect(&o->ctx, NULL, environ, cfg);
+	if (rc)
+		return tf_fail(rc);
+	/* record only tags the run with what git knows; run depends on it */
+	for (size_t i = 0; i < o->ctx->warnings.n; i++) {
+		if (o->needs_git)
+			tf_warnf("%s", o->ctx->warnings.v[i]);
+		else
+			tf_verbosef("%s", o->ctx->warnings.v[i]);
+	}
 	return 0;
 }
 
@@ -117,25 +213,12 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 	tf_symbolizer_live(ctx, ev);
 }
 
-static char *join_command(char **cmd)
-{
-	tf_buf b = TF_BUF_INIT;
-	for (char **a = cmd; *a; a++) {
-		if (a != cmd)
-			tf_buf_putc(&b, ' ');
-		tf_buf_puts(&b, *a);
-	}
-	return tf_buf_detach(&b);
-}
-
-bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, char **cmd, int *status)
+bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 {
 	tf_symbolizer *sym = NULL;
 	tf_symbolizer_opts so;
 	tf_recording *rec = NULL;
-	tf_attribute_opts ao;
 	struct progress pg = { 0 };
-	char *command = join_command(cmd);
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -144,14 +227,14 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, char **cmd, int 
 	rc = tf_symbolizer_new(&sym, &so);
 	if (rc) {
 		tf_fail(rc);
-		free(command);
 		return false;
 	}
-	o->ro.argv = cmd;
+	o->ro.argv = o->cmd;
 	o->ro.notice = on_notice;
 	o->ro.live = on_live;
 	o->ro.live_ctx = sym;
 	pg.tty = tf_cli_isatty(2) && tf_cli_verbosity >= 0 && !getenv("TESTFLAME_NO_PROGRESS");
+	o->ro.progress = NULL;
 	if (tf_cli_verbosity >= 0 && !getenv("TESTFLAME_NO_PROGRESS")) {
 		o->ro.progress = on_progress;
 		o->ro.progress_ctx = &pg;
@@ -175,14 +258,8 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, char **cmd, int 
 		    (unsigned long long)res->info.samples, res->info.rung,
 		    (unsigned long long)res->info.spool_bytes);
 
-	tf_attribute_opts_init(&ao);
-	ao.test_name = o->test ? o->test : command;
-	ao.suite = o->suite ? o->suite : command;
-	ao.command = command;
-	ao.callgraph = o->ro.callgraph;
-	ao.sources = o->sources;
 	uint64_t t1 = tf_now_ns();
-	rc = tf_attribute_build(&res->profile, rec, sym, &ao, &res->stats);
+	rc = tf_attribute_build(&res->profile, rec, sym, &o->ao, &res->stats);
 	tf_verbosef("ran the command in %.3f s; built the profile in %.1f ms "
 		    "(%llu samples, %llu frames)", (double)(t1 - t0) / 1e9,
 		    (double)(tf_now_ns() - t1) / 1e6, (unsigned long long)res->stats.samples,
@@ -191,12 +268,18 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, char **cmd, int 
 		*status = tf_fail(rc);
 		goto done;
 	}
+	if (o->ctx)
+		tf_context_apply_meta(res->profile, o->ctx);
 	*status = res->info.exit_status;
 done:
 	tf_recording_free(rec);
 	tf_symbolizer_free(sym);
-	free(command);
 	return res->profile != NULL;
+}
+
+int tf_record_cli_encode(tf_buf *out, const tf_record_result *res)
+{
+	return tf_pprof_encode(out, res->profile, 6);
 }
 
 int tf_record_cli_write(tf_record_result *res, const char *path)
@@ -215,8 +298,9 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		tf_fail(rc);
 		return rc;
 	}
-	tf_notef("wrote '%s': %llu samples, %llu processes, %llu threads (%s at %u Hz, %s)%s",
-		 path, (unsigned long long)res->stats.samples,
+	tf_notef("wrote '%s': %llu samples, %llu tests, %llu processes, %llu threads "
+		 "(%s at %u Hz, %s)%s",
+		 path, (unsigned long long)res->stats.samples, (unsigned long long)res->stats.tests,
 		 (unsigned long long)res->stats.processes, (unsigned long long)res->stats.threads,
 		 tf_event_name(res->info.event), res->info.freq, res->info.rung,
 		 res->info.interrupted ? ", interrupted" : "");
@@ -227,11 +311,37 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		tf_warnf("%llu of %llu frames have no symbol (stripped binaries?)",
 			 (unsigned long long)res->stats.unresolved,
 			 (unsigned long long)res->stats.frames);
+	if (res->info.markers_ignored)
+		tf_warnf("%llu lines in $TESTFLAME_MARKERS were not markers "
+			 "(expected 'begin NAME' or 'end NAME')",
+			 (unsigned long long)res->info.markers_ignored);
 	return 0;
+}
+
+char *tf_record_kind(const tf_record_result *res)
+{
+	struct utsname un;
+	const char *arch = uname(&un) == 0 ? un.machine : "unknown";
+	return tf_store_kind(tf_event_name(res->info.event), tf_sampler_name(res->info.sampler),
+			     arch);
 }
 
 void tf_record_result_free(tf_record_result *res)
 {
 	tf_profile_free(res->profile);
 	res->profile = NULL;
+}
+
+void tf_record_cli_free(tf_record_cli *o)
+{
+	tf_config_free(o->cfg);
+	tf_context_free(o->ctx);
+	free(o->command);
+	for (size_t i = 0; i < o->owned.n; i++)
+		free(o->owned.v[i]);
+	tf_vec_free(&o->owned);
+	tf_vec_free(&o->patterns);
+	o->cfg = NULL;
+	o->ctx = NULL;
+	o->command = NULL;
 }

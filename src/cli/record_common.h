@@ -1,6 +1,7 @@
 /*
  * record_common.h - what `record` and `run` share: the recording options
- * (one table, so both commands spell and document them alike), running the
+ * (one table, so both commands spell and document them alike), the
+ * .testflame.yml defaults under them, the run's git/CI context, running the
  * command under the sampler with progress and notices, and writing the run
  * file with its one-line summary.
  */
@@ -9,18 +10,33 @@
 
 #include "cli.h"
 #include "testflame/attribute.h"
+#include "testflame/config.h"
+#include "testflame/context.h"
 #include "testflame/profile.h"
 #include "testflame/record.h"
 
 #define TF_RECORD_MAX_OPTS 16
 
 typedef struct {
-	const char *event, *sampler, *callgraph, *test, *suite, *split;
+	/* flags; NULL / 0 when not given (the config or a default decides) */
+	const char *event, *sampler, *callgraph, *test, *suite, *split, *config;
 	long freq, stack_size;
-	unsigned sources;
 	int verbose;
 	bool quiet;
+	bool needs_git;          /* run: git context problems are warnings */
+	const char *target_branch; /* run --target: the merge-base's other side */
+
+	/* resolved by tf_record_cli_prepare() */
+	tf_config *cfg;
+	tf_context *ctx;
+	char **cmd;              /* the command, NULL-terminated */
+	char *command;           /* the command as one string (metadata) */
+	const char *suite_name;
+	unsigned sources;
 	tf_record_opts ro;
+	tf_attribute_opts ao;
+	TF_VEC(tf_frame_pattern) patterns;
+	TF_VEC(char *) owned;    /* strings built for cmd */
 } tf_record_cli;
 
 typedef struct {
@@ -32,17 +48,29 @@ typedef struct {
 void tf_record_cli_init(tf_record_cli *o);
 /* Append the recording options to a table; returns how many. */
 size_t tf_record_cli_options(tf_record_cli *o, tf_option *out);
-/* Validate and translate; prints a usage error and returns non-zero. */
-int tf_record_cli_check(tf_record_cli *o, const char *const *usage);
 /*
- * Run `cmd` under the sampler and build its profile. Returns true with
- * `res` filled and *status the command's exit status; false when nothing
- * could be recorded, with the reason printed and *status the exit status
- * to use (127/126 when the command could not be started, else 1).
+ * Load the config, detect the context, resolve the command (`cmd`, the
+ * arguments after "--", may be empty when the config names one) and every
+ * setting: flags over .testflame.yml over defaults. Prints the problem and
+ * returns the exit status to use (2 usage, 1 error), or 0.
  */
-bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, char **cmd, int *status);
+int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd);
+/*
+ * Run the command under the sampler and build its profile, tagged with the
+ * context. Returns true with `res` filled and *status the command's exit
+ * status; false when nothing could be recorded, with the reason printed and
+ * *status the exit status to use (127/126 when the command could not be
+ * started, else 1). Set o->ro.cwd to run the command elsewhere.
+ */
+bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status);
 /* Write the run file (creating its directory) and print the summary. */
 int tf_record_cli_write(tf_record_result *res, const char *path);
+/* Encode the run file into memory (for stores). */
+int tf_record_cli_encode(tf_buf *out, const tf_record_result *res);
 void tf_record_result_free(tf_record_result *res);
+void tf_record_cli_free(tf_record_cli *o);
+
+/* The runner kind of a result: "<event>-<sampler>-<arch>" (caller frees). */
+char *tf_record_kind(const tf_record_result *res);
 
 #endif

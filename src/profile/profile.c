@@ -207,9 +207,12 @@ uint32_t tf_profile_add_location(tf_profile *p, uint32_t mapping, uint64_t addre
 	l.lines_off = (uint32_t)p->lines.n;
 	l.nlines = nlines;
 	l.is_folded = false;
-	tf_vec_reserve(&p->lines, p->lines.n + nlines);
-	memcpy(p->lines.v + p->lines.n, lines, nlines * sizeof(*lines));
-	p->lines.n += nlines;
+	if (nlines) {
+		/* a location without symbols may come with lines == NULL */
+		tf_vec_reserve(&p->lines, p->lines.n + nlines);
+		memcpy(p->lines.v + p->lines.n, lines, nlines * sizeof(*lines));
+		p->lines.n += nlines;
+	}
 	idx = (uint32_t)p->locations.n;
 	tf_vec_push(&p->locations, l);
 	tf_htab_insert(&p->loc_index, h, idx);

@@ -198,6 +198,10 @@ static void run_command(const tf_launch_opts *o, int go_rd, int info_wr,
 		_exit(127); /* testflame gave up before starting us */
 	for (char *const *e = o->extra_env; e && *e; e++)
 		putenv(*e);
+	if (o->cwd && chdir(o->cwd) != 0) {
+		send_msg(info_wr, 'E', errno);
+		_exit(126);
+	}
 	execvp(o->argv[0], o->argv);
 	send_msg(info_wr, 'E', errno);
 	_exit(errno == ENOENT ? 127 : 126);

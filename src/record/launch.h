@@ -22,6 +22,7 @@ typedef struct tf_launch tf_launch;
 typedef struct {
 	char *const *argv;
 	char *const *extra_env;
+	const char *cwd;           /* NULL: testflame's own */
 	const sigset_t *orig_mask; /* the signal mask the command must get */
 } tf_launch_opts;
 

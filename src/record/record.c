@@ -198,7 +198,13 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	rec->info.sampler = TF_SAMPLER_PERF;
 	rec->info.rung = "";
 
-	rc = tf_launch_resolve(&path, o.argv[0]);
+	if (o.cwd && strchr(o.argv[0], '/') && o.argv[0][0] != '/') {
+		char *abs = tf_xasprintf("%s/%s", o.cwd, o.argv[0]);
+		rc = tf_launch_resolve(&path, abs);
+		free(abs);
+	} else {
+		rc = tf_launch_resolve(&path, o.argv[0]);
+	}
 	free(path);
 	if (rc) {
 		/* like a shell: 127 for a missing command, 126 for one we cannot run */
@@ -241,6 +247,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 
 	lo.argv = o.argv;
 	lo.extra_env = env.v;
+	lo.cwd = o.cwd;
 	lo.orig_mask = &orig;
 	rc = tf_launch_start(&launch, &lo);
 	if (rc)

@@ -10,7 +10,8 @@
  * file the process mapped, memfds included) or /proc/PID/exe is used.
  *
  * The [vdso] has no file at all; every process on this kernel maps the same
- * image, so testflame's own is copied once into the cache directory.
+ * image, so testflame's own (as /proc/self/maps shows it) is copied once
+ * into the cache directory.
  */
 #include "symbolize/symbolize_int.h"
 
@@ -19,7 +20,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -55,7 +55,7 @@ static uint64_t key_hash(const file_key *k)
 	uint64_t h = tf_hash_bytes(k->path, k->plen, k->ino);
 	h = tf_hash_combine(h, ((uint64_t)k->maj << 32) | k->min);
 	h = tf_hash_combine(h, k->gen);
-	return tf_hash_combine(h, tf_hash_bytes(k->bid, k->bidlen, 0));
+	return k->bidlen ? tf_hash_combine(h, tf_hash_bytes(k->bid, k->bidlen, 0)) : h;
 }
 
 static bool file_eq(const void *ctx, uint32_t idx, const void *key)
@@ -65,7 +65,7 @@ static bool file_eq(const void *ctx, uint32_t idx, const void *key)
 	const file_key *k = key;
 	return f->ino == k->ino && f->maj == k->maj && f->min == k->min &&
 	       f->ino_gen == k->gen && f->build_id_len == k->bidlen &&
-	       memcmp(f->build_id, k->bid, k->bidlen) == 0 && !f->is_vdso &&
+	       (!k->bidlen || memcmp(f->build_id, k->bid, k->bidlen) == 0) && !f->is_vdso &&
 	       strlen(f->path) == k->plen && memcmp(f->path, k->path, k->plen) == 0;
 }
 
@@ -118,7 +118,7 @@ uint32_t tf_sym_file_for_event(tf_symbolizer *s, const tf_rec_event *ev, bool *d
 	k.ino = ev->mmap.ino;
 	k.gen = ev->mmap.ino_generation;
 	k.bid = ev->mmap.build_id;
-	k.bidlen = ev->mmap.build_id ? ev->mmap.build_id_len : 0;
+	k.bidlen = ev->mmap.build_id ? TF_MIN(ev->mmap.build_id_len, 32u) : 0;
 	idx = tf_htab_find(&s->file_index, key_hash(&k), file_eq, s, &k);
 	if (idx == TF_HTAB_NONE)
 		idx = file_add(s, &k, *deleted);
@@ -285,8 +285,7 @@ uint32_t tf_sym_vdso_file(tf_symbolizer *s)
 	if (s->vdso_file != UINT32_MAX || s->vdso_failed)
 		return s->vdso_file;
 	s->vdso_failed = true;
-	if (!own_vdso(&start, &end) || getauxval(AT_SYSINFO_EHDR) != start ||
-	    end - start > (64u << 20) || !(dir = cache_dir(s)))
+	if (!own_vdso(&start, &end) || end - start > (64u << 20) || !(dir = cache_dir(s)))
 		return UINT32_MAX;
 	const void *image = (const void *)(uintptr_t)start;
 	size_t size = (size_t)(end - start);

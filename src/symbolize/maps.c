@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static bool proc_eq(const void *ctx, uint32_t idx, const void *key)
 {
@@ -131,6 +132,8 @@ static void on_mmap(tf_symbolizer *s, const tf_rec_event *ev)
 	m.pgoff = ev->mmap.pgoff;
 	m.file = UINT32_MAX;
 	m.kind = (uint8_t)tf_sym_classify(name);
+	if (ev->mmap.prot && !(ev->mmap.prot & PROT_EXEC))
+		m.kind = TF_SYM_MAP_ANON; /* data (mmap_data): never code to resolve */
 	if (m.kind == TF_SYM_MAP_FILE) {
 		m.file = tf_sym_file_for_event(s, ev, &deleted);
 	} else if (m.kind == TF_SYM_MAP_VDSO) {

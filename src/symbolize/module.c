@@ -140,8 +140,99 @@ void tf_sym_module_free(tf_sym_module *m)
 	tf_vec_free(&m->cus);
 	tf_htab_free(&m->cu_index);
 	tf_vec_free(&m->loads);
+	tf_sym_ivls_free(&m->syms);
+	tf_vec_free(&m->symnames);
+	tf_sym_go_free(m->go);
 	free(m->build_id);
 	free(m);
+}
+
+static bool in_exec_section(Elf *elf, GElf_Word shndx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf && shndx != SHN_UNDEF && shndx < SHN_LORESERVE ? elf_getscn(elf, shndx) : NULL;
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+typedef struct {
+	uint64_t addr, size;
+	uint32_t name, rank;
+} raw_sym;
+
+static int cmp_raw_sym(const void *a, const void *b)
+{
+	const raw_sym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * libdwfl's own address-to-symbol search scans the whole table each time;
+ * with thousands of symbols per library that is most of the cost of a
+ * cold address. The function symbols are sorted once instead. Among
+ * aliases, global beats weak beats local, and a sized symbol beats an
+ * unsized one, which only reaches up to the next symbol.
+ */
+static void load_symbols(tf_sym_module *m)
+{
+	TF_VEC(raw_sym) raw = { 0 };
+	int n = dwfl_module_getsymtab(m->mod);
+
+	m->syms_loaded = true;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		if (!name || !name[0] || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		     !(type == STT_NOTYPE && in_exec_section(elf, shndx))))
+			continue;
+		uint32_t rank = (bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : 1) +
+				(sym.st_size ? 4 : 0) + (type != STT_NOTYPE ? 8 : 0);
+		raw_sym r = { addr, sym.st_size, (uint32_t)m->symnames.n, rank };
+		tf_vec_push(&raw, r);
+		tf_vec_push(&m->symnames, name);
+	}
+	if (!raw.n) {
+		/* no function symbols: a Go binary still has its runtime table */
+		GElf_Addr gbias;
+		Elf *elf = dwfl_module_getelf(m->mod, &gbias);
+		m->go = elf ? tf_sym_go_open(elf) : NULL;
+		for (size_t i = 0; m->go && i < tf_sym_go_nfuncs(m->go); i++) {
+			uint64_t lo, hi;
+			const char *name;
+			if (!tf_sym_go_func(m->go, i, &lo, &hi, &name))
+				continue;
+			raw_sym r = { lo + gbias, hi - lo, (uint32_t)m->symnames.n, 15 };
+			tf_vec_push(&raw, r);
+			tf_vec_push(&m->symnames, name);
+		}
+	}
+	if (raw.n)
+		qsort(raw.v, raw.n, sizeof(raw_sym), cmp_raw_sym);
+	for (size_t i = 0, next = 0; i < raw.n; i++) {
+		uint64_t end = raw.v[i].addr + raw.v[i].size;
+		if (!raw.v[i].size) {
+			if (next <= i)
+				for (next = i + 1; next < raw.n && raw.v[next].addr == raw.v[i].addr; next++)
+					;
+			end = next < raw.n ? raw.v[next].addr : m->hi;
+		}
+		tf_sym_ivls_add(&m->syms, raw.v[i].addr, end, raw.v[i].name, raw.v[i].rank);
+	}
+	tf_sym_ivls_build(&m->syms);
+	tf_vec_free(&raw);
+}
+
+const char *tf_sym_module_symbol(tf_sym_module *m, uint64_t vaddr)
+{
+	if (!m->syms_loaded)
+		load_symbols(m);
+	const tf_sym_ivl *e = tf_sym_ivls_find(&m->syms, vaddr);
+	return e ? m->symnames.v[e->val] : NULL;
 }
 
 bool tf_sym_map_vaddr(tf_symbolizer *s, tf_sym_map *map, uint64_t addr, uint64_t *vaddr)

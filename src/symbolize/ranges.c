@@ -34,7 +34,8 @@ void tf_sym_ivls_build(tf_sym_ivls *x)
 {
 	if (x->built)
 		return;
-	qsort(x->v.v, x->v.n, sizeof(tf_sym_ivl), cmp_ivl);
+	if (x->v.n)
+		qsort(x->v.v, x->v.n, sizeof(tf_sym_ivl), cmp_ivl);
 	free(x->maxhi);
 	x->maxhi = tf_xmalloc((x->v.n ? x->v.n : 1) * sizeof(uint64_t));
 	uint64_t m = 0;

@@ -158,8 +158,6 @@ static const char *call_file(tf_symbolizer *s, Dwarf_Die *cudie, Dwarf_Die *scop
 
 bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 {
-	GElf_Sym sym;
-	GElf_Off symoff;
 	Dwarf_Addr cubias = 0;
 	Dwarf_Die chain[MAX_INLINE_DEPTH];
 	size_t depth = 0;
@@ -167,7 +165,7 @@ bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 	int line = 0;
 
 	s->scratch.n = 0;
-	const char *symname = dwfl_module_addrinfo(m->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
+	const char *symname = tf_sym_module_symbol(m, vaddr);
 	Dwarf_Die *cudie = dwfl_module_addrdie(m->mod, vaddr, &cubias);
 	if (cudie) {
 		Dwarf_Addr pc = vaddr - cubias;
@@ -189,8 +187,17 @@ bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 	}
 	if (!symname && !depth)
 		return false;
+	int go_start = 0;
+	if (!cudie && m->go) {
+		/* no DWARF: Go's table knows the file and line */
+		const char *gf;
+		GElf_Addr gbias;
+		dwfl_module_getelf(m->mod, &gbias);
+		if (tf_sym_go_line(m->go, vaddr - gbias, &gf, &line, &go_start) && gf)
+			file = str(s, intern(s, gf));
+	}
 	if (!depth) {
-		tf_frame f = { NULL, NULL, file, line, 0 };
+		tf_frame f = { NULL, NULL, file, line, go_start };
 		f.system_name = str(s, intern(s, symname));
 		f.function = str(s, tf_sym_demangle(s, symname));
 		tf_vec_push(&s->scratch, f);

@@ -135,6 +135,10 @@ typedef struct {
 	Dwarf_Addr eh_bias, dwarf_bias;
 	TF_VEC(tf_sym_cu) cus;
 	tf_htab cu_index;
+	bool syms_loaded;
+	struct tf_sym_go *go;   /* Go's .gopclntab, when the binary has one */
+	tf_sym_ivls syms;      /* function symbols; val = index into symnames */
+	TF_VEC(const char *) symnames; /* into libdwfl's string tables */
 } tf_sym_module;
 
 /* Open `fd` (consumed) as the module for `file`. */
@@ -143,6 +147,8 @@ void tf_sym_module_free(tf_sym_module *m);
 /* Process address -> ELF vaddr for a mapping (computes the bias once). */
 bool tf_sym_map_vaddr(tf_symbolizer *s, tf_sym_map *map, uint64_t addr, uint64_t *vaddr);
 bool tf_sym_module_has_fp(tf_sym_module *m);
+/* The function symbol containing vaddr (binary search), or NULL. */
+const char *tf_sym_module_symbol(tf_sym_module *m, uint64_t vaddr);
 
 /* Frames for (module, vaddr), appended to s->scratch; returns resolved. */
 bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr);
@@ -229,5 +235,19 @@ struct tf_symbolizer {
 
 	tf_symbolizer_stats stats;
 };
+
+/* Go's runtime function table (gopclntab.c), for Go binaries linked
+ * without symbols or DWARF (go test, go run). */
+typedef struct tf_sym_go tf_sym_go;
+tf_sym_go *tf_sym_go_open(Elf *elf);
+void tf_sym_go_free(tf_sym_go *g);
+size_t tf_sym_go_nfuncs(const tf_sym_go *g);
+bool tf_sym_go_func(const tf_sym_go *g, size_t i, uint64_t *entry, uint64_t *end,
+		    const char **name);
+bool tf_sym_go_line(const tf_sym_go *g, uint64_t pc, const char **file, int *line,
+		    int *start_line);
+/* Bytes the function at `pc` has pushed on the stack there (its return
+ * address is at SP + that), or -1. */
+int tf_sym_go_spdelta(const tf_sym_go *g, uint64_t pc);
 
 #endif

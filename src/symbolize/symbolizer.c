@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum {
 	SPACE_MODULE = 1,   /* index = module, addr = ELF vaddr */
@@ -86,7 +87,8 @@ void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev)
 
 	switch (ev->type) {
 	case TF_REC_MMAP:
-		if (!ev->mmap.filename || tf_sym_classify(ev->mmap.filename) != TF_SYM_MAP_FILE)
+		if (!ev->mmap.filename || tf_sym_classify(ev->mmap.filename) != TF_SYM_MAP_FILE ||
+		    (ev->mmap.prot && !(ev->mmap.prot & PROT_EXEC)))
 			break;
 		tf_sym_file_pin(s, tf_sym_file_for_event(s, ev, &deleted), ev->pid,
 				ev->mmap.start, ev->mmap.start + ev->mmap.len);

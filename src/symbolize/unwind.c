@@ -353,6 +353,32 @@ static const row *cfi_row(tf_symbolizer *s, uint32_t mi, uint64_t vaddr)
 		if (m->dwarf_cfi && dwarf_cfi_addrframe(m->dwarf_cfi, vaddr - m->dwarf_bias, &f) == 0)
 			compile_row(c, &rw, f);
 	}
+	if (!rw.found) {
+		/* Go binaries carry no CFI, but Go's table knows each pc's frame
+		 * size: CFA = SP + size + 8, the return address just below */
+		tf_sym_module_symbol(m, vaddr);
+		if (m->go) {
+			GElf_Addr gbias;
+			dwfl_module_getelf(m->mod, &gbias);
+			int d = tf_sym_go_spdelta(m->go, vaddr - gbias);
+			if (d >= 0) {
+				rw.found = true;
+				rw.ra = DW_RIP;
+				rw.cfa.kind = R_VAL_OFFSET;
+				rw.cfa.reg = DW_RSP;
+				rw.cfa.off = d + 8;
+				for (int reg = 0; reg < NREGS; reg++)
+					rw.regs[reg].kind = R_SAME;
+				rw.regs[DW_RIP].kind = R_OFFSET;
+				rw.regs[DW_RIP].off = -8;
+				rw.regs[DW_RSP].kind = R_UNDEF;
+				if (d >= 16) { /* the frame saved BP below the return address */
+					rw.regs[DW_RBP].kind = R_OFFSET;
+					rw.regs[DW_RBP].off = -16;
+				}
+			}
+		}
+	}
 	free(f);
 	i = (uint32_t)c->rows.n;
 	tf_vec_push(&c->rows, rw);

@@ -1,0 +1,216 @@
+/*
+ * compare.h - the comparison engine: the cost of every test in a base and a
+ * head (one or more runs each), a noise-aware verdict per test, the
+ * functions behind each change, diff call trees for flame graphs, and the
+ * two renderings every consumer needs: report.json and the terminal table.
+ *
+ * Normalisation is absolute: a test's cost is the sum of the compared value
+ * column (nanoseconds of CPU, instructions, ...) over its samples, averaged
+ * over the runs of a side. Shares of the profile total never decide
+ * anything, so a test does not "regress" because another one got faster.
+ * The statistics (sampling noise, run-to-run noise, multiple tests) are
+ * described in src/compare/stats.c.
+ *
+ * Ownership: tf_compare() borrows the profiles (they must outlive the
+ * comparison) but copies the arrays listing them and their names; every string and array reachable from a tf_comparison is
+ * owned by it and dies with tf_comparison_free(). Diff trees point into the
+ * comparison's strings and must be freed before it.
+ */
+#ifndef TESTFLAME_COMPARE_H
+#define TESTFLAME_COMPARE_H
+
+#include "testflame/common.h"
+#include "testflame/profile.h"
+
+/* Verdicts, in the order reports list them (most urgent first). */
+typedef enum {
+	TF_VERDICT_REGRESSED = 0, /* significantly slower, by at least the threshold */
+	TF_VERDICT_IMPROVED,      /* significantly faster, by at least the threshold */
+	TF_VERDICT_NEW,           /* no cost in the base */
+	TF_VERDICT_GONE,          /* no cost in the head */
+	TF_VERDICT_INCONCLUSIVE,  /* too few samples / too much noise to tell */
+	TF_VERDICT_UNCHANGED,     /* no change of at least the threshold */
+	TF_VERDICT_COUNT
+} tf_verdict;
+
+/* "regressed", "improved", "new", "gone", "inconclusive", "unchanged". */
+const char *tf_verdict_name(tf_verdict v);
+
+/* Multiple-comparison correction across the tests of a comparison. */
+typedef enum {
+	TF_CORRECTION_HOLM = 0, /* family-wise error rate (default: the gate) */
+	TF_CORRECTION_BH,       /* Benjamini-Hochberg false discovery rate */
+	TF_CORRECTION_NONE,
+} tf_correction;
+
+/* How a test's p-value was obtained. */
+typedef enum {
+	TF_METHOD_NONE = 0,  /* new / gone: nothing to test */
+	TF_METHOD_POISSON,   /* fewer than 3 runs on a side: Poisson counts + modelled run noise */
+	TF_METHOD_WELCH,     /* >= 3 runs per side: Welch's t on the per-run log costs */
+} tf_compare_method;
+
+const char *tf_correction_name(tf_correction c);
+const char *tf_compare_method_name(tf_compare_method m);
+
+typedef struct {
+	double threshold;     /* minimum effect, percent (default 5) */
+	double alpha;         /* false-alarm rate across all tests (default 0.001) */
+	double noise;         /* run-to-run CV of one run, percent; < 0: by event (default) */
+	const char *value;    /* sample type to compare ("cpu", "cpu/nanoseconds",
+			       * "samples"); NULL: the profile's event column */
+	const char *test;     /* compare only this test; NULL: all */
+	size_t top_functions; /* functions kept per regressed / improved test (default 10) */
+	tf_correction correction;
+} tf_compare_opts;
+
+void tf_compare_opts_init(tf_compare_opts *o);
+
+/* The runs of one side. `names` (may be NULL) are shown in messages and in
+ * the report, typically the files the profiles came from. */
+typedef struct {
+	const tf_profile *const *profiles;
+	const char *const *names;
+	size_t n;
+} tf_compare_side;
+
+/* A function's cost within one test, mean per run, in the summary's unit.
+ * `self`: samples whose innermost frame is the function; `total`: samples
+ * with the function anywhere on the stack (once per stack, even when it
+ * recurses). Functions match across profiles by name and file base name
+ * (base and head are often built in different directories); `file` is the
+ * head's path when the head has the function. `line`: where the change is,
+ * the line whose self cost moved most in the test's direction, else the
+ * function's first line. */
+typedef struct {
+	const char *name;
+	const char *file;  /* "" when unknown */
+	int64_t line;      /* 0 when unknown */
+	double base_self, head_self, base_total, head_total;
+	double delta_self, delta_total; /* head - base */
+} tf_func_delta;
+
+/* One side of one test. */
+typedef struct {
+	double cost;       /* mean per run, in the summary's unit */
+	int64_t samples;   /* sum over the runs of the side */
+	size_t runs;       /* runs of the side in which the test has samples */
+	double wall_ns;    /* mean per run from the run metadata; NAN when unknown */
+	double cpu_ns;
+} tf_test_side;
+
+typedef struct {
+	const char *name;
+	tf_verdict verdict;
+	const char *reason;        /* one line saying why this verdict */
+	tf_test_side base, head;
+	double delta_pct;          /* (head - base) / base * 100; NAN for new / gone */
+	double ci_low_pct;         /* 95% confidence interval of delta_pct; NAN for new / gone */
+	double ci_high_pct;
+	double p_value;            /* two-sided, for "no change"; NAN for new / gone */
+	double p_adjusted;         /* after the correction across tests */
+	tf_compare_method method;
+	double df;                 /* Welch's degrees of freedom; INFINITY for the z test */
+	/* Functions that moved most, for regressed and improved tests only:
+	 * sorted by growth of self cost (regressed) or by shrinkage (improved). */
+	const tf_func_delta *functions;
+	size_t nfunctions;
+} tf_test_delta;
+
+typedef struct {
+	size_t ntests;
+	size_t count[TF_VERDICT_COUNT];
+	const char *event;       /* "cpu-clock", "instructions", ... (metadata), else value_type */
+	const char *value_type;  /* the compared sample type: "cpu" */
+	const char *unit;        /* its unit: "nanoseconds", "count" */
+	double threshold;        /* percent */
+	double alpha;
+	double noise;            /* percent, the one used */
+	tf_correction correction;
+	size_t base_runs, head_runs;
+	double base_cost, head_cost;      /* the whole profile, mean per run */
+	int64_t base_samples, head_samples;
+} tf_compare_summary;
+
+typedef struct tf_comparison {
+	/* Ordered by verdict (tf_verdict order), then by |delta_pct| (new and
+	 * gone: by cost), largest first, then by name. */
+	tf_test_delta *tests;
+	size_t ntests;
+	tf_compare_summary summary;
+	/* The inputs (names always set: given, else "base run 1"...), and the
+	 * value column compared in each run. */
+	tf_compare_side base, head;
+	const size_t *base_column, *head_column;
+	struct tf_compare_priv *priv;
+} tf_comparison;
+
+/*
+ * Compare the runs of `base` with those of `head` (each side needs at least
+ * one profile). Fails with TF_EINVAL when the sides measure different events
+ * or value types (the message names both), when a requested value type or
+ * test does not exist.
+ */
+int tf_compare(tf_comparison **out, const tf_compare_side *base,
+	       const tf_compare_side *head, const tf_compare_opts *opts);
+void tf_comparison_free(tf_comparison *c);
+
+/* Whether any test regressed (the gate). */
+bool tf_comparison_regressed(const tf_comparison *c);
+/* The test named `name`, or NULL. */
+const tf_test_delta *tf_comparison_find(const tf_comparison *c, const char *name);
+/* Metadata ("commit", "branch", ...) of the first run of a side, or NULL. */
+const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *key);
+
+/*
+ * Diff call trees, for diff flame graphs: the stacks of one test (or of all
+ * tests: TF_ALL_TESTS) merged by frame name along the path from the root,
+ * inlined frames expanded (the caller above the inlined callee). Values are
+ * means per run in the summary's unit; a node's total includes its self.
+ * nodes[0] is the root, named after the test; children are sorted by name.
+ */
+#define TF_DIFF_NONE UINT32_MAX
+#define TF_ALL_TESTS SIZE_MAX
+
+typedef struct {
+	const char *name;
+	const char *file;      /* the function's source file, "" when unknown */
+	uint32_t parent;       /* TF_DIFF_NONE for the root */
+	uint32_t first_child;  /* TF_DIFF_NONE when a leaf */
+	uint32_t next_sibling; /* TF_DIFF_NONE for the last child */
+	uint32_t depth;        /* 0 for the root */
+	double base_total, head_total, base_self, head_self;
+} tf_diff_node;
+
+typedef struct {
+	tf_diff_node *nodes;
+	size_t n;
+} tf_diff_tree;
+
+/* `test` indexes c->tests, or TF_ALL_TESTS. */
+int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t test);
+void tf_diff_tree_free(tf_diff_tree *t);
+
+/*
+ * report.json: the whole comparison as one JSON document (schema in
+ * docs/report-json.md, "schema": "testflame-report/1"). Every string is
+ * escaped by jansson; invalid UTF-8 in names becomes U+FFFD.
+ */
+int tf_comparison_to_json(tf_buf *out, const tf_comparison *c);
+
+/* The terminal table. */
+typedef struct {
+	bool color;            /* ANSI colours (the CLI sets it on a TTY) */
+	unsigned width;        /* columns to fit (default 100, minimum 72) */
+	size_t max_tests;      /* rows listed; the rest summarised (default 30) */
+	size_t max_functions;  /* functions per regressed test (default 5) */
+	bool all;              /* list unchanged tests too (default: only changes) */
+} tf_table_opts;
+
+void tf_table_opts_init(tf_table_opts *o);
+int tf_comparison_render_table(tf_buf *out, const tf_comparison *c, const tf_table_opts *o);
+
+/* A cost in a unit, for humans: "1.23 s", "456 ms", "12.3 M" (count). */
+void tf_compare_format_cost(char *buf, size_t len, double value, const char *unit);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * config.h - `.testflame.yml`, the project's settings (SPEC §6), read with
+ * libyaml into a typed struct.
+ *
+ * Every key is optional; an unset field keeps its "unset" value (NULL, 0,
+ * -1, TF_CONFIG_UNSET) so the caller can tell "not given" from a value and
+ * apply its own default. Unknown keys, wrong types and bad values are
+ * TF_EUSAGE errors whose message is one line,
+ * "FILE:LINE:COLUMN: what is wrong", so the cli exits 2.
+ *
+ * Command-line flags win over the file: the cli fills a second tf_config
+ * from its flags and calls tf_config_merge(file_cfg, flags_cfg).
+ */
+#ifndef TESTFLAME_CONFIG_H
+#define TESTFLAME_CONFIG_H
+
+#include "testflame/common.h"
+
+#define TF_CONFIG_FILE ".testflame.yml"
+
+/* Tri-state booleans: unset, false, true. */
+enum { TF_CONFIG_UNSET = -1 };
+
+typedef struct {
+	char *regex;  /* POSIX extended; validated with regcomp() */
+	/* The test name: NULL means the regex's first capture group, or the
+	 * whole match without one (as tf_frame_pattern); otherwise a template
+	 * where \1..\9 stand for capture groups. */
+	char *name;
+} tf_config_pattern;
+
+typedef struct {
+	char *path;           /* the file read, as shown in messages; NULL if none */
+
+	char *suite;          /* the suite's name (baselines are per suite) */
+	/* The test command: `command_argv` (NULL-terminated) for a YAML list,
+	 * or a single string to run with `sh -c` (command_shell true). */
+	char **command_argv;
+	bool command_shell;
+	char *build;          /* shell command that builds a checkout (--against) */
+	char *event;          /* auto|cpu-clock|instructions|cycles|wall */
+	long freq;            /* Hz, 1..10000; 0 unset */
+	char *call_graph;     /* auto|fp|dwarf */
+	char *sampler;        /* auto|perf|ptrace */
+	char *test;           /* default test name (--test) */
+	char *target_branch;  /* what PR-less runs compare against */
+	long repeat;          /* --repeat, 1..1000; 0 unset */
+	char *against;        /* --against REV */
+	char *store;          /* "git", "dir:PATH", "pyroscope:URL" */
+
+	struct {
+		int markers;      /* TF_CONFIG_UNSET, 0, 1 */
+		char **frames;    /* NULL-terminated preset names, NULL unset */
+		TF_VEC(tf_config_pattern) patterns;
+		char **drivers;      /* extra driver programs (not tests) */
+		char **build_tools;  /* extra build tools (a build step, not tests) */
+	} attribution;
+
+	struct {
+		double threshold;       /* percent, >= 0; -1 unset */
+		int fail_on_regression; /* TF_CONFIG_UNSET, 0, 1 */
+		long min_samples;       /* >= 0; -1 unset */
+		double alpha;           /* significance level in (0, 0.5]; -1 unset
+					 * (`confidence: 0.95` is alpha 0.05) */
+	} gate;
+
+	struct {
+		char *dir;
+		char **formats;   /* NULL-terminated, NULL unset */
+	} report;
+
+	struct {
+		int comment, annotations, step_summary; /* TF_CONFIG_UNSET, 0, 1 */
+		char *github_api_url;
+		char *gitlab_api_url;
+	} publish;
+} tf_config;
+
+/* `attribution.frames` accepts tf_frame_preset_names (attribute.h). */
+/* Report formats `report.formats` accepts, NULL-terminated. */
+extern const char *const tf_config_report_formats[];
+
+/* An empty config: every field unset. */
+tf_config *tf_config_new(void);
+void tf_config_free(tf_config *cfg);
+
+/*
+ * Load the config. With `path`, that file (missing: TF_EUSAGE). Without,
+ * TF_CONFIG_FILE at the root of the git work tree containing `start_dir`
+ * (NULL: the current directory), or in `start_dir` itself outside a
+ * repository; no file there gives an empty config and 0.
+ */
+int tf_config_load(tf_config **out, const char *path, const char *start_dir);
+/* Parse YAML text; `name` is the file name used in messages. */
+int tf_config_parse(tf_config **out, const char *text, size_t len, const char *name);
+
+/* Copy every field set in `over` onto `cfg` (lists replace lists). */
+void tf_config_merge(tf_config *cfg, const tf_config *over);
+
+/* Small helpers for tri-states and unset numbers. */
+static inline bool tf_config_bool(int v, bool dflt)
+{
+	return v == TF_CONFIG_UNSET ? dflt : v != 0;
+}
+
+#endif

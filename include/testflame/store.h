@@ -1,0 +1,190 @@
+/*
+ * store.h - where baselines live: one run file per (commit, suite, runner
+ * kind), kept in a store chosen by a spec string.
+ *
+ *   "git"          the repository itself (default): the baseline of commit C
+ *                  is the ref refs/testflame/runs/<C>, a commit whose tree
+ *                  holds <suite>/<kind>.pb.gz; its parent is the ref's
+ *                  previous value, never C, so fetching it is cheap
+ *   "git:REMOTE"   the same, with REMOTE (a remote name or URL) as the
+ *                  remote for fetch and push instead of "origin"
+ *   "dir:PATH"     files PATH/<C>/<suite>/<kind>.pb.gz (CI caches, artifacts)
+ *   "pyroscope:URL" recognised, refused with TF_EUNSUPPORTED for now
+ *
+ * Suite and kind names become path components by percent-encoding every
+ * byte outside [A-Za-z0-9._+-] (and a leading '.') as %XX, so any name is
+ * stored safely and listed back unchanged. A name longer than 200 bytes
+ * once encoded keeps its first 120 and gets "~" and a 64-bit FNV-1a hash
+ * of the whole name (listed back as the prefix and "...").
+ *
+ * Writers never clobber each other: a git save re-reads the ref, merges its
+ * tree and updates the ref with a compare-and-swap, retrying when another
+ * writer won; a push that loses a race fetches the remote's baseline, merges
+ * both trees and pushes again. Arguments named `rev` accept anything
+ * git_revparse_single() accepts (a full hex id also works for commits the
+ * repository does not have). Errors: 0 or a negative TF_E* code with a
+ * message in tf_error_last(); tokens never appear in any message.
+ */
+#ifndef TESTFLAME_STORE_H
+#define TESTFLAME_STORE_H
+
+#include "testflame/common.h"
+
+#define TF_STORE_ID_HEX 40   /* a commit id in hex (SHA-1 repositories) */
+#define TF_STORE_REF_PREFIX "refs/testflame/runs/"
+#define TF_STORE_DEFAULT_REMOTE "origin"
+#define TF_STORE_DEFAULT_DEPTH 1000
+
+typedef struct tf_store tf_store;
+
+/*
+ * Open the store named by `spec` (NULL means "git"). `repo` is a path in
+ * (or of) a git repository, NULL for the current directory; the git store
+ * requires one, the dir store uses it when present to resolve revisions and
+ * walk history.
+ */
+int tf_store_open(tf_store **out, const char *spec, const char *repo);
+void tf_store_free(tf_store *s);
+/* For messages: "git store in '/repo/.git/'", "dir store '/abs/path'". */
+const char *tf_store_describe(const tf_store *s);
+bool tf_store_is_git(const tf_store *s);
+/* Remote for fetch and push (git store): a remote name or URL. */
+void tf_store_set_remote(tf_store *s, const char *remote);
+/* The remote's URL with any credentials removed (NULL if there is none). */
+const char *tf_store_remote_url(tf_store *s);
+
+/* Resolve `rev` to a full commit id. */
+int tf_store_rev(char out[TF_STORE_ID_HEX + 1], tf_store *s, const char *rev);
+
+/*
+ * The runner kind "<event>-<sampler>-<arch>" (e.g. cpu-clock-perf-x86_64).
+ * A NULL or empty `arch` means this machine's (uname). Returns NULL when
+ * event or sampler is missing; the caller frees the string.
+ */
+char *tf_store_kind(const char *event, const char *sampler, const char *arch);
+
+/* Store `data` (a gzip pprof run file) as the baseline of (rev, suite, kind),
+ * replacing an earlier file of the same suite and kind. */
+int tf_store_save(tf_store *s, const char *rev, const char *suite, const char *kind,
+		  const void *data, size_t len);
+/* The stored bytes; TF_ENOTFOUND when there is no such baseline. */
+int tf_store_get(tf_buf *out, tf_store *s, const char *rev, const char *suite,
+		 const char *kind);
+
+typedef struct {
+	char *suite, *kind; /* decoded names */
+	char *path;         /* where it is in the store (tree path or file) */
+	uint64_t size;      /* bytes */
+} tf_baseline_file;
+
+typedef struct {
+	char commit[TF_STORE_ID_HEX + 1]; /* the source commit */
+	int64_t commit_time;  /* its committer time (s); 0 if not in the repository */
+	char *subject;        /* its first message line; NULL if not in the repository */
+	char record[TF_STORE_ID_HEX + 1]; /* git: the baseline commit; dir: "" */
+	int64_t record_time;  /* when the baseline was last written (s) */
+	TF_VEC(tf_baseline_file) files;
+	/* non-NULL when the baseline cannot be read (corrupt ref or object):
+	 * why, without naming the baseline; files is then empty */
+	char *problem;
+} tf_baseline;
+
+typedef struct {
+	TF_VEC(tf_baseline) items;
+} tf_baseline_list;
+
+void tf_baseline_clear(tf_baseline *b);
+void tf_baseline_list_free(tf_baseline_list *l);
+
+/* Every baseline, newest source commit first (commit time, else record
+ * time). Unreadable ones are listed with `problem` set. */
+int tf_store_list(tf_baseline_list *out, tf_store *s);
+/* One baseline; TF_ENOTFOUND if `rev` has none. */
+int tf_store_show(tf_baseline *out, tf_store *s, const char *rev);
+/* Keep the `keep` newest baselines (by the order of tf_store_list), delete
+ * the rest; `removed` (may be NULL) receives what was deleted. A baseline
+ * rewritten while pruning is kept. */
+int tf_store_prune(tf_baseline_list *removed, tf_store *s, size_t keep);
+
+typedef struct {
+	unsigned max_depth; /* first-parent commits to look at; 0 = TF_STORE_DEFAULT_DEPTH */
+	bool fetch;         /* git store: also list the remote's baselines and
+			     * fetch, nearest first, those not here until one
+			     * holds the suite and kind (a remote's listing
+			     * names commits, not what their baselines hold) */
+} tf_store_resolve_opts;
+
+typedef struct {
+	char commit[TF_STORE_ID_HEX + 1]; /* the commit whose baseline matched */
+	unsigned distance;   /* first-parent steps from the start (0 = itself) */
+	bool fetched;        /* it came from the remote during this call */
+	unsigned walked;     /* commits looked at */
+	bool history_ended;  /* the walk reached a root commit or the edge of a
+			      * shallow clone before max_depth */
+} tf_store_match;
+
+/*
+ * The nearest commit on the first-parent history of `start_rev` (itself
+ * included) that has a baseline for `suite` and `kind`. TF_ENOTFOUND (with
+ * `out` still describing the walk) when there is none; any other error
+ * (corrupt baseline, remote unreachable) is returned as such.
+ */
+int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
+		     const char *suite, const char *kind,
+		     const tf_store_resolve_opts *opts);
+
+/* Remote operations (git store only). */
+typedef struct {
+	char commit[TF_STORE_ID_HEX + 1];
+	char oid[TF_STORE_ID_HEX + 1]; /* the remote ref's value */
+} tf_remote_baseline;
+
+typedef struct {
+	TF_VEC(tf_remote_baseline) items;
+} tf_remote_baseline_list;
+
+/* The remote's refs/testflame/runs/ refs, in the remote's order. */
+int tf_store_remote_list(tf_remote_baseline_list *out, tf_store *s);
+
+typedef enum {
+	TF_SYNC_UP_TO_DATE,   /* the other side already had all of it */
+	TF_SYNC_CREATED,      /* the other side had no baseline for the commit */
+	TF_SYNC_FAST_FORWARD, /* the other side's baseline was extended */
+	TF_SYNC_MERGED,       /* both sides had files: merged, nothing lost */
+	TF_SYNC_MISSING,      /* the source side has no baseline for it */
+} tf_sync_status;
+
+typedef struct {
+	char commit[TF_STORE_ID_HEX + 1];
+	tf_sync_status status;
+	unsigned attempts;  /* push rounds (more than 1: lost a race, retried) */
+	unsigned conflicts; /* files both sides had with different bytes: on
+			     * fetch the local one is kept, on push the remote's
+			     * (the first one published wins) */
+} tf_store_sync;
+
+typedef struct {
+	TF_VEC(tf_store_sync) items;
+} tf_store_sync_list;
+
+const char *tf_sync_status_name(tf_sync_status st);
+void tf_store_sync_list_free(tf_store_sync_list *l);
+
+/* Fetch the remote baselines of `revs` (only those refs) and merge them
+ * into the local ones. Missing ones are reported as TF_SYNC_MISSING. */
+int tf_store_fetch(tf_store_sync_list *out, tf_store *s, const char *const *revs,
+		   size_t n);
+/* Push the local baselines of `revs`. Never forced: when the remote has a
+ * baseline this one lacks, it is fetched and merged into the local ref
+ * (the remote's file wins where both have the same suite and kind), and
+ * the merge is pushed; up to 30 rounds when other jobs keep winning. */
+int tf_store_push(tf_store_sync_list *out, tf_store *s, const char *const *revs,
+		  size_t n);
+
+/* Path components (exposed for tests and reports). `out` gets the encoded
+ * name; TF_EINVAL for an empty one. */
+int tf_store_encode_name(tf_buf *out, const char *name);
+/* The reverse; TF_EINVAL for a malformed %XX or hash suffix. */
+int tf_store_decode_name(tf_buf *out, const char *enc, size_t len);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * cmd_compare.c - `testflame compare BASE HEAD`: compare any two profiles
+ * (run files, any pprof, folded stacks), or several runs per side with
+ * --base/--head, print the per-test table, write report.json into the report
+ * directory, and exit 3 when a test regressed so scripts can gate on it.
+ */
+#include "cli.h"
+#include "testflame/compare.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static const char *const usage[] = {
+	"testflame compare [options] BASE HEAD",
+	"testflame compare [options] --base FILE... --head FILE...",
+	NULL,
+};
+
+/*
+ * How an operand becomes a profile. Each resolver returns 0, or
+ * TF_ENOTFOUND to let the next one try, or another error to stop. A file
+ * comes first; SPEC §2's git revisions with a stored baseline belong in a
+ * resolver after it (the store module's lookup of refs/testflame/runs/<C>).
+ */
+typedef int (*operand_resolver)(tf_profile **out, const char *operand);
+
+static int resolve_file(tf_profile **out, const char *operand)
+{
+	return tf_profile_load(out, operand);
+}
+
+static const operand_resolver resolvers[] = {
+	resolve_file,
+};
+
+static int load_operand(tf_profile **out, const char *operand)
+{
+	char *first_error = NULL;
+	int rc = TF_ENOTFOUND;
+
+	for (size_t i = 0; i < TF_ARRAY_SIZE(resolvers); i++) {
+		rc = resolvers[i](out, operand);
+		if (rc != TF_ENOTFOUND)
+			break;
+		if (!first_error)
+			first_error = tf_xstrdup(tf_error_last());
+	}
+	if (rc == TF_ENOTFOUND && first_error)
+		tf_error_set(rc, "%s", first_error);
+	free(first_error);
+	return rc;
+}
+
+/* Load every run of a side into `out` (n slots, freed by the caller). */
+static int load_all(tf_profile **out, const char *const *names, size_t n, const char *side)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = load_operand(&out[i], names[i]);
+		if (rc)
+			return rc;
+		tf_verbosef("%s run %zu: '%s', %zu samples", side, i + 1, names[i],
+			    out[i]->samples.n);
+	}
+	return 0;
+}
+
+static bool want_colour(const char *mode)
+{
+	const char *term = getenv("TERM");
+	if (strcmp(mode, "always") == 0)
+		return true;
+	if (strcmp(mode, "never") == 0)
+		return false;
+	return tf_cli_isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
+	       !(term && strcmp(term, "dumb") == 0);
+}
+
+static unsigned table_width(void)
+{
+	struct winsize ws;
+	/* a CI log has no width: 100 columns; a terminal: its own, within the
+	 * 72 to 100 the table is laid out for */
+	if (tf_cli_isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0)
+		return TF_MAX(72u, TF_MIN(100u, (unsigned)ws.ws_col));
+	return 100;
+}
+
+static int write_report(const tf_comparison *c, const char *dir, tf_buf *json)
+{
+	char *path;
+	int rc = tf_mkdir_p(dir, 0777);
+
+	if (rc)
+		return rc;
+	path = tf_xasprintf("%s/report.json", dir);
+	rc = tf_file_write_atomic(path, json->ptr, json->len);
+	if (!rc)
+		tf_notef("wrote %s", path);
+	free(path);
+	(void)c;
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const char *const colours[] = { "auto", "always", "never", NULL };
+	struct tf_strlist bases = { { 0 } }, heads = { { 0 } };
+	const char *value = NULL, *test = NULL, *report = "testflame-report", *colour = "auto";
+	double threshold = 5, alpha = 0.001, noise = -1;
+	bool json = false, all = false, quiet = false;
+	int verbose = 0, npos, rc, exit_code = TF_EXIT_ERROR;
+	tf_profile **base_p = NULL, **head_p = NULL;
+	TF_VEC(const char *) base_n = { 0 }, head_n = { 0 };
+	tf_comparison *c = NULL;
+	tf_buf out = TF_BUF_INIT, js = TF_BUF_INIT;
+
+	const tf_option opts[] = {
+		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "What to compare", NULL, 0, 0, NULL },
+		{ TF_OPT_LIST, 0, "base", &bases, "FILE", "another base run (repeat for more runs)", NULL, 0, 0, NULL },
+		{ TF_OPT_LIST, 0, "head", &heads, "FILE", "another head run (repeat for more runs)", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "value", &value, "TYPE", "sample type to compare (default: the event column)", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "test", &test, "NAME", "compare only this test", NULL, 0, 0, NULL },
+		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "The gate", NULL, 0, 0, NULL },
+		{ TF_OPT_DOUBLE, 0, "threshold", &threshold, "PCT", "minimum change that counts, percent (default 5)", NULL, 0, 0, NULL },
+		{ TF_OPT_DOUBLE, 0, "alpha", &alpha, "P", "false-alarm rate across all tests (default 0.001)", NULL, 0, 0, NULL },
+		{ TF_OPT_DOUBLE, 0, "noise", &noise, "PCT", "run-to-run noise of one run, percent (default: by event)", NULL, 0, 0, NULL },
+		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "Output", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "report", &report, "DIR", "write DIR/report.json (default testflame-report)", NULL, 0, 0, NULL },
+		{ TF_OPT_FLAG, 0, "json", &json, NULL, "print report.json instead of the table", NULL, 0, 0, NULL },
+		{ TF_OPT_FLAG, 0, "all", &all, NULL, "list unchanged tests too", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "color", &colour, "WHEN", "colour the table", colours, 0, 0, NULL },
+		{ TF_OPT_FLAG, 'q', "quiet", &quiet, NULL, "only errors on stderr", NULL, 0, 0, NULL },
+		{ TF_OPT_COUNT, 'v', "verbose", &verbose, NULL, "say more", NULL, 0, 0, NULL },
+		TF_OPTS_END,
+	};
+
+	npos = tf_parse_options(argc, argv, opts, usage, 0, NULL);
+	if (npos == -2)
+		return TF_EXIT_OK;
+	if (npos < 0)
+		return TF_EXIT_USAGE;
+	tf_cli_verbosity = quiet ? -1 : verbose;
+	if (npos != 1 && npos != 3) {
+		exit_code = tf_usage_error(usage, npos == 2 ? "missing HEAD (compare needs BASE and HEAD)"
+						    : "too many arguments: '%s'", npos > 3 ? argv[3] : "");
+		goto done;
+	}
+	if (npos == 1 && (!bases.items.n || !heads.items.n)) {
+		exit_code = tf_usage_error(usage, "nothing to compare: give BASE and HEAD, or --base and --head");
+		goto done;
+	}
+	if (!(threshold >= 0 && threshold < 1000)) {
+		exit_code = tf_usage_error(usage, "--threshold must be between 0 and 1000 (percent), not %g", threshold);
+		goto done;
+	}
+	if (!(alpha > 0 && alpha < 1)) {
+		exit_code = tf_usage_error(usage, "--alpha must be between 0 and 1, not %g", alpha);
+		goto done;
+	}
+	if (noise != -1 && !(noise >= 0 && noise < 100)) {
+		exit_code = tf_usage_error(usage, "--noise must be between 0 and 100 (percent), not %g", noise);
+		goto done;
+	}
+	if (!*report) {
+		exit_code = tf_usage_error(usage, "--report needs a directory");
+		goto done;
+	}
+
+	if (npos == 3) {
+		tf_vec_push(&base_n, argv[1]);
+		tf_vec_push(&head_n, argv[2]);
+	}
+	for (size_t i = 0; i < bases.items.n; i++)
+		tf_vec_push(&base_n, bases.items.v[i]);
+	for (size_t i = 0; i < heads.items.n; i++)
+		tf_vec_push(&head_n, heads.items.v[i]);
+	base_p = tf_xcalloc(base_n.n, sizeof(tf_profile *));
+	head_p = tf_xcalloc(head_n.n, sizeof(tf_profile *));
+	if ((rc = load_all(base_p, base_n.v, base_n.n, "base")) ||
+	    (rc = load_all(head_p, head_n.v, head_n.n, "head"))) {
+		exit_code = tf_fail(rc);
+		goto done;
+	}
+
+	{
+		tf_compare_opts co;
+		tf_compare_side bs = { (const tf_profile *const *)base_p, base_n.v, base_n.n };
+		tf_compare_side hs = { (const tf_profile *const *)head_p, head_n.v, head_n.n };
+		tf_compare_opts_init(&co);
+		co.threshold = threshold;
+		co.alpha = alpha;
+		co.noise = noise;
+		co.value = value;
+		co.test = test;
+		if ((rc = tf_compare(&c, &bs, &hs, &co))) {
+			exit_code = tf_fail(rc);
+			goto done;
+		}
+	}
+
+	if ((rc = tf_comparison_to_json(&js, c)) || (rc = write_report(c, report, &js))) {
+		exit_code = tf_fail(rc);
+		goto done;
+	}
+	if (json) {
+		fwrite(js.ptr, 1, js.len, stdout);
+	} else {
+		tf_table_opts to;
+		tf_table_opts_init(&to);
+		to.color = want_colour(colour);
+		to.width = table_width();
+		to.all = all;
+		tf_comparison_render_table(&out, c, &to);
+		fwrite(out.ptr, 1, out.len, stdout);
+	}
+	if (fflush(stdout) != 0) {
+		tf_errorf("cannot write the output");
+		goto done;
+	}
+	exit_code = tf_comparison_regressed(c) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
+
+done:
+	tf_comparison_free(c);
+	for (size_t i = 0; base_p && i < base_n.n; i++)
+		tf_profile_free(base_p[i]);
+	for (size_t i = 0; head_p && i < head_n.n; i++)
+		tf_profile_free(head_p[i]);
+	free(base_p);
+	free(head_p);
+	tf_vec_free(&base_n);
+	tf_vec_free(&head_n);
+	tf_vec_free(&bases.items);
+	tf_vec_free(&heads.items);
+	tf_buf_free(&out);
+	tf_buf_free(&js);
+	return exit_code;
+}

@@ -1,0 +1,66 @@
+/*
+ * compare_priv.h - what the files of the compare module share behind
+ * compare.h: the runs as prepared for aggregation (value column, test of
+ * every sample, functions mapped to comparison-wide keys) and the string
+ * table the comparison's names live in.
+ */
+#ifndef TESTFLAME_COMPARE_PRIV_H
+#define TESTFLAME_COMPARE_PRIV_H
+
+#include "testflame/compare.h"
+
+#define NO_ID UINT32_MAX
+
+/* A function as the comparison knows it, across profiles (every profile
+ * numbers its functions its own way): keyed by name and file base name. */
+typedef struct {
+	uint32_t name, file;  /* ids in priv->names; file: the full path shown */
+	uint32_t key_file;    /* the file's base name, part of the key */
+	int64_t start_line;
+	bool from_head;       /* file and start_line come from a head run */
+} cmp_func;
+
+typedef struct {
+	const tf_profile *p;
+	const char *name;
+	bool head;
+	size_t col;            /* the compared value column */
+	size_t count_col;      /* samples/count, or SIZE_MAX */
+	double count_per_value;/* when there is no count column */
+	uint32_t *sample_test; /* internal test id of every sample */
+	uint32_t *fn_key;      /* profile function -> cmp_func, built lazily */
+	uint32_t *loc_key;     /* symbol-less location -> cmp_func, NO_ID otherwise */
+} cmp_run;
+
+struct tf_compare_priv {
+	tf_arena *arena;
+	tf_strtab names;       /* test, function and file names */
+	cmp_run *runs;         /* base runs first, then head runs */
+	size_t nruns, nbase, nhead;
+	uint32_t *test_id;     /* c->tests[i] -> internal test id */
+	uint32_t *test_name;   /* internal test id -> id in names */
+	size_t ninternal;
+	TF_VEC(cmp_func) funcs;
+	tf_htab func_index;
+	bool keys_ready;
+	size_t *columns;       /* value column per run, base then head */
+};
+
+/* Map every function and symbol-less location of every run to a cmp_func
+ * (once per comparison). */
+void tf_cmp_prepare_keys(struct tf_compare_priv *pv);
+
+static inline double cmp_sample_value(const cmp_run *r, size_t i)
+{
+	return (double)r->p->values.v[i * r->p->sample_types.n + r->col];
+}
+
+/* Function deltas of the regressed and improved tests (functions.c). */
+void tf_cmp_function_deltas(tf_comparison *c, size_t top);
+
+static inline const char *cmp_name(const struct tf_compare_priv *pv, uint32_t id)
+{
+	return pv->names.strs.v[id];
+}
+
+#endif

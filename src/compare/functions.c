@@ -1,0 +1,300 @@
+/*
+ * functions.c - where a test's change is: per function, its self cost (the
+ * function is the innermost frame) and total cost (anywhere on the stack,
+ * counted once per stack so recursion does not inflate it) in base and
+ * head, for the regressed and improved tests, in one more pass over their
+ * samples. Functions are matched across profiles by name and file name; the
+ * reported line is the one whose self cost moved most in the test's
+ * direction, which points a reader at the loop that got slower rather than
+ * at the function's first line.
+ */
+#include "compare/compare_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	uint32_t name, file;
+} func_key;
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static uint64_t func_hash(uint32_t name, uint32_t file)
+{
+	return tf_hash_combine(tf_hash_u64(name), file);
+}
+
+static bool func_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct tf_compare_priv *pv = ctx;
+	const func_key *k = key;
+	return pv->funcs.v[idx].name == k->name && pv->funcs.v[idx].key_file == k->file;
+}
+
+/*
+ * Functions match across profiles by name and the base name of their file:
+ * base and head are often built in different directories (a CI checkout, a
+ * temporary worktree), while two static functions of one name usually live
+ * in files of different names. The path shown is the head's when it has
+ * the function, since that is the code a reader will open.
+ */
+static uint32_t func_intern(struct tf_compare_priv *pv, const char *name, const char *file,
+			    int64_t start_line, bool head)
+{
+	const char *base = basename_of(file);
+	func_key k = { tf_strtab_intern(&pv->names, name, strlen(name)),
+		       tf_strtab_intern(&pv->names, base, strlen(base)) };
+	uint64_t h = func_hash(k.name, k.file);
+	uint32_t id = tf_htab_find(&pv->func_index, h, func_eq, pv, &k);
+
+	if (id != TF_HTAB_NONE) {
+		cmp_func *f = &pv->funcs.v[id];
+		if (head && !f->from_head) {
+			f->file = tf_strtab_intern(&pv->names, file, strlen(file));
+			f->start_line = start_line;
+			f->from_head = true;
+		}
+		if (!f->start_line)
+			f->start_line = start_line;
+		return id;
+	}
+	cmp_func f = { k.name, tf_strtab_intern(&pv->names, file, strlen(file)), k.file,
+		       start_line, head };
+	id = (uint32_t)pv->funcs.n;
+	tf_vec_push(&pv->funcs, f);
+	tf_htab_insert(&pv->func_index, h, id);
+	return id;
+}
+
+void tf_cmp_prepare_keys(struct tf_compare_priv *pv)
+{
+	if (pv->keys_ready)
+		return;
+	for (size_t r = 0; r < pv->nruns; r++) {
+		cmp_run *run = &pv->runs[r];
+		const tf_profile *p = run->p;
+
+		run->fn_key = tf_xmalloc((p->functions.n + 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < p->functions.n; i++) {
+			const tf_function *f = &p->functions.v[i];
+			const char *name = tf_profile_str(p, f->name);
+			if (!*name)
+				name = tf_profile_str(p, f->system_name);
+			if (!*name)
+				name = "??";
+			run->fn_key[i] = func_intern(pv, name, tf_profile_str(p, f->filename),
+						     f->start_line, run->head);
+		}
+		/* a frame without symbols is named by its binary and file offset,
+		 * which (unlike the address) survives ASLR between runs */
+		run->loc_key = tf_xmalloc((p->locations.n + 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < p->locations.n; i++) {
+			const tf_location *l = &p->locations.v[i];
+			char buf[512];
+			run->loc_key[i] = NO_ID;
+			if (l->nlines)
+				continue;
+			if (l->mapping != TF_NO_MAPPING) {
+				const tf_mapping *m = &p->mappings.v[l->mapping];
+				snprintf(buf, sizeof(buf), "%s+0x%llx",
+					 basename_of(tf_profile_str(p, m->filename)),
+					 (unsigned long long)(l->address - m->memory_start + m->file_offset));
+			} else {
+				snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)l->address);
+			}
+			run->loc_key[i] = func_intern(pv, buf, "", 0, run->head);
+		}
+	}
+	pv->keys_ready = true;
+}
+
+/* Costs summed over runs per (test slot, function), with line == WHOLE,
+ * and per (test slot, function, line) for the line to point at (self only). */
+#define WHOLE INT64_MIN
+
+typedef struct {
+	uint32_t slot, func;
+	int64_t line;
+	double self[2], total[2];
+	int64_t best_line;   /* WHOLE entries: the line that moved most */
+	double best_delta;
+} fstat;
+
+typedef struct {
+	TF_VEC(fstat) f;
+	tf_htab index;
+} acc;
+
+static bool fstat_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const acc *a = ctx;
+	const fstat *k = key;
+	return a->f.v[idx].slot == k->slot && a->f.v[idx].func == k->func &&
+	       a->f.v[idx].line == k->line;
+}
+
+static fstat *fstat_get(acc *a, uint32_t slot, uint32_t func, int64_t line)
+{
+	fstat k;
+	uint64_t h = tf_hash_combine(tf_hash_combine(tf_hash_u64(slot), func), (uint64_t)line);
+	uint32_t i;
+
+	memset(&k, 0, sizeof(k));
+	k.slot = slot;
+	k.func = func;
+	k.line = line;
+	k.best_delta = -INFINITY;
+	i = tf_htab_find(&a->index, h, fstat_eq, a, &k);
+	if (i == TF_HTAB_NONE) {
+		i = (uint32_t)a->f.n;
+		tf_vec_push(&a->f, k);
+		tf_htab_insert(&a->index, h, i);
+	}
+	return &a->f.v[i];
+}
+
+static int sign_of(tf_verdict v)
+{
+	return v == TF_VERDICT_IMPROVED ? -1 : 1;
+}
+
+static int by_growth(const void *x, const void *y, void *ctx)
+{
+	const tf_func_delta *a = x, *b = y;
+	int sort_sign = *(const int *)ctx;
+	double da = sort_sign * a->delta_self, db = sort_sign * b->delta_self;
+	if (da != db)
+		return da > db ? -1 : 1;
+	da = sort_sign * a->delta_total;
+	db = sort_sign * b->delta_total;
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+void tf_cmp_function_deltas(tf_comparison *c, size_t top)
+{
+	struct tf_compare_priv *pv = c->priv;
+	uint32_t *slot_of = tf_xmalloc((pv->ninternal + 1) * sizeof(uint32_t));
+	size_t *test_of_slot = tf_xmalloc((c->ntests + 1) * sizeof(size_t));
+	uint32_t nslots = 0;
+	uint64_t *stamp, gen = 0;
+	acc a;
+
+	memset(slot_of, 0xff, (pv->ninternal + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < c->ntests; i++) {
+		tf_verdict v = c->tests[i].verdict;
+		if (v == TF_VERDICT_REGRESSED || v == TF_VERDICT_IMPROVED) {
+			slot_of[pv->test_id[i]] = nslots;
+			test_of_slot[nslots++] = i;
+		}
+	}
+	if (!nslots || !top) {
+		free(slot_of);
+		free(test_of_slot);
+		return;
+	}
+	tf_cmp_prepare_keys(pv);
+	memset(&a, 0, sizeof(a));
+	stamp = tf_xcalloc(pv->funcs.n + 1, sizeof(uint64_t));
+
+	for (size_t r = 0; r < pv->nruns; r++) {
+		const cmp_run *run = &pv->runs[r];
+		const tf_profile *p = run->p;
+		int side = run->head;
+
+		for (size_t i = 0; i < p->samples.n; i++) {
+			uint32_t slot = slot_of[run->sample_test[i]];
+			if (slot == NO_ID)
+				continue;
+			const tf_sample *s = &p->samples.v[i];
+			double v = cmp_sample_value(run, i);
+			if (v == 0 || s->nlocs == 0)
+				continue;
+			gen++;
+			for (uint32_t k = 0; k < s->nlocs; k++) {
+				uint32_t li = p->stack.v[s->locs_off + k];
+				const tf_location *l = &p->locations.v[li];
+				uint32_t nl = l->nlines ? l->nlines : 1;
+				for (uint32_t j = 0; j < nl; j++) {
+					uint32_t f = l->nlines
+						? run->fn_key[p->lines.v[l->lines_off + j].function]
+						: run->loc_key[li];
+					if (k == 0 && j == 0) {
+						fstat_get(&a, slot, f, WHOLE)->self[side] += v;
+						int64_t line = l->nlines ? p->lines.v[l->lines_off].line : 0;
+						fstat_get(&a, slot, f, line)->self[side] += v;
+					}
+					if (stamp[f] != gen) {
+						stamp[f] = gen;
+						fstat_get(&a, slot, f, WHOLE)->total[side] += v;
+					}
+				}
+			}
+		}
+	}
+
+	/* the line of each function whose self cost moved most the test's way */
+	for (size_t i = 0, n = a.f.n; i < n; i++) {
+		const fstat l = a.f.v[i];
+		if (l.line == WHOLE || l.line <= 0)
+			continue;
+		fstat *f = fstat_get(&a, l.slot, l.func, WHOLE);
+		int sg = sign_of(c->tests[test_of_slot[l.slot]].verdict);
+		double d = sg * (l.self[1] / (double)pv->nhead - l.self[0] / (double)pv->nbase);
+		if (d > f->best_delta || (d == f->best_delta && l.line < f->best_line)) {
+			f->best_delta = d;
+			f->best_line = l.line;
+		}
+	}
+
+	/* per test: the functions, sorted by growth (or shrinkage), the top kept */
+	{
+		TF_VEC(tf_func_delta) *lists = tf_xcalloc(nslots, sizeof(*lists));
+		for (size_t i = 0; i < a.f.n; i++) {
+			const fstat *f = &a.f.v[i];
+			if (f->line != WHOLE)
+				continue;
+			const cmp_func *cf = &pv->funcs.v[f->func];
+			tf_func_delta d;
+			d.name = cmp_name(pv, cf->name);
+			d.file = cmp_name(pv, cf->file);
+			d.base_self = f->self[0] / (double)pv->nbase;
+			d.head_self = f->self[1] / (double)pv->nhead;
+			d.base_total = f->total[0] / (double)pv->nbase;
+			d.head_total = f->total[1] / (double)pv->nhead;
+			d.delta_self = d.head_self - d.base_self;
+			d.delta_total = d.head_total - d.base_total;
+			d.line = f->best_delta > 0 ? f->best_line : cf->start_line;
+			int sg = sign_of(c->tests[test_of_slot[f->slot]].verdict);
+			if (sg * d.delta_self <= 0 && sg * d.delta_total <= 0)
+				continue;
+			tf_vec_push(&lists[f->slot], d);
+		}
+		for (uint32_t s = 0; s < nslots; s++) {
+			tf_test_delta *t = &c->tests[test_of_slot[s]];
+			size_t n = TF_MIN(top, lists[s].n);
+			tf_func_delta *keep;
+			int sg = sign_of(t->verdict);
+			qsort_r(lists[s].v, lists[s].n, sizeof(tf_func_delta), by_growth, &sg);
+			keep = tf_arena_alloc(pv->arena, (n + 1) * sizeof(*keep));
+			if (n)
+				memcpy(keep, lists[s].v, n * sizeof(*keep));
+			t->functions = keep;
+			t->nfunctions = n;
+			tf_vec_free(&lists[s]);
+		}
+		free(lists);
+	}
+
+	free(stamp);
+	tf_vec_free(&a.f);
+	tf_htab_free(&a.index);
+	free(slot_of);
+	free(test_of_slot);
+}

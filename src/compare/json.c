@@ -1,0 +1,186 @@
+/*
+ * json.c - report.json, the machine-readable comparison that CI steps,
+ * scripts and the other report formats read (schema: docs/report-json.md).
+ * Built with jansson so every string is escaped; names from the profiled
+ * code are not trusted to be UTF-8 and are repaired (U+FFFD) rather than
+ * dropped, and numbers that do not exist (the delta of a new test) are null.
+ */
+#include "compare/compare_priv.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s (0 if invalid), per RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned c = s[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0))
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+static json_t *jstr(const char *s)
+{
+	json_t *j;
+	tf_buf b = TF_BUF_INIT;
+
+	if (!s)
+		return json_null();
+	j = json_string(s);
+	if (j)
+		return j;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq(p);
+		if (n) {
+			tf_buf_put(&b, p, n);
+			p += n;
+		} else {
+			tf_buf_puts(&b, "\xef\xbf\xbd");
+			p++;
+		}
+	}
+	j = json_string(b.ptr ? b.ptr : "");
+	tf_buf_free(&b);
+	return j;
+}
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *side_json(const tf_comparison *c, bool head)
+{
+	const tf_compare_side *s = head ? &c->head : &c->base;
+	const tf_compare_summary *sm = &c->summary;
+	json_t *o = json_object(), *files = json_array(), *meta = json_object();
+
+	json_object_set_new(o, "runs", json_integer((json_int_t)s->n));
+	for (size_t i = 0; i < s->n; i++)
+		json_array_append_new(files, jstr(c->priv->runs[(head ? c->priv->nbase : 0) + i].name));
+	json_object_set_new(o, "files", files);
+	json_object_set_new(o, "cost", jnum(head ? sm->head_cost : sm->base_cost));
+	json_object_set_new(o, "samples", json_integer(head ? sm->head_samples : sm->base_samples));
+	/* the first run's metadata, without the per-test lines */
+	if (s->n) {
+		const tf_profile *p = s->profiles[0];
+		for (size_t i = 0; i < p->comments.n; i++) {
+			const char *cm = tf_profile_str(p, p->comments.v[i]);
+			const char *eq;
+			if (strncmp(cm, "testflame.", 10) != 0 || strncmp(cm + 10, "test.", 5) == 0)
+				continue;
+			cm += 10;
+			eq = strchr(cm, '=');
+			if (!eq || eq == cm)
+				continue;
+			char *key = tf_xstrndup(cm, (size_t)(eq - cm));
+			json_t *k = jstr(key);
+			json_object_set_new(meta, json_string_value(k), jstr(eq + 1));
+			json_decref(k);
+			free(key);
+		}
+	}
+	json_object_set_new(o, "meta", meta);
+	return o;
+}
+
+static json_t *test_side_json(const tf_test_side *s)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "cost", jnum(s->cost));
+	json_object_set_new(o, "samples", json_integer(s->samples));
+	json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
+	json_object_set_new(o, "wall_ns", jnum(s->wall_ns));
+	json_object_set_new(o, "cpu_ns", jnum(s->cpu_ns));
+	return o;
+}
+
+static json_t *test_json(const tf_test_delta *t)
+{
+	json_t *o = json_object(), *ci = json_array(), *fns = json_array();
+
+	json_object_set_new(o, "name", jstr(t->name));
+	json_object_set_new(o, "verdict", json_string(tf_verdict_name(t->verdict)));
+	json_object_set_new(o, "reason", jstr(t->reason));
+	json_object_set_new(o, "method", json_string(tf_compare_method_name(t->method)));
+	json_object_set_new(o, "delta_pct", jnum(t->delta_pct));
+	json_array_append_new(ci, jnum(t->ci_low_pct));
+	json_array_append_new(ci, jnum(t->ci_high_pct));
+	json_object_set_new(o, "ci_pct", ci);
+	json_object_set_new(o, "p_value", jnum(t->p_value));
+	json_object_set_new(o, "p_adjusted", jnum(t->p_adjusted));
+	json_object_set_new(o, "df", jnum(t->df));
+	json_object_set_new(o, "base", test_side_json(&t->base));
+	json_object_set_new(o, "head", test_side_json(&t->head));
+	for (size_t i = 0; i < t->nfunctions; i++) {
+		const tf_func_delta *f = &t->functions[i];
+		json_t *fo = json_object();
+		json_object_set_new(fo, "name", jstr(f->name));
+		json_object_set_new(fo, "file", jstr(f->file));
+		json_object_set_new(fo, "line", json_integer(f->line));
+		json_object_set_new(fo, "base_self", jnum(f->base_self));
+		json_object_set_new(fo, "head_self", jnum(f->head_self));
+		json_object_set_new(fo, "base_total", jnum(f->base_total));
+		json_object_set_new(fo, "head_total", jnum(f->head_total));
+		json_object_set_new(fo, "delta_self", jnum(f->delta_self));
+		json_object_set_new(fo, "delta_total", jnum(f->delta_total));
+		json_array_append_new(fns, fo);
+	}
+	json_object_set_new(o, "functions", fns);
+	return o;
+}
+
+int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
+{
+	const tf_compare_summary *s = &c->summary;
+	json_t *root = json_object(), *sum = json_object(), *tests = json_array();
+	char *text;
+
+	json_object_set_new(root, "schema", json_string("testflame-report/1"));
+	json_object_set_new(root, "testflame", json_string(TF_VERSION));
+	json_object_set_new(root, "regressed", json_boolean(tf_comparison_regressed(c)));
+	json_object_set_new(root, "event", jstr(s->event));
+	json_object_set_new(root, "value_type", jstr(s->value_type));
+	json_object_set_new(root, "unit", jstr(s->unit));
+	json_object_set_new(root, "threshold_pct", jnum(s->threshold));
+	json_object_set_new(root, "alpha", jnum(s->alpha));
+	json_object_set_new(root, "noise_pct", jnum(s->noise));
+	json_object_set_new(root, "correction", json_string(tf_correction_name(s->correction)));
+	json_object_set_new(sum, "tests", json_integer((json_int_t)s->ntests));
+	for (int v = 0; v < TF_VERDICT_COUNT; v++)
+		json_object_set_new(sum, tf_verdict_name((tf_verdict)v),
+				    json_integer((json_int_t)s->count[v]));
+	json_object_set_new(root, "summary", sum);
+	json_object_set_new(root, "base", side_json(c, false));
+	json_object_set_new(root, "head", side_json(c, true));
+	for (size_t i = 0; i < c->ntests; i++)
+		json_array_append_new(tests, test_json(&c->tests[i]));
+	json_object_set_new(root, "tests", tests);
+
+	text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	json_decref(root);
+	if (!text)
+		return tf_error_set(TF_ERROR, "cannot encode the report as JSON");
+	tf_buf_puts(out, text);
+	tf_buf_putc(out, '\n');
+	free(text);
+	return 0;
+}

@@ -1,0 +1,422 @@
+/*
+ * stats.c - the statistical model behind every verdict. A false alarm costs
+ * more than a missed 5% (teams switch off a gate that cries wolf, while a
+ * real regression keeps showing up in later runs), so every choice below
+ * errs on the side of "not proven".
+ *
+ * What is measured. A test's cost on a side is the mean over that side's
+ * runs of the summed value column (ns of CPU, instructions, ...). Two kinds
+ * of noise move it:
+ *
+ *  1. Sampling noise. The profiler sees a test through N samples. Modelling
+ *     them as Poisson counts gives Var(log cost) = 1/N: exact for randomised
+ *     sampling, pessimistic for strictly periodic sampling of a test that
+ *     runs alone. It is what makes a 20-sample test untestable.
+ *  2. Run-to-run noise. The work itself varies between runs (frequency
+ *     scaling, caches, neighbours on a shared runner): a multiplicative
+ *     error with a coefficient of variation c per run. Time events (cpu-clock,
+ *     wall) wander by a few percent on CI runners; cycles a bit less;
+ *     retired instructions hardly at all. tf_stats_event_noise() holds the
+ *     defaults (--noise overrides), so instruction profiles get tight
+ *     intervals from the same sample counts.
+ *
+ * Two tests, picked by how much the data can say about noise 2:
+ *
+ *  - Fewer than 3 runs on a side (the usual "one run against a stored
+ *    baseline"): nothing measures run-to-run noise, so it is modelled. The
+ *    Poisson-ratio test on the counts, with an overdispersion term:
+ *        log r = log(mean head cost / mean base cost)
+ *        Var(log r) = 1/N_base + 1/N_head + c^2 (1/n_base + 1/n_head)
+ *        z = log r / sqrt(Var),  p = 2 (1 - Phi(|z|))
+ *    With c = 0 this is the large-sample form of the conditional binomial
+ *    test of two Poisson rates; c^2/n adds the run noise of n averaged runs.
+ *  - At least 3 runs per side (repeats, `--against` A B A B): the data
+ *    measure both noises at once. Welch's t test on the per-run log costs
+ *    (log: run noise is multiplicative; Welch: the sides may differ in
+ *    variance), its degrees of freedom by Welch-Satterthwaite, so a lucky
+ *    tight sample of 3 runs is paid for by a heavy-tailed t. A run where the
+ *    test has no sample counts as half a sample, and each side's variance is
+ *    floored at one sample's worth plus 0.1%, because no profile resolves a
+ *    cost better than that (identical runs would otherwise give t = inf).
+ *
+ * Across tests, p-values are adjusted (Holm by default: the gate fails the
+ * build if any test regresses, so the family-wise error rate is what must
+ * stay at alpha; a suite of 50 unchanged tests then false-alarms no more
+ * often than one). alpha defaults to 0.001: the gate runs on every push, and
+ * 1 in 1000 is the rate at which a team starts doubting it.
+ *
+ * The verdict adds the minimum effect (--threshold, default 5%): a change
+ * must be both significant and at least the threshold to count:
+ *
+ *   regressed/improved  significant, and |delta| >= threshold
+ *   unchanged           not significant, |delta| < threshold and enough
+ *                       samples that one sample is worth less than the
+ *                       threshold; or significant, below the threshold, and
+ *                       the whole 95% interval inside +-threshold
+ *   inconclusive        the rest: a threshold-sized change within the noise,
+ *                       a real change whose interval reaches past the
+ *                       threshold, or too few samples to claim anything
+ *
+ * "Unchanged" does not require the interval itself to be inside the
+ * threshold when nothing was seen: with one run per side and a 3% run noise,
+ * no interval is ever narrower than +-8%, and calling every test
+ * "inconclusive" would teach users to ignore the column. The interval is
+ * reported next to the verdict, so the resolution stays visible.
+ *
+ * Distributions are computed here (normal through erfc, Student's t through
+ * the regularised incomplete beta function) and checked against scipy in
+ * tests/unit/test_stats.c.
+ */
+#include "compare/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double tf_stats_norm_cdf(double x)
+{
+	return 0.5 * erfc(-x / M_SQRT2);
+}
+
+double tf_stats_norm_sf(double x)
+{
+	return 0.5 * erfc(x / M_SQRT2);
+}
+
+/* Acklam's rational approximation, polished by one Halley step against
+ * erfc, which brings it to full double precision. */
+double tf_stats_norm_quantile(double p)
+{
+	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02,
+				    -2.759285104469687e+02, 1.383577518672690e+02,
+				    -3.066479806614716e+01, 2.506628277459239e+00 };
+	static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02,
+				    -1.556989798598866e+02, 6.680131188771972e+01,
+				    -1.328068155288572e+01 };
+	static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01,
+				    -2.400758277161838e+00, -2.549732539343734e+00,
+				    4.374664141464968e+00, 2.938163982698783e+00 };
+	static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01,
+				    2.445134137142996e+00, 3.754408661907416e+00 };
+	const double plow = 0.02425;
+	double q, r, x;
+
+	if (p <= 0)
+		return -INFINITY;
+	if (p >= 1)
+		return INFINITY;
+	if (p < plow) {
+		q = sqrt(-2 * log(p));
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	} else if (p <= 1 - plow) {
+		q = p - 0.5;
+		r = q * q;
+		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+	} else {
+		q = sqrt(-2 * log1p(-p));
+		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	}
+	/* Halley refinement; the tail form keeps precision for small p */
+	double e = x < 0 ? tf_stats_norm_cdf(x) - p : (1 - p) - tf_stats_norm_sf(x);
+	double u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+	return x - u / (1 + x * u / 2);
+}
+
+/* One step of the modified Lentz algorithm: fold the term `aa` into the
+ * running c and d, and return the factor the fraction changes by. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	const double tiny = 1e-300;
+	*d = 1 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
+/* Continued fraction of the incomplete beta function. */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300, eps = 1e-16;
+	double qab = a + b, qap = a + 1, qam = a - 1;
+	double c = 1, d = 1 - qab * x / qap, h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 1000; m++) {
+		int m2 = 2 * m;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+		double del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
+}
+
+double tf_stats_incbeta(double a, double b, double x)
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	double bt = exp(lbt);
+	if (x < (a + 1) / (a + b + 2))
+		return bt * betacf(a, b, x) / a;
+	return 1 - bt * betacf(b, a, 1 - x) / b;
+}
+
+double tf_stats_t_sf(double t, double df)
+{
+	if (isnan(t) || isnan(df) || df <= 0)
+		return NAN;
+	if (isinf(df) || df > 1e7)
+		return tf_stats_norm_sf(t);
+	if (isinf(t))
+		return t > 0 ? 0 : 1;
+	/* P(T > |t|) = I_{df/(df+t^2)}(df/2, 1/2) / 2, evaluated in the
+	 * direct branch for large |t| so tiny p-values keep their digits */
+	double x = df / (df + t * t);
+	double tail = 0.5 * tf_stats_incbeta(df / 2, 0.5, x);
+	return t >= 0 ? tail : 1 - tail;
+}
+
+double tf_stats_t_isf(double q, double df)
+{
+	double lo, hi;
+
+	if (q <= 0)
+		return INFINITY;
+	if (q >= 1)
+		return -INFINITY;
+	if (q > 0.5)
+		return -tf_stats_t_isf(1 - q, df);
+	if (isinf(df) || df > 1e7)
+		return -tf_stats_norm_quantile(q);
+	/* the t quantile is at least the normal one; bracket, then bisect */
+	lo = -tf_stats_norm_quantile(q);
+	hi = lo + 1;
+	while (tf_stats_t_sf(hi, df) > q && hi < 1e12)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (tf_stats_t_sf(mid, df) > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+static void mean_var(const double *x, size_t n, double *mean, double *var)
+{
+	double s = 0, ss = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	*mean = s / (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - *mean) * (x[i] - *mean);
+	*var = n > 1 ? ss / (double)(n - 1) : 0;
+}
+
+void tf_stats_welch(tf_welch *out, const double *x, size_t n, const double *y, size_t m,
+		    double var_floor_x, double var_floor_y)
+{
+	double mx, vx, my, vy;
+
+	mean_var(x, n, &mx, &vx);
+	mean_var(y, m, &my, &vy);
+	vx = TF_MAX(vx, var_floor_x);
+	vy = TF_MAX(vy, var_floor_y);
+	double ax = vx / (double)n, ay = vy / (double)m;
+	out->diff = my - mx;
+	out->se = sqrt(ax + ay);
+	if (out->se == 0) {
+		out->t = out->diff == 0 ? 0 : copysign(INFINITY, out->diff);
+		out->df = (double)(n + m - 2);
+		out->p = out->diff == 0 ? 1 : 0;
+		return;
+	}
+	out->t = out->diff / out->se;
+	out->df = (ax + ay) * (ax + ay) /
+		  (ax * ax / (double)(n - 1) + ay * ay / (double)(m - 1));
+	out->p = TF_MIN(1.0, 2 * tf_stats_t_sf(fabs(out->t), out->df));
+}
+
+typedef struct {
+	double p;
+	size_t i;
+} ranked;
+
+static int by_p(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void tf_stats_adjust(double *adj, const double *p, size_t n, tf_correction how)
+{
+	ranked *r;
+
+	if (how == TF_CORRECTION_NONE || n == 0) {
+		if (n)
+			memmove(adj, p, n * sizeof(*p));
+		return;
+	}
+	r = tf_xmalloc(n * sizeof(*r));
+	for (size_t i = 0; i < n; i++)
+		r[i] = (ranked){ p[i], i };
+	qsort(r, n, sizeof(*r), by_p);
+	if (how == TF_CORRECTION_HOLM) {
+		/* step-down: the k-th smallest is multiplied by n - k, and an
+		 * adjusted p-value never falls below an earlier one */
+		double run = 0;
+		for (size_t k = 0; k < n; k++) {
+			double v = TF_MIN(1.0, (double)(n - k) * r[k].p);
+			run = TF_MAX(run, v);
+			adj[r[k].i] = run;
+		}
+	} else {
+		/* Benjamini-Hochberg step-up: n/k times the k-th smallest,
+		 * made monotone from the largest down */
+		double run = 1;
+		for (size_t k = n; k-- > 0;) {
+			double v = TF_MIN(1.0, (double)n / (double)(k + 1) * r[k].p);
+			run = TF_MIN(run, v);
+			adj[r[k].i] = run;
+		}
+	}
+	free(r);
+}
+
+double tf_stats_event_noise(const char *event)
+{
+	if (!event)
+		return 0.03;
+	if (strstr(event, "instructions"))
+		return 0.005;
+	if (strstr(event, "cycles"))
+		return 0.02;
+	if (strstr(event, "wall"))
+		return 0.05;
+	/* cpu-clock, task-clock, cpu, samples of unknown origin: CPU time */
+	return 0.03;
+}
+
+/* Per-run log costs of a side; a run without samples counts as half a
+ * sample, the usual continuity value for a zero count. */
+static double *log_costs(const double *c, size_t n, double half)
+{
+	double *l = tf_xmalloc(n * sizeof(*l));
+	for (size_t i = 0; i < n; i++)
+		l[i] = log(c[i] > 0 ? c[i] : half);
+	return l;
+}
+
+static double sum(const double *x, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
+{
+	const double z975 = 1.959963984540054;
+	double base = sum(in->base, in->nbase) / (double)in->nbase;
+	double head = sum(in->head, in->nhead) / (double)in->nhead;
+	double nb = TF_MAX(in->base_samples, 1.0), nh = TF_MAX(in->head_samples, 1.0);
+	double lr = log(head / base), crit;
+
+	memset(out, 0, sizeof(*out));
+	out->delta = head / base - 1;
+	if (in->nbase >= 3 && in->nhead >= 3) {
+		/* mean cost of one sample on each side, for the zero runs */
+		double pb = base * (double)in->nbase / nb, ph = head * (double)in->nhead / nh;
+		double *lb = log_costs(in->base, in->nbase, pb / 2);
+		double *lh = log_costs(in->head, in->nhead, ph / 2);
+		double fb = 1 / ((nb / (double)in->nbase) * (nb / (double)in->nbase)) + 1e-6;
+		double fh = 1 / ((nh / (double)in->nhead) * (nh / (double)in->nhead)) + 1e-6;
+		tf_welch w;
+
+		tf_stats_welch(&w, lb, in->nbase, lh, in->nhead, fb, fh);
+		free(lb);
+		free(lh);
+		out->method = TF_METHOD_WELCH;
+		out->p = w.p;
+		out->df = w.df;
+		out->se = w.se;
+		crit = tf_stats_t_isf(0.025, w.df);
+	} else {
+		double c2 = in->noise * in->noise;
+		double var = 1 / nb + 1 / nh + c2 * (1 / (double)in->nbase + 1 / (double)in->nhead);
+		out->method = TF_METHOD_POISSON;
+		out->se = sqrt(var);
+		out->df = INFINITY;
+		out->p = TF_MIN(1.0, 2 * tf_stats_norm_sf(fabs(lr) / out->se));
+		crit = z975;
+	}
+	/* the interval is centred on the reported ratio of mean costs */
+	out->ci_low = exp(lr - crit * out->se) - 1;
+	out->ci_high = exp(lr + crit * out->se) - 1;
+}
+
+tf_verdict tf_stats_verdict(const tf_stats_result *r, double p_adjusted, double threshold,
+			    double alpha, double base_samples, double head_samples,
+			    char *reason, size_t reason_len)
+{
+	bool sig = p_adjusted < alpha;
+	double d = r->delta * 100, lo = r->ci_low * 100, hi = r->ci_high * 100;
+	double thr = threshold * 100;
+	/* below this many samples a single sample moves the cost by more than
+	 * the threshold, so "unchanged" would be a guess */
+	double min_samples = threshold > 0 ? ceil(1 / threshold - 1e-9) : 0;
+
+	if (sig && r->delta >= threshold) {
+		snprintf(reason, reason_len, "slower by %.1f%% (95%% CI %+.1f%% to %+.1f%%, p=%.2g)",
+			 d, lo, hi, p_adjusted);
+		return TF_VERDICT_REGRESSED;
+	}
+	if (sig && r->delta <= -threshold) {
+		snprintf(reason, reason_len, "faster by %.1f%% (95%% CI %+.1f%% to %+.1f%%, p=%.2g)",
+			 -d, lo, hi, p_adjusted);
+		return TF_VERDICT_IMPROVED;
+	}
+	if (sig) {
+		if (r->ci_low > -threshold && r->ci_high < threshold) {
+			snprintf(reason, reason_len,
+				 "a significant %+.1f%%, below the %g%% threshold (95%% CI %+.1f%% to %+.1f%%)",
+				 d, thr, lo, hi);
+			return TF_VERDICT_UNCHANGED;
+		}
+		snprintf(reason, reason_len,
+			 "a significant %+.1f%% whose 95%% CI (%+.1f%% to %+.1f%%) reaches past the %g%% threshold",
+			 d, lo, hi, thr);
+		return TF_VERDICT_INCONCLUSIVE;
+	}
+	if (fabs(r->delta) >= threshold) {
+		snprintf(reason, reason_len, "%+.1f%% is within the noise (95%% CI %+.1f%% to %+.1f%%, p=%.2g)",
+			 d, lo, hi, p_adjusted);
+		return TF_VERDICT_INCONCLUSIVE;
+	}
+	if (base_samples < min_samples || head_samples < min_samples) {
+		snprintf(reason, reason_len,
+			 "too few samples to tell (%.0f base, %.0f head; %.0f needed at a %g%% threshold)",
+			 base_samples, head_samples, min_samples, thr);
+		return TF_VERDICT_INCONCLUSIVE;
+	}
+	snprintf(reason, reason_len, "no significant change (95%% CI %+.1f%% to %+.1f%%)", lo, hi);
+	return TF_VERDICT_UNCHANGED;
+}

@@ -1,0 +1,71 @@
+/*
+ * stats.h - the statistics behind the comparison verdicts (private to the
+ * compare module and its unit tests): distributions, Welch's t test, the
+ * Poisson-ratio model, multiple-comparison corrections and the verdict
+ * rule. The model is explained at the top of stats.c.
+ */
+#ifndef TESTFLAME_COMPARE_STATS_H
+#define TESTFLAME_COMPARE_STATS_H
+
+#include "testflame/compare.h"
+
+/* Distributions. sf = survival function (upper tail), isf its inverse. */
+double tf_stats_norm_cdf(double x);
+double tf_stats_norm_sf(double x);
+double tf_stats_norm_quantile(double p);
+/* Regularised incomplete beta I_x(a, b). */
+double tf_stats_incbeta(double a, double b, double x);
+/* Student's t with `df` degrees of freedom (df may be non-integer or
+ * INFINITY, which is the normal distribution). */
+double tf_stats_t_sf(double t, double df);
+double tf_stats_t_isf(double q, double df);
+
+typedef struct {
+	double diff;   /* mean(y) - mean(x) */
+	double se;     /* standard error of diff */
+	double t, df;
+	double p;      /* two-sided */
+} tf_welch;
+
+/* Welch's unequal-variances t test of y against x (n, m >= 2). `var_floor`
+ * (0 for none) is the smallest variance each side is allowed to have. */
+void tf_stats_welch(tf_welch *out, const double *x, size_t n, const double *y, size_t m,
+		    double var_floor_x, double var_floor_y);
+
+/* Adjusted p-values (same order as `p`), monotone as in R's p.adjust. */
+void tf_stats_adjust(double *adj, const double *p, size_t n, tf_correction how);
+
+/* One test's data: per-run costs of each side (zero where the test had no
+ * samples in a run) and the side's total sample counts. */
+typedef struct {
+	const double *base, *head;
+	size_t nbase, nhead;
+	double base_samples, head_samples;
+	double noise;      /* modelled run-to-run CV of one run, a fraction */
+} tf_stats_input;
+
+typedef struct {
+	tf_compare_method method;
+	double delta;           /* head/base - 1, a fraction */
+	double ci_low, ci_high; /* 95% interval of delta */
+	double p;               /* two-sided p-value of "no change" */
+	double df;              /* INFINITY for the z test */
+	double se;              /* standard error of log(head/base) */
+} tf_stats_result;
+
+/* Test one test; both sides must have a positive total cost. */
+void tf_stats_test(tf_stats_result *out, const tf_stats_input *in);
+
+/* The default run-to-run noise (CV of one run, a fraction) of an event. */
+double tf_stats_event_noise(const char *event);
+
+/*
+ * The verdict of a tested test from its result, the adjusted p-value, the
+ * threshold (a fraction), alpha and the side sample counts. `reason`
+ * receives one line saying why.
+ */
+tf_verdict tf_stats_verdict(const tf_stats_result *r, double p_adjusted, double threshold,
+			    double alpha, double base_samples, double head_samples,
+			    char *reason, size_t reason_len);
+
+#endif

@@ -1,0 +1,326 @@
+/*
+ * table.c - the terminal table: what a developer reads in a CI log or after
+ * a local run. It fits 80-100 columns (long test and function names are
+ * shortened from the left, where their least specific part is), lists the
+ * changed tests first with their delta and 95% interval, then for each
+ * regressed test the functions that grew most with file:line, and ends with
+ * one line a person can grep for. Colour only when asked (a TTY), and
+ * control characters in names are neutralised so a test name cannot drive
+ * the terminal.
+ */
+#include "compare/compare_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tf_table_opts_init(tf_table_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->width = 100;
+	o->max_tests = 30;
+	o->max_functions = 5;
+}
+
+/* Three significant digits, no exponent. */
+static void sig3(char *buf, size_t len, double v, const char *suffix)
+{
+	double a = fabs(v);
+	const char *fmt = a >= 99.95 ? "%.0f%s%s" : a >= 9.995 ? "%.1f%s%s" : "%.2f%s%s";
+	snprintf(buf, len, fmt, v, *suffix ? " " : "", suffix);
+}
+
+/* Units people read, largest first: from `min` on, divide by `div`. The
+ * last step prints whole numbers. Counts switch to "k" at 10,000 so that a
+ * four-digit count stays exact. */
+static const struct {
+	const char *unit;
+	struct { double min, div; const char *suffix; } steps[4];
+} units[] = {
+	{ "nanoseconds", { { 1e9, 1e9, "s" }, { 1e6, 1e6, "ms" }, { 1e3, 1e3, "us" }, { 0, 1, "ns" } } },
+	{ "bytes", { { 1073741824.0, 1073741824.0, "GiB" }, { 1048576.0, 1048576.0, "MiB" },
+		     { 1024, 1024, "KiB" }, { 0, 1, "B" } } },
+	{ NULL, { { 1e9, 1e9, "G" }, { 1e6, 1e6, "M" }, { 1e4, 1e3, "k" }, { 0, 1, "" } } },
+};
+
+void tf_compare_format_cost(char *buf, size_t len, double v, const char *unit)
+{
+	double a = fabs(v);
+	size_t u = 0;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	while (units[u].unit && !(unit && strcmp(unit, units[u].unit) == 0))
+		u++;
+	for (int k = 0; k < 3; k++) {
+		if (a >= units[u].steps[k].min) {
+			sig3(buf, len, v / units[u].steps[k].div, units[u].steps[k].suffix);
+			return;
+		}
+	}
+	if (a != floor(a) && !units[u].unit)
+		sig3(buf, len, v, "");
+	else
+		snprintf(buf, len, "%.0f%s%s", v, *units[u].steps[3].suffix ? " " : "",
+			 units[u].steps[3].suffix);
+}
+
+static void signed_cost(char *buf, size_t len, double v, const char *unit)
+{
+	char tmp[48];
+	if (v == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	tf_compare_format_cost(tmp, sizeof(tmp), fabs(v), unit);
+	snprintf(buf, len, "%s%s", v < 0 ? "-" : v > 0 ? "+" : "", tmp);
+}
+
+/* Display width of UTF-8 text (code points; wide characters are rare in
+ * test and function names, so one column each). */
+static size_t width_of(const char *s)
+{
+	size_t w = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+/* Append `s` in at most `width` columns, control characters replaced, the
+ * start elided ("...") when too long; padded to `width` when `pad`. */
+static void put_fit(tf_buf *b, const char *s, size_t width, bool pad)
+{
+	size_t w = width_of(s);
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (w > width) {
+		size_t skip = w - (width > 3 ? width - 3 : 0);
+		tf_buf_put(b, "...", width > 3 ? 3 : width);
+		while (*p && skip) {
+			p++;
+			while ((*p & 0xc0) == 0x80)
+				p++;
+			skip--;
+		}
+		w = width;
+	}
+	for (; *p; p++)
+		tf_buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+	if (pad)
+		for (; w < width; w++)
+			tf_buf_putc(b, ' ');
+}
+
+static void pad_left(tf_buf *b, const char *s, size_t width)
+{
+	for (size_t w = width_of(s); w < width; w++)
+		tf_buf_putc(b, ' ');
+	tf_buf_puts(b, s);
+}
+
+static const char *colour_of(tf_verdict v)
+{
+	switch (v) {
+	case TF_VERDICT_REGRESSED: return "\033[1;31m";
+	case TF_VERDICT_IMPROVED: return "\033[32m";
+	case TF_VERDICT_INCONCLUSIVE: return "\033[33m";
+	case TF_VERDICT_NEW:
+	case TF_VERDICT_GONE: return "\033[36m";
+	default: return "";
+	}
+}
+
+static void short_rev(char *buf, size_t len, const char *rev)
+{
+	snprintf(buf, len, "%.12s", rev ? rev : "");
+}
+
+enum { W_VERDICT = 12, W_DELTA = 8, W_CI = 17, W_COST = 10 };
+
+static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
+{
+	const tf_compare_summary *s = &c->summary;
+	static const tf_verdict order[] = {
+		TF_VERDICT_REGRESSED, TF_VERDICT_IMPROVED, TF_VERDICT_NEW, TF_VERDICT_GONE,
+		TF_VERDICT_INCONCLUSIVE, TF_VERDICT_UNCHANGED,
+	};
+	char br[16], hr[16];
+	tf_buf line = TF_BUF_INIT;
+
+	bool first = true;
+
+	tf_buf_printf(&line, "testflame: %zu test%s", s->ntests, s->ntests == 1 ? "" : "s");
+	for (size_t i = 0; i < TF_ARRAY_SIZE(order); i++) {
+		if (!s->count[order[i]])
+			continue;
+		tf_buf_printf(&line, "%s %zu %s", first ? ":" : ",", s->count[order[i]],
+			      tf_verdict_name(order[i]));
+		first = false;
+	}
+	put_fit(b, line.ptr, o->width, false);
+	tf_buf_putc(b, '\n');
+	tf_buf_clear(&line);
+	tf_buf_printf(&line, "  %s, threshold %g%%, %zu base run%s vs %zu head run%s",
+		      s->event, s->threshold, s->base_runs,
+		      s->base_runs == 1 ? "" : "s", s->head_runs, s->head_runs == 1 ? "" : "s");
+	short_rev(br, sizeof(br), tf_comparison_meta(c, false, "commit"));
+	short_rev(hr, sizeof(hr), tf_comparison_meta(c, true, "commit"));
+	if (*br || *hr)
+		tf_buf_printf(&line, ", %s -> %s", *br ? br : "?", *hr ? hr : "?");
+	put_fit(b, line.ptr, o->width, false);
+	tf_buf_puts(b, "\n");
+	tf_buf_free(&line);
+}
+
+static void row(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
+		const tf_table_opts *o, size_t wname)
+{
+	char delta[32], ci[48], base[32], head[32];
+	const char *unit = c->summary.unit;
+
+	if (isnan(t->delta_pct)) {
+		snprintf(delta, sizeof(delta), "-");
+		snprintf(ci, sizeof(ci), "-");
+	} else {
+		snprintf(delta, sizeof(delta), "%+.1f%%", t->delta_pct);
+		snprintf(ci, sizeof(ci), "[%+.1f, %+.1f]", t->ci_low_pct, t->ci_high_pct);
+	}
+	tf_compare_format_cost(base, sizeof(base), t->base.cost, unit);
+	tf_compare_format_cost(head, sizeof(head), t->head.cost, unit);
+	if (t->base.cost <= 0)
+		snprintf(base, sizeof(base), "-");
+	if (t->head.cost <= 0)
+		snprintf(head, sizeof(head), "-");
+
+	tf_buf_puts(b, "  ");
+	if (o->color && *colour_of(t->verdict))
+		tf_buf_puts(b, colour_of(t->verdict));
+	put_fit(b, tf_verdict_name(t->verdict), W_VERDICT, !(o->color && *colour_of(t->verdict)));
+	if (o->color && *colour_of(t->verdict)) {
+		tf_buf_puts(b, "\033[0m");
+		for (size_t w = strlen(tf_verdict_name(t->verdict)); w < W_VERDICT; w++)
+			tf_buf_putc(b, ' ');
+	}
+	pad_left(b, delta, W_DELTA);
+	tf_buf_putc(b, ' ');
+	pad_left(b, ci, W_CI);
+	tf_buf_putc(b, ' ');
+	pad_left(b, base, W_COST);
+	tf_buf_putc(b, ' ');
+	pad_left(b, head, W_COST);
+	tf_buf_puts(b, "  ");
+	put_fit(b, t->name, wname, false);
+	tf_buf_putc(b, '\n');
+}
+
+static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
+		      const tf_table_opts *o)
+{
+	const char *unit = c->summary.unit;
+	tf_buf line = TF_BUF_INIT;
+	size_t n = TF_MIN(t->nfunctions, o->max_functions);
+
+	if (!n)
+		return;
+	/* the name is shortened, never the words after it */
+	tf_buf_printf(&line, " (%+.1f%%): functions that %s most", t->delta_pct,
+		      t->verdict == TF_VERDICT_IMPROVED ? "shrank" : "grew");
+	tf_buf_puts(b, "\n  ");
+	put_fit(b, t->name, o->width - 2 - TF_MIN(line.len, (size_t)o->width - 20), false);
+	tf_buf_puts(b, line.ptr);
+	tf_buf_putc(b, '\n');
+	pad_left(b, "self", 16);
+	pad_left(b, "total", 12);
+	tf_buf_puts(b, "   function\n");
+	for (size_t i = 0; i < n; i++) {
+		const tf_func_delta *f = &t->functions[i];
+		char self[64], total[64];
+		signed_cost(self, sizeof(self), f->delta_self, unit);
+		signed_cost(total, sizeof(total), f->delta_total, unit);
+		pad_left(b, self, 16);
+		pad_left(b, total, 12);
+		tf_buf_puts(b, "   ");
+		tf_buf_clear(&line);
+		tf_buf_puts(&line, f->name);
+		if (*f->file) {
+			const char *base = strrchr(f->file, '/');
+			tf_buf_printf(&line, "  %s", base ? base + 1 : f->file);
+			if (f->line > 0)
+				tf_buf_printf(&line, ":%lld", (long long)f->line);
+		}
+		put_fit(b, line.ptr, o->width > 31 ? o->width - 31 : 20, false);
+		tf_buf_putc(b, '\n');
+	}
+	tf_buf_free(&line);
+}
+
+static void column_heads(tf_buf *out)
+{
+	tf_buf_puts(out, "\n  ");
+	put_fit(out, "verdict", W_VERDICT, true);
+	pad_left(out, "delta", W_DELTA);
+	tf_buf_putc(out, ' ');
+	pad_left(out, "95% CI (%)", W_CI);
+	tf_buf_putc(out, ' ');
+	pad_left(out, "base", W_COST);
+	tf_buf_putc(out, ' ');
+	pad_left(out, "head", W_COST);
+	tf_buf_puts(out, "  test\n");
+}
+
+int tf_comparison_render_table(tf_buf *out, const tf_comparison *c, const tf_table_opts *opts)
+{
+	tf_table_opts o;
+	size_t fixed = 2 + W_VERDICT + W_DELTA + 1 + W_CI + 1 + W_COST + 1 + W_COST + 2;
+	size_t shown = 0, hidden_unchanged = 0, hidden = 0;
+
+	if (opts)
+		o = *opts;
+	else
+		tf_table_opts_init(&o);
+	if (o.width < 72)
+		o.width = 72;
+	size_t wname = o.width - fixed;
+
+	header(out, c, &o);
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		if (t->verdict == TF_VERDICT_UNCHANGED && !o.all) {
+			hidden_unchanged++;
+			continue;
+		}
+		if (shown >= o.max_tests) {
+			hidden++;
+			continue;
+		}
+		if (!shown)
+			column_heads(out);
+		row(out, c, t, &o, wname);
+		shown++;
+	}
+	if (!shown)
+		tf_buf_putc(out, '\n');
+	if (hidden)
+		tf_buf_printf(out, "  ... and %zu more changed or uncertain test%s (see report.json)\n",
+			      hidden, hidden == 1 ? "" : "s");
+	if (hidden_unchanged)
+		tf_buf_printf(out, "  %s%zu unchanged test%s%s\n", shown ? "+ " : "", hidden_unchanged,
+			      hidden_unchanged == 1 ? "" : "s", shown ? " not listed" : "");
+	for (size_t i = 0; i < c->ntests; i++)
+		if (c->tests[i].verdict == TF_VERDICT_REGRESSED ||
+		    (o.all && c->tests[i].verdict == TF_VERDICT_IMPROVED))
+			functions(out, c, &c->tests[i], &o);
+	tf_buf_putc(out, '\n');
+	if (tf_comparison_regressed(c)) {
+		size_t n = c->summary.count[TF_VERDICT_REGRESSED];
+		tf_buf_printf(out, "%sREGRESSION%s: %zu test%s slower by at least %g%%\n",
+			      o.color ? "\033[1;31m" : "", o.color ? "\033[0m" : "", n,
+			      n == 1 ? "" : "s", c->summary.threshold);
+	} else {
+		tf_buf_printf(out, "no regression (threshold %g%%)\n", c->summary.threshold);
+	}
+	return 0;
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# t0200-run.sh - `testflame run`, the main job, on the example project in a
+# real git repository: the first run on the default branch keeps its
+# baseline; a PR branch that slows one function fails with exit 3 naming
+# the test and the function's file:line; an unchanged branch passes;
+# --against builds and runs the base beside the head; the command's own
+# failure comes first; the gate can be turned off.
+. "$(dirname "$0")/lib.sh"
+
+mkdir repo && cp -r "$TOP/examples/." repo/ && rm -rf repo/build
+cd repo
+git init -q -b main && git config user.email t@example.com && git config user.name t
+cat >.testflame.yml <<\YML
+suite: examples
+command: "make -s check"
+build: "make -s all"
+freq: 999
+YML
+printf 'build/\ntestflame-report/\n' >>.gitignore
+git add -A && git commit -qm "libmini" && make -s all >/dev/null
+cd "$SCRATCH"
+
+slow_down_matrix() {
+	python3 - <<\PY
+p = 'src/matrix.c'
+s = open(p).read()
+s = s.replace("""				s += a[i * n + k] * b[k * n + j];
+""", """				s += a[i * n + k] * b[k * n + j];
+			for (int k = 0; k < n; k++) /* an accidental second pass */
+				s += 0.0 * a[i * n + k] * b[k * n + j];
+""")
+open(p, 'w').write(s)
+PY
+}
+
+test_expect_success 'first run on the default branch: no baseline yet, saves one, exit 0' '
+	cd repo && "$TF" run -q >out 2>err &&
+	expect_contains out "no baseline yet" && test -s testflame-report/head.pb.gz &&
+	"$TF" baseline list >list && expect_contains list examples &&
+	expect_contains list "$(git rev-parse --short=12 HEAD)"
+'
+
+test_expect_success 'an unchanged branch: compared with the merge-base baseline, exit 0' '
+	cd repo && git checkout -q -b same && git commit -q --allow-empty -m nothing &&
+	"$TF" run -q >out 2>err &&
+	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
+	expect_contains out "0 commits before the merge-base" &&
+	expect_not_contains out "REGRESSION" && test -s testflame-report/report.json
+'
+
+test_expect_code 3 'a branch that slows matrix_multiply: exit 3, the test and function named' '
+	cd repo && git checkout -q main && git checkout -q -b slow && slow_down_matrix &&
+	git commit -qam "matrix: a second pass" && make -s all >/dev/null &&
+	"$TF" run -q >out 2>err; rc=$?
+	expect_contains out "regressed" && expect_contains out test_matrix &&
+	grep -q "matrix_multiply *matrix.c:1[01]" out &&
+	python3 -c "
+import json
+r = json.load(open(\"testflame-report/report.json\"))
+t = [t for t in r[\"tests\"] if t[\"name\"] == \"test_matrix\"][0]
+assert t[\"verdict\"] == \"regressed\", t[\"verdict\"]
+assert t[\"functions\"][0][\"name\"] == \"matrix_multiply\", t[\"functions\"][0]
+others = [t[\"name\"] for t in r[\"tests\"] if t[\"verdict\"] == \"regressed\" and t[\"name\"] != \"test_matrix\"]
+assert not others, others
+" && exit $rc
+'
+
+test_expect_success 'the PR branch does not save a baseline' '
+	cd repo && "$TF" baseline list >list && ! grep -q "$(git rev-parse --short=12 HEAD)" list
+'
+
+test_expect_code 3 '--against main builds main beside this tree and runs both, interleaved' '
+	cd repo && "$TF" run -q --against main --repeat 2 >out 2>err; rc=$?
+	expect_contains out "against $(git rev-parse --short=12 main) (main), 2 interleaved runs" &&
+	grep -q "regressed.*test_matrix" out &&
+	! ls -d /tmp/testflame-against.* 2>/dev/null | grep -q . &&
+	exit $rc
+'
+
+test_expect_success '--no-fail reports the regression and exits 0' '
+	cd repo && "$TF" run -q --no-fail >out 2>err && expect_contains out REGRESSION
+'
+
+test_expect_code 4 'the command'\''s own failure comes before the gate' '
+	cd repo && "$TF" run -q -- sh -c "make -s check; exit 4" >out 2>err
+'
+
+test_expect_success 'a dir: store keeps baselines in a directory' '
+	cd repo && git checkout -q main &&
+	"$TF" run -q --store "dir:$SCRATCH/store" --save >out 2>err &&
+	test -n "$(find "$SCRATCH/store" -name "*.pb.gz")"
+'
+
+test_expect_success 'outside a git repository: recorded, no baseline, exit 0' '
+	mkdir -p plain && cd plain &&
+	"$TF" run -q -- "$FIX/split7030" 1 >out 2>err &&
+	expect_contains out "no baseline yet"
+'
+
+test_expect_code 2 'usage errors exit 2' '
+	cd repo && "$TF" run --save --no-save -- true 2>err; rc=$?
+	expect_contains err "contradict" && exit $rc
+'
+
+test_expect_code 2 'a bad --threshold names the flag' '
+	cd repo && "$TF" run --threshold lots -- true 2>err; rc=$?
+	expect_contains err "--threshold" && exit $rc
+'
+
+test_done

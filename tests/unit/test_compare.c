@@ -1,0 +1,660 @@
+/*
+ * test_compare.c - the comparison engine on profiles built in memory with
+ * known contents: per-test aggregation (labels, foreign profiles, several
+ * runs), refusal of mismatched events, value and test selection, run
+ * metadata, function deltas (self, total once per stack, inlined frames,
+ * the line that grew), diff trees, report.json and the terminal table.
+ */
+#include "unit.h"
+#include "testflame/compare.h"
+
+#include <jansson.h>
+#include <math.h>
+
+#define PERIOD 10000000 /* 10 ms of CPU per sample */
+
+static tf_profile *new_run(const char *event)
+{
+	tf_profile *p;
+	tf_profile_new(&p);
+	tf_profile_add_sample_type(p, "samples", "count");
+	tf_profile_add_sample_type(p, "cpu", "nanoseconds");
+	p->period = PERIOD;
+	p->period_type.type = tf_profile_intern(p, "cpu");
+	p->period_type.unit = tf_profile_intern(p, "nanoseconds");
+	if (event)
+		tf_profile_set_meta(p, "event", event);
+	return p;
+}
+
+/*
+ * Add `n` samples of `test` (NULL: no label) with stack `stack`, root first:
+ * "main:3;work:7;hot:10" - frames "function:line" (file "src/<function>.c",
+ * first line 1); "outer:3+inl:7" is one location where inl was inlined
+ * into outer; "@0x1234" a location without symbols in mapping "/bin/app".
+ */
+static void add(tf_profile *p, const char *test, int64_t n, const char *stack)
+{
+	uint32_t locs[64];
+	uint32_t nlocs = 0;
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s", stack);
+	for (char *save = NULL, *f = strtok_r(buf, ";", &save); f; f = strtok_r(NULL, ";", &save)) {
+		tf_line lines[4];
+		uint32_t nl = 0;
+		if (f[0] == '@') {
+			tf_mapping m = { 0x400000, 0x500000, 0, tf_profile_intern(p, "/bin/app"), 0, 0 };
+			uint32_t mi = tf_profile_add_mapping(p, &m);
+			locs[nlocs++] = tf_profile_add_location(p, mi, strtoull(f + 1, NULL, 16), NULL, 0);
+			continue;
+		}
+		/* "outer:3+inl:7": lines are stored innermost first */
+		char *parts[4];
+		int np = 0;
+		for (char *s2 = NULL, *q = strtok_r(f, "+", &s2); q && np < 4; q = strtok_r(NULL, "+", &s2))
+			parts[np++] = q;
+		for (int k = np; k-- > 0;) {
+			char name[128], file[160];
+			long line = 0;
+			char *colon = strchr(parts[k], ':');
+			snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - parts[k]) : (int)strlen(parts[k]), parts[k]);
+			if (colon)
+				line = atol(colon + 1);
+			snprintf(file, sizeof(file), "src/%s.c", name);
+			lines[nl].function = tf_profile_function(p, name, file, 1);
+			lines[nl].line = line;
+			lines[nl].column = 0;
+			nl++;
+		}
+		locs[nlocs++] = tf_profile_add_location(p, TF_NO_MAPPING, 0, lines, nl);
+	}
+	/* leaf first */
+	for (uint32_t i = 0; i < nlocs / 2; i++) {
+		uint32_t t = locs[i];
+		locs[i] = locs[nlocs - 1 - i];
+		locs[nlocs - 1 - i] = t;
+	}
+	int64_t v[2] = { n, n * PERIOD };
+	tf_label lab = { tf_profile_intern(p, "test"), test ? tf_profile_intern(p, test) : 0, 0, 0 };
+	tf_profile_add_sample(p, locs, nlocs, v, &lab, test ? 1 : 0);
+}
+
+static tf_comparison *compare_n(tf_profile **b, size_t nb, tf_profile **h, size_t nh,
+				const tf_compare_opts *o)
+{
+	tf_comparison *c = NULL;
+	tf_compare_side bs = { (const tf_profile *const *)b, NULL, nb };
+	tf_compare_side hs = { (const tf_profile *const *)h, NULL, nh };
+	int rc = tf_compare(&c, &bs, &hs, o);
+	if (rc)
+		fail_msg("tf_compare: %s", tf_error_last());
+	return c;
+}
+
+static tf_comparison *compare1(tf_profile *b, tf_profile *h, const tf_compare_opts *o)
+{
+	return compare_n(&b, 1, &h, 1, o);
+}
+
+static void test_aggregation_and_verdicts(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	add(b, "A", 1000, "main:1;a:2");
+	add(b, "B", 600, "main:1;b:2");
+	add(b, "B", 400, "main:1;b:2;c:3");
+	add(b, "gone", 300, "main:1;g:2");
+	add(b, NULL, 10, "main:1");
+	add(h, "A", 1300, "main:1;a:2");
+	add(h, "B", 1000, "main:1;b:2");
+	add(h, "new", 40, "main:1;n:2");
+	add(h, NULL, 10, "main:1");
+	tf_comparison *c = compare1(b, h, NULL);
+
+	assert_int_equal(c->ntests, 5);
+	const tf_test_delta *a = tf_comparison_find(c, "A");
+	assert_non_null(a);
+	assert_int_equal(a->verdict, TF_VERDICT_REGRESSED);
+	assert_true(fabs(a->delta_pct - 30) < 1e-9);
+	assert_true(a->base.cost == 1000.0 * PERIOD && a->head.cost == 1300.0 * PERIOD);
+	assert_int_equal(a->base.samples, 1000);
+	assert_int_equal(a->method, TF_METHOD_POISSON);
+	assert_true(a->ci_low_pct < 30 && a->ci_high_pct > 30);
+	assert_true(isnan(a->base.wall_ns));
+	/* a test whose samples merge into fewer stacks is the same test */
+	assert_int_equal(tf_comparison_find(c, "B")->verdict, TF_VERDICT_UNCHANGED);
+	assert_true(fabs(tf_comparison_find(c, "B")->delta_pct) < 1e-9);
+	assert_int_equal(tf_comparison_find(c, "gone")->verdict, TF_VERDICT_GONE);
+	assert_int_equal(tf_comparison_find(c, "new")->verdict, TF_VERDICT_NEW);
+	assert_true(isnan(tf_comparison_find(c, "new")->delta_pct));
+	/* unlabelled samples of a labelled run are kept apart, and 10 samples
+	 * are too few to call anything unchanged at a 5% threshold */
+	assert_int_equal(tf_comparison_find(c, "[unattributed]")->verdict, TF_VERDICT_INCONCLUSIVE);
+	/* report order: regressed first, unchanged last */
+	assert_string_equal(c->tests[0].name, "A");
+	assert_int_equal(c->tests[c->ntests - 1].verdict, TF_VERDICT_UNCHANGED);
+	assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], 1);
+	assert_int_equal(c->summary.count[TF_VERDICT_NEW], 1);
+	assert_true(tf_comparison_regressed(c));
+	assert_string_equal(c->summary.event, "cpu-clock");
+	assert_string_equal(c->summary.unit, "nanoseconds");
+	assert_true(c->summary.noise == 3);
+	assert_true(c->summary.base_cost == 2310.0 * PERIOD);
+	assert_int_equal(c->summary.head_samples, 2350);
+	assert_int_equal(c->base_column[0], 1);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+static void test_foreign_profile_is_one_test(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run(NULL), *h = new_run(NULL);
+	add(b, NULL, 500, "main:1;x:2");
+	add(h, NULL, 500, "main:1;x:2");
+	tf_comparison *c = compare1(b, h, NULL);
+	assert_int_equal(c->ntests, 1);
+	assert_string_equal(c->tests[0].name, "all");
+	assert_string_equal(c->summary.event, "cpu");
+	assert_int_equal(c->tests[0].verdict, TF_VERDICT_UNCHANGED);
+	tf_comparison_free(c);
+
+	tf_profile_set_meta(b, "suite", "unit-tests");
+	tf_profile_set_meta(h, "suite", "unit-tests");
+	c = compare1(b, h, NULL);
+	assert_string_equal(c->tests[0].name, "unit-tests");
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+static void test_mismatched_events(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h, *i;
+	tf_comparison *c = NULL;
+	const char *names_b[] = { "base.pb.gz" }, *names_h[] = { "head.pb.gz" };
+
+	add(b, "A", 100, "main");
+	/* a different value type */
+	tf_profile_new(&h);
+	tf_profile_add_sample_type(h, "samples", "count");
+	tf_profile_add_sample_type(h, "instructions", "count");
+	add(h, "A", 100, "main");
+	tf_compare_side bs = { (const tf_profile *const *)&b, names_b, 1 };
+	tf_compare_side hs = { (const tf_profile *const *)&h, names_h, 1 };
+	assert_int_equal(tf_compare(&c, &bs, &hs, NULL), TF_EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(tf_error_last(), "cpu/nanoseconds"));
+	assert_non_null(strstr(tf_error_last(), "instructions/count"));
+	assert_non_null(strstr(tf_error_last(), "base.pb.gz"));
+	assert_non_null(strstr(tf_error_last(), "head.pb.gz"));
+	/* the same column, different events in the metadata */
+	i = new_run("wall");
+	add(i, "A", 100, "main");
+	hs.profiles = (const tf_profile *const *)&i;
+	assert_int_equal(tf_compare(&c, &bs, &hs, NULL), TF_EINVAL);
+	assert_non_null(strstr(tf_error_last(), "'cpu-clock'"));
+	assert_non_null(strstr(tf_error_last(), "'wall'"));
+	/* no profiles at all */
+	hs.n = 0;
+	assert_int_equal(tf_compare(&c, &bs, &hs, NULL), TF_EUSAGE);
+	tf_profile_free(b);
+	tf_profile_free(h);
+	tf_profile_free(i);
+}
+
+static void test_value_and_test_selection(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run(NULL), *h = new_run(NULL);
+	tf_compare_opts o;
+	tf_comparison *c = NULL;
+
+	add(b, "A", 100, "main");
+	add(b, "B", 100, "main");
+	add(h, "A", 100, "main");
+	add(h, "B", 100, "main");
+	tf_compare_opts_init(&o);
+	o.value = "samples";
+	c = compare1(b, h, &o);
+	assert_string_equal(c->summary.unit, "count");
+	assert_true(c->tests[0].base.cost == 100);
+	assert_int_equal(c->base_column[0], 0);
+	tf_comparison_free(c);
+	o.value = "cpu/nanoseconds";
+	c = compare1(b, h, &o);
+	assert_true(c->tests[0].base.cost == 100.0 * PERIOD);
+	tf_comparison_free(c);
+	o.value = "cpu/bytes";
+	tf_compare_side bs = { (const tf_profile *const *)&b, NULL, 1 };
+	tf_compare_side hs = { (const tf_profile *const *)&h, NULL, 1 };
+	c = NULL;
+	assert_int_equal(tf_compare(&c, &bs, &hs, &o), TF_EINVAL);
+	assert_non_null(strstr(tf_error_last(), "samples/count, cpu/nanoseconds"));
+	o.value = NULL;
+	o.test = "B";
+	c = compare1(b, h, &o);
+	assert_int_equal(c->ntests, 1);
+	assert_string_equal(c->tests[0].name, "B");
+	tf_comparison_free(c);
+	o.test = "Z";
+	c = NULL;
+	assert_int_equal(tf_compare(&c, &bs, &hs, &o), TF_ENOTFOUND);
+	assert_non_null(strstr(tf_error_last(), "'Z'"));
+	/* default_sample_type picks the column */
+	b->default_sample_type = tf_profile_intern(b, "samples");
+	h->default_sample_type = tf_profile_intern(h, "samples");
+	c = compare1(b, h, NULL);
+	assert_string_equal(c->summary.value_type, "samples");
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+static void test_several_runs(void **state)
+{
+	(void)state;
+	tf_profile *b[3], *h[3];
+	const int base_n[] = { 1000, 1020, 990 }, head_n[] = { 1200, 1190, 1215 };
+
+	for (int i = 0; i < 3; i++) {
+		b[i] = new_run("cpu-clock");
+		h[i] = new_run("cpu-clock");
+		add(b[i], "A", base_n[i], "main:1;a:2");
+		add(h[i], "A", head_n[i], "main:1;a:2");
+		if (i < 2)
+			add(b[i], "B", 100, "main:1;b:2");
+	}
+	tf_comparison *c = compare_n(b, 3, h, 3, NULL);
+	const tf_test_delta *a = tf_comparison_find(c, "A");
+	assert_int_equal(a->method, TF_METHOD_WELCH);
+	assert_true(fabs(a->base.cost - (3010.0 / 3) * PERIOD) < 1);
+	assert_int_equal(a->base.runs, 3);
+	assert_int_equal(a->base.samples, 3010);
+	assert_int_equal(a->verdict, TF_VERDICT_REGRESSED);
+	assert_true(a->df > 2 && a->df < 5);
+	/* B ran in two base runs and no head run: gone, its base cost the
+	 * mean over all three base runs */
+	const tf_test_delta *bb = tf_comparison_find(c, "B");
+	assert_int_equal(bb->verdict, TF_VERDICT_GONE);
+	assert_int_equal(bb->base.runs, 2);
+	assert_true(fabs(bb->base.cost - 200.0 / 3 * PERIOD) < 1);
+	assert_int_equal(c->summary.base_runs, 3);
+	tf_comparison_free(c);
+	for (int i = 0; i < 3; i++) {
+		tf_profile_free(b[i]);
+		tf_profile_free(h[i]);
+	}
+}
+
+static void test_run_metadata(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run(NULL), *h = new_run(NULL);
+	add(b, "A", 500, "main");
+	add(b, "quick", 3, "main");
+	add(h, "A", 500, "main");
+	tf_profile_set_meta(b, "test.A", "samples=500 value=5000000000 wall_ns=6000000000 cpu_ns=5.5s");
+	tf_profile_set_meta(h, "test.A", "samples=500 value=5000000000 wall=7s");
+	tf_profile_set_meta(h, "test.quick", "samples=0 value=0");
+	tf_profile_set_meta(b, "commit", "0123456789abcdef");
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *a = tf_comparison_find(c, "A");
+	assert_true(a->base.wall_ns == 6e9);
+	assert_true(a->base.cpu_ns == 5.5e9);
+	assert_true(a->head.wall_ns == 7e9);
+	assert_true(isnan(a->head.cpu_ns));
+	/* listed in the head's metadata: it ran, it is not gone */
+	const tf_test_delta *q = tf_comparison_find(c, "quick");
+	assert_int_equal(q->verdict, TF_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(q->reason, "too briefly"));
+	assert_string_equal(tf_comparison_meta(c, false, "commit"), "0123456789abcdef");
+	assert_null(tf_comparison_meta(c, true, "commit"));
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+static const tf_func_delta *func(const tf_test_delta *t, const char *name)
+{
+	for (size_t i = 0; i < t->nfunctions; i++)
+		if (strcmp(t->functions[i].name, name) == 0)
+			return &t->functions[i];
+	return NULL;
+}
+
+static void test_function_deltas(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run(NULL), *h = new_run(NULL);
+
+	add(b, "T", 1000, "main:1;work:5;hot:10");
+	add(b, "T", 500, "main:1;work:5;hot:12");
+	add(b, "T", 500, "main:1;work:6");
+	add(b, "T", 200, "main:1;rec:3;rec:4;rec:4");
+	add(b, "T", 300, "main:1;outer:3+inl:7");
+	add(h, "T", 2000, "main:1;work:5;hot:10");
+	add(h, "T", 500, "main:1;work:5;hot:12");
+	add(h, "T", 500, "main:1;work:6");
+	add(h, "T", 400, "main:1;rec:3;rec:4;rec:4");
+	add(h, "T", 600, "main:1;outer:3+inl:7");
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *t = &c->tests[0];
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+
+	/* sorted by growth of self cost; hot grew most, at line 10 */
+	assert_string_equal(t->functions[0].name, "hot");
+	const tf_func_delta *hot = func(t, "hot");
+	assert_true(hot->delta_self == 1000.0 * PERIOD);
+	assert_true(hot->base_total == 1500.0 * PERIOD);
+	assert_int_equal(hot->line, 10);
+	assert_string_equal(hot->file, "src/hot.c");
+	/* recursion counts once per stack in total */
+	const tf_func_delta *rec = func(t, "rec");
+	assert_true(rec->base_total == 200.0 * PERIOD);
+	assert_true(rec->head_self == 400.0 * PERIOD);
+	/* inlined frames: the inlined function has the self cost, its host the
+	 * total, and the host did not grow in self so its line is its first */
+	const tf_func_delta *inl = func(t, "inl"), *outer = func(t, "outer");
+	assert_true(inl->delta_self == 300.0 * PERIOD);
+	assert_int_equal(inl->line, 7);
+	assert_true(outer->delta_self == 0 && outer->delta_total == 300.0 * PERIOD);
+	assert_int_equal(outer->line, 1);
+	/* work's self did not change: it is listed by its total growth */
+	const tf_func_delta *work = func(t, "work");
+	assert_true(work->delta_self == 0 && work->delta_total == 1000.0 * PERIOD);
+	tf_comparison_free(c);
+
+	/* an improvement lists what shrank, most first */
+	c = compare1(h, b, NULL);
+	t = &c->tests[0];
+	assert_int_equal(t->verdict, TF_VERDICT_IMPROVED);
+	assert_string_equal(t->functions[0].name, "hot");
+	assert_true(t->functions[0].delta_self == -1000.0 * PERIOD);
+	assert_int_equal(t->functions[0].line, 10);
+	tf_comparison_free(c);
+
+	/* top_functions limits the list */
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	o.top_functions = 2;
+	c = compare1(b, h, &o);
+	assert_int_equal(c->tests[0].nfunctions, 2);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+static void test_unsymbolized_frames_match_across_runs(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run(NULL), *h = new_run(NULL);
+	add(b, "T", 1000, "main:1;@0x401000");
+	add(h, "T", 2000, "main:1;@0x401000");
+	tf_comparison *c = compare1(b, h, NULL);
+	assert_string_equal(c->tests[0].functions[0].name, "app+0x1000");
+	assert_true(c->tests[0].functions[0].delta_self == 1000.0 * PERIOD);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+/* The same function built in two checkouts matches; the head's path is
+ * shown. Two static functions of one name in different files do not. */
+static void test_functions_match_across_checkouts(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run(NULL), *h = new_run(NULL);
+	int64_t v1[2] = { 1000, 1000LL * PERIOD }, v2[2] = { 2000, 2000LL * PERIOD };
+	tf_line lb = { tf_profile_function(b, "hot", "/ci/build1/src/hot.c", 3), 5, 0 };
+	tf_line lh = { tf_profile_function(h, "hot", "/tmp/wt/src/hot.c", 3), 6, 0 };
+	tf_line sb = { tf_profile_function(b, "helper", "/ci/build1/src/a.c", 1), 2, 0 };
+	tf_line sh = { tf_profile_function(h, "helper", "/tmp/wt/src/b.c", 1), 2, 0 };
+	uint32_t l;
+
+	l = tf_profile_add_location(b, TF_NO_MAPPING, 0, &lb, 1);
+	tf_profile_add_sample(b, &l, 1, v1, NULL, 0);
+	l = tf_profile_add_location(h, TF_NO_MAPPING, 0, &lh, 1);
+	tf_profile_add_sample(h, &l, 1, v2, NULL, 0);
+	l = tf_profile_add_location(b, TF_NO_MAPPING, 0, &sb, 1);
+	tf_profile_add_sample(b, &l, 1, v1, NULL, 0);
+	l = tf_profile_add_location(h, TF_NO_MAPPING, 0, &sh, 1);
+	tf_profile_add_sample(h, &l, 1, v2, NULL, 0);
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *t = &c->tests[0];
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+	const tf_func_delta *hot = func(t, "hot");
+	assert_true(hot->base_self == 1000.0 * PERIOD && hot->head_self == 2000.0 * PERIOD);
+	assert_string_equal(hot->file, "/tmp/wt/src/hot.c");
+	assert_int_equal(hot->line, 6);
+	/* helper in b.c is new code: all of its cost is growth */
+	assert_string_equal(t->functions[0].name, "helper");
+	assert_string_equal(t->functions[0].file, "/tmp/wt/src/b.c");
+	assert_true(t->functions[0].delta_self == 2000.0 * PERIOD);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+static const tf_diff_node *child_named(const tf_diff_tree *t, uint32_t parent, const char *name)
+{
+	for (uint32_t i = t->nodes[parent].first_child; i != TF_DIFF_NONE; i = t->nodes[i].next_sibling)
+		if (strcmp(t->nodes[i].name, name) == 0)
+			return &t->nodes[i];
+	return NULL;
+}
+
+static void test_diff_tree(void **state)
+{
+	(void)state;
+	tf_profile *b[2] = { new_run(NULL), new_run(NULL) }, *h = new_run(NULL);
+	tf_diff_tree *t;
+
+	add(b[0], "T", 100, "main:1;work:5;hot:10");
+	add(b[1], "T", 300, "main:1;work:5;hot:10");
+	add(b[0], "T", 50, "main:1;outer:3+inl:7");
+	add(b[1], "T", 50, "main:1;outer:3+inl:7");
+	add(b[0], "U", 1000, "other");
+	add(h, "T", 400, "main:1;work:5;hot:12");
+	add(h, "T", 10, "main:1;work:6");
+	add(h, "T", 20, "main:1;zeta:1");
+	add(h, "U", 1000, "other");
+	tf_comparison *c = compare_n(b, 2, &h, 1, NULL);
+	size_t ti = (size_t)(tf_comparison_find(c, "T") - c->tests);
+
+	assert_int_equal(tf_comparison_diff_tree(&t, c, ti), 0);
+	assert_string_equal(t->nodes[0].name, "T");
+	assert_int_equal(t->nodes[0].parent, TF_DIFF_NONE);
+	/* base values are means over the two base runs */
+	assert_true(t->nodes[0].base_total == 250.0 * PERIOD);
+	assert_true(t->nodes[0].head_total == 430.0 * PERIOD);
+	const tf_diff_node *main_ = child_named(t, 0, "main");
+	assert_non_null(main_);
+	assert_int_equal(main_->depth, 1);
+	uint32_t mi = (uint32_t)(main_ - t->nodes);
+	/* children sorted by name: outer, work, zeta */
+	uint32_t k = main_->first_child;
+	assert_string_equal(t->nodes[k].name, "outer");
+	k = t->nodes[k].next_sibling;
+	assert_string_equal(t->nodes[k].name, "work");
+	k = t->nodes[k].next_sibling;
+	assert_string_equal(t->nodes[k].name, "zeta");
+	assert_int_equal(t->nodes[k].next_sibling, TF_DIFF_NONE);
+	/* hot merged by name whatever its line; work has head self only */
+	const tf_diff_node *work = child_named(t, mi, "work");
+	const tf_diff_node *hot = child_named(t, (uint32_t)(work - t->nodes), "hot");
+	assert_true(hot->base_self == 200.0 * PERIOD && hot->head_self == 400.0 * PERIOD);
+	assert_true(work->base_self == 0 && work->head_self == 10.0 * PERIOD);
+	assert_true(work->head_total == 410.0 * PERIOD);
+	assert_string_equal(hot->file, "src/hot.c");
+	/* the inlined function is a child frame of its host */
+	const tf_diff_node *outer = child_named(t, mi, "outer");
+	const tf_diff_node *inl = child_named(t, (uint32_t)(outer - t->nodes), "inl");
+	assert_non_null(inl);
+	assert_true(inl->base_self == 50.0 * PERIOD && outer->base_self == 0);
+	assert_int_equal(inl->depth, 3);
+	tf_diff_tree_free(t);
+
+	/* all tests */
+	assert_int_equal(tf_comparison_diff_tree(&t, c, TF_ALL_TESTS), 0);
+	assert_string_equal(t->nodes[0].name, "all");
+	assert_true(t->nodes[0].base_total == 750.0 * PERIOD);
+	assert_non_null(child_named(t, 0, "other"));
+	tf_diff_tree_free(t);
+	assert_int_equal(tf_comparison_diff_tree(&t, c, 99), TF_EINVAL);
+	tf_comparison_free(c);
+	tf_profile_free(b[0]);
+	tf_profile_free(b[1]);
+	tf_profile_free(h);
+}
+
+static void test_json(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	const char *evil = "quote\" back\\slash\nnew\x01line \xff\xfe <b>&";
+	add(b, evil, 1000, "main:1;hot:2");
+	add(h, evil, 2000, "main:1;hot:2");
+	add(h, "fresh", 100, "main:1");
+	tf_profile_set_meta(b, "commit", "abc\"def");
+	tf_comparison *c = compare1(b, h, NULL);
+	tf_buf out = TF_BUF_INIT;
+	json_error_t err;
+
+	assert_int_equal(tf_comparison_to_json(&out, c), 0);
+	json_t *j = json_loads(out.ptr, 0, &err);
+	if (!j)
+		fail_msg("report.json does not parse: %s (line %d)", err.text, err.line);
+	assert_string_equal(json_string_value(json_object_get(j, "schema")), "testflame-report/1");
+	assert_true(json_is_true(json_object_get(j, "regressed")));
+	assert_string_equal(json_string_value(json_object_get(j, "event")), "cpu-clock");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"), "regressed")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(j, "base"), "meta"), "commit")), "abc\"def");
+	json_t *tests = json_object_get(j, "tests");
+	assert_int_equal(json_array_size(tests), 2);
+	json_t *t0 = json_array_get(tests, 0);
+	assert_string_equal(json_string_value(json_object_get(t0, "name")),
+			    "quote\" back\\slash\nnew\x01line \xef\xbf\xbd\xef\xbf\xbd <b>&");
+	assert_string_equal(json_string_value(json_object_get(t0, "verdict")), "regressed");
+	assert_true(fabs(json_real_value(json_object_get(t0, "delta_pct")) - 100) < 1e-9);
+	assert_int_equal(json_array_size(json_object_get(t0, "ci_pct")), 2);
+	json_t *f0 = json_array_get(json_object_get(t0, "functions"), 0);
+	assert_string_equal(json_string_value(json_object_get(f0, "name")), "hot");
+	assert_string_equal(json_string_value(json_object_get(f0, "file")), "src/hot.c");
+	assert_int_equal(json_integer_value(json_object_get(f0, "line")), 2);
+	/* a new test has no delta: null, not NaN (which is not JSON) */
+	json_t *t1 = json_array_get(tests, 1);
+	assert_string_equal(json_string_value(json_object_get(t1, "verdict")), "new");
+	assert_true(json_is_null(json_object_get(t1, "delta_pct")));
+	assert_null(strstr(out.ptr, "NaN"));
+	assert_null(strstr(out.ptr, ": nan"));
+	json_decref(j);
+	tf_buf_free(&out);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+static size_t columns(const char *s, size_t len)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	char longname[300];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	memcpy(longname + sizeof(longname) - 8, "_tail", 6);
+	add(b, "pkg/TestSlow", 1000, "main:1;encodeSlow:42");
+	add(h, "pkg/TestSlow", 2000, "main:1;encodeSlow:42");
+	add(b, "TestSame", 1000, "main:1;x:2");
+	add(h, "TestSame", 1000, "main:1;x:2");
+	add(b, "esc\033[2Jname", 1000, "main:1");
+	add(h, "esc\033[2Jname", 100, "main:1");
+	add(b, longname, 500, "main:1");
+	add(h, longname, 900, "main:1");
+	tf_comparison *c = compare1(b, h, NULL);
+	tf_buf out = TF_BUF_INIT;
+	tf_table_opts o;
+
+	tf_table_opts_init(&o);
+	o.width = 80;
+	assert_int_equal(tf_comparison_render_table(&out, c, &o), 0);
+	assert_non_null(strstr(out.ptr, "regressed"));
+	assert_non_null(strstr(out.ptr, "pkg/TestSlow"));
+	assert_non_null(strstr(out.ptr, "+100.0%"));
+	assert_non_null(strstr(out.ptr, "encodeSlow  encodeSlow.c:42"));
+	assert_non_null(strstr(out.ptr, "+10.0 s"));
+	assert_non_null(strstr(out.ptr, "1 unchanged test"));
+	assert_non_null(strstr(out.ptr, "_tail"));
+	assert_non_null(strstr(out.ptr, "REGRESSION: 2 tests slower by at least 5%"));
+	assert_null(strchr(out.ptr, '\033'));
+	for (const char *l = out.ptr; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		if (columns(l, len) > 80)
+			fail_msg("line wider than 80 columns: %.*s", (int)len, l);
+		l += len + (e != NULL);
+	}
+	tf_buf_clear(&out);
+	o.color = true;
+	o.all = true;
+	tf_comparison_render_table(&out, c, &o);
+	assert_non_null(strstr(out.ptr, "\033[1;31mregressed"));
+	assert_non_null(strstr(out.ptr, "TestSame"));
+	assert_null(strstr(out.ptr, "\033[2J"));
+	tf_buf_free(&out);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+static void test_format_cost(void **state)
+{
+	(void)state;
+	char buf[32];
+	tf_compare_format_cost(buf, sizeof(buf), 1.234e9, "nanoseconds");
+	assert_string_equal(buf, "1.23 s");
+	tf_compare_format_cost(buf, sizeof(buf), 45.6e6, "nanoseconds");
+	assert_string_equal(buf, "45.6 ms");
+	tf_compare_format_cost(buf, sizeof(buf), 999, "nanoseconds");
+	assert_string_equal(buf, "999 ns");
+	tf_compare_format_cost(buf, sizeof(buf), 2500, "count");
+	assert_string_equal(buf, "2500");
+	tf_compare_format_cost(buf, sizeof(buf), 12.5e6, "count");
+	assert_string_equal(buf, "12.5 M");
+	tf_compare_format_cost(buf, sizeof(buf), 3 * 1048576.0, "bytes");
+	assert_string_equal(buf, "3.00 MiB");
+	tf_compare_format_cost(buf, sizeof(buf), NAN, "count");
+	assert_string_equal(buf, "-");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_aggregation_and_verdicts),
+		cmocka_unit_test(test_foreign_profile_is_one_test),
+		cmocka_unit_test(test_mismatched_events),
+		cmocka_unit_test(test_value_and_test_selection),
+		cmocka_unit_test(test_several_runs),
+		cmocka_unit_test(test_run_metadata),
+		cmocka_unit_test(test_function_deltas),
+		cmocka_unit_test(test_unsymbolized_frames_match_across_runs),
+		cmocka_unit_test(test_functions_match_across_checkouts),
+		cmocka_unit_test(test_diff_tree),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_format_cost),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

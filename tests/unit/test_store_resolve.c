@@ -1,0 +1,237 @@
+/*
+ * test_store_resolve.c - baseline resolution on real histories made with
+ * the git CLI in a temporary directory: first-parent walks across merges,
+ * the distance reported, depth limits, the start of history and the edge of
+ * a shallow clone, the dir store, and fetching the one baseline needed from
+ * a file:// remote.
+ *
+ *   m1 - m2 - m3 - M - m5        (main; M merges side, first parent m3)
+ *          \      /
+ *           s1 - s2              (side)
+ */
+#include "unit.h"
+#include "testflame/store.h"
+
+#include <stdarg.h>
+
+static char *top;
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+static char *path(const char *name)
+{
+	char *p;
+	assert_true(asprintf(&p, "%s/%s", top, name) > 0);
+	return p;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	top = unit_tmpdir();
+	setenv("HOME", top, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_AUTHOR_NAME", "t", 1);
+	setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
+	setenv("GIT_COMMITTER_NAME", "t", 1);
+	setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
+	sh("cd %s && git init -q -b main r && cd r && "
+	   "c() { git commit -q --allow-empty -m $1 && git tag $1; } && "
+	   "c m1 && c m2 && git branch side && c m3 && "
+	   "git checkout -q side && c s1 && c s2 && git checkout -q main && "
+	   "git merge -q --no-ff side -m M && git tag M && c m5", top);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unit_rmtree(top);
+	return 0;
+}
+
+static tf_store *open_store(const char *spec, const char *repo)
+{
+	tf_store *s = NULL;
+	char *p = path(repo);
+	assert_int_equal(tf_store_open(&s, spec, p), 0);
+	free(p);
+	return s;
+}
+
+static void save(tf_store *s, const char *rev, const char *kind)
+{
+	assert_int_equal(tf_store_save(s, rev, "unit", kind, "bytes", 5), 0);
+}
+
+static void expect_at(tf_store *s, const tf_store_match *m, const char *rev)
+{
+	char id[TF_STORE_ID_HEX + 1];
+	assert_int_equal(tf_store_rev(id, s, rev), 0);
+	assert_string_equal(m->commit, id);
+}
+
+static void test_first_parent_across_merge(void **state)
+{
+	(void)state;
+	tf_store *s = open_store("git", "r");
+	tf_store_match m;
+
+	save(s, "m2", "k");
+	save(s, "s2", "k");  /* on the side branch: not on main's first-parent line */
+	save(s, "m3", "other");
+
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "k", NULL), 0);
+	expect_at(s, &m, "m2");
+	assert_int_equal(m.distance, 3);      /* m5 -> M -> m3 -> m2 */
+	assert_int_equal(m.walked, 4);
+	assert_false(m.fetched);
+
+	assert_int_equal(tf_store_resolve(&m, s, "s2", "unit", "k", NULL), 0);
+	expect_at(s, &m, "s2");
+	assert_int_equal(m.distance, 0);
+
+	assert_int_equal(tf_store_resolve(&m, s, "s1", "unit", "k", NULL), 0);
+	expect_at(s, &m, "m2");
+	assert_int_equal(m.distance, 1);
+
+	/* same suite, other kind: a different baseline */
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "other", NULL), 0);
+	expect_at(s, &m, "m3");
+	assert_int_equal(m.distance, 2);
+
+	/* a baseline of the right kind but another suite does not count */
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "bench", "k", NULL), TF_ENOTFOUND);
+	tf_store_free(s);
+}
+
+static void test_not_found(void **state)
+{
+	(void)state;
+	tf_store *s = open_store("git", "r");
+	tf_store_match m;
+	tf_store_resolve_opts o = { 2, false };
+
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "none", NULL), TF_ENOTFOUND);
+	assert_int_equal(m.walked, 5);       /* m5 M m3 m2 m1 */
+	assert_true(m.history_ended);
+	assert_non_null(strstr(tf_error_last(), "no baseline for suite 'unit', kind 'none'"));
+	assert_non_null(strstr(tf_error_last(), "back to the first commit"));
+
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "k", &o), TF_ENOTFOUND);
+	assert_int_equal(m.walked, 2);
+	assert_false(m.history_ended);
+
+	assert_int_equal(tf_store_resolve(&m, s, "nope", "unit", "k", NULL), TF_ENOTFOUND);
+	assert_non_null(strstr(tf_error_last(), "unknown revision 'nope'"));
+	assert_int_equal(tf_store_resolve(&m, s, "0123456789012345678901234567890123456789",
+					  "unit", "k", NULL), TF_ENOTFOUND);
+	assert_non_null(strstr(tf_error_last(), "not in this repository"));
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "", "k", NULL), TF_EINVAL);
+	tf_store_free(s);
+}
+
+static void test_dir_store(void **state)
+{
+	(void)state;
+	char *spec, *cache = path("cache");
+	char id[TF_STORE_ID_HEX + 1];
+	tf_store *s;
+	tf_store_match m;
+	tf_buf b = TF_BUF_INIT;
+
+	assert_true(asprintf(&spec, "dir:%s", cache) > 0);
+	s = open_store(spec, "r");
+	save(s, "m1", "k");
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "k", NULL), 0);
+	expect_at(s, &m, "m1");
+	assert_int_equal(m.distance, 4);
+	assert_int_equal(tf_store_get(&b, s, m.commit, "unit", "k"), 0);
+	assert_int_equal(b.len, 5);
+	assert_memory_equal(b.ptr, "bytes", 5);
+	tf_store_free(s);
+
+	/* outside a repository the dir store still reads and writes by id,
+	 * but cannot walk history */
+	s = open_store(spec, ".");
+	snprintf(id, sizeof(id), "%s", m.commit);
+	assert_int_equal(tf_store_resolve(&m, s, id, "unit", "k", NULL), TF_EUSAGE);
+	assert_int_equal(tf_store_get(&b, s, id, "unit", "k"), 0);
+	tf_store_free(s);
+	tf_buf_free(&b);
+	free(spec);
+	free(cache);
+}
+
+static void test_fetch_from_remote(void **state)
+{
+	(void)state;
+	tf_store *s;
+	tf_store_match m;
+	tf_store_resolve_opts fetch = { 0, true };
+	tf_buf b = TF_BUF_INIT;
+
+	/* r's baselines (m2 and s2 of kind k, m3 of kind other) published */
+	sh("cd %s && git clone -q --bare r remote.git && "
+	   "git -C r push -q ../remote.git 'refs/testflame/runs/*:refs/testflame/runs/*' && "
+	   "git clone -q file://%s/remote.git c2", top, top);
+	s = open_store("git", "c2");
+
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "k", NULL), TF_ENOTFOUND);
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "k", &fetch), 0);
+	expect_at(s, &m, "m2");
+	assert_int_equal(m.distance, 3);
+	assert_true(m.fetched);
+	assert_int_equal(tf_store_get(&b, s, "m2", "unit", "k"), 0);
+	assert_memory_equal(b.ptr, "bytes", 5);
+	/*
+	 * A remote listing names commits, not what their baselines hold, so
+	 * m3's (another kind) was fetched on the way and passed over; s2's,
+	 * off the first-parent line, never came.
+	 */
+	assert_int_equal(tf_store_get(&b, s, "m3", "unit", "other"), 0);
+	assert_int_equal(tf_store_get(&b, s, "s2", "unit", "k"), TF_ENOTFOUND);
+	sh("test \"$(git -C %s/c2 for-each-ref refs/testflame | wc -l)\" = 2", top);
+
+	/* now it is here: found without the remote, no second fetch */
+	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "k", &fetch), 0);
+	assert_false(m.fetched);
+	tf_store_free(s);
+	tf_buf_free(&b);
+}
+
+static void test_shallow_clone(void **state)
+{
+	(void)state;
+	tf_store *s;
+	tf_store_match m;
+
+	sh("cd %s && git clone -q --depth 2 file://%s/r shallow 2>/dev/null", top, top);
+	s = open_store("git", "shallow");
+	assert_int_equal(tf_store_resolve(&m, s, "HEAD", "unit", "k", NULL), TF_ENOTFOUND);
+	assert_true(m.history_ended);
+	assert_int_equal(m.walked, 2);
+	assert_non_null(strstr(tf_error_last(), "shallow"));
+	tf_store_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_parent_across_merge),
+		cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_dir_store),
+		cmocka_unit_test(test_fetch_from_remote),
+		cmocka_unit_test(test_shallow_clone),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,720 @@
+/*
+ * test_symbolize.c - the symbolizer against real processes: fixture
+ * programs (PIE, non-PIE, C++, -O2 with inlined functions) are started,
+ * their /proc/PID/maps fed as the MMAP events perf records, and addresses
+ * the programs report about themselves must come back with the right
+ * function, file and line. Also: fork/exec/exit semantics, deleted and
+ * memfd binaries pinned while the process lives, [vdso], the kernel, JIT
+ * perf maps (and node's), separate debug info, and bad input.
+ */
+#include "symbolize_helpers.h"
+#include "symbolize/symbolize_int.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+static tf_symbolizer *new_sym(void)
+{
+	tf_symbolizer *s;
+	tf_symbolizer_opts o;
+	tf_symbolizer_opts_init(&o);
+	assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+	return s;
+}
+
+static const tf_symloc *look(tf_symbolizer *s, pid_t pid, uint64_t addr)
+{
+	const tf_symloc *l = tf_symbolizer_lookup(s, (uint32_t)pid, 0, addr, false);
+	assert_non_null(l);
+	assert_non_null(l->frames);
+	assert_true(l->nframes >= 1);
+	assert_non_null(l->frames[0].function);
+	return l;
+}
+
+static void check_hot_loop(const char *name, bool pie)
+{
+	char *path = fixture_path(name);
+	fixture f;
+	int decl, call;
+	tf_symbolizer *s = new_sym();
+
+	fixture_start(&f, path, NULL);
+	uint64_t fn = fixture_addr(&f, "fn sym_hot_loop", &decl);
+	uint64_t ra = fixture_addr(&f, "ra sym_hot_loop", &call);
+	uint64_t mainp = fixture_addr(&f, "fn main", NULL);
+	assert_true(feed_maps(s, f.pid, false, true) > 0);
+
+	const tf_symloc *l = look(s, f.pid, fn);
+	assert_true(l->resolved);
+	assert_int_equal(l->nframes, 1);
+	assert_string_equal(l->frames[0].function, "sym_hot_loop");
+	assert_string_equal(l->frames[0].system_name, "sym_hot_loop");
+	assert_true(ends_with(l->frames[0].file, "tests/fixtures/symbolize.c"));
+	assert_int_equal(l->frames[0].start_line, decl);
+	assert_true(l->frames[0].line >= decl && l->frames[0].line <= decl + 1);
+	assert_true(ends_with(l->module, name));
+	assert_non_null(l->build_id);
+	assert_true(l->module_addr >= l->module_start && l->module_addr < l->module_end);
+	if (!pie)
+		assert_true(l->module_addr == fn); /* ET_EXEC: vaddr = address */
+	else
+		assert_true(l->module_addr != fn && l->module_addr < 0x100000);
+
+	const tf_symloc *r = look(s, f.pid, ra - 1);
+	assert_string_equal(r->frames[0].function, "sym_hot_loop");
+	assert_int_equal(r->frames[0].line, call);
+	assert_int_not_equal(r->id, l->id);
+	assert_ptr_equal(look(s, f.pid, fn), l); /* cached: same symloc */
+
+	const tf_symloc *m = look(s, f.pid, mainp);
+	assert_string_equal(m->frames[0].function, "main");
+
+	tf_symbolizer_stats st;
+	tf_symbolizer_stats_get(s, &st);
+	assert_int_equal(st.lookups, 4);
+	assert_int_equal(st.unresolved, 0);
+	assert_int_equal(st.symlocs, 3);
+	assert_true(st.modules >= 1);
+	assert_int_equal(st.missing_files, 0);
+
+	fixture_stop(&f);
+	tf_symbolizer_free(s);
+	free(path);
+}
+
+static void test_pie(void **state)
+{
+	(void)state;
+	check_hot_loop("symbolize", true);
+}
+
+static void test_nopie(void **state)
+{
+	(void)state;
+	check_hot_loop("symbolize_nopie", false);
+}
+
+static void test_inlined_frames(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize_nofp");
+	fixture f;
+	unsigned long long ra;
+	int lb, la, lo, db, da, dout;
+
+	fixture_start(&f, path, NULL);
+	assert_int_equal(sscanf(fixture_get(&f, "inline"), "%llx %d %d %d %d %d %d", &ra, &lb, &la,
+				&lo, &db, &da, &dout), 7);
+	tf_symbolizer *s = new_sym();
+	feed_maps(s, f.pid, false, true);
+	const tf_symloc *l = look(s, f.pid, ra - 1);
+	assert_true(l->resolved);
+	assert_int_equal(l->nframes, 3);
+	assert_string_equal(l->frames[0].function, "inner_b");
+	assert_int_equal(l->frames[0].line, lb);
+	assert_int_equal(l->frames[0].start_line, db);
+	assert_string_equal(l->frames[1].function, "inner_a");
+	assert_int_equal(l->frames[1].line, la);
+	assert_int_equal(l->frames[1].start_line, da);
+	assert_string_equal(l->frames[2].function, "sym_outer");
+	assert_int_equal(l->frames[2].line, lo);
+	assert_int_equal(l->frames[2].start_line, dout);
+	for (int i = 0; i < 3; i++)
+		assert_true(ends_with(l->frames[i].file, "tests/fixtures/symbolize_nofp.c"));
+	tf_symbolizer_free(s);
+
+	/* without inlined frames: the function, at the line of its own code */
+	tf_symbolizer_opts o;
+	tf_symbolizer_opts_init(&o);
+	o.inline_frames = false;
+	assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+	feed_maps(s, f.pid, false, true);
+	l = look(s, f.pid, ra - 1);
+	assert_int_equal(l->nframes, 1);
+	assert_string_equal(l->frames[0].function, "sym_outer");
+	assert_int_equal(l->frames[0].line, lo);
+	tf_symbolizer_free(s);
+	fixture_stop(&f);
+	free(path);
+}
+
+static void test_cxx_demangled(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize_cxx");
+	fixture f;
+	int call;
+
+	fixture_start(&f, path, NULL);
+	uint64_t ra = fixture_addr(&f, "ra compute", &call);
+	tf_symbolizer *s = new_sym();
+	feed_maps(s, f.pid, false, true);
+	const tf_symloc *l = look(s, f.pid, ra - 1);
+	assert_string_equal(l->frames[0].function, "tfx::Widget<int>::compute(int)");
+	assert_string_equal(l->frames[0].system_name, "_ZN3tfx6WidgetIiE7computeEi");
+	assert_int_equal(l->frames[0].line, call);
+	assert_true(ends_with(l->frames[0].file, "symbolize_cxx.cc"));
+	tf_symbolizer_free(s);
+
+	tf_symbolizer_opts o;
+	tf_symbolizer_opts_init(&o);
+	o.demangle = false;
+	assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+	feed_maps(s, f.pid, false, true);
+	l = look(s, f.pid, ra - 1);
+	assert_string_equal(l->frames[0].function, "_ZN3tfx6WidgetIiE7computeEi");
+	tf_symbolizer_free(s);
+	fixture_stop(&f);
+	free(path);
+}
+
+static void test_demangle_names(void **state)
+{
+	(void)state;
+	struct { const char *in, *out; } cases[] = {
+		{ "_ZN3foo3barEv", "foo::bar()" },
+		{ "_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<int, std::allocator<int> >::push_back(int const&)" },
+		/* Rust, legacy mangling: the hash is dropped */
+		{ "_ZN4core3ptr13drop_in_place17h0123456789abcdefE", "core::ptr::drop_in_place" },
+		/* Rust v0 */
+		{ "_RNvCs1234_7mycrate3foo", "mycrate::foo" },
+	};
+	for (size_t i = 0; i < TF_ARRAY_SIZE(cases); i++) {
+		char *d = tf_sym_demangle_dup(cases[i].in);
+		assert_non_null(d);
+		assert_string_equal(d, cases[i].out);
+		free(d);
+	}
+	assert_null(tf_sym_demangle_dup("main"));
+	assert_null(tf_sym_demangle_dup("_Znot_really"));
+}
+
+/* A copy of the fixture, run, then deleted while it runs: pinned live. */
+static void test_deleted_binary(void **state)
+{
+	(void)state;
+	char *src = fixture_path("symbolize"), *dir = unit_tmpdir(), cmd[8400], copy[4200];
+	fixture f;
+
+	snprintf(copy, sizeof(copy), "%s/victim", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, copy);
+	assert_int_equal(system(cmd), 0);
+	fixture_start(&f, copy, NULL);
+	uint64_t fn = fixture_addr(&f, "fn sym_hot_loop", NULL);
+	assert_int_equal(unlink(copy), 0);
+
+	tf_symbolizer *live = new_sym(), *late = new_sym();
+	feed_maps(live, f.pid, true, true); /* the recorder saw it during the run */
+	feed_maps(late, f.pid, false, true);
+	fixture_stop(&f);
+
+	const tf_symloc *l = look(live, f.pid, fn);
+	assert_true(l->resolved);
+	assert_string_equal(l->frames[0].function, "sym_hot_loop");
+	assert_true(ends_with(l->module, "/victim"));
+	tf_symbolizer_stats st;
+	tf_symbolizer_stats_get(live, &st);
+	assert_true(st.pinned >= 1);
+	assert_int_equal(st.missing_files, 0);
+
+	/* without the live pin the file is gone for good */
+	l = look(late, f.pid, fn);
+	assert_false(l->resolved);
+	assert_non_null(strstr(l->frames[0].function, "victim+0x"));
+	tf_symbolizer_stats_get(late, &st);
+	assert_int_equal(st.missing_files, 1);
+	assert_int_equal(st.unresolved, 1);
+
+	tf_symbolizer_free(live);
+	tf_symbolizer_free(late);
+	unit_rmtree(dir);
+	free(src);
+}
+
+static void test_memfd_mapping(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize");
+	fixture f;
+
+	fixture_start(&f, path, "memfd");
+	uint64_t addr = fixture_addr(&f, "memfd sym_hot_loop", NULL);
+	tf_symbolizer *s = new_sym();
+	feed_maps(s, f.pid, true, true);
+	fixture_stop(&f); /* the memfd dies with the process, but for our pin */
+	const tf_symloc *l = look(s, f.pid, addr);
+	assert_true(l->resolved);
+	assert_string_equal(l->frames[0].function, "sym_hot_loop");
+	assert_true(ends_with(l->frames[0].file, "symbolize.c"));
+	assert_string_equal(l->module, "/memfd:tfcode");
+	tf_symbolizer_free(s);
+	free(path);
+}
+
+/* fork inherits, exec clears, an overlapping mmap replaces, exit ends */
+static void test_process_events(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize");
+	fixture f;
+	tf_symbolizer *s = new_sym();
+	const uint32_t child = 4100001, thread = 4100002;
+
+	fixture_start(&f, path, NULL);
+	uint64_t fn = fixture_addr(&f, "fn sym_hot_loop", NULL);
+	uint64_t mainp = fixture_addr(&f, "fn main", NULL);
+	feed_maps(s, f.pid, false, true);
+	fixture_stop(&f);
+
+	assert_string_equal(look(s, (pid_t)child, fn)->frames[0].function, "[unknown]");
+	send_simple(s, TF_REC_FORK, child, child, (uint32_t)f.pid, 2000, false);
+	assert_string_equal(look(s, (pid_t)child, fn)->frames[0].function, "sym_hot_loop");
+	/* a new thread of the child shares its address space */
+	send_simple(s, TF_REC_FORK, child, thread, child, 2001, false);
+	assert_string_equal(look(s, (pid_t)child, mainp)->frames[0].function, "main");
+
+	/* an anonymous mapping over sym_hot_loop's page replaces that part */
+	tf_rec_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = TF_REC_MMAP;
+	ev.pid = ev.tid = child;
+	ev.time = 2002;
+	ev.mmap.start = fn & ~4095ULL;
+	ev.mmap.len = 4096;
+	ev.mmap.filename = "//anon";
+	tf_symbolizer_event(s, &ev);
+	if ((mainp & ~4095ULL) != (fn & ~4095ULL)) {
+		const tf_symloc *l = look(s, (pid_t)child, mainp);
+		assert_string_equal(l->frames[0].function, "main");
+	}
+	const tf_symloc *l = look(s, (pid_t)child, fn);
+	assert_false(l->resolved);
+	assert_string_equal(l->frames[0].function, "[unknown]");
+	assert_string_equal(l->module, "//anon");
+	/* the parent is untouched */
+	assert_string_equal(look(s, f.pid, fn)->frames[0].function, "sym_hot_loop");
+
+	/* exec: the old image is gone */
+	memset(&ev, 0, sizeof(ev));
+	ev.type = TF_REC_COMM;
+	ev.pid = ev.tid = child;
+	ev.comm.comm = "other";
+	ev.comm.exec = true;
+	tf_symbolizer_event(s, &ev);
+	assert_false(look(s, (pid_t)child, mainp)->resolved);
+	/* a thread's exit ends nothing, the process's exit ends the process */
+	send_simple(s, TF_REC_EXIT, (uint32_t)f.pid, (uint32_t)f.pid + 1, (uint32_t)f.pid, 3000, false);
+	assert_true(look(s, f.pid, mainp)->resolved);
+	send_simple(s, TF_REC_EXIT, (uint32_t)f.pid, (uint32_t)f.pid, (uint32_t)f.pid, 3001, false);
+	assert_string_equal(look(s, f.pid, 0x1234)->frames[0].function, "[unknown]");
+	tf_symbolizer_free(s);
+	free(path);
+}
+
+/* The address of a function exported by our own [vdso], from its dynsym. */
+static uint64_t vdso_symbol(const char *want)
+{
+	char line[512];
+	unsigned long long lo = 0, hi;
+	FILE *fp = fopen("/proc/self/maps", "r");
+	while (fp && fgets(line, sizeof(line), fp))
+		if (strstr(line, "[vdso]"))
+			assert_int_equal(sscanf(line, "%llx-%llx", &lo, &hi), 2);
+	fclose(fp);
+	if (!lo)
+		return 0;
+	const Elf64_Ehdr *eh = (const void *)(uintptr_t)lo;
+	const Elf64_Shdr *sh = (const void *)((const char *)eh + eh->e_shoff);
+	for (int i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		const Elf64_Sym *sym = (const void *)((const char *)eh + sh[i].sh_offset);
+		const char *strs = (const char *)eh + sh[sh[i].sh_link].sh_offset;
+		for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++)
+			if (strcmp(strs + sym[k].st_name, want) == 0)
+				return (uint64_t)(uintptr_t)eh + sym[k].st_value;
+	}
+	fail_msg("no '%s' in the vdso", want);
+	return 0;
+}
+
+static void test_vdso(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir();
+	tf_symbolizer *s;
+	tf_symbolizer_opts o;
+
+	tf_symbolizer_opts_init(&o);
+	o.cache_dir = dir;
+	assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+	feed_maps(s, getpid(), false, true);
+	uint64_t addr = vdso_symbol("__vdso_clock_gettime");
+	if (!addr) {
+		tf_symbolizer_free(s);
+		unit_rmtree(dir);
+		skip(); /* this process has no [vdso] (valgrind unmaps it) */
+	}
+	const tf_symloc *l = look(s, getpid(), addr + 1);
+	assert_true(l->resolved);
+	assert_string_equal(l->module, "[vdso]");
+	assert_non_null(strstr(l->frames[0].function, "clock_gettime"));
+	tf_symbolizer_free(s);
+	unit_rmtree(dir);
+}
+
+static void test_kernel_and_vsyscall(void **state)
+{
+	(void)state;
+	tf_buf b = TF_BUF_INIT;
+	unsigned long long addr = 0;
+	char name[256] = "";
+	tf_symbolizer *s = new_sym();
+
+	assert_int_equal(tf_file_read(&b, "/proc/kallsyms"), 0);
+	for (char *p = b.ptr, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+		char type;
+		if ((nl = strchr(p, '\n')))
+			*nl = '\0'; /* sscanf would strlen() the whole rest */
+		if (sscanf(p, "%llx %c %255s", &addr, &type, name) == 3 && addr &&
+		    (type == 'T' || type == 't') && strcmp(name, "schedule") == 0)
+			break;
+		addr = 0;
+	}
+	tf_buf_free(&b);
+	const tf_symloc *l;
+	if (addr) {
+		l = tf_symbolizer_lookup(s, 1, 0, addr + 4, true);
+		assert_true(l->resolved);
+		assert_string_equal(l->frames[0].function, "schedule");
+		assert_string_equal(l->module, "[kernel.kallsyms]");
+	} else {
+		/* kptr_restrict hides kernel addresses from us */
+		l = tf_symbolizer_lookup(s, 1, 0, 0xffffffff81000100ULL, true);
+		assert_false(l->resolved);
+		assert_string_equal(l->frames[0].function, "[kernel]");
+	}
+	l = tf_symbolizer_lookup(s, 1, 0, 0xffffffffff600000ULL, false);
+	assert_string_equal(l->frames[0].function, "gettimeofday");
+	assert_string_equal(l->module, "[vsyscall]");
+	tf_symbolizer_free(s);
+
+	/* kernel symbols off: frames say "[kernel]" */
+	tf_symbolizer_opts o;
+	tf_symbolizer_opts_init(&o);
+	o.kernel = false;
+	assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+	l = tf_symbolizer_lookup(s, 1, 0, 0xffffffff81000100ULL, true);
+	assert_string_equal(l->frames[0].function, "[kernel]");
+	tf_symbolizer_free(s);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void anon_mmap(tf_symbolizer *s, uint32_t pid, uint64_t start, uint64_t len, uint64_t time)
+{
+	tf_rec_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = TF_REC_MMAP;
+	ev.pid = ev.tid = pid;
+	ev.time = time;
+	ev.mmap.start = start;
+	ev.mmap.len = len;
+	ev.mmap.filename = "//anon";
+	tf_symbolizer_event(s, &ev);
+}
+
+/* Perf maps read at exit (before /tmp is cleaned), later lines winning,
+ * and a reused pid getting the map of its own instance. */
+static void test_jit_maps(void **state)
+{
+	(void)state;
+	const uint32_t pid = 4100100;
+	char path[64];
+	tf_symbolizer *s = new_sym();
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	/* during the run: first instance writes its map and exits */
+	write_file(path, "7f0000001000 100 JS:*first /app/a.js:1\n"
+			 "0x7f0000001080 40 JS:*second\n"
+			 "garbage line\n"
+			 "7f0000002000 10 Python:tail\r\n");
+	send_simple(s, TF_REC_EXIT, pid, pid, pid, 5000, true);
+	/* the second instance of the pid writes another one */
+	write_file(path, "7f0000001000 100 JS:*reborn\n");
+	send_simple(s, TF_REC_EXIT, pid, pid, pid, 9000, true);
+	unlink(path); /* the suite cleans /tmp before we symbolize */
+
+	/* replay: instance one */
+	send_simple(s, TF_REC_FORK, pid, pid, 1, 1000, false);
+	anon_mmap(s, pid, 0x7f0000000000ULL, 0x10000, 1001);
+	const tf_symloc *l = look(s, (pid_t)pid, 0x7f0000001010ULL);
+	assert_true(l->resolved);
+	assert_string_equal(l->frames[0].function, "JS:*first /app/a.js:1");
+	assert_string_equal(l->module, "[jit]");
+	assert_string_equal(look(s, (pid_t)pid, 0x7f0000001090ULL)->frames[0].function, "JS:*second");
+	assert_string_equal(look(s, (pid_t)pid, 0x7f0000002004ULL)->frames[0].function, "Python:tail");
+	l = look(s, (pid_t)pid, 0x7f0000003000ULL);
+	assert_false(l->resolved);
+	assert_string_equal(l->frames[0].function, "[unknown]");
+	send_simple(s, TF_REC_EXIT, pid, pid, pid, 5000, false);
+	/* instance two, no mapping event at all: still the JIT's */
+	send_simple(s, TF_REC_FORK, pid, pid, 1, 6000, false);
+	l = look(s, (pid_t)pid, 0x7f0000001090ULL);
+	assert_string_equal(l->frames[0].function, "JS:*reborn");
+
+	tf_symbolizer_stats st;
+	tf_symbolizer_stats_get(s, &st);
+	assert_int_equal(st.jit_maps, 2);
+	tf_symbolizer_free(s);
+}
+
+/* node --perf-basic-prof: a hot JS function found through its perf map. */
+static void test_jit_node(void **state)
+{
+	(void)state;
+	if (system("command -v node >/dev/null 2>&1") != 0)
+		skip(); /* node is not installed */
+	const char *script =
+		"function hotJsFunction(n){let x=0;for(let i=0;i<n;i++)x+=i%7;return x}"
+		"let t=0;for(let k=0;k<3000;k++)t+=hotJsFunction(1000);"
+		"console.log('pid '+process.pid);console.log('ready');"
+		"process.stdin.resume();process.stdin.on('end',()=>process.exit(0));";
+	int in[2], out[2];
+	char line[256], path[64], *dir = unit_tmpdir();
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		if (chdir(dir) != 0) /* node leaves its v8 logs in the cwd */
+			_exit(126);
+		execlp("node", "node", "--perf-basic-prof", "-e", script, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	FILE *fo = fdopen(out[0], "r");
+	while (fgets(line, sizeof(line), fo) && strncmp(line, "ready", 5) != 0)
+		;
+	tf_symbolizer *s = new_sym();
+	send_simple(s, TF_REC_FORK, (uint32_t)pid, (uint32_t)pid, 1, 10, false);
+	feed_maps(s, pid, true, true);
+
+	/* where V8 put hotJsFunction, from the map it writes */
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	tf_buf b = TF_BUF_INIT;
+	assert_int_equal(tf_file_read(&b, path), 0);
+	unsigned long long start = 0, size = 0;
+	for (char *p = b.ptr, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(p, '\n')))
+			*nl = '\0';
+		if (strstr(p, "hotJsFunction") && sscanf(p, "%llx %llx", &start, &size) == 2) {
+			print_message("# node: %s\n", p);
+			break;
+		}
+		start = 0;
+	}
+	tf_buf_free(&b);
+	assert_true(start != 0);
+
+	close(in[1]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	fclose(fo);
+	/* the recorder sees the exit, then the perf map disappears */
+	send_simple(s, TF_REC_EXIT, (uint32_t)pid, (uint32_t)pid, (uint32_t)pid, 20, true);
+	unlink(path);
+
+	const tf_symloc *l = look(s, pid, start + size / 2);
+	assert_true(l->resolved);
+	assert_string_equal(l->module, "[jit]");
+	assert_non_null(strstr(l->frames[0].function, "hotJsFunction"));
+	tf_symbolizer_free(s);
+	unit_rmtree(dir);
+}
+
+/* libc's DWARF lives in /usr/lib/debug/.build-id (libc6-dbg); a copy of a
+ * fixture finds its own through .gnu_debuglink. */
+static void test_separate_debuginfo(void **state)
+{
+	(void)state;
+	tf_symbolizer *s = new_sym();
+	feed_maps(s, getpid(), false, true);
+	void *fn = dlsym(RTLD_DEFAULT, "getpid");
+	assert_non_null(fn);
+	const tf_symloc *l = look(s, getpid(), (uint64_t)(uintptr_t)fn);
+	assert_true(l->resolved);
+	assert_non_null(strstr(l->frames[0].function, "getpid"));
+	assert_true(ends_with(l->module, "libc.so.6"));
+	if (!l->frames[0].file)
+		fail_msg("no file:line for libc's getpid: is libc6-dbg installed?");
+	tf_symbolizer_free(s);
+
+	char *src = fixture_path("symbolize"), *dir = unit_tmpdir(), cmd[12800];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && cp '%s' prog && objcopy --only-keep-debug prog prog.debug && "
+		 "strip --strip-debug prog && objcopy --add-gnu-debuglink=prog.debug prog && "
+		 "! readelf -S prog | grep -q debug_line", dir, src);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/prog", dir);
+	fixture f;
+	int call;
+	fixture_start(&f, cmd, NULL);
+	uint64_t ra = fixture_addr(&f, "ra sym_hot_loop", &call);
+	s = new_sym();
+	feed_maps(s, f.pid, false, true);
+	fixture_stop(&f);
+	l = look(s, f.pid, ra - 1);
+	assert_string_equal(l->frames[0].function, "sym_hot_loop");
+	assert_int_equal(l->frames[0].line, call);
+	tf_symbolizer_free(s);
+	unit_rmtree(dir);
+	free(src);
+}
+
+static void mmap_file(tf_symbolizer *s, uint32_t pid, const char *path, uint64_t start,
+		      uint64_t len, uint64_t pgoff)
+{
+	struct stat st;
+	tf_rec_event ev;
+	memset(&ev, 0, sizeof(ev));
+	if (stat(path, &st) == 0) {
+		ev.mmap.maj = major(st.st_dev);
+		ev.mmap.min = minor(st.st_dev);
+		ev.mmap.ino = st.st_ino;
+	}
+	ev.type = TF_REC_MMAP;
+	ev.pid = ev.tid = pid;
+	ev.mmap.start = start;
+	ev.mmap.len = len;
+	ev.mmap.pgoff = pgoff;
+	ev.mmap.prot = PROT_READ | PROT_EXEC;
+	ev.mmap.filename = path;
+	tf_symbolizer_live(s, &ev);
+	tf_symbolizer_event(s, &ev);
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	char *src = fixture_path("symbolize"), *dir = unit_tmpdir(), p[4200], cmd[8800];
+	tf_symbolizer *s = new_sym();
+	tf_symbolizer_stats st;
+	const uint32_t pid = 4100200;
+
+	/* a file that does not exist */
+	mmap_file(s, pid, "/nonexistent/libfoo.so", 0x10000, 0x1000, 0x2000);
+	const tf_symloc *l = look(s, (pid_t)pid, 0x10010);
+	assert_false(l->resolved);
+	assert_string_equal(l->frames[0].function, "libfoo.so+0x2010");
+	assert_string_equal(l->module, "/nonexistent/libfoo.so");
+
+	/* truncated ELF: within the program headers (unusable), and after
+	 * them (loads, but has nothing to say); text that is no ELF at all */
+	snprintf(p, sizeof(p), "%s/trunc.so", dir);
+	snprintf(cmd, sizeof(cmd), "head -c 200 '%s' > '%s'", src, p);
+	assert_int_equal(system(cmd), 0);
+	mmap_file(s, pid, p, 0x20000, 0x1000, 0);
+	l = look(s, (pid_t)pid, 0x20020);
+	assert_string_equal(l->frames[0].function, "trunc.so+0x20");
+	snprintf(p, sizeof(p), "%s/trunc2.so", dir);
+	snprintf(cmd, sizeof(cmd), "head -c 3000 '%s' > '%s'", src, p);
+	assert_int_equal(system(cmd), 0);
+	mmap_file(s, pid, p, 0x28000, 0x1000, 0x1000);
+	l = look(s, (pid_t)pid, 0x28020);
+	assert_false(l->resolved);
+	assert_string_equal(l->frames[0].function, "trunc2.so+0x1020");
+	snprintf(p, sizeof(p), "%s/text.so", dir);
+	write_file(p, "not an ELF file\n");
+	mmap_file(s, pid, p, 0x30000, 0x1000, 0);
+	assert_string_equal(look(s, (pid_t)pid, 0x30001)->frames[0].function, "text.so+0x1");
+	/* a file replaced after it was mapped (another inode) is not used */
+	tf_rec_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = TF_REC_MMAP;
+	ev.pid = ev.tid = pid;
+	ev.mmap.start = 0x40000;
+	ev.mmap.len = 0x1000;
+	ev.mmap.ino = 1; /* not the inode of the file now at that path */
+	ev.mmap.filename = src;
+	tf_symbolizer_event(s, &ev);
+	assert_false(look(s, (pid_t)pid, 0x40000)->resolved);
+	/* unknown process, address in no mapping, NULL file name */
+	assert_string_equal(look(s, 12345678, 0x1000)->frames[0].function, "[unknown]");
+	assert_string_equal(look(s, (pid_t)pid, 0x90000)->frames[0].function, "[unknown]");
+	ev.mmap.filename = NULL;
+	ev.mmap.start = 0x50000;
+	tf_symbolizer_event(s, &ev);
+	tf_symbolizer_live(s, &ev);
+	assert_false(look(s, (pid_t)pid, 0x50000)->resolved);
+	/* zero-length and wrapping mappings are ignored */
+	ev.mmap.filename = "//anon";
+	ev.mmap.start = ~0ULL - 10;
+	tf_symbolizer_event(s, &ev);
+	ev.mmap.len = 0;
+	tf_symbolizer_event(s, &ev);
+
+	tf_symbolizer_stats_get(s, &st);
+	assert_int_equal(st.missing_files, 2);
+	assert_int_equal(st.bad_files, 2);
+	assert_int_equal(st.modules, 1);
+	assert_int_equal(st.unresolved, st.lookups);
+	tf_symbolizer_free(s);
+
+	/* a stripped binary: only what .dynsym knows */
+	snprintf(p, sizeof(p), "%s/stripped", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && strip --strip-all '%s'", src, p, p);
+	assert_int_equal(system(cmd), 0);
+	fixture f;
+	fixture_start(&f, p, NULL);
+	uint64_t fn = fixture_addr(&f, "fn sym_hot_loop", NULL);
+	s = new_sym();
+	feed_maps(s, f.pid, false, true);
+	fixture_stop(&f);
+	l = look(s, f.pid, fn);
+	assert_false(l->resolved);
+	assert_non_null(strstr(l->frames[0].function, "stripped+0x"));
+	assert_non_null(l->build_id);
+	tf_symbolizer_stats_get(s, &st);
+	assert_int_equal(st.unresolved, 1);
+	assert_int_equal(st.bad_files, 0);
+	tf_symbolizer_free(s);
+
+	unit_rmtree(dir);
+	free(src);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pie),
+		cmocka_unit_test(test_nopie),
+		cmocka_unit_test(test_inlined_frames),
+		cmocka_unit_test(test_cxx_demangled),
+		cmocka_unit_test(test_demangle_names),
+		cmocka_unit_test(test_deleted_binary),
+		cmocka_unit_test(test_memfd_mapping),
+		cmocka_unit_test(test_process_events),
+		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_kernel_and_vsyscall),
+		cmocka_unit_test(test_jit_maps),
+		cmocka_unit_test(test_jit_node),
+		cmocka_unit_test(test_separate_debuginfo),
+		cmocka_unit_test(test_bad_input),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
