@@ -93,7 +93,7 @@ test_expect_success 'SIGINT to testflame reaches the command and the profile is 
 	set -m # job control: background jobs keep SIGINT (bash ignores it otherwise)
 	"$NOPERF" "$TF" record -q -o int.pb.gz -- "$FIX/split7030" 1001 &
 	tf=$!
-	wait_for_proc "split7030 1001" && sleep 0.5 &&
+	wait_for_proc "^$FIX/split7030 1001" && sleep 0.5 &&
 	kill -INT $tf && wait $tf; rc=$?
 	expect_eq $rc 130 "exit status" && test -s int.pb.gz &&
 	go tool pprof -comments int.pb.gz 2>/dev/null >c.txt &&
@@ -104,7 +104,7 @@ test_expect_success 'SIGINT to testflame reaches the command and the profile is 
 test_expect_success 'SIGTERM is forwarded too' '
 	"$NOPERF" "$TF" record -q -o term.pb.gz -- sleep 77.75 &
 	tf=$!
-	wait_for_proc "sleep 77.75" &&
+	wait_for_proc "^sleep 77.75" &&
 	kill -TERM $tf && wait $tf; rc=$?
 	expect_eq $rc 143 "exit status" && test -s term.pb.gz
 '
@@ -112,7 +112,7 @@ test_expect_success 'SIGTERM is forwarded too' '
 test_expect_success 'if testflame is killed, the whole traced tree dies with it' '
 	"$NOPERF" "$TF" record -q -o kill.pb.gz -- sh -c "sleep 93.5 & sleep 94.5 & wait" &
 	tf=$!
-	wait_for_proc "sleep 94.5" &&
+	wait_for_proc "^sleep 94.5" &&
 	kill -KILL $tf; wait $tf 2>/dev/null
 	for i in $(seq 50); do pgrep -f "sleep 9[34].5" >/dev/null || break; sleep 0.1; done
 	! pgrep -f "sleep 9[34].5"
