@@ -243,7 +243,8 @@ void tf_record_perf_advice(const tf_record_caps *c, char *why, size_t whylen, ch
 		snprintf(fix, fixlen, "none needed");
 	} else if (c->paranoid == INT_MIN || (e == ENOSYS && c->seccomp != 2)) {
 		snprintf(why, whylen, "this kernel has no perf events (built without CONFIG_PERF_EVENTS)");
-		snprintf(fix, fixlen, "use a kernel with CONFIG_PERF_EVENTS=y; the ptrace sampler works meanwhile");
+		snprintf(fix, fixlen, "use a kernel with CONFIG_PERF_EVENTS=y; the ptrace sampler "
+			 "works meanwhile");
 	} else if (c->seccomp == 2 && (e == ENOSYS || kernel_allows_perf(c))) {
 		snprintf(why, whylen, "a seccomp filter refuses perf_event_open (%s)%s",
 			 strerror(e), c->container && strcmp(c->container, "docker") == 0

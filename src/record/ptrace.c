@@ -1535,12 +1535,10 @@ static void detach_all(sampler *s, int chldfd)
 		while (read(chldfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			;
 	}
-	if (s->live && s->o->notice) {
-		char msg[160];
-		snprintf(msg, sizeof(msg), "%llu threads left behind by the command could not be "
-			 "released from ptrace and will be killed", (unsigned long long)s->live);
-		s->o->notice(s->o->notice_ctx, TF_NOTICE_WARN, msg);
-	}
+	if (s->live)
+		tf_record_notice(s->o->notice, s->o->notice_ctx, TF_NOTICE_WARN,
+				 "%llu threads left behind by the command could not be released "
+				 "from ptrace and will be killed", (unsigned long long)s->live);
 }
 
 static int pump(sampler *s, tf_launch *l, int chldfd, int timerfd)
@@ -1616,20 +1614,6 @@ static void sampler_free(sampler *s)
 	tf_buf_free(&s->rb);
 }
 
-static void notice(const tf_record_opts *o, tf_notice_level lvl, const char *fmt, ...)
-	TF_PRINTF(3, 4);
-static void notice(const tf_record_opts *o, tf_notice_level lvl, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	if (!o->notice)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	o->notice(o->notice_ctx, lvl, msg);
-}
-
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -1684,8 +1668,9 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o,
 	rec->info.sampler = TF_SAMPLER_PTRACE;
 	rec->info.kernel = false;
 	if (o->event == TF_EVENT_INSTRUCTIONS || o->event == TF_EVENT_CYCLES)
-		notice(o, TF_NOTICE_WARN, "the ptrace sampler cannot count %s: sampling cpu-clock "
-		       "instead", tf_event_name(o->event));
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_WARN,
+				 "the ptrace sampler cannot count %s: sampling cpu-clock instead",
+				 tf_event_name(o->event));
 	rec->info.event = s.wall ? TF_EVENT_WALL : TF_EVENT_CPU_CLOCK;
 	snprintf(rec->rung, sizeof(rec->rung), "ptrace");
 	rec->info.rung = rec->rung;
@@ -1729,11 +1714,12 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o,
 	detach_all(&s, chldfd);
 	{
 		uint64_t cpu = thread_cpu_ns() - cpu0;
-		notice(o, TF_NOTICE_VERBOSE, "ptrace: %llu samples from %llu interrupts, %llu dropped, "
-		       "%.1f us of tracer CPU per sample",
-		       (unsigned long long)rec->info.samples, (unsigned long long)s.interrupts,
-		       (unsigned long long)s.dropped,
-		       rec->info.samples ? (double)cpu / 1000.0 / (double)rec->info.samples : 0.0);
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_VERBOSE,
+				 "ptrace: %llu samples from %llu interrupts, %llu dropped, %.1f us of "
+				 "tracer CPU per sample", (unsigned long long)rec->info.samples,
+				 (unsigned long long)s.interrupts, (unsigned long long)s.dropped,
+				 rec->info.samples ? (double)cpu / 1000.0 / (double)rec->info.samples
+						   : 0.0);
 	}
 done:
 	if (chldfd >= 0)

@@ -3,6 +3,11 @@
  * release the command, and pump the sampler's data into the spool until
  * the command exits.
  *
+ * The sampler: perf_event (perf.c walks its own ladder of rungs), or, when
+ * perf_event_open is refused or cannot sample what was asked (--event
+ * wall) and --sampler is auto, the ptrace sampler (ptrace.c), announced
+ * once with the reason and the fix.
+ *
  * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are received through a
  * signalfd so that testflame survives them long enough to write the
  * profile. A signal sent by the terminal (si_code SI_KERNEL) already reached
@@ -42,6 +47,19 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+void tf_record_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
+{
+	char msg[1400];
+	va_list ap;
+
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fn(ctx, level, msg);
+}
+
 void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint64_t processes,
 			       uint64_t *last)
 {
@@ -61,23 +79,21 @@ void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint6
 /* The last rung of --sampler auto's ladder, announced once with why. */
 static void ladder_notice(const tf_record_opts *o, int perf_rc)
 {
-	char msg[1400], why[512], fix[600];
+	char why[512], fix[600];
 	tf_record_caps caps;
 
-	if (!o->notice)
-		return;
 	if (o->event == TF_EVENT_WALL) {
-		snprintf(msg, sizeof(msg), "sampling with ptrace: --event wall needs it (perf "
-			 "samples threads only while they run)");
-	} else {
-		tf_record_probe(&caps, TF_PROBE_PERF);
-		if (!caps.perf_errno)
-			caps.perf_errno = perf_rc == TF_EPERM ? EPERM : EOPNOTSUPP;
-		tf_record_perf_advice(&caps, why, sizeof(why), fix, sizeof(fix));
-		snprintf(msg, sizeof(msg), "sampling with ptrace: perf_event_open is refused: %s; "
-			 "fix: %s", why, fix);
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_INFO,
+				 "sampling with ptrace: --event wall needs it (perf samples "
+				 "threads only while they run)");
+		return;
 	}
-	o->notice(o->notice_ctx, TF_NOTICE_INFO, msg);
+	tf_record_probe(&caps, TF_PROBE_PERF);
+	if (!caps.perf_errno)
+		caps.perf_errno = perf_rc == TF_EPERM ? EPERM : EOPNOTSUPP;
+	tf_record_perf_advice(&caps, why, sizeof(why), fix, sizeof(fix));
+	tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_INFO,
+			 "sampling with ptrace: perf_event_open is refused: %s; fix: %s", why, fix);
 }
 
 /*

@@ -6,16 +6,12 @@
  * under a seccomp filter that refuses perf_event_open as Docker does.
  */
 #include "unit.h"
+#include "seccomp_helpers.h"
 
 #include "testflame/doctor.h"
 
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 static char self[4096];
@@ -224,23 +220,13 @@ static void test_verdict_matches_probe(void **state)
  * Docker's default profile, then ask the doctor. */
 static int doctor_under_filter(bool ptrace_too)
 {
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ptrace_too ? __NR_ptrace : 0xfffff, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { TF_ARRAY_SIZE(f), f };
 	tf_doctor_opts o;
 	tf_doctor_report *r;
 	char *env[] = { NULL };
 	const tf_check *c;
 	int rc = 0;
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+	if (!unit_refuse_perf(ptrace_too))
 		return 90;
 	tf_doctor_opts_init(&o);
 	o.envp = env;
