@@ -1101,8 +1101,12 @@ static void flush_batch(sampler *s)
 			continue;
 		t->regs_ok = ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRSTATUS, &iov) == 0;
 		t->compat = t->regs_ok && iov.iov_len != sizeof(t->regs);
-		if (!t->regs_ok)
+		if (!t->regs_ok) {
+			/* a thread that died mid-sample is no loss; anything else is */
 			s->dropped++;
+			if (errno != ESRCH)
+				s->rec->info.lost++;
+		}
 	}
 	qsort(s->batch.v, n, sizeof(*s->batch.v), cmp_batch);
 	for (size_t i = 0; i < n;) {
