@@ -7,17 +7,17 @@
  * exec and exit tracing, so every process and thread of the tree is ours
  * from its first instruction. A timerfd ticks at --freq; on each tick:
  *
- *   cpu-clock  each thread that used CPU since its last sample (its
- *              process CPU clock moved, and its own /proc/.../schedstat
- *              where the process has several threads) and is running now
- *              (/proc/.../syscall says "running") is interrupted, read and
- *              resumed. The sample's period is
- *              the thread's exact CPU time since its previous sample, read
- *              from schedstat while it is stopped (a stopped thread's
- *              runtime is fully accounted), so a thread that ran half the
- *              interval weighs half and the shares are CPU shares. A thread
- *              found asleep is not touched: waking it would disturb its
- *              syscall, and its CPU time rides on its next sample.
+ *   cpu-clock  each thread of a process whose CPU clock moved since the
+ *              last tick, and that is running now (/proc/.../syscall says
+ *              "running"), is interrupted, read and resumed. The sample's
+ *              period is the thread's CPU time since its previous sample,
+ *              read from schedstat while it is stopped (exact then: the
+ *              switch-out accounted it; while it runs schedstat lags by up
+ *              to a scheduler tick), so a thread that ran half the interval
+ *              weighs half and the shares are CPU shares. A thread found
+ *              asleep is not touched: waking it could make its syscall fail
+ *              with EINTR (epoll_wait, sigtimedwait), and its CPU time rides
+ *              on its next sample.
  *   wall       every thread is sampled, running or not. A waiting thread's
  *              wait site comes from /proc/.../syscall without stopping it;
  *              it is interrupted only when the site changed, to read the
@@ -33,6 +33,11 @@
  * call chain is walked along the frame pointers here; for DWARF the copied
  * stack and registers go into the record as perf would write them.
  *
+ * A thread that used a whole interval of CPU without ever being caught by
+ * a tick (a busy machine delays the tracer) gets one sample at its exit
+ * stop carrying that time, so no process of the tree goes missing; shorter
+ * remainders are dropped, as perf drops a period that never completes.
+ *
  * Side-band records are synthesized from what ptrace reports: FORK on
  * fork/clone, COMM (exec) and MMAP2 from /proc/PID/maps on exec, more
  * MMAP2 whenever a sample holds an address outside the known mappings
@@ -43,7 +48,8 @@
  * a signal-delivery-stop resumes with the same signal, so the tree sees
  * every signal unchanged; a group-stop is left stopped with PTRACE_LISTEN
  * until SIGCONT; new tracees start in a PTRACE_EVENT_STOP that may arrive
- * before or after their creator's event; an exec by a non-leader thread
+ * before or after their creator's event; any ptrace-stop consumes a
+ * pending PTRACE_INTERRUPT; an exec by a non-leader thread
  * renames it to the leader's tid and silently ends the other threads; a
  * thread may die at any point of a sample (ESRCH is never an error).
  */
@@ -203,7 +209,7 @@ struct map {
 
 struct proc {
 	pid_t pid, ppid;
-	uint32_t slot, nthreads;
+	uint32_t slot;
 	bool execed;           /* the root is sampled only after its exec */
 	bool ran;
 	clockid_t clk;
@@ -218,7 +224,6 @@ typedef struct {
 	tf_recording *rec;
 	const tf_record_opts *o;
 	const tf_ptrace_loop *io;
-	tf_launch *launch;
 	bool wall, copy_stack, detaching;
 	size_t window;            /* stack bytes read per sample */
 	uint64_t interval;        /* ns between ticks */
@@ -414,7 +419,6 @@ static struct thread *thread_new(sampler *s, pid_t tid, struct proc *p, uint8_t 
 		tf_vec_push(&s->threads, t);
 	}
 	pm_put(&s->tmap, tid, t->slot);
-	p->nthreads++;
 	s->live++;
 	return t;
 }
@@ -431,7 +435,6 @@ static void close_fds(sampler *s, struct thread *t)
 
 static void thread_free(sampler *s, struct thread *t)
 {
-	struct proc *p = proc_of(s, t);
 	if (t->in_batch)
 		for (size_t i = 0; i < s->batch.n; i++)
 			if (s->batch.v[i] == t)
@@ -441,7 +444,6 @@ static void thread_free(sampler *s, struct thread *t)
 	pm_del(&s->tmap, t->tid);
 	s->threads.v[t->slot] = NULL;
 	tf_vec_push(&s->free_threads, t->slot);
-	p->nthreads--;
 	s->live--;
 	free(t);
 }
@@ -1641,7 +1643,6 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o,
 	s.rec = rec;
 	s.o = o;
 	s.io = io;
-	s.launch = l;
 	s.wall = o->event == TF_EVENT_WALL;
 	s.copy_stack = o->callgraph != TF_CALLGRAPH_FP;
 	/* frame-pointer walks need little; DWARF needs what perf would copy */
