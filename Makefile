@@ -43,7 +43,7 @@ DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c
 	libiberty-dev libcmocka-dev
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf nodejs npm \
 	python3 python3-pytest libseccomp-dev valgrind libxml2-utils hyperfine \
-	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg time
+	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS      := $(wildcard src/*/*.c)
@@ -70,12 +70,16 @@ FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%) \
 	$(FIXTURE_CXX_SRCS:tests/fixtures/%.cc=$(BUILD)/fixtures/%) \
 	$(BUILD)/fixtures/symbolize_nopie $(BUILD)/fixtures/symbolize_dbgframe
 
+# Benchmark helpers (bench/*.c, linked with the library); see BENCHMARKS.md.
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+
 # Test drivers: small programs over libtestflame that end-to-end tests use
 # to reach engine calls no command exposes yet.
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all test test-only unit fixtures demo deps deps-build asan install clean
+.PHONY: all test test-only unit fixtures bench demo deps deps-build asan install clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -133,8 +137,14 @@ $(BUILD)/fixtures/%: tests/fixtures/%.cc
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
 
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) $(LDFLAGS)
+
 unit: $(UNIT_BINS)
 fixtures: $(FIXTURE_BINS) $(TOOL_BINS)
+bench: $(BIN) $(BENCH_BINS)
 
 deps-build:
 	@missing=""; for p in $(DEB_BUILD); do \
@@ -160,7 +170,7 @@ deps: deps-build
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-only
 
-test-only: all unit fixtures
+test-only: all unit fixtures bench
 	$(Q)tests/run.sh $(BUILD)
 
 demo: deps-build

@@ -96,6 +96,18 @@ void tf_buf_clear(tf_buf *b);
 char *tf_buf_detach(tf_buf *b);
 void tf_buf_free(tf_buf *b);
 
+/*
+ * Escaping untrusted text (names from profiled code, paths, command lines).
+ * Invalid UTF-8 never reaches an output: each bad byte becomes U+FFFD.
+ */
+bool tf_utf8_valid(const char *s, size_t len);
+/* Append `len` bytes as valid UTF-8. */
+void tf_buf_put_utf8(tf_buf *b, const char *s, size_t len);
+/* Append a JSON string literal, quotes included (NULL is ""). */
+void tf_buf_put_json(tf_buf *b, const char *s);
+/* Append for a terminal: control characters and invalid bytes as \n, \t, \xNN. */
+void tf_buf_put_printable(tf_buf *b, const char *s);
+
 /* Arena: many small allocations that die together. */
 typedef struct tf_arena tf_arena;
 tf_arena *tf_arena_new(void);

@@ -2,6 +2,8 @@
  * profile.h - the in-memory profile, testflame's hub data structure, and its
  * codecs (pprof, folded stacks, speedscope).
  *
+ * Per-function aggregation and the text report are in aggregate.h.
+ *
  * The model mirrors pprof's profile.proto so that run files round-trip
  * without loss, but with dense 0-based indices instead of ids: functions,
  * locations, mappings and samples live in flat arrays, strings in one
@@ -143,6 +145,40 @@ const char *tf_profile_meta(const tf_profile *p, const char *key);
 /* Total of one value column over all samples. */
 int64_t tf_profile_total(const tf_profile *p, size_t value_index);
 
+/* The value column a viewer shows by default: default_sample_type when it
+ * names a sample type, else the last one (pprof's rule); -1 if none. */
+int tf_profile_default_value(const tf_profile *p);
+/* Resolve a user's --value: a sample type ("cpu"), "type/unit", or the
+ * column's index; NULL or "" means the default. Error lists the choices. */
+int tf_profile_value_index(size_t *out, const tf_profile *p, const char *spec);
+
+/*
+ * Which samples carry label `key` = `value` (a string label): one byte per
+ * sample, 1 for a match. Names are compared as strings, so a foreign file
+ * whose string table repeats a string still matches. Free with free().
+ */
+uint8_t *tf_profile_label_mask(const tf_profile *p, const char *key, const char *value);
+/*
+ * A new profile holding only the samples whose mask byte is set (all of
+ * them when `mask` is NULL), with only the functions, locations, mappings
+ * and strings those samples use. Sample types, period, times and comments
+ * are kept.
+ */
+int tf_profile_select(tf_profile **out, const tf_profile *p, const uint8_t *mask);
+
+/*
+ * Human-readable values in pprof's style: "1.85s", "120ms", "3.50MB", or a
+ * plain number for counts and unknown units. tf_value_format() picks the
+ * scale that suits `value`; a table picks one scale for a whole column with
+ * tf_value_scale() (of its smallest value, say, as pprof does) and prints
+ * every cell with tf_value_format_in(). Both return buf.
+ */
+const char *tf_value_format(char *buf, size_t size, int64_t value, const char *unit);
+/* The scale suffix ("ms", "MB") for `value` in `unit`; NULL for counts. */
+const char *tf_value_scale(int64_t value, const char *unit);
+const char *tf_value_format_in(char *buf, size_t size, int64_t value, const char *unit,
+			       const char *suffix);
+
 /* Basic consistency check (indices in range); used after decoding. */
 int tf_profile_validate(const tf_profile *p);
 
@@ -169,6 +205,16 @@ int tf_folded_decode(tf_profile **out, const char *text, size_t len, const char 
  * only samples whose label equals `label_value`. */
 int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
 		    const char *label_key, const char *label_value);
+
+/*
+ * speedscope's file format (https://www.speedscope.app/file-format-schema.json):
+ * one "sampled" profile per test label (or a single one when the samples
+ * carry no test label), frames shared between them, stacks merged. Only
+ * positive values are written, as speedscope requires. `test` (may be NULL)
+ * keeps one test; `name` names the file in speedscope's title bar.
+ */
+int tf_speedscope_write(tf_buf *out, const tf_profile *p, size_t value_index,
+			const char *test, const char *name);
 
 /* Load any supported profile file, sniffing its format. */
 int tf_profile_load(tf_profile **out, const char *path);

@@ -140,60 +140,110 @@ done:
 	return 0;
 }
 
-/* Append a frame name, keeping the line format intact. */
-static void put_frame(tf_buf *b, const char *name)
+/* A frame name as it may appear in a line: no ';' (the separator), no line
+ * breaks or tabs. */
+static char *frame_text(const char *name)
 {
-	if (!*name)
-		name = "??";
-	for (const char *c = name; *c; c++) {
-		char ch = *c;
-		if (ch == ';')
-			ch = ':';
-		else if (ch == '\n' || ch == '\r' || ch == '\t')
-			ch = ' ';
-		tf_buf_putc(b, ch);
+	char *t = tf_xstrdup(*name ? name : "??");
+	for (char *c = t; *c; c++) {
+		if (*c == ';')
+			*c = ':';
+		else if (*c == '\n' || *c == '\r' || *c == '\t')
+			*c = ' ';
 	}
+	return t;
 }
 
+struct stack_key {
+	const uint32_t *locs;
+	uint32_t n;
+};
+
+struct stack_sum {
+	uint32_t off, n; /* into the pool */
+	int64_t sum;
+};
+
+struct stack_table {
+	const struct stack_sum *stacks;
+	const uint32_t *pool;
+};
+
+static bool stack_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct stack_table *t = ctx;
+	const struct stack_sum *s = &t->stacks[idx];
+	const struct stack_key *k = key;
+	return s->n == k->n && memcmp(t->pool + s->off, k->locs, k->n * sizeof(uint32_t)) == 0;
+}
+
+/*
+ * Samples are first summed per distinct stack of locations (cheap: arrays
+ * of integers), then each distinct stack is rendered once; stacks of
+ * different locations that render alike (two call sites of one function)
+ * meet again in the table of lines. Rendering per sample instead would
+ * build and hash a line for each of a million samples.
+ */
 int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
 		    const char *label_key, const char *label_value)
 {
-	tf_strtab lines;
+	TF_VEC(struct stack_sum) stacks = { 0 };
+	TF_VEC(uint32_t) pool = { 0 };
 	TF_VEC(int64_t) sums = { 0 };
+	tf_htab index = { 0 };
+	tf_strtab lines;
 	tf_buf line = TF_BUF_INIT;
+	char **names;
+	uint8_t *mask = NULL;
 	size_t nv = p->sample_types.n;
 
 	if (value_index >= nv)
 		return tf_error_set(TF_EINVAL, "the profile has no value column %zu", value_index);
-	tf_strtab_init(&lines);
-	tf_vec_push(&sums, 0);
+	if (label_key)
+		mask = tf_profile_label_mask(p, label_key, label_value);
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const tf_sample *s = &p->samples.v[i];
 		int64_t v = p->values.v[i * nv + value_index];
-		if (v == 0)
+		if (v == 0 || (mask && !mask[i]))
 			continue;
-		if (label_key) {
-			const char *lv = tf_sample_label_str(p, s, label_key);
-			if (!lv || strcmp(lv, label_value) != 0)
-				continue;
+		struct stack_key k = { p->stack.v + s->locs_off, s->nlocs };
+		uint64_t h = tf_hash_bytes(k.locs, k.n * sizeof(uint32_t), k.n);
+		struct stack_table t = { stacks.v, pool.v };
+		uint32_t idx = tf_htab_find(&index, h, stack_eq, &t, &k);
+		if (idx == TF_HTAB_NONE) {
+			struct stack_sum ss = { (uint32_t)pool.n, k.n, 0 };
+			tf_vec_reserve(&pool, pool.n + k.n);
+			if (k.n)
+				memcpy(pool.v + pool.n, k.locs, k.n * sizeof(uint32_t));
+			pool.n += k.n;
+			idx = (uint32_t)stacks.n;
+			tf_vec_push(&stacks, ss);
+			tf_htab_insert(&index, h, idx);
 		}
-		tf_buf_clear(&line);
+		stacks.v[idx].sum += v;
+	}
+
+	names = tf_xcalloc(p->functions.n + 1, sizeof(*names));
+	tf_strtab_init(&lines);
+	tf_vec_push(&sums, 0);
+	for (size_t i = 0; i < stacks.n; i++) {
+		const struct stack_sum *ss = &stacks.v[i];
 		bool first = true;
-		for (uint32_t k = s->nlocs; k-- > 0;) {
-			const tf_location *l = &p->locations.v[p->stack.v[s->locs_off + k]];
+		tf_buf_clear(&line);
+		for (uint32_t k = ss->n; k-- > 0;) {
+			const tf_location *l = &p->locations.v[pool.v[ss->off + k]];
 			if (l->nlines == 0) {
-				char addr[32];
-				snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
-				if (!first)
-					tf_buf_putc(&line, ';');
-				tf_buf_puts(&line, addr);
+				tf_buf_printf(&line, "%s0x%llx", first ? "" : ";",
+					      (unsigned long long)l->address);
 				first = false;
 			}
 			for (uint32_t j = l->nlines; j-- > 0;) {
-				const tf_function *f = &p->functions.v[p->lines.v[l->lines_off + j].function];
+				uint32_t fi = p->lines.v[l->lines_off + j].function;
+				if (!names[fi])
+					names[fi] = frame_text(tf_profile_str(p, p->functions.v[fi].name));
 				if (!first)
 					tf_buf_putc(&line, ';');
-				put_frame(&line, tf_profile_str(p, f->name));
+				tf_buf_puts(&line, names[fi]);
 				first = false;
 			}
 		}
@@ -202,29 +252,57 @@ int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
 		uint32_t id = tf_strtab_intern(&lines, line.ptr, line.len);
 		if (id >= sums.n)
 			tf_vec_push(&sums, 0);
-		sums.v[id] += v;
+		sums.v[id] += ss->sum;
 	}
 	for (size_t i = 1; i < lines.strs.n; i++)
 		tf_buf_printf(out, "%s %lld\n", lines.strs.v[i], (long long)sums.v[i]);
+
+	for (size_t i = 0; i < p->functions.n; i++)
+		free(names[i]);
+	free(names);
+	free(mask);
 	tf_buf_free(&line);
 	tf_vec_free(&sums);
+	tf_vec_free(&stacks);
+	tf_vec_free(&pool);
+	tf_htab_free(&index);
 	tf_strtab_free(&lines);
 	return 0;
 }
 
+/* Control bytes other than tab, CR and LF among the first `n`; NULs apart. */
+static size_t control_bytes(const unsigned char *p, size_t n, size_t *nuls)
+{
+	size_t c = 0;
+	*nuls = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == 0)
+			(*nuls)++;
+		if (p[i] < 0x09 || (p[i] > 0x0d && p[i] < 0x20) || p[i] == 0x7f)
+			c++;
+	}
+	return c;
+}
+
 tf_profile_format tf_profile_sniff(const void *data, size_t len)
 {
-	const unsigned char *p = data;
-	size_t n = TF_MIN(len, (size_t)4096);
+	size_t nuls;
 
 	if (len == 0)
 		return TF_FORMAT_UNKNOWN;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = p[i];
-		if (c < 0x09 || (c > 0x0d && c < 0x20) || c == 0x7f)
-			return TF_FORMAT_PPROF;
-	}
-	return TF_FORMAT_FOLDED;
+	return control_bytes(data, TF_MIN(len, (size_t)4096), &nuls) ? TF_FORMAT_PPROF
+								      : TF_FORMAT_FOLDED;
+}
+
+/*
+ * Text with a stray control character (a name holding \x01) sniffs as
+ * binary; if it has no NUL byte and few control bytes, it was meant as text.
+ */
+static bool mostly_text(const void *data, size_t len)
+{
+	size_t n = TF_MIN(len, (size_t)4096), nuls;
+	size_t c = control_bytes(data, n, &nuls);
+	return nuls == 0 && (c <= 16 || c * 100 <= n) && memchr(data, '\n', n) != NULL;
 }
 
 int tf_profile_load(tf_profile **out, const char *path)
@@ -245,11 +323,17 @@ int tf_profile_load(tf_profile **out, const char *path)
 		goto done;
 	}
 	if (tf_is_gzip(data, len)) {
-		rc = tf_gunzip(&raw, data, len, path);
+		char *what = tf_xasprintf("'%s'", path);
+		rc = tf_gunzip(&raw, data, len, what);
+		free(what);
 		if (rc)
 			goto done;
 		data = raw.ptr;
 		len = raw.len;
+		if (len == 0) {
+			rc = tf_error_set(TF_EINVAL, "'%s' is empty once decompressed", path);
+			goto done;
+		}
 	}
 	switch (tf_profile_sniff(data, len)) {
 	case TF_FORMAT_FOLDED:
@@ -257,7 +341,9 @@ int tf_profile_load(tf_profile **out, const char *path)
 		break;
 	case TF_FORMAT_PPROF:
 		rc = tf_pprof_decode(out, data, len);
-		if (rc)
+		if (rc && mostly_text(data, len))
+			rc = tf_folded_decode(out, data, len, path);
+		else if (rc)
 			tf_error_wrap(rc, "'%s'", path);
 		break;
 	default:

@@ -80,7 +80,10 @@ int tf_launch_resolve(char **out, const char *file)
 
 static void send_msg(int fd, char type, int32_t value)
 {
-	struct msg m = { type, value };
+	struct msg m;
+	memset(&m, 0, sizeof(m)); /* no uninitialised padding on the pipe */
+	m.type = type;
+	m.value = value;
 	ssize_t n;
 	do {
 		n = write(fd, &m, sizeof(m));

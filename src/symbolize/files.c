@@ -66,7 +66,7 @@ static bool file_eq(const void *ctx, uint32_t idx, const void *key)
 	return f->ino == k->ino && f->maj == k->maj && f->min == k->min &&
 	       f->ino_gen == k->gen && f->build_id_len == k->bidlen &&
 	       (!k->bidlen || memcmp(f->build_id, k->bid, k->bidlen) == 0) && !f->is_vdso &&
-	       strlen(f->path) == k->plen && memcmp(f->path, k->path, k->plen) == 0;
+	       strlen(f->path) == k->plen && (!k->plen || memcmp(f->path, k->path, k->plen) == 0);
 }
 
 static const char *basename_of(const char *path)

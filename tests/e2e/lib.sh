@@ -78,6 +78,12 @@ expect_near() {
 flat_share() { # FILE FUNCTION
 	awk -v f="$2" '$NF == f && $2 ~ /%$/ { sub("%", "", $2); print $2; found = 1; exit } END { if (!found) print "0" }' "$1"
 }
+# The rows of a top table (`testflame view --format text` or
+# `go tool pprof -top`) as "NAME FLAT CUM", sorted by name: the two tools'
+# tables compare with diff. Reads FILE, or stdin without one.
+top_rows() { # [FILE]
+	awk '/^ *flat  *flat%/ { on = 1; next } on && NF >= 6 { print $6, $1, $4 }' "${1:--}" | sort
+}
 # The cum% (5th column) of FUNCTION in `go tool pprof -top` or
 # `testflame view --format text` output FILE; 0 if absent.
 cum_share() { # FILE FUNCTION

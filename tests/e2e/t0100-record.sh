@@ -79,7 +79,7 @@ test_expect_success 'SIGINT to testflame reaches the command and the profile is 
 	set -m # job control: background jobs keep SIGINT (bash ignores it otherwise)
 	"$TF" record -q -o int.pb.gz -- "$FIX/split7030" 1000 &
 	tf=$!
-	wait_for_proc "split7030 1000" && sleep 0.5 &&
+	wait_for_proc "^$FIX/split7030 1000" && sleep 0.5 &&
 	kill -INT $tf && wait $tf; rc=$?
 	expect_eq $rc 130 "exit status" && test -s int.pb.gz &&
 	go tool pprof -comments int.pb.gz 2>/dev/null | grep -q "testflame.interrupted=true"
@@ -88,7 +88,7 @@ test_expect_success 'SIGINT to testflame reaches the command and the profile is 
 test_expect_success 'SIGTERM is forwarded too' '
 	"$TF" record -q -o term.pb.gz -- sleep 77.25 &
 	tf=$!
-	wait_for_proc "sleep 77.25" &&
+	wait_for_proc "^sleep 77.25" &&
 	kill -TERM $tf && wait $tf; rc=$?
 	expect_eq $rc 143 "exit status" && test -s term.pb.gz
 '
@@ -96,14 +96,14 @@ test_expect_success 'SIGTERM is forwarded too' '
 test_expect_success 'a signal ignored at start stays ignored by testflame and the command' '
 	"$TF" record -q -o ign.pb.gz -- "$FIX/split7030" 4 &
 	tf=$!
-	wait_for_proc "split7030 4" &&
+	wait_for_proc "^$FIX/split7030 4" &&
 	kill -INT $tf && wait $tf
 '
 
 test_expect_success 'if testflame is killed, the whole tree dies with it' '
 	"$TF" record -q -o kill.pb.gz -- sh -c "sleep 91.5 & sleep 92.5 & wait" &
 	tf=$!
-	wait_for_proc "sleep 92.5" &&
+	wait_for_proc "^sleep 92.5" &&
 	kill -KILL $tf; wait $tf 2>/dev/null
 	for i in $(seq 50); do pgrep -f "sleep 9[12].5" >/dev/null || break; sleep 0.1; done
 	! pgrep -f "sleep 9[12].5"

@@ -81,6 +81,17 @@ test_expect_success '--no-fail reports the regression and exits 0' '
 	cd repo && "$TF" run -q --no-fail >out 2>err && expect_contains out REGRESSION
 '
 
+test_expect_code 3 'compare with git revisions reads their stored baselines' '
+	cd repo && git checkout -q slow && "$TF" run -q --save --no-fail >/dev/null 2>&1 &&
+	"$TF" compare -q main slow >out; rc=$?
+	grep -q "regressed.*test_matrix" out && exit $rc
+'
+
+test_expect_code 1 'compare with a revision that has no baseline says so' '
+	cd repo && "$TF" compare main same 2>err; rc=$?
+	expect_contains err "no baseline is stored" && exit $rc
+'
+
 test_expect_code 4 'the command'\''s own failure comes before the gate' '
 	cd repo && "$TF" run -q -- sh -c "make -s check; exit 4" >out 2>err
 '

@@ -1,0 +1,165 @@
+/*
+ * select.c - picking samples out of a profile: which samples carry a label
+ * (one test's samples, one process's), and a new, self-contained profile
+ * of just those samples, for `view --test` and for every consumer that
+ * handles one test at a time (comparisons, per-test uploads).
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint8_t *tf_profile_string_flags(const tf_profile *p, const char *s)
+{
+	size_t n = p->strings.strs.n, len = strlen(s);
+	uint8_t *flags = tf_xcalloc(n + 1, 1);
+
+	for (size_t i = 0; i < n; i++)
+		flags[i] = p->strings.lens.v[i] == len && memcmp(p->strings.strs.v[i], s, len) == 0;
+	return flags;
+}
+
+uint8_t *tf_profile_label_mask(const tf_profile *p, const char *key, const char *value)
+{
+	uint8_t *mask = tf_xcalloc(p->samples.n + 1, 1);
+	uint8_t *kf = tf_profile_string_flags(p, key), *vf = tf_profile_string_flags(p, value);
+
+	/* the first label with the key decides, as in tf_sample_label_str() */
+	for (size_t i = 0; i < p->samples.n; i++) {
+		tf_strid v = tf_sample_label_flagged(p, &p->samples.v[i], kf);
+		mask[i] = v && vf[v];
+	}
+	free(kf);
+	free(vf);
+	return mask;
+}
+
+#define UNSET UINT32_MAX
+
+/* Old index -> new index tables, filled as the selected samples use entries. */
+typedef struct {
+	const tf_profile *src;
+	tf_profile *dst;
+	uint32_t *str, *fn, *loc, *map;
+	TF_VEC(tf_line) lines;
+} copier;
+
+static tf_strid copy_str(copier *c, tf_strid id)
+{
+	if (id == 0)
+		return 0;
+	if (c->str[id] == UNSET)
+		c->str[id] = tf_profile_intern_len(c->dst, c->src->strings.strs.v[id],
+						   c->src->strings.lens.v[id]);
+	return c->str[id];
+}
+
+static uint32_t copy_fn(copier *c, uint32_t i)
+{
+	if (c->fn[i] == UNSET) {
+		const tf_function *f = &c->src->functions.v[i];
+		c->fn[i] = tf_profile_add_function(c->dst, copy_str(c, f->name),
+						   copy_str(c, f->system_name),
+						   copy_str(c, f->filename), f->start_line);
+	}
+	return c->fn[i];
+}
+
+static uint32_t copy_map(copier *c, uint32_t i)
+{
+	if (i == TF_NO_MAPPING)
+		return TF_NO_MAPPING;
+	if (c->map[i] == UNSET) {
+		tf_mapping m = c->src->mappings.v[i];
+		m.filename = copy_str(c, m.filename);
+		m.build_id = copy_str(c, m.build_id);
+		c->map[i] = tf_profile_add_mapping(c->dst, &m);
+	}
+	return c->map[i];
+}
+
+static uint32_t copy_loc(copier *c, uint32_t i)
+{
+	if (c->loc[i] == UNSET) {
+		const tf_location *l = &c->src->locations.v[i];
+		c->lines.n = 0;
+		for (uint32_t j = 0; j < l->nlines; j++) {
+			tf_line ln = c->src->lines.v[l->lines_off + j];
+			ln.function = copy_fn(c, ln.function);
+			tf_vec_push(&c->lines, ln);
+		}
+		c->loc[i] = tf_profile_add_location(c->dst, copy_map(c, l->mapping), l->address,
+						    c->lines.v, l->nlines);
+		c->dst->locations.v[c->loc[i]].is_folded = l->is_folded;
+	}
+	return c->loc[i];
+}
+
+int tf_profile_select(tf_profile **out, const tf_profile *p, const uint8_t *mask)
+{
+	copier c;
+	tf_profile *q;
+	TF_VEC(uint32_t) locs = { 0 };
+	TF_VEC(tf_label) labels = { 0 };
+
+	tf_profile_new(&q);
+	memset(&c, 0, sizeof(c));
+	c.src = p;
+	c.dst = q;
+	c.str = tf_xmalloc((p->strings.strs.n + 1) * sizeof(uint32_t));
+	c.fn = tf_xmalloc((p->functions.n + 1) * sizeof(uint32_t));
+	c.loc = tf_xmalloc((p->locations.n + 1) * sizeof(uint32_t));
+	c.map = tf_xmalloc((p->mappings.n + 1) * sizeof(uint32_t));
+	memset(c.str, 0xff, (p->strings.strs.n + 1) * sizeof(uint32_t));
+	memset(c.fn, 0xff, (p->functions.n + 1) * sizeof(uint32_t));
+	memset(c.loc, 0xff, (p->locations.n + 1) * sizeof(uint32_t));
+	memset(c.map, 0xff, (p->mappings.n + 1) * sizeof(uint32_t));
+
+	for (size_t i = 0; i < p->sample_types.n; i++) {
+		tf_value_type vt = { copy_str(&c, p->sample_types.v[i].type),
+				     copy_str(&c, p->sample_types.v[i].unit) };
+		tf_vec_push(&q->sample_types, vt);
+	}
+	q->period_type.type = copy_str(&c, p->period_type.type);
+	q->period_type.unit = copy_str(&c, p->period_type.unit);
+	q->period = p->period;
+	q->time_nanos = p->time_nanos;
+	q->duration_nanos = p->duration_nanos;
+	q->drop_frames = copy_str(&c, (tf_strid)p->drop_frames);
+	q->keep_frames = copy_str(&c, (tf_strid)p->keep_frames);
+	q->default_sample_type = copy_str(&c, p->default_sample_type);
+	q->doc_url = copy_str(&c, p->doc_url);
+	for (size_t i = 0; i < p->comments.n; i++)
+		tf_vec_push(&q->comments, copy_str(&c, p->comments.v[i]));
+
+	/* keep the source's sample boundaries: merging is the reader's choice */
+	tf_profile_set_merge(q, false);
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const tf_sample *s = &p->samples.v[i];
+		if (mask && !mask[i])
+			continue;
+		locs.n = labels.n = 0;
+		for (uint32_t j = 0; j < s->nlocs; j++)
+			tf_vec_push(&locs, copy_loc(&c, p->stack.v[s->locs_off + j]));
+		for (uint32_t j = 0; j < s->nlabels; j++) {
+			tf_label l = p->labels.v[s->labels_off + j];
+			l.key = copy_str(&c, l.key);
+			l.str = copy_str(&c, l.str);
+			l.num_unit = copy_str(&c, l.num_unit);
+			tf_vec_push(&labels, l);
+		}
+		tf_profile_add_sample(q, locs.v, (uint32_t)locs.n, tf_sample_values(p, i),
+				      labels.v, (uint32_t)labels.n);
+	}
+	tf_profile_set_merge(q, true);
+
+	tf_vec_free(&locs);
+	tf_vec_free(&labels);
+	tf_vec_free(&c.lines);
+	free(c.str);
+	free(c.fn);
+	free(c.loc);
+	free(c.map);
+	*out = q;
+	return 0;
+}

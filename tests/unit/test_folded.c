@@ -1,0 +1,106 @@
+/*
+ * test_folded.c - the folded-stacks writer (stacks that render alike are
+ * merged, labels select, names cannot break the line format, symbol-less
+ * addresses) and the loader's sniffing (text with a stray control byte is
+ * still text; binary garbage gets pprof's error).
+ */
+#include "unit.h"
+#include "testflame/profile.h"
+
+static char *folded(const tf_profile *p, size_t vi, const char *key, const char *value)
+{
+	tf_buf b = TF_BUF_INIT;
+	assert_int_equal(tf_folded_write(&b, p, vi, key, value), 0);
+	return tf_buf_detach(&b);
+}
+
+static void test_write(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_profile_new(&p);
+	tf_profile_add_sample_type(p, "samples", "count");
+	uint32_t fmain = tf_profile_function(p, "main", "m.c", 1);
+	uint32_t fodd = tf_profile_function(p, "odd;name\nx", "o.c", 1);
+	tf_line l1 = { fmain, 10, 0 }, l2 = { fmain, 20, 0 }, l3 = { fodd, 5, 0 };
+	/* two call sites of main: different locations, the same line of text */
+	uint32_t site1 = tf_profile_add_location(p, TF_NO_MAPPING, 0x10, &l1, 1);
+	uint32_t site2 = tf_profile_add_location(p, TF_NO_MAPPING, 0x20, &l2, 1);
+	uint32_t odd = tf_profile_add_location(p, TF_NO_MAPPING, 0x30, &l3, 1);
+	uint32_t bare = tf_profile_add_location(p, TF_NO_MAPPING, 0xbeef, NULL, 0);
+	tf_label ta = { tf_profile_intern(p, "test"), tf_profile_intern(p, "a"), 0, 0 };
+	tf_label tb = { tf_profile_intern(p, "test"), tf_profile_intern(p, "b"), 0, 0 };
+	uint32_t s1[] = { odd, site1 }, s2[] = { odd, site2 }, s3[] = { bare, site1 };
+	int64_t v = 3;
+	tf_profile_add_sample(p, s1, 2, &v, &ta, 1);
+	v = 4;
+	tf_profile_add_sample(p, s2, 2, &v, &tb, 1);
+	v = 0;
+	tf_profile_add_sample(p, s3, 2, &v, &ta, 1);
+	v = 2;
+	tf_profile_add_sample(p, s3, 2, &v, &tb, 1);
+	tf_profile_add_sample(p, NULL, 0, &v, NULL, 0);
+
+	char *t = folded(p, 0, NULL, NULL);
+	assert_string_equal(t, "main;odd:name x 7\nmain;0xbeef 2\n[unknown] 2\n");
+	free(t);
+	t = folded(p, 0, "test", "a");
+	assert_string_equal(t, "main;odd:name x 3\n");
+	free(t);
+	t = folded(p, 0, "test", "zzz");
+	assert_string_equal(t, "");
+	free(t);
+	tf_buf b = TF_BUF_INIT;
+	assert_int_equal(tf_folded_write(&b, p, 1, NULL, NULL), TF_EINVAL);
+	tf_buf_free(&b);
+	tf_profile_free(p);
+}
+
+static char *write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+	char *path = tf_xasprintf("%s/%s", dir, name);
+	assert_int_equal(tf_file_write_atomic(path, data, len), 0);
+	return path;
+}
+
+static void test_load_sniffing(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir(), *path;
+	tf_profile *p;
+
+	path = write_file(dir, "ctl.folded", "a;b\x01" "c 5\na;d 2\n", 14);
+	assert_int_equal(tf_profile_load(&p, path), 0);
+	assert_int_equal(tf_profile_total(p, 0), 7);
+	tf_profile_free(p);
+	free(path);
+
+	path = write_file(dir, "bad.folded", "a;b\x01 five\n", 10);
+	assert_int_equal(tf_profile_load(&p, path), TF_EINVAL);
+	assert_non_null(strstr(tf_error_last(), "bad.folded:1:"));
+	free(path);
+
+	path = write_file(dir, "bin", "\x0a\x00\x01\x02\xff", 5);
+	assert_int_equal(tf_profile_load(&p, path), TF_EINVAL);
+	assert_non_null(strstr(tf_error_last(), "not a valid pprof profile"));
+	assert_non_null(strstr(tf_error_last(), "/bin'"));
+	free(path);
+
+	tf_buf gz = TF_BUF_INIT;
+	assert_int_equal(tf_gzip(&gz, "", 0, 6), 0);
+	path = write_file(dir, "empty.gz", gz.ptr, gz.len);
+	assert_int_equal(tf_profile_load(&p, path), TF_EINVAL);
+	assert_non_null(strstr(tf_error_last(), "empty once decompressed"));
+	free(path);
+	tf_buf_free(&gz);
+	unit_rmtree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_load_sniffing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
