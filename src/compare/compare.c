@@ -9,6 +9,9 @@
 #include "compare/compare_priv.h"
 #include "compare/stats.h"
 
+/* The attribution stage's bucket for compilers, linkers and the like. */
+#define TF_BUILD_TEST_NAME "[build]"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,6 +383,25 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	size_t ntested = 0;
 	char reason[256];
 
+	/* the noise of one run, as the well-sampled tests show it */
+	if (!pv->noise_given && pv->nbase < 3) {
+		double *lr = tf_xcalloc(c->ntests + 1, sizeof(double));
+		size_t n = 0;
+		for (size_t i = 0; i < c->ntests; i++) {
+			const tf_test_delta *t = &c->tests[i];
+			if (t->base.cost > 0 && t->head.cost > 0 && t->base.samples >= 50 &&
+			    t->head.samples >= 50 && strcmp(t->name, TF_BUILD_TEST_NAME) != 0)
+				lr[n++] = log(t->head.cost / t->base.cost);
+		}
+		double seen = tf_stats_suite_noise(lr, n, pv->nbase, pv->nhead);
+		free(lr);
+		if (seen == seen) {
+			c->summary.noise_seen = 100 * seen;
+			if (100 * seen > c->summary.noise)
+				c->summary.noise = 100 * seen;
+		}
+	}
+
 	for (size_t i = 0; i < c->ntests; i++) {
 		tf_test_delta *t = &c->tests[i];
 		const agg_test *at = &a->tests.v[pv->test_id[i]];
@@ -411,6 +433,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		tf_stats_input in = {
 			at->cost, at->cost + pv->nbase, pv->nbase, pv->nhead,
 			(double)t->base.samples, (double)t->head.samples, c->summary.noise / 100,
+			pv->periodic,
 		};
 		tf_stats_test(&res[i], &in);
 		t->method = res[i].method;
@@ -539,6 +562,13 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		s->threshold = opts->threshold;
 		s->alpha = opts->alpha;
 		s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
+		s->noise_seen = NAN;
+		pv->noise_given = opts->noise >= 0;
+		/* testflame's run files sample on counter overflow */
+		pv->periodic = true;
+		for (size_t i = 0; i < pv->nruns; i++)
+			if (!tf_profile_meta(pv->runs[i].p, "sampler"))
+				pv->periodic = false;
 		s->correction = opts->correction;
 		s->base_runs = pv->nbase;
 		s->head_runs = pv->nhead;
@@ -564,6 +594,15 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		const char *name = cmp_name(pv, pv->test_name[t]);
 		if (opts->test && strcmp(opts->test, name) != 0)
 			continue;
+		if (strcmp(name, TF_BUILD_TEST_NAME) == 0) {
+			/* build steps met on the way: reported apart, never a test */
+			tf_test_side b, h;
+			fill_side(&b, &a.tests.v[t], pv, 0);
+			fill_side(&h, &a.tests.v[t], pv, 1);
+			c->summary.build_base_cost = b.cost;
+			c->summary.build_head_cost = h.cost;
+			continue;
+		}
 		tf_test_delta *d = &c->tests[c->ntests];
 		d->name = name;
 		fill_side(&d->base, &a.tests.v[t], pv, 0);

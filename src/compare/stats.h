@@ -42,6 +42,10 @@ typedef struct {
 	size_t nbase, nhead;
 	double base_samples, head_samples;
 	double noise;      /* modelled run-to-run CV of one run, a fraction */
+	/* Counter-overflow sampling (testflame's run files): a test's total is
+	 * its event count to within a sample or so, so sampling adds a
+	 * quantisation error (1/N)^2 instead of a Poisson 1/N. */
+	bool periodic;
 } tf_stats_input;
 
 typedef struct {
@@ -58,6 +62,16 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in);
 
 /* The default run-to-run noise (CV of one run, a fraction) of an event. */
 double tf_stats_event_noise(const char *event);
+
+/*
+ * The run-to-run noise of one run, a fraction, as the tests themselves show
+ * it: the robust spread (1.4826 x median absolute deviation from zero) of
+ * the log cost ratios of the `n` tests given, divided by sqrt(1/nbase +
+ * 1/nhead). Zero, not the median, is the centre: a whole suite moving
+ * together (another machine, another load) is noise to a gate that
+ * compares absolute costs one run against another. NAN for fewer than 5.
+ */
+double tf_stats_suite_noise(const double *log_ratios, size_t n, size_t nbase, size_t nhead);
 
 /*
  * The verdict of a tested test from its result, the adjusted p-value, the

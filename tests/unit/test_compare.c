@@ -139,7 +139,7 @@ static void test_aggregation_and_verdicts(void **state)
 	assert_true(tf_comparison_regressed(c));
 	assert_string_equal(c->summary.event, "cpu-clock");
 	assert_string_equal(c->summary.unit, "nanoseconds");
-	assert_true(c->summary.noise == 3);
+	assert_true(c->summary.noise == 1.5);
 	assert_true(c->summary.base_cost == 2310.0 * PERIOD);
 	assert_int_equal(c->summary.head_samples, 2350);
 	assert_int_equal(c->base_column[0], 1);

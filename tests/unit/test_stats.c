@@ -96,7 +96,7 @@ static void test_stats_welch_runs(void **state)
 	(void)state;
 	const double base[] = { 1.00e9, 1.03e9, 0.98e9, 1.01e9, 0.99e9 };
 	const double head[] = { 1.10e9, 1.08e9, 1.13e9, 1.09e9, 1.11e9 };
-	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03 };
+	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03, false };
 	tf_stats_result r;
 
 	tf_stats_test(&r, &in);
@@ -113,7 +113,7 @@ static void test_stats_poisson(void **state)
 {
 	(void)state;
 	const double base[] = { 2000 }, head[] = { 2500 };
-	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03 };
+	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03, false };
 	tf_stats_result r;
 	char why[256];
 
@@ -277,7 +277,7 @@ static tf_verdict simulate(rng *g, size_t runs, double lam, double cv, double ra
 	}
 	if (nb == 0 || nh == 0)
 		return nb == 0 ? TF_VERDICT_NEW : TF_VERDICT_GONE;
-	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise };
+	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise, false };
 	tf_stats_test(&r, &in);
 	if (p_out)
 		*p_out = r.p;
@@ -370,7 +370,7 @@ static void test_sim_suite_family_wise(void **state)
 			double h = poisson(&g, lam * exp(cv * gauss(&g) - cv * cv / 2));
 			b = b ? b : 1;
 			h = h ? h : 1;
-			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03 };
+			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03, false };
 			tf_stats_test(&r[t], &in);
 			p[t] = r[t].p;
 			nb[t] = b;
