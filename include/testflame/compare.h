@@ -150,7 +150,8 @@ typedef struct {
 	const char *unit;        /* its unit: "nanoseconds", "count" */
 	double threshold;        /* percent */
 	double alpha;
-	double noise;            /* percent, the one used */
+	double noise;            /* percent: the event's floor; tests without a
+				  * stored history assume twice that */
 	double build_base_cost, build_head_cost; /* the "[build]" steps, apart from the tests */
 	tf_correction correction;
 	size_t base_runs, head_runs;

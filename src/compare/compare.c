@@ -411,12 +411,19 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 			t->reason = tf_arena_strdup(pv->arena, reason);
 			continue;
 		}
+		/* a test whose noise nothing measured is assumed twice as noisy as
+		 * the event's floor; its history, when stored, says better */
 		double noise = c->summary.noise;
 		t->noise_from_history = false;
-		for (size_t h = 0; h < o->nhistory; h++) {
-			if (strcmp(o->history[h].test, t->name) == 0 &&
-			    o->history[h].noise_pct > noise && !pv->noise_given) {
-				noise = o->history[h].noise_pct;
+		if (!pv->noise_given) {
+			const tf_test_noise *known = NULL;
+			for (size_t h = 0; h < o->nhistory && !known; h++)
+				if (strcmp(o->history[h].test, t->name) == 0)
+					known = &o->history[h];
+			if (!known) {
+				noise *= 2;
+			} else if (known->noise_pct > noise) {
+				noise = known->noise_pct;
 				t->noise_from_history = true;
 			}
 		}
