@@ -1,11 +1,14 @@
 /*
  * detect_suite.c - the workload of bench/detection.sh: one program that is
  * four tests, chosen by the name it runs under (bench/detection.sh links
- * parse, hash, sort and victim to it), each burning CPU in its own
- * function. victim_work() is made slower by TF_SLOWDOWN percent: it stands
- * for the function a change slowed down.
+ * parse, hash, sorting and victim to it), each burning CPU in its own
+ * function. victim_work() is made slower by the percentage in the file
+ * `slowdown` of the current directory (a change committed to the suite's
+ * repository, so both a stored baseline and --against see it as code):
+ * it stands for the function a change slowed down. Hog spins forever: the
+ * noisy neighbour.
  *
- *   victim [UNITS]        (TF_SLOWDOWN=10: 10% slower)
+ *   victim [UNITS]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -34,18 +37,27 @@ int main(int argc, char **argv)
 {
 	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	uint64_t n = (argc > 1 ? strtoull(argv[1], NULL, 10) : 3) * 100000000ULL;
-	const char *s = getenv("TF_SLOWDOWN");
+	double slow = 0;
+	FILE *f = fopen("slowdown", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &slow) != 1)
+			slow = 0;
+		fclose(f);
+	}
 
 	if (!strcmp(name, "parse"))
 		parse_work(n);
 	else if (!strcmp(name, "hash"))
 		hash_work(n);
-	else if (!strcmp(name, "sort"))
+	else if (!strcmp(name, "sorting"))
 		sort_work(n);
 	else if (!strcmp(name, "victim"))
-		victim_work(n, s ? atof(s) : 0);
+		victim_work(n, slow);
+	else if (!strcmp(name, "hog"))
+		for (;;)
+			spin(1000000000ULL);
 	else {
-		fprintf(stderr, "run me as parse, hash, sort or victim\n");
+		fprintf(stderr, "run me as parse, hash, sorting, victim or hog\n");
 		return 2;
 	}
 	return 0;

@@ -428,10 +428,13 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 			}
 		}
 		t->noise_pct = noise;
+		/* repeats: the prior is the floor, or what the history showed */
+		double prior = pv->noise_given ? c->summary.noise
+			       : t->noise_from_history ? noise : c->summary.noise;
 		tf_stats_input in = {
 			at->cost, at->cost + pv->nbase, pv->nbase, pv->nhead,
 			(double)t->base.samples, (double)t->head.samples, noise / 100,
-			pv->periodic,
+			pv->periodic, prior / 100, pv->periodic ? 4.0 : 0.0,
 		};
 		tf_stats_test(&res[i], &in);
 		t->method = res[i].method;
