@@ -41,7 +41,7 @@ endif
 DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c-compiler \
 	zlib1g-dev libcurl4-openssl-dev libyaml-dev libdw-dev libelf-dev libjansson-dev \
 	libiberty-dev libcmocka-dev
-DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf nodejs npm \
+DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
 	python3 python3-pytest libseccomp-dev valgrind libxml2-utils hyperfine \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -177,6 +177,10 @@ deps: deps-build
 	  $(SUDO) apt-get update -q && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+	@# Node.js may come from elsewhere with its own npm (Debian's npm would
+	@# conflict with it): install Debian's only when the commands are missing
+	@command -v npm >/dev/null 2>&1 || { echo "make deps: installing nodejs npm"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm; }
 	@tests/node/install.sh
 
 test: deps
