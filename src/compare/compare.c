@@ -420,9 +420,11 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 			for (size_t h = 0; h < o->nhistory && !known; h++)
 				if (strcmp(o->history[h].test, t->name) == 0)
 					known = &o->history[h];
-			if (!known) {
+			/* a spread of fewer than 5 runs is too rough to lower the
+			 * guard; it may only raise it */
+			if (!known || known->runs < 5)
 				noise *= 2;
-			} else if (known->noise_pct > noise) {
+			if (known && known->noise_pct > noise) {
 				noise = known->noise_pct;
 				t->noise_from_history = true;
 			}

@@ -34,8 +34,8 @@
  *    test's total is its true count to within a sample or two per process
  *    and attribution boundary: s = 1/N^2, and the run-to-run noise c is
  *    what limits a single run. c is the event's floor
- *    (tf_stats_event_noise) doubled while nothing has measured the test,
- *    and, once its history is stored, that floor raised to the spread its own
+ *    (tf_stats_event_noise) doubled until at least 5 stored runs have
+ *    measured the test, and always at least the spread its own
  *    stored history shows (the run files of earlier commits): a memory-bound
  *    test on a shared runner may wander by 20% where a CPU-bound one stays
  *    within 1%, and one number for both would either cry wolf or go blind.

@@ -828,24 +828,23 @@ int tf_config_parse(tf_config **out, const char *text, size_t len, const char *n
 
 /*
  * The path to show for a file found at the work tree's root: relative to the
- * current directory, as git shows paths ("../.testflame.yml" from a
- * subdirectory), unless the two share nothing but "/".
+ * current directory when that is inside the file's directory, as git shows
+ * paths (".testflame.yml" at the root, "../.testflame.yml" from a
+ * subdirectory); absolute from anywhere else.
  */
 static char *display_name(const char *file)
 {
 	char *cwd = getcwd(NULL, 0);
-	size_t common = 0, i;
+	const char *slash = strrchr(file, '/');
+	size_t common, i;
 	tf_buf b = TF_BUF_INIT;
 
-	if (!cwd || file[0] != '/')
+	if (!cwd || file[0] != '/' || !slash)
 		goto absolute;
-	/* the longest common prefix that ends at a directory boundary */
-	for (i = 0; cwd[i] && cwd[i] == file[i]; i++)
-		if (cwd[i] == '/')
-			common = i;
-	if (!cwd[i] && file[i] == '/')
-		common = i;
-	if (common == 0)
+	/* the file's directory must be the current one or an ancestor of it */
+	common = (size_t)(slash - file);
+	if (strncmp(cwd, file, common) != 0 || (cwd[common] != '/' && cwd[common] != '\0') ||
+	    common == 0)
 		goto absolute;
 	for (i = common; cwd[i]; i++)
 		if (cwd[i] == '/')
