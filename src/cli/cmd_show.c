@@ -8,6 +8,7 @@
  * is simply left out.
  */
 #include "cli.h"
+#include "testflame/context.h"
 #include "testflame/aggregate.h"
 #include "testflame/attribute.h"
 #include "testflame/profile.h"
@@ -524,6 +525,15 @@ static char *show_json(const summary *s)
 		free(key);
 	}
 	json_object_set_new(root, "metadata", meta);
+	{
+		/* the run's git and CI context, typed (pr a number, dirty a bool) */
+		tf_buf ctx = TF_BUF_INIT;
+		json_t *cj = NULL;
+		if (tf_context_meta_to_json(&ctx, p) == 0 && ctx.ptr)
+			cj = json_loads(ctx.ptr, 0, NULL);
+		json_object_set_new(root, "context", cj ? cj : json_null());
+		tf_buf_free(&ctx);
+	}
 	for (size_t i = 0; i < s->comments.n; i++)
 		json_array_append_new(comments, jstr(s->comments.v[i]));
 	json_object_set_new(root, "comments", comments);

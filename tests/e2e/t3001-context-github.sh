@@ -80,6 +80,22 @@ test_expect_success 'fetch-depth: 0 checkout: PR, head SHA, base branch, merge-b
 	expect_contains full.err on_default_branch=false
 '
 
+test_expect_success 'testflame record in that environment: show --json gives the PR context' '
+	(cd full && gh_env "$TF" record -q -o "$SCRATCH/rec.pb.gz" -- true) &&
+	"$TF" show --json rec.pb.gz >show.json &&
+	python3 - show.json "$HEAD_SHA" "$BASE_SHA" "$MERGE" <<-\PY
+	import json, sys
+	c = json.load(open(sys.argv[1]))["context"]
+	assert c["ci"] == "github", c["ci"]
+	assert c["pr"] == 7, c["pr"]
+	assert c["head_sha"] == sys.argv[2], c["head_sha"]
+	assert c["base_branch"] == "main", c["base_branch"]
+	assert c["merge_base"] == sys.argv[3], c["merge_base"]
+	assert c["commit"] == sys.argv[4], c["commit"]
+	assert c["repository"] == "acme/widget", c["repository"]
+	PY
+'
+
 test_expect_success 'fetch-depth: 0: the changed lines are the PR'"'"'s, as merged' '
 	python3 -c "import json,sys; print(sorted(f[\"path\"] for f in json.load(open(sys.argv[1]))[\"changes\"]))" full.json > paths &&
 	expect_contains paths "['"'"'lib.c'"'"', '"'"'moved.c'"'"', '"'"'new.c'"'"']"
