@@ -51,7 +51,10 @@ CLI_SRCS  := $(filter src/cli/%,$(SRCS))
 LIB_SRCS  := $(filter-out src/cli/%,$(SRCS))
 GEN_C     := $(BUILD)/gen/profile.pb-c.c
 GEN_H     := $(BUILD)/gen/profile.pb-c.h
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o
+# The report page's script, style and skeleton, embedded as C arrays.
+ASSETS    := src/report/assets/report.js src/report/assets/report.css src/report/assets/report.html
+GEN_ASSETS := $(BUILD)/gen/report_assets.c
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o $(BUILD)/gen/report_assets.o
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libtestflame.a
 BIN       := $(BUILD)/testflame
@@ -92,6 +95,15 @@ $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: src/profile/%.proto
 $(BUILD)/gen/profile.pb-c.o: $(GEN_C) $(GEN_H)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(PKG_CFLAGS) -w -c $< -o $@
+
+$(GEN_ASSETS): $(ASSETS) src/report/assets/embed.sh
+	@mkdir -p $(BUILD)/gen
+	@echo "  EMBED   $(ASSETS)"
+	$(Q)sh src/report/assets/embed.sh $(ASSETS) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/report_assets.o: $(GEN_ASSETS)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/src/%.o: src/%.c | $(GEN_H)
 	@mkdir -p $(dir $@)

@@ -171,10 +171,15 @@ const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *ke
  */
 #define TF_DIFF_NONE UINT32_MAX
 #define TF_ALL_TESTS SIZE_MAX
+/* Every test in one tree, in one pass over the samples: the root "all" has
+ * one child per test (depth 1, named after the test, file ""), and below
+ * each the stacks of that test. What a report that draws many tests uses. */
+#define TF_EACH_TEST (SIZE_MAX - 1)
 
 typedef struct {
 	const char *name;
 	const char *file;      /* the function's source file, "" when unknown */
+	int64_t line;          /* the function's first line, 0 when unknown */
 	uint32_t parent;       /* TF_DIFF_NONE for the root */
 	uint32_t first_child;  /* TF_DIFF_NONE when a leaf */
 	uint32_t next_sibling; /* TF_DIFF_NONE for the last child */
@@ -187,7 +192,7 @@ typedef struct {
 	size_t n;
 } tf_diff_tree;
 
-/* `test` indexes c->tests, or TF_ALL_TESTS. */
+/* `test` indexes c->tests, or is TF_ALL_TESTS or TF_EACH_TEST. */
 int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t test);
 void tf_diff_tree_free(tf_diff_tree *t);
 

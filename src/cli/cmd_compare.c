@@ -1,15 +1,18 @@
 /*
  * cmd_compare.c - `testflame compare BASE HEAD`: compare any two profiles
  * (run files, any pprof, folded stacks), or several runs per side with
- * --base/--head, print the per-test table, write report.json into the report
- * directory, and exit 3 when a test regressed so scripts can gate on it.
+ * --base/--head, print the per-test table, write the report directory
+ * (index.html, report.md, report.json, junit.xml, ...; SPEC §6), and exit 3
+ * when a test regressed so scripts can gate on it.
  */
 #include "cli.h"
 #include "testflame/compare.h"
+#include "testflame/report.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const usage[] = {
@@ -88,19 +91,26 @@ static unsigned table_width(void)
 	return 100;
 }
 
-static int write_report(const tf_comparison *c, const char *dir, tf_buf *json)
+static int write_report(const tf_comparison *c, const char *dir, const char *suite,
+			bool colorblind)
 {
-	char *path;
-	int rc = tf_mkdir_p(dir, 0777);
+	tf_report_opts ro;
+	struct timespec c0, c1;
+	uint64_t t0 = tf_now_ns();
+	int rc;
 
-	if (rc)
-		return rc;
-	path = tf_xasprintf("%s/report.json", dir);
-	rc = tf_file_write_atomic(path, json->ptr, json->len);
-	if (!rc)
-		tf_notef("wrote %s", path);
-	free(path);
-	(void)c;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+	tf_report_opts_init(&ro);
+	ro.dir = dir;
+	ro.suite = suite;
+	ro.colorblind = colorblind;
+	rc = tf_report_write(c, &ro);
+	if (!rc) {
+		tf_notef("wrote %s/report.json and the report (index.html, report.md, junit.xml, ...)", dir);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+		tf_verbosef("report written in %.1f ms (%.1f ms of CPU)", (double)(tf_now_ns() - t0) / 1e6,
+			    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6);
+	}
 	return rc;
 }
 
@@ -109,8 +119,9 @@ int cmd_compare(int argc, char **argv)
 	static const char *const colours[] = { "auto", "always", "never", NULL };
 	struct tf_strlist bases = { { 0 } }, heads = { { 0 } };
 	const char *value = NULL, *test = NULL, *report = "testflame-report", *colour = "auto";
+	const char *suite = NULL;
 	double threshold = 5, alpha = 0.001, noise = -1;
-	bool json = false, all = false, quiet = false;
+	bool json = false, all = false, quiet = false, colorblind = false;
 	int verbose = 0, npos, rc, exit_code = TF_EXIT_ERROR;
 	tf_profile **base_p = NULL, **head_p = NULL;
 	TF_VEC(const char *) base_n = { 0 }, head_n = { 0 };
@@ -128,7 +139,9 @@ int cmd_compare(int argc, char **argv)
 		{ TF_OPT_DOUBLE, 0, "alpha", &alpha, "P", "false-alarm rate across all tests (default 0.001)", NULL, 0, 0, NULL },
 		{ TF_OPT_DOUBLE, 0, "noise", &noise, "PCT", "run-to-run noise of one run, percent (default: by event)", NULL, 0, 0, NULL },
 		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "Output", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "report", &report, "DIR", "write DIR/report.json (default testflame-report)", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "report", &report, "DIR", "write the report into DIR (default testflame-report)", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "suite", &suite, "NAME", "the suite's name in the report (default: from the run files)", NULL, 0, 0, NULL },
+		{ TF_OPT_FLAG, 0, "colorblind", &colorblind, NULL, "orange/blue instead of red/blue in the flame graphs", NULL, 0, 0, NULL },
 		{ TF_OPT_FLAG, 0, "json", &json, NULL, "print report.json instead of the table", NULL, 0, 0, NULL },
 		{ TF_OPT_FLAG, 0, "all", &all, NULL, "list unchanged tests too", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "color", &colour, "WHEN", "colour the table", colours, 0, 0, NULL },
@@ -201,7 +214,7 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 
-	if ((rc = tf_comparison_to_json(&js, c)) || (rc = write_report(c, report, &js))) {
+	if ((rc = tf_comparison_to_json(&js, c)) || (rc = write_report(c, report, suite, colorblind))) {
 		exit_code = tf_fail(rc);
 		goto done;
 	}
@@ -213,7 +226,9 @@ int cmd_compare(int argc, char **argv)
 		to.color = want_colour(colour);
 		to.width = table_width();
 		to.all = all;
-		tf_comparison_render_table(&out, c, &to);
+		char *html = tf_xasprintf("%s/index.html", report);
+		tf_report_terminal(&out, c, &to, html);
+		free(html);
 		fwrite(out.ptr, 1, out.len, stdout);
 	}
 	if (fflush(stdout) != 0) {

@@ -1,12 +1,14 @@
 /*
  * cmd_view.c - `testflame view FILE`: look at any profile (our run files,
  * pprof from Go, Pyroscope or other tools, folded stacks) as a top table,
- * or convert it to folded stacks, pprof or speedscope JSON. Optionally
- * narrowed to one test and one value column.
+ * an interactive HTML page or an SVG flame graph, or convert it to folded
+ * stacks, pprof or speedscope JSON. Optionally narrowed to one test and one
+ * value column.
  */
 #include "cli.h"
 #include "testflame/aggregate.h"
 #include "testflame/profile.h"
+#include "testflame/report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,9 @@ static const char *const view_usage[] = {
 	NULL,
 };
 
-static const char *const view_formats[] = { "text", "folded", "pprof", "speedscope", NULL };
+static const char *const view_formats[] = {
+	"text", "folded", "pprof", "speedscope", "html", "svg", NULL,
+};
 
 struct view_opts {
 	const char *format, *output, *test, *value;
@@ -101,6 +105,10 @@ static int render(tf_buf *out, const tf_profile *p, const char *file, const stru
 		rc = tf_folded_write(out, p, vi, o->test ? "test" : NULL, o->test);
 	} else if (strcmp(f, "speedscope") == 0) {
 		rc = tf_speedscope_write(out, p, vi, o->test, base_name(file));
+	} else if (strcmp(f, "html") == 0) {
+		rc = tf_report_profile_html(out, p, vi, o->test, base_name(file), NULL);
+	} else if (strcmp(f, "svg") == 0) {
+		rc = tf_report_profile_svg(out, p, vi, o->test, base_name(file), NULL);
 	} else if (strcmp(f, "pprof") == 0) {
 		tf_profile *sel = NULL;
 		if (mask)
@@ -116,7 +124,8 @@ int cmd_view(int argc, char **argv)
 	struct view_opts o = { "text", NULL, NULL, NULL, 50, false, false, false, false };
 	const tf_option opts[] = {
 		{ TF_OPT_STRING, 'f', "format", &o.format, "FMT",
-		  "text (the default), folded, pprof or speedscope", NULL, 0, 0, NULL },
+		  "text (the default), folded, pprof, speedscope, html (an interactive page) "
+		  "or svg (a flame graph)", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 'o', "output", &o.output, "OUT",
 		  "write OUT (atomically) instead of standard output", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "test", &o.test, "NAME",
@@ -146,15 +155,9 @@ int cmd_view(int argc, char **argv)
 	if (n != 2)
 		return tf_usage_error(view_usage, n < 2 ? "which profile? (view needs one FILE)"
 				      : "view takes one FILE, not %d", n - 1);
-	if (strcmp(o.format, "html") == 0 || strcmp(o.format, "svg") == 0) {
-		tf_errorf("--format %s is not available in this version of testflame; use "
-			  "--format speedscope (opens in speedscope) or folded (for flamegraph.pl)",
-			  o.format);
-		return TF_EXIT_ERROR;
-	}
 	if (!known_format(o.format))
 		return tf_usage_error(view_usage, "invalid value '%s' for --format (expected one "
-				      "of: text, folded, pprof, speedscope)", o.format);
+				      "of: text, folded, pprof, speedscope, html, svg)", o.format);
 	if (strcmp(o.format, "text") != 0 && (o.top_seen || o.cum_seen))
 		tf_warnf("--top and --cum only apply to --format text");
 	if (strcmp(o.format, "pprof") == 0 && o.value_seen)

@@ -16,7 +16,7 @@ struct command {
 static const struct command commands[] = {
 	{ "run", cmd_run, "record the suite, compare each test with its baseline, report, gate" },
 	{ "record", cmd_record, "run a command under the sampling profiler and write a run file" },
-	{ "view", cmd_view, "show or convert a profile (top table, folded, pprof, speedscope)" },
+	{ "view", cmd_view, "show or convert a profile (top table, page, flame graph, folded, pprof, speedscope)" },
 	{ "show", cmd_show, "print a run file's metadata and per-test totals" },
 	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
 	{ "baseline", cmd_baseline, "list, show, save, fetch, push and prune stored baselines" },

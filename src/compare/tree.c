@@ -42,6 +42,7 @@ static uint32_t child(builder *b, uint32_t parent, const cmp_func *f)
 	memset(&n, 0, sizeof(n));
 	n.name = cmp_name(b->pv, f->name);
 	n.file = cmp_name(b->pv, f->file);
+	n.line = f->start_line;
 	n.parent = parent;
 	n.first_child = n.next_sibling = TF_DIFF_NONE;
 	n.depth = b->nodes.v[parent].depth + 1;
@@ -52,22 +53,75 @@ static uint32_t child(builder *b, uint32_t parent, const cmp_func *f)
 	return i;
 }
 
-static int by_name(const void *x, const void *y, void *ctx)
+/*
+ * The path of the previous sample, to walk down the next one without
+ * hash lookups for as long as it goes the same way: samples of one test
+ * share long prefixes (main, the test runner, the test), and the lookup
+ * of a big tree's node is a cache miss.
+ */
+typedef struct {
+	TF_VEC(uint32_t) path; /* node at each depth; path.v[0] is the root */
+	TF_VEC(uint32_t) keys; /* the name at each depth */
+	size_t valid;          /* leading entries that are the previous sample's */
+} path_memo;
+
+static uint32_t step(builder *b, path_memo *m, size_t d, const cmp_func *f)
 {
-	const tf_diff_node *nodes = ctx;
+	uint32_t node;
+
+	if (d < m->valid && m->keys.v[d] == f->name)
+		return m->path.v[d];
+	if (m->valid > d)
+		m->valid = d;
+	node = child(b, m->path.v[d - 1], f);
+	while (m->path.n <= d) {
+		tf_vec_push(&m->path, 0);
+		tf_vec_push(&m->keys, 0);
+	}
+	m->path.v[d] = node;
+	m->keys.v[d] = f->name;
+	return node;
+}
+
+static int by_string(const void *x, const void *y, void *ctx)
+{
+	const struct tf_compare_priv *pv = ctx;
 	const uint32_t *a = x, *b = y;
-	int c = strcmp(nodes[*a].name, nodes[*b].name);
-	return c ? c : (*a < *b ? -1 : *a > *b);
+	return strcmp(cmp_name(pv, *a), cmp_name(pv, *b));
 }
 
 /* Children lists sorted by name, so renderers draw the same picture for
- * the same data whatever the order of the samples. */
-static void link_children(tf_diff_node *nodes, size_t n)
+ * the same data whatever the order of the samples. A tree has far fewer
+ * distinct names than nodes, so the names are sorted once and the nodes
+ * placed by a counting sort on their name's rank (stable: ties keep node
+ * order), which keeps a million-node tree cheap. */
+static void link_children(tf_diff_node *nodes, const uint32_t *name_ids, size_t n,
+			  const struct tf_compare_priv *pv)
 {
+	size_t nnames = pv->names.strs.n;
 	uint32_t *order = tf_xmalloc((n + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order + 1, n ? n - 1 : 0, sizeof(uint32_t), by_name, nodes);
+	uint32_t *rank = tf_xcalloc(nnames + 1, sizeof(uint32_t));
+	uint32_t *count = tf_xcalloc(nnames + 2, sizeof(uint32_t));
+	TF_VEC(uint32_t) used = { 0 };
+
+	for (size_t i = 1; i < n; i++)
+		if (!count[name_ids[i]]++)
+			tf_vec_push(&used, name_ids[i]);
+	if (used.n)
+		qsort_r(used.v, used.n, sizeof(uint32_t), by_string, (void *)pv);
+	/* rank -> first slot in `order` */
+	size_t at = 1;
+	for (size_t r = 0; r < used.n; r++) {
+		uint32_t id = used.v[r], c = count[id];
+		rank[id] = (uint32_t)at;
+		at += c;
+	}
+	order[0] = 0;
+	for (size_t i = 1; i < n; i++)
+		order[rank[name_ids[i]]++] = (uint32_t)i;
+	free(rank);
+	free(count);
+	tf_vec_free(&used);
 	/* walking the sorted order backwards and pushing to the front of each
 	 * parent's list leaves every list in name order */
 	for (size_t k = n; k-- > 1;) {
@@ -85,10 +139,11 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 	builder b;
 	uint32_t want = NO_ID;
 	tf_diff_node root;
-	TF_VEC(uint32_t) path = { 0 };
+	path_memo m;
 
 	*out = NULL;
-	if (test != TF_ALL_TESTS) {
+	bool each = test == TF_EACH_TEST;
+	if (test != TF_ALL_TESTS && !each) {
 		if (test >= c->ntests)
 			return tf_error_set(TF_EINVAL, "no test %zu in the comparison (it has %zu)",
 					    test, c->ntests);
@@ -98,11 +153,14 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 	memset(&b, 0, sizeof(b));
 	b.pv = pv;
 	memset(&root, 0, sizeof(root));
-	root.name = test == TF_ALL_TESTS ? "all" : c->tests[test].name;
+	root.name = test == TF_ALL_TESTS || each ? "all" : c->tests[test].name;
 	root.file = "";
 	root.parent = root.first_child = root.next_sibling = TF_DIFF_NONE;
 	tf_vec_push(&b.nodes, root);
 	tf_vec_push(&b.name_ids, NO_ID);
+	memset(&m, 0, sizeof(m));
+	tf_vec_push(&m.path, 0);
+	tf_vec_push(&m.keys, NO_ID);
 	/* only the tests in the comparison (see --test) make up "all" */
 	bool *in = tf_xcalloc(pv->ninternal + 1, sizeof(bool));
 	for (size_t i = 0; i < c->ntests; i++)
@@ -122,27 +180,30 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 			if (v == 0)
 				continue;
 			uint32_t node = 0;
-			path.n = 0;
-			tf_vec_push(&path, 0);
+			size_t d = 1;
+			if (each) {
+				/* a test's node is keyed like a frame; no frame lives at depth 1 */
+				cmp_func tf = { pv->test_name[run->sample_test[i]], 0, 0, 0, false };
+				node = step(&b, &m, d++, &tf);
+			}
 			for (uint32_t k = s->nlocs; k-- > 0;) {
 				uint32_t li = p->stack.v[s->locs_off + k];
 				const tf_location *l = &p->locations.v[li];
 				if (!l->nlines) {
-					node = child(&b, node, &pv->funcs.v[run->loc_key[li]]);
-					tf_vec_push(&path, node);
+					node = step(&b, &m, d++, &pv->funcs.v[run->loc_key[li]]);
 					continue;
 				}
 				for (uint32_t j = l->nlines; j-- > 0;) {
 					uint32_t f = run->fn_key[p->lines.v[l->lines_off + j].function];
-					node = child(&b, node, &pv->funcs.v[f]);
-					tf_vec_push(&path, node);
+					node = step(&b, &m, d++, &pv->funcs.v[f]);
 				}
 			}
-			for (size_t k = 0; k < path.n; k++) {
+			m.valid = d;
+			for (size_t k = 0; k < d; k++) {
 				if (side)
-					b.nodes.v[path.v[k]].head_total += v;
+					b.nodes.v[m.path.v[k]].head_total += v;
 				else
-					b.nodes.v[path.v[k]].base_total += v;
+					b.nodes.v[m.path.v[k]].base_total += v;
 			}
 			if (side)
 				b.nodes.v[node].head_self += v;
@@ -151,14 +212,15 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 		}
 	}
 	free(in);
-	link_children(b.nodes.v, b.nodes.n);
+	link_children(b.nodes.v, b.name_ids.v, b.nodes.n, pv);
 
 	tf_diff_tree *t = tf_xcalloc(1, sizeof(*t));
 	t->nodes = b.nodes.v;
 	t->n = b.nodes.n;
 	tf_vec_free(&b.name_ids);
 	tf_htab_free(&b.index);
-	tf_vec_free(&path);
+	tf_vec_free(&m.path);
+	tf_vec_free(&m.keys);
 	*out = t;
 	return 0;
 }

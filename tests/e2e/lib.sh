@@ -11,6 +11,7 @@
 #
 # Useful in bodies: $TF (the binary), $FIX (built fixtures), $TOP (source
 # tree), $SCRATCH (this script's temp dir), and the helpers below.
+# KEEP=1 in the environment keeps $SCRATCH after the script, for a look.
 set -u
 TOP=${TESTFLAME_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${TESTFLAME_BUILD:-$TOP/build}
@@ -18,7 +19,7 @@ TF=$BUILD/testflame
 FIX=$BUILD/fixtures
 SCRATCH=$(mktemp -d "/tmp/testflame-e2e.XXXXXX")
 export TESTFLAME_NO_PROGRESS=1
-trap 'rm -rf "$SCRATCH"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$SCRATCH"' EXIT
 cd "$SCRATCH" || exit 1
 
 test_count=0

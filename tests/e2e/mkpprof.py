@@ -107,4 +107,5 @@ def main():
         f.write(bytes(body))
 
 
-main()
+if __name__ == "__main__":
+    main()

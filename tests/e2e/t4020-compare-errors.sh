@@ -128,7 +128,7 @@ test_expect_code 1 "an unwritable report directory" '
 
 test_expect_success "no temporary file is left next to report.json" '
 	"$TF" compare --report r a.folded a.folded > /dev/null 2>&1 &&
-	expect_eq "$(ls -A r)" report.json
+	expect_eq "$(ls -A r | tr "\n" " ")" "base.pb.gz codequality.json head.pb.gz index.html junit.xml report.json report.md "
 '
 
 test_expect_success "help lists the options" '

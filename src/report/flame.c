@@ -1,0 +1,203 @@
+/*
+ * flame.c - the diff tree as the flame-graph writers use it: compare's tree
+ * put in preorder (so a subtree is a range of positions, which makes
+ * pruning, serialising and summing one linear pass), names interned by
+ * content so functions add up by name, the colour rules the SVG and the
+ * page share, and the folded-diff writer that reads the same tree.
+ */
+#include "report/report_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rp_tree_build(rp_tree *out, const tf_comparison *c, size_t test)
+{
+	tf_diff_tree *t;
+	TF_VEC(uint32_t) stack = { 0 };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = tf_comparison_diff_tree(&t, c, test)))
+		return rc;
+	size_t n = t->n;
+	out->t = t;
+	out->name_id = tf_xmalloc((n + 1) * sizeof(uint32_t));
+	out->order = tf_xmalloc((n + 1) * sizeof(uint32_t));
+	out->pos = tf_xmalloc((n + 1) * sizeof(uint32_t));
+	out->end = tf_xmalloc((n + 1) * sizeof(uint32_t));
+	tf_strtab_init(&out->names);
+	for (size_t i = 0; i < n; i++)
+		out->name_id[i] = tf_strtab_intern(&out->names, t->nodes[i].name,
+						   strlen(t->nodes[i].name));
+
+	/* preorder, children in compare's (name) order: push them reversed */
+	size_t k = 0;
+	if (n)
+		tf_vec_push(&stack, 0);
+	while (stack.n) {
+		uint32_t node = stack.v[--stack.n];
+		out->order[k] = node;
+		out->pos[node] = (uint32_t)k++;
+		size_t mark = stack.n;
+		for (uint32_t ch = t->nodes[node].first_child; ch != TF_DIFF_NONE;
+		     ch = t->nodes[ch].next_sibling)
+			tf_vec_push(&stack, ch);
+		for (size_t a = mark, b = stack.n; b > a + 1; a++, b--) {
+			uint32_t tmp = stack.v[a];
+			stack.v[a] = stack.v[b - 1];
+			stack.v[b - 1] = tmp;
+		}
+	}
+	/* subtree sizes bottom-up: a child comes after its parent in preorder */
+	for (size_t p = 0; p < n; p++)
+		out->end[p] = 1;
+	for (size_t p = n; p-- > 1;) {
+		uint32_t par = t->nodes[out->order[p]].parent;
+		out->end[out->pos[par]] += out->end[p];
+	}
+	for (size_t p = 0; p < n; p++)
+		out->end[p] += (uint32_t)p;
+	tf_vec_free(&stack);
+
+	/* where each test's frames start: its node is a child of the root */
+	if (test == TF_EACH_TEST) {
+		uint32_t *at = tf_xmalloc((out->names.strs.n + 1) * sizeof(uint32_t));
+		for (size_t i = 0; i <= out->names.strs.n; i++)
+			at[i] = TF_DIFF_NONE;
+		for (uint32_t ch = n ? t->nodes[0].first_child : TF_DIFF_NONE; ch != TF_DIFF_NONE;
+		     ch = t->nodes[ch].next_sibling)
+			at[out->name_id[ch]] = out->pos[ch];
+		out->test_pos = tf_xmalloc((c->ntests + 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < c->ntests; i++) {
+			const char *nm = c->tests[i].name;
+			uint32_t id = tf_strtab_lookup(&out->names, nm, strlen(nm));
+			out->test_pos[i] = id == TF_HTAB_NONE ? TF_DIFF_NONE : at[id];
+		}
+		free(at);
+	}
+	return 0;
+}
+
+void rp_tree_free(rp_tree *t)
+{
+	if (!t)
+		return;
+	tf_diff_tree_free(t->t);
+	free(t->name_id);
+	free(t->order);
+	free(t->pos);
+	free(t->end);
+	free(t->test_pos);
+	tf_strtab_free(&t->names);
+	memset(t, 0, sizeof(*t));
+}
+
+
+/* ---- colours (report.js: diffColour, nameColour) ----------------------- */
+
+static void mix(char out[8], const int from[3], const int to[3], double t)
+{
+	int c[3];
+	for (int i = 0; i < 3; i++)
+		c[i] = (int)lround(from[i] + (to[i] - from[i]) * t);
+	snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+void rp_diff_colour(char out[8], double base, double head, double threshold_pct, bool cb)
+{
+	static const int neutral[3] = { 224, 224, 224 };
+	static const int red[3] = { 236, 64, 52 }, blue[3] = { 64, 120, 228 };
+	static const int orange[3] = { 240, 128, 16 }, cbblue[3] = { 40, 104, 200 };
+	double m = fmax(base, head);
+
+	if (m <= 0 || (base > 0 && fabs(head - base) / base * 100 < threshold_pct)) {
+		mix(out, neutral, neutral, 0);
+		return;
+	}
+	double r = (head - base) / m;
+	double t = fmin(1, 0.25 + 0.75 * sqrt(fabs(r) / 0.5));
+	if (r > 0)
+		mix(out, neutral, cb ? orange : red, t);
+	else
+		mix(out, neutral, cb ? cbblue : blue, t);
+}
+
+/* FNV-1a over the name: the same name gets the same colour everywhere. */
+void rp_name_colour(char out[8], const char *name)
+{
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	double v1 = (h & 0xff) / 255.0, v2 = ((h >> 8) & 0xff) / 255.0,
+	       v3 = ((h >> 16) & 0xff) / 255.0;
+	snprintf(out, 8, "#%02x%02x%02x", 205 + (int)(50 * v3), (int)(230 * v1),
+		 (int)(55 * v2));
+}
+
+/* ---- folded diff ------------------------------------------------------- */
+
+/* A frame keeps the line format: ';' separates frames, a line is a stack. */
+static void put_folded_frame(tf_buf *b, const char *name)
+{
+	char *c = rp_clean(*name ? name : "??", 0);
+	for (char *p = c; *p; p++)
+		tf_buf_putc(b, *p == ';' ? ':' : *p);
+	free(c);
+}
+
+static void put_value(tf_buf *b, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		tf_buf_printf(b, "%.0f", v);
+	else
+		tf_buf_printf(b, "%.3f", v);
+}
+
+int rp_folded_render(tf_buf *out, const rp_tree *t, uint32_t root_pos, bool skip_root)
+{
+	TF_VEC(size_t) at = { 0 }; /* path length at each depth below the root */
+	tf_buf path = TF_BUF_INIT;
+
+	if (!t->t->n)
+		return 0;
+	uint32_t root_depth = t->t->nodes[t->order[root_pos]].depth;
+	for (uint32_t p = root_pos; p < t->end[root_pos]; p++) {
+		const tf_diff_node *nd = &t->t->nodes[t->order[p]];
+		size_t d = nd->depth - root_depth;
+		if (skip_root && d == 0)
+			continue;
+		size_t level = skip_root ? d - 1 : d;
+		while (at.n > level)
+			at.n--;
+		path.len = at.n ? at.v[at.n - 1] : 0;
+		if (path.len)
+			tf_buf_putc(&path, ';');
+		put_folded_frame(&path, nd->name);
+		tf_vec_push(&at, path.len);
+		if (nd->base_self == 0 && nd->head_self == 0)
+			continue;
+		tf_buf_put(out, path.ptr, path.len);
+		tf_buf_putc(out, ' ');
+		put_value(out, nd->base_self);
+		tf_buf_putc(out, ' ');
+		put_value(out, nd->head_self);
+		tf_buf_putc(out, '\n');
+	}
+	tf_vec_free(&at);
+	tf_buf_free(&path);
+	return 0;
+}
+
+int tf_report_folded_diff(tf_buf *out, const tf_comparison *c, size_t test)
+{
+	rp_tree t;
+	int rc = rp_tree_build(&t, c, test);
+	if (rc)
+		return rc;
+	/* the root is the test (or "all"); stacks start below it, except that
+	 * every test's stacks start with the test's own frame */
+	rc = rp_folded_render(out, &t, 0, true);
+	rp_tree_free(&t);
+	return rc;
+}

@@ -1,0 +1,371 @@
+/*
+ * markdown.c - report.md, the PR/MR comment, and the GitHub step summary.
+ * What a reviewer sees first: a headline (how many tests regressed,
+ * improved, stayed; against which baseline commit and how far back), the
+ * table of changed tests, and for each regressed test the functions that
+ * grew most with file:line, linked to the source at the head commit. It is
+ * written when nothing changed too, so a silent run is never mistaken for
+ * a green one.
+ *
+ * Hosts refuse comments over 65,536 characters, so the comment is rendered
+ * against a byte budget: when it does not fit, the least important rows go
+ * first (the tail of the table, then functions, then whole detail blocks,
+ * then long names get shorter) and the comment says what it left out.
+ * Names are put inside <code> with every ASCII punctuation character as a
+ * numeric reference: no pipe can split a cell, no backtick or bracket can
+ * open markup, no "@name" can notify anyone, no URL becomes a link.
+ */
+#include "report/report_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	size_t rows;      /* changed tests in the table */
+	size_t details;   /* regressed tests with a function block */
+	size_t funcs;     /* functions per block */
+	size_t name_max;  /* code points of a name */
+} md_plan;
+
+void tf_report_marker(tf_buf *out, const char *suite)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	tf_buf_puts(out, "<!-- testflame:report suite=");
+	for (const unsigned char *p = (const unsigned char *)(suite ? suite : ""); *p; p++) {
+		if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    *p == '.' || *p == '_' || *p == '/' || *p == '~') {
+			tf_buf_putc(out, (char)*p);
+		} else {
+			tf_buf_putc(out, '%');
+			tf_buf_putc(out, hex[*p >> 4]);
+			tf_buf_putc(out, hex[*p & 15]);
+		}
+	}
+	tf_buf_puts(out, " -->\n");
+}
+
+static void code(tf_buf *b, const char *s, size_t max)
+{
+	tf_buf_puts(b, "<code>");
+	rp_put_md(b, s, max);
+	tf_buf_puts(b, "</code>");
+}
+
+static const char *badge(tf_verdict v)
+{
+	switch (v) {
+	case TF_VERDICT_REGRESSED: return "\xf0\x9f\x94\xba regressed";   /* red triangle */
+	case TF_VERDICT_IMPROVED: return "\xe2\x9c\x85 improved";         /* check mark */
+	case TF_VERDICT_NEW: return "\xf0\x9f\x86\x95 new";
+	case TF_VERDICT_GONE: return "\xe2\x9e\x96 gone";
+	default: return tf_verdict_name(v);
+	}
+}
+
+static void headline(tf_buf *b, rp_ctx *x)
+{
+	const tf_comparison *c = x->c;
+	const tf_compare_summary *s = &c->summary;
+	static const tf_verdict order[] = {
+		TF_VERDICT_IMPROVED, TF_VERDICT_NEW, TF_VERDICT_GONE, TF_VERDICT_INCONCLUSIVE,
+		TF_VERDICT_UNCHANGED,
+	};
+	size_t nreg = s->count[TF_VERDICT_REGRESSED];
+
+	tf_buf_puts(b, "### testflame \xc2\xb7 ");
+	code(b, x->suite, 80);
+	tf_buf_puts(b, "\n\n");
+	if (nreg)
+		tf_buf_printf(b, "**\xf0\x9f\x94\xba %zu of %zu test%s regressed**", nreg, s->ntests,
+			      s->ntests == 1 ? "" : "s");
+	else
+		tf_buf_printf(b, "**\xe2\x9c\x85 No regressions in %zu test%s**", s->ntests,
+			      s->ntests == 1 ? "" : "s");
+	for (size_t i = 0; i < TF_ARRAY_SIZE(order); i++)
+		if (s->count[order[i]])
+			tf_buf_printf(b, " \xc2\xb7 %zu %s", s->count[order[i]], tf_verdict_name(order[i]));
+	tf_buf_puts(b, "\n\n");
+
+	/* against what */
+	tf_buf_puts(b, "Baseline ");
+	if (x->base_commit) {
+		tf_buf url = TF_BUF_INIT;
+		char shortc[13];
+		snprintf(shortc, sizeof(shortc), "%.12s", x->base_commit);
+		if (rp_put_commit_url(&url, x, x->base_commit)) {
+			tf_buf_puts(b, "[");
+			code(b, shortc, 12);
+			tf_buf_printf(b, "](%s)", url.ptr);
+		} else {
+			code(b, shortc, 12);
+		}
+		tf_buf_free(&url);
+	} else {
+		for (size_t i = 0; i < c->base.n && i < 3; i++) {
+			if (i)
+				tf_buf_puts(b, ", ");
+			code(b, c->base.names[i], 60);
+		}
+	}
+	if (x->o.base_distance == 0)
+		tf_buf_puts(b, " (the head commit itself)");
+	else if (x->o.base_distance > 0)
+		tf_buf_printf(b, " (%ld commit%s behind)", x->o.base_distance,
+			      x->o.base_distance == 1 ? "" : "s");
+	if (x->head_commit) {
+		tf_buf url = TF_BUF_INIT;
+		char shortc[13];
+		snprintf(shortc, sizeof(shortc), "%.12s", x->head_commit);
+		tf_buf_puts(b, " \xe2\x86\x92 head ");
+		if (rp_put_commit_url(&url, x, x->head_commit)) {
+			tf_buf_puts(b, "[");
+			code(b, shortc, 12);
+			tf_buf_printf(b, "](%s)", url.ptr);
+		} else {
+			code(b, shortc, 12);
+		}
+		tf_buf_free(&url);
+	}
+	tf_buf_puts(b, " \xc2\xb7 ");
+	code(b, s->event, 40);
+	tf_buf_printf(b, ", threshold %g%%", s->threshold);
+	if (s->base_runs > 1 || s->head_runs > 1)
+		tf_buf_printf(b, ", %zu vs %zu runs", s->base_runs, s->head_runs);
+	if (x->run_url)
+		tf_buf_printf(b, " \xc2\xb7 [CI run](%s)", x->run_url);
+	if (x->o.artifact_url)
+		tf_buf_printf(b, " \xc2\xb7 [full report](%s)", x->o.artifact_url);
+	tf_buf_puts(b, "\n\n");
+}
+
+static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
+{
+	const tf_comparison *c = x->c;
+	size_t shown = 0;
+
+	*left_out = 0;
+	if (!x->nchanged)
+		return;
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		char base[48], head[48], d[32], lo[32], hi[32];
+		if (!rp_changed(t->verdict))
+			continue;
+		if (shown >= pl->rows) {
+			(*left_out)++;
+			continue;
+		}
+		if (!shown)
+			tf_buf_puts(b, "| | Test | Base | Head | \xce\x94 | 95% CI |\n"
+				       "|---|---|---:|---:|---:|---:|\n");
+		shown++;
+		rp_cost(base, sizeof(base), t->base.cost, x->unit);
+		rp_cost(head, sizeof(head), t->head.cost, x->unit);
+		if (!(t->base.cost > 0))
+			snprintf(base, sizeof(base), "-");
+		if (!(t->head.cost > 0))
+			snprintf(head, sizeof(head), "-");
+		rp_pct(d, sizeof(d), t->delta_pct);
+		tf_buf_printf(b, "| %s | ", badge(t->verdict));
+		code(b, t->name, pl->name_max);
+		tf_buf_printf(b, " | %s | %s | %s%s%s | ", base, head,
+			      t->verdict == TF_VERDICT_REGRESSED ? "**" : "", d,
+			      t->verdict == TF_VERDICT_REGRESSED ? "**" : "");
+		if (isfinite(t->ci_low_pct)) {
+			rp_pct(lo, sizeof(lo), t->ci_low_pct);
+			rp_pct(hi, sizeof(hi), t->ci_high_pct);
+			tf_buf_printf(b, "%s \xe2\x80\xa6 %s", lo, hi);
+		} else {
+			tf_buf_puts(b, "-");
+		}
+		tf_buf_puts(b, " |\n");
+	}
+	tf_buf_putc(b, '\n');
+}
+
+static void location(tf_buf *b, rp_ctx *x, const tf_func_delta *f, size_t name_max)
+{
+	const char *path = rp_repo_path(x, f->file);
+	const char *shown = path ? path : strrchr(f->file, '/') ? strrchr(f->file, '/') + 1 : f->file;
+	tf_buf url = TF_BUF_INIT, text = TF_BUF_INIT;
+
+	if (!*f->file) {
+		tf_buf_puts(b, "-");
+		return;
+	}
+	tf_buf_puts(&text, shown);
+	if (f->line > 0)
+		tf_buf_printf(&text, ":%lld", (long long)f->line);
+	if (path && rp_put_source_url(&url, x, path, f->line)) {
+		tf_buf_puts(b, "[");
+		code(b, text.ptr, name_max);
+		tf_buf_printf(b, "](%s)", url.ptr);
+	} else {
+		code(b, text.ptr, name_max);
+	}
+	tf_buf_free(&url);
+	tf_buf_free(&text);
+}
+
+static void details(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
+{
+	const tf_comparison *c = x->c;
+	size_t shown = 0;
+
+	*left_out = 0;
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		char d[32], base[48], head[48];
+		if (t->verdict != TF_VERDICT_REGRESSED)
+			continue;
+		if (shown >= pl->details || !pl->funcs) {
+			(*left_out)++;
+			continue;
+		}
+		rp_pct(d, sizeof(d), t->delta_pct);
+		rp_cost(base, sizeof(base), t->base.cost, x->unit);
+		rp_cost(head, sizeof(head), t->head.cost, x->unit);
+		tf_buf_printf(b, "<details%s><summary>\xf0\x9f\x94\xba ", shown ? "" : " open");
+		code(b, t->name, pl->name_max);
+		tf_buf_printf(b, " %s (%s \xe2\x86\x92 %s): where it grew</summary>\n\n", d, base, head);
+		shown++;
+		if (!t->nfunctions) {
+			tf_buf_puts(b, "No single function stands out (the growth is spread thin).\n\n"
+				       "</details>\n\n");
+			continue;
+		}
+		tf_buf_puts(b, "| Function | Self \xce\x94 | Total \xce\x94 | Self, base \xe2\x86\x92 head | Location |\n"
+			       "|---|---:|---:|---:|---|\n");
+		for (size_t k = 0; k < t->nfunctions && k < pl->funcs; k++) {
+			const tf_func_delta *f = &t->functions[k];
+			char ds[48], dt[48], bs[48], hs[48];
+			rp_signed_cost(ds, sizeof(ds), f->delta_self, x->unit);
+			rp_signed_cost(dt, sizeof(dt), f->delta_total, x->unit);
+			rp_cost(bs, sizeof(bs), f->base_self, x->unit);
+			rp_cost(hs, sizeof(hs), f->head_self, x->unit);
+			tf_buf_puts(b, "| ");
+			code(b, f->name, pl->name_max);
+			tf_buf_printf(b, " | %s | %s | %s \xe2\x86\x92 %s | ", ds, dt, bs, hs);
+			location(b, x, f, pl->name_max);
+			tf_buf_puts(b, " |\n");
+		}
+		if (t->nfunctions > pl->funcs)
+			tf_buf_printf(b, "\n_%zu more function%s in the full report._\n",
+				      t->nfunctions - pl->funcs, t->nfunctions - pl->funcs == 1 ? "" : "s");
+		tf_buf_puts(b, "\n</details>\n\n");
+	}
+}
+
+static void render(tf_buf *b, rp_ctx *x, const md_plan *pl, bool marker, bool trimmed)
+{
+	size_t rows_left, details_left;
+
+	if (marker)
+		tf_report_marker(b, x->suite);
+	headline(b, x);
+	table(b, x, pl, &rows_left);
+	details(b, x, pl, &details_left);
+	if (rows_left || details_left || trimmed) {
+		tf_buf_puts(b, "_Left out to keep this short: ");
+		if (rows_left)
+			tf_buf_printf(b, "%zu changed test%s%s", rows_left, rows_left == 1 ? "" : "s",
+				      details_left ? " and " : "");
+		if (details_left)
+			tf_buf_printf(b, "the functions of %zu regressed test%s", details_left,
+				      details_left == 1 ? "" : "s");
+		if (!rows_left && !details_left)
+			tf_buf_puts(b, "some functions (and long names are shortened)");
+		tf_buf_puts(b, x->o.artifact_url ? "; the [full report](" : "; the full report");
+		if (x->o.artifact_url)
+			tf_buf_printf(b, "%s)", x->o.artifact_url);
+		tf_buf_puts(b, " has everything._\n\n");
+	}
+	if (x->c->summary.count[TF_VERDICT_INCONCLUSIVE])
+		tf_buf_printf(b, "%zu test%s could not be decided (too few samples or too noisy); "
+				 "they do not fail the check.\n\n",
+			      x->c->summary.count[TF_VERDICT_INCONCLUSIVE],
+			      x->c->summary.count[TF_VERDICT_INCONCLUSIVE] == 1 ? "" : "s");
+	tf_buf_printf(b, "<sub>testflame %s \xc2\xb7 a test regresses when it is slower by at least %g%% "
+			 "and the change is significant (\xce\xb1 = %g, %s)</sub>\n",
+		      TF_VERSION, x->c->summary.threshold, x->c->summary.alpha,
+		      tf_correction_name(x->c->summary.correction));
+}
+
+/* Cut at a UTF-8 boundary, closing what may be open: the last resort when
+ * even the smallest plan does not fit (a gigantic suite name or URL). */
+static void hard_cut(tf_buf *b, size_t limit)
+{
+	static const char tail[] = "\n\n</code></details>\n\n_(cut to fit the size limit)_\n";
+	size_t keep = limit > sizeof(tail) ? limit - sizeof(tail) : 0;
+	while (keep && (b->ptr[keep] & 0xc0) == 0x80)
+		keep--;
+	b->len = keep;
+	b->ptr[keep] = '\0';
+	if (limit > sizeof(tail))
+		tf_buf_puts(b, tail);
+}
+
+/* The comment is read in a PR; the step summary has room (1 MiB) for
+ * every change a person would scroll through. */
+#define SUMMARY_MAX_TESTS 1000
+#define SUMMARY_MAX_DETAILS 100
+
+static int render_within(tf_buf *out, rp_ctx *x, size_t limit, bool comment)
+{
+	const tf_compare_summary *s = &x->c->summary;
+	size_t nreg = s->count[TF_VERDICT_REGRESSED];
+	md_plan pl = { TF_MIN(x->nchanged, comment ? x->o.md_max_tests : SUMMARY_MAX_TESTS),
+		       TF_MIN(nreg, comment ? (size_t)20 : SUMMARY_MAX_DETAILS),
+		       x->o.md_max_functions, TF_MIN(x->o.name_max, (size_t)120) };
+	bool marker = comment;
+	tf_buf b = TF_BUF_INIT;
+	bool trimmed = false;
+
+	for (;;) {
+		tf_buf_clear(&b);
+		render(&b, x, &pl, marker, trimmed);
+		if (!limit || b.len <= limit)
+			break;
+		trimmed = true;
+		if (pl.rows > TF_MAX(nreg, (size_t)10))
+			pl.rows = TF_MAX(TF_MAX(nreg, (size_t)10), pl.rows / 2);
+		else if (pl.funcs > 3)
+			pl.funcs = TF_MAX((size_t)3, pl.funcs / 2);
+		else if (pl.details > 1)
+			pl.details /= 2;
+		else if (pl.rows > 1)
+			pl.rows /= 2;
+		else if (pl.name_max > 40)
+			pl.name_max /= 2;
+		else if (pl.details || pl.funcs)
+			pl.details = pl.funcs = 0;
+		else if (pl.rows)
+			pl.rows = 0;
+		else {
+			hard_cut(&b, limit);
+			break;
+		}
+	}
+	tf_buf_put(out, b.ptr, b.len);
+	tf_buf_free(&b);
+	return 0;
+}
+
+int tf_report_markdown(tf_buf *out, const tf_comparison *c, const tf_report_opts *o)
+{
+	rp_ctx x;
+	rp_ctx_init(&x, c, o);
+	int rc = render_within(out, &x, x.o.md_max_bytes, true);
+	rp_ctx_free(&x);
+	return rc;
+}
+
+int tf_report_step_summary(tf_buf *out, const tf_comparison *c, const tf_report_opts *o)
+{
+	rp_ctx x;
+	rp_ctx_init(&x, c, o);
+	int rc = render_within(out, &x, x.o.summary_max_bytes, false);
+	rp_ctx_free(&x);
+	return rc;
+}

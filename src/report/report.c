@@ -1,0 +1,389 @@
+/*
+ * report.c - the report directory in one call, and what every format
+ * shares: options and their defaults, the context of a report resolved from
+ * the options or else from the run metadata (suite, commits, provider,
+ * repository, run URL), source and commit links for the code hosts we know,
+ * and safe file names for the per-test SVG files.
+ */
+#include "report/report_priv.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tf_report_opts_init(tf_report_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->base_distance = -1;
+	o->write_profiles = true;
+	o->md_max_bytes = 65000;
+	o->md_max_tests = 50;
+	o->md_max_functions = 10;
+	o->summary_max_bytes = 1000000;
+	o->html_max_nodes = 60000;
+	o->html_min_share = 0.0001;
+	o->html_max_functions = 200;
+	o->svg_max_files = 100;
+	o->svg_width = 1200;
+	o->annotations_max = 10;
+	o->name_max = 200;
+}
+
+bool rp_changed(tf_verdict v)
+{
+	return v == TF_VERDICT_REGRESSED || v == TF_VERDICT_IMPROVED || v == TF_VERDICT_NEW ||
+	       v == TF_VERDICT_GONE;
+}
+
+const char *rp_test_name(const tf_comparison *c, size_t test)
+{
+	return test < c->ntests ? c->tests[test].name : "all tests";
+}
+
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+/* Only URLs that cannot break out of a Markdown link or an attribute. */
+static bool safe_url(const char *u)
+{
+	if (strncmp(u, "https://", 8) != 0 && strncmp(u, "http://", 7) != 0)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)u; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f || strchr("<>\"'`()[]{}|\\^", *p))
+			return false;
+	return true;
+}
+
+static bool hex_commit(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!isxdigit((unsigned char)s[n]))
+			return false;
+	return n >= 4 && n <= 64;
+}
+
+static bool safe_repository(const char *r)
+{
+	if (!*r || *r == '/' || strstr(r, ".."))
+		return false;
+	for (const char *p = r; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_./", *p))
+			return false;
+	return true;
+}
+
+int rp_ctx_init(rp_ctx *x, const tf_comparison *c, const tf_report_opts *o)
+{
+	memset(x, 0, sizeof(*x));
+	x->c = c;
+	if (o)
+		x->o = *o;
+	else
+		tf_report_opts_init(&x->o);
+	if (x->o.annotations_max > 10)
+		x->o.annotations_max = 10;
+	if (!x->o.name_max)
+		x->o.name_max = 200;
+
+	x->suite = nonempty(x->o.suite);
+	if (!x->suite)
+		x->suite = nonempty(tf_comparison_meta(c, true, "suite"));
+	if (!x->suite)
+		x->suite = "tests";
+	x->provider = nonempty(x->o.provider);
+	if (!x->provider)
+		x->provider = nonempty(tf_comparison_meta(c, true, "ci"));
+	if (!x->provider)
+		x->provider = "local";
+	x->head_commit = nonempty(x->o.head_commit);
+	if (!x->head_commit)
+		x->head_commit = nonempty(tf_comparison_meta(c, true, "head_sha"));
+	if (!x->head_commit)
+		x->head_commit = nonempty(tf_comparison_meta(c, true, "commit"));
+	x->base_commit = nonempty(x->o.base_commit);
+	if (!x->base_commit)
+		x->base_commit = nonempty(tf_comparison_meta(c, false, "commit"));
+	x->run_url = nonempty(x->o.run_url);
+	if (!x->run_url)
+		x->run_url = nonempty(tf_comparison_meta(c, true, "run_url"));
+	if (x->run_url && !safe_url(x->run_url))
+		x->run_url = NULL;
+	if (x->o.artifact_url && !safe_url(x->o.artifact_url))
+		x->o.artifact_url = NULL;
+	x->source_root = nonempty(x->o.source_root);
+	if (!x->source_root)
+		x->source_root = nonempty(tf_comparison_meta(c, true, "workdir"));
+	x->unit = c->summary.unit ? c->summary.unit : "";
+
+	if (nonempty(x->o.repo_url)) {
+		x->repo_url = tf_xstrdup(x->o.repo_url);
+	} else {
+		const char *repo = nonempty(tf_comparison_meta(c, true, "repository"));
+		if (repo && safe_repository(repo)) {
+			if (strcmp(x->provider, "github") == 0)
+				x->repo_url = tf_xasprintf("https://github.com/%s", repo);
+			else if (strcmp(x->provider, "gitlab") == 0)
+				x->repo_url = tf_xasprintf("https://gitlab.com/%s", repo);
+		}
+	}
+	if (x->repo_url) {
+		size_t n = strlen(x->repo_url);
+		while (n && x->repo_url[n - 1] == '/')
+			x->repo_url[--n] = '\0';
+		if (!safe_url(x->repo_url)) {
+			free(x->repo_url);
+			x->repo_url = NULL;
+		}
+	}
+	if (x->repo_url) {
+		if (strstr(x->repo_url, "github"))
+			x->host = RP_HOST_GITHUB;
+		else if (strstr(x->repo_url, "gitlab"))
+			x->host = RP_HOST_GITLAB;
+		else if (strstr(x->repo_url, "bitbucket"))
+			x->host = RP_HOST_BITBUCKET;
+		else if (strcmp(x->provider, "github") == 0)
+			x->host = RP_HOST_GITHUB;
+		else if (strcmp(x->provider, "gitlab") == 0)
+			x->host = RP_HOST_GITLAB;
+	}
+	if (nonempty(x->o.title))
+		x->title = tf_xstrdup(x->o.title);
+	else
+		x->title = tf_xasprintf("testflame: %s", x->suite);
+	for (size_t i = 0; i < c->ntests; i++)
+		if (rp_changed(c->tests[i].verdict))
+			x->nchanged++;
+	return 0;
+}
+
+void rp_ctx_free(rp_ctx *x)
+{
+	free(x->repo_url);
+	free(x->title);
+	x->repo_url = x->title = NULL;
+}
+
+const char *rp_repo_path(const rp_ctx *x, const char *file)
+{
+	if (!file || !*file)
+		return NULL;
+	if (*file != '/') {
+		while (file[0] == '.' && file[1] == '/')
+			file += 2;
+		return strncmp(file, "../", 3) == 0 || !*file ? NULL : file;
+	}
+	if (x->source_root) {
+		size_t n = strlen(x->source_root);
+		while (n > 1 && x->source_root[n - 1] == '/')
+			n--;
+		if (strncmp(file, x->source_root, n) == 0 && file[n] == '/' && file[n + 1])
+			return file + n + 1;
+	}
+	return NULL;
+}
+
+bool rp_put_source_url(tf_buf *b, const rp_ctx *x, const char *path, int64_t line)
+{
+	if (!x->repo_url || !x->head_commit || !hex_commit(x->head_commit) || !path)
+		return false;
+	switch (x->host) {
+	case RP_HOST_GITHUB:
+		tf_buf_printf(b, "%s/blob/%s/", x->repo_url, x->head_commit);
+		break;
+	case RP_HOST_GITLAB:
+		tf_buf_printf(b, "%s/-/blob/%s/", x->repo_url, x->head_commit);
+		break;
+	case RP_HOST_BITBUCKET:
+		tf_buf_printf(b, "%s/src/%s/", x->repo_url, x->head_commit);
+		break;
+	default:
+		return false;
+	}
+	rp_put_url_path(b, path);
+	if (line > 0)
+		tf_buf_printf(b, x->host == RP_HOST_BITBUCKET ? "#lines-%lld" : "#L%lld",
+			      (long long)line);
+	return true;
+}
+
+bool rp_put_commit_url(tf_buf *b, const rp_ctx *x, const char *commit)
+{
+	if (!x->repo_url || !commit || !hex_commit(commit))
+		return false;
+	switch (x->host) {
+	case RP_HOST_GITHUB:
+		tf_buf_printf(b, "%s/commit/%s", x->repo_url, commit);
+		return true;
+	case RP_HOST_GITLAB:
+		tf_buf_printf(b, "%s/-/commit/%s", x->repo_url, commit);
+		return true;
+	case RP_HOST_BITBUCKET:
+		tf_buf_printf(b, "%s/commits/%s", x->repo_url, commit);
+		return true;
+	default:
+		return false;
+	}
+}
+
+char *tf_report_file_name(const char *test, const char *ext)
+{
+	size_t n = strlen(test);
+	bool plain = n > 0 && n <= 100 && test[0] != '.' && test[0] != '-';
+	tf_buf b = TF_BUF_INIT;
+
+	for (size_t i = 0; plain && i < n; i++)
+		plain = isalnum((unsigned char)test[i]) || strchr("._-", test[i]);
+	if (plain)
+		return tf_xasprintf("%s%s", test, ext);
+	/* a readable prefix, then a hash of the whole name so that two tests
+	 * that clean up alike still get two files */
+	for (size_t i = 0; i < n && b.len < 60; i++) {
+		char ch = test[i];
+		bool ok = isalnum((unsigned char)ch) || ch == '.' || ch == '_' || ch == '-';
+		if (!ok)
+			ch = '_';
+		if (b.len == 0 && (ch == '.' || ch == '-'))
+			ch = '_';
+		if (ch == '_' && b.len && b.ptr[b.len - 1] == '_')
+			continue;
+		tf_buf_putc(&b, ch);
+	}
+	tf_buf_printf(&b, "%s%016llx%s", b.len ? "-" : "test-",
+		      (unsigned long long)tf_hash_bytes(test, n, 0x7465737466), ext);
+	return tf_buf_detach(&b);
+}
+
+int rp_single_comparison(tf_comparison **out, const tf_profile *p, size_t value,
+			 const char *test, const char *name)
+{
+	tf_compare_opts co;
+	const tf_profile *ps[1] = { p };
+	const char *names[1] = { name ? name : "profile" };
+	tf_compare_side side = { ps, names, 1 };
+	char *spec;
+	int rc;
+
+	*out = NULL;
+	if (value >= p->sample_types.n)
+		return tf_error_set(TF_EINVAL, "the profile has no value column %zu", value);
+	spec = tf_xasprintf("%s/%s", tf_profile_str(p, p->sample_types.v[value].type),
+			    tf_profile_str(p, p->sample_types.v[value].unit));
+	tf_compare_opts_init(&co);
+	co.value = spec;
+	co.test = test;
+	co.top_functions = 0;
+	rc = tf_compare(out, &side, &side, &co);
+	free(spec);
+	return rc;
+}
+
+/* ---- the directory ----------------------------------------------------- */
+
+static int put_file(const char *dir, const char *name, const tf_buf *b)
+{
+	char *path = tf_xasprintf("%s/%s", dir, name);
+	int rc = tf_file_write_atomic(path, b->ptr ? b->ptr : "", b->len);
+	free(path);
+	return rc;
+}
+
+/* Per changed test: its SVG and its folded diff, most changed first. */
+static int write_per_test(rp_ctx *x, const rp_tree *forest)
+{
+	const tf_comparison *c = x->c;
+	tf_buf b = TF_BUF_INIT;
+	size_t written = 0;
+	int rc = 0;
+
+	/* c->tests is ordered by verdict, then by size of the change */
+	for (size_t i = 0; i < c->ntests && written < x->o.svg_max_files && !rc; i++) {
+		if (!rp_changed(c->tests[i].verdict))
+			continue;
+		uint32_t pos = forest->test_pos[i];
+		if (pos == TF_DIFF_NONE)
+			continue;
+		char *svg = tf_report_file_name(c->tests[i].name, ".svg");
+		char *folded = tf_report_file_name(c->tests[i].name, ".folded");
+		tf_buf_clear(&b);
+		rc = rp_svg_render(&b, x, forest, pos, i);
+		if (!rc)
+			rc = put_file(x->o.dir, svg, &b);
+		tf_buf_clear(&b);
+		if (!rc)
+			rc = rp_folded_render(&b, forest, pos, true);
+		if (!rc)
+			rc = put_file(x->o.dir, folded, &b);
+		free(svg);
+		free(folded);
+		written++;
+	}
+	tf_buf_free(&b);
+	return rc;
+}
+
+/* The runs as pprof files; gzip level 1, as these are copies to download
+ * rather than archives, and level 6 costs several times the time. */
+static int write_profile(const char *dir, const char *stem, const tf_compare_side *s)
+{
+	tf_buf b = TF_BUF_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < s->n && !rc; i++) {
+		char *name = i ? tf_xasprintf("%s-%zu.pb.gz", stem, i + 1) : tf_xasprintf("%s.pb.gz", stem);
+		tf_buf_clear(&b);
+		rc = tf_pprof_encode(&b, s->profiles[i], 1);
+		if (!rc)
+			rc = put_file(dir, name, &b);
+		free(name);
+	}
+	tf_buf_free(&b);
+	return rc;
+}
+
+int tf_report_write(const tf_comparison *c, const tf_report_opts *o)
+{
+	rp_ctx x;
+	rp_tree forest;
+	tf_buf b = TF_BUF_INIT;
+	int rc;
+
+	if (!o || !o->dir || !*o->dir)
+		return tf_error_set(TF_EUSAGE, "no report directory given");
+	if ((rc = tf_mkdir_p(o->dir, 0777)))
+		return rc;
+	rp_ctx_init(&x, c, o);
+	if ((rc = rp_tree_build(&forest, c, TF_EACH_TEST))) {
+		rp_ctx_free(&x);
+		return rc;
+	}
+
+#define EMIT(name, call) \
+	do { \
+		tf_buf_clear(&b); \
+		if (!rc && !(rc = (call))) \
+			rc = put_file(o->dir, (name), &b); \
+	} while (0)
+
+	EMIT("report.json", tf_comparison_to_json(&b, c));
+	EMIT("index.html", rp_html_render(&b, &x, &forest));
+	EMIT("report.md", tf_report_markdown(&b, c, o));
+	EMIT("junit.xml", tf_report_junit(&b, c, o));
+	EMIT("codequality.json", tf_report_codequality(&b, c, o));
+#undef EMIT
+	if (!rc)
+		rc = write_per_test(&x, &forest);
+	if (!rc && x.o.write_profiles)
+		rc = write_profile(o->dir, "base", &c->base);
+	if (!rc && x.o.write_profiles)
+		rc = write_profile(o->dir, "head", &c->head);
+	if (rc)
+		tf_error_wrap(rc, "writing the report into '%s'", o->dir);
+	tf_buf_free(&b);
+	rp_tree_free(&forest);
+	rp_ctx_free(&x);
+	return rc;
+}
