@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # report.sh - what the report costs on a big comparison: a synthetic suite
-# of 1,000,000 samples in 100,000 distinct stacks per run (100 tests; and
-# the same stacks over 1000 tests), base against head with one test
+# of 1,000,000 samples in 100,000 distinct stacks per run (100 tests; the
+# same stacks over 1000 tests; and stacks that share little, a tree of
+# about a million frames), base against head with one test
 # regressed and one improved. Times `testflame compare --report` (the
 # report's own wall and CPU time as `compare -v` reports them, and the
 # whole command's CPU), the size of index.html and of the directory, and,
@@ -22,10 +23,12 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 10485
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); $ROUNDS rounds, medians"
 echo
 
-for tests in 100 1000; do
+for shape in "100" "1000" "100 --diverse"; do
+	set -- $shape
+	tests=$1
 	gen="python3 $TOP/tests/e2e/mkprofile.py"
-	$gen "$WORK/base.pb.gz" --synthetic --stacks 100000 --samples 1000000 --tests "$tests"
-	$gen "$WORK/head.pb.gz" --synthetic --stacks 100000 --samples 1000000 --tests "$tests" --head
+	$gen "$WORK/base.pb.gz" --synthetic --stacks 100000 --samples 1000000 --tests "$@"
+	$gen "$WORK/head.pb.gz" --synthetic --stacks 100000 --samples 1000000 --tests "$@" --head
 	: >"$WORK/wall"; : >"$WORK/cpu"; : >"$WORK/all"
 	for r in $(seq "$ROUNDS"); do
 		rm -rf "$WORK/out"
@@ -37,20 +40,25 @@ for tests in 100 1000; do
 	done
 	frames=$(grep -o '"pruned":{"frames":[0-9]*,"kept":[0-9]*,"others":[0-9]*' "$WORK/out/index.html" |
 		sed 's/"pruned":{"frames":\([0-9]*\),"kept":\([0-9]*\),"others":\([0-9]*\)/\1 frames, \2 kept + \3 "(other)"/')
-	echo "== $tests tests, 100000 stacks per run, 1000000 samples per run ($frames in the page)"
+	echo "== $tests tests${2:+ ($2)}, 100000 stacks per run, 1000000 samples per run ($frames in the page)"
 	echo "report (compare -v): wall $(median <"$WORK/wall") ms, CPU $(median <"$WORK/cpu") ms"
 	echo "whole compare --report (load, compare, report): CPU $(median <"$WORK/all") ms"
 	echo "index.html: $(wc -c <"$WORK/out/index.html") bytes; report.md: $(wc -c <"$WORK/out/report.md") bytes"
 	echo "all outputs: $(du -sb "$WORK/out" | cut -f1) bytes in $(ls "$WORK/out" | wc -l) files" \
 		"(of which base.pb.gz + head.pb.gz: $(($(wc -c <"$WORK/out/base.pb.gz") + $(wc -c <"$WORK/out/head.pb.gz"))) bytes)"
 	if [ -x /usr/bin/chromium ] && [ -d "$TOP/tests/node/node_modules/playwright-core" ]; then
-		: >"$WORK/load"
+		: >"$WORK/load"; : >"$WORK/pick"; : >"$WORK/zoom"; : >"$WORK/search"
 		for r in $(seq "$ROUNDS"); do
-			node "$TOP/tests/node/report-check.mjs" "$WORK/out/index.html" --test suite/Test_0000 \
-				--search func_1 >"$WORK/page" 2>&1 || { cat "$WORK/page"; exit 1; }
+			node "$TOP/tests/node/report-check.mjs" "$WORK/out/index.html" --test suite/Test_0001 \
+				--zoom run_test_1 --search func_1 >"$WORK/page" 2>&1 || { cat "$WORK/page"; exit 1; }
 			sed -n 's/^loaded \([0-9]*\) ms$/\1/p' "$WORK/page" >>"$WORK/load"
+			sed -n 's/^picked in \([0-9]*\) ms$/\1/p' "$WORK/page" >>"$WORK/pick"
+			sed -n 's/^zoomed in \([0-9]*\) ms$/\1/p' "$WORK/page" >>"$WORK/zoom"
+			sed -n 's/^searched in \([0-9]*\) ms.*/\1/p' "$WORK/page" >>"$WORK/search"
 		done
-		echo "Chromium: opened and drawn in $(median <"$WORK/load") ms (file:// load to the first graph)"
+		echo "Chromium: opened and drawn in $(median <"$WORK/load") ms (file:// load to the first graph);" \
+			"pick a test $(median <"$WORK/pick") ms, zoom $(median <"$WORK/zoom") ms," \
+			"search $(median <"$WORK/search") ms (incl. 120 ms typing delay), Playwright's round trips included"
 	fi
 	echo
 done

@@ -561,27 +561,16 @@ int tf_report_html(tf_buf *out, const tf_comparison *c, const tf_report_opts *o)
 int tf_report_profile_html(tf_buf *out, const tf_profile *p, size_t value, const char *test,
 			   const char *name, const tf_report_opts *o)
 {
-	tf_comparison *c;
-	tf_report_opts ro;
-	rp_ctx x;
+	rp_single s;
 	rp_tree t;
 	int rc;
 
-	if ((rc = rp_single_comparison(&c, p, value, test, name)))
+	if ((rc = rp_single_begin(&s, p, value, test, name, o)))
 		return rc;
-	if (o)
-		ro = *o;
-	else
-		tf_report_opts_init(&ro);
-	if (!ro.title && name)
-		ro.title = name;
-	rp_ctx_init(&x, c, &ro);
-	x.single = true;
-	if ((rc = rp_tree_build(&t, c, TF_EACH_TEST)) == 0) {
-		rc = rp_html_render(out, &x, &t);
+	if ((rc = rp_tree_build(&t, s.c, TF_EACH_TEST)) == 0) {
+		rc = rp_html_render(out, &s.x, &t);
 		rp_tree_free(&t);
 	}
-	rp_ctx_free(&x);
-	tf_comparison_free(c);
+	rp_single_end(&s);
 	return rc;
 }

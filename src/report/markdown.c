@@ -63,6 +63,23 @@ static const char *badge(tf_verdict v)
 	}
 }
 
+/* A commit as short code, linked to its page when the host is known. */
+static void commit_ref(tf_buf *b, const rp_ctx *x, const char *commit)
+{
+	tf_buf url = TF_BUF_INIT;
+	char shortc[13];
+
+	snprintf(shortc, sizeof(shortc), "%.12s", commit);
+	if (rp_put_commit_url(&url, x, commit)) {
+		tf_buf_puts(b, "[");
+		code(b, shortc, 12);
+		tf_buf_printf(b, "](%s)", url.ptr);
+	} else {
+		code(b, shortc, 12);
+	}
+	tf_buf_free(&url);
+}
+
 static void headline(tf_buf *b, rp_ctx *x)
 {
 	const tf_comparison *c = x->c;
@@ -90,17 +107,7 @@ static void headline(tf_buf *b, rp_ctx *x)
 	/* against what */
 	tf_buf_puts(b, "Baseline ");
 	if (x->base_commit) {
-		tf_buf url = TF_BUF_INIT;
-		char shortc[13];
-		snprintf(shortc, sizeof(shortc), "%.12s", x->base_commit);
-		if (rp_put_commit_url(&url, x, x->base_commit)) {
-			tf_buf_puts(b, "[");
-			code(b, shortc, 12);
-			tf_buf_printf(b, "](%s)", url.ptr);
-		} else {
-			code(b, shortc, 12);
-		}
-		tf_buf_free(&url);
+		commit_ref(b, x, x->base_commit);
 	} else {
 		for (size_t i = 0; i < c->base.n && i < 3; i++) {
 			if (i)
@@ -114,18 +121,8 @@ static void headline(tf_buf *b, rp_ctx *x)
 		tf_buf_printf(b, " (%ld commit%s behind)", x->o.base_distance,
 			      x->o.base_distance == 1 ? "" : "s");
 	if (x->head_commit) {
-		tf_buf url = TF_BUF_INIT;
-		char shortc[13];
-		snprintf(shortc, sizeof(shortc), "%.12s", x->head_commit);
 		tf_buf_puts(b, " \xe2\x86\x92 head ");
-		if (rp_put_commit_url(&url, x, x->head_commit)) {
-			tf_buf_puts(b, "[");
-			code(b, shortc, 12);
-			tf_buf_printf(b, "](%s)", url.ptr);
-		} else {
-			code(b, shortc, 12);
-		}
-		tf_buf_free(&url);
+		commit_ref(b, x, x->head_commit);
 	}
 	tf_buf_puts(b, " \xc2\xb7 ");
 	code(b, s->event, 40);

@@ -258,17 +258,18 @@ char *tf_report_file_name(const char *test, const char *ext)
 	return tf_buf_detach(&b);
 }
 
-int rp_single_comparison(tf_comparison **out, const tf_profile *p, size_t value,
-			 const char *test, const char *name)
+int rp_single_begin(rp_single *s, const tf_profile *p, size_t value, const char *test,
+		    const char *name, const tf_report_opts *o)
 {
 	tf_compare_opts co;
+	tf_report_opts ro;
 	const tf_profile *ps[1] = { p };
 	const char *names[1] = { name ? name : "profile" };
 	tf_compare_side side = { ps, names, 1 };
 	char *spec;
 	int rc;
 
-	*out = NULL;
+	memset(s, 0, sizeof(*s));
 	if (value >= p->sample_types.n)
 		return tf_error_set(TF_EINVAL, "the profile has no value column %zu", value);
 	spec = tf_xasprintf("%s/%s", tf_profile_str(p, p->sample_types.v[value].type),
@@ -277,9 +278,26 @@ int rp_single_comparison(tf_comparison **out, const tf_profile *p, size_t value,
 	co.value = spec;
 	co.test = test;
 	co.top_functions = 0;
-	rc = tf_compare(out, &side, &side, &co);
+	rc = tf_compare(&s->c, &side, &side, &co);
 	free(spec);
-	return rc;
+	if (rc)
+		return rc;
+	if (o)
+		ro = *o;
+	else
+		tf_report_opts_init(&ro);
+	if (!ro.title && name)
+		ro.title = name;
+	rp_ctx_init(&s->x, s->c, &ro);
+	s->x.single = true;
+	return 0;
+}
+
+void rp_single_end(rp_single *s)
+{
+	rp_ctx_free(&s->x);
+	tf_comparison_free(s->c);
+	s->c = NULL;
 }
 
 /* ---- the directory ----------------------------------------------------- */

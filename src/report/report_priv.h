@@ -116,9 +116,19 @@ void rp_name_colour(char out[8], const char *name);
 void rp_sha256(uint8_t out[32], const void *data, size_t len);
 void rp_base64(tf_buf *b, const uint8_t *data, size_t len);
 
-/* A single-profile comparison (the profile against itself). */
-int rp_single_comparison(tf_comparison **out, const tf_profile *p, size_t value,
-			 const char *test, const char *name);
+/*
+ * A single profile seen through the comparison machinery: the profile
+ * compared with itself (value column `value`, only `test` when set), and
+ * a context in single mode titled `name`. Freed by rp_single_end().
+ */
+typedef struct {
+	tf_comparison *c;
+	rp_ctx x;
+} rp_single;
+
+int rp_single_begin(rp_single *s, const tf_profile *p, size_t value, const char *test,
+		    const char *name, const tf_report_opts *o);
+void rp_single_end(rp_single *s);
 
 /* The embedded page assets (build/gen/report_assets.c). */
 extern const char tf_asset_js[];

@@ -190,23 +190,19 @@ int tf_report_svg(tf_buf *out, const tf_comparison *c, size_t test, const tf_rep
 int tf_report_profile_svg(tf_buf *out, const tf_profile *p, size_t value, const char *test,
 			  const char *name, const tf_report_opts *o)
 {
-	tf_comparison *c;
-	rp_ctx x;
+	rp_single s;
 	rp_tree t;
 	int rc;
 
-	if ((rc = rp_single_comparison(&c, p, value, test, name)))
+	if ((rc = rp_single_begin(&s, p, value, test, name, o)))
 		return rc;
-	rp_ctx_init(&x, c, o);
-	x.single = true;
-	if ((rc = rp_tree_build(&t, c, TF_ALL_TESTS)) == 0) {
+	if ((rc = rp_tree_build(&t, s.c, TF_ALL_TESTS)) == 0) {
 		/* the root of an all-tests tree is "all": name it after the file */
 		if (name && t.t->n)
 			t.t->nodes[0].name = name;
-		rc = rp_svg_render(out, &x, &t, 0, test && c->ntests == 1 ? 0 : TF_ALL_TESTS);
+		rc = rp_svg_render(out, &s.x, &t, 0, test && s.c->ntests == 1 ? 0 : TF_ALL_TESTS);
 		rp_tree_free(&t);
 	}
-	rp_ctx_free(&x);
-	tf_comparison_free(c);
+	rp_single_end(&s);
 	return rc;
 }

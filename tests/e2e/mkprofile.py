@@ -7,7 +7,7 @@
 #
 #   mkprofile.py OUT --json SPEC.json
 #   mkprofile.py OUT --synthetic [--seed N] [--stacks N] [--samples N]
-#                [--tests N] [--funcs N] [--head] [--meta KEY=VALUE]...
+#                [--tests N] [--funcs N] [--head] [--diverse] [--meta KEY=VALUE]...
 #
 # SPEC: {"type": "cpu/nanoseconds", "period": 10000000, "meta": {K: V},
 #        "samples": [{"test": NAME, "count": N, "stack": [[FUNC, FILE, LINE],
@@ -18,7 +18,8 @@
 # its share of --stacks distinct stacks (walks through a random call graph
 # of --funcs functions that share their upper frames and differ near the
 # leaf, as real stacks do), --samples samples spread over them with a heavy
-# tail. --head makes
+# tail; --diverse walks a new path for every stack (a tree with far more
+# frames, the hard case for the report). --head makes
 # the head run of the same suite: test 0 regressed (the leaf function of its
 # hottest stack three times as costly), test 1 improved (30% faster), the rest unchanged.
 import gzip
@@ -88,7 +89,7 @@ def from_json(out, path, meta):
     w.write(out, list(spec.get("meta", {}).items()) + meta)
 
 
-def synthetic(out, seed, nstacks, nsamples, ntests, nfuncs, head, meta):
+def synthetic(out, seed, nstacks, nsamples, ntests, nfuncs, head, meta, diverse=False):
     rnd = random.Random(seed)
     funcs = [("pkg%d::mod%d::func_%d" % (i % 40, i % 7, i), "src/pkg%d/file%d.c" % (i % 40, i % 300),
               10 + (i * 7) % 900) for i in range(nfuncs)]
@@ -106,7 +107,7 @@ def synthetic(out, seed, nstacks, nsamples, ntests, nfuncs, head, meta):
         # real stacks differ mostly near the leaf: a test walks a few dozen
         # paths through the call graph (spines), and leaves vary below them
         spines = []
-        for _ in range(max(1, per_test // 25)):
+        for _ in range(per_test if diverse else max(1, per_test // 25)):
             f, sp = entry, [entry]
             for _ in range(rnd.randrange(6, 24)):
                 f = callees[f][rnd.randrange(4)]
@@ -140,7 +141,7 @@ def main():
     out = args.pop(0)
     mode, spec, meta = None, None, []
     o = {"seed": 1, "stacks": 100000, "samples": 1000000, "tests": 100, "funcs": 5000}
-    head = False
+    head = diverse = False
     while args:
         a = args.pop(0)
         if a == "--json":
@@ -149,6 +150,8 @@ def main():
             mode = "synthetic"
         elif a == "--head":
             head = True
+        elif a == "--diverse":
+            diverse = True
         elif a == "--meta":
             k, _, v = args.pop(0).partition("=")
             meta.append((k, v))
@@ -159,7 +162,8 @@ def main():
     if mode == "json":
         from_json(out, spec, meta)
     elif mode == "synthetic":
-        synthetic(out, o["seed"], o["stacks"], o["samples"], o["tests"], o["funcs"], head, meta)
+        synthetic(out, o["seed"], o["stacks"], o["samples"], o["tests"], o["funcs"], head, meta,
+                  diverse)
     else:
         sys.exit("mkprofile: --json SPEC or --synthetic")
 

@@ -9,12 +9,10 @@
 // anything.
 //
 //   node md-check.mjs FILE
-import { chromium } from 'playwright-core'
 import { micromark } from 'micromark'
 import { gfm, gfmHtml } from 'micromark-extension-gfm'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { openChromium } from './chromium.mjs'
 
 const file = process.argv[2]
 if (!file) {
@@ -27,20 +25,8 @@ const facts = [`bytes ${Buffer.byteLength(md)}`, `chars ${Array.from(md).length}
 const marker = /^<!-- testflame:report suite=([^ ]*) -->$/m.exec(md)
 facts.push(`marker ${marker ? marker[1] : 'none'}`)
 const problems = []
-const userDir = mkdtempSync(join(tmpdir(), 'tf-chromium-'))
-const ctx = await chromium.launchPersistentContext(userDir, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--no-first-run']
-})
+const { page, close } = await openChromium({ problems, allow: /^(data|about):/ })
 try {
-  await ctx.setOffline(true)
-  const page = ctx.pages()[0] || await ctx.newPage()
-  page.on('console', m => { if (m.type() === 'error') problems.push(`console: ${m.text()}`) })
-  page.on('pageerror', e => problems.push(`page error: ${e.message}`))
-  page.on('dialog', d => { problems.push(`dialog: ${d.message()}`); d.dismiss() })
-  page.on('request', r => { if (!/^(data|about):/.test(r.url())) problems.push(`request: ${r.url()}`) })
   await page.setContent(`<!DOCTYPE html><html><body>${html}</body></html>`)
   const seen = await page.evaluate(() => {
     const r = {}
@@ -78,8 +64,7 @@ try {
   if (seen.pwned !== undefined) problems.push('script ran')
   for (const line of seen.text.split('\n')) if (line.trim()) facts.push(`text ${line.trim()}`)
 } finally {
-  await ctx.close()
-  rmSync(userDir, { recursive: true, force: true })
+  await close()
 }
 console.log(facts.join('\n'))
 if (problems.length) {

@@ -18,10 +18,9 @@
 // With --json, every row of the page's test table is compared with
 // report.json (name, verdict, base, head, delta, interval), and the
 // function table of the chosen test with report.json's functions.
-import { chromium } from 'playwright-core'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { openChromium } from './chromium.mjs'
 
 const argv = process.argv.slice(2)
 const file = argv.shift()
@@ -82,22 +81,8 @@ function fmtSigned (v, unit) {
 const problems = []
 const facts = []
 const say = s => facts.push(s)
-const userDir = mkdtempSync(join(tmpdir(), 'tf-chromium-'))
-const ctx = await chromium.launchPersistentContext(userDir, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: +(opt.width || 1280), height: 900 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--no-first-run']
-})
+const { page, close } = await openChromium({ problems, width: +(opt.width || 1280) })
 try {
-  await ctx.setOffline(true)
-  const page = ctx.pages()[0] || await ctx.newPage()
-  page.on('console', m => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`) })
-  page.on('pageerror', e => problems.push(`page error: ${e.message}`))
-  page.on('dialog', d => { problems.push(`dialog: ${d.message()}`); d.dismiss() })
-  page.on('request', r => { if (!/^(file|data|about):/.test(r.url())) problems.push(`network request: ${r.url()}`) })
-
   const t0 = Date.now()
   await page.goto('file://' + resolve(file))
   await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 })
@@ -135,7 +120,9 @@ try {
   if (opt.test) {
     const idx = rows.findIndex(r => r[single ? 0 : 1] === opt.test)
     if (idx < 0) throw new Error(`no row for test ${opt.test}`)
+    const t1 = Date.now()
     await page.locator('#tests tbody tr').nth(idx).click()
+    say(`picked in ${Date.now() - t1} ms`)
   }
   say(`graph ${await page.textContent('#graph-title')}`)
   say(`frames ${await page.getAttribute('#flame', 'data-frames')}`)
@@ -174,14 +161,19 @@ try {
     say(`colour ${await colour(opt.hover)}`)
   }
   if (opt.zoom) {
-    await (await frame('#flame', opt.zoom)).click()
+    const f = await frame('#flame', opt.zoom)
+    const t1 = Date.now()
+    await f.click()
+    say(`zoomed in ${Date.now() - t1} ms`)
     say(`zoomed crumbs ${(await page.$$eval('#crumbs button', bs => bs.map(b => b.textContent))).join(' > ')}`)
     say(`zoomed frames ${await page.getAttribute('#flame', 'data-frames')}`)
     say(`detail ${(await page.$$eval('#detail div', ds => ds.map(d => d.textContent))).join(' / ')}`)
   }
   if (opt.search) {
+    const t1 = Date.now()
     await page.fill('#q', opt.search)
     await page.waitForFunction(() => document.getElementById('qres').textContent.length > 0)
+    say(`searched in ${Date.now() - t1} ms (120 ms of it typing delay)`)
     say(`search ${await page.textContent('#qres')}`)
     say(`highlighted ${await page.$$eval('#flame .f.m', fs => fs.length)}`)
   }
@@ -236,8 +228,7 @@ try {
 } catch (e) {
   problems.push(`check failed: ${e.message}`)
 } finally {
-  await ctx.close()
-  rmSync(userDir, { recursive: true, force: true })
+  await close()
 }
 console.log(facts.join('\n'))
 if (problems.length) {
