@@ -15,12 +15,18 @@
  *              noise for both sides, the most reliable mode on shared
  *              runners.
  *
+ * In CI the report then goes out (publish_common.c): annotations, step
+ * summary, outputs and the PR/MR comment. Publishing problems are
+ * warnings: they never change the exit status.
+ *
  * Exit status: the command's own failure first; else 3 when a test
  * regressed (unless the gate is off); else 0. No baseline is not an error.
  */
 #include "cli.h"
+#include "publish_common.h"
 #include "record_common.h"
 #include "testflame/compare.h"
+#include "testflame/report.h"
 #include "testflame/store.h"
 
 #include <errno.h>
@@ -45,6 +51,7 @@ typedef struct {
 	long repeat;
 	double threshold;
 	bool save, no_save, no_fail, no_fetch, push, no_push, all;
+	bool no_publish, no_comment, no_annotations, no_step_summary;
 	const char *color;
 } run_opts;
 
@@ -79,14 +86,6 @@ static bool record_into(side_runs *side, run_opts *o, const char *cwd, const cha
 	return true;
 }
 
-static int write_profile(const tf_profile *p, const char *dir, const char *name)
-{
-	char *path = tf_xasprintf("%s/%s", dir, name);
-	int rc = tf_pprof_write(p, path);
-	free(path);
-	return rc;
-}
-
 static bool want_colour(const char *mode)
 {
 	if (mode && strcmp(mode, "always") == 0)
@@ -104,24 +103,98 @@ static unsigned terminal_width(void)
 	return 100;
 }
 
+/* The repository's web page, for source links: CI's server and the
+ * repository path; NULL lets the report guess from the provider. */
+static char *repo_web_url(const tf_context *ctx)
+{
+	if (ctx->ci && ctx->ci->server_url && ctx->repository)
+		return tf_xasprintf("%s/%s", ctx->ci->server_url, ctx->repository);
+	return NULL;
+}
+
+struct walk_target {
+	const char *commit;
+	long found;
+};
+
+static int walk_to(const char *commit, unsigned distance, void *payload)
+{
+	struct walk_target *w = payload;
+	if (strcmp(commit, w->commit) != 0)
+		return 0;
+	w->found = distance;
+	return 1;
+}
+
+/* First-parent steps from HEAD back to `commit`; -1 when it is not on that
+ * line (a merge of the target into the branch) or unknown. */
+static long head_distance(const tf_context *ctx, const char *commit)
+{
+	struct walk_target w = { commit, -1 };
+	tf_repo *repo = NULL;
+
+	if (!commit || !ctx->commit || tf_repo_open(&repo, NULL) != 0)
+		return -1;
+	tf_repo_walk_first_parent(repo, ctx->commit, 10000, walk_to, &w, NULL);
+	tf_repo_free(repo);
+	return w.found;
+}
+
 /*
- * Compare, write the report directory and print the table. Returns 0, or
- * an error (printed). *regressed tells the gate.
+ * Publishing, in CI: one call after the report is written. `c` is NULL
+ * when there was nothing to compare (report.md then says why).
+ */
+static void publish_report(run_opts *o, const tf_comparison *c, const tf_report_opts *ro,
+			   const char *baseline)
+{
+	const tf_context *ctx = o->rec.ctx;
+	const tf_config *cfg = o->rec.cfg;
+	tf_cli_publish_in in;
+
+	if (o->no_publish || !ctx->ci || ctx->ci->provider == TF_CI_LOCAL)
+		return;
+	memset(&in, 0, sizeof(in));
+	in.c = c;
+	in.ro = ro;
+	in.report_dir = o->report_dir;
+	in.ci = ctx->ci;
+	in.cfg = cfg;
+	in.changes = ctx->git && ctx->git->changes_known ? &ctx->git->changes : NULL;
+	in.suite = o->rec.suite_name;
+	in.baseline = baseline;
+	in.comment = tf_cli_publish_switch(o->no_comment, cfg->publish.comment);
+	in.annotations = tf_cli_publish_switch(o->no_annotations, cfg->publish.annotations);
+	in.step_summary = tf_cli_publish_switch(o->no_step_summary, cfg->publish.step_summary);
+	tf_cli_publish(&in, true);
+}
+
+/*
+ * Compare, write the report directory, print the summary and publish.
+ * Returns 0, or an error (printed). *regressed tells the gate.
+ * `base_commit` and `distance` (< 0 unknown) head the report.
  */
 static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
-			      const char *baseline_note, bool *regressed)
+			      const char *baseline_note, const char *base_commit, long distance,
+			      bool *regressed)
 {
+	const tf_context *ctx = o->rec.ctx;
 	TF_VEC(const tf_profile *) bp = { 0 }, hp = { 0 };
 	tf_compare_opts co;
 	tf_comparison *c = NULL;
-	tf_buf json = TF_BUF_INIT, table = TF_BUF_INIT;
+	tf_buf table = TF_BUF_INIT;
 	tf_table_opts to;
+	tf_report_opts ro;
+	char *repo_url = repo_web_url(ctx), *html = NULL;
 	int rc;
 
 	for (size_t i = 0; i < base->runs.n; i++)
 		tf_vec_push(&bp, base->runs.v[i].profile);
-	for (size_t i = 0; i < head->runs.n; i++)
+	for (size_t i = 0; i < head->runs.n; i++) {
+		/* where the sources were, so a later `publish` can make paths relative */
+		if (ctx->git && ctx->git->workdir)
+			tf_profile_set_meta(head->runs.v[i].profile, "workdir", ctx->git->workdir);
 		tf_vec_push(&hp, head->runs.v[i].profile);
+	}
 	tf_compare_side bs = { bp.v, (const char *const *)base->names.v, bp.n };
 	tf_compare_side hs = { hp.v, (const char *const *)head->names.v, hp.n };
 	tf_compare_opts_init(&co);
@@ -135,18 +208,17 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	}
 	*regressed = tf_comparison_regressed(c);
 
-	rc = tf_mkdir_p(o->report_dir, 0755);
-	if (!rc)
-		rc = tf_comparison_to_json(&json, c);
-	if (!rc) {
-		char *path = tf_xasprintf("%s/report.json", o->report_dir);
-		rc = tf_file_write_atomic(path, json.ptr, json.len);
-		free(path);
-	}
-	if (!rc)
-		rc = write_profile(hp.v[0], o->report_dir, "head.pb.gz");
-	if (!rc)
-		rc = write_profile(bp.v[0], o->report_dir, "base.pb.gz");
+	tf_report_opts_init(&ro);
+	ro.dir = o->report_dir;
+	ro.suite = o->rec.suite_name;
+	ro.provider = ctx->ci ? tf_ci_provider_name(ctx->ci->provider) : NULL;
+	ro.repo_url = repo_url;
+	ro.head_commit = ctx->head_sha ? ctx->head_sha : ctx->commit;
+	ro.base_commit = base_commit;
+	ro.base_distance = distance;
+	ro.run_url = ctx->run_url;
+	ro.source_root = ctx->git ? ctx->git->workdir : NULL;
+	rc = tf_report_write(c, &ro);
 	if (rc) {
 		tf_fail(rc);
 		goto done;
@@ -158,16 +230,23 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	to.all = o->all;
 	if (baseline_note)
 		printf("%s\n", baseline_note);
-	tf_comparison_render_table(&table, c, &to);
+	html = tf_xasprintf("%s/index.html", o->report_dir);
+	rc = tf_report_terminal(&table, c, &to, html);
+	if (rc) {
+		tf_fail(rc);
+		goto done;
+	}
 	fwrite(table.ptr, 1, table.len, stdout);
-	printf("report: %s/report.json\n", o->report_dir);
 	fflush(stdout);
+
+	publish_report(o, c, &ro, base_commit);
 done:
-	tf_buf_free(&json);
 	tf_buf_free(&table);
 	tf_vec_free(&bp);
 	tf_vec_free(&hp);
 	tf_comparison_free(c);
+	free(repo_url);
+	free(html);
 	return rc;
 }
 
@@ -290,7 +369,8 @@ static int run_against(run_opts *o, int *status)
 	}
 	note = tf_xasprintf("against %.12s (%s), %ld interleaved runs per side", commit,
 			    o->against, o->repeat);
-	if (compare_and_report(o, &base, &head, note, &regressed)) {
+	if (compare_and_report(o, &base, &head, note, commit, head_distance(o->rec.ctx, commit),
+			       &regressed)) {
 		*status = TF_EXIT_ERROR;
 		goto done;
 	}
@@ -309,6 +389,41 @@ done:
 	free(note);
 	tf_repo_free(repo);
 	return 0;
+}
+
+/*
+ * A run with nothing to compare with still leaves a report directory: the
+ * run itself, and a report.md that says why, so a pull request hears from
+ * testflame on its first build too.
+ */
+static int write_without_baseline(run_opts *o, const tf_profile *head, const char *why)
+{
+	tf_buf md = TF_BUF_INIT;
+	char *path = NULL, *text;
+	int rc = tf_mkdir_p(o->report_dir, 0755);
+
+	if (!rc) {
+		path = tf_xasprintf("%s/head.pb.gz", o->report_dir);
+		rc = tf_pprof_write(head, path);
+		free(path);
+	}
+	if (rc) {
+		tf_warnf("could not write the run into '%s': %s", o->report_dir, tf_error_last());
+		return rc;
+	}
+	text = tf_xasprintf("No baseline to compare with yet: %s. A build of the default branch "
+			    "saves one (testflame run there keeps the run of each commit); this "
+			    "run's profile is in the report directory as head.pb.gz.",
+			    why ? why : "none was found");
+	tf_report_markdown_message(&md, o->rec.suite_name, text);
+	path = tf_xasprintf("%s/report.md", o->report_dir);
+	rc = tf_file_write_atomic(path, md.ptr, md.len);
+	if (rc)
+		tf_warnf("could not write '%s': %s", path, tf_error_last());
+	free(path);
+	free(text);
+	tf_buf_free(&md);
+	return rc;
 }
 
 /* Where the baseline walk starts: the merge-base, or, on the target branch
@@ -363,6 +478,8 @@ static int run_stored(run_opts *o, int *status)
 			   : o->rec.cfg->store ? o->rec.cfg->store : getenv("TESTFLAME_STORE");
 	int exit_status = 0, rc;
 	bool regressed = false, have_base = false;
+	char base_commit[TF_STORE_ID_HEX + 1] = "";
+	char *why = NULL; /* no baseline: the reason, for report.md */
 
 	for (long i = 0; i < o->repeat; i++) {
 		int s;
@@ -380,6 +497,7 @@ static int run_stored(run_opts *o, int *status)
 	rc = tf_store_open(&st, spec, NULL);
 	if (rc) {
 		tf_warnf("no baselines: %s", tf_error_last());
+		why = tf_xstrdup(tf_error_last());
 	} else {
 		if (o->remote)
 			tf_store_set_remote(st, o->remote);
@@ -399,7 +517,9 @@ static int run_stored(run_opts *o, int *status)
 			if (rc) {
 				tf_warnf("the baseline of %.12s cannot be read: %s", m.commit,
 					 tf_error_last());
+				why = tf_xasprintf("the baseline of %.12s cannot be read", m.commit);
 			} else {
+				memcpy(base_commit, m.commit, sizeof(base_commit));
 				tf_vec_push(&base.runs, br);
 				tf_vec_push(&base.names, tf_xasprintf("baseline %.12s", m.commit));
 				have_base = true;
@@ -417,22 +537,26 @@ static int run_stored(run_opts *o, int *status)
 			}
 		} else if (rc == TF_ENOTFOUND) {
 			tf_notef("no baseline to compare with: %s", tf_error_last());
+			why = tf_xstrdup(tf_error_last());
 		} else {
 			tf_warnf("no baseline: %s", tf_error_last());
+			why = tf_xstrdup(tf_error_last());
 		}
 	} else if (st && !start) {
 		tf_notef("no baseline to compare with: no commit history here");
+		why = tf_xstrdup("no commit history here");
 	}
 
-	if (have_base && compare_and_report(o, &base, &head, note, &regressed)) {
+	if (have_base && compare_and_report(o, &base, &head, note, base_commit,
+					    head_distance(ctx, base_commit), &regressed)) {
 		*status = TF_EXIT_ERROR;
 		goto done;
 	}
 	if (!have_base) {
 		/* still leave the run where the report would be */
-		if (tf_mkdir_p(o->report_dir, 0755) == 0 &&
-		    write_profile(head.runs.v[0].profile, o->report_dir, "head.pb.gz") == 0)
+		if (write_without_baseline(o, head.runs.v[0].profile, why) == 0)
 			printf("no baseline yet; this run is in %s/head.pb.gz\n", o->report_dir);
+		publish_report(o, NULL, NULL, NULL);
 	}
 
 	/* keep this run as the baseline of HEAD where it belongs */
@@ -446,6 +570,7 @@ static int run_stored(run_opts *o, int *status)
 	*status = exit_status ? exit_status
 		  : (regressed && !o->no_fail) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
 done:
+	free(why);
 	side_free(&base);
 	side_free(&head);
 	tf_store_free(st);
@@ -461,7 +586,7 @@ static const char *const color_choices[] = { "auto", "always", "never", NULL };
 int cmd_run(int argc, char **argv)
 {
 	run_opts o;
-	tf_option opts[TF_RECORD_MAX_OPTS + 20];
+	tf_option opts[TF_RECORD_MAX_OPTS + 26];
 	size_t n = 0;
 	int dashdash, nargs, status = 0;
 
@@ -509,6 +634,15 @@ int cmd_run(int argc, char **argv)
 				 "list unchanged tests too", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "color", &o.color, "WHEN",
 				 "colour the table", color_choices, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_GROUP, 0, NULL, NULL, NULL, "publishing (in CI):", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-publish", &o.no_publish, NULL,
+				 "no comment, annotations, step summary or outputs", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-comment", &o.no_comment, NULL,
+				 "no PR/MR comment (publish.comment)", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-annotations", &o.no_annotations, NULL,
+				 "no annotations or review comments (publish.annotations)", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-step-summary", &o.no_step_summary, NULL,
+				 "no $GITHUB_STEP_SUMMARY (publish.step_summary)", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option)TF_OPTS_END;
 
 	nargs = tf_parse_options(argc, argv, opts, run_usage, TF_PARSE_STOP_AT_NONOPT, &dashdash);
