@@ -64,7 +64,7 @@ char *pb_json_body(const char *text);
 /* Whether `body` starts with `marker` (after leading whitespace). */
 bool pb_has_marker(const char *body, const char *marker);
 
-/* HTTP status -> TF_EPERM (401, 403), TF_ENOTFOUND (404, 410), TF_ERROR. */
+/* HTTP status -> TF_EPERM (403), TF_ENOTFOUND (404, 410), TF_ERROR. */
 int pb_status_code(long status);
 
 /*

@@ -84,7 +84,9 @@ int pb_list_each(pb_http *h, const char *first, pb_item_fn fn, void *payload)
 
 int pb_status_code(long status)
 {
-	if (status == 401 || status == 403)
+	/* 401 is a bad or expired token: an error to fix; 403 is a token that
+	 * may not do this, which a fork's read-only token meets */
+	if (status == 403)
 		return TF_EPERM;
 	if (status == 404 || status == 410)
 		return TF_ENOTFOUND;

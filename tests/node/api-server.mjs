@@ -27,7 +27,9 @@
 //        --port-file FILE --log LOG.jsonl
 //
 // GET /_test/state returns the state (comments made), GET /_test/log the
-// requests seen with their violations; /_test/* is not part of any API.
+// requests seen with their violations, POST /_test/faults adds faults and
+// POST /_test/patch merges into the state (a PR's new head after a push);
+// /_test/* is not part of any API.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -435,6 +437,18 @@ const server = http.createServer((req, res) => {
 		if (rawPath.startsWith('/_test/')) {
 			if (rawPath === '/_test/state') return send(200, state);
 			if (rawPath === '/_test/log') return send(200, log);
+			if (rawPath === '/_test/patch' && req.method === 'POST') {
+				// deep-merge into the state (a PR's new head after a push)
+				const merge = (dst, src) => {
+					for (const [k, v] of Object.entries(src)) {
+						if (v && typeof v === 'object' && !Array.isArray(v) && dst[k] && typeof dst[k] === 'object') merge(dst[k], v);
+						else dst[k] = v;
+					}
+					delete dst._lines;
+				};
+				merge(state, JSON.parse(bodyText));
+				return send(200, {});
+			}
 			if (rawPath === '/_test/faults' && req.method === 'POST') {
 				state.faults.push(...JSON.parse(bodyText));
 				return send(200, state.faults);
