@@ -426,9 +426,34 @@ const server = http.createServer((req, res) => {
 	const chunks = [];
 	req.on('data', (c) => chunks.push(c));
 	req.on('end', () => {
+		try {
+			handle(req, res, chunks);
+		} catch (e) {
+			// a bug of the stand-in is a failure of the test, not a hang
+			const entry = { t: Date.now(), method: req.method, path: req.url, query: '', status: 500,
+				violations: [`api-server failed: ${e.stack}`] };
+			log.push(entry);
+			if (logFile) fs.appendFileSync(logFile, JSON.stringify(entry) + '\n');
+			res.writeHead(500, { 'content-type': 'application/json' });
+			res.end(JSON.stringify({ message: 'api-server failed' }));
+		}
+	});
+});
+
+function handle(req, res, chunks) {
+	{
 		const bodyText = Buffer.concat(chunks).toString('utf8');
 		const url = new URL(req.url, `http://${req.headers.host}`);
-		const rawPath = req.url.split('?')[0];
+		// the API's base path (GitHub Enterprise's /api/v3, GitLab's /api/v4)
+		const basePath = state.base_path ?? (kind === 'gitlab' ? '/api/v4' : '');
+		let rawPath = req.url.split('?')[0];
+		if (!rawPath.startsWith('/_test/')) {
+			if (basePath && !rawPath.startsWith(basePath + '/')) {
+				res.writeHead(404, { 'content-type': 'application/json' });
+				return res.end(JSON.stringify({ message: `not under the API's base path ${basePath}` }));
+			}
+			rawPath = rawPath.slice(basePath.length);
+		}
 		const send = (status, body, headers) => {
 			const text = body === undefined ? '' : JSON.stringify(body);
 			res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...(headers || {}) });
@@ -480,8 +505,8 @@ const server = http.createServer((req, res) => {
 		log.push(entry);
 		if (logFile) fs.appendFileSync(logFile, JSON.stringify(entry) + '\n');
 		send(out.status, out.body, out.headers);
-	});
-});
+	}
+}
 
 server.listen(0, '127.0.0.1', () => {
 	fs.writeFileSync(args['port-file'], String(server.address().port));
