@@ -52,6 +52,8 @@ typedef struct {
 	double threshold;
 	bool save, no_save, no_fail, no_fetch, push, no_push, all;
 	bool no_publish, no_comment, no_annotations, no_step_summary;
+	bool or_against_merge_base;
+	char *against_owned;
 	const char *color;
 } run_opts;
 
@@ -581,6 +583,55 @@ done:
 	return 0;
 }
 
+/*
+ * --or-against-merge-base: the walk start (the merge-base, or HEAD^ on the
+ * target branch) when no baseline is stored for this suite near it, so
+ * the base gets built and run here instead; NULL when one is stored (or
+ * there is no history to build from).
+ */
+static char *against_if_none(run_opts *o)
+{
+	const char *spec = o->store_spec ? o->store_spec
+			   : o->rec.cfg->store ? o->rec.cfg->store : getenv("TESTFLAME_STORE");
+	char *start = walk_start(o->rec.ctx);
+	tf_store *st = NULL;
+	tf_baseline_list l;
+	bool stored = false;
+
+	if (!start)
+		return NULL;
+	/* the runner kind is known only after recording: any kind of this
+	 * suite that the walk finds will do, run_stored() resolves the exact one */
+	memset(&l, 0, sizeof(l));
+	if (tf_store_open(&st, spec, NULL) == 0 && tf_store_list(&l, st) == 0) {
+		TF_VEC(const char *) kinds = { 0 };
+		tf_store_resolve_opts ro = { 0, false };
+		for (size_t i = 0; i < l.items.n; i++)
+			for (size_t k = 0; k < l.items.v[i].files.n; k++) {
+				const tf_baseline_file *f = &l.items.v[i].files.v[k];
+				bool seen = strcmp(f->suite, o->rec.suite_name) != 0;
+				for (size_t j = 0; j < kinds.n && !seen; j++)
+					seen = strcmp(kinds.v[j], f->kind) == 0;
+				if (!seen)
+					tf_vec_push(&kinds, f->kind);
+			}
+		for (size_t j = 0; j < kinds.n && !stored; j++) {
+			tf_store_match m;
+			stored = tf_store_resolve(&m, st, start, o->rec.suite_name, kinds.v[j], &ro) == 0;
+		}
+		tf_vec_free(&kinds);
+	}
+	tf_baseline_list_free(&l);
+	tf_store_free(st);
+	if (stored) {
+		free(start);
+		return NULL;
+	}
+	tf_notef("no stored baseline of '%s' before %.12s: building it beside this tree to compare",
+		 o->rec.suite_name, start);
+	return start;
+}
+
 static const char *const color_choices[] = { "auto", "always", "never", NULL };
 
 int cmd_run(int argc, char **argv)
@@ -600,6 +651,9 @@ int cmd_run(int argc, char **argv)
 	opts[n++] = (tf_option){ TF_OPT_GROUP, 0, NULL, NULL, NULL, "baseline and gate:", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "against", &o.against, "REV",
 				 "build REV in a temporary checkout and run both here, interleaved",
+				 NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "or-against-merge-base", &o.or_against_merge_base, NULL,
+				 "when no baseline is stored, build the merge-base beside and run both (the pre-push hook)",
 				 NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_INT, 0, "repeat", &o.repeat, "N",
 				 "runs per side (default 1; 3 with --against)", NULL, 1, 1000, NULL };
@@ -668,6 +722,8 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (!o.against)
 		o.against = o.rec.cfg->against;
+	if (!o.against && o.or_against_merge_base)
+		o.against = o.against_owned = against_if_none(&o);
 	if (!o.repeat)
 		o.repeat = o.rec.cfg->repeat ? o.rec.cfg->repeat : o.against ? 3 : 1;
 	if (o.threshold < 0)
@@ -683,5 +739,6 @@ int cmd_run(int argc, char **argv)
 		run_stored(&o, &status);
 out:
 	tf_record_cli_free(&o.rec);
+	free(o.against_owned);
 	return status;
 }

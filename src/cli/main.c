@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
 	{ "baseline", cmd_baseline, "list, show, save, fetch, push and prune stored baselines" },
 	{ "publish", cmd_publish, "post a report directory to the PR/MR (comment, annotations, summary)" },
+	{ "hook", cmd_hook, "install or uninstall the pre-push hook that refuses slower pushes" },
 	{ "version", cmd_version, "print testflame's version" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },
 };
