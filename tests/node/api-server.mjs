@@ -56,7 +56,7 @@ const spec = kind === 'github'
 	? require('@octokit/openapi/generated/api.github.com.json')
 	: JSON.parse(fs.readFileSync(path.join(here, 'gitlab-notes-api.json'), 'utf8'));
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-ajv.addSchema(spec, 'api');
+ajv.addSchema(rebase(spec, false), 'api');
 
 function deref(obj) {
 	while (obj && obj.$ref) {
@@ -65,13 +65,19 @@ function deref(obj) {
 	return obj;
 }
 // A schema from the description, compiled with its "#/components/..."
-// references pointing into the description registered as "api".
+// references pointing into the description registered as "api". OpenAPI
+// 3.0's `nullable: true` admits null also where an enum lists the other
+// values (GitHub sends "start_side": null for a one-line comment), which
+// Ajv's reading does not: null is added to such enums (in the registered
+// description too, where references stay document-relative).
 const validators = new WeakMap();
-function rebase(x) {
-	if (Array.isArray(x)) return x.map(rebase);
+function rebase(x, refs = true) {
+	if (Array.isArray(x)) return x.map((y) => rebase(y, refs));
 	if (x && typeof x === 'object') {
 		const out = {};
-		for (const [k, v] of Object.entries(x)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? 'api' + v : rebase(v);
+		for (const [k, v] of Object.entries(x))
+			out[k] = refs && k === '$ref' && typeof v === 'string' && v.startsWith('#') ? 'api' + v : rebase(v, refs);
+		if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
 		return out;
 	}
 	return x;
