@@ -5,9 +5,9 @@
  * and nowhere else (GitHub refuses lines outside the diff's hunks anyway):
  * for every function whose self cost grew in a regressed test, its lines
  * are taken from the head profile (from the function's first line to the
- * last line a sample landed on), intersected with the changed ranges of
- * its file in merge-base..head, and the comment covers the changed range
- * that holds the function's line of change, else the nearest one. Functions
+ * last line a sample landed on); the changed ranges of its file in
+ * merge-base..head that meet them are candidates, and the comment covers
+ * the one that holds the function's line of change, else the nearest one. Functions
  * with no changed line stay in the main comment only.
  */
 #include "publish/publish_priv.h"
@@ -66,7 +66,12 @@ static bool function_extent(const tf_comparison *c, const tf_func_delta *f, int6
 	return found && *hi >= *lo;
 }
 
-/* The changed range of `cf` within [lo, hi] for a comment about `line`. */
+/*
+ * The changed range of `cf` that meets [lo, hi], for a comment about
+ * `line`. The function's first line is known (its declaration), its last
+ * only as far as samples landed, so a range is cut at the start but kept
+ * whole at the end.
+ */
 static bool pick_range(const tf_changed_file *cf, int64_t lo, int64_t hi, int64_t line,
 		       uint32_t *start, uint32_t *end)
 {
@@ -74,14 +79,10 @@ static bool pick_range(const tf_changed_file *cf, int64_t lo, int64_t hi, int64_
 	for (size_t i = 0; i < cf->lines.n; i++) {
 		int64_t a = cf->lines.v[i].start, b = a + (int64_t)cf->lines.v[i].count - 1;
 		int64_t dist;
-		if (cf->lines.v[i].count == 0)
+		if (cf->lines.v[i].count == 0 || b < lo || a > hi)
 			continue;
 		if (a < lo)
 			a = lo;
-		if (b > hi)
-			b = hi;
-		if (a > b)
-			continue;
 		dist = line < a ? a - line : line > b ? line - b : 0;
 		if (dist < best) {
 			best = dist;
