@@ -13,9 +13,10 @@
  *                       when the push includes the checked-out commit,
  *                       `testflame run` on the config's quick suite
  *                       (hook.command, hook.suite; else the suite itself)
- *                       against the stored baseline of the merge-base, or
- *                       with the merge-base built beside when none is
- *                       stored; nothing is published, saved or pushed
+ *                       against the baseline of the merge-base (stored
+ *                       here, or fetched from the remote pushed to), or
+ *                       with the merge-base built beside when there is
+ *                       none; nothing is published, saved or pushed
  */
 #include "cli.h"
 #include "testflame/config.h"
@@ -172,7 +173,8 @@ static int pre_push(const char *remote)
 	tf_vec_push(&av, tf_xstrdup("--no-publish"));
 	tf_vec_push(&av, tf_xstrdup("--no-save"));
 	tf_vec_push(&av, tf_xstrdup("--no-push"));
-	tf_vec_push(&av, tf_xstrdup("--no-fetch"));
+	tf_vec_push(&av, tf_xstrdup("--fetch"));
+	tf_vec_push(&av, tf_xasprintf("--remote=%s", remote));
 	tf_vec_push(&av, tf_xstrdup("--or-against-merge-base"));
 	if (cfg->hook.suite || cfg->hook.command_argv)
 		tf_vec_push(&av, tf_xasprintf("--suite=%s", cfg->hook.suite ? cfg->hook.suite : "quick"));

@@ -50,7 +50,7 @@ typedef struct {
 	const char *against, *store_spec, *report_dir, *remote;
 	long repeat;
 	double threshold;
-	bool save, no_save, no_fail, no_fetch, push, no_push, all;
+	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
 	bool no_publish, no_comment, no_annotations, no_step_summary;
 	bool or_against_merge_base;
 	char *against_owned;
@@ -507,7 +507,7 @@ static int run_stored(run_opts *o, int *status)
 	}
 	if (st && start) {
 		tf_store_resolve_opts ro = { 0, !o->no_fetch && tf_store_is_git(st) &&
-					     ctx->ci && ctx->ci->provider != TF_CI_LOCAL };
+					     (o->fetch || (ctx->ci && ctx->ci->provider != TF_CI_LOCAL)) };
 		tf_store_match m;
 		rc = tf_store_resolve(&m, st, start, o->rec.suite_name, kind, &ro);
 		if (rc == 0) {
@@ -583,6 +583,53 @@ done:
 	return 0;
 }
 
+struct remote_walk {
+	const tf_remote_baseline_list *have;
+	char found[TF_STORE_ID_HEX + 1];
+};
+
+static int remote_has(const char *commit, unsigned distance, void *payload)
+{
+	struct remote_walk *w = payload;
+	(void)distance;
+	for (size_t i = 0; i < w->have->items.n; i++) {
+		if (strcmp(w->have->items.v[i].commit, commit) == 0) {
+			snprintf(w->found, sizeof(w->found), "%s", commit);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Outside CI (--fetch): bring the remote's baseline nearest to `start` on
+ * its first-parent history, so that a fresh clone knows what CI recorded. */
+static void fetch_nearest(tf_store *st, const char *start)
+{
+	tf_remote_baseline_list have;
+	struct remote_walk w = { &have, "" };
+	tf_repo *repo = NULL;
+
+	memset(&have, 0, sizeof(have));
+	if (tf_store_remote_list(&have, st) != 0) {
+		tf_warnf("cannot list the remote's baselines: %s", tf_error_last());
+		return;
+	}
+	if (have.items.n && tf_repo_open(&repo, NULL) == 0)
+		tf_repo_walk_first_parent(repo, start, TF_STORE_DEFAULT_DEPTH, remote_has, &w, NULL);
+	tf_repo_free(repo);
+	if (w.found[0]) {
+		tf_store_sync_list sl = { 0 };
+		const char *revs[1] = { w.found };
+		if (tf_store_fetch(&sl, st, revs, 1) == 0)
+			tf_notef("fetched the baseline of %.12s from '%s'", w.found,
+				 tf_store_remote_url(st) ? tf_store_remote_url(st) : "the remote");
+		else
+			tf_warnf("cannot fetch the baseline of %.12s: %s", w.found, tf_error_last());
+		tf_store_sync_list_free(&sl);
+	}
+	tf_vec_free(&have.items);
+}
+
 /*
  * --or-against-merge-base: the walk start (the merge-base, or HEAD^ on the
  * target branch) when no baseline is stored for this suite near it, so
@@ -603,7 +650,11 @@ static char *against_if_none(run_opts *o)
 	/* the runner kind is known only after recording: any kind of this
 	 * suite that the walk finds will do, run_stored() resolves the exact one */
 	memset(&l, 0, sizeof(l));
-	if (tf_store_open(&st, spec, NULL) == 0 && tf_store_list(&l, st) == 0) {
+	if (tf_store_open(&st, spec, NULL) == 0 && o->remote)
+		tf_store_set_remote(st, o->remote);
+	if (st && o->fetch && !o->no_fetch && tf_store_is_git(st))
+		fetch_nearest(st, start);
+	if (st && tf_store_list(&l, st) == 0) {
 		TF_VEC(const char *) kinds = { 0 };
 		tf_store_resolve_opts ro = { 0, false };
 		for (size_t i = 0; i < l.items.n; i++)
@@ -677,6 +728,8 @@ int cmd_run(int argc, char **argv)
 				 "push a saved baseline to the remote (default in CI)", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-push", &o.no_push, NULL,
 				 "never push baselines", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "fetch", &o.fetch, NULL,
+				 "fetch baselines from the remote outside CI too (default in CI)", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-fetch", &o.no_fetch, NULL,
 				 "do not fetch baselines from the remote", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-fail", &o.no_fail, NULL,

@@ -53,6 +53,18 @@ test_expect_success 'pushing a ref that is not checked out: nothing to profile' 
 	remote_has other
 '
 
+test_expect_success 'a fresh clone fetches the baseline CI pushed for the merge-base' '
+	cd repo && git checkout -q main && "$TF" baseline push "$(git rev-parse main)" >/dev/null 2>&1 &&
+	cd "$SCRATCH" && git clone -q -b main origin.git clone2 && cd clone2 &&
+	git config user.email t@example.com && git config user.name t && make -s all >/dev/null &&
+	"$TF" hook install >/dev/null && git checkout -q -b slow3 && slow_down_matrix &&
+	git commit -qam "matrix: slower" && make -s all >/dev/null &&
+	! git push origin slow3 >all 2>&1 &&
+	expect_contains all "fetched the baseline of $(git rev-parse --short=12 main)" &&
+	expect_contains all "baseline: $(git rev-parse --short=12 main)" &&
+	expect_contains all "push refused: a test got slower"
+'
+
 test_expect_success 'an existing hook is not clobbered: install refuses and says how to chain' '
 	cd repo && "$TF" hook uninstall >out && ! test -e .git/hooks/pre-push &&
 	printf "#!/bin/sh\necho mine \"\$1\" >>\"%s/mine.log\"\ncat >>\"%s/mine.log\"\nexit \${MINE_FAILS:-0}\n" "$SCRATCH" "$SCRATCH" >.git/hooks/pre-push &&
