@@ -18,7 +18,20 @@ stop_apis() {
 trap 'stop_apis; [ -n "${KEEP:-}" ] || rm -rf "$SCRATCH"' EXIT
 
 have_node_modules() {
-	need node && [ -d "$NODE_DIR/node_modules/@octokit/openapi" ] && [ -d "$NODE_DIR/node_modules/ajv" ]
+	local m
+	need node || return 1
+	for m in @octokit/openapi ajv yaml @actions/workflow-parser @actions/expressions \
+		@circleci/circleci-config-parser gitlab-ci-local; do
+		[ -d "$NODE_DIR/node_modules/$m" ] || return 1
+	done
+}
+
+# Skip the whole script (saying what) when tests/node is not installed.
+need_node_modules() { # what
+	have_node_modules && return 0
+	test_skip "$1" 'tests/node is not installed (make deps)'
+	test_done
+	exit 0
 }
 
 # start_api KIND STATE_FILE NAME: the server's URL in $API (and $NAME_URL)
@@ -70,19 +83,6 @@ for line in open(sys.argv[1]):
     print(e["method"], e["path"], e["status"])' "$SCRATCH/${1:-api}.log"
 }
 
-slow_down_matrix() {
-	python3 - <<\PY
-p = 'src/matrix.c'
-s = open(p).read()
-s = s.replace("""				s += a[i * n + k] * b[k * n + j];
-""", """				s += a[i * n + k] * b[k * n + j];
-			for (int k = 0; k < n; k++) /* an accidental second pass */
-				s += 0.0 * a[i * n + k] * b[k * n + j];
-""")
-open(p, 'w').write(s)
-PY
-}
-
 # The example project in $SCRATCH/$1, committed on main, built.
 make_example_repo() { # dir
 	mkdir "$1" && cp -r "$TOP/examples/." "$1/" && rm -rf "$1/build" "$1/.github" "$1/.gitlab-ci.yml" "$1/.circleci"
@@ -98,6 +98,22 @@ YML
 		printf 'build/\ntestflame-report/\n' >>.gitignore &&
 		git add -A && git commit -qm "libmini" && make -s all >/dev/null
 	)
+}
+
+# The example project in $SCRATCH/repo with a bare origin: the baseline of
+# main recorded and pushed (and dropped here, so a PR job fetches it as in
+# CI), and branch `slow` that slows matrix_multiply, committed and built.
+# Sets BASE (main) and HEAD_SHA (slow).
+setup_pr_repo() {
+	make_example_repo repo && git init -q --bare origin.git && (
+		cd repo && git remote add origin "$SCRATCH/origin.git" && git push -q origin main &&
+		"$TF" run -q --push >/dev/null 2>&1 &&
+		git update-ref -d "refs/testflame/runs/$(git rev-parse HEAD)" &&
+		git checkout -q -b slow && slow_down_matrix && git commit -qam "matrix: a second pass" &&
+		make -s all >/dev/null
+	) || { echo "setting up the repository failed" >&2; return 1; }
+	BASE=$(git -C repo rev-parse main)
+	HEAD_SHA=$(git -C repo rev-parse slow)
 }
 
 # A pull_request event payload as GitHub writes it to GITHUB_EVENT_PATH.

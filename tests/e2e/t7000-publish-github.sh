@@ -9,24 +9,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/lib-publish.sh"
 
-if ! have_node_modules; then
-	test_skip 'publishing to GitHub' 'tests/node is not installed (make deps)'
-	test_done
-	exit 0
-fi
+need_node_modules 'publishing to GitHub'
 
 TOKEN=ghs_t7000SecretToken0123456789
-make_example_repo repo
-git init -q --bare origin.git
-cd repo
-git remote add origin "$SCRATCH/origin.git" && git push -q origin main
-"$TF" run -q --push >/dev/null 2>&1 || { echo "the baseline run failed" >&2; exit 1; }
-BASE=$(git rev-parse HEAD)
-git update-ref -d "refs/testflame/runs/$BASE" # the PR job fetches it from origin
-git checkout -q -b slow && slow_down_matrix && git commit -qam "matrix: a second pass"
-HEAD_SHA=$(git rev-parse HEAD)
-git checkout -q --detach main && git merge -q --no-ff slow -m "Merge $HEAD_SHA into $BASE" && make -s all >/dev/null
-cd "$SCRATCH"
+setup_pr_repo || exit 1
+(cd repo && git checkout -q --detach main && git merge -q --no-ff slow -m "Merge $HEAD_SHA into $BASE" &&
+	make -s all >/dev/null) || exit 1
 github_pr_event "$SCRATCH/event.json" 7 "$HEAD_SHA" slow "$BASE" main acme/libmini
 
 # 130 comments by people first, one of them quoting an old testflame

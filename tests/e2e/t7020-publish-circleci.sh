@@ -7,22 +7,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/lib-publish.sh"
 
-if ! have_node_modules; then
-	test_skip 'publishing from CircleCI' 'tests/node is not installed (make deps)'
-	test_done
-	exit 0
-fi
+need_node_modules 'publishing from CircleCI'
 
 TOKEN=ghp_t7020SecretToken0123456789
-make_example_repo repo
-git init -q --bare origin.git
-cd repo
-git remote add origin "$SCRATCH/origin.git" && git push -q origin main
-"$TF" run -q --push >/dev/null 2>&1 || { echo "the baseline run failed" >&2; exit 1; }
-BASE=$(git rev-parse HEAD)
-git checkout -q -b slow && slow_down_matrix && git commit -qam "matrix: a second pass" && make -s all >/dev/null
-HEAD_SHA=$(git rev-parse HEAD)
-cd "$SCRATCH"
+setup_pr_repo || exit 1
 cat >state.json <<EOF
 {"token":"$TOKEN","repos":{"upstream/libmini":{"pulls":{"12":{"head_sha":"$HEAD_SHA","base_sha":"$BASE","diff_repo":"$SCRATCH/repo"}}}}}
 EOF

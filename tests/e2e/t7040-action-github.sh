@@ -17,11 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/lib-publish.sh"
 
-if ! have_node_modules || [ ! -d "$NODE_DIR/node_modules/@actions/workflow-parser" ]; then
-	test_skip 'the GitHub Action end to end' 'tests/node is not installed (make deps)'
-	test_done
-	exit 0
-fi
+need_node_modules 'the GitHub Action end to end'
 
 TOKEN=ghs_t7040ActionToken0123456789
 # testflame as the action's repository holds it: the tracked and new files
@@ -78,11 +74,11 @@ import(\"node:module\").then(async (m) => {
 '
 
 test_expect_success 'a push to main: the action builds testflame, records the baseline and pushes it' '
-	cat >push.json <<-EOF &&
+	cat >event-main.json <<-EOF &&
 	{"ref":"refs/heads/main","before":"0000000000000000000000000000000000000000","after":"$MAIN",
 	 "repository":{"full_name":"acme/libmini","default_branch":"main"},"pusher":{"name":"dev"}}
 	EOF
-	gha push "$MAIN" refs/heads/main push.json ws-main main >main.log 2>&1 ||
+	gha push "$MAIN" refs/heads/main event-main.json ws-main main >main.log 2>&1 ||
 		{ tail -n 60 main.log; exit 1; }
 	expect_eq "$(step main.json "Build testflame")" "success 0" &&
 	expect_eq "$(step main.json "Push the baseline")" "success 0" &&
@@ -100,15 +96,20 @@ pr_push() { # clone start-point edit
 		git merge -q --no-ff slow -m "Merge $(git rev-parse slow) into $(git rev-parse origin/main)" &&
 		git push -q -f origin HEAD:refs/pull/7/merge slow:refs/pull/7/head)
 }
-
-test_expect_code 3 'a PR that slows a test: one comment, one annotation on the changed line, the step fails with 3' '
-	pr_push dev-slow origin/main slow_down_matrix &&
+# A push to the PR and the pull_request run of its merge: the job's log in
+# NAME.log, its result in NAME.json; the job must fail, at the last step.
+pr_run() { # name start-point edit
+	pr_push "dev-$1" "$2" "$3" &&
 	HEAD_SHA=$(git -C origin.git rev-parse slow) && MERGE=$(git -C origin.git rev-parse refs/pull/7/merge) &&
 	api_patch "{\"repos\":{\"acme/libmini\":{\"pulls\":{\"7\":{\"head_sha\":\"$HEAD_SHA\"}}}}}" &&
-	github_pr_event pr.json 7 "$HEAD_SHA" slow "$MAIN" main acme/libmini &&
-	gha pull_request "$MERGE" refs/pull/7/merge pr.json ws-pr pr >pr.log 2>&1; job=$?
-	[ $job = 1 ] || { tail -n 80 pr.log; exit 1; }
-	expect_eq "$(step pr.json "Fail on regression")" "failure 3" &&
+	github_pr_event "event-$1.json" 7 "$HEAD_SHA" slow "$MAIN" main acme/libmini || return 1
+	gha pull_request "$MERGE" refs/pull/7/merge "event-$1.json" "ws-$1" "$1" >"$1.log" 2>&1
+	[ $? = 1 ] || { tail -n 80 "$1.log"; return 1; }
+	expect_eq "$(step "$1.json" "Fail on regression")" "failure 3"
+}
+
+test_expect_code 3 'a PR that slows a test: one comment, one annotation on the changed line, the step fails with 3' '
+	pr_run pr origin/main slow_down_matrix &&
 	expect_eq "$(step pr.json "Profile and compare")" "success 0" &&
 	expect_eq "$(ours)" "1 0 1" "comments, edits, review comments" &&
 	api_state | python3 -c "
@@ -137,13 +138,7 @@ assert \"test&#95;matrix\" in c and \"matrix&#95;multiply\" in c, c
 '
 
 test_expect_code 3 'a second push to the PR: the same comment is edited, not a new one' '
-	pr_push dev-tidy origin/slow "echo \"/* tidy */\" >>src/sort.c" &&
-	HEAD_SHA=$(git -C origin.git rev-parse slow) && MERGE=$(git -C origin.git rev-parse refs/pull/7/merge) &&
-	api_patch "{\"repos\":{\"acme/libmini\":{\"pulls\":{\"7\":{\"head_sha\":\"$HEAD_SHA\"}}}}}" &&
-	github_pr_event pr2.json 7 "$HEAD_SHA" slow "$MAIN" main acme/libmini &&
-	gha pull_request "$MERGE" refs/pull/7/merge pr2.json ws-pr2 pr2 >pr2.log 2>&1; job=$?
-	[ $job = 1 ] || { tail -n 80 pr2.log; exit 1; }
-	expect_eq "$(step pr2.json "Fail on regression")" "failure 3" &&
+	pr_run pr2 origin/slow "echo \"/* tidy */\" >>src/sort.c" &&
 	set -- $(ours) && expect_eq "$1" 1 "bot comments" && expect_eq "$2" 1 "edits" &&
 	expect_contains pr2.log "updated the comment on pull request #7" &&
 	api_conforms && exit 3

@@ -12,11 +12,7 @@
 . "$TOP/tests/e2e/lib-publish.sh"
 
 GCL=$NODE_DIR/node_modules/.bin/gitlab-ci-local
-if ! have_node_modules || [ ! -x "$GCL" ]; then
-	test_skip 'the GitLab template with gitlab-ci-local' 'tests/node is not installed (make deps)'
-	test_done
-	exit 0
-fi
+need_node_modules 'the GitLab template with gitlab-ci-local'
 if ! need rsync; then
 	test_skip 'the GitLab template with gitlab-ci-local' 'rsync is missing (make deps)'
 	test_done

@@ -9,11 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/lib-publish.sh"
 
-if ! have_node_modules || [ ! -d "$NODE_DIR/node_modules/@circleci/circleci-config-parser" ]; then
-	test_skip 'the CI files with their parsers' 'tests/node is not installed (make deps)'
-	test_done
-	exit 0
-fi
+need_node_modules 'the CI files with their parsers'
 
 gh_parse() { # kind file...
 	(cd "$NODE_DIR" && node --input-type=module - "$@" <<\JS
