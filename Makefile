@@ -43,7 +43,7 @@ DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c
 	libiberty-dev libcmocka-dev
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf nodejs npm \
 	python3 python3-pytest libseccomp-dev valgrind libxml2-utils hyperfine \
-	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg
+	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS      := $(wildcard src/*/*.c)

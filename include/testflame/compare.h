@@ -62,7 +62,30 @@ typedef struct {
 	const char *test;     /* compare only this test; NULL: all */
 	size_t top_functions; /* functions kept per regressed / improved test (default 10) */
 	tf_correction correction;
+	/* Run-to-run noise of each test as its history shows it (see
+	 * tf_compare_history_noise); raises the noise above the event's floor
+	 * for those tests in single-run comparisons. NULL: none known. */
+	const struct tf_test_noise *history;
+	size_t nhistory;
 } tf_compare_opts;
+
+/* One test's noise, learned from earlier runs of the same suite. */
+typedef struct tf_test_noise {
+	char *test;
+	double noise_pct;   /* robust CV of one run's cost, percent */
+	size_t runs;        /* how many runs it was learned from */
+} tf_test_noise;
+
+/*
+ * The run-to-run noise of every test seen in at least 3 of `runs` (run
+ * files of earlier commits, typically the stored baselines along the
+ * first-parent history): 1.4826 x the median absolute deviation of the log
+ * costs, a CV robust to the odd real change among them. `value` as in
+ * tf_compare_opts. The caller frees with tf_test_noise_free().
+ */
+int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *const *runs,
+			     size_t nruns, const char *value);
+void tf_test_noise_free(tf_test_noise *v, size_t n);
 
 void tf_compare_opts_init(tf_compare_opts *o);
 
@@ -111,6 +134,8 @@ typedef struct {
 	double p_adjusted;         /* after the correction across tests */
 	tf_compare_method method;
 	double df;                 /* Welch's degrees of freedom; INFINITY for the z test */
+	double noise_pct;          /* run-to-run noise assumed (single-run test), percent */
+	bool noise_from_history;   /* it came from the test's stored history */
 	/* Functions that moved most, for regressed and improved tests only:
 	 * sorted by growth of self cost (regressed) or by shrinkage (improved). */
 	const tf_func_delta *functions;
@@ -125,7 +150,9 @@ typedef struct {
 	const char *unit;        /* its unit: "nanoseconds", "count" */
 	double threshold;        /* percent */
 	double alpha;
-	double noise;            /* percent, the one used */
+	double noise;            /* percent: the event's floor; tests without a
+				  * stored history assume twice that */
+	double build_base_cost, build_head_cost; /* the "[build]" steps, apart from the tests */
 	tf_correction correction;
 	size_t base_runs, head_runs;
 	double base_cost, head_cost;      /* the whole profile, mean per run */

@@ -202,6 +202,40 @@ typedef int (*tf_rec_event_fn)(void *ctx, const tf_rec_event *ev);
  * (and returns that value). */
 int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx);
 
+/*
+ * What this machine lets testflame do: the facts behind --sampler auto's
+ * choice and `testflame doctor`. Probing perf costs a few syscalls on the
+ * calling process; probing ptrace forks a short-lived child and traces it.
+ */
+enum {
+	TF_PROBE_PERF = 1,
+	TF_PROBE_PTRACE = 2,
+};
+
+typedef struct {
+	int paranoid;           /* kernel.perf_event_paranoid; INT_MIN without the file */
+	int perf_errno;         /* 0 when a user-space cpu-clock event opens */
+	bool perf_kernel;       /* kernel samples are allowed too */
+	int pmu_errno;          /* 0 when a hardware instructions counter opens */
+	int max_sample_rate;    /* kernel.perf_event_max_sample_rate, 0 if unknown */
+	int seccomp;            /* 0 none, 1 strict, 2 filter, -1 unknown */
+	int ptrace_scope;       /* kernel.yama.ptrace_scope, -1 without Yama */
+	int ptrace_errno;       /* 0 when a child can be seized, interrupted and read */
+	int vm_readv_errno;     /* process_vm_readv() on that child */
+	bool cap_perfmon, cap_sys_admin, cap_sys_ptrace;
+	const char *container;  /* "docker", "podman", "kubernetes", "lxc", or NULL */
+} tf_record_caps;
+
+/* Fill `out` with what the `what` flags (TF_PROBE_*) ask; never fails. */
+void tf_record_probe(tf_record_caps *out, int what);
+/* Why perf_event_open is refused here and the exact fix (probe with
+ * TF_PROBE_PERF first); each a sentence without a full stop. */
+void tf_record_perf_advice(const tf_record_caps *c, char *why, size_t whylen,
+			   char *fix, size_t fixlen);
+/* The same for ptrace (probe with TF_PROBE_PTRACE). */
+void tf_record_ptrace_advice(const tf_record_caps *c, char *why, size_t whylen,
+			     char *fix, size_t fixlen);
+
 /* x86-64 perf register numbers (arch/x86/include/uapi/asm/perf_regs.h). */
 enum {
 	TF_REG_AX, TF_REG_BX, TF_REG_CX, TF_REG_DX, TF_REG_SI, TF_REG_DI,

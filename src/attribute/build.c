@@ -30,6 +30,8 @@ typedef struct {
 	TF_VEC(uint32_t) map_of_module;
 	tf_strid k_test, k_process, k_pid, k_tid;
 	TF_VEC(tf_line) lines;
+	TF_VEC(uint32_t) offcpu_names;    /* string ids of "[off-cpu] NAME" ... */
+	TF_VEC(uint32_t) offcpu_locs;     /* ... and their locations */
 	uint64_t last_time;
 	uint64_t ips[MAX_FRAMES];
 	uint32_t locs[MAX_FRAMES];
@@ -77,6 +79,25 @@ static uint32_t location_for(builder *b, const tf_symloc *sl)
 	return loc;
 }
 
+/* The leaf frame of an off-CPU sample (--event wall): what the thread
+ * waits in, as a function of no binary, "[off-cpu] clock_nanosleep". */
+static uint32_t offcpu_location(builder *b, const char *what)
+{
+	char *label = tf_xasprintf("[off-cpu] %s", what);
+	tf_strid name = tf_profile_intern(b->p, label);
+	uint32_t loc;
+
+	free(label);
+	for (size_t i = 0; i < b->offcpu_names.n; i++)
+		if (b->offcpu_names.v[i] == name)
+			return b->offcpu_locs.v[i];
+	tf_line ln = { tf_profile_add_function(b->p, name, name, 0, 0), 0, 0 };
+	loc = tf_profile_add_location(b->p, TF_NO_MAPPING, 0, &ln, 1);
+	tf_vec_push(&b->offcpu_names, name);
+	tf_vec_push(&b->offcpu_locs, loc);
+	return loc;
+}
+
 static void on_sample(builder *b, const tf_rec_event *ev)
 {
 	const uint64_t *user = ev->sample.user_ips;
@@ -111,7 +132,9 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 	if (!dwarf && nuser)
 		b->st->fp_stacks++;
 
-	/* leaf first: kernel frames, then user frames */
+	/* leaf first: what it waits in, kernel frames, then user frames */
+	if (ev->sample.offcpu)
+		b->locs[n++] = offcpu_location(b, ev->sample.offcpu);
 	for (uint32_t i = 0; i < ev->sample.nkernel && n < maxd; i++) {
 		uint64_t a = ev->sample.kernel_ips[i];
 		const tf_symloc *sl = tf_symbolizer_lookup(b->sym, ev->pid, ev->time,
@@ -291,6 +314,8 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	tf_strtab_free(&b.modules);
 	tf_vec_free(&b.map_of_module);
 	tf_vec_free(&b.lines);
+	tf_vec_free(&b.offcpu_names);
+	tf_vec_free(&b.offcpu_locs);
 	if (rc) {
 		tf_profile_free(b.p);
 		return rc;

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
+#include "testflame/store.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #include <unistd.h>
 
 static const char *const usage[] = {
-	"testflame compare [options] BASE HEAD",
+	"testflame compare [options] BASE HEAD   (files, or git revisions with a stored baseline)",
 	"testflame compare [options] --base FILE... --head FILE...",
 	NULL,
 };
@@ -34,8 +35,73 @@ static int resolve_file(tf_profile **out, const char *operand)
 	return tf_profile_load(out, operand);
 }
 
+/* Which stored run file a revision means: --store, --suite, --kind. */
+static const char *rev_store, *rev_suite, *rev_kind;
+
+/*
+ * A git revision whose baseline is in the store (SPEC §2). When the
+ * baseline holds several run files (suites, runner kinds), --suite and
+ * --kind choose; an ambiguous choice is an error listing them.
+ */
+static int resolve_revision(tf_profile **out, const char *operand)
+{
+	tf_store *st = NULL;
+	tf_baseline b;
+	tf_buf bytes = TF_BUF_INIT;
+	const tf_baseline_file *pick = NULL;
+	size_t matches = 0;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	rc = tf_store_open(&st, rev_store ? rev_store : getenv("TESTFLAME_STORE"), NULL);
+	if (rc)
+		return TF_ENOTFOUND; /* no store here: the operand is not a revision */
+	rc = tf_store_show(&b, st, operand);
+	if (rc) {
+		if (rc != TF_ENOTFOUND)
+			tf_error_wrap(rc, "'%s'", operand);
+		goto done;
+	}
+	if (b.problem) {
+		rc = tf_error_set(TF_EINVAL, "the baseline of '%s' cannot be read: %s", operand,
+				  b.problem);
+		goto done;
+	}
+	for (size_t i = 0; i < b.files.n; i++) {
+		const tf_baseline_file *f = &b.files.v[i];
+		if ((rev_suite && strcmp(f->suite, rev_suite) != 0) ||
+		    (rev_kind && strcmp(f->kind, rev_kind) != 0))
+			continue;
+		pick = f;
+		matches++;
+	}
+	if (matches != 1) {
+		tf_buf list = TF_BUF_INIT;
+		for (size_t i = 0; i < b.files.n; i++)
+			tf_buf_printf(&list, "%s%s/%s", i ? ", " : "", b.files.v[i].suite,
+				      b.files.v[i].kind);
+		rc = tf_error_set(TF_EUSAGE, "the baseline of '%s' has %s run file%s (%s); "
+				  "choose with --suite and --kind", operand,
+				  matches ? "several matching" : "no matching",
+				  matches == 1 ? "" : "s", list.ptr ? list.ptr : "none");
+		tf_buf_free(&list);
+		goto done;
+	}
+	rc = tf_store_get(&bytes, st, b.commit, pick->suite, pick->kind);
+	if (!rc)
+		rc = tf_pprof_decode(out, bytes.ptr, bytes.len);
+	if (rc)
+		tf_error_wrap(rc, "the baseline of '%s'", operand);
+done:
+	tf_baseline_clear(&b);
+	tf_buf_free(&bytes);
+	tf_store_free(st);
+	return rc;
+}
+
 static const operand_resolver resolvers[] = {
 	resolve_file,
+	resolve_revision,
 };
 
 static int load_operand(tf_profile **out, const char *operand)
@@ -51,7 +117,8 @@ static int load_operand(tf_profile **out, const char *operand)
 			first_error = tf_xstrdup(tf_error_last());
 	}
 	if (rc == TF_ENOTFOUND && first_error)
-		tf_error_set(rc, "%s", first_error);
+		tf_error_set(rc, "%s (and no baseline is stored for a revision of that name)",
+			     first_error);
 	free(first_error);
 	return rc;
 }
@@ -119,7 +186,6 @@ int cmd_compare(int argc, char **argv)
 	static const char *const colours[] = { "auto", "always", "never", NULL };
 	struct tf_strlist bases = { { 0 } }, heads = { { 0 } };
 	const char *value = NULL, *test = NULL, *report = "testflame-report", *colour = "auto";
-	const char *suite = NULL;
 	double threshold = 5, alpha = 0.001, noise = -1;
 	bool json = false, all = false, quiet = false, colorblind = false;
 	int verbose = 0, npos, rc, exit_code = TF_EXIT_ERROR;
@@ -134,13 +200,15 @@ int cmd_compare(int argc, char **argv)
 		{ TF_OPT_LIST, 0, "head", &heads, "FILE", "another head run (repeat for more runs)", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "value", &value, "TYPE", "sample type to compare (default: the event column)", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "test", &test, "NAME", "compare only this test", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "store", &rev_store, "SPEC", "where revisions' baselines are (default git)", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "suite", &rev_suite, "NAME", "the suite: a revision's run file of it, and the report's name (default: from the run files)", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "kind", &rev_kind, "KIND", "for a revision: its run file of this runner kind", NULL, 0, 0, NULL },
 		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "The gate", NULL, 0, 0, NULL },
 		{ TF_OPT_DOUBLE, 0, "threshold", &threshold, "PCT", "minimum change that counts, percent (default 5)", NULL, 0, 0, NULL },
 		{ TF_OPT_DOUBLE, 0, "alpha", &alpha, "P", "false-alarm rate across all tests (default 0.001)", NULL, 0, 0, NULL },
 		{ TF_OPT_DOUBLE, 0, "noise", &noise, "PCT", "run-to-run noise of one run, percent (default: by event)", NULL, 0, 0, NULL },
 		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "Output", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "report", &report, "DIR", "write the report into DIR (default testflame-report)", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "suite", &suite, "NAME", "the suite's name in the report (default: from the run files)", NULL, 0, 0, NULL },
 		{ TF_OPT_FLAG, 0, "colorblind", &colorblind, NULL, "orange/blue instead of red/blue in the flame graphs", NULL, 0, 0, NULL },
 		{ TF_OPT_FLAG, 0, "json", &json, NULL, "print report.json instead of the table", NULL, 0, 0, NULL },
 		{ TF_OPT_FLAG, 0, "all", &all, NULL, "list unchanged tests too", NULL, 0, 0, NULL },
@@ -214,7 +282,7 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 
-	if ((rc = tf_comparison_to_json(&js, c)) || (rc = write_report(c, report, suite, colorblind))) {
+	if ((rc = tf_comparison_to_json(&js, c)) || (rc = write_report(c, report, rev_suite, colorblind))) {
 		exit_code = tf_fail(rc);
 		goto done;
 	}

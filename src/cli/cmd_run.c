@@ -55,6 +55,9 @@ typedef struct {
 	bool or_against_merge_base;
 	char *against_owned;
 	const char *color;
+	long history;               /* earlier baselines to learn noise from */
+	tf_test_noise *noise;       /* what they taught */
+	size_t nnoise;
 } run_opts;
 
 typedef struct {
@@ -203,6 +206,8 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	co.threshold = o->threshold;
 	if (o->rec.cfg->gate.alpha > 0)
 		co.alpha = o->rec.cfg->gate.alpha;
+	co.history = o->noise;
+	co.nhistory = o->nnoise;
 	rc = tf_compare(&c, &bs, &hs, &co);
 	if (rc) {
 		tf_fail(rc);
@@ -469,6 +474,49 @@ static void save_baseline(run_opts *o, tf_store *st, const tf_record_result *res
 	tf_store_sync_list_free(&sl);
 }
 
+/*
+ * Learn each test's run-to-run noise from the baselines before `from`
+ * (itself included) on the first-parent history: up to o->history run
+ * files of the same suite and kind.
+ */
+static void learn_noise(run_opts *o, tf_store *st, const tf_profile *first, const char *from,
+			const char *kind, const tf_store_resolve_opts *ro)
+{
+	TF_VEC(tf_profile *) owned = { 0 };
+	TF_VEC(const tf_profile *) runs = { 0 };
+	char *next = tf_xasprintf("%s^", from);
+
+	tf_vec_push(&runs, first);
+	while ((long)runs.n < o->history) {
+		tf_store_match m;
+		tf_buf bytes = TF_BUF_INIT;
+		tf_profile *p = NULL;
+		tf_store_resolve_opts r = *ro;
+		r.max_depth = 50;
+		if (tf_store_resolve(&m, st, next, o->rec.suite_name, kind, &r) != 0 ||
+		    tf_store_get(&bytes, st, m.commit, o->rec.suite_name, kind) != 0 ||
+		    tf_pprof_decode(&p, bytes.ptr, bytes.len) != 0) {
+			tf_buf_free(&bytes);
+			break;
+		}
+		tf_buf_free(&bytes);
+		tf_vec_push(&owned, p);
+		tf_vec_push(&runs, p);
+		free(next);
+		next = tf_xasprintf("%s^", m.commit);
+	}
+	tf_error_clear();
+	if (runs.n >= 3 &&
+	    tf_compare_history_noise(&o->noise, &o->nnoise, runs.v, runs.n, NULL) == 0)
+		tf_verbosef("learned the run-to-run noise of %zu tests from %zu baselines",
+			    o->nnoise, runs.n);
+	for (size_t i = 0; i < owned.n; i++)
+		tf_profile_free(owned.v[i]);
+	tf_vec_free(&owned);
+	tf_vec_free(&runs);
+	free(next);
+}
+
 static int run_stored(run_opts *o, int *status)
 {
 	const tf_context *ctx = o->rec.ctx;
@@ -525,6 +573,8 @@ static int run_stored(run_opts *o, int *status)
 				tf_vec_push(&base.runs, br);
 				tf_vec_push(&base.names, tf_xasprintf("baseline %.12s", m.commit));
 				have_base = true;
+				if (o->history > 1)
+					learn_noise(o, st, br.profile, m.commit, kind, &ro);
 				tf_baseline b;
 				memset(&b, 0, sizeof(b));
 				bool shown = tf_store_show(&b, st, m.commit) == 0 && b.subject;
@@ -732,6 +782,9 @@ int cmd_run(int argc, char **argv)
 				 "fetch baselines from the remote outside CI too (default in CI)", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-fetch", &o.no_fetch, NULL,
 				 "do not fetch baselines from the remote", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_INT, 0, "history", &o.history, "N",
+				 "learn each test's noise from up to N stored baselines (default 10; 1 = off)",
+				 NULL, 1, 1000, NULL };
 	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-fail", &o.no_fail, NULL,
 				 "report regressions but exit 0", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_GROUP, 0, NULL, NULL, NULL, "report:", NULL, 0, 0, NULL };
@@ -785,12 +838,15 @@ int cmd_run(int argc, char **argv)
 		o.no_fail = true;
 	if (!o.report_dir)
 		o.report_dir = o.rec.cfg->report.dir ? o.rec.cfg->report.dir : "testflame-report";
+	if (!o.history)
+		o.history = 10;
 
 	if (o.against)
 		run_against(&o, &status);
 	else
 		run_stored(&o, &status);
 out:
+	tf_test_noise_free(o.noise, o.nnoise);
 	tf_record_cli_free(&o.rec);
 	free(o.against_owned);
 	return status;

@@ -44,6 +44,8 @@ struct tf_compare_priv {
 	tf_htab func_index;
 	bool keys_ready;
 	size_t *columns;       /* value column per run, base then head */
+	bool periodic;         /* every run is a testflame run file */
+	bool noise_given;      /* --noise: the history does not override it */
 };
 
 /* Map every function and symbol-less location of every run to a cmp_func

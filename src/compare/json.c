@@ -128,6 +128,10 @@ static json_t *test_json(const tf_test_delta *t)
 	json_object_set_new(o, "p_value", jnum(t->p_value));
 	json_object_set_new(o, "p_adjusted", jnum(t->p_adjusted));
 	json_object_set_new(o, "df", jnum(t->df));
+	if (t->method == TF_METHOD_POISSON) {
+		json_object_set_new(o, "noise_pct", jnum(t->noise_pct));
+		json_object_set_new(o, "noise_from_history", json_boolean(t->noise_from_history));
+	}
 	json_object_set_new(o, "base", test_side_json(&t->base));
 	json_object_set_new(o, "head", test_side_json(&t->head));
 	for (size_t i = 0; i < t->nfunctions; i++) {

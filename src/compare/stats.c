@@ -23,21 +23,34 @@
  * Two tests, picked by how much the data can say about noise 2:
  *
  *  - Fewer than 3 runs on a side (the usual "one run against a stored
- *    baseline"): nothing measures run-to-run noise, so it is modelled. The
- *    Poisson-ratio test on the counts, with an overdispersion term:
+ *    baseline"): a z test on the log ratio with both noises modelled:
  *        log r = log(mean head cost / mean base cost)
- *        Var(log r) = 1/N_base + 1/N_head + c^2 (1/n_base + 1/n_head)
+ *        Var(log r) = s_base + s_head + c^2 (1/n_base + 1/n_head)
  *        z = log r / sqrt(Var),  p = 2 (1 - Phi(|z|))
- *    With c = 0 this is the large-sample form of the conditional binomial
- *    test of two Poisson rates; c^2/n adds the run noise of n averaged runs.
+ *    s is the sampling term. For profiles of unknown origin it is the
+ *    Poisson 1/N (with c = 0 the large-sample conditional binomial test of
+ *    two Poisson rates). testflame's own run files sample on counter
+ *    overflow (every `period` ns of CPU, every `period` instructions), so a
+ *    test's total is its true count to within a sample or two per process
+ *    and attribution boundary: s = 1/N^2, and the run-to-run noise c is
+ *    what limits a single run. c is the event's floor
+ *    (tf_stats_event_noise) doubled while nothing has measured the test,
+ *    and, once its history is stored, that floor raised to the spread its own
+ *    stored history shows (the run files of earlier commits): a memory-bound
+ *    test on a shared runner may wander by 20% where a CPU-bound one stays
+ *    within 1%, and one number for both would either cry wolf or go blind.
+ *    The change under test never feeds its own noise estimate, so a change
+ *    that slows every test is still seen.
  *  - At least 3 runs per side (repeats, `--against` A B A B): the data
  *    measure both noises at once. Welch's t test on the per-run log costs
  *    (log: run noise is multiplicative; Welch: the sides may differ in
- *    variance), its degrees of freedom by Welch-Satterthwaite, so a lucky
- *    tight sample of 3 runs is paid for by a heavy-tailed t. A run where the
- *    test has no sample counts as half a sample, and each side's variance is
- *    floored at one sample's worth plus 0.1%, because no profile resolves a
- *    cost better than that (identical runs would otherwise give t = inf).
+ *    variance), its degrees of freedom by Welch-Satterthwaite. Three runs
+ *    say little about a variance, so each side's is moderated with a prior
+ *    (Smyth's moderated t, as limma does): the event's noise floor, or the
+ *    test's history, weighted as 4 degrees of freedom, plus one sample's
+ *    worth. Three runs that agree then tighten the interval; runs that
+ *    scatter widen it past the prior. A run where the test has no sample
+ *    counts as half a sample.
  *
  * Across tests, p-values are adjusted (Holm by default: the gate fails the
  * build if any test regresses, so the family-wise error rate is what must
@@ -46,13 +59,16 @@
  * 1 in 1000 is the rate at which a team starts doubting it.
  *
  * The verdict adds the minimum effect (--threshold, default 5%): a change
- * must be both significant and at least the threshold to count:
+ * must be significant and may reach the threshold to count:
  *
- *   regressed/improved  significant, and |delta| >= threshold
+ *   regressed/improved  significant, and the 95% interval reaches the
+ *                       threshold (a true change of exactly the threshold
+ *                       is caught as often as the noise allows, not half
+ *                       the time)
  *   unchanged           not significant, |delta| < threshold and enough
  *                       samples that one sample is worth less than the
- *                       threshold; or significant, below the threshold, and
- *                       the whole 95% interval inside +-threshold
+ *                       threshold; or significant, and the whole 95%
+ *                       interval short of the threshold
  *   inconclusive        the rest: a threshold-sized change within the noise,
  *                       a real change whose interval reaches past the
  *                       threshold, or too few samples to claim anything
@@ -228,6 +244,30 @@ static void mean_var(const double *x, size_t n, double *mean, double *var)
 	*var = n > 1 ? ss / (double)(n - 1) : 0;
 }
 
+void tf_stats_welch_moderated(tf_welch *out, const double *x, size_t n, const double *y,
+			      size_t m, double prior_var, double d0)
+{
+	double mx, vx, my, vy;
+
+	mean_var(x, n, &mx, &vx);
+	mean_var(y, m, &my, &vy);
+	double dx = d0 + (double)n - 1, dy = d0 + (double)m - 1;
+	vx = (d0 * prior_var + ((double)n - 1) * vx) / dx;
+	vy = (d0 * prior_var + ((double)m - 1) * vy) / dy;
+	double ax = vx / (double)n, ay = vy / (double)m;
+	out->diff = my - mx;
+	out->se = sqrt(ax + ay);
+	if (out->se == 0) {
+		out->t = out->diff == 0 ? 0 : copysign(INFINITY, out->diff);
+		out->df = dx + dy;
+		out->p = out->diff == 0 ? 1 : 0;
+		return;
+	}
+	out->t = out->diff / out->se;
+	out->df = (ax + ay) * (ax + ay) / (ax * ax / dx + ay * ay / dy);
+	out->p = TF_MIN(1.0, 2 * tf_stats_t_sf(fabs(out->t), out->df));
+}
+
 void tf_stats_welch(tf_welch *out, const double *x, size_t n, const double *y, size_t m,
 		    double var_floor_x, double var_floor_y)
 {
@@ -302,17 +342,22 @@ void tf_stats_adjust(double *adj, const double *p, size_t n, tf_correction how)
 
 double tf_stats_event_noise(const char *event)
 {
+	/* floors, raised per test by what the test's stored history shows
+	 * (tf_compare_opts.history): CPU time of a CPU-bound test varied by
+	 * 1-1.3% between runs on a 2-core machine with the other core busy */
 	if (!event)
 		return 0.03;
 	if (strstr(event, "instructions"))
 		return 0.005;
 	if (strstr(event, "cycles"))
-		return 0.02;
+		return 0.01; /* CPU time without the clock frequency's wander */
 	if (strstr(event, "wall"))
-		return 0.05;
+		return 0.03;
 	/* cpu-clock, task-clock, cpu, samples of unknown origin: CPU time */
-	return 0.03;
+	return 0.015;
 }
+
+
 
 /* Per-run log costs of a side; a run without samples counts as half a
  * sample, the usual continuity value for a zero count. */
@@ -351,7 +396,15 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		double fh = 1 / ((nh / (double)in->nhead) * (nh / (double)in->nhead)) + 1e-6;
 		tf_welch w;
 
-		tf_stats_welch(&w, lb, in->nbase, lh, in->nhead, fb, fh);
+		if (in->prior_df > 0) {
+			/* the spread of a few runs is a rough estimate: moderate it
+			 * with what is known of the event's noise, and add the
+			 * sampling floor (one sample's worth) to the prior */
+			double pv = in->prior_noise * in->prior_noise + TF_MAX(fb, fh);
+			tf_stats_welch_moderated(&w, lb, in->nbase, lh, in->nhead, pv, in->prior_df);
+		} else {
+			tf_stats_welch(&w, lb, in->nbase, lh, in->nhead, fb, fh);
+		}
 		free(lb);
 		free(lh);
 		out->method = TF_METHOD_WELCH;
@@ -361,7 +414,9 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		crit = tf_stats_t_isf(0.025, w.df);
 	} else {
 		double c2 = in->noise * in->noise;
-		double var = 1 / nb + 1 / nh + c2 * (1 / (double)in->nbase + 1 / (double)in->nhead);
+		double sb = in->periodic ? 1 / (nb * nb) : 1 / nb;
+		double sh = in->periodic ? 1 / (nh * nh) : 1 / nh;
+		double var = sb + sh + c2 * (1 / (double)in->nbase + 1 / (double)in->nhead);
 		out->method = TF_METHOD_POISSON;
 		out->se = sqrt(var);
 		out->df = INFINITY;
@@ -384,27 +439,25 @@ tf_verdict tf_stats_verdict(const tf_stats_result *r, double p_adjusted, double 
 	 * the threshold, so "unchanged" would be a guess */
 	double min_samples = threshold > 0 ? ceil(1 / threshold - 1e-9) : 0;
 
-	if (sig && r->delta >= threshold) {
+	/* A significant change counts when it may reach the threshold: its
+	 * interval does. Demanding the point estimate itself to reach it would
+	 * miss half of all changes of exactly the threshold's size; a change
+	 * surely smaller than the threshold is not one to fail a build on. */
+	if (sig && r->delta > 0 && r->ci_high >= threshold) {
 		snprintf(reason, reason_len, "slower by %.1f%% (95%% CI %+.1f%% to %+.1f%%, p=%.2g)",
 			 d, lo, hi, p_adjusted);
 		return TF_VERDICT_REGRESSED;
 	}
-	if (sig && r->delta <= -threshold) {
+	if (sig && r->delta < 0 && r->ci_low <= -threshold) {
 		snprintf(reason, reason_len, "faster by %.1f%% (95%% CI %+.1f%% to %+.1f%%, p=%.2g)",
 			 -d, lo, hi, p_adjusted);
 		return TF_VERDICT_IMPROVED;
 	}
 	if (sig) {
-		if (r->ci_low > -threshold && r->ci_high < threshold) {
-			snprintf(reason, reason_len,
-				 "a significant %+.1f%%, below the %g%% threshold (95%% CI %+.1f%% to %+.1f%%)",
-				 d, thr, lo, hi);
-			return TF_VERDICT_UNCHANGED;
-		}
 		snprintf(reason, reason_len,
-			 "a significant %+.1f%% whose 95%% CI (%+.1f%% to %+.1f%%) reaches past the %g%% threshold",
-			 d, lo, hi, thr);
-		return TF_VERDICT_INCONCLUSIVE;
+			 "a significant %+.1f%%, surely below the %g%% threshold (95%% CI %+.1f%% to %+.1f%%)",
+			 d, thr, lo, hi);
+		return TF_VERDICT_UNCHANGED;
 	}
 	if (fabs(r->delta) >= threshold) {
 		snprintf(reason, reason_len, "%+.1f%% is within the noise (95%% CI %+.1f%% to %+.1f%%, p=%.2g)",

@@ -31,6 +31,11 @@ typedef struct {
  * (0 for none) is the smallest variance each side is allowed to have. */
 void tf_stats_welch(tf_welch *out, const double *x, size_t n, const double *y, size_t m,
 		    double var_floor_x, double var_floor_y);
+/* The same with each side's variance moderated by a prior (Smyth's
+ * moderated t): (d0 * prior_var + (n - 1) * s^2) / (d0 + n - 1), with
+ * d0 + n - 1 degrees of freedom per side. */
+void tf_stats_welch_moderated(tf_welch *out, const double *x, size_t n, const double *y,
+			      size_t m, double prior_var, double d0);
 
 /* Adjusted p-values (same order as `p`), monotone as in R's p.adjust. */
 void tf_stats_adjust(double *adj, const double *p, size_t n, tf_correction how);
@@ -42,6 +47,13 @@ typedef struct {
 	size_t nbase, nhead;
 	double base_samples, head_samples;
 	double noise;      /* modelled run-to-run CV of one run, a fraction */
+	/* Counter-overflow sampling (testflame's run files): a test's total is
+	 * its event count to within a sample or so, so sampling adds a
+	 * quantisation error (1/N)^2 instead of a Poisson 1/N. */
+	bool periodic;
+	/* Repeats: the prior run-to-run noise (a fraction) the per-run spread
+	 * is moderated with, and its weight in degrees of freedom. */
+	double prior_noise, prior_df;
 } tf_stats_input;
 
 typedef struct {
@@ -58,6 +70,8 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in);
 
 /* The default run-to-run noise (CV of one run, a fraction) of an event. */
 double tf_stats_event_noise(const char *event);
+
+
 
 /*
  * The verdict of a tested test from its result, the adjusted p-value, the

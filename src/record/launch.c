@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,7 +80,10 @@ int tf_launch_resolve(char **out, const char *file)
 
 static void send_msg(int fd, char type, int32_t value)
 {
-	struct msg m = { type, value };
+	struct msg m;
+	memset(&m, 0, sizeof(m)); /* no uninitialised padding on the pipe */
+	m.type = type;
+	m.value = value;
 	ssize_t n;
 	do {
 		n = write(fd, &m, sizeof(m));
@@ -377,6 +381,19 @@ void tf_launch_signal(tf_launch *l, int sig)
 {
 	if (l->pid > 0 && !l->exited)
 		kill(l->pid, sig);
+}
+
+bool tf_launch_forward_signals(tf_launch *l, int sigfd)
+{
+	struct signalfd_siginfo si;
+	bool got = false;
+
+	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		got = true;
+		if ((int)si.ssi_code != SI_KERNEL)
+			tf_launch_signal(l, (int)si.ssi_signo);
+	}
+	return got;
 }
 
 void tf_launch_free(tf_launch *l)

@@ -50,6 +50,14 @@ typedef struct {
 int tf_launch_poll(tf_launch *l, tf_launch_state *st);
 /* Forward a signal to the command. */
 void tf_launch_signal(tf_launch *l, int sig);
+/*
+ * Read every signal pending on `sigfd` (a signalfd of SIGINT, SIGTERM, ...)
+ * and forward those the command has not had already: a terminal's signal
+ * (si_code SI_KERNEL) reached the whole process group, the command
+ * included; one sent to testflame alone is passed on. Returns true if any
+ * signal was read.
+ */
+bool tf_launch_forward_signals(tf_launch *l, int sigfd);
 /* Reap the guard; if the command still runs, kill its whole tree first. */
 void tf_launch_free(tf_launch *l);
 

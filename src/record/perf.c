@@ -95,20 +95,6 @@ static void online_cpus(int_vec *cpus)
 	}
 }
 
-static void notice(const tf_perf_opts *o, tf_notice_level lvl, const char *fmt, ...)
-	TF_PRINTF(3, 4);
-static void notice(const tf_perf_opts *o, tf_notice_level lvl, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	if (!o->notice)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	o->notice(o->notice_ctx, lvl, msg);
-}
-
 /*
  * Two events per CPU: the sampling event, and a dummy software event that
  * carries the side-band (mmap, comm, fork, exit) and wakes the reader on
@@ -349,15 +335,17 @@ opened:
 		 kernel ? "kernel+user" : "user-only");
 	rec->info.rung = rec->rung;
 	if (hw_err && want != TF_EVENT_AUTO)
-		notice(o, TF_NOTICE_WARN, "%s: %s; sampling cpu-clock instead",
-		       tf_event_name(hw_ev), refusal(hw_err));
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_WARN,
+				 "%s: %s; sampling cpu-clock instead", tf_event_name(hw_ev),
+				 refusal(hw_err));
 	else if (hw_err)
-		notice(o, TF_NOTICE_VERBOSE, "no hardware counters (%s: %s): sampling cpu-clock",
-		       tf_event_name(hw_ev), refusal(hw_err));
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_VERBOSE,
+				 "no hardware counters (%s: %s): sampling cpu-clock",
+				 tf_event_name(hw_ev), refusal(hw_err));
 	if (!kernel && kern_err)
-		notice(o, TF_NOTICE_INFO,
-		       "kernel samples refused (perf_event_paranoid=%d): recording user space only; "
-		       "fix: sudo sysctl kernel.perf_event_paranoid=1", paranoid);
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_INFO,
+				 "kernel samples refused (perf_event_paranoid=%d): recording user "
+				 "space only; fix: sudo sysctl kernel.perf_event_paranoid=1", paranoid);
 	rc = map_rings(p, o);
 	if (rc)
 		goto fail;

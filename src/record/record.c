@@ -3,6 +3,11 @@
  * release the command, and pump the sampler's data into the spool until
  * the command exits.
  *
+ * The sampler: perf_event (perf.c walks its own ladder of rungs), or, when
+ * perf_event_open is refused or cannot sample what was asked (--event
+ * wall) and --sampler is auto, the ptrace sampler (ptrace.c), announced
+ * once with the reason and the fix.
+ *
  * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are received through a
  * signalfd so that testflame survives them long enough to write the
  * profile. A signal sent by the terminal (si_code SI_KERNEL) already reached
@@ -12,6 +17,7 @@
 #include "launch.h"
 #include "markers.h"
 #include "perf.h"
+#include "ptrace.h"
 #include "spool.h"
 
 #include <errno.h>
@@ -41,20 +47,53 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Handle pending signals; returns true if testflame was asked to stop. */
-static bool handle_signals(int sigfd, tf_launch *l, tf_recording *rec)
+void tf_record_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
 {
-	struct signalfd_siginfo si;
-	bool got = false;
+	char msg[1400];
+	va_list ap;
 
-	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		got = true;
-		rec->info.interrupted = true;
-		/* a terminal's signal reached the whole process group already */
-		if ((int)si.ssi_code != SI_KERNEL)
-			tf_launch_signal(l, (int)si.ssi_signo);
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fn(ctx, level, msg);
+}
+
+void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint64_t processes,
+			       uint64_t *last)
+{
+	uint64_t now;
+
+	if (!o->progress)
+		return;
+	now = tf_now_ns();
+	if (now - *last < 250000000ULL)
+		return;
+	tf_record_progress pr = { now - rec->info.start_ns, rec->info.samples, processes,
+				  rec->info.lost };
+	o->progress(o->progress_ctx, &pr);
+	*last = now;
+}
+
+/* The last rung of --sampler auto's ladder, announced once with why. */
+static void ladder_notice(const tf_record_opts *o, int perf_rc)
+{
+	char why[512], fix[600];
+	tf_record_caps caps;
+
+	if (o->event == TF_EVENT_WALL) {
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_INFO,
+				 "sampling with ptrace: --event wall needs it (perf samples "
+				 "threads only while they run)");
+		return;
 	}
-	return got;
+	tf_record_probe(&caps, TF_PROBE_PERF);
+	if (!caps.perf_errno)
+		caps.perf_errno = perf_rc == TF_EPERM ? EPERM : EOPNOTSUPP;
+	tf_record_perf_advice(&caps, why, sizeof(why), fix, sizeof(fix));
+	tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_INFO,
+			 "sampling with ptrace: perf_event_open is refused: %s; fix: %s", why, fix);
 }
 
 /*
@@ -121,7 +160,8 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 		/* side-band and markers wake us; the timeout only paces progress */
 		if (poll(fds, n + 3, 100) < 0 && errno != EINTR)
 			return tf_error_set_errno(TF_ERROR, "poll failed");
-		handle_signals(sigfd, l, rec);
+		if (tf_launch_forward_signals(l, sigfd))
+			rec->info.interrupted = true;
 		rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
 		if (!rc && lc->markers)
 			rc = tf_markers_poll(lc->markers, rec->spool, false);
@@ -132,15 +172,7 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 			return rc;
 		if (st.exited)
 			break;
-		if (o->progress) {
-			uint64_t now = tf_now_ns();
-			if (now - last_progress >= 250000000ULL) {
-				tf_record_progress pr = { now - rec->info.start_ns, rec->info.samples,
-							  processes, rec->info.lost };
-				o->progress(o->progress_ctx, &pr);
-				last_progress = now;
-			}
-		}
+		tf_record_report_progress(rec, o, processes, &last_progress);
 	}
 	/* everything the tree wrote until its end is in the buffers now */
 	rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
@@ -238,23 +270,28 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		goto fail;
 	rec->info.root_pid = tf_launch_pid(launch);
 
-	if (o.sampler == TF_SAMPLER_PTRACE) {
-		rc = tf_error_set(TF_EUNSUPPORTED, "the ptrace sampler is not available in this build");
-		goto fail;
-	}
-	{
+	if (o.sampler != TF_SAMPLER_PTRACE) {
 		tf_perf_opts po = { tf_launch_pid(launch), o.event, o.callgraph, o.freq,
 				    o.stack_bytes, o.notice, o.notice_ctx };
 		rc = tf_perf_open(&perf, &po, rec);
+		if ((rc == TF_EPERM || rc == TF_EUNSUPPORTED) && o.sampler == TF_SAMPLER_AUTO) {
+			ladder_notice(&o, rc);
+			rc = 0;
+		}
 		if (rc)
 			goto fail;
 	}
 
 	rec->info.start_ns = tf_now_ns();
 	rec->info.start_realtime_ns = realtime_ns();
-	rc = tf_launch_release(launch);
-	if (!rc)
-		rc = pump_perf(rec, perf, launch, sigfd, &o, &lc);
+	if (perf) {
+		rc = tf_launch_release(launch);
+		if (!rc)
+			rc = pump_perf(rec, perf, launch, sigfd, &o, &lc);
+	} else {
+		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers };
+		rc = tf_ptrace_record(rec, launch, &o, &pl);
+	}
 	rec->info.end_ns = tf_now_ns();
 	if (rc)
 		goto fail;

@@ -36,11 +36,6 @@ bool rp_changed(tf_verdict v)
 	       v == TF_VERDICT_GONE;
 }
 
-const char *rp_test_name(const tf_comparison *c, size_t test)
-{
-	return test < c->ntests ? c->tests[test].name : "all tests";
-}
-
 static const char *nonempty(const char *s)
 {
 	return s && *s ? s : NULL;

@@ -75,9 +75,6 @@ bool rp_put_source_url(tf_buf *b, const rp_ctx *x, const char *path, int64_t lin
 /* Append the URL of a commit's page; false when unknown. */
 bool rp_put_commit_url(tf_buf *b, const rp_ctx *x, const char *commit);
 
-/* The test's name as a report heading shows it (its index, or "all tests"). */
-const char *rp_test_name(const tf_comparison *c, size_t test);
-
 /*
  * A diff tree with what the renderers need on top: per node, the interned
  * (raw) name id, to add up functions by name; nodes keep compare's order.

@@ -27,9 +27,18 @@ test_expect_success 'first run on the default branch: no baseline yet, saves one
 	expect_contains list "$(git rev-parse --short=12 HEAD)"
 '
 
+test_expect_success 'two more commits on main: three baselines of history' '
+	cd repo && for i in 2 3; do
+		git commit -q --allow-empty -m "main $i" && "$TF" run -q --no-fail >out 2>err || exit 1
+	done &&
+	test $("$TF" baseline list | wc -l) = 3
+'
+
 test_expect_success 'an unchanged branch: compared with the merge-base baseline, exit 0' '
 	cd repo && git checkout -q -b same && git commit -q --allow-empty -m nothing &&
-	"$TF" run -q >out 2>err &&
+	"$TF" run -v >out 2>err &&
+	expect_contains err "learned the run-to-run noise of" &&
+	expect_contains err "from 3 baselines" &&
 	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
 	expect_contains out "0 commits before the merge-base" &&
 	expect_not_contains out "REGRESSION" && test -s testflame-report/report.json
@@ -66,6 +75,17 @@ test_expect_code 3 '--against main builds main beside this tree and runs both, i
 
 test_expect_success '--no-fail reports the regression and exits 0' '
 	cd repo && "$TF" run -q --no-fail >out 2>err && expect_contains out REGRESSION
+'
+
+test_expect_code 3 'compare with git revisions reads their stored baselines' '
+	cd repo && git checkout -q slow && "$TF" run -q --save --no-fail >/dev/null 2>&1 &&
+	"$TF" compare -q main slow >out; rc=$?
+	grep -q "regressed.*test_matrix" out && exit $rc
+'
+
+test_expect_code 1 'compare with a revision that has no baseline says so' '
+	cd repo && "$TF" compare main same 2>err; rc=$?
+	expect_contains err "no baseline is stored" && exit $rc
 '
 
 test_expect_code 4 'the command'\''s own failure comes before the gate' '

@@ -2,7 +2,8 @@
 # t0900-attribute.sh - per-test attribution on real suites: six tests where
 # test k burns k units of CPU in its own function must each be found, named
 # as the framework names them, and hold k/21 of the samples (±3 points):
-# by processes (ctest), frames (Go testing, GoogleTest, cmocka, Check) and
+# by processes (ctest), frames (Go testing, GoogleTest, cmocka, Check,
+# Criterion) and
 # markers (pytest with the contrib plugin, C header, shell helper).
 . "$(dirname "$0")/lib.sh"
 SUITES=$TOP/tests/fixtures/suites
@@ -56,6 +57,19 @@ test_expect_success 'frames: Check (a process per test), tests named by START_TE
 		$(pkg-config --cflags --libs check) &&
 	"$TF" record -q --freq 4999 -o check.pb.gz -- ./ck &&
 	expect_shares check.pb.gz 4 burn_one:1 burn_two:2 burn_three:3
+'
+
+test_expect_success 'frames: Criterion (worker processes), tests named by Test(suite, name)' '
+	cat >crit.c <<-\EOF &&
+	#include <criterion/criterion.h>
+	#include "burn.h"
+	Test(burn, one) { burn_units(1); }
+	Test(burn, two) { burn_units(2); }
+	Test(burn, three) { burn_units(3); }
+	EOF
+	cc -O1 -g -fno-omit-frame-pointer -I"$SUITES" -o crit crit.c -lcriterion &&
+	"$TF" record -q --freq 4999 -o crit.pb.gz -- ./crit >/dev/null 2>&1 &&
+	expect_shares crit.pb.gz 4 burn_one:1 burn_two:2 burn_three:3
 '
 
 if /usr/bin/python3 -c "import pytest" 2>/dev/null; then

@@ -139,7 +139,7 @@ static void test_aggregation_and_verdicts(void **state)
 	assert_true(tf_comparison_regressed(c));
 	assert_string_equal(c->summary.event, "cpu-clock");
 	assert_string_equal(c->summary.unit, "nanoseconds");
-	assert_true(c->summary.noise == 3);
+	assert_true(c->summary.noise == 1.5);
 	assert_true(c->summary.base_cost == 2310.0 * PERIOD);
 	assert_int_equal(c->summary.head_samples, 2350);
 	assert_int_equal(c->base_column[0], 1);
@@ -639,9 +639,86 @@ static void test_format_cost(void **state)
 	assert_string_equal(buf, "-");
 }
 
+/* A run file with tests "steady" and "wobbly" at the given costs. */
+static tf_profile *history_run(double steady, double wobbly)
+{
+	tf_profile *p;
+	tf_profile_new(&p);
+	tf_profile_add_sample_type(p, "samples", "count");
+	tf_profile_add_sample_type(p, "cpu", "nanoseconds");
+	p->default_sample_type = tf_profile_intern(p, "cpu");
+	tf_line ln = { tf_profile_function(p, "work", "w.c", 1), 2, 0 };
+	uint32_t loc = tf_profile_add_location(p, TF_NO_MAPPING, 0, &ln, 1);
+	tf_label l1 = { tf_profile_intern(p, "test"), tf_profile_intern(p, "steady"), 0, 0 };
+	tf_label l2 = { tf_profile_intern(p, "test"), tf_profile_intern(p, "wobbly"), 0, 0 };
+	int64_t v1[2] = { 1000, (int64_t)steady }, v2[2] = { 1000, (int64_t)wobbly };
+	tf_profile_add_sample(p, &loc, 1, v1, &l1, 1);
+	tf_profile_add_sample(p, &loc, 1, v2, &l2, 1);
+	tf_profile_set_meta(p, "sampler", "perf");
+	tf_profile_set_meta(p, "event", "cpu-clock");
+	return p;
+}
+
+static void test_history_noise(void **state)
+{
+	(void)state;
+	tf_profile *runs[6];
+	static const double steady[6] = { 1.000e9, 1.010e9, 0.995e9, 1.005e9, 0.990e9, 1.002e9 };
+	static const double wobbly[6] = { 1.00e9, 1.25e9, 0.80e9, 1.10e9, 0.92e9, 1.30e9 };
+	for (int i = 0; i < 6; i++)
+		runs[i] = history_run(steady[i], wobbly[i]);
+	tf_test_noise *hn;
+	size_t n;
+	assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)runs, 6, NULL), 0);
+	assert_int_equal(n, 2);
+	double s = 0, w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(hn[i].test, "steady"))
+			s = hn[i].noise_pct;
+		else
+			w = hn[i].noise_pct;
+		assert_int_equal(hn[i].runs, 6);
+	}
+	assert_true(s > 0.3 && s < 1.5);
+	assert_true(w > 10 && w < 40);
+
+	/* +15% on both: the steady test regresses, the wobbly one cannot tell */
+	tf_profile *base = history_run(1.0e9, 1.0e9), *head = history_run(1.15e9, 1.15e9);
+	const tf_profile *bp[1] = { base }, *hp[1] = { head };
+	tf_compare_side bs = { bp, NULL, 1 }, hs = { hp, NULL, 1 };
+	tf_compare_opts o;
+	tf_comparison *c;
+	tf_compare_opts_init(&o);
+	o.history = hn;
+	o.nhistory = n;
+	assert_int_equal(tf_compare(&c, &bs, &hs, &o), 0);
+	const tf_test_delta *ts = tf_comparison_find(c, "steady"), *tw = tf_comparison_find(c, "wobbly");
+	assert_int_equal(ts->verdict, TF_VERDICT_REGRESSED);
+	assert_false(ts->noise_from_history); /* below the 1.5% floor */
+	assert_int_not_equal(tw->verdict, TF_VERDICT_REGRESSED);
+	assert_true(tw->noise_from_history);
+	tf_comparison_free(c);
+
+	/* without a history both assume twice the floor: 3% for cpu-clock */
+	o.history = NULL;
+	o.nhistory = 0;
+	assert_int_equal(tf_compare(&c, &bs, &hs, &o), 0);
+	assert_true(tf_comparison_find(c, "wobbly")->noise_pct == 3.0);
+	assert_true(tf_comparison_find(c, "steady")->noise_pct == 3.0);
+	assert_false(tf_comparison_find(c, "steady")->noise_from_history);
+	tf_comparison_free(c);
+
+	tf_test_noise_free(hn, n);
+	tf_profile_free(base);
+	tf_profile_free(head);
+	for (int i = 0; i < 6; i++)
+		tf_profile_free(runs[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_history_noise),
 		cmocka_unit_test(test_aggregation_and_verdicts),
 		cmocka_unit_test(test_foreign_profile_is_one_test),
 		cmocka_unit_test(test_mismatched_events),

@@ -96,7 +96,7 @@ static void test_stats_welch_runs(void **state)
 	(void)state;
 	const double base[] = { 1.00e9, 1.03e9, 0.98e9, 1.01e9, 0.99e9 };
 	const double head[] = { 1.10e9, 1.08e9, 1.13e9, 1.09e9, 1.11e9 };
-	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03 };
+	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03, false, 0, 0 };
 	tf_stats_result r;
 
 	tf_stats_test(&r, &in);
@@ -113,7 +113,7 @@ static void test_stats_poisson(void **state)
 {
 	(void)state;
 	const double base[] = { 2000 }, head[] = { 2500 };
-	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03 };
+	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03, false, 0, 0 };
 	tf_stats_result r;
 	char why[256];
 
@@ -182,8 +182,12 @@ static void test_verdict_rule(void **state)
 	assert_int_equal(verdict_of(-0.10, -0.14, -0.06, 1e-6, 1e4, 1e4), TF_VERDICT_IMPROVED);
 	/* significant, below the threshold, tight interval */
 	assert_int_equal(verdict_of(0.02, 0.01, 0.03, 1e-6, 1e6, 1e6), TF_VERDICT_UNCHANGED);
-	/* significant, below the threshold, interval reaching past it */
-	assert_int_equal(verdict_of(0.04, 0.01, 0.07, 1e-5, 1e4, 1e4), TF_VERDICT_INCONCLUSIVE);
+	/* significant, below the threshold, interval reaching past it: it may
+	 * be a threshold-sized change, and a true one is caught this way */
+	assert_int_equal(verdict_of(0.04, 0.01, 0.07, 1e-5, 1e4, 1e4), TF_VERDICT_REGRESSED);
+	assert_int_equal(verdict_of(-0.04, -0.07, -0.01, 1e-5, 1e4, 1e4), TF_VERDICT_IMPROVED);
+	/* significant, the whole interval short of the threshold */
+	assert_int_equal(verdict_of(0.03, 0.015, 0.049, 1e-5, 1e4, 1e4), TF_VERDICT_UNCHANGED);
 	/* a threshold-sized change within the noise */
 	assert_int_equal(verdict_of(0.08, -0.05, 0.22, 0.2, 300, 300), TF_VERDICT_INCONCLUSIVE);
 	/* nothing seen, enough samples */
@@ -277,7 +281,7 @@ static tf_verdict simulate(rng *g, size_t runs, double lam, double cv, double ra
 	}
 	if (nb == 0 || nh == 0)
 		return nb == 0 ? TF_VERDICT_NEW : TF_VERDICT_GONE;
-	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise };
+	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise, false, 0, 0 };
 	tf_stats_test(&r, &in);
 	if (p_out)
 		*p_out = r.p;
@@ -370,7 +374,7 @@ static void test_sim_suite_family_wise(void **state)
 			double h = poisson(&g, lam * exp(cv * gauss(&g) - cv * cv / 2));
 			b = b ? b : 1;
 			h = h ? h : 1;
-			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03 };
+			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03, false, 0, 0 };
 			tf_stats_test(&r[t], &in);
 			p[t] = r[t].p;
 			nb[t] = b;

@@ -351,6 +351,7 @@ cols.forEach(function (c, k) {
 var th = el('th', (c[1] ? 'num' : '') + (sort.col === k ? ' sorted' + (sort.asc ? ' asc' : '') : ''), c[0]);
 th.addEventListener('click', function () {
 if (sort.col === k) sort.asc = !sort.asc; else { sort.col = k; sort.asc = !!c[2]; }
+sort.user = true;
 onSort();
 });
 tr.appendChild(th);
@@ -421,7 +422,9 @@ function renderFuncs() {
 var t = st.test < 0 ? null : D.tests[st.test];
 var fx = t ? t.fx : D.allfx, total = t ? t.fxn : D.fxn;
 var table = $('funcs'), body = table.tBodies[0];
-if (st.fsort.col < 0) st.fsort = { col: SINGLE ? 2 : 4, asc: false };
+// until the reader sorts: biggest self first, or what moved most in the
+// test's direction (growth first, shrinkage first for an improved test)
+if (!st.fsort.user) st.fsort = { col: SINGLE ? 2 : 4, asc: !!(t && t.v === 1), user: false };
 heads(table, FCOLS, st.fsort, renderFuncs);
 body.textContent = '';
 var rows = fx.slice();

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# detection.sh - the gate's quality, measured: how often `testflame run`
+# fails a PR that changed nothing (false positives), and how often it
+# catches a slowdown of one test's function (detection), on this machine
+# with its other core kept busy by a noisy neighbour.
+#
+# The suite (bench/detect_suite.c) has four tests, one process each:
+# parse, hash, sorting and victim; a PR makes victim_work() 0, 2, 5, 10 or
+# 20% slower by committing the file the victim reads. Each trial is a real
+# repository step:
+#
+#   stored      a new commit on main is run and its baseline saved (the
+#               history of baselines grows as in real use), then the PR
+#               branch is run against it: one run per side, per-test noise
+#               learned from the stored history (run --history 10);
+#   against-N   the PR branch is run with --against main --repeat N:
+#               main exported and both sides run interleaved, N runs each.
+#
+# A trial counts a detection when victim is "regressed", and a false
+# positive when any other test is, or victim at 0%.
+#
+#   bench/detection.sh [TRIALS] [UNITS] [MODES]    (defaults 30 2 "stored against-3 against-5")
+. "$(dirname "$0")/common.sh"
+TRIALS=${1:-30}
+UNITS=${2:-2}
+MODES=${3:-stored against-3 against-5}
+SIZES="0 2 5 10 20"
+bench_build
+
+repo=$WORK/repo
+mkdir -p "$repo" && cd "$repo"
+git init -q -b main && git config user.email bench@example.com && git config user.name bench
+for t in parse hash sorting victim hog; do ln -s "$TOP/build/bench/detect_suite" "$t"; done
+cat >suite.sh <<EOF
+./parse $UNITS && ./hash $UNITS && ./sorting $UNITS && ./victim $UNITS
+EOF
+cat >.testflame.yml <<EOF
+suite: detect
+command: "sh suite.sh"
+build: "true"
+freq: 999
+EOF
+printf 'testflame-report/\n' >.gitignore
+echo 0 >slowdown
+git add -A && git commit -qm "the suite"
+
+./hog &
+HOG=$!
+trap 'kill $HOG 2>/dev/null; rm -rf "$WORK"' EXIT
+
+# the history: a few commits on main with their baselines
+for i in 1 2 3 4 5; do
+	git commit -q --allow-empty -m "main $i"
+	"$TF" run -q --no-fail >/dev/null 2>&1
+done
+
+verdicts() { # report.json -> "victim-verdict other-regressions"
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+v = "missing"; other = 0
+for t in r["tests"]:
+    if t["name"] == "victim": v = t["verdict"]
+    elif t["verdict"] == "regressed": other += 1
+print(v, other)' testflame-report/report.json
+}
+
+results=$WORK/results
+: >"$results"
+for trial in $(seq "$TRIALS"); do
+	for size in $SIZES; do
+		for mode in $MODES; do
+			git checkout -q main
+			if [ "$mode" = stored ]; then
+				git commit -q --allow-empty -m "main, trial $trial"
+				"$TF" run -q --no-fail >/dev/null 2>&1
+			fi
+			git checkout -q -B pr main
+			echo "$size" >slowdown
+			git commit -q --allow-empty -am "victim +$size%"
+			rm -rf testflame-report
+			case $mode in
+			stored) "$TF" run -q --no-save --no-fail >/dev/null 2>&1 ;;
+			against-*) "$TF" run -q --no-save --no-fail --against main --repeat "${mode#against-}" >/dev/null 2>&1 ;;
+			esac
+			echo "$mode $size $(verdicts)" >>"$results"
+		done
+	done
+	echo "trial $trial of $TRIALS done" >&2
+done
+
+cd "$TOP"
+machine
+echo "suite: 4 tests (victim ~$((UNITS * 110)) ms of CPU), 999 Hz, other core busy (a spinning neighbour); $TRIALS trials per cell"
+printf '%-10s %6s %12s %12s\n' mode slow "detected" "false pos."
+for mode in $MODES; do
+	for size in $SIZES; do
+		awk -v m="$mode" -v s="$size" '
+			$1 == m && $2 == s { n++; if ($3 == "regressed") d++; if ($4 > 0 || (s == 0 && $3 == "regressed")) f++ }
+			END { printf "%-10s %5s%% %8d/%-3d %8d/%-3d\n", m, s, (s == 0 ? 0 : d), n, f, n }' "$results"
+	done
+done
+echo "instructions: not measured here (this machine has no hardware counters: perf_event_open of instructions is refused)"

@@ -1,0 +1,96 @@
+/*
+ * history.c - how noisy each test is, learned from the suite's own past.
+ *
+ * One run against one stored baseline cannot measure run-to-run noise,
+ * and tests differ wildly in it: on a shared runner a memory-bound test
+ * wanders by tens of percent while a CPU-bound one stays within one. The
+ * stored baselines of earlier commits are repeated runs of the same suite;
+ * the spread of each test's cost across them is its noise, with real
+ * changes between those commits only making the estimate more cautious.
+ */
+#include "testflame/compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct {
+	tf_strtab names;
+	TF_VEC(double) cost; /* test id * nruns + run */
+} table;
+
+int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *const *runs,
+			     size_t nruns, const char *value)
+{
+	table t;
+	TF_VEC(tf_test_noise) res = { 0 };
+	double *logs = tf_xcalloc(nruns + 1, sizeof(double));
+
+	*out = NULL;
+	*n = 0;
+	memset(&t, 0, sizeof(t));
+	tf_strtab_init(&t.names);
+	for (size_t r = 0; r < nruns; r++) {
+		const tf_profile *p = runs[r];
+		size_t col;
+		if (value) {
+			if (tf_profile_value_index(&col, p, value))
+				continue;
+		} else {
+			int d = tf_profile_default_value(p);
+			if (d < 0)
+				continue;
+			col = (size_t)d;
+		}
+		for (size_t i = 0; i < p->samples.n; i++) {
+			const char *test = tf_sample_label_str(p, &p->samples.v[i], "test");
+			if (!test)
+				continue;
+			uint32_t id = tf_strtab_intern(&t.names, test, strlen(test));
+			size_t need = ((size_t)id + 1) * nruns;
+			while (t.cost.n < need)
+				tf_vec_push(&t.cost, 0.0);
+			t.cost.v[(size_t)id * nruns + r] += (double)tf_sample_values(p, i)[col];
+		}
+	}
+	for (size_t id = 1; id < t.names.strs.n; id++) {
+		size_t k = 0;
+		for (size_t r = 0; r < nruns; r++) {
+			double c = id * nruns + r < t.cost.n ? t.cost.v[id * nruns + r] : 0;
+			if (c > 0)
+				logs[k++] = log(c);
+		}
+		if (k < 3)
+			continue;
+		double m = median(logs, k);
+		for (size_t i = 0; i < k; i++)
+			logs[i] = fabs(logs[i] - m);
+		tf_test_noise tn = { tf_xstrdup(t.names.strs.v[id]), 100 * 1.4826 * median(logs, k), k };
+		tf_vec_push(&res, tn);
+	}
+	free(logs);
+	tf_strtab_free(&t.names);
+	tf_vec_free(&t.cost);
+	*out = res.v;
+	*n = res.n;
+	return 0;
+}
+
+void tf_test_noise_free(tf_test_noise *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].test);
+	free(v);
+}
