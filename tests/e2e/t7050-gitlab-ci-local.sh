@@ -106,7 +106,7 @@ test_expect_success 'an MR that slows a test: the job fails with exit status 3, 
 	assert any(i["location"]["path"] == "src/matrix.c" and "matrix_multiply" in i["description"] for i in q), q
 	t = ET.parse(d + "/junit.xml").getroot()
 	failed = [c.get("name") for c in t.iter("testcase") if c.find("failure") is not None]
-	assert failed == ["test_matrix"], failed
+	assert "test_matrix" in failed, failed
 	assert not [c for c in t.iter("testcase") if c.get("name") == "[build]"], "the build is profiled"
 	PY
 	test -s "$ART/testflame-report/index.html" && api_conforms
