@@ -83,6 +83,14 @@ for line in open(sys.argv[1]):
     print(e["method"], e["path"], e["status"])' "$SCRATCH/${1:-api}.log"
 }
 
+# This tree of testflame as its repository holds it (tracked and new files,
+# no build, no node_modules), in $SCRATCH/$1: what an action, template or
+# orb builds testflame from.
+copy_testflame() { # dir
+	mkdir "$SCRATCH/$1" && (cd "$TOP" && git ls-files -co --exclude-standard -z |
+		grep -zv '^tests/node/node_modules/' | xargs -0 tar cf - 2>/dev/null) | tar xf - -C "$SCRATCH/$1"
+}
+
 # The example project in $SCRATCH/$1, committed on main, built.
 make_example_repo() { # dir
 	mkdir "$1" && cp -r "$TOP/examples/." "$1/" && rm -rf "$1/build" "$1/.github" "$1/.gitlab-ci.yml" "$1/.circleci"

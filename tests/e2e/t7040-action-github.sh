@@ -22,8 +22,7 @@ need_node_modules 'the GitHub Action end to end'
 TOKEN=ghs_t7040ActionToken0123456789
 # testflame as the action's repository holds it: the tracked and new files
 # of this tree, without its build
-mkdir testflame && (cd "$TOP" && git ls-files -co --exclude-standard -z | grep -zv '^tests/node/node_modules/' |
-	xargs -0 tar cf - 2>/dev/null) | tar xf - -C testflame
+copy_testflame testflame
 # the new user's repository: the example project with its workflow
 mkdir project && cp -r "$TOP/examples/." project/ && rm -rf project/build project/testflame-report
 (cd project && git init -q -b main && git config user.email dev@example.com && git config user.name dev &&

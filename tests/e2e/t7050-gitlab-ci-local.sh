@@ -20,8 +20,7 @@ if ! need rsync; then
 fi
 
 TOKEN=glpat-t7050TemplateToken01234
-mkdir testflame && (cd "$TOP" && git ls-files -co --exclude-standard -z | grep -zv '^tests/node/node_modules/' |
-	xargs -0 tar cf - 2>/dev/null) | tar xf - -C testflame
+copy_testflame testflame
 mkdir project && cp -r "$TOP/examples/." project/ && rm -rf project/build project/testflame-report
 # GitLab resolves `include: project:` from the server; here the template
 # is the file of this tree

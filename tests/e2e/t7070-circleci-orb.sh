@@ -15,8 +15,7 @@ need_node_modules 'the CircleCI orb end to end'
 
 TOKEN=ghp_t7070OrbToken0123456789
 # testflame's repository, tagged v1, as the orb clones it
-mkdir testflame && (cd "$TOP" && git ls-files -co --exclude-standard -z | grep -zv '^tests/node/node_modules/' |
-	xargs -0 tar cf - 2>/dev/null) | tar xf - -C testflame
+copy_testflame testflame
 (cd testflame && git init -q -b main && git add -A && git -c user.email=t@e -c user.name=t commit -qm testflame &&
 	git tag v1) >/dev/null
 mkdir project && cp -r "$TOP/examples/." project/ && rm -rf project/build project/testflame-report
