@@ -327,7 +327,11 @@ static CURLcode perform(pb_http *h, pb_response *r, const char *method, const ch
 	curl_easy_reset(c);
 	h->errbuf[0] = '\0';
 	curl_easy_setopt(c, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: CURLOPT_PROTOCOLS is deprecated */
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTPS | CURLPROTO_HTTP));
+#endif
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
