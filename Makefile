@@ -37,12 +37,13 @@ CFLAGS   += $(SANFLAGS)
 LDFLAGS  += $(SANFLAGS)
 endif
 
-# Debian packages: to build, and (on top) to run the tests against real tools.
+# Debian packages: to build, and (on top) to run the tests against real tools
+# (rsync for gitlab-ci-local, python3-yaml for the CI config tests).
 DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c-compiler \
 	zlib1g-dev libcurl4-openssl-dev libyaml-dev libdw-dev libelf-dev libjansson-dev \
 	libiberty-dev libcmocka-dev
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
-	python3 python3-pytest libseccomp-dev valgrind libxml2-utils hyperfine \
+	python3 python3-pytest python3-yaml libseccomp-dev valgrind libxml2-utils hyperfine \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

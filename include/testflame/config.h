@@ -74,6 +74,16 @@ typedef struct {
 		char *github_api_url;
 		char *gitlab_api_url;
 	} publish;
+
+	/* The pre-push hook (testflame hook install). */
+	struct {
+		/* The quick suite, like `command` (NULL: `command` itself); the
+		 * shell flag follows the argv as at the top level. */
+		char **command_argv;
+		bool command_shell;
+		char *suite;          /* its suite's name (baselines are per suite) */
+		long repeat;          /* runs per side with --against, 1..1000; 0 unset */
+	} hook;
 } tf_config;
 
 /* `attribution.frames` accepts tf_frame_preset_names (attribute.h). */

@@ -167,4 +167,17 @@ int tf_report_profile_html(tf_buf *out, const tf_profile *p, size_t value, const
 int tf_report_profile_svg(tf_buf *out, const tf_profile *p, size_t value, const char *test,
 			  const char *name, const tf_report_opts *o);
 
+/* For the publisher (publish.h). */
+/*
+ * A review comment on the changed line of a function that grew: the
+ * function c->tests[tests[i]].functions[funcs[i]] (the same function in
+ * each of the n regressed tests it grew in), its growth, and those tests.
+ * No marker: the publisher adds its own.
+ */
+int tf_report_review_note(tf_buf *out, const tf_comparison *c, const size_t *tests,
+			  const size_t *funcs, size_t n, const tf_report_opts *o);
+/* A comment with no comparison behind it ("no baseline to compare with
+ * yet: ..."): the marker of report.md, a heading and `text`, escaped. */
+void tf_report_markdown_message(tf_buf *out, const char *suite, const char *text);
+
 #endif

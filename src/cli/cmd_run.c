@@ -15,12 +15,18 @@
  *              noise for both sides, the most reliable mode on shared
  *              runners.
  *
+ * In CI the report then goes out (publish_common.c): annotations, step
+ * summary, outputs and the PR/MR comment. Publishing problems are
+ * warnings: they never change the exit status.
+ *
  * Exit status: the command's own failure first; else 3 when a test
  * regressed (unless the gate is off); else 0. No baseline is not an error.
  */
 #include "cli.h"
+#include "publish_common.h"
 #include "record_common.h"
 #include "testflame/compare.h"
+#include "testflame/report.h"
 #include "testflame/store.h"
 
 #include <errno.h>
@@ -44,7 +50,10 @@ typedef struct {
 	const char *against, *store_spec, *report_dir, *remote;
 	long repeat;
 	double threshold;
-	bool save, no_save, no_fail, no_fetch, push, no_push, all;
+	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
+	bool no_publish, no_comment, no_annotations, no_step_summary;
+	bool or_against_merge_base;
+	char *against_owned;
 	const char *color;
 	long history;               /* earlier baselines to learn noise from */
 	tf_test_noise *noise;       /* what they taught */
@@ -82,14 +91,6 @@ static bool record_into(side_runs *side, run_opts *o, const char *cwd, const cha
 	return true;
 }
 
-static int write_profile(const tf_profile *p, const char *dir, const char *name)
-{
-	char *path = tf_xasprintf("%s/%s", dir, name);
-	int rc = tf_pprof_write(p, path);
-	free(path);
-	return rc;
-}
-
 static bool want_colour(const char *mode)
 {
 	if (mode && strcmp(mode, "always") == 0)
@@ -107,24 +108,98 @@ static unsigned terminal_width(void)
 	return 100;
 }
 
+/* The repository's web page, for source links: CI's server and the
+ * repository path; NULL lets the report guess from the provider. */
+static char *repo_web_url(const tf_context *ctx)
+{
+	if (ctx->ci && ctx->ci->server_url && ctx->repository)
+		return tf_xasprintf("%s/%s", ctx->ci->server_url, ctx->repository);
+	return NULL;
+}
+
+struct walk_target {
+	const char *commit;
+	long found;
+};
+
+static int walk_to(const char *commit, unsigned distance, void *payload)
+{
+	struct walk_target *w = payload;
+	if (strcmp(commit, w->commit) != 0)
+		return 0;
+	w->found = distance;
+	return 1;
+}
+
+/* First-parent steps from HEAD back to `commit`; -1 when it is not on that
+ * line (a merge of the target into the branch) or unknown. */
+static long head_distance(const tf_context *ctx, const char *commit)
+{
+	struct walk_target w = { commit, -1 };
+	tf_repo *repo = NULL;
+
+	if (!commit || !ctx->commit || tf_repo_open(&repo, NULL) != 0)
+		return -1;
+	tf_repo_walk_first_parent(repo, ctx->commit, 10000, walk_to, &w, NULL);
+	tf_repo_free(repo);
+	return w.found;
+}
+
 /*
- * Compare, write the report directory and print the table. Returns 0, or
- * an error (printed). *regressed tells the gate.
+ * Publishing, in CI: one call after the report is written. `c` is NULL
+ * when there was nothing to compare (report.md then says why).
+ */
+static void publish_report(run_opts *o, const tf_comparison *c, const tf_report_opts *ro,
+			   const char *baseline)
+{
+	const tf_context *ctx = o->rec.ctx;
+	const tf_config *cfg = o->rec.cfg;
+	tf_cli_publish_in in;
+
+	if (o->no_publish || !ctx->ci || ctx->ci->provider == TF_CI_LOCAL)
+		return;
+	memset(&in, 0, sizeof(in));
+	in.c = c;
+	in.ro = ro;
+	in.report_dir = o->report_dir;
+	in.ci = ctx->ci;
+	in.cfg = cfg;
+	in.changes = ctx->git && ctx->git->changes_known ? &ctx->git->changes : NULL;
+	in.suite = o->rec.suite_name;
+	in.baseline = baseline;
+	in.comment = tf_cli_publish_switch(o->no_comment, cfg->publish.comment);
+	in.annotations = tf_cli_publish_switch(o->no_annotations, cfg->publish.annotations);
+	in.step_summary = tf_cli_publish_switch(o->no_step_summary, cfg->publish.step_summary);
+	tf_cli_publish(&in, true);
+}
+
+/*
+ * Compare, write the report directory, print the summary and publish.
+ * Returns 0, or an error (printed). *regressed tells the gate.
+ * `base_commit` and `distance` (< 0 unknown) head the report.
  */
 static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
-			      const char *baseline_note, bool *regressed)
+			      const char *baseline_note, const char *base_commit, long distance,
+			      bool *regressed)
 {
+	const tf_context *ctx = o->rec.ctx;
 	TF_VEC(const tf_profile *) bp = { 0 }, hp = { 0 };
 	tf_compare_opts co;
 	tf_comparison *c = NULL;
-	tf_buf json = TF_BUF_INIT, table = TF_BUF_INIT;
+	tf_buf table = TF_BUF_INIT;
 	tf_table_opts to;
+	tf_report_opts ro;
+	char *repo_url = repo_web_url(ctx), *html = NULL;
 	int rc;
 
 	for (size_t i = 0; i < base->runs.n; i++)
 		tf_vec_push(&bp, base->runs.v[i].profile);
-	for (size_t i = 0; i < head->runs.n; i++)
+	for (size_t i = 0; i < head->runs.n; i++) {
+		/* where the sources were, so a later `publish` can make paths relative */
+		if (ctx->git && ctx->git->workdir)
+			tf_profile_set_meta(head->runs.v[i].profile, "workdir", ctx->git->workdir);
 		tf_vec_push(&hp, head->runs.v[i].profile);
+	}
 	tf_compare_side bs = { bp.v, (const char *const *)base->names.v, bp.n };
 	tf_compare_side hs = { hp.v, (const char *const *)head->names.v, hp.n };
 	tf_compare_opts_init(&co);
@@ -140,18 +215,17 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	}
 	*regressed = tf_comparison_regressed(c);
 
-	rc = tf_mkdir_p(o->report_dir, 0755);
-	if (!rc)
-		rc = tf_comparison_to_json(&json, c);
-	if (!rc) {
-		char *path = tf_xasprintf("%s/report.json", o->report_dir);
-		rc = tf_file_write_atomic(path, json.ptr, json.len);
-		free(path);
-	}
-	if (!rc)
-		rc = write_profile(hp.v[0], o->report_dir, "head.pb.gz");
-	if (!rc)
-		rc = write_profile(bp.v[0], o->report_dir, "base.pb.gz");
+	tf_report_opts_init(&ro);
+	ro.dir = o->report_dir;
+	ro.suite = o->rec.suite_name;
+	ro.provider = ctx->ci ? tf_ci_provider_name(ctx->ci->provider) : NULL;
+	ro.repo_url = repo_url;
+	ro.head_commit = ctx->head_sha ? ctx->head_sha : ctx->commit;
+	ro.base_commit = base_commit;
+	ro.base_distance = distance;
+	ro.run_url = ctx->run_url;
+	ro.source_root = ctx->git ? ctx->git->workdir : NULL;
+	rc = tf_report_write(c, &ro);
 	if (rc) {
 		tf_fail(rc);
 		goto done;
@@ -163,16 +237,23 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	to.all = o->all;
 	if (baseline_note)
 		printf("%s\n", baseline_note);
-	tf_comparison_render_table(&table, c, &to);
+	html = tf_xasprintf("%s/index.html", o->report_dir);
+	rc = tf_report_terminal(&table, c, &to, html);
+	if (rc) {
+		tf_fail(rc);
+		goto done;
+	}
 	fwrite(table.ptr, 1, table.len, stdout);
-	printf("report: %s/report.json\n", o->report_dir);
 	fflush(stdout);
+
+	publish_report(o, c, &ro, base_commit);
 done:
-	tf_buf_free(&json);
 	tf_buf_free(&table);
 	tf_vec_free(&bp);
 	tf_vec_free(&hp);
 	tf_comparison_free(c);
+	free(repo_url);
+	free(html);
 	return rc;
 }
 
@@ -295,7 +376,8 @@ static int run_against(run_opts *o, int *status)
 	}
 	note = tf_xasprintf("against %.12s (%s), %ld interleaved runs per side", commit,
 			    o->against, o->repeat);
-	if (compare_and_report(o, &base, &head, note, &regressed)) {
+	if (compare_and_report(o, &base, &head, note, commit, head_distance(o->rec.ctx, commit),
+			       &regressed)) {
 		*status = TF_EXIT_ERROR;
 		goto done;
 	}
@@ -314,6 +396,41 @@ done:
 	free(note);
 	tf_repo_free(repo);
 	return 0;
+}
+
+/*
+ * A run with nothing to compare with still leaves a report directory: the
+ * run itself, and a report.md that says why, so a pull request hears from
+ * testflame on its first build too.
+ */
+static int write_without_baseline(run_opts *o, const tf_profile *head, const char *why)
+{
+	tf_buf md = TF_BUF_INIT;
+	char *path = NULL, *text;
+	int rc = tf_mkdir_p(o->report_dir, 0755);
+
+	if (!rc) {
+		path = tf_xasprintf("%s/head.pb.gz", o->report_dir);
+		rc = tf_pprof_write(head, path);
+		free(path);
+	}
+	if (rc) {
+		tf_warnf("could not write the run into '%s': %s", o->report_dir, tf_error_last());
+		return rc;
+	}
+	text = tf_xasprintf("No baseline to compare with yet: %s. A build of the default branch "
+			    "saves one (testflame run there keeps the run of each commit); this "
+			    "run's profile is in the report directory as head.pb.gz.",
+			    why ? why : "none was found");
+	tf_report_markdown_message(&md, o->rec.suite_name, text);
+	path = tf_xasprintf("%s/report.md", o->report_dir);
+	rc = tf_file_write_atomic(path, md.ptr, md.len);
+	if (rc)
+		tf_warnf("could not write '%s': %s", path, tf_error_last());
+	free(path);
+	free(text);
+	tf_buf_free(&md);
+	return rc;
 }
 
 /* Where the baseline walk starts: the merge-base, or, on the target branch
@@ -411,6 +528,8 @@ static int run_stored(run_opts *o, int *status)
 			   : o->rec.cfg->store ? o->rec.cfg->store : getenv("TESTFLAME_STORE");
 	int exit_status = 0, rc;
 	bool regressed = false, have_base = false;
+	char base_commit[TF_STORE_ID_HEX + 1] = "";
+	char *why = NULL; /* no baseline: the reason, for report.md */
 
 	for (long i = 0; i < o->repeat; i++) {
 		int s;
@@ -428,6 +547,7 @@ static int run_stored(run_opts *o, int *status)
 	rc = tf_store_open(&st, spec, NULL);
 	if (rc) {
 		tf_warnf("no baselines: %s", tf_error_last());
+		why = tf_xstrdup(tf_error_last());
 	} else {
 		if (o->remote)
 			tf_store_set_remote(st, o->remote);
@@ -435,7 +555,7 @@ static int run_stored(run_opts *o, int *status)
 	}
 	if (st && start) {
 		tf_store_resolve_opts ro = { 0, !o->no_fetch && tf_store_is_git(st) &&
-					     ctx->ci && ctx->ci->provider != TF_CI_LOCAL };
+					     (o->fetch || (ctx->ci && ctx->ci->provider != TF_CI_LOCAL)) };
 		tf_store_match m;
 		rc = tf_store_resolve(&m, st, start, o->rec.suite_name, kind, &ro);
 		if (rc == 0) {
@@ -447,7 +567,9 @@ static int run_stored(run_opts *o, int *status)
 			if (rc) {
 				tf_warnf("the baseline of %.12s cannot be read: %s", m.commit,
 					 tf_error_last());
+				why = tf_xasprintf("the baseline of %.12s cannot be read", m.commit);
 			} else {
+				memcpy(base_commit, m.commit, sizeof(base_commit));
 				tf_vec_push(&base.runs, br);
 				tf_vec_push(&base.names, tf_xasprintf("baseline %.12s", m.commit));
 				have_base = true;
@@ -467,22 +589,26 @@ static int run_stored(run_opts *o, int *status)
 			}
 		} else if (rc == TF_ENOTFOUND) {
 			tf_notef("no baseline to compare with: %s", tf_error_last());
+			why = tf_xstrdup(tf_error_last());
 		} else {
 			tf_warnf("no baseline: %s", tf_error_last());
+			why = tf_xstrdup(tf_error_last());
 		}
 	} else if (st && !start) {
 		tf_notef("no baseline to compare with: no commit history here");
+		why = tf_xstrdup("no commit history here");
 	}
 
-	if (have_base && compare_and_report(o, &base, &head, note, &regressed)) {
+	if (have_base && compare_and_report(o, &base, &head, note, base_commit,
+					    head_distance(ctx, base_commit), &regressed)) {
 		*status = TF_EXIT_ERROR;
 		goto done;
 	}
 	if (!have_base) {
 		/* still leave the run where the report would be */
-		if (tf_mkdir_p(o->report_dir, 0755) == 0 &&
-		    write_profile(head.runs.v[0].profile, o->report_dir, "head.pb.gz") == 0)
+		if (write_without_baseline(o, head.runs.v[0].profile, why) == 0)
 			printf("no baseline yet; this run is in %s/head.pb.gz\n", o->report_dir);
+		publish_report(o, NULL, NULL, NULL);
 	}
 
 	/* keep this run as the baseline of HEAD where it belongs */
@@ -496,6 +622,7 @@ static int run_stored(run_opts *o, int *status)
 	*status = exit_status ? exit_status
 		  : (regressed && !o->no_fail) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
 done:
+	free(why);
 	side_free(&base);
 	side_free(&head);
 	tf_store_free(st);
@@ -506,12 +633,112 @@ done:
 	return 0;
 }
 
+struct remote_walk {
+	const tf_remote_baseline_list *have;
+	char found[TF_STORE_ID_HEX + 1];
+};
+
+static int remote_has(const char *commit, unsigned distance, void *payload)
+{
+	struct remote_walk *w = payload;
+	(void)distance;
+	for (size_t i = 0; i < w->have->items.n; i++) {
+		if (strcmp(w->have->items.v[i].commit, commit) == 0) {
+			snprintf(w->found, sizeof(w->found), "%s", commit);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Outside CI (--fetch): bring the remote's baseline nearest to `start` on
+ * its first-parent history, so that a fresh clone knows what CI recorded. */
+static void fetch_nearest(tf_store *st, const char *start)
+{
+	tf_remote_baseline_list have;
+	struct remote_walk w = { &have, "" };
+	tf_repo *repo = NULL;
+
+	memset(&have, 0, sizeof(have));
+	if (tf_store_remote_list(&have, st) != 0) {
+		tf_warnf("cannot list the remote's baselines: %s", tf_error_last());
+		return;
+	}
+	if (have.items.n && tf_repo_open(&repo, NULL) == 0)
+		tf_repo_walk_first_parent(repo, start, TF_STORE_DEFAULT_DEPTH, remote_has, &w, NULL);
+	tf_repo_free(repo);
+	if (w.found[0]) {
+		tf_store_sync_list sl = { 0 };
+		const char *revs[1] = { w.found };
+		if (tf_store_fetch(&sl, st, revs, 1) == 0)
+			tf_notef("fetched the baseline of %.12s from '%s'", w.found,
+				 tf_store_remote_url(st) ? tf_store_remote_url(st) : "the remote");
+		else
+			tf_warnf("cannot fetch the baseline of %.12s: %s", w.found, tf_error_last());
+		tf_store_sync_list_free(&sl);
+	}
+	tf_vec_free(&have.items);
+}
+
+/*
+ * --or-against-merge-base: the walk start (the merge-base, or HEAD^ on the
+ * target branch) when no baseline is stored for this suite near it, so
+ * the base gets built and run here instead; NULL when one is stored (or
+ * there is no history to build from).
+ */
+static char *against_if_none(run_opts *o)
+{
+	const char *spec = o->store_spec ? o->store_spec
+			   : o->rec.cfg->store ? o->rec.cfg->store : getenv("TESTFLAME_STORE");
+	char *start = walk_start(o->rec.ctx);
+	tf_store *st = NULL;
+	tf_baseline_list l;
+	bool stored = false;
+
+	if (!start)
+		return NULL;
+	/* the runner kind is known only after recording: any kind of this
+	 * suite that the walk finds will do, run_stored() resolves the exact one */
+	memset(&l, 0, sizeof(l));
+	if (tf_store_open(&st, spec, NULL) == 0 && o->remote)
+		tf_store_set_remote(st, o->remote);
+	if (st && o->fetch && !o->no_fetch && tf_store_is_git(st))
+		fetch_nearest(st, start);
+	if (st && tf_store_list(&l, st) == 0) {
+		TF_VEC(const char *) kinds = { 0 };
+		tf_store_resolve_opts ro = { 0, false };
+		for (size_t i = 0; i < l.items.n; i++)
+			for (size_t k = 0; k < l.items.v[i].files.n; k++) {
+				const tf_baseline_file *f = &l.items.v[i].files.v[k];
+				bool seen = strcmp(f->suite, o->rec.suite_name) != 0;
+				for (size_t j = 0; j < kinds.n && !seen; j++)
+					seen = strcmp(kinds.v[j], f->kind) == 0;
+				if (!seen)
+					tf_vec_push(&kinds, f->kind);
+			}
+		for (size_t j = 0; j < kinds.n && !stored; j++) {
+			tf_store_match m;
+			stored = tf_store_resolve(&m, st, start, o->rec.suite_name, kinds.v[j], &ro) == 0;
+		}
+		tf_vec_free(&kinds);
+	}
+	tf_baseline_list_free(&l);
+	tf_store_free(st);
+	if (stored) {
+		free(start);
+		return NULL;
+	}
+	tf_notef("no stored baseline of '%s' before %.12s: building it beside this tree to compare",
+		 o->rec.suite_name, start);
+	return start;
+}
+
 static const char *const color_choices[] = { "auto", "always", "never", NULL };
 
 int cmd_run(int argc, char **argv)
 {
 	run_opts o;
-	tf_option opts[TF_RECORD_MAX_OPTS + 20];
+	tf_option opts[TF_RECORD_MAX_OPTS + 26];
 	size_t n = 0;
 	int dashdash, nargs, status = 0;
 
@@ -525,6 +752,9 @@ int cmd_run(int argc, char **argv)
 	opts[n++] = (tf_option){ TF_OPT_GROUP, 0, NULL, NULL, NULL, "baseline and gate:", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "against", &o.against, "REV",
 				 "build REV in a temporary checkout and run both here, interleaved",
+				 NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "or-against-merge-base", &o.or_against_merge_base, NULL,
+				 "when no baseline is stored, build the merge-base beside and run both (the pre-push hook)",
 				 NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_INT, 0, "repeat", &o.repeat, "N",
 				 "runs per side (default 1; 3 with --against)", NULL, 1, 1000, NULL };
@@ -548,6 +778,8 @@ int cmd_run(int argc, char **argv)
 				 "push a saved baseline to the remote (default in CI)", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-push", &o.no_push, NULL,
 				 "never push baselines", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "fetch", &o.fetch, NULL,
+				 "fetch baselines from the remote outside CI too (default in CI)", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-fetch", &o.no_fetch, NULL,
 				 "do not fetch baselines from the remote", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_INT, 0, "history", &o.history, "N",
@@ -562,6 +794,15 @@ int cmd_run(int argc, char **argv)
 				 "list unchanged tests too", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "color", &o.color, "WHEN",
 				 "colour the table", color_choices, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_GROUP, 0, NULL, NULL, NULL, "publishing (in CI):", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-publish", &o.no_publish, NULL,
+				 "no comment, annotations, step summary or outputs", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-comment", &o.no_comment, NULL,
+				 "no PR/MR comment (publish.comment)", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-annotations", &o.no_annotations, NULL,
+				 "no annotations or review comments (publish.annotations)", NULL, 0, 0, NULL };
+	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-step-summary", &o.no_step_summary, NULL,
+				 "no $GITHUB_STEP_SUMMARY (publish.step_summary)", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option)TF_OPTS_END;
 
 	nargs = tf_parse_options(argc, argv, opts, run_usage, TF_PARSE_STOP_AT_NONOPT, &dashdash);
@@ -587,6 +828,8 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (!o.against)
 		o.against = o.rec.cfg->against;
+	if (!o.against && o.or_against_merge_base)
+		o.against = o.against_owned = against_if_none(&o);
 	if (!o.repeat)
 		o.repeat = o.rec.cfg->repeat ? o.rec.cfg->repeat : o.against ? 3 : 1;
 	if (o.threshold < 0)
@@ -605,5 +848,6 @@ int cmd_run(int argc, char **argv)
 out:
 	tf_test_noise_free(o.noise, o.nnoise);
 	tf_record_cli_free(&o.rec);
+	free(o.against_owned);
 	return status;
 }

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "show", cmd_show, "print a run file's metadata and per-test totals" },
 	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
 	{ "baseline", cmd_baseline, "list, show, save, fetch, push and prune stored baselines" },
+	{ "publish", cmd_publish, "post a report directory to the PR/MR (comment, annotations, summary)" },
+	{ "hook", cmd_hook, "install or uninstall the pre-push hook that refuses slower pushes" },
 	{ "doctor", cmd_doctor, "what this machine allows testflame to do, with the fix for each problem" },
 	{ "version", cmd_version, "print testflame's version" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },

@@ -207,8 +207,14 @@ int tf_parse_options(int argc, char **argv, const tf_option *opts,
 
 void tf_usage_print(FILE *fp, const char *const *usage, const tf_option *opts)
 {
-	for (const char *const *u = usage; *u; u++)
-		fprintf(fp, "%s%s\n", u == usage ? "usage: " : (**u ? "   or: " : ""), *u);
+	/* git's layout: alternative forms ("or:"), then after a blank line
+	 * the description, as is */
+	bool described = false;
+	for (const char *const *u = usage; *u; u++) {
+		if (!**u)
+			described = true;
+		fprintf(fp, "%s%s\n", u == usage ? "usage: " : (**u && !described ? "   or: " : ""), *u);
+	}
 	if (!opts || opts->type == TF_OPT_END)
 		return;
 	fputc('\n', fp);

@@ -92,6 +92,13 @@ static const key publish_keys[] = {
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
+static const key hook_keys[] = {
+	{ "command", K_CMD, OFF(hook.command_argv), 0, 0, NULL, NULL },
+	{ "suite", K_STR, OFF(hook.suite), 0, 0, NULL, NULL },
+	{ "repeat", K_INT, OFF(hook.repeat), 1, 1000, NULL, NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
 static const key top_keys[] = {
 	{ "suite", K_STR, OFF(suite), 0, 0, NULL, NULL },
 	{ "command", K_CMD, OFF(command_argv), 0, 0, NULL, NULL },
@@ -109,12 +116,20 @@ static const key top_keys[] = {
 	{ "gate", K_MAP, 0, 0, 0, NULL, gate_keys },
 	{ "report", K_MAP, 0, 0, 0, NULL, report_keys },
 	{ "publish", K_MAP, 0, 0, 0, NULL, publish_keys },
+	{ "hook", K_MAP, 0, 0, 0, NULL, hook_keys },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
 typedef TF_VEC(tf_config_pattern) pattern_vec;
 
 #define FIELD(cfg, k, type) ((type *)((char *)(cfg) + (k)->off))
+/* A K_CMD's shell flag sits right after its argv (command, hook.command). */
+#define CMD_SHELL(cfg, k) ((bool *)((char *)(cfg) + (k)->off + sizeof(char **)))
+_Static_assert(offsetof(tf_config, command_shell) == offsetof(tf_config, command_argv) + sizeof(char **),
+	       "command_shell follows command_argv");
+_Static_assert(offsetof(tf_config, hook.command_shell) ==
+	       offsetof(tf_config, hook.command_argv) + sizeof(char **),
+	       "hook.command_shell follows hook.command_argv");
 
 /* ---- the table's life cycle: unset values, free, merge ------------------ */
 
@@ -199,10 +214,10 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 			break;
 		}
 		case K_CMD:
-			if (over->command_argv) {
-				strv_free(cfg->command_argv);
-				cfg->command_argv = strv_dup(over->command_argv);
-				cfg->command_shell = over->command_shell;
+			if (*FIELD(over, k, char **)) {
+				strv_free(*FIELD(cfg, k, char **));
+				*FIELD(cfg, k, char **) = strv_dup(*FIELD(over, k, char **));
+				*CMD_SHELL(cfg, k) = *CMD_SHELL(over, k);
 			}
 			break;
 		case K_LIST:
@@ -693,7 +708,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 				return rc;
 			argv = tf_xcalloc(2, sizeof(char *));
 			argv[0] = tf_xstrdup(s);
-			cfg->command_shell = true;
+			*CMD_SHELL(cfg, k) = true;
 		} else if (n->type == YAML_SEQUENCE_NODE) {
 			if ((rc = parse_list(w, n, path, NULL, true, &argv)) < 0)
 				return rc;
@@ -701,13 +716,13 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 				strv_free(argv);
 				return fail_at(w, n->start_mark, "'%s': the program name must not be empty", path);
 			}
-			cfg->command_shell = false;
+			*CMD_SHELL(cfg, k) = false;
 		} else {
 			return fail_at(w, n->start_mark, "'%s' must be a string (run by sh -c) or a list "
 				       "(program and arguments), not %s", path, node_kind(n));
 		}
-		strv_free(cfg->command_argv);
-		cfg->command_argv = argv;
+		strv_free(*FIELD(cfg, k, char **));
+		*FIELD(cfg, k, char **) = argv;
 		return 0;
 	}
 	case K_INT:

@@ -90,6 +90,20 @@ top_rows() { # [FILE]
 cum_share() { # FILE FUNCTION
 	awk -v f="$2" '$NF == f && $5 ~ /%$/ { sub("%", "", $5); print $5; found = 1; exit } END { if (!found) print "0" }' "$1"
 }
+# Slow down the example project's matrix_multiply (a second pass over
+# each row and column), in src/matrix.c of the current directory.
+slow_down_matrix() {
+	python3 - <<\PY
+p = 'src/matrix.c'
+s = open(p).read()
+s = s.replace("""				s += a[i * n + k] * b[k * n + j];
+""", """				s += a[i * n + k] * b[k * n + j];
+			for (int k = 0; k < n; k++) /* an accidental second pass */
+				s += 0.0 * a[i * n + k] * b[k * n + j];
+""")
+open(p, 'w').write(s)
+PY
+}
 # Run a command in the background, print its pid.
 # Wait until a process whose command line contains TEXT exists (max 10 s).
 wait_for_proc() { # TEXT

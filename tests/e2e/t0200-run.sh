@@ -20,19 +20,6 @@ printf 'build/\ntestflame-report/\n' >>.gitignore
 git add -A && git commit -qm "libmini" && make -s all >/dev/null
 cd "$SCRATCH"
 
-slow_down_matrix() {
-	python3 - <<\PY
-p = 'src/matrix.c'
-s = open(p).read()
-s = s.replace("""				s += a[i * n + k] * b[k * n + j];
-""", """				s += a[i * n + k] * b[k * n + j];
-			for (int k = 0; k < n; k++) /* an accidental second pass */
-				s += 0.0 * a[i * n + k] * b[k * n + j];
-""")
-open(p, 'w').write(s)
-PY
-}
-
 test_expect_success 'first run on the default branch: no baseline yet, saves one, exit 0' '
 	cd repo && "$TF" run -q >out 2>err &&
 	expect_contains out "no baseline yet" && test -s testflame-report/head.pb.gz &&

@@ -1,0 +1,621 @@
+/*
+ * http.c - the JSON-over-HTTPS client the publishers share, on libcurl:
+ * one easy handle per session, an authentication header that only ever goes
+ * to the API's own origin over https (or http on loopback), retries with
+ * exponential backoff on network failures, 5xx and rate limits (Retry-After,
+ * X-RateLimit-Remaining/Reset, as GitHub and GitLab document them) inside a
+ * bounded number of attempts and a bounded total wait, and messages with
+ * the token scrubbed out. Redirects are not followed: an API that moved
+ * says so in the error instead of receiving the token elsewhere.
+ */
+#include "publish/publish_priv.h"
+#include "context/msglist.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define BODY_MAX (64u << 20) /* responses larger than this are cut off */
+
+struct pb_http {
+	CURL *curl;
+	char *base;            /* API URL without a trailing slash */
+	char *origin;          /* scheme://host[:port] of the base */
+	const char *name;      /* "GitHub API" */
+	char *secret;
+	struct curl_slist *headers;
+	const tf_publish_opts *o;
+	tf_publish_result *res;
+	double waited;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+void tf_publish_scrub(char *s, const char *secret)
+{
+	size_t n;
+	char *p;
+	if (!s || !secret || (n = strlen(secret)) < 4)
+		return;
+	while ((p = strstr(s, secret))) {
+		memcpy(p, "***", 3);
+		memmove(p + 3, p + n, strlen(p + n) + 1);
+	}
+}
+
+/* ---- URLs --------------------------------------------------------------- */
+
+static bool loopback_host(const char *host)
+{
+	return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 ||
+	       strcmp(host, "[::1]") == 0 || strcmp(host, "::1") == 0;
+}
+
+/* scheme://host[:port], lowercased scheme and host; NULL for a bad URL. */
+static char *url_origin(const char *url, bool *https, bool *loopback)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL, *out = NULL;
+
+	if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
+		curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+		for (char *p = host; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		out = tf_xasprintf("%s://%s:%s", scheme, host, port ? port : "");
+		if (https)
+			*https = strcmp(scheme, "https") == 0;
+		if (loopback)
+			*loopback = loopback_host(host);
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return out;
+}
+
+bool pb_same_origin(pb_http *h, const char *url)
+{
+	char *o = url_origin(url, NULL, NULL);
+	bool same = o && strcmp(o, h->origin) == 0;
+	free(o);
+	return same;
+}
+
+void pb_put_segment(tf_buf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (isalnum(*p) || strchr("-._~", *p))
+			tf_buf_putc(b, (char)*p);
+		else
+			tf_buf_printf(b, "%%%02X", *p);
+	}
+}
+
+/* ---- sessions ----------------------------------------------------------- */
+
+int pb_http_open(pb_http **out, const char *api_url, const char *auth_header,
+		 const char *secret, const char *accept, const char *extra_header,
+		 const tf_publish_opts *o, tf_publish_result *res)
+{
+	bool https = false, loopback = false;
+	char *origin;
+	pb_http *h;
+	size_t n;
+
+	*out = NULL;
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK)
+		return tf_error_set(TF_ERROR, "libcurl cannot start: %s",
+				    curl_easy_strerror(curl_init_rc));
+	origin = url_origin(api_url, &https, &loopback);
+	if (!origin)
+		return tf_error_set(TF_EUSAGE, "'%s' is not a URL", api_url);
+	if (!https && !(loopback && strncmp(origin, "http://", 7) == 0)) {
+		free(origin);
+		return tf_error_set(TF_EUSAGE,
+				    "refusing to send a token to '%s': only https:// URLs "
+				    "(or http:// on the loopback interface) are used", api_url);
+	}
+	h = tf_xcalloc(1, sizeof(*h));
+	h->curl = curl_easy_init();
+	if (!h->curl) {
+		free(origin);
+		free(h);
+		return tf_error_set(TF_ERROR, "libcurl cannot create a handle");
+	}
+	h->origin = origin;
+	h->base = tf_xstrdup(api_url);
+	n = strlen(h->base);
+	while (n > 0 && h->base[n - 1] == '/')
+		h->base[--n] = '\0';
+	h->name = o->target && o->target->host == TF_PUBLISH_GITLAB ? "GitLab API" : "GitHub API";
+	h->secret = secret ? tf_xstrdup(secret) : NULL;
+	h->o = o;
+	h->res = res;
+	char *ua = tf_xasprintf("User-Agent: testflame/%s", TF_VERSION);
+	char *acc = tf_xasprintf("Accept: %s", accept ? accept : "application/json");
+	h->headers = curl_slist_append(h->headers, ua);
+	h->headers = curl_slist_append(h->headers, acc);
+	h->headers = curl_slist_append(h->headers, "Content-Type: application/json");
+	/* no "Expect: 100-continue" round trip for larger bodies */
+	h->headers = curl_slist_append(h->headers, "Expect:");
+	if (extra_header)
+		h->headers = curl_slist_append(h->headers, extra_header);
+	if (auth_header)
+		h->headers = curl_slist_append(h->headers, auth_header);
+	free(ua);
+	free(acc);
+	*out = h;
+	return 0;
+}
+
+void pb_http_free(pb_http *h)
+{
+	if (!h)
+		return;
+	curl_easy_cleanup(h->curl);
+	/* the list holds the token: wipe it before it goes back to malloc */
+	for (struct curl_slist *l = h->headers; l; l = l->next)
+		memset(l->data, 0, strlen(l->data));
+	curl_slist_free_all(h->headers);
+	if (h->secret)
+		memset(h->secret, 0, strlen(h->secret));
+	free(h->secret);
+	free(h->base);
+	free(h->origin);
+	free(h);
+}
+
+const char *pb_http_name(const pb_http *h)
+{
+	return h->name;
+}
+
+void pb_response_clear(pb_response *r)
+{
+	tf_buf_free(&r->body);
+	free(r->link_next);
+	free(r->next_page);
+	free(r->retry_after);
+	free(r->rl_remaining);
+	free(r->rl_reset);
+	free(r->location);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- one exchange ------------------------------------------------------- */
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	pb_response *r = ud;
+	size_t n = size * nmemb;
+	if (r->body.len + n > BODY_MAX)
+		return 0; /* aborts the transfer: CURLE_WRITE_ERROR */
+	tf_buf_put(&r->body, ptr, n);
+	return n;
+}
+
+static void set_header(char **slot, const char *v, size_t n)
+{
+	free(*slot);
+	*slot = tf_xstrndup(v, n);
+}
+
+static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
+{
+	pb_response *r = ud;
+	size_t n = size * nitems, klen;
+	const char *colon, *v, *end = buf + n;
+
+	if (n >= 5 && strncmp(buf, "HTTP/", 5) == 0) {
+		/* a new response (after a 1xx): forget the previous headers */
+		char **slots[] = { &r->link_next, &r->next_page, &r->retry_after,
+				   &r->rl_remaining, &r->rl_reset, &r->location };
+		for (size_t i = 0; i < TF_ARRAY_SIZE(slots); i++) {
+			free(*slots[i]);
+			*slots[i] = NULL;
+		}
+		return n;
+	}
+	colon = memchr(buf, ':', n);
+	if (!colon)
+		return n;
+	klen = (size_t)(colon - buf);
+	v = colon + 1;
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
+		end--;
+#define IS(name) (klen == sizeof(name) - 1 && strncasecmp(buf, name, klen) == 0)
+	if (IS("link")) {
+		char *all = tf_xstrndup(v, (size_t)(end - v));
+		char *next = tf_publish_link_next(all);
+		free(all);
+		if (next) {
+			free(r->link_next);
+			r->link_next = next;
+		}
+	} else if (IS("x-next-page")) {
+		if (end > v)
+			set_header(&r->next_page, v, (size_t)(end - v));
+	} else if (IS("retry-after")) {
+		set_header(&r->retry_after, v, (size_t)(end - v));
+	} else if (IS("x-ratelimit-remaining") || IS("ratelimit-remaining")) {
+		set_header(&r->rl_remaining, v, (size_t)(end - v));
+	} else if (IS("x-ratelimit-reset") || IS("ratelimit-reset")) {
+		set_header(&r->rl_reset, v, (size_t)(end - v));
+	} else if (IS("location")) {
+		set_header(&r->location, v, (size_t)(end - v));
+	}
+#undef IS
+	return n;
+}
+
+static bool transport_retryable(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The request's path for messages: the part after the API base. */
+static const char *shown_path(const pb_http *h, const char *url)
+{
+	size_t n = strlen(h->base);
+	return strncmp(url, h->base, n) == 0 && url[n] ? url + n : url;
+}
+
+static void logf_(pb_http *h, const char *fmt, ...) TF_PRINTF(2, 3);
+static void logf_(pb_http *h, const char *fmt, ...)
+{
+	va_list ap;
+	tf_buf b = TF_BUF_INIT;
+	if (!h->o->log)
+		return;
+	va_start(ap, fmt);
+	tf_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	tf_publish_scrub(b.ptr, h->secret);
+	h->o->log(b.ptr, h->o->payload);
+	tf_buf_free(&b);
+}
+
+static void do_sleep(const tf_publish_opts *o, double s)
+{
+	if (s <= 0)
+		return;
+	if (o->sleep) {
+		o->sleep(s, o->payload);
+		return;
+	}
+	struct timespec ts = { (time_t)s, (long)((s - floor(s)) * 1e9) };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static CURLcode perform(pb_http *h, pb_response *r, const char *method, const char *url,
+			const char *json)
+{
+	CURL *c = h->curl;
+	curl_easy_reset(c);
+	h->errbuf[0] = '\0';
+	curl_easy_setopt(c, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: CURLOPT_PROTOCOLS is deprecated */
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTPS | CURLPROTO_HTTP));
+#endif
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(h->o->timeout * 1000));
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h->headers);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	if (strcmp(method, "GET") == 0) {
+		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	} else {
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, json ? json : "");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(json ? strlen(json) : 0));
+	}
+	CURLcode rc = curl_easy_perform(c);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	return rc;
+}
+
+int pb_request(pb_response *out, pb_http *h, const char *method, const char *url,
+	       const char *json)
+{
+	const tf_publish_opts *o = h->o;
+	char *full = url[0] == '/' ? tf_xasprintf("%s%s", h->base, url) : tf_xstrdup(url);
+	const char *path = shown_path(h, full);
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (url[0] != '/' && !pb_same_origin(h, full)) {
+		rc = tf_error_set(TF_ERROR, "%s: not following '%s' away from '%s'", h->name,
+				  full, h->base);
+		free(full);
+		return rc;
+	}
+	for (unsigned attempt = 1;; attempt++) {
+		uint64_t t0 = tf_now_ns();
+		pb_response_clear(out);
+		CURLcode cc = perform(h, out, method, full, json);
+		double ms = (double)(tf_now_ns() - t0) / 1e6;
+		double delay;
+		h->res->requests++;
+		if (cc != CURLE_OK) {
+			const char *why = h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc);
+			logf_(h, "%s %s: %s (%.0f ms)", method, path, why, ms);
+			delay = transport_retryable(cc)
+				? tf_publish_retry_delay(0, NULL, NULL, NULL, attempt, (int64_t)time(NULL))
+				: -1;
+		} else {
+			logf_(h, "%s %s -> %ld (%.0f ms)", method, path, out->status, ms);
+			delay = tf_publish_retry_delay(out->status, out->retry_after, out->rl_remaining,
+						       out->rl_reset, attempt, (int64_t)time(NULL));
+		}
+		if (delay < 0 || attempt >= o->max_attempts || h->waited + delay > o->max_wait) {
+			if (delay >= 0 && attempt < o->max_attempts)
+				logf_(h, "%s %s: the API asks to wait %.0f s, beyond the %.0f s "
+				      "testflame waits in all; giving up", method, path, delay,
+				      o->max_wait);
+			if (cc != CURLE_OK) {
+				rc = tf_error_set(TF_ERROR, "%s: %s %s: %s", h->name, method, path,
+						  h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc));
+				if (attempt > 1)
+					tf_error_wrap(rc, "after %u attempts", attempt);
+				char *msg = tf_xstrdup(tf_error_last());
+				tf_publish_scrub(msg, h->secret);
+				tf_error_set(rc, "%s", msg);
+				free(msg);
+			}
+			break;
+		}
+		logf_(h, "%s %s: retrying in %.1f s (attempt %u of %u)", method, path, delay,
+		      attempt + 1, o->max_attempts);
+		h->res->retries++;
+		do_sleep(o, delay);
+		h->waited += delay;
+	}
+	free(full);
+	return rc;
+}
+
+/* ---- the retry policy --------------------------------------------------- */
+
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	while (*end == ' ')
+		end++;
+	if (errno || *end || v < 0 || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+double tf_publish_retry_delay(long status, const char *retry_after, const char *rl_remaining,
+			      const char *rl_reset, unsigned attempt, int64_t now)
+{
+	double ra, reset, backoff;
+	bool limited;
+
+	if (attempt < 1)
+		attempt = 1;
+	/* 1, 2, 4, 8 ... seconds, capped at a minute */
+	backoff = attempt > 7 ? 60 : TF_MIN(60.0, (double)(1u << (attempt - 1)));
+	if (status == 0)
+		return backoff;
+	limited = status == 429 ||
+		  (status == 403 && (retry_after || (rl_remaining && strcmp(rl_remaining, "0") == 0)));
+	if (status >= 500 && status != 501 && status != 505) {
+		if (parse_seconds(retry_after, &ra))
+			return TF_MAX(ra, 1.0);
+		return backoff;
+	}
+	if (!limited)
+		return -1;
+	if (parse_seconds(retry_after, &ra))
+		return TF_MAX(ra, 1.0);
+	/* X-RateLimit-Reset is a time in UTC epoch seconds (GitHub), or
+	 * GitLab's RateLimit-Reset, the same; wait until then plus a second */
+	if (rl_remaining && strcmp(rl_remaining, "0") == 0 && parse_seconds(rl_reset, &reset)) {
+		double d = reset - (double)now + 1;
+		return d < 1 ? 1 : d;
+	}
+	/* GitHub: without either header, wait at least a minute */
+	return status == 403 ? 60 : TF_MAX(backoff, 5.0);
+}
+
+char *tf_publish_link_next(const char *link)
+{
+	/* <url>; rel="next", <url>; rel="last" */
+	const char *p = link;
+	while (p && *p) {
+		const char *lt = strchr(p, '<'), *gt, *end;
+		if (!lt || !(gt = strchr(lt, '>')))
+			return NULL;
+		end = strchr(gt, ',');
+		size_t n = end ? (size_t)(end - gt) : strlen(gt);
+		char *params = tf_xstrndup(gt + 1, n - 1);
+		bool next = false;
+		for (char *tok = params; tok && *tok;) {
+			char *semi = strchr(tok, ';');
+			if (semi)
+				*semi = '\0';
+			while (*tok == ' ')
+				tok++;
+			if (strncasecmp(tok, "rel=", 4) == 0) {
+				const char *v = tok + 4;
+				if (*v == '"')
+					v++;
+				/* rel may list several types: rel="next last" */
+				for (const char *w = v; *w && *w != '"';) {
+					size_t wl = strcspn(w, " \"");
+					if (wl == 4 && strncasecmp(w, "next", 4) == 0)
+						next = true;
+					w += wl;
+					while (*w == ' ')
+						w++;
+				}
+			}
+			tok = semi ? semi + 1 : NULL;
+		}
+		free(params);
+		if (next)
+			return tf_xstrndup(lt + 1, (size_t)(gt - lt - 1));
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* ---- errors and JSON ---------------------------------------------------- */
+
+static const char *reason(long status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 409: return "Conflict";
+	case 410: return "Gone";
+	case 422: return "Unprocessable Entity";
+	case 429: return "Too Many Requests";
+	case 500: return "Internal Server Error";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return status >= 300 && status < 400 ? "Redirect" : "";
+	}
+}
+
+/* Append a JSON value's text to a message, cleaned to one printable line. */
+static void put_detail(tf_buf *b, json_t *v)
+{
+	if (json_is_string(v)) {
+		tf_buf_put_printable(b, json_string_value(v));
+	} else if (v) {
+		char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (s)
+			tf_buf_put_printable(b, s);
+		free(s);
+	}
+}
+
+int pb_fail(pb_http *h, const pb_response *r, int code, const char *method, const char *url)
+{
+	tf_buf m = TF_BUF_INIT;
+	json_t *j = r->body.len ? json_loadb(r->body.ptr, r->body.len, 0, NULL) : NULL;
+
+	tf_buf_printf(&m, "%s: %s %s: %ld", h->name, method, shown_path(h, url), r->status);
+	if (*reason(r->status))
+		tf_buf_printf(&m, " %s", reason(r->status));
+	if (json_is_object(j)) {
+		json_t *msg = json_object_get(j, "message");
+		json_t *err = json_object_get(j, "error");
+		json_t *errs = json_object_get(j, "errors");
+		if (msg || err) {
+			tf_buf_puts(&m, ": ");
+			put_detail(&m, msg ? msg : err);
+		}
+		if (json_is_array(errs) && json_array_size(errs)) {
+			size_t i;
+			json_t *e;
+			tf_buf_puts(&m, " (");
+			json_array_foreach(errs, i, e) {
+				if (i >= 3)
+					break;
+				if (i)
+					tf_buf_puts(&m, "; ");
+				json_t *em = json_is_object(e) ? json_object_get(e, "message") : NULL;
+				if (!em && json_is_object(e))
+					em = json_object_get(e, "code");
+				put_detail(&m, em ? em : e);
+			}
+			tf_buf_putc(&m, ')');
+		}
+	} else if (r->body.len && r->body.len < 200) {
+		tf_buf_puts(&m, ": ");
+		char *t = tf_xstrndup(r->body.ptr, r->body.len);
+		tf_buf_put_printable(&m, t);
+		free(t);
+	}
+	if (r->status >= 300 && r->status < 400 && r->location) {
+		tf_buf_puts(&m, " (moved to ");
+		tf_buf_put_printable(&m, r->location);
+		tf_buf_puts(&m, "; set the API URL to the new address)");
+	}
+	json_decref(j);
+	tf_publish_scrub(m.ptr, h->secret);
+	tf_error_set(code, "%s", m.ptr);
+	tf_buf_free(&m);
+	return code;
+}
+
+json_t *pb_json(pb_http *h, const pb_response *r, const char *what)
+{
+	json_error_t e;
+	json_t *j = json_loadb(r->body.ptr ? r->body.ptr : "", r->body.len, 0, &e);
+	if (!j)
+		tf_error_set(TF_ERROR, "%s: %s: the reply is not JSON (%s)", h->name, what, e.text);
+	return j;
+}
+
+char *pb_json_body(const char *text)
+{
+	tf_buf b = TF_BUF_INIT;
+	tf_buf_puts(&b, "{\"body\":");
+	tf_buf_put_json(&b, text);
+	tf_buf_putc(&b, '}');
+	return tf_buf_detach(&b);
+}
+
+bool pb_has_marker(const char *body, const char *marker)
+{
+	if (!body)
+		return false;
+	while (*body == ' ' || *body == '\n' || *body == '\r' || *body == '\t')
+		body++;
+	return strncmp(body, marker, strlen(marker)) == 0;
+}

@@ -1,0 +1,141 @@
+// circleci-run.mjs - runs one job of a CircleCI config on this machine the
+// way CircleCI's machine executor does, as far as testflame's orb needs:
+// CircleCI's runner is not available here, so this is its stand-in.
+//
+// The config is first parsed with CircleCI's own parser (circleci-check.mjs
+// does that part in the tests); here the job named in a workflow is
+// expanded from the orb (packed orb.yml): job parameters from their
+// defaults and the workflow's values, `<< parameters.x >>` substituted in
+// the job and again in each orb command it calls, as CircleCI compiles a
+// config. Steps then run in order: `checkout` (clone of --origin, the
+// branch at CIRCLE_SHA1, as CircleCI's checkout does), `run` (bash -eo
+// pipefail, with the step's `environment`, BASH_ENV carried between steps),
+// `store_artifacts` and `store_test_results` (copied into --out); after a
+// failed step the rest are skipped unless `when: always`. The job's environment is
+// CircleCI's built-in variables plus the project's (--env KEY=VALUE).
+//
+//   node circleci-run.mjs --config CONFIG.yml --orb ORB.yml --job ALIAS/NAME
+//     --origin REPO --workdir DIR --out DIR --result OUT.json
+//     --env KEY=VALUE ...
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import YAML from 'yaml';
+
+const opt = { env: [] };
+for (let i = 2; i < process.argv.length; i += 2) {
+	const k = process.argv[i].replace(/^--/, '');
+	if (k === 'env') opt.env.push(process.argv[i + 1]);
+	else opt[k] = process.argv[i + 1];
+}
+const config = YAML.parse(fs.readFileSync(opt.config, 'utf8'));
+const orb = YAML.parse(fs.readFileSync(opt.orb, 'utf8'));
+const [alias, jobName] = opt.job.split('/');
+if (!config.orbs || !String(config.orbs[alias] || '').startsWith('testflame/testflame@'))
+	throw new Error(`the config does not import the orb as '${alias}'`);
+const wfJob = Object.values(config.workflows).flatMap((w) => w.jobs)
+	.map((j) => (typeof j === 'string' ? { [j]: {} } : j)).find((j) => Object.keys(j)[0] === opt.job);
+if (!wfJob) throw new Error(`no workflow runs ${opt.job}`);
+const projectEnv = Object.fromEntries(opt.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+
+// << parameters.x >> with the values of one component
+function bindParams(defs, given, where) {
+	const values = {};
+	for (const [name, def] of Object.entries(defs || {})) {
+		if (given && name in given) values[name] = given[name];
+		else if (def.default !== undefined) values[name] = def.default;
+		else throw new Error(`${where}: parameter '${name}' is required`);
+	}
+	for (const name of Object.keys(given || {}))
+		if (!(name in (defs || {})) && !['name', 'when'].includes(name)) throw new Error(`${where}: unknown parameter '${name}'`);
+	return values;
+}
+function substitute(node, values) {
+	if (typeof node === 'string') {
+		const whole = /^<<\s*parameters\.([\w-]+)\s*>>$/.exec(node);
+		if (whole && whole[1] in values) return values[whole[1]];
+		return node.replace(/<<\s*parameters\.([\w-]+)\s*>>/g, (m, n) => {
+			if (!(n in values)) throw new Error(`no parameter '${n}'`);
+			return String(values[n]);
+		});
+	}
+	if (Array.isArray(node)) return node.map((x) => substitute(x, values));
+	if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, substitute(v, values)]));
+	return node;
+}
+
+// The job's steps with orb commands expanded into built-in steps.
+function expand(steps, where) {
+	const out = [];
+	for (const step of steps) {
+		const [name, args] = typeof step === 'string' ? [step, {}] : Object.entries(step)[0];
+		const bare = name.startsWith(`${alias}/`) ? name.slice(alias.length + 1) : name;
+		if (['run', 'checkout', 'store_artifacts', 'store_test_results'].includes(name)) {
+			out.push({ type: name, args: typeof args === 'string' ? { command: args } : (args || {}) });
+		} else if (orb.commands[bare]) {
+			const cmd = orb.commands[bare];
+			const values = bindParams(cmd.parameters, args || {}, `${where}/${bare}`);
+			out.push(...expand(substitute(cmd.steps, values), `${where}/${bare}`));
+		} else {
+			throw new Error(`${where}: step '${name}' is not emulated`);
+		}
+	}
+	return out;
+}
+
+const job = orb.jobs[jobName];
+if (!job) throw new Error(`the orb has no job '${jobName}'`);
+const jobValues = bindParams(job.parameters, Object.values(wfJob)[0] || {}, opt.job);
+const steps = expand(substitute(job.steps, jobValues), opt.job);
+
+const workdir = path.resolve(opt.workdir);
+fs.mkdirSync(workdir, { recursive: true });
+fs.mkdirSync(opt.out, { recursive: true });
+const bashEnv = path.join(opt.out, '.bash_env');
+fs.writeFileSync(bashEnv, '');
+const baseEnv = {
+	PATH: process.env.PATH, HOME: process.env.HOME || '/root', LANG: 'C.UTF-8', CI: 'true', CIRCLECI: 'true',
+	CIRCLE_WORKING_DIRECTORY: workdir, CIRCLE_JOB: opt.job, CIRCLE_BUILD_NUM: '77', BASH_ENV: bashEnv,
+	...projectEnv,
+};
+const result = { steps: [], status: 'success', artifacts: [], test_results: [] };
+
+function runBash(script, env, label) {
+	const file = path.join(opt.out, `.step-${result.steps.length}.sh`);
+	fs.writeFileSync(file, script);
+	const r = spawnSync('/bin/bash', ['-eo', 'pipefail', file], { cwd: workdir, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+	for (const l of `${r.stdout}${r.stderr}`.split('\n')) if (l) process.stdout.write(`    | ${l}\n`);
+	return r.status === null ? 128 : r.status;
+}
+
+for (const s of steps) {
+	const label = s.args.name || s.type;
+	const when = s.args.when || 'on_success';
+	if (result.status !== 'success' && when !== 'always' && when !== 'on_fail') {
+		result.steps.push({ label, outcome: 'skipped' });
+		process.stdout.write(`--- ${label}: skipped\n`);
+		continue;
+	}
+	process.stdout.write(`--- ${label}\n`);
+	let code = 0;
+	if (s.type === 'checkout') {
+		const sha = baseEnv.CIRCLE_SHA1, branch = baseEnv.CIRCLE_BRANCH;
+		code = runBash(`git clone -q "${opt.origin}" .\ngit checkout -q -B "${branch}" "${sha}"\n`, baseEnv, label);
+	} else if (s.type === 'run') {
+		code = runBash(s.args.command, { ...baseEnv, ...(s.args.environment || {}) }, label);
+	} else {
+		const src = path.resolve(workdir, s.args.path);
+		if (fs.existsSync(src)) {
+			const dst = path.join(opt.out, s.type === 'store_artifacts' ? 'artifacts' : 'test-results', s.args.destination || path.basename(src));
+			fs.mkdirSync(path.dirname(dst), { recursive: true });
+			fs.cpSync(src, dst, { recursive: true });
+			result[s.type === 'store_artifacts' ? 'artifacts' : 'test_results'].push(dst);
+		}
+	}
+	result.steps.push({ label, outcome: code ? 'failure' : 'success', exit_code: code });
+	process.stdout.write(`    => ${code ? `failure (exit ${code})` : 'success'}\n`);
+	if (code) result.status = 'failure';
+}
+fs.writeFileSync(opt.result, JSON.stringify(result, null, 1));
+process.stdout.write(`=== ${opt.job}: ${result.status}\n`);
+process.exit(result.status === 'success' ? 0 : 1);
