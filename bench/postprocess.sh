@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # postprocess.sh - the cost of getting a symbolized profile once the suite
-# has run: testflame (replay, unwind, symbolize, attribute, encode, as timed
-# by `record -v`, plus `view --format folded`) versus perf (`perf script`
-# over perf.data, plus folding its stacks with awk, the job of FlameGraph's
-# stackcollapse-perf.pl). Same workload, same frequency, frame pointers.
+# has run: testflame (replay, unwind, symbolize with file:line and inlined
+# frames, attribute, encode, as timed by `record -v`, plus `view --format
+# folded`) versus perf (`perf script` over perf.data plus folding its stacks
+# with awk, the job of FlameGraph's stackcollapse-perf.pl; and the same with
+# `-F +srcline`, which gives the file:line testflame's profile carries).
+# Same workload (the example suite REPEAT times), frequency, frame pointers.
 #
-#   bench/postprocess.sh [ROUNDS] [FREQ]
+#   bench/postprocess.sh [ROUNDS] [FREQ] [REPEAT]
 . "$(dirname "$0")/common.sh"
 ROUNDS=${1:-5}
 FREQ=${2:-999}
+REPEAT=${3:-1}
 bench_build
-SUITE=(make -s -C "$TOP/examples" check)
+printf 'for i in $(seq %s); do make -s -C "%s" check || exit 1; done\n' "$REPEAT" "$TOP/examples" >"$WORK/suite.sh"
+SUITE=(sh "$WORK/suite.sh")
 
 # perf script's output folded: frames of each sample, root first, ';'-joined
 fold_perf() {
@@ -20,7 +24,7 @@ fold_perf() {
 	     END { if (stack != "") c[stack]++; for (s in c) print s, c[s] }'
 }
 
-: >"$WORK/tf.times"; : >"$WORK/perf.times"
+: >"$WORK/tf.times"; : >"$WORK/perf.times"; : >"$WORK/perfsl.times"
 for r in $(seq "$ROUNDS"); do
 	"$TF" record -v --freq "$FREQ" --call-graph fp -o "$WORK/run.pb.gz" -- "${SUITE[@]}" >/dev/null 2>"$WORK/tf.log"
 	build_ms=$(sed -n 's/.*built the profile in \([0-9.]*\) ms.*/\1/p' "$WORK/tf.log")
@@ -33,12 +37,18 @@ for r in $(seq "$ROUNDS"); do
 	perf script -i "$WORK/perf.data" 2>/dev/null | fold_perf >"$WORK/perf.folded"
 	t1=$(now_ns)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }' >>"$WORK/perf.times"
+	t0=$(now_ns)
+	perf script -F +srcline -i "$WORK/perf.data" 2>/dev/null | fold_perf >"$WORK/perfsl.folded"
+	t1=$(now_ns)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }' >>"$WORK/perfsl.times"
 done
 
 machine
-echo "workload: make -C examples check at $FREQ Hz, frame pointers; $ROUNDS rounds"
-echo "samples: testflame $(grep -o '[0-9]* samples,' "$WORK/tf.log" | head -1), perf $(perf script -i "$WORK/perf.data" -F period 2>/dev/null | wc -l) samples"
-tf=$(median <"$WORK/tf.times"); pf=$(median <"$WORK/perf.times")
-printf 'testflame post-processing (profile build + write + view folded): %.3f s\n' "$tf"
-printf 'perf script + folding:                                         %.3f s\n' "$pf"
-printf 'ratio perf / testflame: %.1fx\n' "$(awk -v a="$pf" -v b="$tf" 'BEGIN { print a / b }')"
+echo "workload: make -C examples check x$REPEAT at $FREQ Hz, frame pointers; $ROUNDS rounds"
+echo "samples: testflame $(sed -n "s/.*wrote '[^']*': \([0-9]*\) samples.*/\1/p" "$WORK/tf.log"), perf $(perf script -i "$WORK/perf.data" -F period 2>/dev/null | wc -l) samples"
+tf=$(median <"$WORK/tf.times"); pf=$(median <"$WORK/perf.times"); ps=$(median <"$WORK/perfsl.times")
+printf 'testflame post-processing (profile build + write + view folded): %8.3f s\n' "$tf"
+printf 'perf script + folding (symbols only):                           %8.3f s   perf / testflame %.1fx\n' \
+	"$pf" "$(awk -v a="$pf" -v b="$tf" 'BEGIN { print a / b }')"
+printf 'perf script -F +srcline + folding (file:line, as testflame):   %8.3f s   perf / testflame %.1fx\n' \
+	"$ps" "$(awk -v a="$ps" -v b="$tf" 'BEGIN { print a / b }')"

@@ -7,7 +7,8 @@
 # which bench/postprocess.sh measures). Variants: bare, `testflame record`
 # (frame pointers, DWARF, auto) and `perf record` (-g, --call-graph dwarf),
 # all at the same frequency. Runs alternate, ROUNDS times; medians and the
-# ratios to bare come from this one run.
+# paired ratios to bare (median and interquartile range) come from this one
+# run.
 #
 #   bench/record-overhead.sh [ROUNDS] [FREQ]
 . "$(dirname "$0")/common.sh"
@@ -43,10 +44,16 @@ done
 
 machine
 echo "workload: make -C examples check, timed from inside; $ROUNDS alternating rounds at $FREQ Hz"
-bare=$(median <"$WORK/bare.times")
-printf '%-12s %12s %8s\n' variant "median ms" "÷ bare"
+echo "ratio: each run divided by the bare run of its own round (pairs cancel the machine's drift)"
+printf '%-12s %12s %10s %18s\n' variant "median ms" "÷ bare" "ratio IQR"
 for v in "${order[@]}"; do
 	m=$(median <"$WORK/$v.times")
-	printf '%-12s %12.1f %8.3f\n' "$v" "$(awk -v m="$m" 'BEGIN { print m / 1000 }')" \
-		"$(awk -v a="$m" -v b="$bare" 'BEGIN { print a / b }')"
+	paste "$WORK/$v.times" "$WORK/bare.times" | awk '{ print $1 / $2 }' | sort -g >"$WORK/$v.ratios"
+	awk -v name="$v" -v m="$m" '
+		{ r[NR] = $1 }
+		END {
+			med = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+			q1 = r[int((NR + 3) / 4)]; q3 = r[int((3 * NR + 1) / 4)]
+			printf "%-12s %12.1f %10.3f %9.3f-%-8.3f\n", name, m / 1000, med, q1, q3
+		}' "$WORK/$v.ratios"
 done

@@ -11,6 +11,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -259,6 +260,13 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		    (unsigned long long)res->info.spool_bytes);
 
 	uint64_t t1 = tf_now_ns();
+	{
+		struct rusage ru;
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			tf_verbosef("testflame's own CPU while recording: %.1f ms user, %.1f ms system",
+				    (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3,
+				    (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3);
+	}
 	rc = tf_attribute_build(&res->profile, rec, sym, &o->ao, &res->stats);
 	tf_verbosef("ran the command in %.3f s; built the profile in %.1f ms "
 		    "(%llu samples, %llu frames)", (double)(t1 - t0) / 1e9,
