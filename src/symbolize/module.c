@@ -298,7 +298,7 @@ bool tf_sym_module_has_fp(tf_sym_module *m)
 		Dwarf_Addr symbias;
 		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx,
 							    &symelf, &symbias);
-		/* tiny functions (thunks, stubs) need no frame either way */
+		/* tiny functions (thunks, trampolines) need no frame either way */
 		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size < 16 ||
 		    sym.st_shndx == SHN_UNDEF)
 			continue;
