@@ -9,6 +9,13 @@ build=${1:-build}
 what=${2:-all}
 pattern=${3:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The suite describes its own CI context: a CI runner's variables (CI=true,
+# GITHUB_*, GITLAB_CI, CI_*, CIRCLE*, TESTFLAME_*) must not leak into it.
+for v in $(compgen -e); do
+	case "$v" in
+	CI|CI_*|GITHUB_*|GITLAB_*|CIRCLE*|TESTFLAME_*|BUILDKITE*|JENKINS_*|TRAVIS*) unset "$v";;
+	esac
+done
 build=$(cd "$build" && pwd)
 export TESTFLAME_BUILD="$build" TESTFLAME_TOP="$top"
 export PATH="$build:$PATH"

@@ -72,15 +72,15 @@ typedef struct {
 /* One test's noise, learned from earlier runs of the same suite. */
 typedef struct tf_test_noise {
 	char *test;
-	double noise_pct;   /* robust CV of one run's cost, percent */
+	double noise_pct;   /* CV of one run's cost (SD of the log costs), percent */
 	size_t runs;        /* how many runs it was learned from */
 } tf_test_noise;
 
 /*
  * The run-to-run noise of every test seen in at least 3 of `runs` (run
  * files of earlier commits, typically the stored baselines along the
- * first-parent history): 1.4826 x the median absolute deviation of the log
- * costs, a CV robust to the odd real change among them. `value` as in
+ * first-parent history): the standard deviation of the log costs, with
+ * runs - 1 degrees of freedom. `value` as in
  * tf_compare_opts. The caller frees with tf_test_noise_free().
  */
 int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *const *runs,

@@ -121,13 +121,17 @@ typedef struct {
 	unsigned walked;     /* commits looked at */
 	bool history_ended;  /* the walk reached a root commit or the edge of a
 			      * shallow clone before max_depth */
+	char remote_error[256]; /* opts->fetch, but the remote could not be
+				 * opened (no such remote, unreachable): why;
+				 * the walk looked at local baselines only */
 } tf_store_match;
 
 /*
  * The nearest commit on the first-parent history of `start_rev` (itself
  * included) that has a baseline for `suite` and `kind`. TF_ENOTFOUND (with
  * `out` still describing the walk) when there is none; any other error
- * (corrupt baseline, remote unreachable) is returned as such.
+ * (corrupt baseline, a failed fetch) is returned as such. A remote that
+ * cannot be opened at all is not an error: see out->remote_error.
  */
 int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 		     const char *suite, const char *kind,

@@ -558,6 +558,11 @@ static int run_stored(run_opts *o, int *status)
 					     (o->fetch || (ctx->ci && ctx->ci->provider != TF_CI_LOCAL)) };
 		tf_store_match m;
 		rc = tf_store_resolve(&m, st, start, o->rec.suite_name, kind, &ro);
+		if (m.remote_error[0]) {
+			tf_warnf("the remote's baselines were not looked at (%s): local ones only",
+				 m.remote_error);
+			ro.fetch = false;
+		}
 		if (rc == 0) {
 			rc = tf_store_get(&bytes, st, m.commit, o->rec.suite_name, kind);
 			tf_record_result br;

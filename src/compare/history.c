@@ -7,24 +7,19 @@
  * stored baselines of earlier commits are repeated runs of the same suite;
  * the spread of each test's cost across them is its noise, with real
  * changes between those commits only making the estimate more cautious.
+ *
+ * The spread is the sample standard deviation of the log costs, not a
+ * robust one: over 3 to 10 runs the median absolute deviation is biased
+ * low (over 3 runs it is the smaller of two deviations), and a noise
+ * underestimated by half makes the gate cry wolf on every noisy test. The
+ * estimate's own uncertainty (k - 1 degrees of freedom) is carried to the
+ * test (compare.c, stats.c).
  */
 #include "testflame/compare.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 typedef struct {
 	tf_strtab names;
@@ -74,10 +69,13 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 		}
 		if (k < 3)
 			continue;
-		double m = median(logs, k);
+		double m = 0, ss = 0;
 		for (size_t i = 0; i < k; i++)
-			logs[i] = fabs(logs[i] - m);
-		tf_test_noise tn = { tf_xstrdup(t.names.strs.v[id]), 100 * 1.4826 * median(logs, k), k };
+			m += logs[i];
+		m /= (double)k;
+		for (size_t i = 0; i < k; i++)
+			ss += (logs[i] - m) * (logs[i] - m);
+		tf_test_noise tn = { tf_xstrdup(t.names.strs.v[id]), 100 * sqrt(ss / (double)(k - 1)), k };
 		tf_vec_push(&res, tn);
 	}
 	free(logs);

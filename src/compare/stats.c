@@ -26,7 +26,7 @@
  *    baseline"): a z test on the log ratio with both noises modelled:
  *        log r = log(mean head cost / mean base cost)
  *        Var(log r) = s_base + s_head + c^2 (1/n_base + 1/n_head)
- *        z = log r / sqrt(Var),  p = 2 (1 - Phi(|z|))
+ *        z = log r / sqrt(Var),  p = 2 (1 - Phi(|z|))  (or t, below)
  *    s is the sampling term. For profiles of unknown origin it is the
  *    Poisson 1/N (with c = 0 the large-sample conditional binomial test of
  *    two Poisson rates). testflame's own run files sample on counter
@@ -39,6 +39,13 @@
  *    stored history shows (the run files of earlier commits): a memory-bound
  *    test on a shared runner may wander by 20% where a CPU-bound one stays
  *    within 1%, and one number for both would either cry wolf or go blind.
+ *    A spread over k runs is itself uncertain (k - 1 degrees of freedom),
+ *    so when it raises c, the part of c^2 above the floor is treated as
+ *    estimated and the others as known: the test becomes a t test with
+ *    Satterthwaite's degrees of freedom, close to z for a test as quiet as
+ *    the floor, and an honest t(k - 1) for one far noisier. Below 5 runs
+ *    all of c^2 counts as estimated (3 runs that happen to agree say
+ *    little), so a suite's first baselines catch only gross slowdowns.
  *    The change under test never feeds its own noise estimate, so a change
  *    that slows every test is still seen.
  *  - At least 3 runs per side (repeats, `--against` A B A B): the data
@@ -416,12 +423,19 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		double c2 = in->noise * in->noise;
 		double sb = in->periodic ? 1 / (nb * nb) : 1 / nb;
 		double sh = in->periodic ? 1 / (nh * nh) : 1 / nh;
-		double var = sb + sh + c2 * (1 / (double)in->nbase + 1 / (double)in->nhead);
+		double runs = 1 / (double)in->nbase + 1 / (double)in->nhead;
+		double var = sb + sh + c2 * runs;
 		out->method = TF_METHOD_POISSON;
 		out->se = sqrt(var);
 		out->df = INFINITY;
-		out->p = TF_MIN(1.0, 2 * tf_stats_norm_sf(fabs(lr) / out->se));
-		crit = z975;
+		if (in->noise_excess2 > 0 && in->noise_df > 0) {
+			/* Satterthwaite: only the estimated part of the variance
+			 * is uncertain, the rest is known */
+			double e = in->noise_excess2 * runs;
+			out->df = var * var / (e * e / in->noise_df);
+		}
+		out->p = TF_MIN(1.0, 2 * tf_stats_t_sf(fabs(lr) / out->se, out->df));
+		crit = isinf(out->df) ? z975 : tf_stats_t_isf(0.025, out->df);
 	}
 	/* the interval is centred on the reported ratio of mean costs */
 	out->ci_low = exp(lr - crit * out->se) - 1;

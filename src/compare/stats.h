@@ -54,6 +54,10 @@ typedef struct {
 	/* Repeats: the prior run-to-run noise (a fraction) the per-run spread
 	 * is moderated with, and its weight in degrees of freedom. */
 	double prior_noise, prior_df;
+	/* Single runs: the part of noise^2 that was estimated (from a test's
+	 * history) rather than known, and that estimate's degrees of freedom;
+	 * 0 and 0 when all of `noise` is the event's floor. */
+	double noise_excess2, noise_df;
 } tf_stats_input;
 
 typedef struct {

@@ -451,8 +451,10 @@ int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 		rc = tf_store_git_error(rc, TF_ENOTFOUND, "commit '%s' is not in this repository", start_rev);
 		goto done;
 	}
-	if (opts && opts->fetch && tf_store_is_git(s) && (rc = tf_remote_session_open(&rs, s)))
-		goto done;
+	if (opts && opts->fetch && tf_store_is_git(s) && tf_remote_session_open(&rs, s)) {
+		snprintf(out->remote_error, sizeof(out->remote_error), "%s", tf_error_last());
+		rs = NULL;
+	}
 	for (;;) {
 		char hex[TF_STORE_ID_HEX + 1];
 		git_commit *parent = NULL;

@@ -13,6 +13,14 @@
 # tree), $SCRATCH (this script's temp dir), and the helpers below.
 # KEEP=1 in the environment keeps $SCRATCH after the script, for a look.
 set -u
+# The suite describes its own CI context: a CI runner's variables (CI=true,
+# GITHUB_*, GITLAB_CI, CI_*, CIRCLE*, TESTFLAME_*) must not leak into it.
+for v in $(compgen -e); do
+	case "$v" in
+	TESTFLAME_TOP|TESTFLAME_BUILD) ;;
+	CI|CI_*|GITHUB_*|GITLAB_*|CIRCLE*|TESTFLAME_*|BUILDKITE*|JENKINS_*|TRAVIS*) unset "$v";;
+	esac
+done
 TOP=${TESTFLAME_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${TESTFLAME_BUILD:-$TOP/build}
 TF=$BUILD/testflame
@@ -98,7 +106,7 @@ p = 'src/matrix.c'
 s = open(p).read()
 s = s.replace("""				s += a[i * n + k] * b[k * n + j];
 """, """				s += a[i * n + k] * b[k * n + j];
-			for (int k = 0; k < n; k++) /* an accidental second pass */
+			for (int r = 0; r < 4; r++) for (int k = 0; k < n; k++) /* extra passes */
 				s += 0.0 * a[i * n + k] * b[k * n + j];
 """)
 open(p, 'w').write(s)

@@ -96,7 +96,7 @@ static void test_stats_welch_runs(void **state)
 	(void)state;
 	const double base[] = { 1.00e9, 1.03e9, 0.98e9, 1.01e9, 0.99e9 };
 	const double head[] = { 1.10e9, 1.08e9, 1.13e9, 1.09e9, 1.11e9 };
-	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03, false, 0, 0 };
+	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03, false, 0, 0, 0, 0 };
 	tf_stats_result r;
 
 	tf_stats_test(&r, &in);
@@ -113,7 +113,7 @@ static void test_stats_poisson(void **state)
 {
 	(void)state;
 	const double base[] = { 2000 }, head[] = { 2500 };
-	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03, false, 0, 0 };
+	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03, false, 0, 0, 0, 0 };
 	tf_stats_result r;
 	char why[256];
 
@@ -281,7 +281,7 @@ static tf_verdict simulate(rng *g, size_t runs, double lam, double cv, double ra
 	}
 	if (nb == 0 || nh == 0)
 		return nb == 0 ? TF_VERDICT_NEW : TF_VERDICT_GONE;
-	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise, false, 0, 0 };
+	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise, false, 0, 0, 0, 0 };
 	tf_stats_test(&r, &in);
 	if (p_out)
 		*p_out = r.p;
@@ -374,7 +374,7 @@ static void test_sim_suite_family_wise(void **state)
 			double h = poisson(&g, lam * exp(cv * gauss(&g) - cv * cv / 2));
 			b = b ? b : 1;
 			h = h ? h : 1;
-			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03, false, 0, 0 };
+			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03, false, 0, 0, 0, 0 };
 			tf_stats_test(&r[t], &in);
 			p[t] = r[t].p;
 			nb[t] = b;
@@ -404,6 +404,54 @@ static void test_sim_runs_no_false_alarm(void **state)
 		regressed += simulate(&g, 5, 1000, 0.03, 1.0, 0.03, NULL) == TF_VERDICT_REGRESSED;
 	if (regressed > 8)
 		fail_msg("%d false regressions in 5000 trials of 5 runs", regressed);
+}
+
+/*
+ * One run against a stored baseline, a test much noisier than the floor
+ * (20% per run, periodic sampling so run noise is all there is), its noise
+ * learned from the k stored runs the baseline is the last of, as
+ * compare.c does: the floor doubled below 5 runs, raised to the history's
+ * standard deviation, whose excess over the floor (all of it below 5
+ * runs) has k - 1 degrees of freedom. Nothing changed: regressions must stay near alpha/2 for every
+ * k, where plugging the estimate in as if known false-alarmed in several
+ * percent of the trials at k = 3.
+ */
+static void test_sim_history_noise_calibrated(void **state)
+{
+	(void)state;
+	rng g = { 99 };
+	const size_t ks[] = { 3, 5, 10 };
+	for (size_t s = 0; s < TF_ARRAY_SIZE(ks); s++) {
+		size_t k = ks[s];
+		int regressed = 0;
+		for (int t = 0; t < 20000; t++) {
+			double logs[10], m = 0, ss = 0;
+			for (size_t i = 0; i < k; i++)
+				m += logs[i] = 0.2 * gauss(&g);
+			m /= (double)k;
+			for (size_t i = 0; i < k; i++)
+				ss += (logs[i] - m) * (logs[i] - m);
+			double sd = sqrt(ss / (double)(k - 1));
+			double floor = k < 5 ? 0.03 : 0.015, noise = floor, ex = 0, df = 0;
+			if (sd > floor) {
+				ex = sd * sd - floor * floor;
+				noise = sd;
+			}
+			if (k < 5)
+				ex = noise * noise;
+			if (ex > 0)
+				df = (double)k - 1;
+			double b = 1e4 * exp(logs[k - 1]), h = 1e4 * exp(0.2 * gauss(&g));
+			tf_stats_input in = { &b, &h, 1, 1, b, h, noise, true, 0, 0, ex, df };
+			tf_stats_result r;
+			char why[256];
+			tf_stats_test(&r, &in);
+			regressed += tf_stats_verdict(&r, r.p, 0.05, 0.001, b, h, why, sizeof(why)) ==
+				     TF_VERDICT_REGRESSED;
+		}
+		if (regressed > 25)
+			fail_msg("%d false regressions in 20000 trials, noise from %zu runs", regressed, k);
+	}
 }
 
 /*
@@ -456,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_sim_p_calibrated),
 		cmocka_unit_test(test_sim_suite_family_wise),
 		cmocka_unit_test(test_sim_runs_no_false_alarm),
+		cmocka_unit_test(test_sim_history_noise_calibrated),
 		cmocka_unit_test(test_sim_detects_slowdown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
