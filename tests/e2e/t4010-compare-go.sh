@@ -134,11 +134,21 @@ test_expect_success "two runs of the same binary: no regression" '
 '
 
 # (--threshold 10: "unchanged" needs 100/threshold samples per test, and a
-# fast machine may take fewer than 20 samples of a test here)
+# fast machine may take fewer than 20 samples of a test here; the samples
+# outside every pprof.Do, the runtime's and the harness's, may be a fourth
+# test when there are enough of them)
 test_expect_success "a Go profile against itself: every test unchanged" '
 	"$TF" compare --threshold 10 --report self v1-lab.pb.gz v1-lab.pb.gz > out.txt &&
-	expect_eq "$(jget self/report.json "d[\"summary\"][\"unchanged\"]")" 3 &&
-	expect_eq "$(jget self/report.json "d[\"summary\"][\"tests\"]")" 3
+	python3 -c "
+import json
+r = json.load(open(\"self/report.json\"))
+named = sorted(t[\"name\"] for t in r[\"tests\"] if t[\"name\"].startswith(\"Test\"))
+assert named == [\"TestEncode\", \"TestOld\", \"TestParse\"], named
+assert len(r[\"tests\"]) <= 4, [t[\"name\"] for t in r[\"tests\"]]
+v = [(t[\"name\"], t[\"verdict\"]) for t in r[\"tests\"]]
+assert all(x == \"unchanged\" for n, x in v if n.startswith(\"Test\")), v
+assert not [x for n, x in v if x in (\"regressed\", \"improved\")], v
+"
 '
 
 test_expect_code 3 "labelled Go profiles: per-test verdicts" '
