@@ -20,6 +20,8 @@
 # positive when any other test is, or victim at 0%.
 #
 #   bench/detection.sh [TRIALS] [UNITS] [MODES]    (defaults 30 2 "stored against-3 against-5")
+#
+# KEEP_REPORTS=DIR keeps every trial's report.json there, as MODE-SIZE-TRIAL.json.
 . "$(dirname "$0")/common.sh"
 TRIALS=${1:-30}
 UNITS=${2:-2}
@@ -65,7 +67,7 @@ for t in r["tests"]:
 print(v, other)' testflame-report/report.json
 }
 
-results=$WORK/results
+results=${RESULTS:-$WORK/results}
 : >"$results"
 for trial in $(seq "$TRIALS"); do
 	for size in $SIZES; do
@@ -84,6 +86,8 @@ for trial in $(seq "$TRIALS"); do
 			against-*) "$TF" run -q --no-save --no-fail --against main --repeat "${mode#against-}" >/dev/null 2>&1 ;;
 			esac
 			echo "$mode $size $(verdicts)" >>"$results"
+			[ -z "${KEEP_REPORTS:-}" ] ||
+				cp testflame-report/report.json "$KEEP_REPORTS/$mode-$size-$trial.json"
 		done
 	done
 	echo "trial $trial of $TRIALS done" >&2
