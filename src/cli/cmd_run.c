@@ -559,8 +559,7 @@ static int run_stored(run_opts *o, int *status)
 		tf_store_match m;
 		rc = tf_store_resolve(&m, st, start, o->rec.suite_name, kind, &ro);
 		if (m.remote_error[0]) {
-			tf_warnf("the remote's baselines were not looked at (%s): local ones only",
-				 m.remote_error);
+			tf_warnf("%s; looking at local baselines only", m.remote_error);
 			ro.fetch = false;
 		}
 		if (rc == 0) {

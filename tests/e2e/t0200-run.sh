@@ -48,6 +48,13 @@ test_expect_success 'an unchanged branch: compared with the merge-base baseline,
 	expect_not_contains out "REGRESSION" && test -s testflame-report/report.json
 '
 
+test_expect_success 'in a CI build without the remote: a warning, then the local baselines' '
+	cd repo && CI=true "$TF" run -q --no-fail >out 2>err &&
+	expect_contains err "no remote named '\''origin'\''" &&
+	expect_contains err "looking at local baselines only" &&
+	expect_contains out "baseline: $(git rev-parse --short=12 main)"
+'
+
 test_expect_code 3 'a branch that slows matrix_multiply: exit 3, the test and function named' '
 	cd repo && git checkout -q main && git checkout -q -b slow && slow_down_matrix &&
 	git commit -qam "matrix: a second pass" && make -s all >/dev/null &&
