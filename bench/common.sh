@@ -8,7 +8,7 @@ WORK=$(mktemp -d /tmp/testflame-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
 bench_build() {
-	make -s -C "$TOP" all fixtures >/dev/null
+	make -s -C "$TOP" all fixtures bench >/dev/null
 	make -s -C "$TOP/examples" all >/dev/null
 }
 

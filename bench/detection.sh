@@ -13,19 +13,30 @@
 #               history of baselines grows as in real use), then the PR
 #               branch is run against it: one run per side, per-test noise
 #               learned from the stored history (run --history 10);
+#   stored-N    the same, main's baseline saved from N runs (run --repeat N
+#               on main, as its CI job would), the PR still run once;
+#   stored-N-M  main's baseline from N runs, the PR run M times (--repeat M);
 #   against-N   the PR branch is run with --against main --repeat N:
 #               main exported and both sides run interleaved, N runs each.
 #
 # A trial counts a detection when victim is "regressed", and a false
 # positive when any other test is, or victim at 0%.
 #
-#   bench/detection.sh [TRIALS] [UNITS] [MODES]    (defaults 30 2 "stored against-3 against-5")
+#   bench/detection.sh [TRIALS] [UNITS] [MODES]    (defaults 30 2 "stored stored-3 against-3 against-5")
 #
 # KEEP_REPORTS=DIR keeps every trial's report.json there, as MODE-SIZE-TRIAL.json.
 . "$(dirname "$0")/common.sh"
 TRIALS=${1:-30}
 UNITS=${2:-2}
-MODES=${3:-stored against-3 against-5}
+MODES=${3:-stored stored-3 against-3 against-5}
+# the repeat of the stored baselines the history starts with: the first stored mode's
+HIST_REPEAT=1
+for m in $MODES; do
+	case $m in
+	stored) break ;;
+	stored-*) HIST_REPEAT=${m#stored-}; HIST_REPEAT=${HIST_REPEAT%%-*}; break ;;
+	esac
+done
 SIZES="0 2 5 10 20"
 bench_build
 
@@ -53,7 +64,7 @@ trap 'kill $HOG 2>/dev/null; rm -rf "$WORK"' EXIT
 # the history: a few commits on main with their baselines
 for i in 1 2 3 4 5; do
 	git commit -q --allow-empty -m "main $i"
-	"$TF" run -q --no-fail >/dev/null 2>&1
+	"$TF" run -q --no-fail --repeat "$HIST_REPEAT" >/dev/null 2>&1
 done
 
 verdicts() { # report.json -> "victim-verdict other-regressions"
@@ -73,16 +84,21 @@ for trial in $(seq "$TRIALS"); do
 	for size in $SIZES; do
 		for mode in $MODES; do
 			git checkout -q main
-			if [ "$mode" = stored ]; then
+			case $mode in
+			stored | stored-*)
+				rep=${mode#stored}; rep=${rep#-}; rep=${rep%%-*}
 				git commit -q --allow-empty -m "main, trial $trial"
-				"$TF" run -q --no-fail >/dev/null 2>&1
-			fi
+				"$TF" run -q --no-fail --repeat "${rep:-1}" >/dev/null 2>&1 ;;
+			esac
 			git checkout -q -B pr main
 			echo "$size" >slowdown
 			git commit -q --allow-empty -am "victim +$size%"
 			rm -rf testflame-report
 			case $mode in
-			stored) "$TF" run -q --no-save --no-fail >/dev/null 2>&1 ;;
+			stored | stored-*)
+				prrep=1
+				case $mode in stored-*-*) prrep=${mode##*-} ;; esac
+				"$TF" run -q --no-save --no-fail --repeat "$prrep" >/dev/null 2>&1 ;;
 			against-*) "$TF" run -q --no-save --no-fail --against main --repeat "${mode#against-}" >/dev/null 2>&1 ;;
 			esac
 			echo "$mode $size $(verdicts)" >>"$results"

@@ -6,6 +6,7 @@
 # with awk, the job of FlameGraph's stackcollapse-perf.pl; and the same with
 # `-F +srcline`, which gives the file:line testflame's profile carries).
 # Same workload (the example suite REPEAT times), frequency, frame pointers.
+# testflame's own CPU while the suite ran is printed too.
 #
 #   bench/postprocess.sh [ROUNDS] [FREQ] [REPEAT]     (NOSRCLINE=1: skip the srcline variant)
 . "$(dirname "$0")/common.sh"
@@ -24,9 +25,11 @@ fold_perf() {
 	     END { if (stack != "") c[stack]++; for (s in c) print s, c[s] }'
 }
 
-: >"$WORK/tf.times"; : >"$WORK/perf.times"; : >"$WORK/perfsl.times"
+: >"$WORK/tf.times"; : >"$WORK/perf.times"; : >"$WORK/perfsl.times"; : >"$WORK/tfrun.times"
 for r in $(seq "$ROUNDS"); do
 	"$TF" record -v --freq "$FREQ" --call-graph fp -o "$WORK/run.pb.gz" -- "${SUITE[@]}" >/dev/null 2>"$WORK/tf.log"
+	sed -n 's/.*own CPU while recording: \([0-9.]*\) ms user, \([0-9.]*\) ms system.*/\1 \2/p' "$WORK/tf.log" |
+		awk '{ printf "%.4f\n", ($1 + $2) / 1000 }' >>"$WORK/tfrun.times"
 	build_ms=$(sed -n 's/.*built the profile in \([0-9.]*\) ms.*/\1/p' "$WORK/tf.log")
 	write_ms=$(sed -n 's/.*wrote the run file in \([0-9.]*\) ms.*/\1/p' "$WORK/tf.log")
 	view_s=$(time_once "$TF" view --format folded -o "$WORK/run.folded" "$WORK/run.pb.gz")
@@ -52,6 +55,7 @@ echo "workload: make -C examples check x$REPEAT at $FREQ Hz, frame pointers; $RO
 echo "samples: testflame $(sed -n "s/.*wrote '[^']*': \([0-9]*\) samples.*/\1/p" "$WORK/tf.log"), perf $(perf script -i "$WORK/perf.data" -F period 2>/dev/null | wc -l) samples"
 tf=$(median <"$WORK/tf.times"); pf=$(median <"$WORK/perf.times"); ps=$(median <"$WORK/perfsl.times")
 printf 'testflame post-processing (profile build + write + view folded): %8.3f s\n' "$tf"
+printf '  (testflame'"'"'s own CPU while the suite ran, recording: %.3f s)\n' "$(median <"$WORK/tfrun.times")"
 printf 'perf script + folding (symbols only):                           %8.3f s   perf / testflame %.1fx\n' \
 	"$pf" "$(awk -v a="$pf" -v b="$tf" 'BEGIN { print a / b }')"
 printf 'perf script -F +srcline + folding (file:line, as testflame):   %8.3f s   perf / testflame %.1fx\n' \

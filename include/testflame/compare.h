@@ -61,6 +61,9 @@ typedef struct {
 			       * "samples"); NULL: the profile's event column */
 	const char *test;     /* compare only this test; NULL: all */
 	size_t top_functions; /* functions kept per regressed / improved test (default 10) */
+	double min_samples;   /* fewer samples on a side: not "unchanged" but
+			       * "inconclusive"; <= 0: one sample must be worth
+			       * less than the threshold (the default) */
 	tf_correction correction;
 	/* Run-to-run noise of each test as its history shows it (see
 	 * tf_compare_history_noise); raises the noise above the event's floor
@@ -130,7 +133,7 @@ typedef struct {
 	double delta_pct;          /* (head - base) / base * 100; NAN for new / gone */
 	double ci_low_pct;         /* 95% confidence interval of delta_pct; NAN for new / gone */
 	double ci_high_pct;
-	double p_value;            /* two-sided, for "no change"; NAN for new / gone */
+	double p_value;            /* "no change", one-sided in the direction of delta; NAN for new / gone */
 	double p_adjusted;         /* after the correction across tests */
 	tf_compare_method method;
 	double df;                 /* Welch's degrees of freedom; INFINITY for the z test */
@@ -150,6 +153,7 @@ typedef struct {
 	const char *unit;        /* its unit: "nanoseconds", "count" */
 	double threshold;        /* percent */
 	double alpha;
+	double min_samples;      /* gate.min_samples; 0: by the threshold */
 	double noise;            /* percent: the event's floor; tests without a
 				  * stored history assume twice that */
 	double build_base_cost, build_head_cost; /* the "[build]" steps, apart from the tests */

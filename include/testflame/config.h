@@ -45,6 +45,7 @@ typedef struct {
 	char *test;           /* default test name (--test) */
 	char *target_branch;  /* what PR-less runs compare against */
 	long repeat;          /* --repeat, 1..1000; 0 unset */
+	long baseline_repeat; /* runs of a run that saves a baseline, 1..1000; 0 unset */
 	char *against;        /* --against REV */
 	char *store;          /* "git", "dir:PATH", "pyroscope:URL" */
 

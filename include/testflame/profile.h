@@ -167,6 +167,21 @@ uint8_t *tf_profile_label_mask(const tf_profile *p, const char *key, const char 
 int tf_profile_select(tf_profile **out, const tf_profile *p, const uint8_t *mask);
 
 /*
+ * Repeated runs of one suite in one run file (a baseline saved from
+ * `run --repeat N`): every sample of run i (from 1) gets the string label
+ * run=i, the header and comments are the first run's, and the metadata
+ * "runs" says how many there are. tf_profile_count_runs() reads it (1 for
+ * an ordinary profile); tf_profile_split_runs() gives the runs back as
+ * separate profiles (one copy for an ordinary profile), which the caller
+ * frees, each and the array.
+ */
+#define TF_RUN_LABEL "run"
+#define TF_MAX_RUNS 1000
+int tf_profile_join_runs(tf_profile **out, const tf_profile *const *runs, size_t n);
+size_t tf_profile_count_runs(const tf_profile *p);
+int tf_profile_split_runs(tf_profile ***out, size_t *n, const tf_profile *p);
+
+/*
  * Human-readable values in pprof's style: "1.85s", "120ms", "3.50MB", or a
  * plain number for counts and unknown units. tf_value_format() picks the
  * scale that suits `value`; a table picks one scale for a whole column with

@@ -42,6 +42,7 @@ void tf_symbolizer_free(tf_symbolizer *s);
  */
 void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev);
 
+
 /* After the run, in time order: MMAP, COMM (exec), FORK and EXIT events. */
 void tf_symbolizer_event(tf_symbolizer *s, const tf_rec_event *ev);
 

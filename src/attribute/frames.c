@@ -75,6 +75,10 @@ struct tf_frame_rules {
 	TF_VEC(uint32_t) fn_cache;
 	/* per mapping: bitmask of FROM_LIB rules whose library it is, +1 */
 	TF_VEC(uint64_t) map_cache;
+	/* per function: 1 when no REGEX or CALLEE_OF rule matches it, 2 when
+	 * one does, 0 not yet known (most frames of a stack match nothing) */
+	TF_VEC(uint8_t) fn_quiet;
+	bool has_from_lib;
 	TF_VEC(uint32_t) fr_fn, fr_map;  /* the current stack, root first */
 };
 
@@ -121,6 +125,8 @@ static int add_rule(tf_frame_rules *r, const rule_def *d)
 			regfree(&ru.name);
 		return rc;
 	}
+	if (ru.def.kind == RULE_FROM_LIB)
+		r->has_from_lib = true;
 	tf_vec_push(&r->rules, ru);
 	return 0;
 }
@@ -166,6 +172,7 @@ void tf_frame_rules_free(tf_frame_rules *r)
 	tf_vec_free(&r->rules);
 	tf_vec_free(&r->fn_cache);
 	tf_vec_free(&r->map_cache);
+	tf_vec_free(&r->fn_quiet);
 	tf_vec_free(&r->fr_fn);
 	tf_vec_free(&r->fr_map);
 	free(r);
@@ -283,6 +290,21 @@ static uint64_t lib_mask(tf_frame_rules *r, uint32_t mi)
 	return r->map_cache.v[mi] - 1;
 }
 
+/* Whether no REGEX or CALLEE_OF rule can fire on function `fi`. */
+static bool quiet(tf_frame_rules *r, uint32_t fi)
+{
+	while (r->fn_quiet.n <= fi)
+		tf_vec_push(&r->fn_quiet, 0);
+	if (!r->fn_quiet.v[fi]) {
+		bool any = false;
+		for (size_t ri = 0; ri < r->rules.n && !any; ri++)
+			if (r->rules.v[ri].def.kind != RULE_FROM_LIB)
+				any = classify(r, fi, ri) != 0;
+		r->fn_quiet.v[fi] = any ? 2 : 1;
+	}
+	return r->fn_quiet.v[fi] == 1;
+}
+
 tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 {
 	const tf_profile *p = r->p;
@@ -302,9 +324,14 @@ tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 	nf = r->fr_fn.n;
 	for (size_t i = 0; i < nf; i++) {
 		uint32_t fi = r->fr_fn.v[i];
+		bool q = quiet(r, fi);
+		if (q && !r->has_from_lib)
+			continue;
 		for (size_t ri = 0; ri < r->rules.n; ri++) {
 			const rule *ru = &r->rules.v[ri];
 			uint32_t v;
+			if (q && ru->def.kind != RULE_FROM_LIB)
+				continue;
 			switch (ru->def.kind) {
 			case RULE_REGEX:
 				v = classify(r, fi, ri);

@@ -136,6 +136,48 @@ static int load_all(tf_profile **out, const char *const *names, size_t n, const 
 	return 0;
 }
 
+/*
+ * A run file saved from `run --repeat N` (a baseline) holds N runs: each
+ * becomes a run of its side, named "FILE run I". Replaces *pp and *names
+ * (n entries) with the expanded arrays; the new names go to `owned`.
+ */
+static void expand_runs(tf_profile ***pp, const char ***names, size_t *n, size_t *cap,
+			char ***owned, size_t *nowned)
+{
+	size_t total = 0, k = 0;
+	for (size_t i = 0; i < *n; i++)
+		total += tf_profile_count_runs((*pp)[i]);
+	if (total == *n)
+		return;
+	tf_profile **np = tf_xcalloc(total, sizeof(*np));
+	const char **nn = tf_xcalloc(total, sizeof(*nn));
+	*owned = tf_xrealloc(*owned, (*nowned + total) * sizeof(char *));
+	for (size_t i = 0; i < *n; i++) {
+		tf_profile **parts;
+		size_t nparts;
+		if (tf_profile_count_runs((*pp)[i]) == 1) {
+			np[k] = (*pp)[i];
+			nn[k++] = (*names)[i];
+			continue;
+		}
+		tf_profile_split_runs(&parts, &nparts, (*pp)[i]);
+		tf_verbosef("'%s' holds %zu runs", (*names)[i], nparts);
+		for (size_t j = 0; j < nparts; j++) {
+			char *nm = tf_xasprintf("%s run %zu", (*names)[i], j + 1);
+			(*owned)[(*nowned)++] = nm;
+			np[k] = parts[j];
+			nn[k++] = nm;
+		}
+		free(parts);
+		tf_profile_free((*pp)[i]);
+	}
+	free(*pp);
+	free(*names);
+	*pp = np;
+	*names = nn;
+	*n = *cap = total;
+}
+
 static bool want_colour(const char *mode)
 {
 	const char *term = getenv("TERM");
@@ -191,6 +233,8 @@ int cmd_compare(int argc, char **argv)
 	int verbose = 0, npos, rc, exit_code = TF_EXIT_ERROR;
 	tf_profile **base_p = NULL, **head_p = NULL;
 	TF_VEC(const char *) base_n = { 0 }, head_n = { 0 };
+	char **owned = NULL;
+	size_t nowned = 0;
 	tf_comparison *c = NULL;
 	tf_buf out = TF_BUF_INIT, js = TF_BUF_INIT;
 
@@ -265,6 +309,8 @@ int cmd_compare(int argc, char **argv)
 		exit_code = tf_fail(rc);
 		goto done;
 	}
+	expand_runs(&base_p, &base_n.v, &base_n.n, &base_n.cap, &owned, &nowned);
+	expand_runs(&head_p, &head_n.v, &head_n.n, &head_n.cap, &owned, &nowned);
 
 	{
 		tf_compare_opts co;
@@ -315,6 +361,9 @@ done:
 	free(head_p);
 	tf_vec_free(&base_n);
 	tf_vec_free(&head_n);
+	for (size_t i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
 	tf_vec_free(&bases.items);
 	tf_vec_free(&heads.items);
 	tf_buf_free(&out);

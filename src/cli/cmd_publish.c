@@ -99,6 +99,8 @@ static int read_settings(tf_compare_opts *co, bool *regressed, const char *path)
 		co->threshold = json_number_value(v);
 	if (json_is_number(v = json_object_get(j, "alpha")))
 		co->alpha = json_number_value(v);
+	if (json_is_number(v = json_object_get(j, "min_samples")))
+		co->min_samples = json_number_value(v);
 	if (json_is_number(v = json_object_get(j, "noise_pct")))
 		co->noise = json_number_value(v);
 	parse_correction(&co->correction, json_string_value(json_object_get(j, "correction")));

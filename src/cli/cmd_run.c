@@ -206,6 +206,8 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	co.threshold = o->threshold;
 	if (o->rec.cfg->gate.alpha > 0)
 		co.alpha = o->rec.cfg->gate.alpha;
+	if (o->rec.cfg->gate.min_samples > 0)
+		co.min_samples = (double)o->rec.cfg->gate.min_samples;
 	co.history = o->noise;
 	co.nhistory = o->nnoise;
 	rc = tf_compare(&c, &bs, &hs, &co);
@@ -444,12 +446,29 @@ static char *walk_start(const tf_context *ctx)
 	return NULL;
 }
 
-static void save_baseline(run_opts *o, tf_store *st, const tf_record_result *res,
-			  const char *kind)
+static void save_baseline(run_opts *o, tf_store *st, const side_runs *head, const char *kind)
 {
 	const tf_context *ctx = o->rec.ctx;
 	tf_buf bytes = TF_BUF_INIT;
-	int rc = tf_record_cli_encode(&bytes, res);
+	size_t n = 0;
+	int rc;
+
+	/* every completed run of --repeat, as one run file */
+	while (n < head->runs.n && !head->runs.v[n].info.interrupted)
+		n++;
+	if (n > 1) {
+		TF_VEC(const tf_profile *) ps = { 0 };
+		tf_profile *joined = NULL;
+		for (size_t i = 0; i < n; i++)
+			tf_vec_push(&ps, head->runs.v[i].profile);
+		rc = tf_profile_join_runs(&joined, ps.v, n);
+		if (!rc)
+			rc = tf_pprof_encode(&bytes, joined, 6);
+		tf_profile_free(joined);
+		tf_vec_free(&ps);
+	} else {
+		rc = tf_record_cli_encode(&bytes, &head->runs.v[0]);
+	}
 
 	if (!rc)
 		rc = tf_store_save(st, ctx->commit, o->rec.suite_name, kind, bytes.ptr, bytes.len);
@@ -458,8 +477,12 @@ static void save_baseline(run_opts *o, tf_store *st, const tf_record_result *res
 		tf_warnf("could not save the baseline: %s", tf_error_last());
 		return;
 	}
-	tf_notef("saved the baseline of %.12s (%s) in the %s", ctx->commit, kind,
-		 tf_store_describe(st));
+	if (n > 1)
+		tf_notef("saved the baseline of %.12s (%s, %zu runs) in the %s", ctx->commit, kind,
+			 n, tf_store_describe(st));
+	else
+		tf_notef("saved the baseline of %.12s (%s) in the %s", ctx->commit, kind,
+			 tf_store_describe(st));
 	bool in_ci = ctx->ci && ctx->ci->provider != TF_CI_LOCAL;
 	if (!tf_store_is_git(st) || o->no_push || !(o->push || in_ci))
 		return;
@@ -506,15 +529,25 @@ static void learn_noise(run_opts *o, tf_store *st, const tf_profile *first, cons
 		next = tf_xasprintf("%s^", m.commit);
 	}
 	tf_error_clear();
-	if (runs.n >= 3 &&
+	size_t draws = 0;
+	for (size_t i = 0; i < runs.n; i++)
+		draws += tf_profile_count_runs(runs.v[i]);
+	if (draws >= 3 &&
 	    tf_compare_history_noise(&o->noise, &o->nnoise, runs.v, runs.n, NULL) == 0)
-		tf_verbosef("learned the run-to-run noise of %zu tests from %zu baselines",
-			    o->nnoise, runs.n);
+		tf_verbosef("learned the run-to-run noise of %zu tests from %zu runs in %zu baselines",
+			    o->nnoise, draws, runs.n);
 	for (size_t i = 0; i < owned.n; i++)
 		tf_profile_free(owned.v[i]);
 	tf_vec_free(&owned);
 	tf_vec_free(&runs);
 	free(next);
+}
+
+/* Whether a run that succeeds will be kept as HEAD's baseline. */
+static bool will_save(const run_opts *o)
+{
+	const tf_context *ctx = o->rec.ctx;
+	return ctx->commit && !o->no_save && (o->save || (ctx->on_default_branch && !ctx->dirty));
 }
 
 static int run_stored(run_opts *o, int *status)
@@ -564,31 +597,47 @@ static int run_stored(run_opts *o, int *status)
 		}
 		if (rc == 0) {
 			rc = tf_store_get(&bytes, st, m.commit, o->rec.suite_name, kind);
-			tf_record_result br;
-			memset(&br, 0, sizeof(br));
+			tf_profile *stored = NULL;
 			if (!rc)
-				rc = tf_pprof_decode(&br.profile, bytes.ptr, bytes.len);
+				rc = tf_pprof_decode(&stored, bytes.ptr, bytes.len);
 			if (rc) {
 				tf_warnf("the baseline of %.12s cannot be read: %s", m.commit,
 					 tf_error_last());
 				why = tf_xasprintf("the baseline of %.12s cannot be read", m.commit);
 			} else {
+				/* a baseline saved from --repeat holds its runs apart */
+				tf_profile **parts;
+				size_t nparts;
+				tf_profile_split_runs(&parts, &nparts, stored);
+				for (size_t i = 0; i < nparts; i++) {
+					tf_record_result br;
+					memset(&br, 0, sizeof(br));
+					br.profile = parts[i];
+					tf_vec_push(&base.runs, br);
+					tf_vec_push(&base.names,
+						    nparts > 1 ? tf_xasprintf("baseline %.12s run %zu", m.commit, i + 1)
+							       : tf_xasprintf("baseline %.12s", m.commit));
+				}
+				free(parts);
 				memcpy(base_commit, m.commit, sizeof(base_commit));
-				tf_vec_push(&base.runs, br);
-				tf_vec_push(&base.names, tf_xasprintf("baseline %.12s", m.commit));
 				have_base = true;
 				if (o->history > 1)
-					learn_noise(o, st, br.profile, m.commit, kind, &ro);
+					learn_noise(o, st, stored, m.commit, kind, &ro);
+				tf_profile_free(stored);
 				tf_baseline b;
 				memset(&b, 0, sizeof(b));
 				bool shown = tf_store_show(&b, st, m.commit) == 0 && b.subject;
 				const char *where = ctx->merge_base && strcmp(start, ctx->merge_base) == 0
 						    ? "the merge-base" : "HEAD";
 				unsigned dist = m.distance + (strcmp(where, "HEAD") == 0 ? 1 : 0);
-				note = tf_xasprintf("baseline: %.12s%s%s%s, %u commit%s before %s%s",
+				char nr[32] = "";
+				size_t nbr = base.runs.n;
+				if (nbr > 1)
+					snprintf(nr, sizeof(nr), ", %zu runs", nbr);
+				note = tf_xasprintf("baseline: %.12s%s%s%s, %u commit%s before %s%s%s",
 						    m.commit, shown ? " (" : "", shown ? b.subject : "",
 						    shown ? ")" : "", dist, dist == 1 ? "" : "s", where,
-						    m.fetched ? ", fetched" : "");
+						    nr, m.fetched ? ", fetched" : "");
 				tf_baseline_clear(&b);
 			}
 		} else if (rc == TF_ENOTFOUND) {
@@ -616,10 +665,8 @@ static int run_stored(run_opts *o, int *status)
 	}
 
 	/* keep this run as the baseline of HEAD where it belongs */
-	if (st && ctx->commit && !exit_status && !o->no_save &&
-	    !head.runs.v[0].info.interrupted &&
-	    (o->save || (ctx->on_default_branch && !ctx->dirty))) {
-		save_baseline(o, st, &head.runs.v[0], kind);
+	if (st && !exit_status && !head.runs.v[0].info.interrupted && will_save(o)) {
+		save_baseline(o, st, &head, kind);
 	} else if (st && o->save && exit_status) {
 		tf_warnf("not saving a baseline of a failing suite (exit status %d)", exit_status);
 	}
@@ -834,6 +881,8 @@ int cmd_run(int argc, char **argv)
 		o.against = o.rec.cfg->against;
 	if (!o.against && o.or_against_merge_base)
 		o.against = o.against_owned = against_if_none(&o);
+	if (!o.repeat && !o.against && o.rec.cfg->baseline_repeat && will_save(&o))
+		o.repeat = o.rec.cfg->baseline_repeat;
 	if (!o.repeat)
 		o.repeat = o.rec.cfg->repeat ? o.rec.cfg->repeat : o.against ? 3 : 1;
 	if (o.threshold < 0)

@@ -465,6 +465,15 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		t->verdict = tf_stats_verdict(&res[tested[k]], adj[k], o->threshold / 100, o->alpha,
 					      (double)t->base.samples, (double)t->head.samples,
 					      reason, sizeof(reason));
+		/* gate.min_samples: a test seen this little is not called unchanged */
+		if (t->verdict == TF_VERDICT_UNCHANGED && o->min_samples > 0 &&
+		    ((double)t->base.samples < o->min_samples ||
+		     (double)t->head.samples < o->min_samples)) {
+			t->verdict = TF_VERDICT_INCONCLUSIVE;
+			snprintf(reason, sizeof(reason),
+				 "too few samples to tell (%lld base, %lld head; min_samples is %.0f)",
+				 (long long)t->base.samples, (long long)t->head.samples, o->min_samples);
+		}
 		t->reason = tf_arena_strdup(pv->arena, reason);
 	}
 	free(res);
@@ -574,6 +583,7 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		s->event = event ? tf_arena_strdup(pv->arena, event) : s->value_type;
 		s->threshold = opts->threshold;
 		s->alpha = opts->alpha;
+		s->min_samples = opts->min_samples > 0 ? opts->min_samples : 0;
 		s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
 		pv->noise_given = opts->noise >= 0;
 		/* testflame's run files sample on counter overflow */

@@ -13,7 +13,9 @@
  * low (over 3 runs it is the smaller of two deviations), and a noise
  * underestimated by half makes the gate cry wolf on every noisy test. The
  * estimate's own uncertainty (k - 1 degrees of freedom) is carried to the
- * test (compare.c, stats.c).
+ * test (compare.c, stats.c). A baseline saved from `run --repeat N` holds
+ * N runs of one commit; each counts as a run of its own here (their mean
+ * would understate one run's noise by a factor of sqrt(N)).
  */
 #include "testflame/compare.h"
 
@@ -31,15 +33,20 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 {
 	table t;
 	TF_VEC(tf_test_noise) res = { 0 };
-	double *logs = tf_xcalloc(nruns + 1, sizeof(double));
+	size_t total = 0, first = 0;
+
+	/* a run file saved from --repeat holds several runs: each is one draw */
+	for (size_t r = 0; r < nruns; r++)
+		total += tf_profile_count_runs(runs[r]);
+	double *logs = tf_xcalloc(total + 1, sizeof(double));
 
 	*out = NULL;
 	*n = 0;
 	memset(&t, 0, sizeof(t));
 	tf_strtab_init(&t.names);
-	for (size_t r = 0; r < nruns; r++) {
+	for (size_t r = 0; r < nruns; first += tf_profile_count_runs(runs[r]), r++) {
 		const tf_profile *p = runs[r];
-		size_t col;
+		size_t col, nsub = tf_profile_count_runs(p);
 		if (value) {
 			if (tf_profile_value_index(&col, p, value))
 				continue;
@@ -53,13 +60,22 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 			const char *test = tf_sample_label_str(p, &p->samples.v[i], "test");
 			if (!test)
 				continue;
+			size_t sub = 0;
+			if (nsub > 1) {
+				const char *rl = tf_sample_label_str(p, &p->samples.v[i], TF_RUN_LABEL);
+				unsigned long v = rl ? strtoul(rl, NULL, 10) : 0;
+				if (v < 1 || v > nsub)
+					continue;
+				sub = v - 1;
+			}
 			uint32_t id = tf_strtab_intern(&t.names, test, strlen(test));
-			size_t need = ((size_t)id + 1) * nruns;
+			size_t need = ((size_t)id + 1) * total;
 			while (t.cost.n < need)
 				tf_vec_push(&t.cost, 0.0);
-			t.cost.v[(size_t)id * nruns + r] += (double)tf_sample_values(p, i)[col];
+			t.cost.v[(size_t)id * total + first + sub] += (double)tf_sample_values(p, i)[col];
 		}
 	}
+	nruns = total;
 	for (size_t id = 1; id < t.names.strs.n; id++) {
 		size_t k = 0;
 		for (size_t r = 0; r < nruns; r++) {

@@ -166,6 +166,8 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	json_object_set_new(root, "unit", jstr(s->unit));
 	json_object_set_new(root, "threshold_pct", jnum(s->threshold));
 	json_object_set_new(root, "alpha", jnum(s->alpha));
+	if (s->min_samples > 0)
+		json_object_set_new(root, "min_samples", jnum(s->min_samples));
 	json_object_set_new(root, "noise_pct", jnum(s->noise));
 	json_object_set_new(root, "correction", json_string(tf_correction_name(s->correction)));
 	json_object_set_new(sum, "tests", json_integer((json_int_t)s->ntests));

@@ -26,7 +26,7 @@
  *    baseline"): a z test on the log ratio with both noises modelled:
  *        log r = log(mean head cost / mean base cost)
  *        Var(log r) = s_base + s_head + c^2 (1/n_base + 1/n_head)
- *        z = log r / sqrt(Var),  p = 2 (1 - Phi(|z|))  (or t, below)
+ *        z = log r / sqrt(Var),  p = 1 - Phi(|z|)  (or t, below)
  *    s is the sampling term. For profiles of unknown origin it is the
  *    Poisson 1/N (with c = 0 the large-sample conditional binomial test of
  *    two Poisson rates). testflame's own run files sample on counter
@@ -58,6 +58,11 @@
  *    worth. Three runs that agree then tighten the interval; runs that
  *    scatter widen it past the prior. A run where the test has no sample
  *    counts as half a sample.
+ *
+ * p is one-sided, in the direction the cost moved: the question a gate asks
+ * is "slower?", and a verdict names a direction, so a false "regressed"
+ * happens at rate alpha and a false "improved" at rate alpha (a two-sided
+ * p would hold the gate's false alarms at alpha / 2 and give away power).
  *
  * Across tests, p-values are adjusted (Holm by default: the gate fails the
  * build if any test regresses, so the family-wise error rate is what must
@@ -437,6 +442,10 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		out->p = TF_MIN(1.0, 2 * tf_stats_t_sf(fabs(lr) / out->se, out->df));
 		crit = isinf(out->df) ? z975 : tf_stats_t_isf(0.025, out->df);
 	}
+	/* one-sided, in the direction the cost moved: a false "regressed"
+	 * (the verdict that fails a build) then happens at the rate alpha
+	 * says, not at half of it, and so does a false "improved" */
+	out->p /= 2;
 	/* the interval is centred on the reported ratio of mean costs */
 	out->ci_low = exp(lr - crit * out->se) - 1;
 	out->ci_high = exp(lr + crit * out->se) - 1;

@@ -64,7 +64,7 @@ typedef struct {
 	tf_compare_method method;
 	double delta;           /* head/base - 1, a fraction */
 	double ci_low, ci_high; /* 95% interval of delta */
-	double p;               /* two-sided p-value of "no change" */
+	double p;               /* one-sided p-value of "no change", in the direction of delta */
 	double df;              /* INFINITY for the z test */
 	double se;              /* standard error of log(head/base) */
 } tf_stats_result;

@@ -110,6 +110,7 @@ static const key top_keys[] = {
 	{ "test", K_STR, OFF(test), 0, 0, NULL, NULL },
 	{ "target_branch", K_STR, OFF(target_branch), 0, 0, NULL, NULL },
 	{ "repeat", K_INT, OFF(repeat), 1, 1000, NULL, NULL },
+	{ "baseline_repeat", K_INT, OFF(baseline_repeat), 1, 1000, NULL, NULL },
 	{ "against", K_STR, OFF(against), 0, 0, NULL, NULL },
 	{ "store", K_STORE, OFF(store), 0, 0, NULL, NULL },
 	{ "attribution", K_MAP, 0, 0, 0, NULL, attribution_keys },

@@ -42,6 +42,8 @@ typedef struct {
 	tf_profile *dst;
 	uint32_t *str, *fn, *loc, *map;
 	TF_VEC(tf_line) lines;
+	TF_VEC(uint32_t) locs;   /* scratch of copy_sample() */
+	TF_VEC(tf_label) labels;
 } copier;
 
 static tf_strid copy_str(copier *c, tf_strid id)
@@ -95,71 +97,154 @@ static uint32_t copy_loc(copier *c, uint32_t i)
 	return c->loc[i];
 }
 
+static void copier_init(copier *c, const tf_profile *p, tf_profile *q)
+{
+	memset(c, 0, sizeof(*c));
+	c->src = p;
+	c->dst = q;
+	c->str = tf_xmalloc((p->strings.strs.n + 1) * sizeof(uint32_t));
+	c->fn = tf_xmalloc((p->functions.n + 1) * sizeof(uint32_t));
+	c->loc = tf_xmalloc((p->locations.n + 1) * sizeof(uint32_t));
+	c->map = tf_xmalloc((p->mappings.n + 1) * sizeof(uint32_t));
+	memset(c->str, 0xff, (p->strings.strs.n + 1) * sizeof(uint32_t));
+	memset(c->fn, 0xff, (p->functions.n + 1) * sizeof(uint32_t));
+	memset(c->loc, 0xff, (p->locations.n + 1) * sizeof(uint32_t));
+	memset(c->map, 0xff, (p->mappings.n + 1) * sizeof(uint32_t));
+}
+
+static void copier_free(copier *c)
+{
+	tf_vec_free(&c->lines);
+	tf_vec_free(&c->locs);
+	tf_vec_free(&c->labels);
+	free(c->str);
+	free(c->fn);
+	free(c->loc);
+	free(c->map);
+}
+
+/* Sample types, period, times and comments of the source. */
+static void copy_header(copier *c)
+{
+	const tf_profile *p = c->src;
+	tf_profile *q = c->dst;
+
+	for (size_t i = 0; i < p->sample_types.n; i++) {
+		tf_value_type vt = { copy_str(c, p->sample_types.v[i].type),
+				     copy_str(c, p->sample_types.v[i].unit) };
+		tf_vec_push(&q->sample_types, vt);
+	}
+	q->period_type.type = copy_str(c, p->period_type.type);
+	q->period_type.unit = copy_str(c, p->period_type.unit);
+	q->period = p->period;
+	q->time_nanos = p->time_nanos;
+	q->duration_nanos = p->duration_nanos;
+	q->drop_frames = copy_str(c, (tf_strid)p->drop_frames);
+	q->keep_frames = copy_str(c, (tf_strid)p->keep_frames);
+	q->default_sample_type = copy_str(c, p->default_sample_type);
+	q->doc_url = copy_str(c, p->doc_url);
+	for (size_t i = 0; i < p->comments.n; i++)
+		tf_vec_push(&q->comments, copy_str(c, p->comments.v[i]));
+}
+
+/* Sample i of the source, its labels first and then `extra` (if any). */
+static void copy_sample(copier *c, size_t i, const tf_label *extra)
+{
+	const tf_profile *p = c->src;
+	const tf_sample *s = &p->samples.v[i];
+
+	c->locs.n = c->labels.n = 0;
+	for (uint32_t j = 0; j < s->nlocs; j++)
+		tf_vec_push(&c->locs, copy_loc(c, p->stack.v[s->locs_off + j]));
+	for (uint32_t j = 0; j < s->nlabels; j++) {
+		tf_label l = p->labels.v[s->labels_off + j];
+		l.key = copy_str(c, l.key);
+		l.str = copy_str(c, l.str);
+		l.num_unit = copy_str(c, l.num_unit);
+		tf_vec_push(&c->labels, l);
+	}
+	if (extra)
+		tf_vec_push(&c->labels, *extra);
+	tf_profile_add_sample(c->dst, c->locs.v, (uint32_t)c->locs.n, tf_sample_values(p, i),
+			      c->labels.v, (uint32_t)c->labels.n);
+}
+
 int tf_profile_select(tf_profile **out, const tf_profile *p, const uint8_t *mask)
 {
 	copier c;
 	tf_profile *q;
-	TF_VEC(uint32_t) locs = { 0 };
-	TF_VEC(tf_label) labels = { 0 };
 
 	tf_profile_new(&q);
-	memset(&c, 0, sizeof(c));
-	c.src = p;
-	c.dst = q;
-	c.str = tf_xmalloc((p->strings.strs.n + 1) * sizeof(uint32_t));
-	c.fn = tf_xmalloc((p->functions.n + 1) * sizeof(uint32_t));
-	c.loc = tf_xmalloc((p->locations.n + 1) * sizeof(uint32_t));
-	c.map = tf_xmalloc((p->mappings.n + 1) * sizeof(uint32_t));
-	memset(c.str, 0xff, (p->strings.strs.n + 1) * sizeof(uint32_t));
-	memset(c.fn, 0xff, (p->functions.n + 1) * sizeof(uint32_t));
-	memset(c.loc, 0xff, (p->locations.n + 1) * sizeof(uint32_t));
-	memset(c.map, 0xff, (p->mappings.n + 1) * sizeof(uint32_t));
-
-	for (size_t i = 0; i < p->sample_types.n; i++) {
-		tf_value_type vt = { copy_str(&c, p->sample_types.v[i].type),
-				     copy_str(&c, p->sample_types.v[i].unit) };
-		tf_vec_push(&q->sample_types, vt);
-	}
-	q->period_type.type = copy_str(&c, p->period_type.type);
-	q->period_type.unit = copy_str(&c, p->period_type.unit);
-	q->period = p->period;
-	q->time_nanos = p->time_nanos;
-	q->duration_nanos = p->duration_nanos;
-	q->drop_frames = copy_str(&c, (tf_strid)p->drop_frames);
-	q->keep_frames = copy_str(&c, (tf_strid)p->keep_frames);
-	q->default_sample_type = copy_str(&c, p->default_sample_type);
-	q->doc_url = copy_str(&c, p->doc_url);
-	for (size_t i = 0; i < p->comments.n; i++)
-		tf_vec_push(&q->comments, copy_str(&c, p->comments.v[i]));
-
+	copier_init(&c, p, q);
+	copy_header(&c);
 	/* keep the source's sample boundaries: merging is the reader's choice */
 	tf_profile_set_merge(q, false);
-	for (size_t i = 0; i < p->samples.n; i++) {
-		const tf_sample *s = &p->samples.v[i];
-		if (mask && !mask[i])
-			continue;
-		locs.n = labels.n = 0;
-		for (uint32_t j = 0; j < s->nlocs; j++)
-			tf_vec_push(&locs, copy_loc(&c, p->stack.v[s->locs_off + j]));
-		for (uint32_t j = 0; j < s->nlabels; j++) {
-			tf_label l = p->labels.v[s->labels_off + j];
-			l.key = copy_str(&c, l.key);
-			l.str = copy_str(&c, l.str);
-			l.num_unit = copy_str(&c, l.num_unit);
-			tf_vec_push(&labels, l);
-		}
-		tf_profile_add_sample(q, locs.v, (uint32_t)locs.n, tf_sample_values(p, i),
-				      labels.v, (uint32_t)labels.n);
+	for (size_t i = 0; i < p->samples.n; i++)
+		if (!mask || mask[i])
+			copy_sample(&c, i, NULL);
+	tf_profile_set_merge(q, true);
+	copier_free(&c);
+	*out = q;
+	return 0;
+}
+
+int tf_profile_join_runs(tf_profile **out, const tf_profile *const *runs, size_t n)
+{
+	tf_profile *q;
+	char num[32];
+
+	if (n == 0)
+		return tf_error_set(TF_EINVAL, "no runs to join");
+	tf_profile_new(&q);
+	tf_profile_set_merge(q, false);
+	for (size_t r = 0; r < n; r++) {
+		copier c;
+		copier_init(&c, runs[r], q);
+		if (r == 0)
+			copy_header(&c);
+		else
+			q->duration_nanos += runs[r]->duration_nanos;
+		snprintf(num, sizeof(num), "%zu", r + 1);
+		tf_label run = { tf_profile_intern(q, TF_RUN_LABEL), tf_profile_intern(q, num), 0, 0 };
+		for (size_t i = 0; i < runs[r]->samples.n; i++)
+			copy_sample(&c, i, &run);
+		copier_free(&c);
 	}
 	tf_profile_set_merge(q, true);
-
-	tf_vec_free(&locs);
-	tf_vec_free(&labels);
-	tf_vec_free(&c.lines);
-	free(c.str);
-	free(c.fn);
-	free(c.loc);
-	free(c.map);
+	snprintf(num, sizeof(num), "%zu", n);
+	tf_profile_set_meta(q, "runs", num);
 	*out = q;
+	return 0;
+}
+
+size_t tf_profile_count_runs(const tf_profile *p)
+{
+	const char *m = tf_profile_meta(p, "runs");
+	char *end;
+	unsigned long n = m ? strtoul(m, &end, 10) : 0;
+	return m && *m && !*end && n >= 1 && n <= TF_MAX_RUNS ? (size_t)n : 1;
+}
+
+int tf_profile_split_runs(tf_profile ***out, size_t *nout, const tf_profile *p)
+{
+	size_t n = tf_profile_count_runs(p);
+	tf_profile **parts = tf_xcalloc(n, sizeof(*parts));
+	char num[32];
+
+	for (size_t r = 0; r < n; r++) {
+		uint8_t *mask = NULL;
+		if (n > 1) {
+			snprintf(num, sizeof(num), "%zu", r + 1);
+			mask = tf_profile_label_mask(p, TF_RUN_LABEL, num);
+		}
+		tf_profile_select(&parts[r], p, mask);
+		free(mask);
+		if (n > 1) {
+			tf_profile_set_meta(parts[r], "runs", NULL);
+			parts[r]->duration_nanos = p->duration_nanos / (int64_t)n;
+		}
+	}
+	*out = parts;
+	*nout = n;
 	return 0;
 }

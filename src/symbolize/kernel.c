@@ -22,6 +22,7 @@ struct tf_sym_kernel {
 	tf_buf text;
 	TF_VEC(ksym) syms;
 	uint32_t kname;        /* strtab id of "[kernel.kallsyms]" */
+	bool kname_set;
 };
 
 static int cmp_ksym(const void *a, const void *b)
@@ -30,12 +31,11 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static tf_sym_kernel *kernel_load(tf_symbolizer *s)
+tf_sym_kernel *tf_sym_kernel_read(void)
 {
 	tf_sym_kernel *k = tf_xcalloc(1, sizeof(*k));
 	bool nonzero = false;
 
-	k->kname = tf_strtab_intern(&s->strs, "[kernel.kallsyms]", 17);
 	if (tf_file_read(&k->text, "/proc/kallsyms") != 0)
 		return k;
 	/* offset 0 of the text must not be a name: an empty module */
@@ -76,9 +76,13 @@ bool tf_sym_kernel_lookup(tf_symbolizer *s, uint64_t addr, uint32_t *name, uint3
 {
 	if (!s->kernel_loaded) {
 		s->kernel_loaded = true;
-		s->kernel = kernel_load(s);
+		s->kernel = tf_sym_kernel_read();
 	}
 	tf_sym_kernel *k = s->kernel;
+	if (!k->kname_set) {
+		k->kname = tf_strtab_intern(&s->strs, "[kernel.kallsyms]", 17);
+		k->kname_set = true;
+	}
 	size_t lo = 0, hi = k->syms.n;
 
 	while (lo < hi) {

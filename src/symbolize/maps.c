@@ -151,6 +151,12 @@ void tf_symbolizer_event(tf_symbolizer *s, const tf_rec_event *ev)
 {
 	tf_sym_proc *p, *parent;
 
+	/* what tf_symbolizer_lookup() remembers may no longer hold */
+	if (s->lookup_gen && ++s->lookup_gen == 0) {
+		memset(s->lookup_cache, 0, TF_SYM_LOOKUP_SLOTS * sizeof(*s->lookup_cache));
+		s->lookup_gen = 1;
+	}
+
 	switch (ev->type) {
 	case TF_REC_MMAP:
 		on_mmap(s, ev);

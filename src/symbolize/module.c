@@ -227,6 +227,12 @@ static void load_symbols(tf_sym_module *m)
 	tf_vec_free(&raw);
 }
 
+void tf_sym_module_symbols(tf_sym_module *m)
+{
+	if (!m->syms_loaded)
+		load_symbols(m);
+}
+
 const char *tf_sym_module_symbol(tf_sym_module *m, uint64_t vaddr)
 {
 	if (!m->syms_loaded)

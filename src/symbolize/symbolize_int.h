@@ -166,6 +166,10 @@ typedef struct tf_sym_kernel tf_sym_kernel;
 /* Name (strtab id) and module (strtab id) of a kernel address; false if
  * unknown (kernel symbols hidden, or no symbol). */
 bool tf_sym_kernel_lookup(tf_symbolizer *s, uint64_t addr, uint32_t *name, uint32_t *module);
+/* /proc/kallsyms read and sorted; touches nothing of a symbolizer. */
+tf_sym_kernel *tf_sym_kernel_read(void);
+/* The module's function symbols, sorted (once). */
+void tf_sym_module_symbols(tf_sym_module *m);
 void tf_sym_kernel_free(tf_sym_kernel *k);
 bool tf_sym_is_vsyscall(uint64_t addr);
 const char *tf_sym_vsyscall_name(uint64_t addr);
@@ -197,6 +201,14 @@ typedef struct {
 	uint64_t addr;
 } tf_sym_key;
 
+/* tf_symbolizer_lookup()'s memory of recent answers (symbolizer.c). */
+#define TF_SYM_LOOKUP_SLOTS 8192
+struct tf_sym_lookup_slot {
+	uint64_t addr;
+	uint32_t pid, gen;
+	const tf_symloc *loc;
+};
+
 struct tf_symbolizer {
 	tf_symbolizer_opts opts;
 	char *cache_dir;
@@ -210,6 +222,8 @@ struct tf_symbolizer {
 	TF_VEC(tf_sym_key) keys;
 	tf_htab loc_index;
 	TF_VEC(tf_frame) scratch; /* frames of the address being resolved */
+	struct tf_sym_lookup_slot *lookup_cache; /* (pid, addr) -> symloc, recent */
+	uint32_t lookup_gen;      /* bumped by every address-space change */
 
 	/* processes */
 	TF_VEC(tf_sym_proc *) procs;

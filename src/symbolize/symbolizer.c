@@ -62,6 +62,7 @@ void tf_symbolizer_free(tf_symbolizer *s)
 	tf_htab_free(&s->mod_index);
 	tf_sym_files_free(s);
 	tf_sym_kernel_free(s->kernel);
+	free(s->lookup_cache);
 	tf_sym_jits_free(s);
 	tf_sym_cfi_cache_free(s->cfi);
 	tf_vec_free(&s->locs);
@@ -84,6 +85,7 @@ void tf_symbolizer_stats_get(const tf_symbolizer *s, tf_symbolizer_stats *out)
 void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev)
 {
 	bool deleted;
+
 
 	switch (ev->type) {
 	case TF_REC_MMAP:
@@ -245,6 +247,14 @@ static const tf_symloc *lookup_anon(tf_symbolizer *s, tf_sym_proc *p, const tf_s
 	return add_loc(s, &k, h, module, NULL, addr, 0, 0, false, "[unknown]");
 }
 
+/*
+ * A sample's frames repeat the addresses of the samples before it, so the
+ * last answer for each (process, address) is kept in a direct-mapped table
+ * in front of the process, mapping and module lookups. Any change to an
+ * address space (tf_symbolizer_event) starts a new generation, which
+ * empties the table at once.
+ */
+
 const tf_symloc *tf_symbolizer_lookup(tf_symbolizer *s, uint32_t pid, uint64_t time,
 				      uint64_t addr, bool kernel)
 {
@@ -252,6 +262,19 @@ const tf_symloc *tf_symbolizer_lookup(tf_symbolizer *s, uint32_t pid, uint64_t t
 	(void)time; /* events arrive in time order: the current state is right */
 
 	s->stats.lookups++;
+	uint32_t key = kernel ? UINT32_MAX : pid;
+	if (TF_UNLIKELY(!s->lookup_cache)) {
+		s->lookup_cache = tf_xcalloc(TF_SYM_LOOKUP_SLOTS, sizeof(*s->lookup_cache));
+		s->lookup_gen = 1;
+	}
+	struct tf_sym_lookup_slot *slot =
+		&s->lookup_cache[tf_hash_combine(key, addr) & (TF_SYM_LOOKUP_SLOTS - 1)];
+	if (slot->gen == s->lookup_gen && slot->addr == addr && slot->pid == key) {
+		l = slot->loc;
+		if (!l->resolved)
+			s->stats.unresolved++;
+		return l;
+	}
 	if (kernel) {
 		l = lookup_kernel(s, addr);
 	} else if (tf_sym_is_vsyscall(addr)) {
@@ -271,6 +294,10 @@ const tf_symloc *tf_symbolizer_lookup(tf_symbolizer *s, uint32_t pid, uint64_t t
 	}
 	if (!l->resolved)
 		s->stats.unresolved++;
+	slot->addr = addr;
+	slot->pid = key;
+	slot->gen = s->lookup_gen;
+	slot->loc = l;
 	return l;
 }
 

@@ -42,7 +42,7 @@ test_expect_success 'an unchanged branch: compared with the merge-base baseline,
 	cd repo && git checkout -q -b same && git commit -q --allow-empty -m nothing &&
 	{ "$TF" run -v >out 2>err || { cat out; exit 1; }; } &&
 	expect_contains err "learned the run-to-run noise of" &&
-	expect_contains err "from 10 baselines" &&
+	expect_contains err "in 10 baselines" &&
 	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
 	expect_contains out "0 commits before the merge-base" &&
 	expect_not_contains out "REGRESSION" && test -s testflame-report/report.json

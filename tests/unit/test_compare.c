@@ -709,6 +709,48 @@ static void test_history_noise(void **state)
 	tf_comparison_free(c);
 
 	tf_test_noise_free(hn, n);
+
+	/* the same six runs saved as two baselines of three runs each: six
+	 * draws, the same noise (their means would hide most of it) */
+	tf_profile *joined[2];
+	assert_int_equal(tf_profile_join_runs(&joined[0], (const tf_profile *const *)runs, 3), 0);
+	assert_int_equal(tf_profile_join_runs(&joined[1], (const tf_profile *const *)runs + 3, 3), 0);
+	double s2 = 0, w2 = 0;
+	assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)joined, 2, NULL), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(hn[i].test, "steady"))
+			s2 = hn[i].noise_pct;
+		else
+			w2 = hn[i].noise_pct;
+		assert_int_equal(hn[i].runs, 6);
+	}
+	assert_true(fabs(s2 - s) < 1e-9 && fabs(w2 - w) < 1e-9);
+	tf_test_noise_free(hn, n);
+
+	/* a PR's one run against a baseline of three: the base side is three
+	 * runs, and a run that is 15% slower than their mean regresses */
+	tf_profile *b3[3] = { history_run(1.0e9, 1.0e9), history_run(1.01e9, 1.0e9),
+			      history_run(0.99e9, 1.0e9) };
+	tf_profile *j3, **parts;
+	size_t nparts;
+	assert_int_equal(tf_profile_join_runs(&j3, (const tf_profile *const *)b3, 3), 0);
+	assert_int_equal(tf_profile_split_runs(&parts, &nparts, j3), 0);
+	assert_int_equal(nparts, 3);
+	tf_compare_side b3s = { (const tf_profile *const *)parts, NULL, nparts };
+	assert_int_equal(tf_compare(&c, &b3s, &hs, &o), 0);
+	assert_int_equal(c->summary.base_runs, 3);
+	assert_int_equal(tf_comparison_find(c, "steady")->verdict, TF_VERDICT_REGRESSED);
+	tf_comparison_free(c);
+	for (size_t i = 0; i < nparts; i++)
+		tf_profile_free(parts[i]);
+	free(parts);
+	tf_profile_free(j3);
+	for (int i = 0; i < 3; i++)
+		tf_profile_free(b3[i]);
+	tf_profile_free(joined[0]);
+	tf_profile_free(joined[1]);
+
 	tf_profile_free(base);
 	tf_profile_free(head);
 	for (int i = 0; i < 6; i++)

@@ -110,6 +110,69 @@ static void test_folded(void **state)
 	assert_non_null(strstr(tf_error_last(), "bad.folded:2"));
 }
 
+/* A profile of one test whose "hot" frame has `n` samples of 1 ms. */
+static tf_profile *make_run(int n, const char *test)
+{
+	tf_profile *p;
+	tf_profile_new(&p);
+	tf_profile_add_sample_type(p, "samples", "count");
+	tf_profile_add_sample_type(p, "cpu", "nanoseconds");
+	uint32_t f = tf_profile_function(p, "hot", "hot.c", 3);
+	tf_line l = { f, 5, 0 };
+	uint32_t loc = tf_profile_add_location(p, TF_NO_MAPPING, 0x1010, &l, 1);
+	tf_label lab = { tf_profile_intern(p, "test"), tf_profile_intern(p, test), 0, 0 };
+	int64_t v[2] = { 1, 1000000 };
+	for (int i = 0; i < n; i++)
+		tf_profile_add_sample(p, &loc, 1, v, &lab, 1);
+	tf_profile_set_meta(p, "event", "cpu-clock");
+	p->duration_nanos = 1000;
+	return p;
+}
+
+/* Runs joined into one file (a baseline of `run --repeat`) come apart
+ * again, each with its own samples, after a trip through pprof. */
+static void test_join_split_runs(void **state)
+{
+	(void)state;
+	const int counts[3] = { 100, 103, 98 };
+	tf_profile *runs[3], *joined, *back, **parts;
+	size_t nparts;
+	tf_buf b = TF_BUF_INIT;
+
+	for (int i = 0; i < 3; i++)
+		runs[i] = make_run(counts[i], "t1");
+	assert_int_equal(tf_profile_count_runs(runs[0]), 1);
+	assert_int_equal(tf_profile_join_runs(&joined, (const tf_profile *const *)runs, 3), 0);
+	assert_int_equal(tf_profile_count_runs(joined), 3);
+	assert_int_equal(joined->samples.n, 3);  /* one stack per run, kept apart */
+	assert_int_equal(tf_profile_total(joined, 0), 301);
+	assert_int_equal(joined->duration_nanos, 3000);
+	assert_int_equal(tf_pprof_encode(&b, joined, 6), 0);
+	assert_int_equal(tf_pprof_decode(&back, b.ptr, b.len), 0);
+	assert_int_equal(tf_profile_split_runs(&parts, &nparts, back), 0);
+	assert_int_equal(nparts, 3);
+	for (size_t i = 0; i < nparts; i++) {
+		assert_int_equal(tf_profile_total(parts[i], 0), counts[i]);
+		assert_int_equal(tf_profile_count_runs(parts[i]), 1);
+		assert_string_equal(tf_sample_label_str(parts[i], &parts[i]->samples.v[0], "test"), "t1");
+		assert_string_equal(tf_profile_meta(parts[i], "event"), "cpu-clock");
+		assert_int_equal(parts[i]->duration_nanos, 1000);
+		tf_profile_free(parts[i]);
+	}
+	free(parts);
+	/* an ordinary profile splits into a copy of itself */
+	assert_int_equal(tf_profile_split_runs(&parts, &nparts, runs[0]), 0);
+	assert_int_equal(nparts, 1);
+	assert_int_equal(tf_profile_total(parts[0], 0), 100);
+	tf_profile_free(parts[0]);
+	free(parts);
+	for (int i = 0; i < 3; i++)
+		tf_profile_free(runs[i]);
+	tf_profile_free(joined);
+	tf_profile_free(back);
+	tf_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_pprof_round_trip),
 		cmocka_unit_test(test_pprof_corrupt),
 		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_join_split_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
