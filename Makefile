@@ -21,15 +21,17 @@ else
 Q := @
 endif
 
-PKGS := libgit2 libdw libelf libprotobuf-c zlib libcurl yaml-0.1 jansson
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# libcurl: headers only; src/publish/http.c opens libcurl.so.4 when it is
+# first needed, so the other commands don't pay its start-up
+PKGS := libgit2 libdw libelf libprotobuf-c zlib yaml-0.1 jansson
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libcurl 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
 TF_FLAGS := -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -Iinclude -Isrc -I$(BUILD)/gen
 WARN     := -Wall -Wextra -Werror
-LDLIBS   = $(PKG_LIBS) -liberty -lpthread -lm
+LDLIBS   = $(PKG_LIBS) -liberty -lpthread -lm -ldl
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all

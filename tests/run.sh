@@ -24,6 +24,8 @@ passed=0 failed=0 skipped=0
 failures=()
 log=$(mktemp -d /tmp/testflame-run.XXXXXX)
 trap 'rm -rf "$log"' EXIT
+# one symbol cache for the whole suite, not the user's
+export TESTFLAME_CACHE_DIR="$log/cache"
 
 # Count TAP lines of one test program's output.
 tally() { # name file

@@ -179,6 +179,14 @@ void tf_atomic_abort(tf_atomic_file *f);
 int tf_file_write_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p */
 int tf_mkdir_p(const char *path, int mode);
+/*
+ * The per-user cache of things that are slow to make and never change
+ * under their key (the kernel's symbols of this boot, debug info without
+ * compression): $TESTFLAME_CACHE_DIR, else $XDG_CACHE_HOME/testflame, else
+ * $HOME/.cache/testflame. malloc'd; NULL when TESTFLAME_CACHE_DIR is "off"
+ * or there is no home to put it in. Not created here.
+ */
+char *tf_user_cache_dir(void);
 
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC, the samples' clock). */
 uint64_t tf_now_ns(void);

@@ -29,6 +29,8 @@ typedef struct {
 	bool inline_frames;   /* expand inlined calls (default true) */
 	bool kernel;          /* resolve kernel addresses (/proc/kallsyms) */
 	const char *cache_dir;/* where to keep copies of [vdso] etc.; NULL = temp */
+	const char *persist_dir;/* the user cache: this boot's kallsyms, debug
+				   info uncompressed (tf_user_cache_dir); NULL = none */
 } tf_symbolizer_opts;
 
 void tf_symbolizer_opts_init(tf_symbolizer_opts *o);
@@ -106,6 +108,8 @@ typedef struct {
 	uint64_t bad_files;      /* opened, but not a usable ELF file */
 	uint64_t pinned;         /* files pinned live (deleted ones stay usable) */
 	uint64_t unwind_truncated; /* stopped before an outermost frame */
+	bool kallsyms_cached;    /* the kernel's symbols came from persist_dir */
+	uint64_t debug_cached, debug_uncompressed; /* debug files: found there, put there */
 } tf_symbolizer_stats;
 void tf_symbolizer_stats_get(const tf_symbolizer *s, tf_symbolizer_stats *out);
 

@@ -80,7 +80,14 @@ struct tf_frame_rules {
 	TF_VEC(uint8_t) fn_quiet;
 	bool has_from_lib;
 	TF_VEC(uint32_t) fr_fn, fr_map;  /* the current stack, root first */
+	/* the last answer per stack (a location-id sequence), direct-mapped:
+	 * a suite's samples repeat a few thousand stacks */
+	struct memo_slot { uint64_t hash; uint32_t off, n; tf_strid test; } *memo;
+	TF_VEC(uint32_t) memo_locs;      /* the slots' stacks, end to end */
 };
+
+#define MEMO_SLOTS 8192
+#define MEMO_MAX_LOCS (4u << 20)         /* then start the memo afresh */
 
 static int compile(regex_t *re, const char *src, bool *has, const char *what)
 {
@@ -175,6 +182,8 @@ void tf_frame_rules_free(tf_frame_rules *r)
 	tf_vec_free(&r->fn_quiet);
 	tf_vec_free(&r->fr_fn);
 	tf_vec_free(&r->fr_map);
+	free(r->memo);
+	tf_vec_free(&r->memo_locs);
 	free(r);
 }
 
@@ -305,13 +314,37 @@ static bool quiet(tf_frame_rules *r, uint32_t fi)
 	return r->fn_quiet.v[fi] == 1;
 }
 
+static tf_strid match(tf_frame_rules *r, const uint32_t *locs, size_t n);
+
 tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
+{
+	if (!r->rules.n)
+		return 0;
+	if (!r->memo)
+		r->memo = tf_xcalloc(MEMO_SLOTS, sizeof(*r->memo));
+	uint64_t h = tf_hash_bytes(locs, n * sizeof(*locs), n) | 1; /* 0: empty slot */
+	struct memo_slot *m = &r->memo[h & (MEMO_SLOTS - 1)];
+	if (m->hash == h && m->n == n &&
+	    memcmp(r->memo_locs.v + m->off, locs, n * sizeof(*locs)) == 0)
+		return m->test;
+	tf_strid test = match(r, locs, n);
+	if (r->memo_locs.n + n > MEMO_MAX_LOCS) {
+		memset(r->memo, 0, MEMO_SLOTS * sizeof(*r->memo));
+		r->memo_locs.n = 0;
+	}
+	tf_vec_reserve(&r->memo_locs, r->memo_locs.n + n);
+	if (n)
+		memcpy(r->memo_locs.v + r->memo_locs.n, locs, n * sizeof(*locs));
+	*m = (struct memo_slot){ h, (uint32_t)r->memo_locs.n, (uint32_t)n, test };
+	r->memo_locs.n += n;
+	return test;
+}
+
+static tf_strid match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 {
 	const tf_profile *p = r->p;
 	size_t nf;
 
-	if (!r->rules.n)
-		return 0;
 	/* flatten to functions, root first, inlined frames expanded */
 	r->fr_fn.n = r->fr_map.n = 0;
 	for (size_t k = n; k-- > 0;) {

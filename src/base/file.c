@@ -146,6 +146,21 @@ int tf_mkdir_p(const char *path, int mode)
 	return rc;
 }
 
+char *tf_user_cache_dir(void)
+{
+	const char *dir = getenv("TESTFLAME_CACHE_DIR"), *home;
+
+	if (dir && strcmp(dir, "off") == 0)
+		return NULL;
+	if (dir && *dir)
+		return tf_xstrdup(dir);
+	if ((dir = getenv("XDG_CACHE_HOME")) && dir[0] == '/')
+		return tf_xasprintf("%s/testflame", dir);
+	if ((home = getenv("HOME")) && home[0] == '/')
+		return tf_xasprintf("%s/.cache/testflame", home);
+	return NULL;
+}
+
 uint64_t tf_now_ns(void)
 {
 	struct timespec ts;

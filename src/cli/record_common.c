@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -225,7 +226,10 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	memset(res, 0, sizeof(*res));
 	*status = TF_EXIT_ERROR;
 	tf_symbolizer_opts_init(&so);
+	char *persist = tf_user_cache_dir();
+	so.persist_dir = persist;
 	rc = tf_symbolizer_new(&sym, &so);
+	free(persist);
 	if (rc) {
 		tf_fail(rc);
 		return false;
@@ -267,11 +271,24 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 				    (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3,
 				    (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3);
 	}
+	struct timespec c0, c1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	rc = tf_attribute_build(&res->profile, rec, sym, &o->ao, &res->stats);
-	tf_verbosef("ran the command in %.3f s; built the profile in %.1f ms "
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	tf_verbosef("ran the command in %.3f s; built the profile in %.1f ms, %.1f ms of CPU "
 		    "(%llu samples, %llu frames)", (double)(t1 - t0) / 1e9,
-		    (double)(tf_now_ns() - t1) / 1e6, (unsigned long long)res->stats.samples,
-		    (unsigned long long)res->stats.frames);
+		    (double)(tf_now_ns() - t1) / 1e6,
+		    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6,
+		    (unsigned long long)res->stats.samples, (unsigned long long)res->stats.frames);
+	if (tf_cli_verbosity > 0) {
+		tf_symbolizer_stats ss;
+		tf_symbolizer_stats_get(sym, &ss);
+		tf_verbosef("symbol cache: kernel symbols %s; %llu debug file(s) from the cache, "
+			    "%llu uncompressed into it",
+			    ss.kallsyms_cached ? "from the cache" : "read from /proc/kallsyms",
+			    (unsigned long long)ss.debug_cached,
+			    (unsigned long long)ss.debug_uncompressed);
+	}
 	if (rc) {
 		*status = tf_fail(rc);
 		goto done;

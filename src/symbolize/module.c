@@ -25,7 +25,7 @@ static char *debuginfo_path;
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = tf_sym_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -102,7 +102,9 @@ int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd)
 		goto bad;
 	fd = -1; /* libdwfl owns it now */
 	Dwarf_Addr lo, hi;
-	dwfl_module_info(m->mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	void **userdata;
+	dwfl_module_info(m->mod, &userdata, &lo, &hi, NULL, NULL, NULL, NULL);
+	*userdata = s; /* for tf_sym_find_debuginfo */
 	m->lo = lo;
 	m->hi = hi;
 	m->name = file->name;

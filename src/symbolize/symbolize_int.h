@@ -160,14 +160,26 @@ uint32_t tf_sym_demangle(tf_symbolizer *s, const char *name);
 /* malloc'd demangled name or NULL (for tests and callers outside). */
 char *tf_sym_demangle_dup(const char *name);
 
+/* ---- separate debug info (debugcache.c) ------------------------------ */
+
+/* libdwfl's find_debuginfo: the standard search, then an uncompressed copy
+ * from the symbolizer's persist_dir (made there on first use). The module's
+ * userdata is the symbolizer. */
+int tf_sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name);
+
 /* ---- kernel, [vsyscall] (kernel.c) ------------------------------------ */
 
 typedef struct tf_sym_kernel tf_sym_kernel;
 /* Name (strtab id) and module (strtab id) of a kernel address; false if
  * unknown (kernel symbols hidden, or no symbol). */
 bool tf_sym_kernel_lookup(tf_symbolizer *s, uint64_t addr, uint32_t *name, uint32_t *module);
-/* /proc/kallsyms read and sorted; touches nothing of a symbolizer. */
-tf_sym_kernel *tf_sym_kernel_read(void);
+/* /proc/kallsyms read and sorted, or this boot's copy in cache_dir (NULL:
+ * no cache); touches nothing of a symbolizer. */
+tf_sym_kernel *tf_sym_kernel_read(const char *cache_dir);
+/* Whether it came from the cache file. */
+bool tf_sym_kernel_cached(const tf_sym_kernel *k);
 /* The module's function symbols, sorted (once). */
 void tf_sym_module_symbols(tf_sym_module *m);
 void tf_sym_kernel_free(tf_sym_kernel *k);

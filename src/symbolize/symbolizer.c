@@ -43,6 +43,8 @@ int tf_symbolizer_new(tf_symbolizer **out, const tf_symbolizer_opts *opts)
 	/* the caller's string may not outlive this call */
 	if (s->opts.cache_dir)
 		s->opts.cache_dir = tf_xstrdup(s->opts.cache_dir);
+	if (s->opts.persist_dir)
+		s->opts.persist_dir = tf_xstrdup(s->opts.persist_dir);
 	tf_strtab_init(&s->strs);
 	s->arena = tf_arena_new();
 	s->vdso_file = UINT32_MAX;
@@ -73,6 +75,7 @@ void tf_symbolizer_free(tf_symbolizer *s)
 	tf_strtab_free(&s->strs);
 	tf_arena_free(s->arena);
 	free((char *)s->opts.cache_dir);
+	free((char *)s->opts.persist_dir);
 	free(s);
 }
 
@@ -80,6 +83,7 @@ void tf_symbolizer_stats_get(const tf_symbolizer *s, tf_symbolizer_stats *out)
 {
 	*out = s->stats;
 	out->symlocs = s->locs.n;
+	out->kallsyms_cached = tf_sym_kernel_cached(s->kernel);
 }
 
 void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev)

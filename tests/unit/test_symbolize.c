@@ -586,6 +586,155 @@ static void test_separate_debuginfo(void **state)
 	free(src);
 }
 
+/* One line per address: every frame's function, file and line. */
+static char *describe(tf_symbolizer *s, const uint64_t *addrs, size_t n, bool kernel)
+{
+	tf_buf b = TF_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		const tf_symloc *l = tf_symbolizer_lookup(s, (uint32_t)getpid(), 0, addrs[i], kernel);
+		tf_buf_printf(&b, "%s:", l->module ? l->module : "?");
+		for (uint32_t j = 0; j < l->nframes; j++)
+			tf_buf_printf(&b, " %s %s:%d", l->frames[j].function,
+				      l->frames[j].file ? l->frames[j].file : "?", l->frames[j].line);
+		tf_buf_putc(&b, '\n');
+	}
+	return tf_buf_detach(&b);
+}
+
+static char *with_cache(const char *dir, const uint64_t *addrs, size_t n, bool kernel,
+			tf_symbolizer_stats *st)
+{
+	tf_symbolizer *s;
+	tf_symbolizer_opts o;
+	tf_symbolizer_opts_init(&o);
+	o.persist_dir = dir;
+	assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+	feed_maps(s, getpid(), false, true);
+	char *d = describe(s, addrs, n, kernel);
+	tf_symbolizer_stats_get(s, st);
+	/* libdw must be reading the copy, not the compressed original */
+	tf_buf maps = TF_BUF_INIT;
+	assert_int_equal(tf_file_read(&maps, "/proc/self/maps"), 0);
+	char *copy = tf_xasprintf("%s/debug/", dir);
+	if (!kernel && (!strstr(maps.ptr, copy) || strstr(maps.ptr, "/usr/lib/debug/.build-id/")))
+		fail_msg("debug files mapped:\n%s", maps.ptr);
+	free(copy);
+	tf_buf_free(&maps);
+	tf_symbolizer_free(s);
+	return d;
+}
+
+static void test_persist_cache(void **state)
+{
+	(void)state;
+	static const char *const fns[] = { "getpid", "qsort", "strtod", "malloc", "fprintf" };
+	uint64_t addrs[8];
+	size_t n = 0, nuser;
+	tf_buf b = TF_BUF_INIT;
+	unsigned long long kaddr = 0;
+
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		void *fn = dlsym(RTLD_DEFAULT, fns[i]);
+		assert_non_null(fn);
+		addrs[n++] = (uint64_t)(uintptr_t)fn + 2; /* inside, past the entry */
+	}
+	nuser = n;
+	assert_int_equal(tf_file_read(&b, "/proc/kallsyms"), 0);
+	for (char *p = b.ptr, *nl; p && *p && !kaddr; p = nl ? nl + 1 : NULL) {
+		char type, name[256];
+		if ((nl = strchr(p, '\n')))
+			*nl = '\0';
+		if (sscanf(p, "%llx %c %255s", &kaddr, &type, name) != 3 || strcmp(name, "schedule") != 0)
+			kaddr = 0;
+	}
+	tf_buf_free(&b);
+	if (kaddr)
+		addrs[n++] = kaddr + 4;
+
+	/* without a cache: what every cached answer must equal */
+	tf_symbolizer *s = new_sym();
+	feed_maps(s, getpid(), false, true);
+	char *want = describe(s, addrs, nuser, false), *want_k = NULL;
+	if (kaddr)
+		want_k = describe(s, addrs + nuser, 1, true);
+	tf_symbolizer_free(s);
+	/* with libc6-dbg's file:line: the part the debug copy must keep */
+	if (!strstr(want, "getpid") || !strstr(want, "qsort") || !strstr(want, ".c:"))
+		fail_msg("%s", want);
+	if (want_k)
+		assert_non_null(strstr(want_k, "schedule"));
+
+	char *dir = unit_tmpdir(), *cache = tf_xasprintf("%s/cache", dir), *got;
+	tf_symbolizer_stats st;
+	struct stat sb;
+	char kpath[4200];
+	snprintf(kpath, sizeof(kpath), "%s/kallsyms", cache);
+
+	/* 1st: the cache is made (libc6-dbg's DWARF is compressed) */
+	got = with_cache(cache, addrs, nuser, false, &st);
+	assert_string_equal(got, want);
+	free(got);
+	assert_int_equal(st.debug_uncompressed, 1);
+	assert_int_equal(st.debug_cached, 0);
+	if (kaddr) {
+		got = with_cache(cache, addrs + nuser, 1, true, &st);
+		assert_string_equal(got, want_k);
+		free(got);
+		assert_false(st.kallsyms_cached);
+		assert_int_equal(stat(kpath, &sb), 0);
+	}
+
+	/* 2nd: both come from it, with the same answers */
+	got = with_cache(cache, addrs, nuser, false, &st);
+	assert_string_equal(got, want);
+	free(got);
+	assert_int_equal(st.debug_cached, 1);
+	assert_int_equal(st.debug_uncompressed, 0);
+	if (kaddr) {
+		got = with_cache(cache, addrs + nuser, 1, true, &st);
+		assert_string_equal(got, want_k);
+		free(got);
+		assert_true(st.kallsyms_cached);
+
+		/* a truncated file is not used, and is written again */
+		assert_int_equal(truncate(kpath, sb.st_size / 2), 0);
+		got = with_cache(cache, addrs + nuser, 1, true, &st);
+		assert_string_equal(got, want_k);
+		free(got);
+		assert_false(st.kallsyms_cached);
+		struct stat sb2;
+		assert_int_equal(stat(kpath, &sb2), 0);
+		assert_int_equal(sb2.st_size, sb.st_size);
+
+		/* another boot's file is not used either */
+		FILE *f = fopen(kpath, "r+b");
+		assert_non_null(f);
+		assert_int_equal(fseek(f, 40, SEEK_SET), 0); /* inside the boot id */
+		int c = fgetc(f);
+		assert_int_equal(fseek(f, 40, SEEK_SET), 0);
+		fputc(c == 'x' ? 'y' : 'x', f);
+		fclose(f);
+		got = with_cache(cache, addrs + nuser, 1, true, &st);
+		assert_string_equal(got, want_k);
+		free(got);
+		assert_false(st.kallsyms_cached);
+	}
+
+	/* a damaged debug copy is replaced, answers unchanged */
+	char cmd[8400];
+	snprintf(cmd, sizeof(cmd), "for f in '%s'/debug/*.debug; do echo junk >\"$f\"; done", cache);
+	assert_int_equal(system(cmd), 0);
+	got = with_cache(cache, addrs, nuser, false, &st);
+	assert_string_equal(got, want);
+	free(got);
+	assert_int_equal(st.debug_uncompressed, 1);
+
+	free(want);
+	free(want_k);
+	free(cache);
+	unit_rmtree(dir);
+}
+
 static void mmap_file(tf_symbolizer *s, uint32_t pid, const char *path, uint64_t start,
 		      uint64_t len, uint64_t pgoff)
 {
@@ -714,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_jit_maps),
 		cmocka_unit_test(test_jit_node),
 		cmocka_unit_test(test_separate_debuginfo),
+		cmocka_unit_test(test_persist_cache),
 		cmocka_unit_test(test_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
