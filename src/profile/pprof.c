@@ -85,6 +85,18 @@ int tf_gzip(tf_buf *out, const void *data, size_t len, int level)
 
 /* encoding */
 
+struct label_key {
+	const PbLabel *labels;
+	const tf_label *l;
+};
+
+static bool label_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const PbLabel *a = &((const struct label_key *)ctx)->labels[idx];
+	const tf_label *b = key;
+	return a->key == b->key && a->str == b->str && a->num == b->num && a->num_unit == b->num_unit;
+}
+
 int tf_pprof_encode(tf_buf *out, const tf_profile *p, int gzip_level)
 {
 	PbProfile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
@@ -101,7 +113,7 @@ int tf_pprof_encode(tf_buf *out, const tf_profile *p, int gzip_level)
 	PbMapping **mapp = tf_xcalloc(p->mappings.n + 1, sizeof(*mapp));
 	PbSample *samples = tf_xcalloc(p->samples.n + 1, sizeof(*samples));
 	PbSample **samplep = tf_xcalloc(p->samples.n + 1, sizeof(*samplep));
-	PbLabel *labels = tf_xcalloc(p->labels.n + 1, sizeof(*labels));
+	PbLabel *labels = tf_xmalloc((p->labels.n + 1) * sizeof(*labels)); /* only the distinct ones are touched */
 	PbLabel **labelp = tf_xcalloc(p->labels.n + 1, sizeof(*labelp));
 	uint64_t *stack = tf_xcalloc(p->stack.n + 1, sizeof(*stack));
 	int64_t *comments = tf_xcalloc(p->comments.n + 1, sizeof(*comments));
@@ -173,15 +185,30 @@ int tf_pprof_encode(tf_buf *out, const tf_profile *p, int gzip_level)
 
 	for (size_t i = 0; i < p->stack.n; i++)
 		stack[i] = (uint64_t)p->stack.v[i] + 1;
+	/* Samples repeat a few hundred distinct labels (a test, a pid, a tid):
+	 * one message each, shared by pointer, not one per sample's label
+	 * (that was most of the time of writing a large run file, in page
+	 * faults on the array) */
+	tf_htab seen = { 0 };
+	size_t nunique = 0;
 	for (size_t i = 0; i < p->labels.n; i++) {
 		const tf_label *l = &p->labels.v[i];
-		perftools__profiles__label__init(&labels[i]);
-		labels[i].key = l->key;
-		labels[i].str = l->str;
-		labels[i].num = l->num;
-		labels[i].num_unit = l->num_unit;
-		labelp[i] = &labels[i];
+		uint64_t h = tf_hash_combine(tf_hash_combine(tf_hash_combine(
+			(uint64_t)l->key, (uint64_t)l->str), (uint64_t)l->num), (uint64_t)l->num_unit);
+		struct label_key k = { labels, l };
+		uint32_t u = tf_htab_find(&seen, h, label_eq, &k, l);
+		if (u == TF_HTAB_NONE) {
+			u = (uint32_t)nunique++;
+			perftools__profiles__label__init(&labels[u]);
+			labels[u].key = l->key;
+			labels[u].str = l->str;
+			labels[u].num = l->num;
+			labels[u].num_unit = l->num_unit;
+			tf_htab_insert(&seen, h, u);
+		}
+		labelp[i] = &labels[u];
 	}
+	tf_htab_free(&seen);
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const tf_sample *s = &p->samples.v[i];
 		perftools__profiles__sample__init(&samples[i]);

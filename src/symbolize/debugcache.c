@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* Bigger debug files are left as they are: the copy would cost more disk
  * than the time it saves is worth. */
@@ -137,42 +138,101 @@ static int open_cached(const char *path, const unsigned char *bits, int n)
 	return fd;
 }
 
+/* The file's CRC-32 (zlib's, as .gnu_debuglink records it). */
+static bool crc_matches(int fd, GElf_Word want)
+{
+	unsigned char buf[1 << 16];
+	uLong crc = crc32(0, NULL, 0);
+	off_t off = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		crc = crc32(crc, buf, (uInt)n);
+		off += n;
+	}
+	return n == 0 && (GElf_Word)crc == want;
+}
+
+/* .gnu_debuglink, where gdb and libdwfl look: next to the binary, in its
+ * .debug/, and under /usr/lib/debug. */
+static int find_debuglink(const char *file_name, const char *link, GElf_Word crc,
+			  const unsigned char *bits, int n, char **found)
+{
+	if (!file_name || !link || !*link || strchr(link, '/'))
+		return -1;
+	const char *slash = strrchr(file_name, '/');
+	char *dir = slash ? tf_xstrndup(file_name, (size_t)(slash - file_name)) : tf_xstrdup(".");
+	char *cand[3] = {
+		tf_xasprintf("%s/%s", dir, link),
+		tf_xasprintf("%s/.debug/%s", dir, link),
+		dir[0] == '/' ? tf_xasprintf("/usr/lib/debug%s/%s", dir, link) : NULL,
+	};
+	int fd = -1;
+
+	for (int i = 0; i < 3 && fd < 0; i++) {
+		if (!cand[i] || strcmp(cand[i], file_name) == 0)
+			continue;
+		fd = open(cand[i], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && !(n > 0 ? has_build_id(fd, bits, n) : crc_matches(fd, crc))) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0) {
+			*found = cand[i];
+			cand[i] = NULL;
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		free(cand[i]);
+	free(dir);
+	return fd;
+}
+
 /*
  * Not dwfl_standard_find_debuginfo first: when it finds the file by
  * build-id it keeps its own Elf handle on it in the module, and libdwfl
- * then reads that one whatever fd we return. So the cache, then the
- * build-id directory (where the -dbg packages put their files), done here;
- * the standard search only for what neither has (.gnu_debuglink).
+ * then reads that one whatever fd we return. And when it finds nothing it
+ * asks debuginfod, which means dlopen()ing libdebuginfod and a second
+ * libcurl with its TLS stack (10 ms and more, for every binary without
+ * debug info, such as /bin/sh). So: the cache, the build-id directory
+ * (where the -dbg packages put their files), .gnu_debuglink; the standard
+ * search, debuginfod included, only when DEBUGINFOD_URLS asks for a server.
  */
 int tf_sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	tf_symbolizer *s = *userdata;
-	const unsigned char *bits;
+	const unsigned char *bits = NULL;
 	GElf_Addr vaddr;
 	struct stat st;
-	int n = 0, fd = -1;
+	int n, fd = -1;
 	char *id = NULL, *dir = NULL, *path = NULL, *sys = NULL;
+	const char *urls = getenv("DEBUGINFOD_URLS");
 
-	if (s && s->opts.persist_dir)
-		n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (urls && *urls)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (n <= 0 || n > 64)
-		goto standard;
+		goto debuglink;
 	id = tf_xmalloc(2 * (size_t)n + 1);
 	for (int i = 0; i < n; i++)
 		snprintf(id + 2 * i, 3, "%02x", bits[i]);
-	dir = tf_xasprintf("%s/debug", s->opts.persist_dir);
-	path = tf_xasprintf("%s/%s.debug", dir, id);
-	if ((fd = open_cached(path, bits, n)) >= 0) {
-		s->stats.debug_cached++;
-		goto found;
+	if (s && s->opts.persist_dir) {
+		dir = tf_xasprintf("%s/debug", s->opts.persist_dir);
+		path = tf_xasprintf("%s/%s.debug", dir, id);
+		if ((fd = open_cached(path, bits, n)) >= 0) {
+			s->stats.debug_cached++;
+			goto found;
+		}
 	}
 	sys = tf_xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
 	int sfd = open_cached(sys, bits, n);
 	if (sfd < 0)
-		goto standard;
-	if (fstat(sfd, &st) == 0 && (uint64_t)st.st_size <= DEBUGCACHE_MAX_SOURCE &&
+		goto debuglink;
+	if (path && fstat(sfd, &st) == 0 && (uint64_t)st.st_size <= DEBUGCACHE_MAX_SOURCE &&
 	    has_compressed(sfd) && write_plain(sfd, dir, path) &&
 	    (fd = open_cached(path, bits, n)) >= 0) {
 		s->stats.debug_uncompressed++;
@@ -190,11 +250,14 @@ found:
 	free(dir);
 	free(id);
 	return fd;
-standard:
+debuglink:
 	free(sys);
 	free(path);
 	free(dir);
 	free(id);
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					    debuglink_file, debuglink_crc, debuginfo_file_name);
+	fd = find_debuglink(file_name, debuglink_file, debuglink_crc, bits, n > 0 ? n : 0,
+			    debuginfo_file_name);
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
 }
