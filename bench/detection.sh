@@ -22,7 +22,8 @@
 # A trial counts a detection when victim is "regressed", and a false
 # positive when any other test is, or victim at 0%.
 #
-#   bench/detection.sh [TRIALS] [UNITS] [MODES]    (defaults 30 2 "stored stored-3 against-3 against-5")
+#   bench/detection.sh [TRIALS] [UNITS] [MODES]    (defaults 30 2 "stored stored-3 against-3 against-5";
+#                                                   SIZES="0 5" runs only those slowdowns)
 #
 # KEEP_REPORTS=DIR keeps every trial's report.json there, as MODE-SIZE-TRIAL.json.
 . "$(dirname "$0")/common.sh"
@@ -37,7 +38,7 @@ for m in $MODES; do
 	stored-*) HIST_REPEAT=${m#stored-}; HIST_REPEAT=${HIST_REPEAT%%-*}; break ;;
 	esac
 done
-SIZES="0 2 5 10 20"
+SIZES=${SIZES:-0 2 5 10 20}
 bench_build
 
 repo=$WORK/repo

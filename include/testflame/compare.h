@@ -156,6 +156,8 @@ typedef struct {
 	double min_samples;      /* gate.min_samples; 0: by the threshold */
 	double noise;            /* percent: the event's floor; tests without a
 				  * stored history assume twice that */
+	double prior_noise;      /* percent: with repeats, the spread tests are
+				  * moderated with (the suite's, else noise) */
 	double build_base_cost, build_head_cost; /* the "[build]" steps, apart from the tests */
 	tf_correction correction;
 	size_t base_runs, head_runs;

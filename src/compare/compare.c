@@ -373,6 +373,60 @@ static void fill_side(tf_test_side *s, const agg_test *at, const struct tf_compa
 	s->cpu_ns = at->ncpu[side] ? at->cpu[side] / at->ncpu[side] : NAN;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * With repeats on both sides, the prior a test's spread is moderated with:
+ * the spread this comparison measured for the suite's tests, as limma
+ * borrows it across genes (empirical Bayes). A fixed floor would call every
+ * quiet suite as noisy as the floor assumes, and the interleaved runs of
+ * `--against` are what they are because the runs are close in time. The
+ * median of the tests' pooled per-run spreads of log cost, over tests seen
+ * in every run with at least 1/threshold samples a run (fewer, and counting
+ * one sample more or less is the spread); at least 3 such tests, else the
+ * event's floor. Never below half that floor. In percent; 0 when it does
+ * not apply.
+ */
+static double suite_prior(const tf_comparison *c, const agg *a, double floor_pct, double threshold)
+{
+	const struct tf_compare_priv *pv = c->priv;
+	size_t nb = pv->nbase, nh = pv->nhead, n = 0;
+	double *sd = tf_xcalloc(c->ntests + 1, sizeof(double));
+	double need = threshold > 0 ? 1 / threshold : 20, prior = 0;
+
+	if (nb < 3 || nh < 3 || !pv->periodic) {
+		free(sd);
+		return 0;
+	}
+	for (size_t i = 0; i < c->ntests; i++) {
+		const agg_test *at = &a->tests.v[pv->test_id[i]];
+		double ss = 0, m[2] = { 0, 0 };
+		bool ok = true;
+		for (size_t r = 0; r < nb + nh && ok; r++)
+			ok = at->cost[r] > 0 && at->samples[r] >= need;
+		if (!ok)
+			continue;
+		for (size_t r = 0; r < nb + nh; r++)
+			m[r >= nb] += log(at->cost[r]) / (double)(r >= nb ? nh : nb);
+		for (size_t r = 0; r < nb + nh; r++) {
+			double d = log(at->cost[r]) - m[r >= nb];
+			ss += d * d;
+		}
+		sd[n++] = sqrt(ss / (double)(nb + nh - 2)) * 100;
+	}
+	if (n >= 3) {
+		qsort(sd, n, sizeof(*sd), cmp_double);
+		prior = n % 2 ? sd[n / 2] : (sd[n / 2 - 1] + sd[n / 2]) / 2;
+		prior = TF_MAX(prior, floor_pct / 2);
+	}
+	free(sd);
+	return prior;
+}
+
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
 	struct tf_compare_priv *pv = c->priv;
@@ -382,7 +436,9 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	size_t *tested = tf_xcalloc(c->ntests + 1, sizeof(size_t));
 	size_t ntested = 0;
 	char reason[256];
+	double borrowed = pv->noise_given ? 0 : suite_prior(c, a, c->summary.noise, o->threshold / 100);
 
+	c->summary.prior_noise = borrowed > 0 ? borrowed : c->summary.noise;
 	for (size_t i = 0; i < c->ntests; i++) {
 		tf_test_delta *t = &c->tests[i];
 		const agg_test *at = &a->tests.v[pv->test_id[i]];
@@ -439,9 +495,10 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 				noise_df = (double)known->runs - 1;
 		}
 		t->noise_pct = noise;
-		/* repeats: the prior is the floor, or what the history showed */
+		/* repeats: the prior is what the history showed, else the
+		 * suite's spread in this comparison (suite_prior), else the floor */
 		double prior = pv->noise_given ? c->summary.noise
-			       : t->noise_from_history ? noise : c->summary.noise;
+			       : t->noise_from_history ? noise : c->summary.prior_noise;
 		tf_stats_input in = {
 			at->cost, at->cost + pv->nbase, pv->nbase, pv->nhead,
 			(double)t->base.samples, (double)t->head.samples, noise / 100,

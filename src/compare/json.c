@@ -169,6 +169,7 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	if (s->min_samples > 0)
 		json_object_set_new(root, "min_samples", jnum(s->min_samples));
 	json_object_set_new(root, "noise_pct", jnum(s->noise));
+	json_object_set_new(root, "prior_noise_pct", jnum(s->prior_noise));
 	json_object_set_new(root, "correction", json_string(tf_correction_name(s->correction)));
 	json_object_set_new(sum, "tests", json_integer((json_int_t)s->ntests));
 	for (int v = 0; v < TF_VERDICT_COUNT; v++)

@@ -53,10 +53,16 @@
  *    (log: run noise is multiplicative; Welch: the sides may differ in
  *    variance), its degrees of freedom by Welch-Satterthwaite. Three runs
  *    say little about a variance, so each side's is moderated with a prior
- *    (Smyth's moderated t, as limma does): the event's noise floor, or the
- *    test's history, weighted as 4 degrees of freedom, plus one sample's
- *    worth. Three runs that agree then tighten the interval; runs that
- *    scatter widen it past the prior. A run where the test has no sample
+ *    (Smyth's moderated t, as limma does), weighted as 4 degrees of freedom,
+ *    plus one sample's worth: the test's history when stored, else what
+ *    limma does too, the spread borrowed from the other tests of the same
+ *    comparison (the median of the suite's per-run spreads, never below
+ *    half the event's floor; the event's floor itself when fewer than 3
+ *    tests can say). A fixed floor would call every quiet suite as noisy
+ *    as the floor assumes: runs of the two sides interleaved on one
+ *    machine (`--against`) agree far better than that. Three runs that
+ *    agree then tighten the interval; runs that scatter widen it past the
+ *    prior. A run where the test has no sample
  *    counts as half a sample.
  *
  * p is one-sided, in the direction the cost moved: the question a gate asks
