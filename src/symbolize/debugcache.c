@@ -217,9 +217,7 @@ int tf_sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	n = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (n <= 0 || n > 64)
 		goto debuglink;
-	id = tf_xmalloc(2 * (size_t)n + 1);
-	for (int i = 0; i < n; i++)
-		snprintf(id + 2 * i, 3, "%02x", bits[i]);
+	id = tf_sym_hex(bits, (size_t)n);
 	if (s && s->opts.persist_dir) {
 		dir = tf_xasprintf("%s/debug", s->opts.persist_dir);
 		path = tf_xasprintf("%s/%s.debug", dir, id);

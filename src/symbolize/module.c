@@ -37,7 +37,7 @@ static bool mod_eq(const void *ctx, uint32_t idx, const void *key)
 	return b && strcmp(b, key) == 0;
 }
 
-static char *hex(const uint8_t *p, size_t n)
+char *tf_sym_hex(const uint8_t *p, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
 	char *h = tf_xmalloc(2 * n + 1);
@@ -65,7 +65,7 @@ int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd)
 		goto bad;
 	ssize_t bidn = dwelf_elf_gnu_build_id(elf, &bidp);
 	if (bidn > 0) {
-		bid = hex(bidp, (size_t)bidn);
+		bid = tf_sym_hex(bidp, (size_t)bidn);
 		idx = tf_htab_find(&s->mod_index, tf_hash_bytes(bid, strlen(bid), 0), mod_eq, s, bid);
 		if (idx != TF_HTAB_NONE) {
 			/* the same binary under another name: share its DWARF */

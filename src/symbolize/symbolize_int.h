@@ -162,6 +162,9 @@ char *tf_sym_demangle_dup(const char *name);
 
 /* ---- separate debug info (debugcache.c) ------------------------------ */
 
+/* A build-id (or any bytes) as lower-case hex; malloc'd (module.c). */
+char *tf_sym_hex(const uint8_t *p, size_t n);
+
 /* libdwfl's find_debuginfo: the standard search, then an uncompressed copy
  * from the symbolizer's persist_dir (made there on first use). The module's
  * userdata is the symbolizer. */
