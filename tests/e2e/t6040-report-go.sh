@@ -92,7 +92,11 @@ test_expect_success "the page in Chromium: rows equal report.json; Encode sandwi
 	node "$NODE_DIR/report-check.mjs" r/index.html --json r/report.json --test TestEncode \
 		--hover example.com/tfwork.Encode --sandwich example.com/tfwork.Encode --screenshot go.png \
 		> page.txt 2> page.err || { cat page.err; false; } &&
-	expect_contains page.txt "rows match report.json: 2" &&
+	# Unlabelled samples of the Go runtime (GC, scheduler) may form an
+	# [unattributed] row in either profile; every row must still match.
+	ntests=$(jget r/report.json "len(d[\"tests\"])") &&
+	test "$ntests" -ge 2 &&
+	expect_contains page.txt "rows match report.json: $ntests" &&
 	expect_contains page.txt "functions match report.json:" &&
 	grep "^callers " page.txt | grep -q "testing.tRunner" &&
 	grep "^callers " page.txt | grep -q "example.com/tfwork.TestEncode" &&
