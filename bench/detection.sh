@@ -19,6 +19,11 @@
 #   against-N   the PR branch is run with --against main --repeat N:
 #               main exported and both sides run interleaved, N runs each.
 #
+# In the stored modes a PR run whose first run makes a test look slower
+# runs the suite twice more before the verdict (run --confirm, default 2);
+# the table counts how often that happened. PR_OPTS adds options to the
+# PR's run (PR_OPTS=--confirm=0: the verdict of the first run alone).
+#
 # A trial counts a detection when victim is "regressed", and a false
 # positive when any other test is, or victim at 0%.
 #
@@ -68,15 +73,16 @@ for i in 1 2 3 4 5; do
 	"$TF" run -q --no-fail --repeat "$HIST_REPEAT" >/dev/null 2>&1
 done
 
-verdicts() { # report.json -> "victim-verdict other-regressions"
+verdicts() { # report.json RUNS -> "victim-verdict other-regressions confirmed"
 	python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-v = "missing"; other = 0
+v = "missing"; other = 0; runs = 0
 for t in r["tests"]:
+    runs = max(runs, t["head"]["runs"])
     if t["name"] == "victim": v = t["verdict"]
     elif t["verdict"] == "regressed": other += 1
-print(v, other)' testflame-report/report.json
+print(v, other, 1 if runs > int(sys.argv[2]) else 0)' testflame-report/report.json "$1"
 }
 
 results=${RESULTS:-$WORK/results}
@@ -95,14 +101,17 @@ for trial in $(seq "$TRIALS"); do
 			echo "$size" >slowdown
 			git commit -q --allow-empty -am "victim +$size%"
 			rm -rf testflame-report
+			prrep=1
 			case $mode in
 			stored | stored-*)
-				prrep=1
 				case $mode in stored-*-*) prrep=${mode##*-} ;; esac
-				"$TF" run -q --no-save --no-fail --repeat "$prrep" >/dev/null 2>&1 ;;
-			against-*) "$TF" run -q --no-save --no-fail --against main --repeat "${mode#against-}" >/dev/null 2>&1 ;;
+				# shellcheck disable=SC2086 # PR_OPTS: options, split
+				"$TF" run -q --no-save --no-fail --repeat "$prrep" ${PR_OPTS:-} >/dev/null 2>&1 ;;
+			against-*)
+				prrep=${mode#against-}
+				"$TF" run -q --no-save --no-fail --against main --repeat "$prrep" >/dev/null 2>&1 ;;
 			esac
-			echo "$mode $size $(verdicts)" >>"$results"
+			echo "$mode $size $(verdicts "$prrep")" >>"$results"
 			[ -z "${KEEP_REPORTS:-}" ] ||
 				cp testflame-report/report.json "$KEEP_REPORTS/$mode-$size-$trial.json"
 		done
@@ -113,12 +122,13 @@ done
 cd "$TOP"
 machine
 echo "suite: 4 tests (victim ~$((UNITS * 110)) ms of CPU), 999 Hz, other core busy (a spinning neighbour); $TRIALS trials per cell"
-printf '%-10s %6s %12s %12s\n' mode slow "detected" "false pos."
+[ -z "${PR_OPTS:-}" ] || echo "PR runs with: $PR_OPTS"
+printf '%-10s %6s %12s %12s %12s\n' mode slow "detected" "false pos." "confirmed"
 for mode in $MODES; do
 	for size in $SIZES; do
 		awk -v m="$mode" -v s="$size" '
-			$1 == m && $2 == s { n++; if ($3 == "regressed") d++; if ($4 > 0 || (s == 0 && $3 == "regressed")) f++ }
-			END { printf "%-10s %5s%% %8d/%-3d %8d/%-3d\n", m, s, (s == 0 ? 0 : d), n, f, n }' "$results"
+			$1 == m && $2 == s { n++; if ($3 == "regressed") d++; if ($4 > 0 || (s == 0 && $3 == "regressed")) f++; c += $5 }
+			END { printf "%-10s %5s%% %8d/%-3d %8d/%-3d %8d/%-3d\n", m, s, (s == 0 ? 0 : d), n, f, n, c, n }' "$results"
 	done
 done
 echo "instructions: not measured here (this machine has no hardware counters: perf_event_open of instructions is refused)"

@@ -61,6 +61,7 @@ typedef struct {
 		double threshold;       /* percent, >= 0; -1 unset */
 		int fail_on_regression; /* TF_CONFIG_UNSET, 0, 1 */
 		long min_samples;       /* >= 0; -1 unset */
+		long confirm;           /* runs added when a test looks slower, 0..100; -1 unset */
 		double alpha;           /* significance level in (0, 0.5]; -1 unset
 					 * (`confidence: 0.95` is alpha 0.05) */
 	} gate;

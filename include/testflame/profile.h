@@ -126,6 +126,15 @@ uint32_t tf_profile_add_location(tf_profile *p, uint32_t mapping, uint64_t addre
 uint32_t tf_profile_add_sample(tf_profile *p, const uint32_t *locs, uint32_t nlocs,
 			       const int64_t *values, const tf_label *labels,
 			       uint32_t nlabels);
+/* The hash of a stack, for callers that hash it once for several uses. */
+static inline uint64_t tf_profile_stack_hash(const uint32_t *locs, uint32_t nlocs)
+{
+	return tf_hash_bytes(locs, nlocs * sizeof(*locs), nlocs);
+}
+/* tf_profile_add_sample with the stack's tf_profile_stack_hash() given. */
+uint32_t tf_profile_add_sample_hashed(tf_profile *p, uint64_t stack_hash, const uint32_t *locs,
+				      uint32_t nlocs, const int64_t *values,
+				      const tf_label *labels, uint32_t nlabels);
 
 /* Label lookup on a sample: the string value (NULL if absent). */
 const char *tf_sample_label_str(const tf_profile *p, const tf_sample *s, const char *key);

@@ -114,6 +114,11 @@ struct tf_attributor {
 	TF_VEC(uint64_t) open_key;
 	TF_VEC(tf_strid) open_name;
 	TF_VEC(uint64_t) open_start;
+	/* per-sample shortcuts: samples come in runs from one thread */
+	uint32_t last_pid, last_proc;    /* procs index of last_pid, +1; 0 none */
+	uint32_t last_tid;
+	bool tid_noted;
+	bool any_proc_markers;           /* a process-scope marker was seen */
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -144,8 +149,14 @@ static bool tm_eq(const void *ctx, uint32_t idx, const void *key)
 
 static struct proc *proc_find(tf_attributor *a, uint32_t pid)
 {
+	if (a->last_proc && a->last_pid == pid)
+		return &a->procs.v[a->last_proc - 1];
 	uint32_t i = tf_htab_find(&a->proc_index, tf_hash_u64(pid), pid_eq, a->procs.v, &pid);
-	return i == TF_HTAB_NONE ? NULL : &a->procs.v[i];
+	if (i == TF_HTAB_NONE)
+		return NULL;
+	a->last_pid = pid;
+	a->last_proc = i + 1;
+	return &a->procs.v[i];
 }
 
 static struct proc *proc_get(tf_attributor *a, uint32_t pid)
@@ -164,6 +175,10 @@ static struct proc *proc_get(tf_attributor *a, uint32_t pid)
 
 static void note_tid(tf_attributor *a, uint32_t tid)
 {
+	if (a->tid_noted && a->last_tid == tid)
+		return;
+	a->last_tid = tid;
+	a->tid_noted = true;
 	if (tf_htab_find(&a->tid_index, tf_hash_u64(tid), u32_eq, a->tids.v, &tid) != TF_HTAB_NONE)
 		return;
 	tf_vec_push(&a->tids, tid);
@@ -427,6 +442,7 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 		break;
 	case TF_MARKER_PROCESS:
 		st = &proc_get(a, ev->pid)->markers;
+		a->any_proc_markers = true;
 		key = ((uint64_t)1 << 32) | ev->pid;
 		break;
 	default:
@@ -459,11 +475,11 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 
 static tf_strid marker_test(tf_attributor *a, const tf_rec_event *ev)
 {
-	strid_stack *st = thread_stack(a, ev->tid, false);
+	strid_stack *st = a->tmarkers.n ? thread_stack(a, ev->tid, false) : NULL;
 	if (st && st->n)
 		return st->v[st->n - 1];
 	/* @pid markers cover the process and everything below it */
-	struct proc *pr = proc_find(a, ev->pid);
+	struct proc *pr = a->any_proc_markers ? proc_find(a, ev->pid) : NULL;
 	for (int depth = 0; pr && depth < 64; depth++) {
 		if (pr->markers.n)
 			return pr->markers.v[pr->markers.n - 1];

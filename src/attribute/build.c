@@ -163,6 +163,7 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 		b->st->truncated++;
 
 	int source;
+	uint64_t sh = tf_profile_stack_hash(b->locs, (uint32_t)n);
 	tf_strid test = tf_attributor_sample(b->att, ev, b->locs, n, (int64_t)ev->sample.period,
 					     &source);
 	tf_label labels[4] = {
@@ -172,7 +173,7 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 		{ b->k_tid, 0, ev->tid, 0 },
 	};
 	int64_t values[2] = { 1, (int64_t)ev->sample.period };
-	tf_profile_add_sample(b->p, b->locs, (uint32_t)n, values, labels, 4);
+	tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels, 4);
 	if (source >= 0 && source < 4)
 		b->st->by_source[source]++;
 	b->st->samples++;

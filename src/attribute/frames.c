@@ -80,14 +80,16 @@ struct tf_frame_rules {
 	TF_VEC(uint8_t) fn_quiet;
 	bool has_from_lib;
 	TF_VEC(uint32_t) fr_fn, fr_map;  /* the current stack, root first */
-	/* the last answer per stack (a location-id sequence), direct-mapped:
-	 * a suite's samples repeat a few thousand stacks */
+	/* the last answer per stack of functions (and their mappings, which
+	 * library rules look at), direct-mapped: a suite's samples repeat a
+	 * few thousand function stacks, where nearly every sample's stack of
+	 * locations is new (its leaf is at another instruction) */
 	struct memo_slot { uint64_t hash; uint32_t off, n; tf_strid test; } *memo;
-	TF_VEC(uint32_t) memo_locs;      /* the slots' stacks, end to end */
+	TF_VEC(uint32_t) memo_key;       /* the slots' fr_fn then fr_map, end to end */
 };
 
 #define MEMO_SLOTS 8192
-#define MEMO_MAX_LOCS (4u << 20)         /* then start the memo afresh */
+#define MEMO_MAX_KEYS (8u << 20)         /* then start the memo afresh */
 
 static int compile(regex_t *re, const char *src, bool *has, const char *what)
 {
@@ -183,7 +185,7 @@ void tf_frame_rules_free(tf_frame_rules *r)
 	tf_vec_free(&r->fr_fn);
 	tf_vec_free(&r->fr_map);
 	free(r->memo);
-	tf_vec_free(&r->memo_locs);
+	tf_vec_free(&r->memo_key);
 	free(r);
 }
 
@@ -314,47 +316,55 @@ static bool quiet(tf_frame_rules *r, uint32_t fi)
 	return r->fn_quiet.v[fi] == 1;
 }
 
-static tf_strid match(tf_frame_rules *r, const uint32_t *locs, size_t n);
+static tf_strid match(tf_frame_rules *r);
 
 tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 {
+	const tf_profile *p = r->p;
+
 	if (!r->rules.n)
 		return 0;
-	if (!r->memo)
-		r->memo = tf_xcalloc(MEMO_SLOTS, sizeof(*r->memo));
-	uint64_t h = tf_hash_bytes(locs, n * sizeof(*locs), n) | 1; /* 0: empty slot */
-	struct memo_slot *m = &r->memo[h & (MEMO_SLOTS - 1)];
-	if (m->hash == h && m->n == n &&
-	    memcmp(r->memo_locs.v + m->off, locs, n * sizeof(*locs)) == 0)
-		return m->test;
-	tf_strid test = match(r, locs, n);
-	if (r->memo_locs.n + n > MEMO_MAX_LOCS) {
-		memset(r->memo, 0, MEMO_SLOTS * sizeof(*r->memo));
-		r->memo_locs.n = 0;
-	}
-	tf_vec_reserve(&r->memo_locs, r->memo_locs.n + n);
-	if (n)
-		memcpy(r->memo_locs.v + r->memo_locs.n, locs, n * sizeof(*locs));
-	*m = (struct memo_slot){ h, (uint32_t)r->memo_locs.n, (uint32_t)n, test };
-	r->memo_locs.n += n;
-	return test;
-}
-
-static tf_strid match(tf_frame_rules *r, const uint32_t *locs, size_t n)
-{
-	const tf_profile *p = r->p;
-	size_t nf;
-
 	/* flatten to functions, root first, inlined frames expanded */
 	r->fr_fn.n = r->fr_map.n = 0;
 	for (size_t k = n; k-- > 0;) {
 		const tf_location *l = &p->locations.v[locs[k]];
+		tf_vec_reserve(&r->fr_fn, r->fr_fn.n + l->nlines);
+		tf_vec_reserve(&r->fr_map, r->fr_map.n + l->nlines);
 		for (uint32_t j = l->nlines; j-- > 0;) {
-			tf_vec_push(&r->fr_fn, p->lines.v[l->lines_off + j].function);
-			tf_vec_push(&r->fr_map, l->mapping);
+			r->fr_fn.v[r->fr_fn.n++] = p->lines.v[l->lines_off + j].function;
+			r->fr_map.v[r->fr_map.n++] = l->mapping;
 		}
 	}
-	nf = r->fr_fn.n;
+	size_t nf = r->fr_fn.n, bytes = nf * sizeof(uint32_t);
+	if (!r->memo)
+		r->memo = tf_xcalloc(MEMO_SLOTS, sizeof(*r->memo));
+	uint64_t h = tf_hash_combine(tf_hash_bytes(r->fr_fn.v, bytes, nf),
+				     tf_hash_bytes(r->fr_map.v, bytes, nf)) | 1; /* 0: empty slot */
+	struct memo_slot *m = &r->memo[h & (MEMO_SLOTS - 1)];
+	if (m->hash == h && m->n == nf && memcmp(r->memo_key.v + m->off, r->fr_fn.v, bytes) == 0 &&
+	    memcmp(r->memo_key.v + m->off + nf, r->fr_map.v, bytes) == 0)
+		return m->test;
+	tf_strid test = match(r);
+	if (r->memo_key.n + 2 * nf > MEMO_MAX_KEYS) {
+		memset(r->memo, 0, MEMO_SLOTS * sizeof(*r->memo));
+		r->memo_key.n = 0;
+	}
+	tf_vec_reserve(&r->memo_key, r->memo_key.n + 2 * nf);
+	if (nf) {
+		memcpy(r->memo_key.v + r->memo_key.n, r->fr_fn.v, bytes);
+		memcpy(r->memo_key.v + r->memo_key.n + nf, r->fr_map.v, bytes);
+	}
+	*m = (struct memo_slot){ h, (uint32_t)r->memo_key.n, (uint32_t)nf, test };
+	r->memo_key.n += 2 * nf;
+	return test;
+}
+
+/* The test named by the flattened stack in fr_fn and fr_map. */
+static tf_strid match(tf_frame_rules *r)
+{
+	const tf_profile *p = r->p;
+	size_t nf = r->fr_fn.n;
+
 	for (size_t i = 0; i < nf; i++) {
 		uint32_t fi = r->fr_fn.v[i];
 		bool q = quiet(r, fi);

@@ -15,6 +15,16 @@
  *              noise for both sides, the most reliable mode on shared
  *              runners.
  *
+ * One run against a stored baseline is the cheap, usual case, and the
+ * noisiest: a single run of the PR cannot tell a real slowdown from a
+ * moment in which the runner was slow. When a test looks slower (its 95%
+ * interval is above zero and reaches the threshold), the suite runs
+ * --confirm more times (default 2) and the verdict is made on all of the
+ * PR's runs, as a developer would re-run the job before believing it. The
+ * first run alone never fails the build, so this screen costs no false
+ * alarms; what it buys is the power of three runs, paid for only when
+ * something looks wrong.
+ *
  * In CI the report then goes out (publish_common.c): annotations, step
  * summary, outputs and the PR/MR comment. Publishing problems are
  * warnings: they never change the exit status.
@@ -49,6 +59,7 @@ typedef struct {
 	tf_record_cli rec;
 	const char *against, *store_spec, *report_dir, *remote;
 	long repeat;
+	long confirm;               /* more runs when a test looks slower; -1 unset */
 	double threshold;
 	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
 	bool no_publish, no_comment, no_annotations, no_step_summary;
@@ -88,6 +99,25 @@ static bool record_into(side_runs *side, run_opts *o, const char *cwd, const cha
 	tf_vec_push(&side->names, tf_xasprintf("%s run %zu", label, side->runs.n));
 	tf_verbosef("%s run %zu: %llu samples, exit status %d", label, side->runs.n,
 		    (unsigned long long)res.stats.samples, *status);
+	return true;
+}
+
+/* Record `count` more runs of this tree, stopping early when one is
+ * interrupted; the first failing exit status goes to *exit_status. False
+ * when a run could not be recorded (*status says why). */
+static bool record_head(side_runs *head, run_opts *o, long count, int *exit_status, int *status)
+{
+	for (long i = 0; i < count; i++) {
+		int s;
+		if (!record_into(head, o, NULL, "head", &s)) {
+			*status = s;
+			return false;
+		}
+		if (s && !*exit_status)
+			*exit_status = s;
+		if (head->runs.v[head->runs.n - 1].info.interrupted)
+			break;
+	}
 	return true;
 }
 
@@ -178,6 +208,57 @@ static void publish_report(run_opts *o, const tf_comparison *c, const tf_report_
  * Returns 0, or an error (printed). *regressed tells the gate.
  * `base_commit` and `distance` (< 0 unknown) head the report.
  */
+static void gate_opts(tf_compare_opts *co, const run_opts *o)
+{
+	tf_compare_opts_init(co);
+	co->threshold = o->threshold;
+	if (o->rec.cfg->gate.alpha > 0)
+		co->alpha = o->rec.cfg->gate.alpha;
+	if (o->rec.cfg->gate.min_samples > 0)
+		co->min_samples = (double)o->rec.cfg->gate.min_samples;
+	co->history = o->noise;
+	co->nhistory = o->nnoise;
+}
+
+/* The test that looks slowest among those that look slower: regressed or
+ * inconclusive, its 95% interval above zero and reaching the threshold.
+ * Returns a line naming it (to free), or NULL when none does. */
+static char *looks_slower(const run_opts *o, const side_runs *base, const side_runs *head)
+{
+	TF_VEC(const tf_profile *) bp = { 0 }, hp = { 0 };
+	tf_compare_opts co;
+	tf_comparison *c = NULL;
+	char *why = NULL;
+
+	for (size_t i = 0; i < base->runs.n; i++)
+		tf_vec_push(&bp, base->runs.v[i].profile);
+	for (size_t i = 0; i < head->runs.n; i++)
+		tf_vec_push(&hp, head->runs.v[i].profile);
+	tf_compare_side bs = { bp.v, NULL, bp.n };
+	tf_compare_side hs = { hp.v, NULL, hp.n };
+	gate_opts(&co, o);
+	if (tf_compare(&c, &bs, &hs, &co) == 0) {
+		const tf_test_delta *worst = NULL;
+		for (size_t i = 0; i < c->ntests; i++) {
+			const tf_test_delta *t = &c->tests[i];
+			if (t->verdict != TF_VERDICT_REGRESSED && t->verdict != TF_VERDICT_INCONCLUSIVE)
+				continue;
+			if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= o->threshold))
+				continue;
+			if (!worst || t->delta_pct > worst->delta_pct)
+				worst = t;
+		}
+		if (worst)
+			why = tf_xasprintf("%s looks %.1f%% slower (95%% CI %+.1f%% to %+.1f%%)",
+					   worst->name, worst->delta_pct, worst->ci_low_pct,
+					   worst->ci_high_pct);
+	}
+	tf_comparison_free(c);
+	tf_vec_free(&bp);
+	tf_vec_free(&hp);
+	return why;
+}
+
 static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 			      const char *baseline_note, const char *base_commit, long distance,
 			      bool *regressed)
@@ -202,14 +283,7 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	}
 	tf_compare_side bs = { bp.v, (const char *const *)base->names.v, bp.n };
 	tf_compare_side hs = { hp.v, (const char *const *)head->names.v, hp.n };
-	tf_compare_opts_init(&co);
-	co.threshold = o->threshold;
-	if (o->rec.cfg->gate.alpha > 0)
-		co.alpha = o->rec.cfg->gate.alpha;
-	if (o->rec.cfg->gate.min_samples > 0)
-		co.min_samples = (double)o->rec.cfg->gate.min_samples;
-	co.history = o->noise;
-	co.nhistory = o->nnoise;
+	gate_opts(&co, o);
 	rc = tf_compare(&c, &bs, &hs, &co);
 	if (rc) {
 		tf_fail(rc);
@@ -564,17 +638,8 @@ static int run_stored(run_opts *o, int *status)
 	char base_commit[TF_STORE_ID_HEX + 1] = "";
 	char *why = NULL; /* no baseline: the reason, for report.md */
 
-	for (long i = 0; i < o->repeat; i++) {
-		int s;
-		if (!record_into(&head, o, NULL, "head", &s)) {
-			*status = s;
-			goto done;
-		}
-		if (s && !exit_status)
-			exit_status = s;
-		if (head.runs.v[head.runs.n - 1].info.interrupted)
-			break;
-	}
+	if (!record_head(&head, o, o->repeat, &exit_status, status))
+		goto done;
 	kind = tf_record_kind(&head.runs.v[0]);
 
 	rc = tf_store_open(&st, spec, NULL);
@@ -652,6 +717,21 @@ static int run_stored(run_opts *o, int *status)
 		why = tf_xstrdup("no commit history here");
 	}
 
+	if (have_base && o->confirm > 0 && !head.runs.v[head.runs.n - 1].info.interrupted) {
+		char *why_confirm = looks_slower(o, &base, &head);
+		if (why_confirm) {
+			size_t had = head.runs.n;
+			tf_notef("%s; running the suite %ld more time%s to confirm", why_confirm,
+				 o->confirm, o->confirm == 1 ? "" : "s");
+			free(why_confirm);
+			if (!record_head(&head, o, o->confirm, &exit_status, status))
+				goto done;
+			char *more = tf_xasprintf("%s\nthis tree: %zu runs (%zu to confirm)", note,
+						  head.runs.n, head.runs.n - had);
+			free(note);
+			note = more;
+		}
+	}
 	if (have_base && compare_and_report(o, &base, &head, note, base_commit,
 					    head_distance(ctx, base_commit), &regressed)) {
 		*status = TF_EXIT_ERROR;
@@ -789,7 +869,7 @@ static const char *const color_choices[] = { "auto", "always", "never", NULL };
 int cmd_run(int argc, char **argv)
 {
 	run_opts o;
-	tf_option opts[TF_RECORD_MAX_OPTS + 26];
+	tf_option opts[TF_RECORD_MAX_OPTS + 28];
 	size_t n = 0;
 	int dashdash, nargs, status = 0;
 
@@ -798,6 +878,7 @@ int cmd_run(int argc, char **argv)
 	o.rec.needs_git = true;
 	o.threshold = -1;
 	o.repeat = 0;
+	o.confirm = -1;
 	o.report_dir = NULL;
 	n += tf_record_cli_options(&o.rec, opts + n);
 	opts[n++] = (tf_option){ TF_OPT_GROUP, 0, NULL, NULL, NULL, "baseline and gate:", NULL, 0, 0, NULL };
@@ -809,6 +890,9 @@ int cmd_run(int argc, char **argv)
 				 NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_INT, 0, "repeat", &o.repeat, "N",
 				 "runs per side (default 1; 3 with --against)", NULL, 1, 1000, NULL };
+	opts[n++] = (tf_option){ TF_OPT_INT, 0, "confirm", &o.confirm, "N",
+				 "when a test looks slower than its stored baseline, run N more times before judging (default 2; 0: never)",
+				 NULL, 0, 100, NULL };
 	opts[n++] = (tf_option){ TF_OPT_DOUBLE, 0, "threshold", &o.threshold, "PCT",
 				 "smallest slowdown that fails the gate (default 5)", NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "target", &o.rec.target_branch, "BRANCH",
@@ -893,6 +977,8 @@ int cmd_run(int argc, char **argv)
 		o.report_dir = o.rec.cfg->report.dir ? o.rec.cfg->report.dir : "testflame-report";
 	if (!o.history)
 		o.history = 10;
+	if (o.confirm < 0)
+		o.confirm = o.rec.cfg->gate.confirm >= 0 ? o.rec.cfg->gate.confirm : 2;
 
 	if (o.against)
 		run_against(&o, &status);

@@ -71,6 +71,7 @@ r = json.load(open(\"testflame-report/report.json\"))
 t = [t for t in r[\"tests\"] if t[\"name\"] == \"test_matrix\"][0]
 assert t[\"verdict\"] == \"regressed\", t[\"verdict\"]
 assert t[\"functions\"][0][\"name\"] == \"matrix_multiply\", t[\"functions\"][0]
+assert t[\"head\"][\"runs\"] == 3, t[\"head\"]  # the first run and two to confirm
 others = [t[\"name\"] for t in r[\"tests\"] if t[\"verdict\"] == \"regressed\" and t[\"name\"] != \"test_matrix\"]
 assert not others, others
 "
@@ -80,6 +81,24 @@ test_expect_code 3 'a branch that slows matrix_multiply: exit 3, the test and fu
 	cd repo && git checkout -q main && git checkout -q -b slow && slow_down_matrix &&
 	git commit -qam "matrix: a second pass" && make -s all >/dev/null &&
 	{ slow_run || slow_run; } && exit $rc
+'
+
+test_expect_code 3 'the first run alone looked slower: two more runs confirmed it, and say so' '
+	cd repo && "$TF" run >out 2>err; rc=$?
+	grep -q "^testflame: test_matrix looks [0-9.]*% slower (95% CI +[0-9.]*% to +[0-9.]*%); running the suite 2 more times to confirm$" err &&
+	expect_contains out "this tree: 3 runs (2 to confirm)" && exit $rc
+'
+
+test_expect_code 3 '--confirm 0 judges the one run' '
+	cd repo && "$TF" run --confirm 0 >out 2>err; rc=$?
+	expect_not_contains err "to confirm" && expect_not_contains out "to confirm" &&
+	expect_eq "$(python3 -c "import json; r = json.load(open(\"testflame-report/report.json\")); print([t[\"head\"][\"runs\"] for t in r[\"tests\"] if t[\"name\"] == \"test_matrix\"][0])")" 1 &&
+	exit $rc
+'
+
+test_expect_code 2 'a bad --confirm names the flag' '
+	cd repo && "$TF" run --confirm 101 -- true 2>err; rc=$?
+	expect_contains err "--confirm" && exit $rc
 '
 
 test_expect_success 'the PR branch does not save a baseline' '

@@ -61,6 +61,7 @@ static void test_full(void **state)
 		"  threshold: 2.5%\n"
 		"  fail_on_regression: true\n"
 		"  min_samples: 50\n"
+		"  confirm: 4\n"
 		"  confidence: 0.99\n"
 		"report:\n"
 		"  dir: out/report\n"
@@ -105,6 +106,7 @@ static void test_full(void **state)
 	assert_true(fabs(c->gate.threshold - 2.5) < 1e-9);
 	assert_int_equal(c->gate.fail_on_regression, 1);
 	assert_int_equal(c->gate.min_samples, 50);
+	assert_int_equal(c->gate.confirm, 4);
 	assert_true(fabs(c->gate.alpha - 0.01) < 1e-9);
 	assert_string_equal(c->report.dir, "out/report");
 	assert_string_equal(c->report.formats[1], "junit");
@@ -133,6 +135,7 @@ static void test_unset(void **state)
 		assert_true(c->gate.threshold < 0);
 		assert_true(c->gate.alpha < 0);
 		assert_int_equal(c->gate.min_samples, -1);
+		assert_int_equal(c->gate.confirm, -1);
 		assert_int_equal(c->gate.fail_on_regression, TF_CONFIG_UNSET);
 		assert_int_equal(c->publish.comment, TF_CONFIG_UNSET);
 		assert_true(tf_config_bool(c->publish.comment, true));
@@ -213,6 +216,8 @@ static void test_bad_values(void **state)
 	parse_err("repeat: 0\n", "t.yml:1:9: 'repeat' must be a whole number between 1 and 1000");
 	parse_err("gate:\n  min_samples: -3\n",
 		  "t.yml:2:16: 'gate.min_samples' must be a whole number between 0 and 1000000000");
+	parse_err("gate:\n  confirm: 101\n",
+		  "t.yml:2:12: 'gate.confirm' must be a whole number between 0 and 100");
 	parse_err("event: cycels\n",
 		  "t.yml:1:8: 'event' must be one of auto, cpu-clock, instructions, cycles, wall, not 'cycels'");
 	parse_err("call_graph: lbr\n", "t.yml:1:13: 'call_graph' must be one of auto, fp, dwarf, not 'lbr'");
