@@ -80,12 +80,18 @@ struct tf_frame_rules {
 	TF_VEC(uint8_t) fn_quiet;
 	bool has_from_lib;
 	TF_VEC(uint32_t) fr_fn, fr_map;  /* the current stack, root first */
-	/* the last answer per stack of functions (and their mappings, which
-	 * library rules look at), direct-mapped: a suite's samples repeat a
-	 * few thousand function stacks, where nearly every sample's stack of
-	 * locations is new (its leaf is at another instruction) */
+	/* per location: the first location of the same mapping and the same
+	 * functions (inlined ones included), +1; 0 not yet known. Rules see
+	 * no more of a frame than that. */
+	TF_VEC(uint32_t) loc_class;
+	tf_htab class_index;
+	TF_VEC(uint32_t) key;            /* the current stack's classes */
+	/* the last answer per stack of location classes, direct-mapped: a
+	 * suite's samples repeat a few thousand stacks of functions, where
+	 * nearly every sample's stack of locations is new (its leaf is at
+	 * another instruction) */
 	struct memo_slot { uint64_t hash; uint32_t off, n; tf_strid test; } *memo;
-	TF_VEC(uint32_t) memo_key;       /* the slots' fr_fn then fr_map, end to end */
+	TF_VEC(uint32_t) memo_key;       /* the slots' stacks of classes, end to end */
 };
 
 #define MEMO_SLOTS 8192
@@ -186,6 +192,9 @@ void tf_frame_rules_free(tf_frame_rules *r)
 	tf_vec_free(&r->fr_map);
 	free(r->memo);
 	tf_vec_free(&r->memo_key);
+	tf_vec_free(&r->loc_class);
+	tf_vec_free(&r->key);
+	tf_htab_free(&r->class_index);
 	free(r);
 }
 
@@ -318,44 +327,75 @@ static bool quiet(tf_frame_rules *r, uint32_t fi)
 
 static tf_strid match(tf_frame_rules *r);
 
+static bool same_class(const void *ctx, uint32_t idx, const void *key)
+{
+	const tf_profile *p = ctx;
+	const tf_location *a = &p->locations.v[idx], *b = key;
+	if (a->mapping != b->mapping || a->nlines != b->nlines)
+		return false;
+	for (uint32_t j = 0; j < a->nlines; j++)
+		if (p->lines.v[a->lines_off + j].function != p->lines.v[b->lines_off + j].function)
+			return false;
+	return true;
+}
+
+static uint32_t loc_class(tf_frame_rules *r, uint32_t loc)
+{
+	const tf_profile *p = r->p;
+
+	while (r->loc_class.n <= loc)
+		tf_vec_push(&r->loc_class, 0);
+	if (r->loc_class.v[loc])
+		return r->loc_class.v[loc] - 1;
+	const tf_location *l = &p->locations.v[loc];
+	uint64_t h = tf_hash_combine(l->nlines, l->mapping);
+	for (uint32_t j = 0; j < l->nlines; j++)
+		h = tf_hash_combine(h, p->lines.v[l->lines_off + j].function);
+	uint32_t first = tf_htab_find(&r->class_index, h, same_class, p, l);
+	if (first == TF_HTAB_NONE) {
+		tf_htab_insert(&r->class_index, h, loc);
+		first = loc;
+	}
+	r->loc_class.v[loc] = first + 1;
+	return first;
+}
+
 tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 {
 	const tf_profile *p = r->p;
 
 	if (!r->rules.n)
 		return 0;
+	tf_vec_reserve(&r->key, n + 1);
+	for (size_t k = 0; k < n; k++)
+		r->key.v[k] = loc_class(r, locs[k]);
+	size_t bytes = n * sizeof(uint32_t);
+	if (!r->memo)
+		r->memo = tf_xcalloc(MEMO_SLOTS, sizeof(*r->memo));
+	uint64_t h = tf_hash_bytes(r->key.v, bytes, n) | 1; /* 0: empty slot */
+	struct memo_slot *m = &r->memo[h & (MEMO_SLOTS - 1)];
+	if (m->hash == h && m->n == n && memcmp(r->memo_key.v + m->off, r->key.v, bytes) == 0)
+		return m->test;
+
 	/* flatten to functions, root first, inlined frames expanded */
 	r->fr_fn.n = r->fr_map.n = 0;
 	for (size_t k = n; k-- > 0;) {
 		const tf_location *l = &p->locations.v[locs[k]];
-		tf_vec_reserve(&r->fr_fn, r->fr_fn.n + l->nlines);
-		tf_vec_reserve(&r->fr_map, r->fr_map.n + l->nlines);
 		for (uint32_t j = l->nlines; j-- > 0;) {
-			r->fr_fn.v[r->fr_fn.n++] = p->lines.v[l->lines_off + j].function;
-			r->fr_map.v[r->fr_map.n++] = l->mapping;
+			tf_vec_push(&r->fr_fn, p->lines.v[l->lines_off + j].function);
+			tf_vec_push(&r->fr_map, l->mapping);
 		}
 	}
-	size_t nf = r->fr_fn.n, bytes = nf * sizeof(uint32_t);
-	if (!r->memo)
-		r->memo = tf_xcalloc(MEMO_SLOTS, sizeof(*r->memo));
-	uint64_t h = tf_hash_combine(tf_hash_bytes(r->fr_fn.v, bytes, nf),
-				     tf_hash_bytes(r->fr_map.v, bytes, nf)) | 1; /* 0: empty slot */
-	struct memo_slot *m = &r->memo[h & (MEMO_SLOTS - 1)];
-	if (m->hash == h && m->n == nf && memcmp(r->memo_key.v + m->off, r->fr_fn.v, bytes) == 0 &&
-	    memcmp(r->memo_key.v + m->off + nf, r->fr_map.v, bytes) == 0)
-		return m->test;
 	tf_strid test = match(r);
-	if (r->memo_key.n + 2 * nf > MEMO_MAX_KEYS) {
+	if (r->memo_key.n + n > MEMO_MAX_KEYS) {
 		memset(r->memo, 0, MEMO_SLOTS * sizeof(*r->memo));
 		r->memo_key.n = 0;
 	}
-	tf_vec_reserve(&r->memo_key, r->memo_key.n + 2 * nf);
-	if (nf) {
-		memcpy(r->memo_key.v + r->memo_key.n, r->fr_fn.v, bytes);
-		memcpy(r->memo_key.v + r->memo_key.n + nf, r->fr_map.v, bytes);
-	}
-	*m = (struct memo_slot){ h, (uint32_t)r->memo_key.n, (uint32_t)nf, test };
-	r->memo_key.n += 2 * nf;
+	tf_vec_reserve(&r->memo_key, r->memo_key.n + n);
+	if (n)
+		memcpy(r->memo_key.v + r->memo_key.n, r->key.v, bytes);
+	*m = (struct memo_slot){ h, (uint32_t)r->memo_key.n, (uint32_t)n, test };
+	r->memo_key.n += n;
 	return test;
 }
 

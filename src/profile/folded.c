@@ -177,12 +177,51 @@ static bool stack_eq(const void *ctx, uint32_t idx, const void *key)
 	return s->n == k->n && memcmp(t->pool + s->off, k->locs, k->n * sizeof(uint32_t)) == 0;
 }
 
+static bool same_functions(const void *ctx, uint32_t idx, const void *key)
+{
+	const tf_profile *p = ctx;
+	const tf_location *a = &p->locations.v[idx], *b = key;
+	if (a->nlines != b->nlines)
+		return false;
+	for (uint32_t j = 0; j < a->nlines; j++)
+		if (p->lines.v[a->lines_off + j].function != p->lines.v[b->lines_off + j].function)
+			return false;
+	return true;
+}
+
+/* For each location, the first location that renders alike: the same
+ * functions, inlined ones included (a location without lines renders as
+ * its address, alike only to itself). */
+static uint32_t *render_ids(const tf_profile *p)
+{
+	uint32_t *id = tf_xmalloc((p->locations.n + 1) * sizeof(*id));
+	tf_htab index = { 0 };
+
+	for (size_t i = 0; i < p->locations.n; i++) {
+		const tf_location *l = &p->locations.v[i];
+		id[i] = (uint32_t)i;
+		if (!l->nlines)
+			continue;
+		uint64_t h = l->nlines;
+		for (uint32_t j = 0; j < l->nlines; j++)
+			h = tf_hash_combine(h, p->lines.v[l->lines_off + j].function);
+		uint32_t first = tf_htab_find(&index, h, same_functions, p, l);
+		if (first == TF_HTAB_NONE)
+			tf_htab_insert(&index, h, (uint32_t)i);
+		else
+			id[i] = first;
+	}
+	tf_htab_free(&index);
+	return id;
+}
+
 /*
- * Samples are first summed per distinct stack of locations (cheap: arrays
- * of integers), then each distinct stack is rendered once; stacks of
- * different locations that render alike (two call sites of one function)
- * meet again in the table of lines. Rendering per sample instead would
- * build and hash a line for each of a million samples.
+ * Samples are first summed per distinct stack of what they render as
+ * (cheap: arrays of integers; stacks whose leaves are at different
+ * instructions of one function are one), then each distinct stack is
+ * rendered once; stacks that still render alike (two call sites of one
+ * function) meet again in the table of lines. Rendering per sample instead
+ * would build and hash a line for each of a million samples.
  */
 int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
 		    const char *label_key, const char *label_value)
@@ -196,17 +235,24 @@ int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
 	char **names;
 	uint8_t *mask = NULL;
 	size_t nv = p->sample_types.n;
+	uint32_t *rid;
+	TF_VEC(uint32_t) key = { 0 };
 
 	if (value_index >= nv)
 		return tf_error_set(TF_EINVAL, "the profile has no value column %zu", value_index);
 	if (label_key)
 		mask = tf_profile_label_mask(p, label_key, label_value);
+	rid = render_ids(p);
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const tf_sample *s = &p->samples.v[i];
 		int64_t v = p->values.v[i * nv + value_index];
 		if (v == 0 || (mask && !mask[i]))
 			continue;
-		struct stack_key k = { p->stack.v + s->locs_off, s->nlocs };
+		const uint32_t *locs = p->stack.v + s->locs_off;
+		tf_vec_reserve(&key, (size_t)s->nlocs + 1);
+		for (uint32_t j = 0; j < s->nlocs; j++)
+			key.v[j] = rid[locs[j]];
+		struct stack_key k = { key.v, s->nlocs };
 		uint64_t h = tf_hash_bytes(k.locs, k.n * sizeof(uint32_t), k.n);
 		struct stack_table t = { stacks.v, pool.v };
 		uint32_t idx = tf_htab_find(&index, h, stack_eq, &t, &k);
@@ -261,6 +307,8 @@ int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
 		free(names[i]);
 	free(names);
 	free(mask);
+	free(rid);
+	tf_vec_free(&key);
 	tf_buf_free(&line);
 	tf_vec_free(&sums);
 	tf_vec_free(&stacks);
