@@ -70,6 +70,12 @@ typedef struct {
 	 * for those tests in single-run comparisons. NULL: none known. */
 	const struct tf_test_noise *history;
 	size_t nhistory;
+	/* Each side's runs are one job of its own (run against a stored
+	 * baseline): the runs of a job share its moment (the runner, its other
+	 * tenants), and more runs of a side cannot average that job-to-job
+	 * noise away (stats.c). false (the default, and run --against, whose
+	 * sides alternate within one job): runs are independent draws. */
+	bool separate_jobs;
 } tf_compare_opts;
 
 /* One test's noise, learned from earlier runs of the same suite. */
@@ -77,6 +83,11 @@ typedef struct tf_test_noise {
 	char *test;
 	double noise_pct;   /* CV of one run's cost (SD of the log costs), percent */
 	size_t runs;        /* how many runs it was learned from */
+	double df;          /* the degrees of freedom of noise_pct */
+	/* The part of it between runs of one job (a baseline saved from
+	 * --repeat holds several): percent, and its degrees of freedom; 0 and
+	 * 0 when every stored baseline is a single run. */
+	double within_pct, within_df;
 } tf_test_noise;
 
 /*

@@ -218,6 +218,7 @@ static void gate_opts(tf_compare_opts *co, const run_opts *o)
 		co->min_samples = (double)o->rec.cfg->gate.min_samples;
 	co->history = o->noise;
 	co->nhistory = o->nnoise;
+	co->separate_jobs = o->against == NULL;
 }
 
 /* The test that looks slowest among those that look slower: regressed or

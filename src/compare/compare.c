@@ -470,29 +470,37 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		/* a test whose noise nothing measured is assumed twice as noisy as
 		 * the event's floor; its history, when stored, says better */
 		double noise = c->summary.noise, excess2 = 0, noise_df = 0;
+		double within2 = 0, within_df = 0;
 		t->noise_from_history = false;
 		if (!pv->noise_given) {
 			const tf_test_noise *known = NULL;
 			for (size_t h = 0; h < o->nhistory && !known; h++)
 				if (strcmp(o->history[h].test, t->name) == 0)
 					known = &o->history[h];
-			/* a spread of fewer than 5 runs is too rough to lower the
-			 * guard; it may only raise it. Where it raises it, the
-			 * excess over the floor is an estimate with runs - 1
-			 * degrees of freedom; below 5 runs, a spread that happens
-			 * to be small proves nothing either, so all of the run
-			 * noise is treated as estimated. */
-			if (!known || known->runs < 5)
+			/* a spread of fewer than 5 runs' worth (4 degrees of
+			 * freedom: runs - 1 for single runs, fewer for jobs of
+			 * several, history.c) is too rough to lower the guard; it
+			 * may only raise it. Where it raises it, the excess over
+			 * the floor is an estimate with those degrees of freedom;
+			 * below 4, a spread that happens to be small proves
+			 * nothing either, so all of the run noise is treated as
+			 * estimated. */
+			bool rough = !known || known->df < 4; /* fewer than 5 runs' worth */
+			if (rough)
 				noise *= 2;
 			if (known && known->noise_pct > noise) {
 				excess2 = (known->noise_pct * known->noise_pct - noise * noise) / 1e4;
 				noise = known->noise_pct;
 				t->noise_from_history = true;
 			}
-			if (known && known->runs < 5)
+			if (known && rough)
 				excess2 = noise * noise / 1e4;
 			if (known && excess2 > 0)
-				noise_df = (double)known->runs - 1;
+				noise_df = known->df;
+			if (known && known->within_df > 0) {
+				within2 = known->within_pct * known->within_pct / 1e4;
+				within_df = known->within_df;
+			}
 		}
 		t->noise_pct = noise;
 		/* repeats: the prior is what the history showed, else the
@@ -503,7 +511,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 			at->cost, at->cost + pv->nbase, pv->nbase, pv->nhead,
 			(double)t->base.samples, (double)t->head.samples, noise / 100,
 			pv->periodic, prior / 100, pv->periodic ? 4.0 : 0.0,
-			excess2, noise_df,
+			excess2, noise_df, within2, within_df, o->separate_jobs,
 		};
 		tf_stats_test(&res[i], &in);
 		t->method = res[i].method;

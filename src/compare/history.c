@@ -16,12 +16,81 @@
  * test (compare.c, stats.c). A baseline saved from `run --repeat N` holds
  * N runs of one commit; each counts as a run of its own here (their mean
  * would understate one run's noise by a factor of sqrt(N)).
+ *
+ * Runs of one job are not independent draws, though: they share the
+ * machine and its moment (another tenant, the clock's state), and on a
+ * shared runner that is often most of the noise. With such baselines the
+ * noise is split into its two parts, as a one-way random-effects model:
+ * within a job (the pooled spread of runs around their job's mean) and
+ * between jobs (what the spread of the job means shows beyond that). One
+ * run's noise is their sum; the within part goes to the comparison separately (stats.c), because extra
+ * runs of one job only average the within part away.
  */
 #include "testflame/compare.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The spread of k log costs, group[i] the job of logs[i] (groups are
+ * contiguous): one run's noise, and the part within a job when some job
+ * has several runs. The degrees of freedom stay k - 1: counted by jobs
+ * (Satterthwaite's), two baselines of three runs would have about one,
+ * and no slowdown, however gross, could fail a build until a suite had
+ * stored a dozen baselines. Optimistic where jobs differ much more than
+ * their runs; the unit test test_sim_job_noise_calibrated measures what
+ * that costs (at alpha = 0.001, about 0.2% false regressions with
+ * 5% between jobs and 1% within, ten baselines of three runs). */
+static void spread(tf_test_noise *tn, const double *logs, const size_t *group, size_t k)
+{
+	double m = 0, ss = 0;
+	for (size_t i = 0; i < k; i++)
+		m += logs[i];
+	m /= (double)k;
+	for (size_t i = 0; i < k; i++)
+		ss += (logs[i] - m) * (logs[i] - m);
+	tn->noise_pct = 100 * sqrt(ss / (double)(k - 1));
+	tn->df = (double)k - 1;
+
+	/* per job: mean; within: pooled squares around the job means */
+	double ssw = 0, dfw = 0, sum_means = 0, sum_means2 = 0, inv_k = 0;
+	size_t jobs = 0;
+	for (size_t i = 0; i < k;) {
+		size_t j = i;
+		double gm = 0;
+		while (j < k && group[j] == group[i])
+			gm += logs[j++];
+		gm /= (double)(j - i);
+		for (size_t x = i; x < j; x++)
+			ssw += (logs[x] - gm) * (logs[x] - gm);
+		dfw += (double)(j - i - 1);
+		sum_means += gm;
+		sum_means2 += gm * gm;
+		inv_k += 1 / (double)(j - i);
+		jobs++;
+		i = j;
+	}
+	if (dfw <= 0)
+		return; /* single runs: the plain spread above is all there is */
+	double w2 = ssw / dfw;
+	tn->within_pct = 100 * sqrt(w2);
+	tn->within_df = dfw;
+	if (jobs < 2) {
+		/* one job: nothing says how jobs differ; its within spread it is */
+		tn->noise_pct = tn->within_pct;
+		return;
+	}
+	double g = (double)jobs;
+	double vm = (sum_means2 - sum_means * sum_means / g) / (g - 1); /* of job means */
+	inv_k /= g;
+	double between = vm - w2 * inv_k; /* the job-to-job variance */
+	if (between <= 0) {
+		tn->noise_pct = tn->within_pct;
+		return;
+	}
+	/* one run: between + within = vm + w2 (1 - mean 1/k) */
+	tn->noise_pct = 100 * sqrt(vm + w2 * (1 - inv_k));
+}
 
 typedef struct {
 	tf_strtab names;
@@ -39,6 +108,7 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 	for (size_t r = 0; r < nruns; r++)
 		total += tf_profile_count_runs(runs[r]);
 	double *logs = tf_xcalloc(total + 1, sizeof(double));
+	size_t *job = tf_xcalloc(total + 1, sizeof(size_t)), *group = tf_xcalloc(total + 1, sizeof(size_t));
 
 	*out = NULL;
 	*n = 0;
@@ -47,6 +117,8 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 	for (size_t r = 0; r < nruns; first += tf_profile_count_runs(runs[r]), r++) {
 		const tf_profile *p = runs[r];
 		size_t col, nsub = tf_profile_count_runs(p);
+		for (size_t x = 0; x < nsub; x++)
+			job[first + x] = r;
 		if (value) {
 			if (tf_profile_value_index(&col, p, value))
 				continue;
@@ -80,20 +152,19 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 		size_t k = 0;
 		for (size_t r = 0; r < nruns; r++) {
 			double c = id * nruns + r < t.cost.n ? t.cost.v[id * nruns + r] : 0;
-			if (c > 0)
-				logs[k++] = log(c);
+			if (c > 0) {
+				logs[k] = log(c);
+				group[k++] = job[r];
+			}
 		}
 		if (k < 3)
 			continue;
-		double m = 0, ss = 0;
-		for (size_t i = 0; i < k; i++)
-			m += logs[i];
-		m /= (double)k;
-		for (size_t i = 0; i < k; i++)
-			ss += (logs[i] - m) * (logs[i] - m);
-		tf_test_noise tn = { tf_xstrdup(t.names.strs.v[id]), 100 * sqrt(ss / (double)(k - 1)), k };
+		tf_test_noise tn = { tf_xstrdup(t.names.strs.v[id]), 0, k, 0, 0, 0 };
+		spread(&tn, logs, group, k);
 		tf_vec_push(&res, tn);
 	}
+	free(group);
+	free(job);
 	free(logs);
 	tf_strtab_free(&t.names);
 	tf_vec_free(&t.cost);

@@ -48,6 +48,10 @@
  *    little), so a suite's first baselines catch only gross slowdowns.
  *    The change under test never feeds its own noise estimate, so a change
  *    that slows every test is still seen.
+ *    Runs of one job (a baseline saved from --repeat, a PR's confirmation
+ *    runs) share the job's moment, so against a stored baseline part of c
+ *    is the job's and more runs of a side cannot average it away; see
+ *    between_jobs() below.
  *  - At least 3 runs per side (repeats, `--against` A B A B): the data
  *    measure both noises at once. Welch's t test on the per-run log costs
  *    (log: run noise is multiplicative; Welch: the sides may differ in
@@ -62,8 +66,10 @@
  *    as the floor assumes: runs of the two sides interleaved on one
  *    machine (`--against`) agree far better than that. Three runs that
  *    agree then tighten the interval; runs that scatter widen it past the
- *    prior. A run where the test has no sample
- *    counts as half a sample.
+ *    prior. Against a stored baseline the sides are two jobs, and the
+ *    job-to-job part of the noise (between_jobs()) is added to Welch's
+ *    variance with the history's degrees of freedom. A run where the test
+ *    has no sample counts as half a sample.
  *
  * p is one-sided, in the direction the cost moved: the question a gate asks
  * is "slower?", and a verdict names a direction, so a false "regressed"
@@ -395,6 +401,57 @@ static double sum(const double *x, size_t n)
 	return s;
 }
 
+/* Squares of a side's per-run log costs around their mean (runs without
+ * samples left out); adds the degrees of freedom to *df. */
+static double side_squares(const double *c, size_t n, double *df)
+{
+	double m = 0, ss = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (c[i] > 0) {
+			m += log(c[i]);
+			k++;
+		}
+	if (k < 2)
+		return 0;
+	m /= (double)k;
+	for (size_t i = 0; i < n; i++)
+		if (c[i] > 0)
+			ss += (log(c[i]) - m) * (log(c[i]) - m);
+	*df += (double)(k - 1);
+	return ss;
+}
+
+/*
+ * The runs of a side come from one job and share its moment (the runner's
+ * other tenants, its clock), so one run's noise c^2 has two parts: w^2
+ * within a job and c^2 - w^2 between jobs. Comparing two jobs' mean costs,
+ *     Var(log r) = 2 (c^2 - w^2) + w^2 (1/n_base + 1/n_head):
+ * more runs of one job average only w^2 away. Runs alternated within one
+ * job (--against) share the between part, which cancels; so do runs of
+ * unknown origin (`compare` of files), taken as independent draws.
+ *
+ * w^2 is measured where a job has several runs: the stored baselines saved
+ * from --repeat (history.c) and this comparison's own sides (a PR's
+ * confirmation runs, a baseline of several runs). Those are pooled by
+ * degrees of freedom and moderated towards c^2 with a prior worth 4 (the
+ * spread of three runs proves little either way: with nothing measured,
+ * runs are taken as independent, w^2 = c^2), and capped at c^2. Returns
+ * the between part, c^2 - w^2, and w^2 in *w2.
+ */
+static double between_jobs(const tf_stats_input *in, double c2, double *w2)
+{
+	*w2 = c2;
+	if (c2 <= 0 || !in->separate_jobs || (in->nbase < 2 && in->nhead < 2))
+		return 0;
+	double df = in->within_df, ss = in->within2 * in->within_df;
+	ss += side_squares(in->base, in->nbase, &df);
+	ss += side_squares(in->head, in->nhead, &df);
+	double w = df > 0 ? ss / df : c2;
+	*w2 = w < c2 ? w : c2;
+	return c2 - *w2;
+}
+
 void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 {
 	const double z975 = 1.959963984540054;
@@ -429,13 +486,26 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		out->p = w.p;
 		out->df = w.df;
 		out->se = w.se;
-		crit = tf_stats_t_isf(0.025, w.df);
+		/* two jobs: the job-to-job noise comes on top of the runs' own,
+		 * with the history's degrees of freedom (the floor's: known) */
+		double w2, b2 = between_jobs(in, in->noise * in->noise, &w2);
+		if (b2 > 0) {
+			double v = w.se * w.se, e = 2 * b2, bdf = in->noise_df > 0 ? in->noise_df : INFINITY;
+			out->se = sqrt(v + e);
+			out->df = (v + e) * (v + e) / (v * v / w.df + (isinf(bdf) ? 0 : e * e / bdf));
+			out->p = TF_MIN(1.0, 2 * tf_stats_t_sf(fabs(lr) / out->se, out->df));
+		}
+		crit = tf_stats_t_isf(0.025, out->df);
 	} else {
 		double c2 = in->noise * in->noise;
 		double sb = in->periodic ? 1 / (nb * nb) : 1 / nb;
 		double sh = in->periodic ? 1 / (nh * nh) : 1 / nh;
+		double w2, b2 = between_jobs(in, c2, &w2);
 		double runs = 1 / (double)in->nbase + 1 / (double)in->nhead;
-		double var = sb + sh + c2 * runs;
+		/* c^2 * runs when nothing separates the parts (b2 = 0) */
+		double var = sb + sh + 2 * b2 + w2 * runs;
+		if (c2 > 0)
+			runs = (2 * b2 + w2 * runs) / c2; /* the share of c^2 below */
 		out->method = TF_METHOD_POISSON;
 		out->se = sqrt(var);
 		out->df = INFINITY;

@@ -58,6 +58,13 @@ typedef struct {
 	 * history) rather than known, and that estimate's degrees of freedom;
 	 * 0 and 0 when all of `noise` is the event's floor. */
 	double noise_excess2, noise_df;
+	/* Single runs: the part of noise^2 between runs of one job, as the
+	 * stored history measured it (a fraction squared), and its degrees of
+	 * freedom; 0 and 0 when unknown. Pooled with the spread of this
+	 * comparison's own runs of a side, when a side has several. */
+	double within2, within_df;
+	/* Each side is a job of its own: the job-to-job term applies. */
+	bool separate_jobs;
 } tf_stats_input;
 
 typedef struct {

@@ -275,7 +275,19 @@ static void test_several_runs(void **state)
 	assert_int_equal(a->base.runs, 3);
 	assert_int_equal(a->base.samples, 3010);
 	assert_int_equal(a->verdict, TF_VERDICT_REGRESSED);
+	/* independent runs: Welch, 2-4 degrees of freedom */
+	double narrow = a->ci_high_pct - a->ci_low_pct;
 	assert_true(a->df > 2 && a->df < 5);
+	/* each side a job of its own: the job-to-job part of the floor
+	 * (known) comes on top of the runs' own spread */
+	tf_compare_opts jo;
+	tf_compare_opts_init(&jo);
+	jo.separate_jobs = true;
+	tf_comparison *jc = compare_n(b, 3, h, 3, &jo);
+	const tf_test_delta *ja = tf_comparison_find(jc, "A");
+	assert_true(ja->df > 4);
+	assert_true(ja->ci_high_pct - ja->ci_low_pct > narrow);
+	tf_comparison_free(jc);
 	/* B ran in two base runs and no head run: gone, its base cost the
 	 * mean over all three base runs */
 	const tf_test_delta *bb = tf_comparison_find(c, "B");
@@ -710,8 +722,9 @@ static void test_history_noise(void **state)
 
 	tf_test_noise_free(hn, n);
 
-	/* the same six runs saved as two baselines of three runs each: six
-	 * draws, the same noise (their means would hide most of it) */
+	/* the same six runs saved as two baselines of three runs each: the
+	 * spread within each job (pooled, 4 degrees of freedom) is all of it,
+	 * as the two jobs' means differ by no more than that spread says */
 	tf_profile *joined[2];
 	assert_int_equal(tf_profile_join_runs(&joined[0], (const tf_profile *const *)runs, 3), 0);
 	assert_int_equal(tf_profile_join_runs(&joined[1], (const tf_profile *const *)runs + 3, 3), 0);
@@ -724,8 +737,11 @@ static void test_history_noise(void **state)
 		else
 			w2 = hn[i].noise_pct;
 		assert_int_equal(hn[i].runs, 6);
+		assert_true(hn[i].within_df == 4 && hn[i].df == 5);
+		assert_true(fabs(hn[i].within_pct - hn[i].noise_pct) < 1e-9);
 	}
-	assert_true(fabs(s2 - s) < 1e-9 && fabs(w2 - w) < 1e-9);
+	/* worked out by hand (numpy): sqrt of the pooled within-job variance */
+	assert_true(fabs(s2 - 0.77903) < 1e-4 && fabs(w2 - 19.96114) < 1e-4);
 	tf_test_noise_free(hn, n);
 
 	/* a PR's one run against a baseline of three: the base side is three
@@ -757,10 +773,145 @@ static void test_history_noise(void **state)
 		tf_profile_free(runs[i]);
 }
 
+/* Nine runs saved as three baselines of three: each job ran about 1%
+ * apart, the jobs up to 20% apart. One run's noise is the job-to-job
+ * spread plus the within-job one, and the within part is kept apart.
+ * Worked out by hand (numpy). */
+static void test_history_noise_of_jobs(void **state)
+{
+	(void)state;
+	static const double job[3][3] = { { 1.00e9, 1.01e9, 0.99e9 },
+					  { 1.20e9, 1.21e9, 1.19e9 },
+					  { 1.05e9, 1.06e9, 1.04e9 } };
+	tf_profile *runs[9], *joined[3];
+	tf_test_noise *hn;
+	size_t n;
+
+	for (int j = 0; j < 3; j++) {
+		for (int r = 0; r < 3; r++)
+			runs[3 * j + r] = history_run(job[j][r], 1e9);
+		assert_int_equal(tf_profile_join_runs(&joined[j], (const tf_profile *const *)runs + 3 * j, 3), 0);
+	}
+	assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)joined, 3, NULL), 0);
+	const tf_test_noise *st = !strcmp(hn[0].test, "steady") ? &hn[0] : &hn[1];
+	assert_int_equal(st->runs, 9);
+	assert_true(fabs(st->noise_pct - 9.46969) < 1e-4);
+	assert_true(st->df == 8);
+	assert_true(fabs(st->within_pct - 0.93124) < 1e-4);
+	assert_true(st->within_df == 6);
+	tf_test_noise_free(hn, n);
+	for (int i = 0; i < 9; i++)
+		tf_profile_free(runs[i]);
+	for (int j = 0; j < 3; j++)
+		tf_profile_free(joined[j]);
+}
+
+static uint64_t sim_state = 88172645463325252ULL;
+static double sim_uniform(void)
+{
+	sim_state ^= sim_state << 13;
+	sim_state ^= sim_state >> 7;
+	sim_state ^= sim_state << 17;
+	return ((double)(sim_state >> 11) + 0.5) / 9007199254740992.0;
+}
+static double sim_gauss(void)
+{
+	return sqrt(-2 * log(sim_uniform())) * cos(6.283185307179586 * sim_uniform());
+}
+
+/* One job of `k` runs of the steady test: a job offset, then run noise. */
+static tf_profile *sim_job(size_t k, double job_sd, double run_sd, double factor,
+			   tf_profile **keep)
+{
+	double off = log(factor) + job_sd * sim_gauss();
+	tf_profile *joined;
+	for (size_t r = 0; r < k; r++)
+		keep[r] = history_run(1e9 * exp(off + run_sd * sim_gauss()), 1e9);
+	if (k == 1)
+		return keep[0];
+	assert_int_equal(tf_profile_join_runs(&joined, (const tf_profile *const *)keep, k), 0);
+	for (size_t r = 0; r < k; r++)
+		tf_profile_free(keep[r]);
+	return joined;
+}
+
+/*
+ * A runner where most of the noise is the job's (5% between jobs, 1%
+ * between runs of one job), nothing changed: baselines saved from three
+ * runs, five of them in the history, a base of three runs and a PR of one
+ * run, or of three (a confirmation). Treating the runs of a job as
+ * independent draws halved the modelled variance of the comparison and
+ * called regressions at many times alpha; with the job's share modelled
+ * they stay near alpha = 0.001. A doubling is still caught: five jobs say
+ * little about how jobs differ (about 4 degrees of freedom), which is
+ * what an honest gate on such a runner can claim.
+ */
+static void test_sim_job_noise_calibrated(void **state)
+{
+	(void)state;
+	const size_t heads[] = { 1, 3 };
+	for (size_t hi = 0; hi < TF_ARRAY_SIZE(heads); hi++) {
+		int regressed = 0, caught = 0, trials = 3000;
+		for (int t = 0; t < trials; t++) {
+			tf_profile *keep[3], *hist[10], *base, *head;
+			for (int j = 0; j < 10; j++)
+				hist[j] = sim_job(3, 0.05, 0.01, 1.0, keep);
+			base = sim_job(3, 0.05, 0.01, 1.0, keep);
+			tf_test_noise *hn;
+			size_t n;
+			assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)hist, 10, NULL), 0);
+			tf_profile **bparts, **hparts;
+			size_t nb, nh;
+			assert_int_equal(tf_profile_split_runs(&bparts, &nb, base), 0);
+			tf_compare_opts o;
+			tf_compare_opts_init(&o);
+			o.history = hn;
+			o.nhistory = n;
+			o.separate_jobs = true;
+			for (int slowed = 0; slowed < 2; slowed++) {
+				head = sim_job(heads[hi], 0.05, 0.01, slowed ? 2.0 : 1.0, keep);
+				assert_int_equal(tf_profile_split_runs(&hparts, &nh, head), 0);
+				tf_compare_side bs = { (const tf_profile *const *)bparts, NULL, nb };
+				tf_compare_side hs = { (const tf_profile *const *)hparts, NULL, nh };
+				tf_comparison *c;
+				assert_int_equal(tf_compare(&c, &bs, &hs, &o), 0);
+				bool reg = tf_comparison_find(c, "steady")->verdict == TF_VERDICT_REGRESSED;
+				if (slowed)
+					caught += reg;
+				else
+					regressed += reg;
+				tf_comparison_free(c);
+				for (size_t i = 0; i < nh; i++)
+					tf_profile_free(hparts[i]);
+				free(hparts);
+				tf_profile_free(head);
+			}
+			for (size_t i = 0; i < nb; i++)
+				tf_profile_free(bparts[i]);
+			free(bparts);
+			tf_profile_free(base);
+			for (int j = 0; j < 10; j++)
+				tf_profile_free(hist[j]);
+			tf_test_noise_free(hn, n);
+		}
+		print_message("a PR of %zu run(s): %d false regressions, %d doublings caught, of %d\n",
+			      heads[hi], regressed, caught, trials);
+		/* alpha = 0.001: 3 expected; 9 or more has probability < 0.005 */
+		if (regressed > 8)
+			fail_msg("%d false regressions in %d trials, a PR of %zu run(s)", regressed,
+				 trials, heads[hi]);
+		if (caught < trials * 0.6)
+			fail_msg("a doubling caught in %d of %d trials, a PR of %zu run(s)", caught,
+				 trials, heads[hi]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_history_noise),
+		cmocka_unit_test(test_history_noise_of_jobs),
+		cmocka_unit_test(test_sim_job_noise_calibrated),
 		cmocka_unit_test(test_aggregation_and_verdicts),
 		cmocka_unit_test(test_foreign_profile_is_one_test),
 		cmocka_unit_test(test_mismatched_events),
