@@ -171,6 +171,7 @@ typedef struct {
 				  * moderated with (the suite's, else noise) */
 	double build_base_cost, build_head_cost; /* the "[build]" steps, apart from the tests */
 	tf_correction correction;
+	bool separate_jobs;      /* tf_compare_opts.separate_jobs */
 	size_t base_runs, head_runs;
 	double base_cost, head_cost;      /* the whole profile, mean per run */
 	int64_t base_samples, head_samples;

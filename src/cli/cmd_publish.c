@@ -104,6 +104,7 @@ static int read_settings(tf_compare_opts *co, bool *regressed, const char *path)
 	if (json_is_number(v = json_object_get(j, "noise_pct")))
 		co->noise = json_number_value(v);
 	parse_correction(&co->correction, json_string_value(json_object_get(j, "correction")));
+	co->separate_jobs = json_is_true(json_object_get(j, "separate_jobs"));
 	*regressed = json_is_true(json_object_get(j, "regressed"));
 	json_decref(j);
 	return 0;

@@ -657,6 +657,7 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 			if (!tf_profile_meta(pv->runs[i].p, "sampler"))
 				pv->periodic = false;
 		s->correction = opts->correction;
+		s->separate_jobs = opts->separate_jobs;
 		s->base_runs = pv->nbase;
 		s->head_runs = pv->nhead;
 		for (size_t t = 0; t < pv->ninternal; t++)

@@ -171,6 +171,7 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	json_object_set_new(root, "noise_pct", jnum(s->noise));
 	json_object_set_new(root, "prior_noise_pct", jnum(s->prior_noise));
 	json_object_set_new(root, "correction", json_string(tf_correction_name(s->correction)));
+	json_object_set_new(root, "separate_jobs", json_boolean(s->separate_jobs));
 	json_object_set_new(sum, "tests", json_integer((json_int_t)s->ntests));
 	for (int v = 0; v < TF_VERDICT_COUNT; v++)
 		json_object_set_new(sum, tf_verdict_name((tf_verdict)v),
