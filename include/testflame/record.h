@@ -85,7 +85,7 @@ typedef struct {
 	tf_event event;             /* the event actually sampled */
 	tf_sampler sampler;         /* the sampler actually used */
 	tf_callgraph callgraph;     /* as requested (auto stays auto) */
-	const char *rung;           /* "perf kernel+user", "perf user-only", ... */
+	char rung[96];              /* "perf kernel+user", "perf user-only", ... */
 	bool kernel;                /* kernel frames were recorded */
 	unsigned freq;
 	pid_t root_pid;

@@ -331,9 +331,8 @@ int tf_perf_open(tf_perf **out, const tf_perf_opts *o, tf_recording *rec)
 opened:
 	rec->info.event = got;
 	rec->info.kernel = kernel;
-	snprintf(rec->rung, sizeof(rec->rung), "perf %s %s", tf_event_name(got),
+	snprintf(rec->info.rung, sizeof(rec->info.rung), "perf %s %s", tf_event_name(got),
 		 kernel ? "kernel+user" : "user-only");
-	rec->info.rung = rec->rung;
 	if (hw_err && want != TF_EVENT_AUTO)
 		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_WARN,
 				 "%s: %s; sampling cpu-clock instead", tf_event_name(hw_ev),

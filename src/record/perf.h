@@ -22,7 +22,7 @@ typedef struct {
 
 /*
  * Open per-CPU inherited events on `pid`, walking the permission ladder.
- * Fills rec->layout, rec->info.event/kernel and rec->rung. Returns TF_EPERM
+ * Fills rec->layout, rec->info.event/kernel/rung. Returns TF_EPERM
  * when perf_event_open is refused outright (the message says why and how to
  * fix it), TF_EUNSUPPORTED when the kernel lacks what we need.
  */

@@ -212,7 +212,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	rec->info.callgraph = o.callgraph;
 	rec->info.freq = o.freq;
 	rec->info.sampler = TF_SAMPLER_PERF;
-	rec->info.rung = "";
+	rec->info.rung[0] = '\0';
 
 	if (o.cwd && strchr(o.argv[0], '/') && o.argv[0][0] != '/') {
 		char *abs = tf_xasprintf("%s/%s", o.cwd, o.argv[0]);

@@ -65,7 +65,6 @@ struct tf_recording {
 	tf_record_info info;
 	tf_spool_layout layout;
 	tf_spool *spool;
-	char rung[96];
 };
 
 /* Format a one-line notice and hand it to `fn` (nothing when fn is NULL). */
