@@ -119,6 +119,10 @@ uint32_t tf_profile_add_function(tf_profile *p, tf_strid name, tf_strid system_n
 uint32_t tf_profile_function(tf_profile *p, const char *name, const char *filename,
 			     int64_t start_line);
 uint32_t tf_profile_add_mapping(tf_profile *p, const tf_mapping *m);
+/* Whether two locations show the same functions (inlined ones included,
+ * lines aside), and a hash of that sequence, seeded with `seed`. */
+bool tf_location_same_functions(const tf_profile *p, const tf_location *a, const tf_location *b);
+uint64_t tf_location_functions_hash(const tf_profile *p, const tf_location *l, uint64_t seed);
 /* Deduplicated by (mapping, address) when address != 0, else by lines. */
 uint32_t tf_profile_add_location(tf_profile *p, uint32_t mapping, uint64_t address,
 				 const tf_line *lines, uint32_t nlines);

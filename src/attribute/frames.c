@@ -331,12 +331,7 @@ static bool same_class(const void *ctx, uint32_t idx, const void *key)
 {
 	const tf_profile *p = ctx;
 	const tf_location *a = &p->locations.v[idx], *b = key;
-	if (a->mapping != b->mapping || a->nlines != b->nlines)
-		return false;
-	for (uint32_t j = 0; j < a->nlines; j++)
-		if (p->lines.v[a->lines_off + j].function != p->lines.v[b->lines_off + j].function)
-			return false;
-	return true;
+	return a->mapping == b->mapping && tf_location_same_functions(p, a, b);
 }
 
 static uint32_t loc_class(tf_frame_rules *r, uint32_t loc)
@@ -348,9 +343,7 @@ static uint32_t loc_class(tf_frame_rules *r, uint32_t loc)
 	if (r->loc_class.v[loc])
 		return r->loc_class.v[loc] - 1;
 	const tf_location *l = &p->locations.v[loc];
-	uint64_t h = tf_hash_combine(l->nlines, l->mapping);
-	for (uint32_t j = 0; j < l->nlines; j++)
-		h = tf_hash_combine(h, p->lines.v[l->lines_off + j].function);
+	uint64_t h = tf_location_functions_hash(p, l, l->mapping);
 	uint32_t first = tf_htab_find(&r->class_index, h, same_class, p, l);
 	if (first == TF_HTAB_NONE) {
 		tf_htab_insert(&r->class_index, h, loc);

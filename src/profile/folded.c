@@ -180,13 +180,7 @@ static bool stack_eq(const void *ctx, uint32_t idx, const void *key)
 static bool same_functions(const void *ctx, uint32_t idx, const void *key)
 {
 	const tf_profile *p = ctx;
-	const tf_location *a = &p->locations.v[idx], *b = key;
-	if (a->nlines != b->nlines)
-		return false;
-	for (uint32_t j = 0; j < a->nlines; j++)
-		if (p->lines.v[a->lines_off + j].function != p->lines.v[b->lines_off + j].function)
-			return false;
-	return true;
+	return tf_location_same_functions(p, &p->locations.v[idx], key);
 }
 
 /* For each location, the first location that renders alike: the same
@@ -202,9 +196,7 @@ static uint32_t *render_ids(const tf_profile *p)
 		id[i] = (uint32_t)i;
 		if (!l->nlines)
 			continue;
-		uint64_t h = l->nlines;
-		for (uint32_t j = 0; j < l->nlines; j++)
-			h = tf_hash_combine(h, p->lines.v[l->lines_off + j].function);
+		uint64_t h = tf_location_functions_hash(p, l, 0);
 		uint32_t first = tf_htab_find(&index, h, same_functions, p, l);
 		if (first == TF_HTAB_NONE)
 			tf_htab_insert(&index, h, (uint32_t)i);

@@ -219,6 +219,24 @@ uint32_t tf_profile_add_location(tf_profile *p, uint32_t mapping, uint64_t addre
 	return idx;
 }
 
+bool tf_location_same_functions(const tf_profile *p, const tf_location *a, const tf_location *b)
+{
+	if (a->nlines != b->nlines)
+		return false;
+	for (uint32_t j = 0; j < a->nlines; j++)
+		if (p->lines.v[a->lines_off + j].function != p->lines.v[b->lines_off + j].function)
+			return false;
+	return true;
+}
+
+uint64_t tf_location_functions_hash(const tf_profile *p, const tf_location *l, uint64_t seed)
+{
+	uint64_t h = tf_hash_combine(seed, l->nlines);
+	for (uint32_t j = 0; j < l->nlines; j++)
+		h = tf_hash_combine(h, p->lines.v[l->lines_off + j].function);
+	return h;
+}
+
 /* samples */
 
 struct sample_key {
