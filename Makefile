@@ -57,7 +57,11 @@ GEN_H     := $(BUILD)/gen/profile.pb-c.h
 # The report page's script, style and skeleton, embedded as C arrays.
 ASSETS    := src/report/assets/report.js src/report/assets/report.css src/report/assets/report.html
 GEN_ASSETS := $(BUILD)/gen/report_assets.c
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o $(BUILD)/gen/report_assets.o
+# The helpers handed to test runners (the pytest plugin), embedded verbatim.
+RUNNER_ASSETS := contrib/pytest_testflame.py
+GEN_RUNNER_ASSETS := $(BUILD)/gen/runner_assets.c
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o $(BUILD)/gen/report_assets.o \
+	$(BUILD)/gen/runner_assets.o
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libtestflame.a
 BIN       := $(BUILD)/testflame
@@ -105,6 +109,15 @@ $(GEN_ASSETS): $(ASSETS) src/report/assets/embed.sh
 	$(Q)sh src/report/assets/embed.sh $(ASSETS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/report_assets.o: $(GEN_ASSETS)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(GEN_RUNNER_ASSETS): $(RUNNER_ASSETS) src/attribute/embed.sh
+	@mkdir -p $(BUILD)/gen
+	@echo "  EMBED   $(RUNNER_ASSETS)"
+	$(Q)sh src/attribute/embed.sh $(RUNNER_ASSETS) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/runner_assets.o: $(GEN_RUNNER_ASSETS)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 

@@ -65,12 +65,15 @@ static const key attribution_keys[] = {
 	{ "patterns", K_PATTERNS, OFF(attribution.patterns), 0, 0, NULL, NULL },
 	{ "drivers", K_LIST, OFF(attribution.drivers), 0, 0, NULL, NULL },
 	{ "build_tools", K_LIST, OFF(attribution.build_tools), 0, 0, NULL, NULL },
+	{ "runner_reports", K_LIST, OFF(attribution.runner_reports), 0, 0, NULL, NULL },
+	{ "inject", K_BOOL, OFF(attribution.inject), 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
 static const key gate_keys[] = {
 	{ "threshold", K_PERCENT, OFF(gate.threshold), 0, 0, NULL, NULL },
 	{ "fail_on_regression", K_BOOL, OFF(gate.fail_on_regression), 0, 0, NULL, NULL },
+	{ "outside", K_BOOL, OFF(gate.outside), 0, 0, NULL, NULL },
 	{ "min_samples", K_INT, OFF(gate.min_samples), 0, 1000000000, NULL, NULL },
 	{ "confirm", K_INT, OFF(gate.confirm), 0, 100, NULL, NULL },
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },

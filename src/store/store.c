@@ -63,17 +63,6 @@ int tf_store_encode_name(tf_buf *out, const char *name)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int tf_store_decode_name(tf_buf *out, const char *enc, size_t len)
 {
 	const char *tilde = memchr(enc, '~', len);
@@ -89,8 +78,8 @@ int tf_store_decode_name(tf_buf *out, const char *enc, size_t len)
 			tf_buf_putc(out, enc[i]);
 			continue;
 		}
-		int hi = i + 2 < end ? hexval(enc[i + 1]) : -1;
-		int lo = hi >= 0 ? hexval(enc[i + 2]) : -1;
+		int hi = i + 2 < end ? tf_hex_digit(enc[i + 1]) : -1;
+		int lo = hi >= 0 ? tf_hex_digit(enc[i + 2]) : -1;
 		if (lo < 0 || (hi == 0 && lo == 0))
 			return tf_error_set(TF_EINVAL, "bad escape in stored name '%.*s'", (int)len, enc);
 		tf_buf_putc(out, (char)(hi * 16 + lo));
