@@ -493,10 +493,13 @@ static int add_chunks(tf_pyroscope_series *s, const tf_profile *p, size_t from, 
 	int rc;
 
 	if (to - from > TF_PYROSCOPE_MAX_SAMPLES) {
-		size_t mid = from + (to - from + 1) / 2;
-		if ((rc = add_chunks(s, p, from, mid)))
-			return rc;
-		return add_chunks(s, p, mid, to);
+		/* as few profiles as the limit allows, of even size */
+		size_t k = (to - from + TF_PYROSCOPE_MAX_SAMPLES - 1) / TF_PYROSCOPE_MAX_SAMPLES;
+		size_t each = (to - from + k - 1) / k;
+		for (size_t at = from; at < to; at += each)
+			if ((rc = add_chunks(s, p, at, TF_MIN(at + each, to))))
+				return rc;
+		return 0;
 	}
 	mask = tf_xcalloc(p->samples.n + 1, 1);
 	memset(mask + from, 1, to - from);
