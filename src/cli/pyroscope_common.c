@@ -27,24 +27,38 @@ void tf_cli_pyroscope_setup(tf_store *st, const tf_config *cfg)
 	tf_pyroscope_set_log(py, log_request, NULL);
 }
 
-/* service_name: the repository, else the work tree's directory name, else
- * the suite. Caller frees. */
-static char *service_name(const tf_record_cli *rec)
+/* The last path component of `path`, without a ".git" suffix; NULL if
+ * there is none. */
+static char *last_component(const char *path)
+{
+	char *w = tf_xstrdup(path), *base, *out = NULL;
+	size_t n = strlen(w);
+	while (n > 1 && w[n - 1] == '/')
+		w[--n] = '\0';
+	if (n > 4 && strcmp(w + n - 4, ".git") == 0)
+		w[n -= 4] = '\0';
+	base = strrchr(w, '/');
+	base = base ? base + 1 : strrchr(w, ':') ? strrchr(w, ':') + 1 : w;
+	if (*base)
+		out = tf_xstrdup(base);
+	free(w);
+	return out;
+}
+
+/* service_name: the repository ("owner/name", from CI or the remote's
+ * URL), else the name of the remote's path (a clone of a local
+ * repository), else of the work tree, else the suite. Caller frees. */
+static char *service_name(tf_store *st, const tf_record_cli *rec)
 {
 	const tf_context *ctx = rec->ctx;
+	char *name = NULL;
 	if (ctx->repository && *ctx->repository)
 		return tf_xstrdup(ctx->repository);
-	if (ctx->git && ctx->git->workdir) {
-		char *w = tf_xstrdup(ctx->git->workdir);
-		size_t n = strlen(w);
-		while (n > 1 && w[n - 1] == '/')
-			w[--n] = '\0';
-		char *base = strrchr(w, '/');
-		char *out = tf_xstrdup(base && base[1] ? base + 1 : w);
-		free(w);
-		return out;
-	}
-	return tf_xstrdup(rec->suite_name);
+	if (tf_store_remote_url(st))
+		name = last_component(tf_store_remote_url(st));
+	if (!name && ctx->git && ctx->git->workdir)
+		name = last_component(ctx->git->workdir);
+	return name ? name : tf_xstrdup(rec->suite_name);
 }
 
 /* The commit the run's series are labelled with: the PR's head (what a
@@ -65,7 +79,7 @@ int tf_cli_pyroscope_resolve(tf_store_match *m, tf_store *st, const char *start,
 	if (!py)
 		return TF_ENOTFOUND;
 	git_why = tf_xstrdup(tf_error_last());
-	service = service_name(rec);
+	service = service_name(st, rec);
 	memset(&q, 0, sizeof(q));
 	q.service = service;
 	q.suite = rec->suite_name;
@@ -110,7 +124,7 @@ void tf_cli_pyroscope_links(tf_report_opts *ro, tf_cli_pyroscope_link *l, tf_sto
 		tf_error_clear();
 		return;
 	}
-	l->service = service_name(rec);
+	l->service = service_name(st, rec);
 	l->link.grafana_url = cfg->pyroscope.grafana_url;
 	l->link.datasource = cfg->pyroscope.grafana_datasource;
 	l->link.service = l->service;
@@ -155,7 +169,7 @@ void tf_cli_pyroscope_push(tf_store *st, const tf_record_cli *rec, const char *k
 		tf_warnf("not pushing to Pyroscope: no commit to label the profiles with");
 		return;
 	}
-	service = service_name(rec);
+	service = service_name(st, rec);
 	if (ctx->ci && ctx->ci->server_url && ctx->repository)
 		repo_url = tf_xasprintf("%s/%s", ctx->ci->server_url, ctx->repository);
 	else if (tf_store_remote_url(st) && strstr(tf_store_remote_url(st), "://"))

@@ -1131,15 +1131,17 @@ static int fetch_baseline(tf_buf *out, scan *sc, const char *commit, int64_t *pu
 
 static void age(char *out, size_t size, int64_t ms)
 {
-	int64_t s = ms / 1000;
+	int64_t s = TF_MAX(ms / 1000, 0), n;
+	const char *unit;
 	if (s < 90)
-		snprintf(out, size, "%lld seconds", (long long)TF_MAX(s, 0));
+		n = s, unit = "second";
 	else if (s < 90 * 60)
-		snprintf(out, size, "%lld minutes", (long long)(s + 30) / 60);
+		n = (s + 30) / 60, unit = "minute";
 	else if (s < 36 * 3600)
-		snprintf(out, size, "%lld hours", (long long)(s + 1800) / 3600);
+		n = (s + 1800) / 3600, unit = "hour";
 	else
-		snprintf(out, size, "%lld days", (long long)(s + 43200) / 86400);
+		n = (s + 43200) / 86400, unit = "day";
+	snprintf(out, size, "%lld %s%s", (long long)n, unit, n == 1 ? "" : "s");
 }
 
 tf_pyroscope *tf_store_pyroscope(tf_store *s)

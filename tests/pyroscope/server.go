@@ -653,7 +653,8 @@ func main() {
 	flag.Parse()
 	s := &server{}
 	if *logFile != "" {
-		f, err := os.Create(*logFile)
+		// appending, so that a test may truncate the log between steps
+		f, err := os.OpenFile(*logFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0644)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
