@@ -308,6 +308,7 @@ int tf_pyroscope_encode_push(tf_buf *out, const tf_pyroscope_batch *b, size_t fr
 typedef struct {
 	size_t tests, series, profiles, samples, requests;
 	size_t refused;   /* profiles the server would not take (413 alone, 400) */
+	char refusal[256];/* why, the last time */
 	bool ingest;      /* the server has no Push: /ingest took them */
 } tf_pyroscope_push_result;
 

@@ -913,7 +913,7 @@ int cmd_run(int argc, char **argv)
 				 "the branch to compare with (default: the PR's base, else the default branch)",
 				 NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "store", &o.store_spec, "SPEC",
-				 "where baselines live: git (default), git:REMOTE, dir:PATH",
+				 "where baselines live: git (default), git:REMOTE, dir:PATH, pyroscope:URL",
 				 NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "remote", &o.remote, "NAME",
 				 "the git remote baselines are fetched from and pushed to (default origin)",

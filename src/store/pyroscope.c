@@ -712,6 +712,8 @@ static int push_ingest(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf
 			res->requests++;
 			if (rc && (r.status == 400 || r.status == 413 || r.status == 422)) {
 				res->refused++; /* this one only: the next may pass */
+				snprintf(res->refusal, sizeof(res->refusal), "%s", tf_error_last());
+				tf_error_clear();
 				rc = 0;
 			} else if (!rc) {
 				res->profiles++;
@@ -763,14 +765,20 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 		tf_error_clear();
 		return push_ingest(res, py, b, from, n, time_ns);
 	}
-	if (rc && r.status == 413) {
+	if (rc && (r.status == 413 || r.status == 400)) {
+		/* too large for this server, or a series it will not take (a
+		 * limit lower than the documented one): halve until only what
+		 * it refuses is left, and push the rest */
+		bool too_large = r.status == 413;
 		pb_response_clear(&r);
+		snprintf(res->refusal, sizeof(res->refusal), "%s", tf_error_last());
+		tf_error_clear();
 		if (n > 1) {
 			size_t half = n / 2;
 			rc = push_range(res, py, b, from, half, time_ns);
 			return rc ? rc : push_range(res, py, b, from + half, n - half, time_ns);
 		}
-		if (b->items.v[from].profiles.n > 1) {
+		if (too_large && b->items.v[from].profiles.n > 1) {
 			/* one series with several profiles: one request each */
 			tf_pyroscope_batch one = { { NULL, 0, 0 } };
 			const tf_pyroscope_series *s = &b->items.v[from];
@@ -785,19 +793,6 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 				rc = push_range(res, py, &one, 0, 1, time_ns);
 			}
 			return rc;
-		}
-		res->refused += 1;
-		tf_error_clear();
-		return 0;
-	}
-	if (rc && r.status == 400) {
-		/* a series the server will not take (a limit lower than the
-		 * documented one): the others still go */
-		pb_response_clear(&r);
-		if (n > 1) {
-			size_t half = n / 2;
-			rc = push_range(res, py, b, from, half, time_ns);
-			return rc ? rc : push_range(res, py, b, from + half, n - half, time_ns);
 		}
 		res->refused += count_profiles(b, from, n);
 		return 0;
@@ -848,8 +843,8 @@ int tf_pyroscope_push(tf_pyroscope_push_result *out, tf_pyroscope *py,
 		tf_pyroscope_batch_clear(&b);
 	}
 	if (!rc && out->refused)
-		rc = tf_error_set(TF_ERROR, "Pyroscope refused %zu of %zu profiles", out->refused,
-				  out->refused + out->profiles);
+		rc = tf_error_set(TF_ERROR, "Pyroscope refused %zu of %zu profiles (the last: %s)",
+				  out->refused, out->refused + out->profiles, out->refusal);
 	return rc;
 }
 
