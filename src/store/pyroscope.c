@@ -44,6 +44,7 @@
 #define REQUEST_MAX (4u << 20)        /* bytes of profiles in one push request */
 #define UNATTRIBUTED "[unattributed]" /* samples without a test: compare's name */
 #define SKEW_MS (3600LL * 1000)       /* clocks and CI queues: pushes may predate commits by this */
+#define SCAN_STEP_MS (60LL * 1000)    /* SelectSeries' step when scanning a day */
 #define PUSH_PATH "/push.v1.PusherService/Push"
 #define SERIES_PATH "/querier.v1.QuerierService/SelectSeries"
 #define MERGE_PATH "/querier.v1.QuerierService/SelectMergeProfile"
@@ -803,6 +804,13 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 	return rc;
 }
 
+static int64_t realtime_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int tf_pyroscope_push(tf_pyroscope_push_result *out, tf_pyroscope *py,
 		      const tf_pyroscope_labels *l, const tf_profile *const *runs, size_t n,
 		      int64_t now_ns)
@@ -811,7 +819,7 @@ int tf_pyroscope_push(tf_pyroscope_push_result *out, tf_pyroscope *py,
 
 	memset(out, 0, sizeof(*out));
 	if (!now_ns)
-		now_ns = (int64_t)time(NULL) * 1000000000LL;
+		now_ns = realtime_ms() * 1000000;
 	for (size_t r = 0; r < n && !rc; r++) {
 		tf_pyroscope_batch b = { { NULL, 0, 0 } };
 		/* runs a second apart, the newest last: each is told apart */
@@ -904,23 +912,28 @@ static const char *pb_label(PbLabelPair **l, size_t n, const char *name)
 	return NULL;
 }
 
-/* One more day back: which commits and tests were pushed in it. */
-static int scan_window(scan *sc)
+/*
+ * SelectSeries of the samples pushed in [start, end] that `selector`
+ * picks, grouped by `group`, at `step` seconds, merged into sc->seen: per
+ * commit and test, the newest point and its value. Series without a
+ * service_git_ref label are `commit`'s.
+ */
+static int series_query(scan *sc, char *selector, int64_t start, int64_t end, double step,
+			char **group, size_t ngroup, const char *commit)
 {
 	PbSeriesRequest req = TESTFLAME__PYROSCOPE__SELECT_SERIES_REQUEST__INIT;
 	PbSeriesResponse *resp;
-	char *group[2] = { "service_git_ref", "test" };
 	tf_buf body = TF_BUF_INIT;
 	pb_response r;
 	int rc;
 
 	req.profile_typeid = sc->count_type;
-	req.label_selector = sc->selector;
-	req.end = sc->scanned_to;
-	req.start = TF_MAX(sc->scanned_to - TF_PYROSCOPE_WINDOW_MS + 1, sc->oldest);
+	req.label_selector = selector;
+	req.start = start;
+	req.end = end;
 	req.group_by = group;
-	req.n_group_by = 2;
-	req.step = 1; /* a second: runs of one job were pushed a second apart */
+	req.n_group_by = ngroup;
+	req.step = step;
 	tf_buf_grow(&body, testflame__pyroscope__select_series_request__get_packed_size(&req) + 1);
 	body.len = testflame__pyroscope__select_series_request__pack(&req, (uint8_t *)body.ptr);
 	rc = call(&r, sc->py, SERIES_PATH, body.ptr, body.len, "application/proto");
@@ -938,16 +951,18 @@ static int scan_window(scan *sc)
 	}
 	for (size_t i = 0; i < resp->n_series; i++) {
 		const Testflame__Pyroscope__Series *s = resp->series[i];
-		const char *commit = pb_label(s->labels, s->n_labels, "service_git_ref");
+		const char *c = pb_label(s->labels, s->n_labels, "service_git_ref");
 		const char *test = pb_label(s->labels, s->n_labels, "test");
 		seen_series *hit = NULL;
-		if (!commit || !test || !s->n_points)
+		if (!c)
+			c = commit;
+		if (!c || !test || !s->n_points)
 			continue;
 		for (size_t k = 0; k < sc->seen.n && !hit; k++)
-			if (strcmp(sc->seen.v[k].commit, commit) == 0 && strcmp(sc->seen.v[k].test, test) == 0)
+			if (strcmp(sc->seen.v[k].commit, c) == 0 && strcmp(sc->seen.v[k].test, test) == 0)
 				hit = &sc->seen.v[k];
 		if (!hit) {
-			seen_series ns = { tf_xstrdup(commit), tf_xstrdup(test), INT64_MIN, 0 };
+			seen_series ns = { tf_xstrdup(c), tf_xstrdup(test), INT64_MIN, 0 };
 			tf_vec_push(&sc->seen, ns);
 			hit = &sc->seen.v[sc->seen.n - 1];
 		}
@@ -960,8 +975,61 @@ static int scan_window(scan *sc)
 	}
 	testflame__pyroscope__select_series_response__free_unpacked(resp, NULL);
 	pb_response_clear(&r);
-	sc->scanned_to = req.start - 1;
 	return 0;
+}
+
+/*
+ * One more day back: which commits and tests were pushed in it. A minute
+ * a point keeps a day's answer small (servers cap points per series);
+ * refine() then finds each test's newest second.
+ */
+static int scan_window(scan *sc)
+{
+	char *group[2] = { "service_git_ref", "test" };
+	int64_t start = TF_MAX(sc->scanned_to - TF_PYROSCOPE_WINDOW_MS + 1, sc->oldest);
+	int rc = series_query(sc, sc->selector, start, sc->scanned_to, SCAN_STEP_MS / 1000.0,
+			      group, 2, NULL);
+	if (!rc)
+		sc->scanned_to = start - 1;
+	return rc;
+}
+
+/*
+ * Narrow each of `commit`'s tests' newest point to a finer step: a
+ * SelectSeries at `step_ms` around each distinct newest point found at
+ * the coarser `coarse_ms` (one call for all the tests a job pushed
+ * together). A point stands for the step after it or the step before it,
+ * as servers count, so both are looked at.
+ */
+static int refine(scan *sc, const char *commit, int64_t coarse_ms, int64_t step_ms)
+{
+	const tf_pyroscope_query *q = sc->q;
+	const char *names[4] = { "service_name", "suite", "runner", "service_git_ref" };
+	const char *values[4] = { q->service, q->suite, q->kind, commit };
+	char *group[1] = { "test" };
+	TF_VEC(int64_t) centers = { 0 };
+	tf_buf sel = TF_BUF_INIT;
+	int rc = 0;
+
+	for (size_t k = 0; k < sc->seen.n; k++) {
+		seen_series *s = &sc->seen.v[k];
+		bool known = false;
+		if (strcmp(s->commit, commit) != 0 || s->newest_ms == INT64_MIN)
+			continue;
+		for (size_t i = 0; i < centers.n && !known; i++)
+			known = centers.v[i] == s->newest_ms;
+		if (!known)
+			tf_vec_push(&centers, s->newest_ms);
+		s->newest_ms = INT64_MIN;
+		s->samples = 0;
+	}
+	tf_pyroscope_selector(&sel, names, values, 4);
+	for (size_t i = 0; i < centers.n && !rc; i++)
+		rc = series_query(sc, sel.ptr, centers.v[i] - coarse_ms, centers.v[i] + coarse_ms,
+				  (double)step_ms / 1000, group, 1, commit);
+	tf_buf_free(&sel);
+	tf_vec_free(&centers);
+	return rc;
 }
 
 static bool scan_has(const scan *sc, const char *commit)
@@ -1051,14 +1119,15 @@ static int fetch_baseline(tf_buf *out, scan *sc, const char *commit, int64_t *pu
 		tf_profile *tp = NULL;
 		pb_response r;
 
-		if (strcmp(s->commit, commit) != 0)
+		if (strcmp(s->commit, commit) != 0 || s->newest_ms == INT64_MIN)
 			continue;
 		tf_pyroscope_selector(&sel, names, values, 5);
 		req.profile_typeid = sc->value_type;
 		req.label_selector = sel.ptr;
-		/* the newest run only: its second */
-		req.start = s->newest_ms;
-		req.end = s->newest_ms + 999;
+		/* the newest run only: its millisecond (either side of it, as
+		 * the point may stand for either) */
+		req.start = s->newest_ms - 1;
+		req.end = s->newest_ms + 1;
 		req.max_nodes = -1;
 		tf_buf_grow(&body, testflame__pyroscope__select_merge_profile_request__get_packed_size(&req) + 1);
 		body.len = testflame__pyroscope__select_merge_profile_request__pack(&req, (uint8_t *)body.ptr);
@@ -1148,7 +1217,7 @@ int tf_store_resolve_pyroscope(tf_store_match *out, tf_store *s, const char *sta
 			       const tf_pyroscope_query *q)
 {
 	unsigned max = q->max_depth ? q->max_depth : TF_STORE_DEFAULT_DEPTH;
-	int64_t now = q->now_ms ? q->now_ms : (int64_t)time(NULL) * 1000;
+	int64_t now = q->now_ms ? q->now_ms : realtime_ms();
 	const char *names[3] = { "service_name", "suite", "runner" };
 	const char *values[3] = { q->service, q->suite, q->kind };
 	git_commit *c = NULL;
@@ -1194,7 +1263,12 @@ int tf_store_resolve_pyroscope(tf_store_match *out, tf_store *s, const char *sta
 		if (scan_has(&sc, hex)) {
 			char ago[32];
 			tf_buf bytes = TF_BUF_INIT;
-			rc = fetch_baseline(&bytes, &sc, hex, &out->pushed_ms);
+			/* each test's newest push to the second, then to the
+			 * millisecond: the runs of one job are a second apart, and
+			 * two jobs of one commit are told apart by their instants */
+			if (!(rc = refine(&sc, hex, SCAN_STEP_MS, 1000)) &&
+			    !(rc = refine(&sc, hex, 1000, 1)))
+				rc = fetch_baseline(&bytes, &sc, hex, &out->pushed_ms);
 			if (rc) {
 				tf_buf_free(&bytes);
 				goto done;

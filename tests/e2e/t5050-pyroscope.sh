@@ -159,4 +159,22 @@ for p in json.load(sys.stdin)[\"profiles\"]:
 "
 '
 
+test_expect_success 'a commit pushed many times: the baseline is its newest run, not their sum' '
+	[ "$(pyro_state | python3 -c "
+import json, sys
+print(len({p[\"time_ms\"] for p in json.load(sys.stdin)[\"profiles\"] if p[\"labels\"][\"service_git_ref\"] == \"$MAIN\"}))")" -ge 4 ] &&
+	git clone -q repo again && (cd again && git checkout -q -b tidy && echo "# tidy" >>Makefile &&
+		git commit -qam tidy && make -s all >/dev/null &&
+		"$TF" run --confirm 0 --store "pyroscope:$PYRO") >again.out 2>again.err &&
+	expect_contains again.out "from Pyroscope" &&
+	python3 - again/testflame-report/report.json <<\PY
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = [t for t in d["tests"] if t["name"] == "steady"][0]
+assert t["base"]["samples"] > 0 and t["base"]["runs"] == 1, t
+r = t["base"]["cost"] / t["head"]["cost"]
+assert 0.5 < r < 1.5, ("base/head cost of an unchanged test", r, t)
+PY
+'
+
 test_done
