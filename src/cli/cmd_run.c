@@ -756,7 +756,7 @@ static int run_stored(run_opts *o, int *status)
 		publish_report(o, NULL, NULL, NULL);
 	}
 
-	if (!exit_status && !head.runs.v[0].info.interrupted)
+	if (!exit_status && !head.runs.v[0].info.interrupted) /* as for saving */
 		tf_cli_pyroscope_push(st, &o->rec, kind, head.runs.v, head.runs.n);
 	/* keep this run as the baseline of HEAD where it belongs */
 	if (st && !exit_status && !head.runs.v[0].info.interrupted && will_save(o)) {

@@ -288,7 +288,7 @@ void pb_http_set_name(pb_http *h, const char *name)
 
 int pb_http_add_header(pb_http *h, const char *header, const char *secret)
 {
-	if (secret && !h->https && !h->loopback)
+	if (header && secret && !h->https && !h->loopback)
 		return tf_error_set(TF_EUSAGE,
 				    "refusing to send credentials to '%s': only https:// URLs "
 				    "(or http:// on the loopback interface) are used", h->base);

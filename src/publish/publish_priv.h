@@ -36,10 +36,11 @@ void pb_http_free(pb_http *h);
 /* The name messages give the API ("Pyroscope"); `name` must outlive `h`. */
 void pb_http_set_name(pb_http *h, const char *name);
 /*
- * One more header for every request (NULL: none, only the secret). With
- * `secret` (the credential inside the header, or a value to keep out of
- * messages), the session must be https or loopback http (TF_EUSAGE
+ * One more header for every request. With `secret` (the credential inside
+ * the header), the session must be https or loopback http (TF_EUSAGE
  * otherwise) and `secret` is scrubbed from every message like the token.
+ * A NULL header only adds `secret` to what is scrubbed (a value that is
+ * not a credential but must not be printed, or a part of one).
  */
 int pb_http_add_header(pb_http *h, const char *header, const char *secret);
 

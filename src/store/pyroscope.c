@@ -273,9 +273,13 @@ static int session(tf_pyroscope *py)
 			rc = pb_http_add_header(py->http, NULL, py->user);
 	}
 	if (!rc && py->tenant) {
+		/* not a credential (in-cluster servers take it over http), but
+		 * never printed */
 		tf_buf_clear(&h);
 		tf_buf_printf(&h, "X-Scope-OrgID: %s", py->tenant);
-		rc = pb_http_add_header(py->http, h.ptr, py->tenant);
+		rc = pb_http_add_header(py->http, h.ptr, NULL);
+		if (!rc)
+			rc = pb_http_add_header(py->http, NULL, py->tenant);
 	}
 	if (h.ptr)
 		memset(h.ptr, 0, h.len);
