@@ -275,7 +275,7 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	tf_table_opts to;
 	tf_report_opts ro;
 	char *repo_url = repo_web_url(ctx), *html = NULL;
-	tf_cli_pyroscope_link pl;
+	tf_cli_pyroscope_link pl = { 0 };
 	int rc;
 
 	for (size_t i = 0; i < base->runs.n; i++)
