@@ -80,6 +80,17 @@ typedef struct {
 		char *gitlab_api_url;
 	} publish;
 
+	/* Grafana Pyroscope (store: pyroscope:URL). Credentials here are used
+	 * where the environment's TESTFLAME_PYROSCOPE_* give none. */
+	struct {
+		char *grafana_url;        /* the PR comment links regressed tests to
+					   * Grafana's comparison there */
+		char *grafana_datasource; /* the Pyroscope data source's uid in Grafana */
+		char *tenant;             /* X-Scope-OrgID */
+		char *user, *password;    /* basic auth */
+		char *token;              /* bearer token */
+	} pyroscope;
+
 	/* The pre-push hook (testflame hook install). */
 	struct {
 		/* The quick suite, like `command` (NULL: `command` itself); the

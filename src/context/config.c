@@ -96,6 +96,16 @@ static const key publish_keys[] = {
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
+static const key pyroscope_keys[] = {
+	{ "grafana_url", K_URL, OFF(pyroscope.grafana_url), 0, 0, NULL, NULL },
+	{ "grafana_datasource", K_STR, OFF(pyroscope.grafana_datasource), 0, 0, NULL, NULL },
+	{ "tenant", K_STR, OFF(pyroscope.tenant), 0, 0, NULL, NULL },
+	{ "user", K_STR, OFF(pyroscope.user), 0, 0, NULL, NULL },
+	{ "password", K_STR, OFF(pyroscope.password), 0, 0, NULL, NULL },
+	{ "token", K_STR, OFF(pyroscope.token), 0, 0, NULL, NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
 static const key hook_keys[] = {
 	{ "command", K_CMD, OFF(hook.command_argv), 0, 0, NULL, NULL },
 	{ "suite", K_STR, OFF(hook.suite), 0, 0, NULL, NULL },
@@ -121,6 +131,7 @@ static const key top_keys[] = {
 	{ "gate", K_MAP, 0, 0, 0, NULL, gate_keys },
 	{ "report", K_MAP, 0, 0, 0, NULL, report_keys },
 	{ "publish", K_MAP, 0, 0, 0, NULL, publish_keys },
+	{ "pyroscope", K_MAP, 0, 0, 0, NULL, pyroscope_keys },
 	{ "hook", K_MAP, 0, 0, 0, NULL, hook_keys },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
