@@ -74,6 +74,8 @@ typedef struct {
 	uint64_t tests;
 	uint64_t by_source[4];   /* samples attributed by markers, frames,
 				    processes, command */
+	uint64_t helper_samples; /* frames named a function a test tail-called,
+				    not the test: given to the program's test */
 } tf_attribute_stats;
 
 /*

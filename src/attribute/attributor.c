@@ -163,6 +163,12 @@ struct tf_attributor {
 	TF_VEC(uint32_t) gnext;          /* runner test -> next under its key + 1 */
 	TF_VEC(uint32_t) gmemo;          /* frame test strid -> its test + 1, or
 					  * GMEMO_TIMED when it depends on the time */
+	/* the framework tests ctest's log names inside each ctest test, as
+	 * (parent << 32 | name) pairs of strids, and the parents that have any */
+	TF_VEC(uint64_t) children;
+	tf_htab child_index;
+	TF_VEC(uint8_t) has_children;     /* by parent strid */
+	uint64_t helper_samples;          /* frames that named a helper, not a test */
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -448,6 +454,9 @@ void tf_attributor_free(tf_attributor *a)
 	tf_vec_free(&a->gfirst);
 	tf_vec_free(&a->gnext);
 	tf_vec_free(&a->gmemo);
+	tf_vec_free(&a->children);
+	tf_htab_free(&a->child_index);
+	tf_vec_free(&a->has_children);
 	tf_frame_rules_free(a->frames);
 	free(a);
 }
@@ -516,6 +525,47 @@ static int classify(tf_attributor *a, struct proc *pr)
 	return ROLE_PROGRAM;
 }
 
+static bool pair_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const uint64_t *v = ctx;
+	return v[idx] == *(const uint64_t *)key;
+}
+
+/* Remember which framework tests ran inside which ctest test. */
+static void index_children(tf_attributor *a, const tf_runner_tests *log)
+{
+	for (size_t i = 0; log && i < log->v.n; i++) {
+		const tf_runner_test *r = &log->v.v[i];
+		if (!r->parent)
+			continue;
+		tf_strid p = tf_profile_intern(a->p, r->parent), n = tf_profile_intern(a->p, r->name);
+		uint64_t key = (uint64_t)p << 32 | n;
+		if (tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
+		    TF_HTAB_NONE)
+			continue;
+		tf_vec_push(&a->children, key);
+		tf_htab_insert(&a->child_index, tf_hash_u64(key), (uint32_t)a->children.n - 1);
+		while (a->has_children.n <= p)
+			tf_vec_push(&a->has_children, 0);
+		a->has_children.v[p] = 1;
+	}
+}
+
+/*
+ * Whether a frame's name is a test of the ctest test `parent` ran: where
+ * ctest's log lists the framework's tests of that program, a name not
+ * among them is a helper a test tail-called (Unity's and cmocka's runners
+ * then call the helper, the test's own frame gone), not a test.
+ */
+static bool frame_test_plausible(tf_attributor *a, tf_strid parent, tf_strid name)
+{
+	if (!parent || parent >= a->has_children.n || !a->has_children.v[parent])
+		return true;
+	uint64_t key = (uint64_t)parent << 32 | name;
+	return tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
+	       TF_HTAB_NONE;
+}
+
 static tf_ctest *ctest_for(tf_attributor *a, struct proc *ct)
 {
 	for (size_t i = 0; i < a->ctests.n; i++)
@@ -533,6 +583,7 @@ static tf_ctest *ctest_for(tf_attributor *a, struct proc *ct)
 	struct ctest_cache cc = { ct->pid, tf_ctest_load(owned ? owned : dir, a->start_realtime) };
 	free(owned);
 	tf_vec_push(&a->ctests, cc);
+	index_children(a, tf_ctest_log(cc.c));
 	return cc.c;
 }
 
@@ -876,6 +927,10 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 		src = SRC_FRAMES;
 		if (test && a->gfirst.n)
 			test = gtest_resolve(a, test, ev->time);
+		if (test && ptest && !frame_test_plausible(a, ptest, test)) {
+			a->helper_samples++;
+			test = 0; /* the program's own test, below */
+		}
 	}
 	if (!test && ptest) {
 		test = ptest;
@@ -1095,6 +1150,11 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		ntests++;
 	}
 	return ntests;
+}
+
+uint64_t tf_attributor_helper_samples(const tf_attributor *a)
+{
+	return a->helper_samples;
 }
 
 uint64_t tf_attributor_processes(const tf_attributor *a)

@@ -37,6 +37,8 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 /* Write test.<NAME>=... metadata; returns the number of tests. */
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time);
 uint64_t tf_attributor_processes(const tf_attributor *a);
+/* Samples whose frames named a helper a test tail-called (attributor.c). */
+uint64_t tf_attributor_helper_samples(const tf_attributor *a);
 uint64_t tf_attributor_threads(const tf_attributor *a);
 
 /* Frame rules (frames.c). */

@@ -267,6 +267,8 @@ static void write_meta(builder *b, const tf_record_info *ri)
 		tf_profile_set_meta(p, "arch", un.machine);
 	if (ri->markers_ignored)
 		meta_u64(p, "markers_ignored", ri->markers_ignored);
+	if (b->st->helper_samples)
+		meta_u64(p, "helper_samples", b->st->helper_samples);
 }
 
 int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
@@ -311,6 +313,7 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 			b.p->period = tf_profile_total(b.p, 1) / (int64_t)stats->samples;
 		stats->processes = tf_attributor_processes(b.att);
 		stats->threads = tf_attributor_threads(b.att);
+		stats->helper_samples = tf_attributor_helper_samples(b.att);
 		stats->tests = tf_attributor_write_meta(b.att, TF_MAX(b.last_time, ri->end_ns));
 		write_meta(&b, ri);
 	}

@@ -570,7 +570,8 @@ static void output_line(tf_runner_tests *out, const char *l, const char *parent)
 		/* the summary lines ("[  FAILED  ] 2 tests, listed below:") */
 		if (isdigit((unsigned char)*name) && !strncmp(end, " test", 5))
 			return;
-		tf_runner_test *r = add_test(out, "gtest", parent);
+		/* GoogleTest says how long a test took; cmocka does not */
+		tf_runner_test *r = add_test(out, "cmocka", parent);
 		r->name = tf_xstrndup(name, (size_t)(end - name));
 		r->status = l[3] == 'F' ? TF_TEST_FAILED : l[3] == 'S' ? TF_TEST_SKIPPED : TF_TEST_PASSED;
 		const char *ms = strstr(end, " (");
@@ -580,6 +581,7 @@ static void output_line(tf_runner_tests *out, const char *l, const char *parent)
 			if (e != ms + 2 && !strncmp(e, " ms)", 4) && v >= 0 && v < 1e10) {
 				r->duration_ns = v * 1e6;
 				r->quantum_ns = 1e6;
+				r->runner = "gtest";
 			}
 		}
 		return;

@@ -369,6 +369,11 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		tf_warnf("%llu of %llu frames have no symbol (stripped binaries?)",
 			 (unsigned long long)res->stats.unresolved,
 			 (unsigned long long)res->stats.frames);
+	if (res->stats.helper_samples)
+		tf_notef("%llu samples were in functions a test tail-called, whose test the stack "
+			 "no longer shows: they count for the test's program (compile the tests with "
+			 "-fno-optimize-sibling-calls to name them)",
+			 (unsigned long long)res->stats.helper_samples);
 	if (res->info.markers_ignored)
 		tf_warnf("%llu lines in $TESTFLAME_MARKERS were not markers "
 			 "(expected 'begin NAME' or 'end NAME')",

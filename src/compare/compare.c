@@ -522,6 +522,8 @@ static bool spread_eligible(const tf_test_delta *t, const agg_test *at)
 	return at->measure != TF_MEASURE_SAMPLES;
 }
 
+#define SPREAD_APART 1000.0
+
 static void suite_spread(const tf_comparison *c, const agg *a, bool separate_jobs, double *noise,
 			 double *df)
 {
@@ -529,7 +531,9 @@ static void suite_spread(const tf_comparison *c, const agg *a, bool separate_job
 	size_t n = 0, nb = pv->nbase, nh = pv->nhead;
 	bool replicates = nb >= 2 || nh >= 2;
 	/* per eligible test: size, then its log ratio (one run per side) or
-	 * its replicate squares and their degrees of freedom */
+	 * its replicate squares and their degrees of freedom; sizes are offset
+	 * by measure (SPREAD_APART apart), so that only tests measured alike
+	 * are neighbours: a runner's wall clock wanders more than a CPU count */
 	double *pts = tf_xcalloc(3 * c->ntests + 3, sizeof(double));
 
 	for (size_t i = 0; i < c->ntests; i++) {
@@ -541,7 +545,7 @@ static void suite_spread(const tf_comparison *c, const agg *a, bool separate_job
 		double *q = pts + 3 * n;
 		/* the size before the change: a change must not move a test
 		 * into the company of other changed tests */
-		q[0] = log(t->base.cost);
+		q[0] = log(t->base.cost) + SPREAD_APART * at->measure;
 		if (replicates) {
 			q[1] += tf_stats_side_squares(at->mcost, nb, &q[2]);
 			q[1] += tf_stats_side_squares(at->mcost + nb, nh, &q[2]);
@@ -569,7 +573,7 @@ static void suite_spread(const tf_comparison *c, const agg *a, bool separate_job
 		const agg_test *at = &a->tests.v[pv->test_id[i]];
 		if (!spread_eligible(t, at))
 			continue;
-		double x = log(t->base.cost);
+		double x = log(t->base.cost) + SPREAD_APART * at->measure;
 		size_t lo = 0;
 		while (lo < n && pts[3 * lo] < x)
 			lo++;
@@ -610,8 +614,12 @@ static void suite_spread(const tf_comparison *c, const agg *a, bool separate_job
 	free(pts);
 }
 
-/* The variance a runner's clock tick adds to log(head/base): a duration
- * rounded to q is off by up to q/2, uniformly (q^2/12), per run. */
+/* The variance a runner's clock adds to log(head/base): a duration rounded
+ * to its tick q is off by up to q/2, uniformly (q^2/12), and a wall clock
+ * also counts the moments the test waited for the CPU, a tick's worth and
+ * more on a shared runner (J = q), whatever the test's size: per run,
+ * (q^2/12 + q^2) / cost^2. A test of a tick is then judged only on what
+ * dwarfs a tick. */
 static double tick_variance(const agg_test *at, const struct tf_compare_priv *pv)
 {
 	double v = 0;
@@ -623,7 +631,7 @@ static double tick_variance(const agg_test *at, const struct tf_compare_priv *pv
 		for (size_t r = from; r < from + n; r++) {
 			double q = at->quantum[r], c = at->mcost[r];
 			if (!isnan(q) && c > 0)
-				sum += q * q / 12 / (c * c);
+				sum += (q * q / 12 + q * q) / (c * c);
 		}
 		v += sum / ((double)n * (double)n);
 	}
