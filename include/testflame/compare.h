@@ -186,6 +186,10 @@ typedef struct {
 				  * moderated with (the suite's, else noise) */
 	double build_base_cost, build_head_cost; /* the "[build]" steps, apart from the tests */
 	size_t measured[4];      /* tests judged by each tf_test_measure */
+	/* How the machines of the two sides differ ("cpu 'A' vs 'B'; ..."),
+	 * from their run files' env.* facts; NULL when they agree or do not
+	 * say (tf_environment_diff). */
+	const char *env_diff;
 	bool gate_outside;
 	tf_correction correction;
 	bool separate_jobs;      /* tf_compare_opts.separate_jobs */

@@ -8,6 +8,7 @@
  */
 #include "compare/compare_priv.h"
 #include "compare/stats.h"
+#include "testflame/context.h"
 
 /* The attribution stage's bucket for compilers, linkers and the like. */
 #define TF_BUILD_TEST_NAME "[build]"
@@ -917,6 +918,10 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 			}
 		s->base_cost /= (double)pv->nbase;
 		s->head_cost /= (double)pv->nhead;
+		tf_buf diff = TF_BUF_INIT;
+		tf_environment_diff(&diff, pv->runs[0].p, pv->runs[pv->nbase].p);
+		s->env_diff = diff.len ? tf_arena_strdup(pv->arena, diff.ptr) : NULL;
+		tf_buf_free(&diff);
 	}
 
 	/* each test's cost, by the best measure both sides have */

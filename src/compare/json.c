@@ -183,6 +183,7 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	json_object_set_new(root, "separate_jobs", json_boolean(s->separate_jobs));
 	json_object_set_new(sum, "tests", json_integer((json_int_t)s->ntests));
 	json_object_set_new(root, "gate_outside", json_boolean(s->gate_outside));
+	json_object_set_new(root, "environments_differ", s->env_diff ? jstr(s->env_diff) : json_null());
 	{
 		json_t *m = json_object();
 		for (int k = 0; k < 4; k++)

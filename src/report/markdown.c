@@ -134,6 +134,12 @@ static void headline(tf_buf *b, rp_ctx *x)
 	if (x->o.artifact_url)
 		tf_buf_printf(b, " \xc2\xb7 [full report](%s)", x->o.artifact_url);
 	tf_buf_puts(b, "\n\n");
+	if (s->env_diff) {
+		/* every test may move with the machine */
+		tf_buf_puts(b, "_The two sides ran on different machines: ");
+		rp_put_md(b, s->env_diff, 600);
+		tf_buf_puts(b, "._\n\n");
+	}
 }
 
 static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
