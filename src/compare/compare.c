@@ -685,6 +685,13 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	double *local_df = tf_xcalloc(c->ntests + 1, sizeof(double));
 
 	double jitter = runner_jitter(c, a);
+	double shift = 0, shift_var = 0;
+	double *shifted = tf_xcalloc(pv->nhead + 1, sizeof(double));
+
+	if (!o->keep_shift)
+		tf_cmp_runner_shift(c, &shift, &shift_var);
+	else
+		c->summary.shift_pct = NAN;
 
 	if (!pv->noise_given)
 		suite_spread(c, a, o->separate_jobs, local, local_df);
@@ -696,7 +703,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		tf_test_delta *t = &c->tests[i];
 		const agg_test *at = &a->tests.v[pv->test_id[i]];
 
-		t->delta_pct = t->ci_low_pct = t->ci_high_pct = NAN;
+		t->delta_pct = t->ci_low_pct = t->ci_high_pct = t->raw_delta_pct = NAN;
 		t->p_value = t->p_adjusted = NAN;
 		t->df = NAN;
 		t->method = TF_METHOD_NONE;
@@ -770,17 +777,21 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		double prior = pv->noise_given ? c->summary.noise
 			       : t->noise_from_history ? noise : c->summary.prior_noise;
 		bool exact = at->measure != TF_MEASURE_SAMPLES;
+		/* the head's costs, the runner's shift taken out */
+		for (size_t r = 0; r < pv->nhead; r++)
+			shifted[r] = at->mcost[pv->nbase + r] * exp(-shift);
 		tf_stats_input in = {
-			at->mcost, at->mcost + pv->nbase, pv->nbase, pv->nhead,
+			at->mcost, shifted, pv->nbase, pv->nhead,
 			(double)t->base.samples, (double)t->head.samples, noise / 100,
 			pv->periodic, prior / 100, pv->periodic || exact ? 4.0 : 0.0,
 			excess2, noise_df, within2, within_df, o->separate_jobs,
-			exact, exact ? tick_variance(at, pv, jitter) : 0,
+			exact, exact ? tick_variance(at, pv, jitter) : 0, shift_var,
 		};
 		tf_stats_test(&res[i], &in);
 		t->method = res[i].method;
 		t->df = res[i].df;
 		t->delta_pct = res[i].delta * 100;
+		t->raw_delta_pct = (t->head.cost / t->base.cost - 1) * 100;
 		t->ci_low_pct = res[i].ci_low * 100;
 		t->ci_high_pct = res[i].ci_high * 100;
 		t->p_value = res[i].p;
@@ -824,6 +835,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	free(tested);
 	free(local);
 	free(local_df);
+	free(shifted);
 }
 
 static int check_opts(const tf_compare_side *base, const tf_compare_side *head,

@@ -172,6 +172,13 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 		tf_buf_printf(&line, ", %s -> %s", *br ? br : "?", *hr ? hr : "?");
 	put_fit(b, line.ptr, o->width, false);
 	tf_buf_puts(b, "\n");
+	if (!isnan(s->shift_pct))
+		tf_buf_printf(b, "  runner: %s%.1f%% (±%.1f%%) against the baseline's, the median of "
+			      "the %zu tests that ran no changed code; taken out of every test\n",
+			      s->shift_pct >= 0 ? "+" : "", s->shift_pct, s->shift_ci_pct,
+			      s->control_tests);
+	else if (s->shift_note && s->env_diff)
+		tf_buf_printf(b, "  runner: its shift is not measured (%s)\n", s->shift_note);
 	if (s->env_diff) {
 		/* the machines differ: every test may move with them */
 		tf_buf_puts(b, "  the two sides ran on different machines: ");
