@@ -34,7 +34,7 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 {
 	size_t n = 0;
 	out[n++] = (tf_option){ TF_OPT_INT, 0, "freq", &o->freq, "HZ",
-				"samples per second of CPU time (default 99)", NULL, 1, 100000, NULL };
+				"samples per second of CPU time (default 249)", NULL, 1, 100000, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "event", &o->event, "EVENT",
 				"what to sample (auto: instructions where a PMU exists, else cpu-clock)",
 				event_choices, 0, 0, NULL };
@@ -138,7 +138,7 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	o->ro.callgraph = strcmp(callgraph, "fp") == 0 ? TF_CALLGRAPH_FP
 			  : strcmp(callgraph, "dwarf") == 0 ? TF_CALLGRAPH_DWARF
 			  : TF_CALLGRAPH_AUTO;
-	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : 99);
+	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 
 	o->sources = TF_SOURCE_ALL;

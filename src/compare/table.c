@@ -245,6 +245,11 @@ static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 	put_fit(b, t->name, o->width - 2 - TF_MIN(line.len, (size_t)o->width - 20), false);
 	tf_buf_puts(b, line.ptr);
 	tf_buf_putc(b, '\n');
+	/* the cost is exact; where it went, only as exact as the samples */
+	if (t->head.samples < 10 && t->measure != TF_MEASURE_SAMPLES)
+		tf_buf_printf(b, "  (from %lld sample%s of the head: a higher --freq or --repeat 3 "
+			      "says more)\n", (long long)t->head.samples,
+			      t->head.samples == 1 ? "" : "s");
 	pad_left(b, "self", 16);
 	pad_left(b, "total", 12);
 	tf_buf_puts(b, "   function\n");
