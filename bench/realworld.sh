@@ -121,7 +121,7 @@ cjson_build() { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENABLE_C
 cjson_cmd() { echo "sh -c 'cd build && ctest'"; }
 cjson_list() { (cd build && ctest -N) | sed -n 's/^ *Test *#[0-9]*: //p'; }
 cjson_times() { (cd build && ctest >/dev/null 2>&1 || true); ctest_times build; }
-cjson_slow() { sed -i '/^static cJSON_bool parse_number(cJSON \* const item, parse_buffer \* const input_buffer)$/{n;s|^{$|{\n    { volatile unsigned long spin; for (spin = 0; spin < 20000000; spin++) ; }|}' cJSON.c; }
+cjson_slow() { sed -i '/^static cJSON_bool parse_number(cJSON \* const item, parse_buffer \* const input_buffer)$/,/^    cJSON_bool has_decimal_point = false;$/{s|^    cJSON_bool has_decimal_point = false;$|&\n    volatile unsigned long spin;\n    for (spin = 0; spin < 20000000; spin++) ;|}' cJSON.c; }
 cjson_fn() { echo "parse_number cJSON.c"; }
 
 # ctest's own times: "name seconds" from LastTest.log
