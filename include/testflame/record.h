@@ -135,6 +135,7 @@ typedef enum {
 	TF_REC_MARKER,   /* the suite said a test began or ended */
 	TF_REC_CMDLINE,  /* the argv of a process, read at its exec */
 	TF_REC_THREAD_COST, /* a thread ended: its exact count of the event */
+	TF_REC_SWITCH,   /* a thread went on (in) or off (out) a CPU */
 } tf_rec_type;
 
 /* Scope of a test marker. */
@@ -202,6 +203,9 @@ typedef struct tf_rec_event {
 			uint64_t cpu;         /* the writer's CPU clock, ns */
 			bool has_cpu;
 		} marker;
+		struct {
+			bool out;             /* off the CPU; else onto it */
+		} cswitch;
 		struct {
 			/* the sampled event's count over the thread's whole
 			 * life (ns of CPU for cpu-clock, instructions, ...),

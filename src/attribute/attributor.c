@@ -112,6 +112,9 @@ struct test_acc {
 struct thread {
 	uint32_t tid, pid;
 	bool exited, costed;
+	uint64_t start;       /* when it began (fork, or first seen) */
+	uint64_t on_since;    /* on a CPU since then; 0 off */
+	uint64_t oncpu;       /* time on a CPU so far */
 };
 
 struct thread_markers {
@@ -135,6 +138,8 @@ struct tf_attributor {
 	tf_htab tid_index;
 	uint64_t remainder;              /* the perf events' count no READ reported */
 	bool has_remainder;
+	bool time_event;                 /* the event counts time: CPU time is its count */
+	bool switches;                   /* the recording has context switches */
 	TF_VEC(struct thread_markers) tmarkers;
 	tf_htab tmarker_index;
 	strid_stack gmarkers;
@@ -228,7 +233,7 @@ static struct thread *thread_get(tf_attributor *a, uint32_t tid)
 	uint32_t i = tf_htab_find(&a->tid_index, tf_hash_u64(tid), tid_eq, a->tids.v, &tid);
 	if (i != TF_HTAB_NONE)
 		return &a->tids.v[i];
-	struct thread t = { tid, 0, false, false };
+	struct thread t = { tid, 0, false, false, 0, 0, 0 };
 	tf_vec_push(&a->tids, t);
 	tf_htab_insert(&a->tid_index, tf_hash_u64(tid), (uint32_t)a->tids.n - 1);
 	return &a->tids.v[a->tids.n - 1];
@@ -285,6 +290,36 @@ void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mo
 {
 	a->start_realtime = realtime_ns;
 	a->start_mono = mono_ns;
+}
+
+void tf_attributor_set_time_event(tf_attributor *a, bool time_event)
+{
+	a->time_event = time_event;
+}
+
+/*
+ * A thread's time on a CPU, from the moments it went on and off one. The
+ * kernel's per-thread counters (inherit_stat) are exact for a process with
+ * one thread, but mix up the counts of threads that share a parent when it
+ * swaps their contexts (a multi-threaded harness such as ctest, forking a
+ * test a moment apart: 2-8 ms counts for 5 ms tests here); the switch
+ * records are the scheduler's own account, per thread, whatever it swaps.
+ */
+static void on_switch(tf_attributor *a, const tf_rec_event *ev)
+{
+	struct thread *th = thread_get(a, ev->tid);
+	a->switches = true;
+	if (!th->pid)
+		th->pid = ev->pid;
+	if (!ev->cswitch.out) {
+		th->on_since = ev->time;
+	} else {
+		/* off without on: it ran since it began */
+		uint64_t since = th->on_since ? th->on_since : th->start;
+		if (since && ev->time > since)
+			th->oncpu += ev->time - since;
+		th->on_since = 0;
+	}
 }
 
 #define GMEMO_TIMED UINT32_MAX
@@ -783,6 +818,13 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 	switch (ev->type) {
 	case TF_REC_COMM:
 		note_tid(a, ev->tid);
+		{
+			struct thread *th = thread_get(a, ev->tid);
+			if (!th->start)
+				th->start = ev->time;
+			if (!th->pid)
+				th->pid = ev->pid;
+		}
 		pr = proc_get(a, ev->pid);
 		if (!a->root_seen) {
 			/* the first exec in the recording is the command itself */
@@ -796,6 +838,11 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 		break;
 	case TF_REC_FORK:
 		note_tid(a, ev->tid);
+		{
+			struct thread *th = thread_get(a, ev->tid);
+			th->pid = ev->pid;
+			th->start = ev->time;
+		}
 		if (ev->pid != ev->fork.ppid) {
 			struct proc *parent = proc_find(a, ev->fork.ppid);
 			size_t pidx = parent ? (size_t)(parent - a->procs.v) : 0;
@@ -814,6 +861,10 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 		struct thread *th = thread_get(a, ev->tid);
 		th->pid = ev->pid;
 		th->exited = true;
+		/* it ran until it ended: the exit's last moments are its own */
+		if (th->on_since && ev->time > th->on_since)
+			th->oncpu += ev->time - th->on_since;
+		th->on_since = 0;
 	}
 		if (ev->pid == ev->tid) {
 			pr = proc_find(a, ev->pid);
@@ -831,6 +882,9 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 					ta->wall += ev->time - pr->start;
 			}
 		}
+		break;
+	case TF_REC_SWITCH:
+		on_switch(a, ev);
 		break;
 	case TF_REC_THREAD_COST:
 		if (ev->thread_cost.remainder) {
@@ -1050,6 +1104,25 @@ static void give_remainder(tf_attributor *a)
 	pr->has_cost = true;
 }
 
+/* Each process's CPU time, summed over its threads' times on a CPU: the
+ * cost of a time event (cpu-clock) to the nanosecond. */
+static void costs_from_switches(tf_attributor *a)
+{
+	for (size_t i = 0; i < a->procs.n; i++) {
+		a->procs.v[i].cost = 0;
+		a->procs.v[i].has_cost = false;
+		a->procs.v[i].cost_lost = false;
+	}
+	for (size_t i = 0; i < a->tids.n; i++) {
+		const struct thread *t = &a->tids.v[i];
+		struct proc *pr = t->pid ? proc_find(a, t->pid) : NULL;
+		if (!pr)
+			continue;
+		pr->cost += t->oncpu;
+		pr->has_cost = true;
+	}
+}
+
 static void rename_string(tf_profile *p, tf_strid id, const char *s)
 {
 	p->strings.strs.v[id] = tf_arena_strdup(p->strings.arena, s);
@@ -1072,7 +1145,10 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		for (size_t i = 0; i < a->procs.n; i++)
 			proc_test(a, &a->procs.v[i], 0);
 	merge_runner_tests(a);
-	give_remainder(a);
+	if (a->time_event && a->switches)
+		costs_from_switches(a);
+	else
+		give_remainder(a);
 
 	/* exact costs: what the kernel counted for each process goes to its
 	 * test; a test with a process it has no count for has none */

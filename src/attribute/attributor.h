@@ -20,10 +20,13 @@ int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opt
 /* When the run started, on both clocks: to tell this run's files from
  * older ones, and a sample's moment on the runners' clock. */
 void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mono_ns);
+/* The recorded event counts time (cpu-clock): a process's cost is its
+ * threads' time on a CPU, from the context switches, when recorded. */
+void tf_attributor_set_time_event(tf_attributor *a, bool time_event);
 void tf_attributor_free(tf_attributor *a);
 
 /* Side-band in time order: COMM, FORK, EXIT, CMDLINE, MARKER, PROC_EXIT,
- * THREAD_COST. */
+ * THREAD_COST, SWITCH. */
 void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev);
 
 /* The program name of `pid` (the `process` label). */

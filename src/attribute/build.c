@@ -201,6 +201,7 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	case TF_REC_MARKER:
 	case TF_REC_PROC_EXIT:
 	case TF_REC_THREAD_COST:
+	case TF_REC_SWITCH:
 		tf_attributor_event(b->att, ev);
 		break;
 	default:
@@ -305,6 +306,7 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	rc = tf_attributor_new(&b.att, b.p, opts);
 	if (!rc) {
 		tf_attributor_set_start(b.att, ri->start_realtime_ns, ri->start_ns);
+		tf_attributor_set_time_event(b.att, ri->event == TF_EVENT_CPU_CLOCK);
 		rc = tf_recording_replay(rec, on_event, &b);
 	}
 	if (!rc) {

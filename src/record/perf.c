@@ -130,6 +130,10 @@ static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 	/* every inherited thread's exact count, in a PERF_RECORD_READ when
 	 * it exits: what a test process cost, however few samples it got */
 	a->inherit_stat = 1;
+	/* and every moment a thread goes on or off a CPU: its CPU time, to
+	 * the nanosecond, whatever the kernel does with the counters of
+	 * threads that share a parent (see the attributor) */
+	a->context_switch = 1;
 	a->disabled = 1;
 	a->enable_on_exec = 1;
 	a->exclude_kernel = !kernel;

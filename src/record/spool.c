@@ -397,6 +397,11 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		decode_sample_id(l, h, ev);
 		return 1;
 	}
+	case PERF_RECORD_SWITCH:
+		ev->type = TF_REC_SWITCH;
+		ev->cswitch.out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+		decode_sample_id(l, h, ev);
+		return ev->tid ? 1 : -1;
 	case PERF_RECORD_READ:
 		/* inherit_stat: an inherited event's count when its thread
 		 * exits (read_format 0: the value alone) */
