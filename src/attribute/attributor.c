@@ -364,11 +364,18 @@ static void gtest_index(tf_attributor *a)
 	for (size_t i = 0; rt && i < rt->v.n; i++) {
 		const tf_runner_test *r = &rt->v.v[i];
 		tf_vec_push(&a->gnext, 0);
-		if (strcmp(r->runner, "gtest") != 0 || !r->suite || !r->test)
+		const char *slash = strchr(r->name, '/');
+		bool go = strcmp(r->runner, "go") == 0 && slash;
+		if (!go && (strcmp(r->runner, "gtest") != 0 || !r->suite || !r->test))
 			continue;
 		uint32_t last = UINT32_MAX;
 		for (int split = 0; split < 2; split++) {
-			gtest_key(r->suite, r->test, split, &key);
+			if (go) { /* a Go subtest, under its test's name and a slash */
+				tf_buf_clear(&key);
+				tf_buf_put(&key, r->name, (size_t)(slash - r->name + 1));
+			} else {
+				gtest_key(r->suite, r->test, split, &key);
+			}
 			uint32_t k = tf_strtab_intern(&a->gkeys, key.ptr, key.len);
 			if (k == last)
 				continue;
@@ -406,10 +413,13 @@ static bool same_type(const char *a, const char *b)
 }
 
 /*
- * GoogleTest's own name of the test a TestBody frame named: the report
- * settles where the underscores split, and which instance of a
+ * The runner's own name of the test a frame named. GoogleTest's TestBody:
+ * the report settles where the underscores split, and which instance of a
  * parameterized or typed test ran (by its type, else by the time the
- * sample was taken, GoogleTest stamping each test's start).
+ * sample was taken, GoogleTest stamping each test's start). Go's
+ * TestX/func1, the closure t.Run ran: which of TestX's subtests of
+ * `go test -json` was running when the sample was taken (a table-driven
+ * test runs one closure for all of them).
  */
 static tf_strid gtest_resolve(tf_attributor *a, tf_strid ft, uint64_t time)
 {
@@ -420,9 +430,19 @@ static tf_strid gtest_resolve(tf_attributor *a, tf_strid ft, uint64_t time)
 		return a->gmemo.v[ft] - 1;
 
 	const char *name = tf_profile_str(a->p, ft);
-	const char *lt = strchr(name, '<');
+	const char *lt = strchr(name, '<'), *slash = strchr(name, '/');
 	char type[256] = "";
 	size_t base_len = lt ? (size_t)(lt - name) : strlen(name);
+	char gokey[256];
+	const char *fn = strstr(name, ".func");
+	if (slash && !lt) { /* Go: TestX/func1, a closure t.Run ran: one of TestX/'s subtests */
+		base_len = (size_t)(slash - name + 1);
+	} else if (fn && !lt && fn > name && (size_t)(fn - name) < sizeof(gokey) - 1) {
+		/* Go: TestX.func1, the same run by a subtest's own goroutine */
+		snprintf(gokey, sizeof(gokey), "%.*s/", (int)(fn - name), name);
+		name = gokey;
+		base_len = strlen(gokey);
+	}
 	if (lt)
 		snprintf(type, sizeof(type), "%.*s", (int)TF_MIN(strlen(lt + 1) - 1, sizeof(type) - 1), lt + 1);
 	uint32_t k = tf_strtab_lookup(&a->gkeys, name, base_len);

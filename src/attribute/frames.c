@@ -282,6 +282,20 @@ bool tf_gtest_frame_name(const char *fn, char *out, size_t n)
 	return true;
 }
 
+/* Whether a Go function is a test, a benchmark, a fuzz test or an example
+ * (or a closure in one): "pkg.TestX", "pkg.TestX.func1". */
+static bool go_test_name(const char *fn)
+{
+	const char *s = go_short(fn);
+	static const char *const kinds[] = { "Test", "Benchmark", "Fuzz", "Example" };
+	if (strncmp(fn, "testing.", 8) == 0)
+		return false;
+	for (size_t i = 0; i < TF_ARRAY_SIZE(kinds); i++)
+		if (strncmp(s, kinds[i], strlen(kinds[i])) == 0)
+			return true;
+	return false;
+}
+
 /* Build a test name from a match and the rule's format. */
 static tf_strid make_name(tf_frame_rules *r, const rule *ru, const char *fn,
 			  const regmatch_t *m, size_t nm)
@@ -499,10 +513,10 @@ static tf_strid match(tf_frame_rules *r)
 			case RULE_CALLEE_OF:
 				if (i + 1 < nf && classify(r, fi, ri)) {
 					uint32_t callee = r->fr_fn.v[i + 1];
-					/* Go: the runner's own closures are not tests */
+					/* Go: the runner's own closures are not tests, nor
+					 * what a signal left between tRunner and a test */
 					if (ru->def.go_name &&
-					    strncmp(tf_profile_str(p, p->functions.v[callee].name),
-						    "testing.", 8) == 0)
+					    !go_test_name(tf_profile_str(p, p->functions.v[callee].name)))
 						break;
 					uint32_t test = callee_name(r, ru, callee);
 					if (!test)

@@ -478,15 +478,28 @@ static char *json_field(const char *line, const char *key)
 
 /* go test -json: one event per line; a test ends with pass, fail or skip
  * and its Elapsed seconds (two decimals). Tests are "TestX" and
- * "TestX/sub", as `go test -run` takes them. */
+ * "TestX/sub", as `go test -run` takes them. A test begins at its "run"
+ * event: the end events of subtests come out together when their parent
+ * ends. */
 static int read_go_json(tf_runner_tests *out, const char *text, const char *file,
 			const char *parent)
 {
 	char *l;
+	tf_strtab started;
+	TF_VEC(uint64_t) start_at = { 0 };
 	(void)file;
+	tf_strtab_init(&started);
 	while ((l = next_line(&text)) != NULL) {
 		char *action = json_field(l, "Action");
 		char *test = action ? json_field(l, "Test") : NULL;
+		if (test && *test && !strcmp(action, "run")) {
+			char *tm = json_field(l, "Time");
+			uint32_t id = tf_strtab_intern(&started, test, strlen(test));
+			while (start_at.n <= id)
+				tf_vec_push(&start_at, 0);
+			start_at.v[id] = tm ? parse_timestamp(tm) : 0;
+			free(tm);
+		}
 		if (test && *test &&
 		    (!strcmp(action, "pass") || !strcmp(action, "fail") || !strcmp(action, "skip"))) {
 			tf_runner_test *r = add_test(out, "go", parent);
@@ -497,6 +510,10 @@ static int read_go_json(tf_runner_tests *out, const char *text, const char *file
 				parse_seconds(el, &r->duration_ns, &r->quantum_ns);
 			if (el && !isnan(r->duration_ns))
 				r->quantum_ns = TF_MAX(r->quantum_ns, 1e7);
+			/* when it began: which subtest a closure's samples belong to */
+			uint32_t id = tf_strtab_lookup(&started, r->name, strlen(r->name));
+			if (id != TF_HTAB_NONE && id < start_at.n)
+				r->start_realtime_ns = start_at.v[id];
 			free(el);
 			r->status = !strcmp(action, "pass") ? TF_TEST_PASSED
 				    : !strcmp(action, "fail") ? TF_TEST_FAILED : TF_TEST_SKIPPED;
@@ -505,6 +522,8 @@ static int read_go_json(tf_runner_tests *out, const char *text, const char *file
 		free(action);
 		free(l);
 	}
+	tf_strtab_free(&started);
+	tf_vec_free(&start_at);
 	return 0;
 }
 
