@@ -20,7 +20,7 @@ test_expect_success 'subtests of one closure, told apart by the time go test -js
 	GOCACHE=$SCRATCH/gocache GOPATH=$SCRATCH/gopath GOFLAGS=-mod=mod \
 		"$TF" record -q --freq 999 --runner-report go.json -o ../go.pb.gz -- \
 		sh -c "go test -json -count=1 . >go.json" &&
-	cd .. && expect_shares go.pb.gz 6 TestTable/small:2 TestTable/large:6 TestTable/with_space:4 &&
+	cd .. && expect_shares go.pb.gz 8 TestTable/small:2 TestTable/large:6 TestTable/with_space:4 &&
 	"$TF" show --json go.pb.gz >show.json &&
 	python3 - <<-\EOF
 	import json
