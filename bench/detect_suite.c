@@ -5,8 +5,11 @@
  * function. victim_work() is made slower by the percentage in the file
  * `slowdown` of the current directory (a change committed to the suite's
  * repository, so both a stored baseline and --against see it as code):
- * it stands for the function a change slowed down. Hog spins forever: the
- * noisy neighbour.
+ * it stands for the function a change slowed down. alloc, walk, mix and
+ * copy are four more tests of the same kind, so that the tests a change
+ * does not touch can measure the runner. hog spins forever, and memhog
+ * streams through 256 MiB forever: the noisy neighbours, one for the CPU,
+ * one for the memory bus.
  *
  *   victim [UNITS]
  */
@@ -28,6 +31,10 @@ static void spin(uint64_t n)
 __attribute__((noinline)) void parse_work(uint64_t n) { spin(n); }
 __attribute__((noinline)) void hash_work(uint64_t n) { spin(n * 3 / 4); }
 __attribute__((noinline)) void sort_work(uint64_t n) { spin(n / 2); }
+__attribute__((noinline)) void alloc_work(uint64_t n) { spin(n * 2 / 3); }
+__attribute__((noinline)) void walk_work(uint64_t n) { spin(n * 5 / 6); }
+__attribute__((noinline)) void mix_work(uint64_t n) { spin(n * 3 / 5); }
+__attribute__((noinline)) void copy_work(uint64_t n) { spin(n * 4 / 5); }
 __attribute__((noinline)) void victim_work(uint64_t n, double slowdown)
 {
 	spin((uint64_t)((double)n * (1.0 + slowdown / 100.0)));
@@ -53,11 +60,29 @@ int main(int argc, char **argv)
 		sort_work(n);
 	else if (!strcmp(name, "victim"))
 		victim_work(n, slow);
+	else if (!strcmp(name, "alloc"))
+		alloc_work(n);
+	else if (!strcmp(name, "walk"))
+		walk_work(n);
+	else if (!strcmp(name, "mix"))
+		mix_work(n);
+	else if (!strcmp(name, "copy"))
+		copy_work(n);
 	else if (!strcmp(name, "hog"))
 		for (;;)
 			spin(1000000000ULL);
+	else if (!strcmp(name, "memhog")) {
+		size_t len = (size_t)256 << 20;
+		volatile uint64_t *buf = malloc(len);
+		if (!buf)
+			return 1;
+		for (uint64_t round = 0;; round++)
+			for (size_t i = 0; i < len / 8; i += 8)
+				buf[i] += round;
+	}
 	else {
-		fprintf(stderr, "run me as parse, hash, sorting, victim or hog\n");
+		fprintf(stderr, "run me as parse, hash, sorting, alloc, walk, mix, copy, victim, "
+			"hog or memhog\n");
 		return 2;
 	}
 	return 0;

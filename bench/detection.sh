@@ -2,12 +2,13 @@
 # detection.sh - the gate's quality, measured: how often `testflame run`
 # fails a PR that changed nothing (false positives), and how often it
 # catches a slowdown of one test's function (detection), on this machine
-# with its other core kept busy by a noisy neighbour.
+# under a neighbour (NEIGHBOUR, below).
 #
-# The suite (bench/detect_suite.c) has four tests, one process each:
-# parse, hash, sorting and victim; a PR makes victim_work() 0, 2, 5, 10 or
-# 20% slower by committing the file the victim reads. Each trial is a real
-# repository step:
+# The suite (bench/detect_suite.c) has TESTS tests (4: parse, hash,
+# sorting, victim; 8, the default: alloc, walk, mix and copy too, so that
+# the tests a change does not touch can measure the runner), one process
+# each; a PR makes victim_work() 0, 2, 5, 10 or 20% slower by committing
+# the file the victim reads. Each trial is a real repository step:
 #
 #   stored      a new commit on main is run and its baseline saved (the
 #               history of baselines grows as in real use), then the PR
@@ -31,6 +32,18 @@
 #                                                   SIZES="0 5" runs only those slowdowns)
 #
 # KEEP_REPORTS=DIR keeps every trial's report.json there, as MODE-SIZE-TRIAL.json.
+#
+# NEIGHBOUR, what else runs on the machine:
+#   steady      a CPU hog on the other core all along (the default)
+#   none        nothing
+#   random-cpu  a CPU hog that comes and goes at random, 0.2-2 s on or
+#               off, between and during runs
+#   random-mem  the same with a hog of the memory bus (256 MiB streamed)
+#   base-only   the CPU hog only while main's baselines are recorded: the
+#               PR runs on a faster machine than its baseline's
+#   pr-only     the CPU hog only while the PR runs: a slower machine
+# The table adds the CI time the PR runs took, median and worst, and how
+# many were confirmed (the extra runs or the merge-base built and run).
 . "$(dirname "$0")/common.sh"
 TRIALS=${1:-30}
 UNITS=${2:-2}
@@ -49,10 +62,14 @@ bench_build
 repo=$WORK/repo
 mkdir -p "$repo" && cd "$repo"
 git init -q -b main && git config user.email bench@example.com && git config user.name bench
-for t in parse hash sorting victim hog; do ln -s "$TOP/build/bench/detect_suite" "$t"; done
-cat >suite.sh <<EOF
-./parse $UNITS && ./hash $UNITS && ./sorting $UNITS && ./victim $UNITS
-EOF
+TESTS=${TESTS:-8}
+NEIGHBOUR=${NEIGHBOUR:-steady}
+case $TESTS in
+4) names="parse hash sorting victim" ;;
+*) names="parse hash sorting alloc walk mix copy victim" ;;
+esac
+for t in $names hog memhog; do ln -s "$TOP/build/bench/detect_suite" "$t"; done
+printf '%s\n' $names | sed "s|.*|./& $UNITS|" | paste -sd'&' - | sed 's/&/ \&\& /g' >suite.sh
 cat >.testflame.yml <<EOF
 suite: detect
 command: "sh suite.sh"
@@ -63,9 +80,30 @@ printf 'testflame-report/\n' >.gitignore
 echo 0 >slowdown
 git add -A && git commit -qm "the suite"
 
-./hog &
-HOG=$!
-trap 'kill $HOG 2>/dev/null; rm -rf "$WORK"' EXIT
+# the neighbour: hog_on / hog_off start and stop it; random modes toggle
+# it from a loop of their own
+HOG= TOGGLER=
+hog_on() { [ -n "$HOG" ] || { ./"${1:-hog}" & HOG=$!; }; }
+hog_off() { [ -z "$HOG" ] || { kill "$HOG" 2>/dev/null; wait "$HOG" 2>/dev/null; HOG=; }; }
+trap 'hog_off; [ -z "$TOGGLER" ] || kill "$TOGGLER" 2>/dev/null; rm -rf "$WORK"' EXIT
+case $NEIGHBOUR in
+steady) hog_on ;;
+none | base-only | pr-only) ;;
+random-cpu | random-mem)
+	kind=hog
+	[ "$NEIGHBOUR" = random-mem ] && kind=memhog
+	( h=; trap '[ -z "$h" ] || kill "$h" 2>/dev/null; exit 0' TERM
+	  while :; do
+		if [ $((RANDOM % 2)) = 1 ] && [ -z "$h" ]; then ./$kind & h=$!
+		elif [ -n "$h" ]; then kill "$h" 2>/dev/null; wait "$h" 2>/dev/null; h=; fi
+		sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.2 + 1.8 * r / 32767 }')"
+	  done ) &
+	TOGGLER=$! ;;
+*) echo "detection.sh: unknown NEIGHBOUR '$NEIGHBOUR'" >&2; exit 2 ;;
+esac
+main_side() { [ "$NEIGHBOUR" = base-only ] && hog_on; [ "$NEIGHBOUR" = pr-only ] && hog_off; :; }
+pr_side() { [ "$NEIGHBOUR" = base-only ] && hog_off; [ "$NEIGHBOUR" = pr-only ] && hog_on; :; }
+main_side
 
 # the history: a few commits on main with their baselines
 for i in 1 2 3 4 5; do
@@ -73,7 +111,7 @@ for i in 1 2 3 4 5; do
 	"$TF" run -q --no-fail --repeat "$HIST_REPEAT" >/dev/null 2>&1
 done
 
-verdicts() { # report.json RUNS -> "victim-verdict other-regressions confirmed"
+verdicts() { # RUNS SECONDS -> "victim-verdict other-regressions confirmed seconds"
 	python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -81,8 +119,9 @@ v = "missing"; other = 0; runs = 0
 for t in r["tests"]:
     runs = max(runs, t["head"]["runs"])
     if t["name"] == "victim": v = t["verdict"]
-    elif t["verdict"] == "regressed": other += 1
-print(v, other, 1 if runs > int(sys.argv[2]) else 0)' testflame-report/report.json "$1"
+    elif t["verdict"] == "regressed" and not t.get("outside"): other += 1
+confirmed = 1 if runs > int(sys.argv[2]) or r.get("confirmed") else 0
+print(v, other, confirmed, sys.argv[3])' testflame-report/report.json "$1" "$2"
 }
 
 results=${RESULTS:-$WORK/results}
@@ -91,17 +130,20 @@ for trial in $(seq "$TRIALS"); do
 	for size in $SIZES; do
 		for mode in $MODES; do
 			git checkout -q main
+			main_side
 			case $mode in
 			stored | stored-*)
 				rep=${mode#stored}; rep=${rep#-}; rep=${rep%%-*}
 				git commit -q --allow-empty -m "main, trial $trial"
 				"$TF" run -q --no-fail --repeat "${rep:-1}" >/dev/null 2>&1 ;;
 			esac
+			pr_side
 			git checkout -q -B pr main
 			echo "$size" >slowdown
 			git commit -q --allow-empty -am "victim +$size%"
 			rm -rf testflame-report
 			prrep=1
+			t0=$(date +%s%N)
 			case $mode in
 			stored | stored-*)
 				case $mode in stored-*-*) prrep=${mode##*-} ;; esac
@@ -111,7 +153,8 @@ for trial in $(seq "$TRIALS"); do
 				prrep=${mode#against-}
 				"$TF" run -q --no-save --no-fail --against main --repeat "$prrep" >/dev/null 2>&1 ;;
 			esac
-			echo "$mode $size $(verdicts "$prrep")" >>"$results"
+			secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+			echo "$mode $size $(verdicts "$prrep" "$secs")" >>"$results"
 			[ -z "${KEEP_REPORTS:-}" ] ||
 				cp testflame-report/report.json "$KEEP_REPORTS/$mode-$size-$trial.json"
 		done
@@ -121,14 +164,23 @@ done
 
 cd "$TOP"
 machine
-echo "suite: 4 tests (victim ~$((UNITS * 110)) ms of CPU), 999 Hz, other core busy (a spinning neighbour); $TRIALS trials per cell"
+echo "suite: $TESTS tests (victim ~$((UNITS * 110)) ms of CPU), 999 Hz, neighbour: $NEIGHBOUR; $TRIALS trials per cell"
 [ -z "${PR_OPTS:-}" ] || echo "PR runs with: $PR_OPTS"
-printf '%-10s %6s %12s %12s %12s\n' mode slow "detected" "false pos." "confirmed"
-for mode in $MODES; do
-	for size in $SIZES; do
-		awk -v m="$mode" -v s="$size" '
-			$1 == m && $2 == s { n++; if ($3 == "regressed") d++; if ($4 > 0 || (s == 0 && $3 == "regressed")) f++; c += $5 }
-			END { printf "%-10s %5s%% %8d/%-3d %8d/%-3d %8d/%-3d\n", m, s, (s == 0 ? 0 : d), n, f, n, c, n }' "$results"
-	done
-done
+python3 - "$results" "$MODES" "$SIZES" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+print("%-10s %6s %12s %12s %12s %14s" % ("mode", "slow", "detected", "false pos.", "confirmed", "PR s med/max"))
+for m in sys.argv[2].split():
+    for s in sys.argv[3].split():
+        r = [x for x in rows if x[0] == m and x[1] == s]
+        if not r:
+            continue
+        n = len(r)
+        d = sum(1 for x in r if x[2] == "regressed") if s != "0" else 0
+        f = sum(1 for x in r if int(x[3]) > 0 or (s == "0" and x[2] == "regressed"))
+        c = sum(int(x[4]) for x in r)
+        t = sorted(float(x[5]) for x in r)
+        med = t[n // 2] if n % 2 else (t[n // 2 - 1] + t[n // 2]) / 2
+        print("%-10s %5s%% %8d/%-3d %8d/%-3d %8d/%-3d %8.1f/%-5.1f" % (m, s, d, n, f, n, c, n, med, t[-1]))
+PY
 echo "instructions: not measured here (this machine has no hardware counters: perf_event_open of instructions is refused)"
