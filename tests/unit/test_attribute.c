@@ -267,6 +267,87 @@ static void test_ctest_names(void **state)
 	unit_rmtree(dir);
 }
 
+static tf_rec_event ev_of(tf_rec_type type, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	tf_rec_event e;
+	memset(&e, 0, sizeof(e));
+	e.type = type;
+	e.pid = pid;
+	e.tid = tid;
+	e.time = time;
+	return e;
+}
+
+/*
+ * A test's exact cost from its threads' context switches: a test process
+ * on and off a CPU twice (50 + 60 ns), with a second thread (30), under a
+ * driver that execs it; a test that never got a sample is still a test
+ * with its cost; the driver's work is outside the tests.
+ */
+static void test_costs_from_switches(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_attributor *a;
+	tf_attribute_opts o;
+	tf_profile_new(&p);
+	tf_attribute_opts_init(&o);
+	o.sources = TF_SOURCE_PROCESSES;
+	assert_int_equal(tf_attributor_new(&a, p, &o), 0);
+	tf_attributor_set_time_event(a, true);
+	tf_rec_event e = ev_of(TF_REC_COMM, 10, 10, 0);
+	e.comm.comm = "make";
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_FORK, 11, 11, 100);
+	e.fork.ppid = 10;
+	e.fork.ptid = 10;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_COMM, 11, 11, 110);
+	e.comm.comm = "test_a";
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_SWITCH, 11, 11, 120);
+	tf_attributor_event(a, &e);
+	e.time = 170;
+	e.cswitch.out = true;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_FORK, 11, 12, 180); /* a thread */
+	e.fork.ppid = 11;
+	e.fork.ptid = 11;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_SWITCH, 11, 12, 185);
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_EXIT, 11, 12, 215);
+	e.fork.ppid = 11;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_SWITCH, 11, 11, 200);
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_EXIT, 11, 11, 260);
+	e.fork.ppid = 10;
+	tf_attributor_event(a, &e);
+	/* the driver: off a CPU at 300, on it since it began */
+	e = ev_of(TF_REC_SWITCH, 10, 10, 300);
+	e.cswitch.out = true;
+	tf_attributor_event(a, &e);
+	assert_int_equal(tf_attributor_write_meta(a, 400), 2);
+	tf_test_meta m;
+	const char *line = NULL;
+	for (size_t i = 0; i < p->comments.n; i++) {
+		const char *c = tf_profile_str(p, p->comments.v[i]);
+		if (strstr(c, "testflame.test.test_a="))
+			line = c;
+	}
+	assert_non_null(line);
+	assert_int_equal(tf_test_meta_parse(&m, line), 0);
+	assert_true(m.count == 140);
+	assert_int_equal(m.samples, 0);
+	assert_string_equal(m.source, "process");
+	tf_test_meta_clear(&m);
+	tf_attributor_free(a);
+	tf_profile_free(p);
+}
+
 /* What the runners write, as they write it. */
 static void test_runner_reports(void **state)
 {
@@ -431,6 +512,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_runner_reports),
+		cmocka_unit_test(test_costs_from_switches),
 		cmocka_unit_test(test_test_meta),
 		cmocka_unit_test(test_presets_limited_and_custom),
 		cmocka_unit_test(test_marker_lines),
