@@ -143,6 +143,8 @@ typedef bool (*tf_htab_eq_fn)(const void *ctx, uint32_t index, const void *key);
 uint32_t tf_htab_find(const tf_htab *h, uint64_t hash, tf_htab_eq_fn eq,
 		      const void *ctx, const void *key);
 void tf_htab_insert(tf_htab *h, uint64_t hash, uint32_t index);
+/* Remove the entry of `index` filed under `hash` (nothing if absent). */
+void tf_htab_remove(tf_htab *h, uint64_t hash, uint32_t index);
 void tf_htab_clear(tf_htab *h);
 void tf_htab_free(tf_htab *h);
 
