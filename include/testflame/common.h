@@ -181,6 +181,9 @@ void tf_atomic_abort(tf_atomic_file *f);
 int tf_file_write_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p */
 int tf_mkdir_p(const char *path, int mode);
+/* rm -r: `path` and everything below it, symbolic links not followed;
+ * 0 when it did not exist. */
+int tf_rmtree(const char *path);
 /*
  * The per-user cache of things that are slow to make and never change
  * under their key (the kernel's symbols of this boot, debug info without

@@ -358,10 +358,8 @@ static int run_shell(const char *cmd, const char *cwd)
 
 static void remove_tree(const char *dir)
 {
-	char *cmd = tf_xasprintf("rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		tf_warnf("could not remove '%s'", dir);
-	free(cmd);
+	if (tf_rmtree(dir) != 0)
+		tf_warnf("could not remove '%s': %s", dir, tf_error_last());
 }
 
 /* --against REV: build REV beside us, run both sides interleaved. */

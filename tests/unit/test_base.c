@@ -1,11 +1,13 @@
 /*
  * test_base.c - the toolbox of src/base that no other test exercises on
  * its own: the index hash table's removal (entries come and go by the
- * thousand in the ptrace sampler's pid indexes).
+ * thousand in the ptrace sampler's pid indexes) and rm -r.
  */
 #include "unit.h"
 
 #include "testflame/common.h"
+
+#include <sys/stat.h>
 
 typedef struct {
 	uint32_t key[4096];
@@ -92,11 +94,53 @@ static void test_htab_remove_edges(void **state)
 	tf_htab_free(&h);
 }
 
+static void touch(const char *dir, const char *name)
+{
+	char *path = tf_xasprintf("%s/%s", dir, name);
+	assert_int_equal(tf_file_write_atomic(path, "x", 1), 0);
+	free(path);
+}
+
+static void test_rmtree(void **state)
+{
+	char *top = unit_tmpdir(), *keep = unit_tmpdir();
+	char *tree = tf_xasprintf("%s/tree", top), *deep = tf_xasprintf("%s/a/b/c", tree);
+	char *link = tf_xasprintf("%s/a/outside", tree), *kept = tf_xasprintf("%s/precious", keep);
+	char *file = tf_xasprintf("%s/a/f", tree), *under_file = tf_xasprintf("%s/x", file);
+	struct stat st;
+	(void)state;
+
+	assert_int_equal(tf_mkdir_p(deep, 0755), 0);
+	touch(tree, "top");
+	touch(deep, ".hidden");
+	touch(tree, "a/f");
+	touch(keep, "precious");
+	/* a link out of the tree: removed, what it points at is not */
+	assert_int_equal(symlink(keep, link), 0);
+	/* a path below a file cannot be there to remove */
+	assert_int_equal(tf_rmtree(under_file), TF_ERROR);
+	assert_non_null(strstr(tf_error_last(), "cannot remove"));
+	assert_int_equal(tf_rmtree(tree), 0);
+	assert_int_equal(lstat(tree, &st), -1);
+	assert_int_equal(stat(kept, &st), 0);
+	/* gone already: nothing to do */
+	assert_int_equal(tf_rmtree(tree), 0);
+	free(tree);
+	free(deep);
+	free(link);
+	free(kept);
+	free(file);
+	free(under_file);
+	unit_rmtree(top);
+	unit_rmtree(keep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_htab_remove),
 		cmocka_unit_test(test_htab_remove_edges),
+		cmocka_unit_test(test_rmtree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "testflame/common.h"
+
 /* A fresh temporary directory for one test; removed by unit_rmtree(). */
 static inline char *unit_tmpdir(void)
 {
@@ -27,9 +29,7 @@ static inline char *unit_tmpdir(void)
 
 static inline void unit_rmtree(char *dir)
 {
-	char cmd[4200];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tf_rmtree(dir), 0);
 	free(dir);
 }
 
