@@ -108,6 +108,16 @@ void tf_buf_put_json(tf_buf *b, const char *s);
 /* Append for a terminal: control characters and invalid bytes as \n, \t, \xNN. */
 void tf_buf_put_printable(tf_buf *b, const char *s);
 
+/* One-line messages (warnings, problems, notes) for the cli to print, each
+ * malloc'd; zero-initialise. */
+typedef TF_VEC(char *) tf_msglist;
+void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...) TF_PRINTF(2, 3);
+void tf_msglist_free(tf_msglist *l);
+
+/* NULL-terminated string vectors, each string malloc'd. */
+char **tf_strv_dup(char *const *v);
+void tf_strv_free(char **v); /* accepts NULL */
+
 /* Arena: many small allocations that die together. */
 typedef struct tf_arena tf_arena;
 tf_arena *tf_arena_new(void);

@@ -22,9 +22,6 @@
 #include "testflame/config.h"
 #include "testflame/profile.h"
 
-/* One-line messages (warnings, problems) a caller prints, each malloc'd. */
-typedef TF_VEC(char *) tf_msglist;
-
 /* ---- CI environment ---------------------------------------------------- */
 
 typedef enum {
@@ -98,7 +95,6 @@ int tf_repo_resolve(char **out, tf_repo *r, const char *rev);
  * tf_strv_free(). Parents are listed even when their objects are missing
  * (a shallow boundary). */
 int tf_repo_parents(char ***out, tf_repo *r, const char *commit);
-void tf_strv_free(char **v);
 /*
  * Write the tree of `rev` into the directory `dir` (created if missing): a
  * checkout that leaves the repository's HEAD, index and work tree alone,

@@ -149,27 +149,6 @@ static void table_unset(tf_config *cfg, const key *keys)
 	}
 }
 
-static void strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
-static char **strv_dup(char *const *v)
-{
-	size_t n = 0;
-	char **out;
-	while (v[n])
-		n++;
-	out = tf_xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		out[i] = tf_xstrdup(v[i]);
-	return out;
-}
-
 static void patterns_free(pattern_vec *pv)
 {
 	for (size_t i = 0; i < pv->n; i++) {
@@ -190,7 +169,7 @@ static void table_free(tf_config *cfg, const key *keys)
 		case K_URL: free(*FIELD(cfg, k, char *)); *FIELD(cfg, k, char *) = NULL; break;
 		case K_CMD:
 		case K_LIST:
-		case K_CHOICES: strv_free(*FIELD(cfg, k, char **)); *FIELD(cfg, k, char **) = NULL; break;
+		case K_CHOICES: tf_strv_free(*FIELD(cfg, k, char **)); *FIELD(cfg, k, char **) = NULL; break;
 		case K_PATTERNS: patterns_free(FIELD(cfg, k, pattern_vec)); break;
 		default: break;
 		}
@@ -217,8 +196,8 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 		}
 		case K_CMD:
 			if (*FIELD(over, k, char **)) {
-				strv_free(*FIELD(cfg, k, char **));
-				*FIELD(cfg, k, char **) = strv_dup(*FIELD(over, k, char **));
+				tf_strv_free(*FIELD(cfg, k, char **));
+				*FIELD(cfg, k, char **) = tf_strv_dup(*FIELD(over, k, char **));
 				*CMD_SHELL(cfg, k) = *CMD_SHELL(over, k);
 			}
 			break;
@@ -226,8 +205,8 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 		case K_CHOICES: {
 			char **v = *FIELD(over, k, char **);
 			if (v) {
-				strv_free(*FIELD(cfg, k, char **));
-				*FIELD(cfg, k, char **) = strv_dup(v);
+				tf_strv_free(*FIELD(cfg, k, char **));
+				*FIELD(cfg, k, char **) = tf_strv_dup(v);
 			}
 			break;
 		}
@@ -715,7 +694,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 			if ((rc = parse_list(w, n, path, NULL, true, &argv)) < 0)
 				return rc;
 			if (!argv[0][0]) {
-				strv_free(argv);
+				tf_strv_free(argv);
 				return fail_at(w, n->start_mark, "'%s': the program name must not be empty", path);
 			}
 			*CMD_SHELL(cfg, k) = false;
@@ -723,7 +702,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 			return fail_at(w, n->start_mark, "'%s' must be a string (run by sh -c) or a list "
 				       "(program and arguments), not %s", path, node_kind(n));
 		}
-		strv_free(*FIELD(cfg, k, char **));
+		tf_strv_free(*FIELD(cfg, k, char **));
 		*FIELD(cfg, k, char **) = argv;
 		return 0;
 	}
@@ -757,7 +736,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 		char **v;
 		if ((rc = parse_list(w, n, path, k->kind == K_CHOICES ? k->choices : NULL, false, &v)) < 0)
 			return rc;
-		strv_free(*FIELD(cfg, k, char **));
+		tf_strv_free(*FIELD(cfg, k, char **));
 		*FIELD(cfg, k, char **) = v;
 		return 0;
 	}

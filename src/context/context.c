@@ -9,7 +9,6 @@
  * target branch of a PR/MR.
  */
 #include "testflame/context.h"
-#include "context/msglist.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -23,23 +22,6 @@ const char *const tf_context_meta_keys[] = {
 	"default_branch", "base_branch", "merge_base", "pr", "run_url",
 	"changes", "changes_truncated", NULL,
 };
-
-void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...)
-{
-	tf_buf b = TF_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	tf_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	tf_vec_push(l, tf_buf_detach(&b));
-}
-
-void tf_msglist_free(tf_msglist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	tf_vec_free(l);
-}
 
 #define warn(ctx, ...) tf_msglist_pushf(&(ctx)->warnings, __VA_ARGS__)
 

@@ -11,7 +11,6 @@
  * (tf_git_error turns them into ours).
  */
 #include "testflame/context.h"
-#include "context/msglist.h"
 
 #include <git2.h>
 #include <pthread.h>
@@ -296,15 +295,6 @@ done:
 	git_tree_free(tree);
 	git_commit_free(c);
 	return rc;
-}
-
-void tf_strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
 }
 
 int tf_repo_walk_first_parent(tf_repo *r, const char *start, unsigned max,

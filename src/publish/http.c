@@ -9,7 +9,6 @@
  * says so in the error instead of receiving the token elsewhere.
  */
 #include "publish/publish_priv.h"
-#include "context/msglist.h"
 
 #include <ctype.h>
 #define CURL_DISABLE_TYPECHECK

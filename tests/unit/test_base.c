@@ -1,7 +1,8 @@
 /*
  * test_base.c - the toolbox of src/base that no other test exercises on
  * its own: the index hash table's removal (entries come and go by the
- * thousand in the ptrace sampler's pid indexes) and rm -r.
+ * thousand in the ptrace sampler's pid indexes), rm -r and the lists of
+ * strings modules hand to the cli.
  */
 #include "unit.h"
 
@@ -135,12 +136,38 @@ static void test_rmtree(void **state)
 	unit_rmtree(keep);
 }
 
+static void test_string_lists(void **state)
+{
+	tf_msglist l = { 0 };
+	char *const src[] = { "make", "-j2", "", NULL };
+	char **v;
+	(void)state;
+
+	tf_msglist_pushf(&l, "%s '%s' is %d", "file", "x y", 3);
+	tf_msglist_pushf(&l, "plain");
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0], "file 'x y' is 3");
+	assert_string_equal(l.v[1], "plain");
+	tf_msglist_free(&l);
+	assert_int_equal(l.n, 0);
+	assert_null(l.v);
+
+	v = tf_strv_dup(src);
+	assert_true(v != (char **)src && v[0] != src[0]);
+	assert_string_equal(v[0], "make");
+	assert_string_equal(v[2], "");
+	assert_null(v[3]);
+	tf_strv_free(v);
+	tf_strv_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_htab_remove),
 		cmocka_unit_test(test_htab_remove_edges),
 		cmocka_unit_test(test_rmtree),
+		cmocka_unit_test(test_string_lists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
