@@ -58,6 +58,7 @@
  * records; threads and processes are found by pid through tf_htab.
  */
 #include "ptrace.h"
+#include "notice.h"
 #include "procfs.h"
 #include "stack.h"
 #include "synth.h"
