@@ -18,11 +18,6 @@
 
 extern char **environ;
 
-static const char *const event_choices[] = { "auto", "cpu-clock", "instructions", "cycles",
-					     "wall", NULL };
-static const char *const sampler_choices[] = { "auto", "perf", "ptrace", NULL };
-static const char *const callgraph_choices[] = { "auto", "fp", "dwarf", NULL };
-
 void tf_record_cli_init(tf_record_cli *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -37,12 +32,12 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 				"samples per second of CPU time (default 99)", NULL, 1, 100000, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "event", &o->event, "EVENT",
 				"what to sample (auto: instructions where a PMU exists, else cpu-clock)",
-				event_choices, 0, 0, NULL };
+				tf_event_names, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "sampler", &o->sampler, "KIND",
-				"perf_event, or ptrace where perf is refused", sampler_choices, 0, 0, NULL };
+				"perf_event, or ptrace where perf is refused", tf_sampler_names, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "call-graph", &o->callgraph, "MODE",
 				"frame pointers, DWARF unwinding, or auto (per sample)",
-				callgraph_choices, 0, 0, NULL };
+				tf_callgraph_names, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_INT, 0, "stack-size", &o->stack_size, "BYTES",
 				"user stack copied per sample for DWARF unwinding (default 8192)",
 				NULL, 512, 65000, NULL };
@@ -67,14 +62,6 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 static const char *pick(const char *flag, const char *cfg, const char *dflt)
 {
 	return flag ? flag : cfg ? cfg : dflt;
-}
-
-static bool choice_ok(const char *const *choices, const char *v)
-{
-	for (; *choices; choices++)
-		if (strcmp(*choices, v) == 0)
-			return true;
-	return false;
 }
 
 static char *join_command(char **cmd)
@@ -126,15 +113,9 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	event = pick(o->event, cfg->event, "auto");
 	sampler = pick(o->sampler, cfg->sampler, "auto");
 	callgraph = pick(o->callgraph, cfg->call_graph, "auto");
-	if (!choice_ok(event_choices, event) || !choice_ok(sampler_choices, sampler) ||
-	    !choice_ok(callgraph_choices, callgraph))
+	if (tf_event_parse(&o->ro.event, event) || tf_sampler_parse(&o->ro.sampler, sampler) ||
+	    tf_callgraph_parse(&o->ro.callgraph, callgraph))
 		return tf_usage_error(usage, "invalid event, sampler or call graph in the config");
-	tf_event_parse(&o->ro.event, event);
-	o->ro.sampler = strcmp(sampler, "perf") == 0 ? TF_SAMPLER_PERF
-			: strcmp(sampler, "ptrace") == 0 ? TF_SAMPLER_PTRACE : TF_SAMPLER_AUTO;
-	o->ro.callgraph = strcmp(callgraph, "fp") == 0 ? TF_CALLGRAPH_FP
-			  : strcmp(callgraph, "dwarf") == 0 ? TF_CALLGRAPH_DWARF
-			  : TF_CALLGRAPH_AUTO;
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : 99);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 

@@ -8,9 +8,7 @@
  */
 #include "compare/compare_priv.h"
 #include "compare/stats.h"
-
-/* The attribution stage's bucket for compilers, linkers and the like. */
-#define TF_BUILD_TEST_NAME "[build]"
+#include "testflame/attribute.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -682,7 +680,7 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		const char *name = cmp_name(pv, pv->test_name[t]);
 		if (opts->test && strcmp(opts->test, name) != 0)
 			continue;
-		if (strcmp(name, TF_BUILD_TEST_NAME) == 0) {
+		if (strcmp(name, TF_BUILD_TEST) == 0) {
 			/* build steps met on the way: reported apart, never a test */
 			tf_test_side b, h;
 			fill_side(&b, &a.tests.v[t], pv, 0);

@@ -12,6 +12,7 @@
 #include "testflame/attribute.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
+#include "testflame/record.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,9 +28,6 @@ const char *const tf_config_report_formats[] = {
 	"html", "md", "json", "junit", "codequality", "svg", "speedscope", "folded", NULL,
 };
 
-static const char *const events[] = { "auto", "cpu-clock", "instructions", "cycles", "wall", NULL };
-static const char *const call_graphs[] = { "auto", "fp", "dwarf", NULL };
-static const char *const samplers[] = { "auto", "perf", "ptrace", NULL };
 
 typedef enum {
 	K_MAP,        /* a nested mapping: `sub` */
@@ -104,10 +102,10 @@ static const key top_keys[] = {
 	{ "suite", K_STR, OFF(suite), 0, 0, NULL, NULL },
 	{ "command", K_CMD, OFF(command_argv), 0, 0, NULL, NULL },
 	{ "build", K_STR, OFF(build), 0, 0, NULL, NULL },
-	{ "event", K_CHOICE, OFF(event), 0, 0, events, NULL },
+	{ "event", K_CHOICE, OFF(event), 0, 0, tf_event_names, NULL },
 	{ "freq", K_INT, OFF(freq), 1, 10000, NULL, NULL },
-	{ "call_graph", K_CHOICE, OFF(call_graph), 0, 0, call_graphs, NULL },
-	{ "sampler", K_CHOICE, OFF(sampler), 0, 0, samplers, NULL },
+	{ "call_graph", K_CHOICE, OFF(call_graph), 0, 0, tf_callgraph_names, NULL },
+	{ "sampler", K_CHOICE, OFF(sampler), 0, 0, tf_sampler_names, NULL },
 	{ "test", K_STR, OFF(test), 0, 0, NULL, NULL },
 	{ "target_branch", K_STR, OFF(target_branch), 0, 0, NULL, NULL },
 	{ "repeat", K_INT, OFF(repeat), 1, 1000, NULL, NULL },

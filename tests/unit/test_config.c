@@ -171,15 +171,32 @@ static void test_values(void **state)
 	tf_config_free(c);
 }
 
-/* Every name record knows is a value the config accepts. */
+/* Every name record knows is a value the config accepts, and parses back
+ * to its value. */
 static void test_names_match_record(void **state)
 {
 	(void)state;
 	char text[128];
 	for (int e = TF_EVENT_AUTO; e <= TF_EVENT_WALL; e++) {
+		tf_event got;
 		snprintf(text, sizeof(text), "event: %s\n", tf_event_name((tf_event)e));
 		tf_config_free(parse_ok(text));
+		assert_int_equal(tf_event_parse(&got, tf_event_names[e]), 0);
+		assert_int_equal(got, e);
 	}
+	for (int v = TF_SAMPLER_AUTO; v <= TF_SAMPLER_PTRACE; v++) {
+		tf_sampler got;
+		assert_int_equal(tf_sampler_parse(&got, tf_sampler_names[v]), 0);
+		assert_int_equal(got, v);
+	}
+	for (int v = TF_CALLGRAPH_AUTO; v <= TF_CALLGRAPH_DWARF; v++) {
+		tf_callgraph got;
+		assert_int_equal(tf_callgraph_parse(&got, tf_callgraph_names[v]), 0);
+		assert_int_equal(got, v);
+	}
+	assert_null(tf_event_names[TF_EVENT_WALL + 1]);
+	tf_sampler sv;
+	assert_int_equal(tf_sampler_parse(&sv, "dtrace"), TF_EUSAGE);
 	for (int v = TF_SAMPLER_AUTO; v <= TF_SAMPLER_PTRACE; v++) {
 		snprintf(text, sizeof(text), "sampler: %s\n", tf_sampler_name((tf_sampler)v));
 		tf_config_free(parse_ok(text));
