@@ -9,7 +9,7 @@
  *   "git:REMOTE"   the same, with REMOTE (a remote name or URL) as the
  *                  remote for fetch and push instead of "origin"
  *   "dir:PATH"     files PATH/<C>/<suite>/<kind>.pb.gz (CI caches, artifacts)
- *   "pyroscope:URL" recognised, refused with TF_EUNSUPPORTED for now
+ *   "pyroscope:URL" a Grafana Pyroscope server (http:// or https://)
  *
  * Suite and kind names become path components by percent-encoding every
  * byte outside [A-Za-z0-9._+-] (and a leading '.') as %XX, so any name is
@@ -36,6 +36,26 @@
 #define TF_STORE_DEFAULT_DEPTH 1000
 
 typedef struct tf_store tf_store;
+
+typedef enum {
+	TF_STORE_SPEC_GIT,
+	TF_STORE_SPEC_DIR,
+	TF_STORE_SPEC_PYROSCOPE,
+} tf_store_spec_kind;
+
+typedef struct {
+	tf_store_spec_kind kind;
+	/* into the spec: git, the remote (NULL: TF_STORE_DEFAULT_REMOTE);
+	 * dir, the path; pyroscope, the server's URL */
+	const char *arg;
+} tf_store_spec;
+
+/*
+ * Check a store spec and split it; NULL or "" means "git". The one check
+ * of the spec: the config's `store:` and tf_store_open() both use it.
+ * TF_EUSAGE, with a message saying what was expected, for a bad one.
+ */
+int tf_store_spec_parse(tf_store_spec *out, const char *spec);
 
 /*
  * Open the store named by `spec` (NULL means "git"). `repo` is a path in

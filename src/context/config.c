@@ -13,6 +13,7 @@
 #include "testflame/config.h"
 #include "testflame/context.h"
 #include "testflame/record.h"
+#include "testflame/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,7 +34,7 @@ typedef enum {
 	K_MAP,        /* a nested mapping: `sub` */
 	K_STR,        /* char *, not empty */
 	K_CHOICE,     /* char *, one of `choices` */
-	K_STORE,      /* char *, git | dir:PATH | pyroscope:URL */
+	K_STORE,      /* char *, a store spec (tf_store_spec_parse) */
 	K_URL,        /* char *, http(s)://... */
 	K_CMD,        /* command_argv + command_shell */
 	K_INT,        /* long in [min, max]; unset is min - 1 */
@@ -396,19 +397,13 @@ static bool parse_double(const char *s, const char *suffix, double *out)
 	return true;
 }
 
+/* The store's own check of the spec (store.c), at the value's place. */
 static int parse_store(const walker *w, const yaml_node_t *n, const char *path, const char *s)
 {
-	if (strcmp(s, "git") == 0)
+	tf_store_spec spec;
+	if (tf_store_spec_parse(&spec, s) == 0)
 		return 0;
-	if (strncmp(s, "dir:", 4) == 0 && s[4])
-		return 0;
-	if (strncmp(s, "pyroscope:", 10) == 0 &&
-	    (strncmp(s + 10, "http://", 7) == 0 || strncmp(s + 10, "https://", 8) == 0) &&
-	    strlen(s) > strlen("pyroscope:https://"))
-		return 0;
-	return fail_at(w, n->start_mark,
-		       "'%s' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not '%s'",
-		       path, s);
+	return fail_at(w, n->start_mark, "'%s': %s", path, tf_error_last());
 }
 
 static bool is_url(const char *s)

@@ -164,39 +164,72 @@ static char *absolute(const char *path)
 	return abs;
 }
 
+/* "scheme://" and something after it */
+static bool http_url(const char *s)
+{
+	return (strncmp(s, "http://", 7) == 0 && s[7]) || (strncmp(s, "https://", 8) == 0 && s[8]);
+}
+
+int tf_store_spec_parse(tf_store_spec *out, const char *spec)
+{
+	static const struct {
+		const char *prefix;
+		tf_store_spec_kind kind;
+		const char *arg; /* what follows the colon, for messages */
+	} kinds[] = {
+		{ "git:", TF_STORE_SPEC_GIT, "remote" },
+		{ "dir:", TF_STORE_SPEC_DIR, "path" },
+		{ "pyroscope:", TF_STORE_SPEC_PYROSCOPE, "URL" },
+	};
+
+	memset(out, 0, sizeof(*out));
+	if (!spec || !*spec || strcmp(spec, "git") == 0)
+		return 0;
+	for (size_t i = 0; i < TF_ARRAY_SIZE(kinds); i++) {
+		size_t n = strlen(kinds[i].prefix);
+		if (strncmp(spec, kinds[i].prefix, n) != 0)
+			continue;
+		if (!spec[n])
+			return tf_error_set(TF_EUSAGE, "store '%s' needs a %s after the colon", spec,
+					    kinds[i].arg);
+		if (kinds[i].kind == TF_STORE_SPEC_PYROSCOPE && !http_url(spec + n))
+			return tf_error_set(TF_EUSAGE,
+				"store '%s' needs an http:// or https:// URL after the colon", spec);
+		out->kind = kinds[i].kind;
+		out->arg = spec + n;
+		return 0;
+	}
+	return tf_error_set(TF_EUSAGE,
+		"unknown store '%s' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)", spec);
+}
+
 int tf_store_open(tf_store **out, const char *spec, const char *repo)
 {
+	tf_store_spec sp;
 	tf_store *s;
 	int rc;
 
 	*out = NULL;
-	if (!spec || !*spec)
-		spec = "git";
-	if (strncmp(spec, "pyroscope:", 10) == 0)
+	if ((rc = tf_store_spec_parse(&sp, spec)))
+		return rc;
+	if (sp.kind == TF_STORE_SPEC_PYROSCOPE)
 		return tf_error_set(TF_EUNSUPPORTED,
 			"the 'pyroscope:' store is not supported yet (use 'git' or 'dir:PATH')");
-	if (strcmp(spec, "git") != 0 && strncmp(spec, "git:", 4) != 0 &&
-	    strncmp(spec, "dir:", 4) != 0)
-		return tf_error_set(TF_EUSAGE,
-			"unknown store '%s' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)", spec);
-	if ((strncmp(spec, "git:", 4) == 0 || strncmp(spec, "dir:", 4) == 0) && !spec[4])
-		return tf_error_set(TF_EUSAGE, "store '%s' needs a %s after the colon", spec,
-				    spec[0] == 'g' ? "remote" : "path");
 
 	git_libgit2_init();
 	s = tf_xcalloc(1, sizeof(*s));
 	rc = open_repo(s, repo);
-	if (spec[0] == 'g') {
+	if (sp.kind == TF_STORE_SPEC_GIT) {
 		if (rc) {
 			tf_store_free(s);
 			return tf_error_wrap(rc, "the git store needs a repository (or use --store dir:PATH)");
 		}
 		s->be = &tf_store_git_backend;
-		s->remote = tf_xstrdup(spec[3] == ':' ? spec + 4 : TF_STORE_DEFAULT_REMOTE);
+		s->remote = tf_xstrdup(sp.arg ? sp.arg : TF_STORE_DEFAULT_REMOTE);
 		s->desc = tf_xasprintf("git store in '%s'", git_repository_path(s->repo));
 	} else {
 		s->be = &tf_store_dir_backend;
-		s->dir = absolute(spec + 4);
+		s->dir = absolute(sp.arg);
 		s->desc = tf_xasprintf("dir store '%s'", s->dir);
 	}
 	tf_error_clear();

@@ -165,6 +165,10 @@ static void test_values(void **state)
 	assert_string_equal(c->attribution.frames[0], "go");
 	assert_int_equal(c->attribution.markers, 1);
 	tf_config_free(c);
+	/* a remote for the git store, as --store takes it */
+	c = parse_ok("store: git:upstream\n");
+	assert_string_equal(c->store, "git:upstream");
+	tf_config_free(c);
 	c = parse_ok("store: git\nfreq: 10000\nrepeat: 1\ncommand: ['./run tests', '']\n");
 	assert_string_equal(c->command_argv[0], "./run tests");
 	assert_string_equal(c->command_argv[1], "");
@@ -252,11 +256,13 @@ static void test_bad_values(void **state)
 	parse_err("gate:\n  alpha: 0.05\n  confidence: 0.95\n",
 		  "t.yml:3:3: give 'gate.alpha' or 'gate.confidence', not both");
 	parse_err("store: s3://bucket\n",
-		  "t.yml:1:8: 'store' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not 's3://bucket'");
-	parse_err("store: 'dir:'\n",
-		  "t.yml:1:8: 'store' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not 'dir:'");
+		  "t.yml:1:8: 'store': unknown store 's3://bucket' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)");
+	parse_err("store: 'dir:'\n", "t.yml:1:8: 'store': store 'dir:' needs a path after the colon");
+	parse_err("store: 'git:'\n", "t.yml:1:8: 'store': store 'git:' needs a remote after the colon");
 	parse_err("store: pyroscope:localhost:4040\n",
-		  "t.yml:1:8: 'store' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not 'pyroscope:localhost:4040'");
+		  "t.yml:1:8: 'store': store 'pyroscope:localhost:4040' needs an http:// or https:// URL after the colon");
+	parse_err("store: 'pyroscope:https://'\n",
+		  "t.yml:1:8: 'store': store 'pyroscope:https://' needs an http:// or https:// URL after the colon");
 	parse_err("publish:\n  github_api_url: api.github.com\n",
 		  "t.yml:2:19: 'publish.github_api_url' must be an http:// or https:// URL, not 'api.github.com'");
 	parse_err("report:\n  formats: [html, pdf]\n",

@@ -158,12 +158,46 @@ static void test_scrub(void **state)
 	free(s);
 }
 
+/* The one check of a spec, the config's and the store's. */
+static void test_spec_parse(void **state)
+{
+	tf_store_spec sp;
+	(void)state;
+
+	assert_int_equal(tf_store_spec_parse(&sp, NULL), 0);
+	assert_int_equal(sp.kind, TF_STORE_SPEC_GIT);
+	assert_null(sp.arg);
+	assert_int_equal(tf_store_spec_parse(&sp, "git"), 0);
+	assert_null(sp.arg);
+	assert_int_equal(tf_store_spec_parse(&sp, "git:upstream"), 0);
+	assert_int_equal(sp.kind, TF_STORE_SPEC_GIT);
+	assert_string_equal(sp.arg, "upstream");
+	assert_int_equal(tf_store_spec_parse(&sp, "git:https://host/r.git"), 0);
+	assert_string_equal(sp.arg, "https://host/r.git");
+	assert_int_equal(tf_store_spec_parse(&sp, "dir:../cache"), 0);
+	assert_int_equal(sp.kind, TF_STORE_SPEC_DIR);
+	assert_string_equal(sp.arg, "../cache");
+	assert_int_equal(tf_store_spec_parse(&sp, "pyroscope:https://pyro.example:4040"), 0);
+	assert_int_equal(sp.kind, TF_STORE_SPEC_PYROSCOPE);
+	assert_string_equal(sp.arg, "https://pyro.example:4040");
+	assert_int_equal(tf_store_spec_parse(&sp, "pyroscope:pyro.example"), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), "store 'pyroscope:pyro.example' needs an http:// or "
+					     "https:// URL after the colon");
+	assert_int_equal(tf_store_spec_parse(&sp, "pyroscope:"), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), "store 'pyroscope:' needs a URL after the colon");
+	assert_int_equal(tf_store_spec_parse(&sp, "dir:"), TF_EUSAGE);
+	assert_int_equal(tf_store_spec_parse(&sp, "gitx"), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), "unknown store 'gitx' (expected git, git:REMOTE, "
+					     "dir:PATH or pyroscope:URL)");
+}
+
 static void test_specs(void **state)
 {
 	(void)state;
 	char *dir = unit_tmpdir();
 	tf_store *s = NULL;
 
+	/* a valid spec whose backend is not here yet */
 	assert_int_equal(tf_store_open(&s, "pyroscope:http://x", dir), TF_EUNSUPPORTED);
 	assert_null(s);
 	assert_int_equal(tf_store_open(&s, "s3://bucket", dir), TF_EUSAGE);
@@ -433,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_bad_names),
 		cmocka_unit_test(test_kind),
 		cmocka_unit_test(test_scrub),
+		cmocka_unit_test(test_spec_parse),
 		cmocka_unit_test(test_specs),
 		cmocka_unit_test_setup_teardown(test_tree_set_keeps_others, repo_setup, repo_teardown),
 		cmocka_unit_test_setup_teardown(test_tree_merge_union, repo_setup, repo_teardown),
