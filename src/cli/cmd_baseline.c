@@ -5,6 +5,7 @@
  * option table, git style; the work is all in the store module.
  */
 #include "cli.h"
+#include "store_common.h"
 #include "testflame/profile.h"
 #include "testflame/store.h"
 
@@ -20,7 +21,7 @@ static struct {
 } o;
 
 #define OPT_STORE { TF_OPT_STRING, 0, "store", &o.store, "SPEC", \
-	"git, git:REMOTE or dir:PATH (default: $TESTFLAME_STORE, else git)", NULL, 0, 0, NULL }
+	"git, git:REMOTE or dir:PATH (default: store: in .testflame.yml, else $TESTFLAME_STORE, else git)", NULL, 0, 0, NULL }
 #define OPT_REMOTE { TF_OPT_STRING, 0, "remote", &o.remote, "NAME", \
 	"remote name or URL (default: origin, or the one in git:REMOTE)", NULL, 0, 0, &o.remote_seen }
 #define OPT_SUITE(h) { TF_OPT_STRING, 0, "suite", &o.suite, "NAME", h, NULL, 0, 0, NULL }
@@ -83,13 +84,10 @@ static void format_time(char *buf, size_t n, int64_t t)
 
 static int open_store(tf_store **st)
 {
-	const char *spec = o.store ? o.store : getenv("TESTFLAME_STORE");
-	int rc = tf_store_open(st, spec, NULL);
+	int rc = tf_cli_store_open(st, o.store, NULL, o.remote_seen ? o.remote : NULL);
 
 	if (rc)
 		return tf_fail(rc);
-	if (o.remote_seen)
-		tf_store_set_remote(*st, o.remote);
 	tf_verbosef("using the %s", tf_store_describe(*st));
 	return 0;
 }

@@ -6,6 +6,7 @@
  * when a test regressed so scripts can gate on it.
  */
 #include "cli.h"
+#include "store_common.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
 #include "testflame/store.h"
@@ -53,7 +54,9 @@ static int resolve_revision(tf_profile **out, const char *operand)
 	int rc;
 
 	memset(&b, 0, sizeof(b));
-	rc = tf_store_open(&st, rev_store ? rev_store : getenv("TESTFLAME_STORE"), NULL);
+	rc = tf_cli_store_open(&st, rev_store, NULL, NULL);
+	if (rc == TF_EUSAGE)
+		return rc; /* a broken config or spec: say so, whatever the operand */
 	if (rc)
 		return TF_ENOTFOUND; /* no store here: the operand is not a revision */
 	rc = tf_store_show(&b, st, operand);
@@ -244,7 +247,7 @@ int cmd_compare(int argc, char **argv)
 		{ TF_OPT_LIST, 0, "head", &heads, "FILE", "another head run (repeat for more runs)", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "value", &value, "TYPE", "sample type to compare (default: the event column)", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "test", &test, "NAME", "compare only this test", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "store", &rev_store, "SPEC", "where revisions' baselines are (default git)", NULL, 0, 0, NULL },
+		{ TF_OPT_STRING, 0, "store", &rev_store, "SPEC", "where revisions' baselines are (default: store: in .testflame.yml, else $TESTFLAME_STORE, else git)", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "suite", &rev_suite, "NAME", "the suite: a revision's run file of it, and the report's name (default: from the run files)", NULL, 0, 0, NULL },
 		{ TF_OPT_STRING, 0, "kind", &rev_kind, "KIND", "for a revision: its run file of this runner kind", NULL, 0, 0, NULL },
 		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "The gate", NULL, 0, 0, NULL },

@@ -35,6 +35,7 @@
 #include "cli.h"
 #include "publish_common.h"
 #include "record_common.h"
+#include "store_common.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
 #include "testflame/store.h"
@@ -630,8 +631,6 @@ static int run_stored(run_opts *o, int *status)
 	tf_store *st = NULL;
 	char *kind = NULL, *start = NULL, *note = NULL;
 	tf_buf bytes = TF_BUF_INIT;
-	const char *spec = o->store_spec ? o->store_spec
-			   : o->rec.cfg->store ? o->rec.cfg->store : getenv("TESTFLAME_STORE");
 	int exit_status = 0, rc;
 	bool regressed = false, have_base = false;
 	char base_commit[TF_STORE_ID_HEX + 1] = "";
@@ -641,13 +640,11 @@ static int run_stored(run_opts *o, int *status)
 		goto done;
 	kind = tf_record_kind(&head.runs.v[0]);
 
-	rc = tf_store_open(&st, spec, NULL);
+	rc = tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote);
 	if (rc) {
 		tf_warnf("no baselines: %s", tf_error_last());
 		why = tf_xstrdup(tf_error_last());
 	} else {
-		if (o->remote)
-			tf_store_set_remote(st, o->remote);
 		start = walk_start(ctx);
 	}
 	if (st && start) {
@@ -818,8 +815,6 @@ static void fetch_nearest(tf_store *st, const char *start)
  */
 static char *against_if_none(run_opts *o)
 {
-	const char *spec = o->store_spec ? o->store_spec
-			   : o->rec.cfg->store ? o->rec.cfg->store : getenv("TESTFLAME_STORE");
 	char *start = walk_start(o->rec.ctx);
 	tf_store *st = NULL;
 	tf_baseline_list l;
@@ -830,8 +825,7 @@ static char *against_if_none(run_opts *o)
 	/* the runner kind is known only after recording: any kind of this
 	 * suite that the walk finds will do, run_stored() resolves the exact one */
 	memset(&l, 0, sizeof(l));
-	if (tf_store_open(&st, spec, NULL) == 0 && o->remote)
-		tf_store_set_remote(st, o->remote);
+	tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote);
 	if (st && o->fetch && !o->no_fetch && tf_store_is_git(st))
 		fetch_nearest(st, start);
 	if (st && tf_store_list(&l, st) == 0) {

@@ -192,4 +192,34 @@ test_expect_code 2 'fetch and push need the git store' '
 	expect_contains err "has no remote" && exit $rc
 '
 
+# run, baseline and compare choose the store alike: --store, then store:
+# in .testflame.yml, then $TESTFLAME_STORE (baseline and compare used to
+# skip the config, and listed nothing where run had found baselines)
+test_expect_success 'store: in the config is where baseline saves, lists and shows' '
+	echo "store: dir:../cfgcache" > repo/.testflame.yml &&
+	head=$(git -C repo rev-parse HEAD) &&
+	(cd repo && "$TF" baseline save -q ../run.pb.gz) &&
+	cmp "cfgcache/$head/unit/cpu-clock-perf-x86_64.pb.gz" run.pb.gz &&
+	(cd repo && "$TF" baseline list) > cl &&
+	expect_eq "$(wc -l < cl)" 1 "lines" && expect_contains cl "${head:0:12}" &&
+	(cd repo && "$TF" baseline show) > cs && expect_contains cs "cfgcache" &&
+	(cd repo && TESTFLAME_STORE=git "$TF" baseline list) > cl2 && cmp cl cl2 &&
+	(cd repo && "$TF" baseline list --store git) > gl &&
+	expect_contains gl "x y" && ! cmp -s cl gl
+'
+
+test_expect_success 'compare finds a revision in the config'"'"'s store' '
+	(cd repo && "$TF" compare --report ../cmp-report HEAD ../run.pb.gz) > cmp.out &&
+	expect_contains cmp.out "1 base run vs 1 head run" &&
+	{ (cd repo && "$TF" compare --store git HEAD ../run.pb.gz) 2>cerr; [ $? = 2 ]; } &&
+	expect_contains cerr "choose with --suite and --kind"
+'
+
+test_expect_code 2 'a broken store: in the config is one line naming it' '
+	echo "store: s3://bucket" > repo/.testflame.yml &&
+	(cd repo && "$TF" baseline list) 2>err; rc=$?
+	expect_contains err ".testflame.yml:1:8: '"'"'store'"'"': unknown store '"'"'s3://bucket'"'"'" &&
+	rm repo/.testflame.yml && exit $rc
+'
+
 test_done
