@@ -9,7 +9,8 @@
  *              getenv(), so tests and the lead control it.
  *   tf_repo    a thin handle over a libgit2 repository (resolve, parents,
  *              first-parent walk) for the modules that need history; this
- *              module and store/ are the only ones that touch libgit2.
+ *              module and store/ are the only ones that touch libgit2, and
+ *              share its boundary (store/git.h).
  *   tf_git     the git facts of one run: HEAD, branch, dirty, shallow,
  *              default branch, merge-base with the target branch, and the
  *              changed files and lines between them.
@@ -112,12 +113,6 @@ int tf_repo_export(tf_repo *r, const char *rev, const char *dir);
 typedef int (*tf_repo_walk_fn)(const char *commit, unsigned distance, void *payload);
 int tf_repo_walk_first_parent(tf_repo *r, const char *start, unsigned max,
 			      tf_repo_walk_fn fn, void *payload, bool *truncated);
-
-/*
- * Turn libgit2's last error into ours: sets the message "<what>: <libgit2's
- * message>" and returns the matching TF_E* code for libgit2 code `git_rc`.
- */
-int tf_git_error(int git_rc, const char *fmt, ...) TF_PRINTF(2, 3);
 
 /*
  * How to fetch the history a shallow or partial checkout lacks, for the

@@ -132,20 +132,10 @@ static int encode_pair(tf_buf *suite_enc, tf_buf *file_enc, const char *suite, c
 
 static int open_repo(tf_store *s, const char *path)
 {
-	int rc = git_repository_open_ext(&s->repo, path ? path : ".", 0, NULL);
-	if (rc == 0)
-		return 0;
-	s->repo = NULL;
-	if (rc == GIT_EOWNER)
-		tf_store_git_error(rc, TF_EPERM,
-			     "the repository at '%s' belongs to another user (git config --global --add safe.directory PATH)",
-			     path ? path : ".");
-	else if (rc == GIT_ENOTFOUND)
-		tf_error_set(TF_ENOTFOUND, "'%s' is not in a git repository", path ? path : ".");
-	else
-		tf_store_git_error(rc, 0, "cannot open the git repository at '%s'", path ? path : ".");
-	s->repo_error = tf_xstrdup(tf_error_last());
-	return rc == GIT_ENOTFOUND ? TF_ENOTFOUND : tf_git_code(rc) ? tf_git_code(rc) : TF_ERROR;
+	int rc = tf_git_open(&s->repo, path);
+	if (rc)
+		s->repo_error = tf_xstrdup(tf_error_last());
+	return rc;
 }
 
 static char *absolute(const char *path)
@@ -216,7 +206,7 @@ int tf_store_open(tf_store **out, const char *spec, const char *repo)
 		return tf_error_set(TF_EUNSUPPORTED,
 			"the 'pyroscope:' store is not supported yet (use 'git' or 'dir:PATH')");
 
-	git_libgit2_init();
+	tf_git_init();
 	s = tf_xcalloc(1, sizeof(*s));
 	rc = open_repo(s, repo);
 	if (sp.kind == TF_STORE_SPEC_GIT) {
@@ -248,7 +238,6 @@ void tf_store_free(tf_store *s)
 	free(s->remote);
 	free(s->remote_url);
 	free(s);
-	git_libgit2_shutdown();
 }
 
 const char *tf_store_describe(const tf_store *s)
@@ -278,9 +267,9 @@ const char *tf_store_remote_url(tf_store *s)
 	if (!s->repo || !s->remote)
 		return NULL;
 	if (git_remote_lookup(&r, s->repo, s->remote) == 0)
-		s->remote_url = tf_store_scrub(git_remote_url(r) ? git_remote_url(r) : "");
+		s->remote_url = tf_git_scrub(git_remote_url(r) ? git_remote_url(r) : "");
 	else if (strpbrk(s->remote, ":/"))
-		s->remote_url = tf_store_scrub(s->remote); /* a URL or path, not a name */
+		s->remote_url = tf_git_scrub(s->remote); /* a URL or path, not a name */
 	git_error_clear();
 	git_remote_free(r);
 	return s->remote_url;
@@ -462,13 +451,43 @@ int tf_store_prune(tf_baseline_list *removed, tf_store *s, size_t keep)
 
 /* ---- resolution ---- */
 
+struct resolve_walk {
+	tf_store *s;
+	tf_store_match *out;
+	tf_remote_session *rs;
+	const char *suite_enc, *file_enc;
+};
+
+/* One commit of the walk: its baseline here, or fetched from the remote. */
+static int resolve_step(const git_oid *commit, unsigned distance, void *payload)
+{
+	struct resolve_walk *w = payload;
+	char hex[TF_STORE_ID_HEX + 1];
+	int rc;
+
+	tf_git_id_hex(hex, commit);
+	w->out->walked++;
+	w->out->distance = distance;
+	rc = w->s->be->get(NULL, w->s, hex, w->suite_enc, w->file_enc);
+	if (rc == TF_ENOTFOUND && w->rs && tf_remote_session_has(w->rs, commit)) {
+		rc = tf_remote_session_fetch(w->rs, commit);
+		if (!rc && !(rc = w->s->be->get(NULL, w->s, hex, w->suite_enc, w->file_enc)))
+			w->out->fetched = true;
+	}
+	if (rc == 0) {
+		memcpy(w->out->commit, hex, sizeof(w->out->commit));
+		return 1;
+	}
+	return rc == TF_ENOTFOUND ? 0 : rc;
+}
+
 int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 		     const char *suite, const char *kind, const tf_store_resolve_opts *opts)
 {
 	unsigned max = opts && opts->max_depth ? opts->max_depth : TF_STORE_DEFAULT_DEPTH;
 	tf_buf se = TF_BUF_INIT, fe = TF_BUF_INIT;
-	tf_remote_session *rs = NULL;
-	git_commit *c = NULL;
+	struct resolve_walk w = { s, out, NULL, NULL, NULL };
+	tf_git_walk_end end;
 	git_oid start;
 	const char *why = "";
 	int rc;
@@ -479,63 +498,37 @@ int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 				    s->repo_error ? s->repo_error : "no repository");
 	if ((rc = encode_pair(&se, &fe, suite, kind)) || (rc = tf_git_rev(&start, s->repo, start_rev)))
 		goto done;
-	rc = git_commit_lookup(&c, s->repo, &start);
-	if (rc) {
-		rc = tf_store_git_error(rc, TF_ENOTFOUND, "commit '%s' is not in this repository", start_rev);
-		goto done;
-	}
-	if (opts && opts->fetch && tf_store_is_git(s) && tf_remote_session_open(&rs, s)) {
+	if (opts && opts->fetch && tf_store_is_git(s) && tf_remote_session_open(&w.rs, s)) {
 		snprintf(out->remote_error, sizeof(out->remote_error), "%s", tf_error_last());
-		rs = NULL;
+		w.rs = NULL;
 	}
-	for (;;) {
-		char hex[TF_STORE_ID_HEX + 1];
-		git_commit *parent = NULL;
-
-		tf_git_id_hex(hex, git_commit_id(c));
-		out->walked++;
-		rc = s->be->get(NULL, s, hex, se.ptr, fe.ptr);
-		if (rc == TF_ENOTFOUND && rs && tf_remote_session_has(rs, git_commit_id(c))) {
-			rc = tf_remote_session_fetch(rs, git_commit_id(c));
-			if (!rc && !(rc = s->be->get(NULL, s, hex, se.ptr, fe.ptr)))
-				out->fetched = true;
-		}
-		if (rc == 0) {
-			memcpy(out->commit, hex, sizeof(out->commit));
-			goto done;
-		}
-		if (rc != TF_ENOTFOUND)
-			goto done;
-		if (out->walked >= max) {
-			why = ", the most it looks at";
-			break;
-		}
-		if (git_commit_parentcount(c) == 0) {
-			out->history_ended = true;
-			why = ", back to the first commit";
-			break;
-		}
-		rc = git_commit_parent(&parent, c, 0);
-		if (rc == GIT_ENOTFOUND) {
-			git_error_clear();
-			out->history_ended = true;
-			why = ", back to where the history of this (shallow) clone ends";
-			break;
-		}
-		if (rc) {
-			rc = tf_store_git_error(rc, 0, "cannot walk the history of '%s'", start_rev);
-			goto done;
-		}
-		git_commit_free(c);
-		c = parent;
-		out->distance++;
+	w.suite_enc = se.ptr;
+	w.file_enc = fe.ptr;
+	rc = tf_git_walk_first_parent(s->repo, &start, max, resolve_step, &w, &end);
+	if (rc == TF_ENOTFOUND && !out->walked)
+		rc = tf_git_error(0, TF_ENOTFOUND, "commit '%s' is not in this repository", start_rev);
+	if (rc || out->commit[0])
+		goto done;
+	switch (end) {
+	case TF_GIT_WALK_MAX:
+		why = ", the most it looks at";
+		break;
+	case TF_GIT_WALK_ROOT:
+		out->history_ended = true;
+		why = ", back to the first commit";
+		break;
+	case TF_GIT_WALK_SHALLOW:
+		out->history_ended = true;
+		why = ", back to where the history of this (shallow) clone ends";
+		break;
+	default:
+		break;
 	}
 	rc = tf_error_set(TF_ENOTFOUND,
 		"no baseline for suite '%s', kind '%s' in the %u first-parent commit%s from %.12s%s",
 		suite, kind, out->walked, out->walked == 1 ? "" : "s", git_oid_tostr_s(&start), why);
 done:
-	git_commit_free(c);
-	tf_remote_session_free(rs);
+	tf_remote_session_free(w.rs);
 	tf_buf_free(&se);
 	tf_buf_free(&fe);
 	return rc;

@@ -117,7 +117,7 @@ test_expect_code 1 'a missing file is one clear line' '
 
 test_expect_code 1 'the git store outside a repository says so' '
 	mkdir -p norepo && (cd norepo && "$TF" baseline list) 2>err; rc=$?
-	expect_contains err "not in a git repository" && expect_contains err "dir:PATH" && exit $rc
+	expect_contains err "not a git repository" && expect_contains err "dir:PATH" && exit $rc
 '
 
 test_expect_code 2 'usage errors exit 2' '

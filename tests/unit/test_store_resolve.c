@@ -3,13 +3,16 @@
  * the git CLI in a temporary directory: first-parent walks across merges,
  * the distance reported, depth limits, the start of history and the edge of
  * a shallow clone, the dir store, and fetching the one baseline needed from
- * a file:// remote.
+ * a file:// remote; and the first-parent walk itself, which the context
+ * (tf_repo) and the store share.
  *
  *   m1 - m2 - m3 - M - m5        (main; M merges side, first parent m3)
  *          \      /
  *           s1 - s2              (side)
  */
 #include "unit.h"
+#include "store/git.h"
+#include "testflame/context.h"
 #include "testflame/store.h"
 
 #include <stdarg.h>
@@ -224,6 +227,106 @@ static void test_shallow_clone(void **state)
 	tf_store_free(s);
 }
 
+struct seen {
+	char hex[8][GIT_OID_HEXSZ + 1];
+	unsigned n, stop_at;
+};
+
+static int record_step(const git_oid *commit, unsigned distance, void *payload)
+{
+	struct seen *w = payload;
+	assert_int_equal(distance, w->n);
+	git_oid_tostr(w->hex[w->n++], GIT_OID_HEXSZ + 1, commit);
+	return w->n == w->stop_at;
+}
+
+static int record_hex(const char *commit, unsigned distance, void *payload)
+{
+	struct seen *w = payload;
+	assert_int_equal(distance, w->n);
+	snprintf(w->hex[w->n++], GIT_OID_HEXSZ + 1, "%s", commit);
+	return 0;
+}
+
+/* Walk from `rev` of repository `name`; returns how it ended. */
+static tf_git_walk_end walk(struct seen *w, const char *name, const char *rev, unsigned max)
+{
+	git_repository *repo;
+	git_oid start;
+	tf_git_walk_end end;
+	char *p = path(name);
+
+	assert_int_equal(tf_git_open(&repo, p), 0);
+	assert_int_equal(tf_git_rev(&start, repo, rev), 0);
+	assert_int_equal(tf_git_walk_first_parent(repo, &start, max, record_step, w, &end), 0);
+	git_repository_free(repo);
+	free(p);
+	return end;
+}
+
+static void expect_rev(const char *hex, const char *rev)
+{
+	char id[TF_STORE_ID_HEX + 1];
+	tf_store *s = open_store("git", "r");
+	assert_int_equal(tf_store_rev(id, s, rev), 0);
+	assert_string_equal(hex, id);
+	tf_store_free(s);
+}
+
+static void test_walk_first_parent(void **state)
+{
+	struct seen w = { .stop_at = 0 }, c = { .stop_at = 0 };
+	static const char *const line[] = { "m5", "M", "m3", "m2", "m1" };
+	tf_repo *r;
+	char *p = path("r");
+	bool truncated = true;
+	(void)state;
+
+	/* across the merge by its first parent, to the root */
+	assert_int_equal(walk(&w, "r", "m5", 0), TF_GIT_WALK_ROOT);
+	assert_int_equal(w.n, 5);
+	for (unsigned i = 0; i < 5; i++)
+		expect_rev(w.hex[i], line[i]);
+	/* the context's walk is the same walk */
+	assert_int_equal(tf_repo_open(&r, p), 0);
+	assert_int_equal(tf_repo_walk_first_parent(r, "m5", 0, record_hex, &c, &truncated), 0);
+	assert_false(truncated);
+	assert_int_equal(c.n, 5);
+	assert_memory_equal(c.hex, w.hex, sizeof(w.hex));
+	tf_repo_free(r);
+	free(p);
+	/* at most max commits; or until the callback says stop */
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(walk(&w, "r", "m5", 2), TF_GIT_WALK_MAX);
+	assert_int_equal(w.n, 2);
+	memset(&w, 0, sizeof(w));
+	w.stop_at = 3;
+	assert_int_equal(walk(&w, "r", "m5", 0), TF_GIT_WALK_STOPPED);
+	assert_int_equal(w.n, 3);
+	expect_rev(w.hex[2], "m3");
+}
+
+static void test_walk_shallow_edge(void **state)
+{
+	struct seen w = { .stop_at = 0 }, c = { .stop_at = 0 };
+	tf_repo *r;
+	char *p;
+	bool truncated = false;
+	(void)state;
+
+	sh("cd %s && rm -rf shallow3 && git clone -q --depth 3 file://%s/r shallow3 2>/dev/null",
+	   top, top);
+	assert_int_equal(walk(&w, "shallow3", "HEAD", 0), TF_GIT_WALK_SHALLOW);
+	assert_int_equal(w.n, 3);
+	p = path("shallow3");
+	assert_int_equal(tf_repo_open(&r, p), 0);
+	assert_int_equal(tf_repo_walk_first_parent(r, "HEAD", 0, record_hex, &c, &truncated), 0);
+	assert_true(truncated);
+	assert_int_equal(c.n, 3);
+	tf_repo_free(r);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +335,8 @@ int main(void)
 		cmocka_unit_test(test_dir_store),
 		cmocka_unit_test(test_fetch_from_remote),
 		cmocka_unit_test(test_shallow_clone),
+		cmocka_unit_test(test_walk_first_parent),
+		cmocka_unit_test(test_walk_shallow_edge),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
