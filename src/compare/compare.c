@@ -778,3 +778,21 @@ const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *ke
 	const tf_compare_side *s = head ? &c->head : &c->base;
 	return s->n ? tf_profile_meta(s->profiles[0], key) : NULL;
 }
+
+/* A slowdown that is seen (the interval is above zero) and may be as big
+ * as the threshold: not yet a verdict after one run, worth more runs. */
+const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double threshold)
+{
+	const tf_test_delta *worst = NULL;
+
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		if (t->verdict != TF_VERDICT_REGRESSED && t->verdict != TF_VERDICT_INCONCLUSIVE)
+			continue;
+		if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= threshold))
+			continue;
+		if (!worst || t->delta_pct > worst->delta_pct)
+			worst = t;
+	}
+	return worst;
+}

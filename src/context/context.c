@@ -106,6 +106,15 @@ int tf_context_detect(tf_context **out, const char *path, char *const *envp,
 	return 0;
 }
 
+char *tf_context_baseline_start(const tf_context *ctx)
+{
+	if (ctx->merge_base && ctx->commit && strcmp(ctx->merge_base, ctx->commit) != 0)
+		return tf_xstrdup(ctx->merge_base);
+	if (ctx->commit)
+		return tf_xasprintf("%s^", ctx->commit);
+	return NULL;
+}
+
 void tf_context_free(tf_context *ctx)
 {
 	if (!ctx)

@@ -235,6 +235,36 @@ int tf_repo_walk_first_parent(tf_repo *r, const char *start, unsigned max,
 	return rc;
 }
 
+struct walk_to {
+	const char *commit;
+	long found;
+};
+
+static int walk_to(const char *commit, unsigned distance, void *payload)
+{
+	struct walk_to *w = payload;
+	if (strcmp(commit, w->commit) != 0)
+		return 0;
+	w->found = distance;
+	return 1;
+}
+
+long tf_repo_distance(tf_repo *r, const char *from, const char *to, unsigned max)
+{
+	struct walk_to w = { NULL, -1 };
+	char *target = NULL;
+
+	if (!from || !to || tf_repo_resolve(&target, r, to) != 0) {
+		tf_error_clear();
+		return -1;
+	}
+	w.commit = target;
+	if (tf_repo_walk_first_parent(r, from, max, walk_to, &w, NULL) != 0)
+		tf_error_clear();
+	free(target);
+	return w.found;
+}
+
 /* ---- hints ------------------------------------------------------------- */
 
 char *tf_git_fetch_hint(tf_ci_provider provider, const char *target, bool shallow)

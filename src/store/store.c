@@ -534,6 +534,101 @@ done:
 	return rc;
 }
 
+int tf_store_resolve_suite(tf_store_match *out, tf_store *s, const char *start_rev,
+			   const char *suite, const tf_store_resolve_opts *opts)
+{
+	TF_VEC(const char *) kinds = { 0 };
+	tf_baseline_list l;
+	bool found = false;
+	int rc = tf_store_list(&l, s);
+
+	memset(out, 0, sizeof(*out));
+	if (rc)
+		return rc;
+	/* the kinds of the suite stored anywhere: one walk each, nearest wins */
+	for (size_t i = 0; i < l.items.n; i++)
+		for (size_t k = 0; k < l.items.v[i].files.n; k++) {
+			const tf_baseline_file *f = &l.items.v[i].files.v[k];
+			bool seen = strcmp(f->suite, suite) != 0;
+			for (size_t j = 0; j < kinds.n && !seen; j++)
+				seen = strcmp(kinds.v[j], f->kind) == 0;
+			if (!seen)
+				tf_vec_push(&kinds, f->kind);
+		}
+	for (size_t j = 0; j < kinds.n; j++) {
+		tf_store_match m;
+		rc = tf_store_resolve(&m, s, start_rev, suite, kinds.v[j], opts);
+		if (rc == TF_ENOTFOUND)
+			continue;
+		if (rc)
+			break;
+		if (!found || m.distance < out->distance)
+			*out = m;
+		found = true;
+	}
+	tf_vec_free(&kinds);
+	tf_baseline_list_free(&l);
+	if (found)
+		return 0;
+	if (!rc || rc == TF_ENOTFOUND)
+		rc = tf_error_set(TF_ENOTFOUND, "no baseline of suite '%s' near '%s' in the %s", suite,
+				  start_rev, s->desc);
+	return rc;
+}
+
+struct remote_walk {
+	const tf_remote_baseline_list *have;
+	char *found;
+};
+
+static int remote_has(const git_oid *commit, unsigned distance, void *payload)
+{
+	struct remote_walk *w = payload;
+	char hex[TF_STORE_ID_HEX + 1];
+	(void)distance;
+	tf_git_id_hex(hex, commit);
+	for (size_t i = 0; i < w->have->items.n; i++)
+		if (strcmp(w->have->items.v[i].commit, hex) == 0) {
+			memcpy(w->found, hex, sizeof(hex));
+			return 1;
+		}
+	return 0;
+}
+
+int tf_store_fetch_nearest(char out[TF_STORE_ID_HEX + 1], tf_store *s, const char *start_rev)
+{
+	tf_remote_baseline_list have;
+	struct remote_walk w = { &have, out };
+	tf_store_sync_list sl = { 0 };
+	const char *revs[1] = { out };
+	git_oid start;
+	int rc;
+
+	out[0] = '\0';
+	memset(&have, 0, sizeof(have));
+	if (!s->repo)
+		return tf_error_set(TF_EUSAGE, "fetching a baseline walks git history: %s",
+				    s->repo_error ? s->repo_error : "no repository");
+	if ((rc = tf_store_remote_list(&have, s)))
+		return tf_error_wrap(rc, "cannot list the remote's baselines");
+	if (have.items.n && !(rc = tf_git_rev(&start, s->repo, start_rev)))
+		rc = tf_git_walk_first_parent(s->repo, &start, TF_STORE_DEFAULT_DEPTH, remote_has, &w,
+					      NULL);
+	tf_vec_free(&have.items);
+	if (rc)
+		return rc;
+	if (!out[0])
+		return tf_error_set(TF_ENOTFOUND, "the remote has no baseline on the first-parent "
+				    "history of '%s'", start_rev);
+	rc = tf_store_fetch(&sl, s, revs, 1);
+	tf_store_sync_list_free(&sl);
+	if (rc) {
+		tf_error_wrap(rc, "cannot fetch the baseline of %.12s", out);
+		out[0] = '\0';
+	}
+	return rc;
+}
+
 const char *tf_sync_status_name(tf_sync_status st)
 {
 	switch (st) {
