@@ -341,116 +341,92 @@ static char *against_if_none(tf_run_opts *o)
 int cmd_run(int argc, char **argv)
 {
 	tf_run_opts o;
-	tf_option opts[TF_RECORD_MAX_OPTS + 28];
-	size_t n = 0;
-	int dashdash, nargs, status = 0;
+	int dashdash, nargs, status;
 
 	memset(&o, 0, sizeof(o));
 	tf_record_cli_init(&o.rec);
 	o.rec.needs_git = true;
 	o.threshold = -1;
-	o.repeat = 0;
 	o.confirm = -1;
-	o.report_dir = NULL;
-	n += tf_record_cli_options(&o.rec, opts + n);
-	opts[n++] = (tf_option){ TF_OPT_GROUP, 0, NULL, NULL, NULL, "baseline and gate:", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "against", &o.against, "REV",
-				 "build REV in a temporary checkout and run both here, interleaved",
-				 NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "or-against-merge-base", &o.or_against_merge_base, NULL,
-				 "when no baseline is stored, build the merge-base beside and run both (the pre-push hook)",
-				 NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_INT, 0, "repeat", &o.repeat, "N",
-				 "runs per side (default 1; 3 with --against)", NULL, 1, 1000, NULL };
-	opts[n++] = (tf_option){ TF_OPT_INT, 0, "confirm", &o.confirm, "N",
-				 "when a test looks slower than its stored baseline, run N more times before judging (default 2; 0: never)",
-				 NULL, 0, 100, NULL };
-	opts[n++] = (tf_option){ TF_OPT_DOUBLE, 0, "threshold", &o.threshold, "PCT",
-				 "smallest slowdown that fails the gate (default 5)", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "target", &o.rec.target_branch, "BRANCH",
-				 "the branch to compare with (default: the PR's base, else the default branch)",
-				 NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "store", &o.store_spec, "SPEC",
-				 "where baselines live: git (default), git:REMOTE, dir:PATH",
-				 NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "remote", &o.remote, "NAME",
-				 "the git remote baselines are fetched from and pushed to (default origin)",
-				 NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "save", &o.save, NULL,
-				 "save this run as HEAD's baseline (default: on the default branch, clean tree)",
-				 NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-save", &o.no_save, NULL,
-				 "never save a baseline", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "push", &o.push, NULL,
-				 "push a saved baseline to the remote (default in CI)", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-push", &o.no_push, NULL,
-				 "never push baselines", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "fetch", &o.fetch, NULL,
-				 "fetch baselines from the remote outside CI too (default in CI)", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-fetch", &o.no_fetch, NULL,
-				 "do not fetch baselines from the remote", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_INT, 0, "history", &o.history, "N",
-				 "learn each test's noise from up to N stored baselines (default 10; 1 = off)",
-				 NULL, 1, 1000, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-fail", &o.no_fail, NULL,
-				 "report regressions but exit 0", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_GROUP, 0, NULL, NULL, NULL, "report:", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "report", &o.report_dir, "DIR",
-				 "the report directory (default testflame-report)", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "all", &o.all, NULL,
-				 "list unchanged tests too", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "color", &o.color, "WHEN",
-				 "colour the table", tf_cli_colour_choices, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_GROUP, 0, NULL, NULL, NULL, "publishing (in CI):", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-publish", &o.no_publish, NULL,
-				 "no comment, annotations, step summary or outputs", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-comment", &o.no_comment, NULL,
-				 "no PR/MR comment (publish.comment)", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-annotations", &o.no_annotations, NULL,
-				 "no annotations or review comments (publish.annotations)", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-step-summary", &o.no_step_summary, NULL,
-				 "no $GITHUB_STEP_SUMMARY (publish.step_summary)", NULL, 0, 0, NULL };
-	opts[n++] = (tf_option)TF_OPTS_END;
+	const tf_option opts[] = {
+		TF_OPT_INCLUDE(tf_record_cli_options(&o.rec)),
+		TF_OPT_GROUP("baseline and gate:"),
+		TF_OPT_STRING(0, "against", &o.against, "REV",
+			      "build REV in a temporary checkout and run both here, interleaved"),
+		TF_OPT_FLAG(0, "or-against-merge-base", &o.or_against_merge_base,
+			    "when no baseline is stored, build the merge-base beside and run both (the pre-push hook)"),
+		TF_OPT_INT(0, "repeat", &o.repeat, "N", "runs per side (default 1; 3 with --against)", 1, 1000),
+		TF_OPT_INT(0, "confirm", &o.confirm, "N",
+			   "when a test looks slower than its stored baseline, run N more times before judging (default 2; 0: never)",
+			   0, 100),
+		TF_OPT_DOUBLE(0, "threshold", &o.threshold, "PCT",
+			      "smallest slowdown that fails the gate (default 5)"),
+		TF_OPT_STRING(0, "target", &o.rec.target_branch, "BRANCH",
+			      "the branch to compare with (default: the PR's base, else the default branch)"),
+		TF_OPT_STRING(0, "store", &o.store_spec, "SPEC",
+			      "where baselines live: git (default), git:REMOTE, dir:PATH"),
+		TF_OPT_STRING(0, "remote", &o.remote, "NAME",
+			      "the git remote baselines are fetched from and pushed to (default origin)"),
+		TF_OPT_FLAG(0, "save", &o.save,
+			    "save this run as HEAD's baseline (default: on the default branch, clean tree)"),
+		TF_OPT_FLAG(0, "no-save", &o.no_save, "never save a baseline"),
+		TF_OPT_FLAG(0, "push", &o.push, "push a saved baseline to the remote (default in CI)"),
+		TF_OPT_FLAG(0, "no-push", &o.no_push, "never push baselines"),
+		TF_OPT_FLAG(0, "fetch", &o.fetch,
+			    "fetch baselines from the remote outside CI too (default in CI)"),
+		TF_OPT_FLAG(0, "no-fetch", &o.no_fetch, "do not fetch baselines from the remote"),
+		TF_OPT_INT(0, "history", &o.history, "N",
+			   "learn each test's noise from up to N stored baselines (default 10; 1 = off)",
+			   1, 1000),
+		TF_OPT_FLAG(0, "no-fail", &o.no_fail, "report regressions but exit 0"),
+		TF_OPT_GROUP("report:"),
+		TF_OPT_STRING(0, "report", &o.report_dir, "DIR",
+			      "the report directory (default testflame-report)"),
+		TF_OPT_FLAG(0, "all", &o.all, "list unchanged tests too"),
+		TF_OPT_STRING(0, "color", &o.color, "WHEN", "colour the table",
+			      .choices = tf_cli_colour_choices),
+		TF_OPT_GROUP("publishing (in CI):"),
+		TF_OPT_FLAG(0, "no-publish", &o.no_publish,
+			    "no comment, annotations, step summary or outputs"),
+		TF_OPT_FLAG(0, "no-comment", &o.no_comment, "no PR/MR comment (publish.comment)"),
+		TF_OPT_FLAG(0, "no-annotations", &o.no_annotations,
+			    "no annotations or review comments (publish.annotations)"),
+		TF_OPT_FLAG(0, "no-step-summary", &o.no_step_summary,
+			    "no $GITHUB_STEP_SUMMARY (publish.step_summary)"),
+		TF_OPTS_END,
+	};
 
 	nargs = tf_parse_options(argc, argv, opts, run_usage, TF_PARSE_STOP_AT_NONOPT, &dashdash);
-	if (nargs == -2)
-		return TF_EXIT_OK;
-	if (nargs < 0)
-		return TF_EXIT_USAGE;
-	if (dashdash < 0 && nargs > 1)
-		return tf_usage_error(run_usage,
-				      "missing '--' before the command (try: testflame run -- %s ...)",
-				      argv[1]);
-	if (dashdash > 1)
-		return tf_usage_error(run_usage, "unexpected argument '%s' before '--'", argv[1]);
-	if (dashdash == 1 && nargs < 2)
-		return tf_usage_error(run_usage, "no command after '--'");
-	if (o.save && o.no_save)
-		return tf_usage_error(run_usage, "--save and --no-save contradict each other");
-	if (o.threshold != -1 && (o.threshold < 0 || o.threshold > 1000))
-		return tf_usage_error(run_usage, "--threshold must be a percentage between 0 and 1000");
-
-	status = tf_record_cli_prepare(&o.rec, run_usage, nargs > 1 ? argv + 1 : NULL);
-	if (status)
+	status = nargs == -2 ? TF_EXIT_OK : nargs < 0 ? TF_EXIT_USAGE
+		 : tf_record_cli_args(run_usage, "run", argv, nargs, dashdash);
+	if (!status && o.save && o.no_save)
+		status = tf_usage_error(run_usage, "--save and --no-save contradict each other");
+	if (!status && o.threshold != -1 && (o.threshold < 0 || o.threshold > 1000))
+		status = tf_usage_error(run_usage, "--threshold must be a percentage between 0 and 1000");
+	if (nargs < 0 || status ||
+	    (status = tf_record_cli_prepare(&o.rec, run_usage, nargs > 1 ? argv + 1 : NULL)))
 		goto out;
+
+	/* flags over .testflame.yml over defaults */
+	const tf_config *cfg = o.rec.cfg;
 	if (!o.against)
-		o.against = o.rec.cfg->against;
+		o.against = cfg->against;
 	if (!o.against && o.or_against_merge_base)
 		o.against = o.against_owned = against_if_none(&o);
-	if (!o.repeat && !o.against && o.rec.cfg->baseline_repeat && tf_run_will_save(&o))
-		o.repeat = o.rec.cfg->baseline_repeat;
+	if (!o.repeat && !o.against && cfg->baseline_repeat && tf_run_will_save(&o))
+		o.repeat = cfg->baseline_repeat;
 	if (!o.repeat)
-		o.repeat = o.rec.cfg->repeat ? o.rec.cfg->repeat : o.against ? 3 : 1;
+		o.repeat = cfg->repeat ? cfg->repeat : o.against ? 3 : 1;
 	if (o.threshold < 0)
-		o.threshold = o.rec.cfg->gate.threshold >= 0 ? o.rec.cfg->gate.threshold : 5.0;
-	if (!o.no_fail && !tf_config_bool(o.rec.cfg->gate.fail_on_regression, true))
+		o.threshold = cfg->gate.threshold >= 0 ? cfg->gate.threshold : 5.0;
+	if (!o.no_fail && !tf_config_bool(cfg->gate.fail_on_regression, true))
 		o.no_fail = true;
 	if (!o.report_dir)
-		o.report_dir = o.rec.cfg->report.dir ? o.rec.cfg->report.dir : "testflame-report";
+		o.report_dir = cfg->report.dir ? cfg->report.dir : "testflame-report";
 	if (!o.history)
 		o.history = 10;
 	if (o.confirm < 0)
-		o.confirm = o.rec.cfg->gate.confirm >= 0 ? o.rec.cfg->gate.confirm : 2;
+		o.confirm = cfg->gate.confirm >= 0 ? cfg->gate.confirm : 2;
 
 	status = o.against ? run_against(&o) : run_stored(&o);
 out:

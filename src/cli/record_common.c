@@ -25,38 +25,52 @@ void tf_record_cli_init(tf_record_cli *o)
 	tf_attribute_opts_init(&o->ao);
 }
 
-size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
+const tf_option *tf_record_cli_options(tf_record_cli *o)
 {
-	size_t n = 0;
-	out[n++] = (tf_option){ TF_OPT_INT, 0, "freq", &o->freq, "HZ",
-				"samples per second of CPU time (default 99)", NULL, 1, 100000, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "event", &o->event, "EVENT",
-				"what to sample (auto: instructions where a PMU exists, else cpu-clock)",
-				tf_event_names, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "sampler", &o->sampler, "KIND",
-				"perf_event, or ptrace where perf is refused", tf_sampler_names, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "call-graph", &o->callgraph, "MODE",
-				"frame pointers, DWARF unwinding, or auto (per sample)",
-				tf_callgraph_names, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_INT, 0, "stack-size", &o->stack_size, "BYTES",
-				"user stack copied per sample for DWARF unwinding (default 8192)",
-				NULL, 512, 65000, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "test", &o->test, "NAME",
-				"the test name of samples no other source attributes", NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "split", &o->split, "LIST",
-				"how to find tests: markers,frames,processes (default all; none)",
-				NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "suite", &o->suite, "NAME",
-				"the suite's name (default: from .testflame.yml, else the command)",
-				NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "config", &o->config, "FILE",
-				"the config file (default: .testflame.yml at the repository root)",
-				NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_FLAG, 'q', "quiet", &o->quiet, NULL,
-				"only errors", NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_COUNT, 'v', "verbose", &o->verbose, NULL,
-				"say more (repeat for more)", NULL, 0, 0, NULL };
-	return n;
+	const tf_option opts[] = {
+		TF_OPT_INT(0, "freq", &o->freq, "HZ",
+			   "samples per second of CPU time (default 99)", 1, 100000),
+		TF_OPT_STRING(0, "event", &o->event, "EVENT",
+			      "what to sample (auto: instructions where a PMU exists, else cpu-clock)",
+			      .choices = tf_event_names),
+		TF_OPT_STRING(0, "sampler", &o->sampler, "KIND",
+			      "perf_event, or ptrace where perf is refused", .choices = tf_sampler_names),
+		TF_OPT_STRING(0, "call-graph", &o->callgraph, "MODE",
+			      "frame pointers, DWARF unwinding, or auto (per sample)",
+			      .choices = tf_callgraph_names),
+		TF_OPT_INT(0, "stack-size", &o->stack_size, "BYTES",
+			   "user stack copied per sample for DWARF unwinding (default 8192)", 512, 65000),
+		TF_OPT_STRING(0, "test", &o->test, "NAME",
+			      "the test name of samples no other source attributes"),
+		TF_OPT_STRING(0, "split", &o->split, "LIST",
+			      "how to find tests: markers,frames,processes (default all; none)"),
+		TF_OPT_STRING(0, "suite", &o->suite, "NAME",
+			      "the suite's name (default: from .testflame.yml, else the command)"),
+		TF_OPT_STRING(0, "config", &o->config, "FILE",
+			      "the config file (default: .testflame.yml at the repository root)"),
+		TF_OPT_QUIET(&o->quiet, "only errors"),
+		TF_OPT_VERBOSE(&o->verbose, "say more (repeat for more)"),
+		TF_OPTS_END,
+	};
+
+	/* the table points into `o`, so it lives with it */
+	free(o->options);
+	o->options = tf_xmalloc(sizeof(opts));
+	memcpy(o->options, opts, sizeof(opts));
+	return o->options;
+}
+
+int tf_record_cli_args(const char *const *usage, const char *name, char **argv, int nargs,
+		       int dashdash)
+{
+	if (dashdash < 0 && nargs > 1)
+		return tf_usage_error(usage, "missing '--' before the command (try: testflame %s -- %s ...)",
+				      name, argv[1]);
+	if (dashdash > 1)
+		return tf_usage_error(usage, "unexpected argument '%s' before '--'", argv[1]);
+	if (dashdash == 1 && nargs < 2)
+		return tf_usage_error(usage, "no command after '--'");
+	return 0;
 }
 
 static const char *pick(const char *flag, const char *cfg, const char *dflt)
@@ -347,6 +361,8 @@ void tf_record_cli_free(tf_record_cli *o)
 		free(o->owned.v[i]);
 	tf_vec_free(&o->owned);
 	tf_vec_free(&o->patterns);
+	free(o->options);
+	o->options = NULL;
 	o->cfg = NULL;
 	o->ctx = NULL;
 	o->command = NULL;
