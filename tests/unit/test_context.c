@@ -15,19 +15,16 @@
 
 static char *home;
 
-/* Run shell commands in `dir`; they must succeed. */
+/* Run shell commands in `dir`, quietly; they must succeed. */
 static void sh(const char *dir, const char *fmt, ...) TF_PRINTF(2, 3);
 static void sh(const char *dir, const char *fmt, ...)
 {
 	tf_buf b = TF_BUF_INIT;
 	va_list ap;
-	tf_buf_printf(&b, "set -e; cd '%s'; { ", dir);
 	va_start(ap, fmt);
 	tf_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	tf_buf_puts(&b, "; } >/dev/null 2>&1");
-	if (system(b.ptr) != 0)
-		fail_msg("command failed: %s", b.ptr);
+	unit_sh("set -e; cd '%s'; { %s; } >/dev/null 2>&1", dir, b.ptr);
 	tf_buf_free(&b);
 }
 
@@ -804,14 +801,8 @@ int main(void)
 	};
 	int rc;
 
-	/* git and libgit2 read only our own settings: no user or system config */
 	home = unit_tmpdir();
-	setenv("HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "Test", 1);
-	setenv("GIT_AUTHOR_EMAIL", "test@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "Test", 1);
-	setenv("GIT_COMMITTER_EMAIL", "test@example.com", 1);
+	unit_git_env(home);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unit_rmtree(home);
 	return rc;

@@ -21,17 +21,6 @@
 
 static char *top;
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
-
 static char *path(const char *name)
 {
 	char *p;
@@ -43,13 +32,8 @@ static int setup(void **state)
 {
 	(void)state;
 	top = unit_tmpdir();
-	setenv("HOME", top, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "t", 1);
-	setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "t", 1);
-	setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
-	sh("cd %s && git init -q -b main r && cd r && "
+	unit_git_env(top);
+	unit_sh("cd %s && git init -q -b main r && cd r && "
 	   "c() { git commit -q --allow-empty -m $1 && git tag $1; } && "
 	   "c m1 && c m2 && git branch side && c m3 && "
 	   "git checkout -q side && c s1 && c s2 && git checkout -q main && "
@@ -186,7 +170,7 @@ static void test_fetch_from_remote(void **state)
 	tf_buf b = TF_BUF_INIT;
 
 	/* r's baselines (m2 and s2 of kind k, m3 of kind other) published */
-	sh("cd %s && git clone -q --bare r remote.git && "
+	unit_sh("cd %s && git clone -q --bare r remote.git && "
 	   "git -C r push -q ../remote.git 'refs/testflame/runs/*:refs/testflame/runs/*' && "
 	   "git clone -q file://%s/remote.git c2", top, top);
 	s = open_store("git", "c2");
@@ -205,7 +189,7 @@ static void test_fetch_from_remote(void **state)
 	 */
 	assert_int_equal(tf_store_get(&b, s, "m3", "unit", "other"), 0);
 	assert_int_equal(tf_store_get(&b, s, "s2", "unit", "k"), TF_ENOTFOUND);
-	sh("test \"$(git -C %s/c2 for-each-ref refs/testflame | wc -l)\" = 2", top);
+	unit_sh("test \"$(git -C %s/c2 for-each-ref refs/testflame | wc -l)\" = 2", top);
 
 	/* now it is here: found without the remote, no second fetch */
 	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "k", &fetch), 0);
@@ -220,7 +204,7 @@ static void test_shallow_clone(void **state)
 	tf_store *s;
 	tf_store_match m;
 
-	sh("cd %s && git clone -q --depth 2 file://%s/r shallow 2>/dev/null", top, top);
+	unit_sh("cd %s && git clone -q --depth 2 file://%s/r shallow 2>/dev/null", top, top);
 	s = open_store("git", "shallow");
 	assert_int_equal(tf_store_resolve(&m, s, "HEAD", "unit", "k", NULL), TF_ENOTFOUND);
 	assert_true(m.history_ended);
@@ -316,7 +300,7 @@ static void test_walk_shallow_edge(void **state)
 	bool truncated = false;
 	(void)state;
 
-	sh("cd %s && rm -rf shallow3 && git clone -q --depth 3 file://%s/r shallow3 2>/dev/null",
+	unit_sh("cd %s && rm -rf shallow3 && git clone -q --depth 3 file://%s/r shallow3 2>/dev/null",
 	   top, top);
 	assert_int_equal(walk(&w, "shallow3", "HEAD", 0), TF_GIT_WALK_SHALLOW);
 	assert_int_equal(w.n, 3);
@@ -435,7 +419,7 @@ static void test_fetch_nearest(void **state)
 	(void)state;
 
 	/* remote.git (test_fetch_from_remote) holds m2's, s2's and m3's */
-	sh("cd %s && git clone -q file://%s/remote.git c3 && git init -q --bare empty.git && "
+	unit_sh("cd %s && git clone -q file://%s/remote.git c3 && git init -q --bare empty.git && "
 	   "git clone -q file://%s/remote.git c4 2>/dev/null && "
 	   "git -C c4 remote set-url origin file://%s/empty.git", top, top, top, top);
 	s = open_store("git", "c3");
