@@ -107,6 +107,9 @@ void tf_buf_put_utf8(tf_buf *b, const char *s, size_t len);
 void tf_buf_put_json(tf_buf *b, const char *s);
 /* Append for a terminal: control characters and invalid bytes as \n, \t, \xNN. */
 void tf_buf_put_printable(tf_buf *b, const char *s);
+/* The value of a hexadecimal digit, -1 for any other character (for the
+ * readers of percent-encoded names). */
+int tf_hex_digit(char c);
 
 /* One-line messages (warnings, problems, notes) for the cli to print, each
  * malloc'd; zero-initialise. */

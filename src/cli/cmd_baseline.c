@@ -21,7 +21,7 @@ static struct {
 } o;
 
 #define OPT_STORE TF_OPT_STRING(0, "store", &o.store, "SPEC", \
-	"git, git:REMOTE or dir:PATH (default: store: in .testflame.yml, else $TESTFLAME_STORE, else git)")
+	"git, git:REMOTE, dir:PATH or pyroscope:URL (default: store: in .testflame.yml, else $TESTFLAME_STORE, else git)")
 #define OPT_REMOTE TF_OPT_STRING(0, "remote", &o.remote, "NAME", \
 	"remote name or URL (default: origin, or the one in git:REMOTE)", .seen = &o.remote_seen)
 #define OPT_SUITE(h) TF_OPT_STRING(0, "suite", &o.suite, "NAME", h)

@@ -38,6 +38,7 @@
  * verdicts (compare/); what happens to the runs either way (recording,
  * comparing, the report and publishing, saving) is in run_common.c.
  */
+#include "pyroscope_common.h"
 #include "report_common.h"
 #include "run_common.h"
 #include "store_common.h"
@@ -183,6 +184,11 @@ static bool find_baseline(tf_run_opts *o, tf_store *st, const char *start, const
 		tf_warnf("%s; looking at local baselines only", m->remote_error);
 		ro.fetch = false;
 	}
+	if (rc == TF_ENOTFOUND && !m->commit[0]) { /* git holds none: Pyroscope may */
+		tf_store_match pm;
+		if ((rc = tf_cli_pyroscope_resolve(&pm, st, start, &o->rec, kind)) == 0)
+			rc = tf_store_read_runs(&f, st, &pm, o->rec.suite_name, kind);
+	}
 	if (rc == 0) {
 		/* a baseline saved from --repeat holds its runs apart */
 		for (size_t i = 0; i < f.nruns; i++) {
@@ -203,7 +209,7 @@ static bool find_baseline(tf_run_opts *o, tf_store *st, const char *start, const
 				     f.subject ? " (" : "", f.subject ? f.subject : "",
 				     f.subject ? ")" : "", dist, dist == 1 ? "" : "s",
 				     at_head ? "HEAD" : "the merge-base", nr,
-				     m->fetched ? ", fetched" : "");
+				     m->source[0] ? m->source : m->fetched ? ", fetched" : "");
 	} else if (m->commit[0]) {
 		tf_warnf("%s", tf_error_last());
 		*why = tf_xasprintf("the baseline of %.12s cannot be read", m->commit);
@@ -235,10 +241,16 @@ static int run_stored(tf_run_opts *o)
 	if ((rc = tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote))) {
 		tf_warnf("no baselines: %s", tf_error_last());
 		why = tf_xstrdup(tf_error_last());
-	} else if (!(start = tf_context_baseline_start(ctx))) {
+	} else {
+		tf_cli_pyroscope_setup(st, o->rec.cfg);
+		o->store = st;
+		o->kind = kind;
+		start = tf_context_baseline_start(ctx);
+	}
+	if (st && !start) {
 		tf_notef("no baseline to compare with: no commit history here");
 		why = tf_xstrdup("no commit history here");
-	} else {
+	} else if (st) {
 		have_base = find_baseline(o, st, start, kind, &base, base_commit, &note, &why);
 	}
 
@@ -273,6 +285,8 @@ static int run_stored(tf_run_opts *o)
 		tf_run_publish(o, NULL, NULL, NULL);
 	}
 
+	if (!exit_status && !head.runs.v[0].info.interrupted) /* as for saving */
+		tf_cli_pyroscope_push(st, &o->rec, kind, head.runs.v, head.runs.n);
 	/* keep this run as the baseline of HEAD where it belongs */
 	if (st && !exit_status && !head.runs.v[0].info.interrupted && tf_run_will_save(o))
 		tf_run_save_baseline(o, st, &head, kind);
@@ -364,7 +378,7 @@ int cmd_run(int argc, char **argv)
 		TF_OPT_STRING(0, "target", &o.rec.target_branch, "BRANCH",
 			      "the branch to compare with (default: the PR's base, else the default branch)"),
 		TF_OPT_STRING(0, "store", &o.store_spec, "SPEC",
-			      "where baselines live: git (default), git:REMOTE, dir:PATH"),
+			      "where baselines live: git (default), git:REMOTE, dir:PATH, pyroscope:URL"),
 		TF_OPT_STRING(0, "remote", &o.remote, "NAME",
 			      "the git remote baselines are fetched from and pushed to (default origin)"),
 		TF_OPT_FLAG(0, "save", &o.save,

@@ -3,6 +3,7 @@
  * happens to them whichever mode found the base side.
  */
 #include "publish_common.h"
+#include "pyroscope_common.h"
 #include "report_common.h"
 #include "run_common.h"
 
@@ -154,6 +155,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	const tf_context *ctx = o->rec.ctx;
 	tf_comparison *c = NULL;
 	tf_report_opts ro;
+	tf_cli_pyroscope_link pl = { 0 };
 	char *repo_url = NULL;
 	int rc, status = TF_EXIT_ERROR;
 
@@ -177,6 +179,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	ro.base_distance = distance;
 	ro.run_url = ctx->run_url;
 	ro.source_root = ctx->git ? ctx->git->workdir : NULL;
+	tf_cli_pyroscope_links(&ro, &pl, o->store, &o->rec, base_commit, o->kind);
 	if ((rc = tf_report_write(c, &ro))) {
 		tf_fail(rc);
 		goto done;
@@ -191,6 +194,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	tf_run_publish(o, c, &ro, base_commit);
 	status = tf_comparison_regressed(c) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
 done:
+	tf_cli_pyroscope_link_free(&pl);
 	tf_comparison_free(c);
 	free(repo_url);
 	return status;

@@ -28,6 +28,8 @@ typedef struct {
 	long history;               /* earlier baselines to learn noise from */
 	tf_test_noise *noise;       /* what they taught */
 	size_t nnoise;
+	tf_store *store;            /* run_stored: its store and runner kind (Pyroscope's links) */
+	const char *kind;
 } tf_run_opts;
 
 /* The runs of one side, each with its name in the report. */

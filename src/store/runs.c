@@ -48,32 +48,44 @@ static int read_run_file(tf_profile **out, tf_store *s, const char *commit, cons
 	return rc;
 }
 
-int tf_store_find_runs(tf_store_found *out, tf_store *s, const char *start_rev, const char *suite,
-		       const char *kind, const tf_store_resolve_opts *opts)
+int tf_store_read_runs(tf_store_found *out, tf_store *s, const tf_store_match *m,
+		       const char *suite, const char *kind)
 {
 	tf_baseline b;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = tf_store_resolve(&out->match, s, start_rev, suite, kind, opts);
-	if (rc)
-		return rc;
-	rc = read_run_file(&out->stored, s, out->match.commit, suite, kind);
+	out->match = *m;
+	rc = read_run_file(&out->stored, s, m->commit, suite, kind);
 	if (!rc)
 		rc = tf_profile_split_runs(&out->runs, &out->nruns, out->stored);
 	if (rc) {
 		/* found by the walk, gone or corrupt when read: not "no baseline" */
 		drop_profiles(out);
 		return tf_error_wrap(rc == TF_ENOTFOUND ? TF_EINVAL : rc,
-				     "the baseline of %.12s cannot be read", out->match.commit);
+				     "the baseline of %.12s cannot be read", m->commit);
 	}
-	if (tf_store_show(&b, s, out->match.commit) == 0 && b.subject) {
+	if (tf_store_show(&b, s, m->commit) == 0 && b.subject) {
 		out->subject = b.subject;
 		b.subject = NULL;
 	}
 	tf_baseline_clear(&b);
 	tf_error_clear();
 	return 0;
+}
+
+int tf_store_find_runs(tf_store_found *out, tf_store *s, const char *start_rev, const char *suite,
+		       const char *kind, const tf_store_resolve_opts *opts)
+{
+	tf_store_match m;
+	int rc = tf_store_resolve(&m, s, start_rev, suite, kind, opts);
+
+	if (rc) {
+		memset(out, 0, sizeof(*out));
+		out->match = m;
+		return rc;
+	}
+	return tf_store_read_runs(out, s, &m, suite, kind);
 }
 
 size_t tf_store_history(tf_profile ***out, tf_store *s, const char *before, const char *suite,
