@@ -74,6 +74,9 @@ typedef struct {
 	/* Judge "[outside tests]" (the command's and the harness's own work)
 	 * like a test: it may then fail the gate (gate.outside). */
 	bool gate_outside;
+	/* Keep the runner's shift in: by default the median move of the tests
+	 * that ran no changed code is taken out of every test (shift.c). */
+	bool keep_shift;
 	/* Each side's runs are one job of its own (run against a stored
 	 * baseline): the runs of a job share its moment (the runner, its other
 	 * tenants), and more runs of a side cannot average that job-to-job
@@ -155,7 +158,9 @@ typedef struct {
 	const char *parent;        /* the test it ran inside, or NULL */
 	uint32_t nested;           /* tests that ran inside it */
 	bool outside;              /* "[outside tests]": gated only with gate_outside */
-	double delta_pct;          /* (head - base) / base * 100; NAN for new / gone */
+	double delta_pct;          /* (head - base) / base * 100 beyond the runner's
+				    * shift; NAN for new / gone */
+	double raw_delta_pct;      /* the same with the shift left in */
 	double ci_low_pct;         /* 95% confidence interval of delta_pct; NAN for new / gone */
 	double ci_high_pct;
 	double p_value;            /* "no change", one-sided in the direction of delta; NAN for new / gone */
@@ -190,6 +195,14 @@ typedef struct {
 	 * from their run files' env.* facts; NULL when they agree or do not
 	 * say (tf_environment_diff). */
 	const char *env_diff;
+	/* The runner's shift (shift.c): how much slower (+) the head's machine
+	 * ran, in percent, with the half-width of its 95% interval; NAN when
+	 * there was no control group, and shift_note says why. Verdicts and
+	 * deltas are beyond it. */
+	double shift_pct, shift_ci_pct;
+	size_t control_tests;    /* tests that ran no changed code */
+	size_t touching_tests;   /* tests that ran changed code */
+	const char *shift_note;
 	bool gate_outside;
 	tf_correction correction;
 	bool separate_jobs;      /* tf_compare_opts.separate_jobs */

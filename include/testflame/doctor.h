@@ -28,7 +28,7 @@ typedef struct {
 typedef struct {
 	char *const *binaries;   /* programs (paths or PATH names) to check for debug info */
 	const char *dir;         /* where to look for the git repository (NULL: ".") */
-	unsigned freq;           /* the sampling rate to check limits against (default 99) */
+	unsigned freq;           /* the sampling rate to check limits against (default TF_DEFAULT_FREQ) */
 	char *const *envp;       /* the environment to read CI facts from (NULL: environ) */
 } tf_doctor_opts;
 

@@ -20,11 +20,11 @@ int cmd_doctor(int argc, char **argv)
 {
 	tf_doctor_opts o;
 	tf_doctor_report *r = NULL;
-	long freq = 99;
+	long freq = TF_DEFAULT_FREQ;
 	const char *dir = NULL;
 	const tf_option opts[] = {
 		TF_OPT_INT(0, "freq", &freq, "HZ",
-			   "the sampling rate to check the kernel's limits against (default 99)",
+			   "the sampling rate to check the kernel's limits against (default 249)",
 			   1, 100000),
 		TF_OPT_STRING('C', "dir", &dir, "DIR",
 			      "check the git repository of DIR (default: the current directory)"),

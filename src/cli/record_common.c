@@ -29,7 +29,7 @@ const tf_option *tf_record_cli_options(tf_record_cli *o)
 {
 	const tf_option opts[] = {
 		TF_OPT_INT(0, "freq", &o->freq, "HZ",
-			   "samples per second of CPU time (default 99)", 1, 100000),
+			   "samples per second of CPU time (default 249)", 1, 100000),
 		TF_OPT_STRING(0, "event", &o->event, "EVENT",
 			      "what to sample (auto: instructions where a PMU exists, else cpu-clock)",
 			      .choices = tf_event_names),
@@ -133,7 +133,7 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	if (tf_event_parse(&o->ro.event, event) || tf_sampler_parse(&o->ro.sampler, sampler) ||
 	    tf_callgraph_parse(&o->ro.callgraph, callgraph))
 		return tf_usage_error(usage, "invalid event, sampler or call graph in the config");
-	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : 99);
+	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 
 	o->sources = TF_SOURCE_ALL;

@@ -613,13 +613,44 @@ static void suite_spread(const tf_comparison *c, const agg *a, bool separate_job
 	free(pts);
 }
 
-/* The variance a runner's clock adds to log(head/base): a duration rounded
- * to its tick q is off by up to q/2, uniformly (q^2/12), and a wall clock
- * also counts the moments the test waited for the CPU, a tick's worth and
- * more on a shared runner (J = q), whatever the test's size: per run,
- * (q^2/12 + q^2) / cost^2. A test of a tick is then judged only on what
- * dwarfs a tick. */
-static double tick_variance(const agg_test *at, const struct tf_compare_priv *pv)
+/*
+ * A runner's wall clock, rounded to its tick q, is off by up to q/2
+ * (variance q^2/12), and counts the moments the test waited for a CPU: a
+ * jitter J of absolute time, whatever the test's size. J is what this
+ * comparison's runner-timed tests show: the spread (1.4826 MAD) of their
+ * head-minus-base durations, most of them unchanged; with fewer than 5 such
+ * tests, a tick. Per run, the variance of a log cost is (q^2/12 + J^2) /
+ * cost^2: a test of a tick is judged only on what dwarfs the clock's
+ * jitter, a test of a second on its relative noise.
+ */
+static double runner_jitter(const tf_comparison *c, const agg *a)
+{
+	const struct tf_compare_priv *pv = c->priv;
+	double *d = tf_xcalloc(c->ntests + 1, sizeof(double)), q = 0, j;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		const agg_test *at = &a->tests.v[pv->test_id[i]];
+		if (at->measure != TF_MEASURE_RUNNER || t->outside || !t->base.ran || !t->head.ran)
+			continue;
+		d[n++] = t->head.cost - t->base.cost;
+		if (!isnan(at->quantum[0]) && at->quantum[0] > q)
+			q = at->quantum[0];
+	}
+	if (n < 5) {
+		free(d);
+		return -1; /* a tick, per test */
+	}
+	double med = median_of(d, n);
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(d[i] - med);
+	j = 1.4826 * median_of(d, n);
+	free(d);
+	return j;
+}
+
+static double tick_variance(const agg_test *at, const struct tf_compare_priv *pv, double jitter)
 {
 	double v = 0;
 	if (at->measure != TF_MEASURE_RUNNER)
@@ -629,8 +660,9 @@ static double tick_variance(const agg_test *at, const struct tf_compare_priv *pv
 		double sum = 0;
 		for (size_t r = from; r < from + n; r++) {
 			double q = at->quantum[r], c = at->mcost[r];
+			double j = jitter >= 0 ? jitter : isnan(q) ? 0 : q;
 			if (!isnan(q) && c > 0)
-				sum += (q * q / 12 + q * q) / (c * c);
+				sum += (q * q / 12 + j * j) / (c * c);
 		}
 		v += sum / ((double)n * (double)n);
 	}
@@ -650,6 +682,15 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	double *local = tf_xcalloc(c->ntests + 1, sizeof(double));
 	double *local_df = tf_xcalloc(c->ntests + 1, sizeof(double));
 
+	double jitter = runner_jitter(c, a);
+	double shift = 0, shift_var = 0;
+	double *shifted = tf_xcalloc(pv->nhead + 1, sizeof(double));
+
+	if (!o->keep_shift)
+		tf_cmp_runner_shift(c, &shift, &shift_var);
+	else
+		c->summary.shift_pct = NAN;
+
 	if (!pv->noise_given)
 		suite_spread(c, a, o->separate_jobs, local, local_df);
 	else
@@ -660,7 +701,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		tf_test_delta *t = &c->tests[i];
 		const agg_test *at = &a->tests.v[pv->test_id[i]];
 
-		t->delta_pct = t->ci_low_pct = t->ci_high_pct = NAN;
+		t->delta_pct = t->ci_low_pct = t->ci_high_pct = t->raw_delta_pct = NAN;
 		t->p_value = t->p_adjusted = NAN;
 		t->df = NAN;
 		t->method = TF_METHOD_NONE;
@@ -734,17 +775,21 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		double prior = pv->noise_given ? c->summary.noise
 			       : t->noise_from_history ? noise : c->summary.prior_noise;
 		bool exact = at->measure != TF_MEASURE_SAMPLES;
+		/* the head's costs, the runner's shift taken out */
+		for (size_t r = 0; r < pv->nhead; r++)
+			shifted[r] = at->mcost[pv->nbase + r] * exp(-shift);
 		tf_stats_input in = {
-			at->mcost, at->mcost + pv->nbase, pv->nbase, pv->nhead,
+			at->mcost, shifted, pv->nbase, pv->nhead,
 			(double)t->base.samples, (double)t->head.samples, noise / 100,
 			pv->periodic, prior / 100, pv->periodic || exact ? 4.0 : 0.0,
 			excess2, noise_df, within2, within_df, o->separate_jobs,
-			exact, exact ? tick_variance(at, pv) : 0,
+			exact, exact ? tick_variance(at, pv, jitter) : 0, shift_var,
 		};
 		tf_stats_test(&res[i], &in);
 		t->method = res[i].method;
 		t->df = res[i].df;
 		t->delta_pct = res[i].delta * 100;
+		t->raw_delta_pct = (t->head.cost / t->base.cost - 1) * 100;
 		t->ci_low_pct = res[i].ci_low * 100;
 		t->ci_high_pct = res[i].ci_high * 100;
 		t->p_value = res[i].p;
@@ -788,6 +833,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	free(tested);
 	free(local);
 	free(local_df);
+	free(shifted);
 }
 
 static int check_opts(const tf_compare_side *base, const tf_compare_side *head,

@@ -57,6 +57,11 @@ static inline double cmp_sample_value(const cmp_run *r, size_t i)
 	return (double)r->p->values.v[i * r->p->sample_types.n + r->col];
 }
 
+/* The runner's shift: the median log ratio of the tests that ran no
+ * changed code, and its variance; 0 and 0 without a control group. Fills
+ * the summary's shift fields (shift.c). */
+void tf_cmp_runner_shift(tf_comparison *c, double *shift, double *shift_var);
+
 /* Function deltas of the regressed and improved tests (functions.c). */
 void tf_cmp_function_deltas(tf_comparison *c, size_t top);
 

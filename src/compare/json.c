@@ -130,6 +130,7 @@ static json_t *test_json(const tf_test_delta *t)
 	json_object_set_new(o, "outside", json_boolean(t->outside));
 	json_object_set_new(o, "gated", json_boolean(!t->outside));
 	json_object_set_new(o, "delta_pct", jnum(t->delta_pct));
+	json_object_set_new(o, "raw_delta_pct", jnum(t->raw_delta_pct));
 	json_array_append_new(ci, jnum(t->ci_low_pct));
 	json_array_append_new(ci, jnum(t->ci_high_pct));
 	json_object_set_new(o, "ci_pct", ci);
@@ -184,6 +185,15 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	json_object_set_new(sum, "tests", json_integer((json_int_t)s->ntests));
 	json_object_set_new(root, "gate_outside", json_boolean(s->gate_outside));
 	json_object_set_new(root, "environments_differ", s->env_diff ? jstr(s->env_diff) : json_null());
+	{
+		json_t *sh = json_object();
+		json_object_set_new(sh, "pct", jnum(s->shift_pct));
+		json_object_set_new(sh, "ci_pct", jnum(s->shift_ci_pct));
+		json_object_set_new(sh, "control_tests", json_integer((json_int_t)s->control_tests));
+		json_object_set_new(sh, "touching_tests", json_integer((json_int_t)s->touching_tests));
+		json_object_set_new(sh, "note", s->shift_note ? jstr(s->shift_note) : json_null());
+		json_object_set_new(root, "runner_shift", sh);
+	}
 	{
 		json_t *m = json_object();
 		for (int k = 0; k < 4; k++)

@@ -498,6 +498,13 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 			out->df = (v + e) * (v + e) / (v * v / w.df + (isinf(bdf) ? 0 : e * e / bdf));
 			out->p = TF_MIN(1.0, 2 * tf_stats_t_sf(fabs(lr) / out->se, out->df));
 		}
+		if (in->extra_var > 0) {
+			/* known, as far as the degrees of freedom go */
+			double v = out->se * out->se, e = in->extra_var;
+			out->df = (v + e) * (v + e) / (v * v / out->df);
+			out->se = sqrt(v + e);
+			out->p = TF_MIN(1.0, 2 * tf_stats_t_sf(fabs(lr) / out->se, out->df));
+		}
 		crit = tf_stats_t_isf(0.025, out->df);
 	} else {
 		double c2 = in->noise * in->noise;
@@ -510,7 +517,7 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		double w2, b2 = between_jobs(in, c2, &w2);
 		double runs = 1 / (double)in->nbase + 1 / (double)in->nhead;
 		/* c^2 * runs when nothing separates the parts (b2 = 0) */
-		double var = sb + sh + 2 * b2 + w2 * runs;
+		double var = sb + sh + 2 * b2 + w2 * runs + in->extra_var;
 		if (c2 > 0)
 			runs = (2 * b2 + w2 * runs) / c2; /* the share of c^2 below */
 		out->method = TF_METHOD_POISSON;

@@ -71,6 +71,9 @@ typedef struct {
 	 * count. */
 	bool exact;
 	double meas_var;
+	/* Variance added to log(head/base) from elsewhere: the uncertainty of
+	 * the runner's shift taken out of the head's costs (shift.c). */
+	double extra_var;
 } tf_stats_input;
 
 typedef struct {

@@ -172,6 +172,13 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 		tf_buf_printf(&line, ", %s -> %s", *br ? br : "?", *hr ? hr : "?");
 	put_fit(b, line.ptr, o->width, false);
 	tf_buf_puts(b, "\n");
+	if (!isnan(s->shift_pct))
+		tf_buf_printf(b, "  runner: %s%.1f%% (±%.1f%%) against the baseline's, the median of "
+			      "the %zu tests that ran no changed code; taken out of every test\n",
+			      s->shift_pct >= 0 ? "+" : "", s->shift_pct, s->shift_ci_pct,
+			      s->control_tests);
+	else if (s->shift_note && s->env_diff)
+		tf_buf_printf(b, "  runner: its shift is not measured (%s)\n", s->shift_note);
 	if (s->env_diff) {
 		/* the machines differ: every test may move with them */
 		tf_buf_puts(b, "  the two sides ran on different machines: ");
@@ -238,6 +245,11 @@ static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 	put_fit(b, t->name, o->width - 2 - TF_MIN(line.len, (size_t)o->width - 20), false);
 	tf_buf_puts(b, line.ptr);
 	tf_buf_putc(b, '\n');
+	/* the cost is exact; where it went, only as exact as the samples */
+	if (t->head.samples < 10 && t->measure != TF_MEASURE_SAMPLES)
+		tf_buf_printf(b, "  (from %lld sample%s of the head: a higher --freq or --repeat 3 "
+			      "says more)\n", (long long)t->head.samples,
+			      t->head.samples == 1 ? "" : "s");
 	pad_left(b, "self", 16);
 	pad_left(b, "total", 12);
 	tf_buf_puts(b, "   function\n");

@@ -34,7 +34,7 @@ const char *tf_check_level_name(tf_check_level l)
 void tf_doctor_opts_init(tf_doctor_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->freq = 99;
+	o->freq = TF_DEFAULT_FREQ;
 }
 
 static void add(tf_doctor_report *r, const char *name, tf_check_level level, const char *fix,

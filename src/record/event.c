@@ -105,7 +105,7 @@ void tf_event_value_type(tf_event e, const char **type, const char **unit)
 void tf_record_opts_init(tf_record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->freq = 99;
+	o->freq = TF_DEFAULT_FREQ;
 	o->stack_bytes = 8192;
 }
 

@@ -1261,7 +1261,7 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o,
 	/* frame-pointer walks need little; DWARF needs what perf would copy */
 	s.window = s.copy_stack ? (o->stack_bytes + PAGE - 1) / PAGE * PAGE : PAGE;
 	tf_stack_reader_init(&s.stack);
-	s.interval = 1000000000ULL / (o->freq ? o->freq : 99);
+	s.interval = 1000000000ULL / (o->freq ? o->freq : TF_DEFAULT_FREQ);
 	s.schedstat = access("/proc/self/schedstat", R_OK) == 0;
 	s.clk_tck = sysconf(_SC_CLK_TCK);
 	if (s.clk_tck <= 0)

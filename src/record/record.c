@@ -231,7 +231,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	if (!o.argv || !o.argv[0])
 		return tf_error_set(TF_EUSAGE, "no command to run");
 	if (!o.freq)
-		o.freq = 99;
+		o.freq = TF_DEFAULT_FREQ;
 	if (!o.stack_bytes)
 		o.stack_bytes = 8192;
 	o.stack_bytes = (o.stack_bytes + 7) & ~7u;

@@ -134,6 +134,16 @@ static void headline(tf_buf *b, rp_ctx *x)
 	if (x->o.artifact_url)
 		tf_buf_printf(b, " \xc2\xb7 [full report](%s)", x->o.artifact_url);
 	tf_buf_puts(b, "\n\n");
+	if (!isnan(s->shift_pct))
+		tf_buf_printf(b, "_Runner: %s%.1f%% (±%.1f%%) against the baseline's, the median of "
+			      "the %zu tests that ran no changed code; taken out of every test._\n\n",
+			      s->shift_pct >= 0 ? "+" : "", s->shift_pct, s->shift_ci_pct,
+			      s->control_tests);
+	else if (s->shift_note && s->env_diff) {
+		tf_buf_puts(b, "_Runner: its shift is not measured (");
+		rp_put_md(b, s->shift_note, 300);
+		tf_buf_puts(b, ")._\n\n");
+	}
 	if (s->env_diff) {
 		/* every test may move with the machine */
 		tf_buf_puts(b, "_The two sides ran on different machines: ");

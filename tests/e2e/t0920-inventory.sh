@@ -3,7 +3,7 @@
 # (tests/fixtures/suites/short): 200 ctest tests of about a millisecond, a
 # GoogleTest program with namespaced, underscored, typed and parameterized
 # tests and a cmocka program whose tests tail-call their helpers, each run
-# by ctest as one test. At default settings (99 Hz: most of these tests get
+# by ctest as one test. At default settings (most of these tests get
 # no sample at all): every test the runners list has its row under the
 # runner's name, nested in its ctest test, with an exact cost where the
 # system gives one; a README-only branch passes; a slowdown of lib_rare()

@@ -989,6 +989,64 @@ static void test_exact_measures(void **state)
 	tf_profile_free(h);
 }
 
+/*
+ * The runner's shift: a head on a machine 30% slower, one test running
+ * changed code 2x slower. The 11 tests that ran no changed code measure
+ * the 30% (src/work.c is the changed file; their frames are elsewhere);
+ * it is taken out of every test: the changed one regressed by about 54%
+ * beyond it, the others unchanged. When a build file changed, nothing is
+ * taken out and the summary says why.
+ */
+static void test_runner_shift(void **state)
+{
+	(void)state;
+	for (int build = 0; build < 2; build++) {
+		tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+		tf_profile_set_meta(b, "sampler", "perf");
+		tf_profile_set_meta(h, "sampler", "perf");
+		tf_profile_set_meta(h, "changes", build
+			? "[{\"path\":\"src/work.c\",\"status\":\"M\",\"lines\":[[3,4]]},"
+			  "{\"path\":\"CMakeLists.txt\",\"status\":\"M\",\"lines\":[[1,1]]}]"
+			: "[{\"path\":\"src/work.c\",\"status\":\"M\",\"lines\":[[3,4]]}]");
+		for (int i = 0; i < 12; i++) {
+			char name[16], key[32], val[128];
+			snprintf(name, sizeof(name), "t%d", i);
+			double cb = 1e8 * (1 + i % 3), ch = cb * 1.3 * (i == 0 ? 2 : 1);
+			/* t0 runs work() at its changed line; the others main only */
+			add(b, name, 10, i == 0 ? "main:1;work:3" : "main:9");
+			add(h, name, 10, i == 0 ? "main:1;work:3" : "main:9");
+			snprintf(key, sizeof(key), "test.%s", name);
+			snprintf(val, sizeof(val), "samples=10 value=1 wall_ns=1 source=process count=%.0f", cb);
+			tf_profile_set_meta(b, key, val);
+			snprintf(val, sizeof(val), "samples=10 value=1 wall_ns=1 source=process count=%.0f", ch);
+			tf_profile_set_meta(h, key, val);
+		}
+		tf_compare_opts o;
+		tf_compare_opts_init(&o);
+		o.noise = 3;
+		tf_comparison *c = compare1(b, h, &o);
+		const tf_test_delta *t0 = tf_comparison_find(c, "t0"), *t5 = tf_comparison_find(c, "t5");
+		if (!build) {
+			assert_true(fabs(c->summary.shift_pct - 30) < 0.01);
+			assert_int_equal(c->summary.control_tests, 11);
+			assert_int_equal(c->summary.touching_tests, 1);
+			assert_true(fabs(t0->delta_pct - 100) < 0.01);
+			assert_true(fabs(t0->raw_delta_pct - 160) < 0.01);
+			assert_int_equal(t0->verdict, TF_VERDICT_REGRESSED);
+			assert_int_equal(t5->verdict, TF_VERDICT_UNCHANGED);
+			assert_false(c->summary.count[TF_VERDICT_REGRESSED] > 1);
+		} else {
+			assert_true(isnan(c->summary.shift_pct));
+			assert_non_null(strstr(c->summary.shift_note, "'CMakeLists.txt' changed"));
+			/* the 30% stays in: everything looks slower */
+			assert_int_equal(t5->verdict, TF_VERDICT_REGRESSED);
+		}
+		tf_comparison_free(c);
+		tf_profile_free(b);
+		tf_profile_free(h);
+	}
+}
+
 /* gate.min_samples holds back a test judged by its samples, never one
  * measured exactly. */
 static void test_min_samples(void **state)
@@ -1117,6 +1175,7 @@ int main(void)
 		cmocka_unit_test(test_exact_measures),
 		cmocka_unit_test(test_new_gone_ran),
 		cmocka_unit_test(test_min_samples),
+		cmocka_unit_test(test_runner_shift),
 		cmocka_unit_test(test_sim_suite_spread_calibrated),
 		cmocka_unit_test(test_function_deltas),
 		cmocka_unit_test(test_unsymbolized_frames_match_across_runs),
