@@ -242,7 +242,6 @@ static int run_stored(tf_run_opts *o)
 		tf_warnf("no baselines: %s", tf_error_last());
 		why = tf_xstrdup(tf_error_last());
 	} else {
-		tf_cli_pyroscope_setup(st, o->rec.cfg);
 		o->store = st;
 		o->kind = kind;
 		start = tf_context_baseline_start(ctx);

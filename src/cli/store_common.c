@@ -4,6 +4,7 @@
  * choice, checked in with it; $TESTFLAME_STORE is for a runner that has
  * nothing in the repository to say.
  */
+#include "pyroscope_common.h"
 #include "store_common.h"
 
 #include <stdlib.h>
@@ -24,7 +25,7 @@ int tf_cli_store_open(tf_store **out, const char *flag, const tf_config *cfg,
 	int rc;
 
 	*out = NULL;
-	if (!flag && !cfg) {
+	if (!cfg) {
 		if ((rc = tf_config_load(&loaded, NULL, NULL)))
 			return rc;
 		cfg = loaded;
@@ -32,6 +33,8 @@ int tf_cli_store_open(tf_store **out, const char *flag, const tf_config *cfg,
 	rc = tf_store_open(out, tf_cli_store_spec(flag, cfg), NULL);
 	if (!rc && remote)
 		tf_store_set_remote(*out, remote);
+	if (!rc)
+		tf_cli_pyroscope_setup(*out, cfg); /* the config's credentials, under the environment's */
 	tf_config_free(loaded);
 	return rc;
 }

@@ -15,10 +15,11 @@ const char *tf_cli_store_spec(const char *flag, const tf_config *cfg);
 
 /*
  * Open the store by that rule, with `remote` (NULL: the spec's, else
- * origin) for fetch and push. `cfg` NULL loads .testflame.yml from the
- * repository here first, for the commands that read nothing else of it.
- * Prints nothing; returns 0 or the engine's error (a broken config is
- * TF_EUSAGE, its message naming the file and line).
+ * origin) for fetch and push, and a Pyroscope store with the config's
+ * credentials where the environment has none. `cfg` NULL loads
+ * .testflame.yml from the repository here first, for the commands that
+ * read nothing else of it. Prints nothing; returns 0 or the engine's error
+ * (a broken config is TF_EUSAGE, its message naming the file and line).
  */
 int tf_cli_store_open(tf_store **out, const char *flag, const tf_config *cfg,
 		      const char *remote);
