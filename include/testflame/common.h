@@ -111,6 +111,16 @@ void tf_buf_put_printable(tf_buf *b, const char *s);
  * readers of percent-encoded names). */
 int tf_hex_digit(char c);
 
+/* One-line messages (warnings, problems, notes) for the cli to print, each
+ * malloc'd; zero-initialise. */
+typedef TF_VEC(char *) tf_msglist;
+void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...) TF_PRINTF(2, 3);
+void tf_msglist_free(tf_msglist *l);
+
+/* NULL-terminated string vectors, each string malloc'd. */
+char **tf_strv_dup(char *const *v);
+void tf_strv_free(char **v); /* accepts NULL */
+
 /* Arena: many small allocations that die together. */
 typedef struct tf_arena tf_arena;
 tf_arena *tf_arena_new(void);
@@ -146,6 +156,8 @@ typedef bool (*tf_htab_eq_fn)(const void *ctx, uint32_t index, const void *key);
 uint32_t tf_htab_find(const tf_htab *h, uint64_t hash, tf_htab_eq_fn eq,
 		      const void *ctx, const void *key);
 void tf_htab_insert(tf_htab *h, uint64_t hash, uint32_t index);
+/* Remove the entry of `index` filed under `hash` (nothing if absent). */
+void tf_htab_remove(tf_htab *h, uint64_t hash, uint32_t index);
 void tf_htab_clear(tf_htab *h);
 void tf_htab_free(tf_htab *h);
 

@@ -238,6 +238,10 @@ void tf_comparison_free(tf_comparison *c);
 bool tf_comparison_regressed(const tf_comparison *c);
 /* The test named `name`, or NULL. */
 const tf_test_delta *tf_comparison_find(const tf_comparison *c, const char *name);
+/* The test that looks slowest among those that look slower: regressed or
+ * inconclusive, its 95% interval above zero and reaching `threshold`
+ * percent (run --confirm runs the suite again for it). NULL if none. */
+const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double threshold);
 /* Metadata ("commit", "branch", ...) of the first run of a side, or NULL. */
 const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *key);
 

@@ -47,7 +47,7 @@ typedef struct {
 	long repeat;          /* --repeat, 1..1000; 0 unset */
 	long baseline_repeat; /* runs of a run that saves a baseline, 1..1000; 0 unset */
 	char *against;        /* --against REV */
-	char *store;          /* "git", "dir:PATH", "pyroscope:URL" */
+	char *store;          /* "git", "git:REMOTE", "dir:PATH", "pyroscope:URL" */
 
 	struct {
 		int markers;      /* TF_CONFIG_UNSET, 0, 1 */

@@ -45,10 +45,19 @@ typedef enum {
 	TF_CALLGRAPH_DWARF,
 } tf_callgraph;
 
+/* The names of the events, samplers and call-graph modes: the one list the
+ * options, the config and the run files use. NULL-terminated, in the
+ * order of the enums (a name's index is its value). */
+extern const char *const tf_event_names[];
+extern const char *const tf_sampler_names[];
+extern const char *const tf_callgraph_names[];
 const char *tf_event_name(tf_event e);         /* "cpu-clock", ... */
-int tf_event_parse(tf_event *out, const char *s);
 const char *tf_sampler_name(tf_sampler s);
 const char *tf_callgraph_name(tf_callgraph c);
+/* Parse a name of the lists above; TF_EUSAGE for another. */
+int tf_event_parse(tf_event *out, const char *s);
+int tf_sampler_parse(tf_sampler *out, const char *s);
+int tf_callgraph_parse(tf_callgraph *out, const char *s);
 /* The pprof value type of an event: ("cpu","nanoseconds"), ... */
 void tf_event_value_type(tf_event e, const char **type, const char **unit);
 

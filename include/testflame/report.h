@@ -185,5 +185,12 @@ int tf_report_review_note(tf_buf *out, const tf_comparison *c, const size_t *tes
 /* A comment with no comparison behind it ("no baseline to compare with
  * yet: ..."): the marker of report.md, a heading and `text`, escaped. */
 void tf_report_markdown_message(tf_buf *out, const char *suite, const char *text);
+/*
+ * The report directory of a run with nothing to compare with: the run
+ * itself as `dir`/head.pb.gz and a report.md saying why (`why`, NULL: none
+ * was found), so a pull request hears from testflame on its first build.
+ */
+int tf_report_write_no_baseline(const char *dir, const char *suite, const tf_profile *head,
+				const char *why);
 
 #endif

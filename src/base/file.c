@@ -1,6 +1,6 @@
 /*
- * file.c - whole-file reads, atomic writes (temp file + rename), mkdir -p
- * and the monotonic clock.
+ * file.c - whole-file reads, atomic writes (temp file + rename), mkdir -p,
+ * rm -r and the monotonic clock.
  *
  * Every output testflame writes goes through tf_atomic_*: an interrupted run
  * leaves either the old file or the new one, never half of one.

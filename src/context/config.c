@@ -12,6 +12,8 @@
 #include "testflame/attribute.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
+#include "testflame/record.h"
+#include "testflame/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,15 +29,12 @@ const char *const tf_config_report_formats[] = {
 	"html", "md", "json", "junit", "codequality", "svg", "speedscope", "folded", NULL,
 };
 
-static const char *const events[] = { "auto", "cpu-clock", "instructions", "cycles", "wall", NULL };
-static const char *const call_graphs[] = { "auto", "fp", "dwarf", NULL };
-static const char *const samplers[] = { "auto", "perf", "ptrace", NULL };
 
 typedef enum {
 	K_MAP,        /* a nested mapping: `sub` */
 	K_STR,        /* char *, not empty */
 	K_CHOICE,     /* char *, one of `choices` */
-	K_STORE,      /* char *, git | dir:PATH | pyroscope:URL */
+	K_STORE,      /* char *, a store spec (tf_store_spec_parse) */
 	K_URL,        /* char *, http(s)://... */
 	K_CMD,        /* command_argv + command_shell */
 	K_INT,        /* long in [min, max]; unset is min - 1 */
@@ -117,10 +116,10 @@ static const key top_keys[] = {
 	{ "suite", K_STR, OFF(suite), 0, 0, NULL, NULL },
 	{ "command", K_CMD, OFF(command_argv), 0, 0, NULL, NULL },
 	{ "build", K_STR, OFF(build), 0, 0, NULL, NULL },
-	{ "event", K_CHOICE, OFF(event), 0, 0, events, NULL },
+	{ "event", K_CHOICE, OFF(event), 0, 0, tf_event_names, NULL },
 	{ "freq", K_INT, OFF(freq), 1, 10000, NULL, NULL },
-	{ "call_graph", K_CHOICE, OFF(call_graph), 0, 0, call_graphs, NULL },
-	{ "sampler", K_CHOICE, OFF(sampler), 0, 0, samplers, NULL },
+	{ "call_graph", K_CHOICE, OFF(call_graph), 0, 0, tf_callgraph_names, NULL },
+	{ "sampler", K_CHOICE, OFF(sampler), 0, 0, tf_sampler_names, NULL },
 	{ "test", K_STR, OFF(test), 0, 0, NULL, NULL },
 	{ "target_branch", K_STR, OFF(target_branch), 0, 0, NULL, NULL },
 	{ "repeat", K_INT, OFF(repeat), 1, 1000, NULL, NULL },
@@ -163,27 +162,6 @@ static void table_unset(tf_config *cfg, const key *keys)
 	}
 }
 
-static void strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
-static char **strv_dup(char *const *v)
-{
-	size_t n = 0;
-	char **out;
-	while (v[n])
-		n++;
-	out = tf_xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		out[i] = tf_xstrdup(v[i]);
-	return out;
-}
-
 static void patterns_free(pattern_vec *pv)
 {
 	for (size_t i = 0; i < pv->n; i++) {
@@ -204,7 +182,7 @@ static void table_free(tf_config *cfg, const key *keys)
 		case K_URL: free(*FIELD(cfg, k, char *)); *FIELD(cfg, k, char *) = NULL; break;
 		case K_CMD:
 		case K_LIST:
-		case K_CHOICES: strv_free(*FIELD(cfg, k, char **)); *FIELD(cfg, k, char **) = NULL; break;
+		case K_CHOICES: tf_strv_free(*FIELD(cfg, k, char **)); *FIELD(cfg, k, char **) = NULL; break;
 		case K_PATTERNS: patterns_free(FIELD(cfg, k, pattern_vec)); break;
 		default: break;
 		}
@@ -231,8 +209,8 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 		}
 		case K_CMD:
 			if (*FIELD(over, k, char **)) {
-				strv_free(*FIELD(cfg, k, char **));
-				*FIELD(cfg, k, char **) = strv_dup(*FIELD(over, k, char **));
+				tf_strv_free(*FIELD(cfg, k, char **));
+				*FIELD(cfg, k, char **) = tf_strv_dup(*FIELD(over, k, char **));
 				*CMD_SHELL(cfg, k) = *CMD_SHELL(over, k);
 			}
 			break;
@@ -240,8 +218,8 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 		case K_CHOICES: {
 			char **v = *FIELD(over, k, char **);
 			if (v) {
-				strv_free(*FIELD(cfg, k, char **));
-				*FIELD(cfg, k, char **) = strv_dup(v);
+				tf_strv_free(*FIELD(cfg, k, char **));
+				*FIELD(cfg, k, char **) = tf_strv_dup(v);
 			}
 			break;
 		}
@@ -433,19 +411,13 @@ static bool parse_double(const char *s, const char *suffix, double *out)
 	return true;
 }
 
+/* The store's own check of the spec (store.c), at the value's place. */
 static int parse_store(const walker *w, const yaml_node_t *n, const char *path, const char *s)
 {
-	if (strcmp(s, "git") == 0)
+	tf_store_spec spec;
+	if (tf_store_spec_parse(&spec, s) == 0)
 		return 0;
-	if (strncmp(s, "dir:", 4) == 0 && s[4])
-		return 0;
-	if (strncmp(s, "pyroscope:", 10) == 0 &&
-	    (strncmp(s + 10, "http://", 7) == 0 || strncmp(s + 10, "https://", 8) == 0) &&
-	    strlen(s) > strlen("pyroscope:https://"))
-		return 0;
-	return fail_at(w, n->start_mark,
-		       "'%s' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not '%s'",
-		       path, s);
+	return fail_at(w, n->start_mark, "'%s': %s", path, tf_error_last());
 }
 
 static bool is_url(const char *s)
@@ -729,7 +701,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 			if ((rc = parse_list(w, n, path, NULL, true, &argv)) < 0)
 				return rc;
 			if (!argv[0][0]) {
-				strv_free(argv);
+				tf_strv_free(argv);
 				return fail_at(w, n->start_mark, "'%s': the program name must not be empty", path);
 			}
 			*CMD_SHELL(cfg, k) = false;
@@ -737,7 +709,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 			return fail_at(w, n->start_mark, "'%s' must be a string (run by sh -c) or a list "
 				       "(program and arguments), not %s", path, node_kind(n));
 		}
-		strv_free(*FIELD(cfg, k, char **));
+		tf_strv_free(*FIELD(cfg, k, char **));
 		*FIELD(cfg, k, char **) = argv;
 		return 0;
 	}
@@ -771,7 +743,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 		char **v;
 		if ((rc = parse_list(w, n, path, k->kind == K_CHOICES ? k->choices : NULL, false, &v)) < 0)
 			return rc;
-		strv_free(*FIELD(cfg, k, char **));
+		tf_strv_free(*FIELD(cfg, k, char **));
 		*FIELD(cfg, k, char **) = v;
 		return 0;
 	}

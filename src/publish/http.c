@@ -12,7 +12,6 @@
  * pb_request_body(), so libcurl keeps one owner.
  */
 #include "publish/publish_priv.h"
-#include "context/msglist.h"
 
 #include <ctype.h>
 #define CURL_DISABLE_TYPECHECK

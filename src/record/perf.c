@@ -13,6 +13,7 @@
  *   -> cpu-clock (software), kernel+user -> cpu-clock, user only.
  * Each rung taken is announced once with the reason and the fix.
  */
+#include "notice.h"
 #include "perf.h"
 
 #include <errno.h>

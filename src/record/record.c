@@ -16,6 +16,7 @@
  */
 #include "launch.h"
 #include "markers.h"
+#include "notice.h"
 #include "perf.h"
 #include "ptrace.h"
 #include "spool.h"
@@ -48,35 +49,6 @@ static uint64_t realtime_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-void tf_record_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
-{
-	char msg[1400];
-	va_list ap;
-
-	if (!fn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fn(ctx, level, msg);
-}
-
-void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint64_t processes,
-			       uint64_t *last)
-{
-	uint64_t now;
-
-	if (!o->progress)
-		return;
-	now = tf_now_ns();
-	if (now - *last < 250000000ULL)
-		return;
-	tf_record_progress pr = { now - rec->info.start_ns, rec->info.samples, processes,
-				  rec->info.lost };
-	o->progress(o->progress_ctx, &pr);
-	*last = now;
 }
 
 /* The last rung of --sampler auto's ladder, announced once with why. */

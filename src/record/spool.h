@@ -72,13 +72,4 @@ struct tf_recording {
 	tf_spool *spool;
 };
 
-/* Format a one-line notice and hand it to `fn` (nothing when fn is NULL). */
-void tf_record_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
-	TF_PRINTF(4, 5);
-
-/* For the samplers' loops (record.c): call o->progress at most every
- * 250 ms; `last` keeps the time of the previous call. */
-void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint64_t processes,
-			       uint64_t *last);
-
 #endif

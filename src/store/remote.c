@@ -153,7 +153,7 @@ static int net_error(tf_remote_session *rs, int gitrc, const char *what)
 			"authentication to '%s' was refused (credentials from %s); check that they are valid and may %s this repository",
 			rs->url_safe, rs->token_var ? rs->token_var : "the URL",
 			rs->pushing ? "push to" : "read");
-	return tf_store_git_error(gitrc, 0, "%s '%s'", what, rs->url_safe);
+	return tf_git_error(gitrc, 0, "%s '%s'", what, rs->url_safe);
 }
 
 /* ---- the session ---- */
@@ -226,8 +226,8 @@ static int session_open(tf_remote_session **out, tf_store *s, bool push)
 		rc = git_remote_create_anonymous(&rs->remote, s->repo, s->remote);
 	}
 	if (rc) {
-		char *safe = tf_store_scrub(s->remote);
-		rc = tf_store_git_error(rc, TF_EINVAL, "bad remote '%s'", safe);
+		char *safe = tf_git_scrub(s->remote);
+		rc = tf_git_error(rc, TF_EINVAL, "bad remote '%s'", safe);
 		free(safe);
 		tf_remote_session_free(rs);
 		return rc;
@@ -236,7 +236,7 @@ static int session_open(tf_remote_session **out, tf_store *s, bool push)
 		git_remote *pr = NULL;
 		rc = git_remote_create_anonymous(&pr, s->repo, git_remote_pushurl(rs->remote));
 		if (rc) {
-			rc = tf_store_git_error(rc, TF_EINVAL, "bad push URL of remote '%s'", s->remote);
+			rc = tf_git_error(rc, TF_EINVAL, "bad push URL of remote '%s'", s->remote);
 			tf_remote_session_free(rs);
 			return rc;
 		}
@@ -245,7 +245,7 @@ static int session_open(tf_remote_session **out, tf_store *s, bool push)
 	}
 	rs->pushing = push;
 	url = git_remote_url(rs->remote) ? git_remote_url(rs->remote) : "";
-	rs->url_safe = tf_store_scrub(url);
+	rs->url_safe = tf_git_scrub(url);
 	rs->local_path = local_path_of(url, s->repo);
 	*out = rs;
 	return 0;
@@ -311,7 +311,7 @@ static int open_local(tf_remote_session *rs)
 	rc = git_repository_open_ext(&rs->rrepo, rs->local_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
 				     NULL);
 	if (rc)
-		return tf_store_git_error(rc, 0, "cannot open the remote repository '%s'", rs->url_safe);
+		return tf_git_error(rc, 0, "cannot open the remote repository '%s'", rs->url_safe);
 	return 0;
 }
 
@@ -336,7 +336,7 @@ static int session_ls(tf_remote_session *rs)
 		}
 		git_reference_iterator_free(it);
 		if (rc != GIT_ITEROVER)
-			return tf_store_git_error(rc, 0, "cannot list the baselines of '%s'", rs->url_safe);
+			return tf_git_error(rc, 0, "cannot list the baselines of '%s'", rs->url_safe);
 		git_error_clear();
 	} else {
 		git_remote_callbacks cb;
@@ -455,7 +455,7 @@ static int session_download(tf_remote_session *rs, const git_oid *commits, size_
 
 	if ((rc = git_repository_odb(&odb, repo))) {
 		disconnect(rs);
-		return tf_store_git_error(rc, 0, "cannot open the object database");
+		return tf_git_error(rc, 0, "cannot open the object database");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const git_oid *v = remote_value(rs, &commits[i]);
@@ -466,7 +466,7 @@ static int session_download(tf_remote_session *rs, const git_oid *commits, size_
 		if (rs->local_path) {
 			if ((rc = copy_objects(repo, rs->rrepo, v))) {
 				tf_git_id_hex(hex, v);
-				rc = tf_store_git_error(rc, 0, "cannot copy baseline %.12s from '%s'", hex,
+				rc = tf_git_error(rc, 0, "cannot copy baseline %.12s from '%s'", hex,
 						  rs->url_safe);
 				break;
 			}
@@ -520,7 +520,7 @@ static int session_push(tf_remote_session *rs, struct push_item *items, size_t n
 		it->ok = false;
 		if (rs->local_path) {
 			if ((rc = copy_objects(rs->rrepo, rs->s->repo, &it->value))) {
-				rc = tf_store_git_error(rc, 0, "cannot copy the baseline to '%s'",
+				rc = tf_git_error(rc, 0, "cannot copy the baseline to '%s'",
 						  rs->url_safe);
 				free(refname);
 				break;
@@ -560,7 +560,7 @@ static int session_push(tf_remote_session *rs, struct push_item *items, size_t n
 			/* the remote moved since it was listed: everyone tries again */
 			const git_error *e = git_error_last();
 			for (size_t i = 0; i < n; i++)
-				items[i].msg = tf_store_scrub(e && e->message ? e->message
+				items[i].msg = tf_git_scrub(e && e->message ? e->message
 									  : "non-fast-forward");
 			git_error_clear();
 			rc = 0;
@@ -574,7 +574,7 @@ static int session_push(tf_remote_session *rs, struct push_item *items, size_t n
 					if (strcmp(rs->statuses.v[j].ref, refname) == 0 &&
 					    rs->statuses.v[j].msg) {
 						items[i].ok = false;
-						items[i].msg = tf_store_scrub(rs->statuses.v[j].msg);
+						items[i].msg = tf_git_scrub(rs->statuses.v[j].msg);
 					}
 				free(refname);
 			}

@@ -1,15 +1,14 @@
 /*
  * store_int.h - what the store's files share: the backend table behind
- * tf_store, libgit2 helpers (error conversion, repository access, the tree
- * merge) and the remote layer. libgit2 stays behind this header; the public
- * store.h speaks only in hex ids and bytes.
+ * tf_store, baseline refs and the tree merge over libgit2 (whose boundary
+ * is git.h) and the remote layer. libgit2 stays behind these headers; the
+ * public store.h speaks only in hex ids and bytes.
  */
 #ifndef TESTFLAME_STORE_INT_H
 #define TESTFLAME_STORE_INT_H
 
+#include "git.h"
 #include "testflame/store.h"
-
-#include <git2.h>
 
 typedef struct {
 	const char *name;
@@ -47,22 +46,8 @@ extern const tf_store_backend tf_store_dir_backend;
 #define TF_STORE_NAME_PREFIX 120
 #define TF_STORE_FILE_SUFFIX ".pb.gz"
 
-/* ---- libgit2 at the boundary (git.c) ---- */
+/* ---- baseline refs (git.c, after the libgit2 boundary of git.h) ---- */
 
-/* TF_* code for a libgit2 error code. */
-int tf_git_code(int gitrc);
-/* Set the message "<fmt>: <libgit2's message, scrubbed>" and return `code`
- * (0 = derive from gitrc). */
-int tf_store_git_error(int gitrc, int code, const char *fmt, ...) TF_PRINTF(3, 4);
-/* A copy of `msg` without credentials: the user-info of every URL and the
- * value of every token variable become "***" (caller frees). */
-char *tf_store_scrub(const char *msg);
-
-/* Parse a 40-hex id; false if `hex` is not one. */
-bool tf_git_parse_id(git_oid *out, const char *hex);
-void tf_git_id_hex(char out[TF_STORE_ID_HEX + 1], const git_oid *id);
-/* Resolve a revision to a commit id; a full hex id is taken as is. */
-int tf_git_rev(git_oid *out, git_repository *repo, const char *rev);
 /* The ref name of a commit's baseline (caller frees). */
 char *tf_git_ref_name(const git_oid *commit);
 /* The baseline ref's value: 0, TF_ENOTFOUND, or an error (corrupt ref). */

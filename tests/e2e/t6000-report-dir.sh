@@ -11,21 +11,9 @@
 
 MKPPROF="python3 $TOP/tests/e2e/mkpprof.py"
 NODE_DIR=$TOP/tests/node
-jget() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
 have_node() { need node && [ -d "$NODE_DIR/node_modules/test-results-parser" ]; }
 
-cat > base.spec <<'EOF'
-TestParse 2000 main@main.go:10;parse@parse.go:20
-TestEncode 1000 main@main.go:10;encode@enc.go:30;loop@enc.go:44
-TestEncode 1000 main@main.go:10;encode@enc.go:30;copy@enc.go:50
-TestOld 500 main@main.go:10;old@old.go:5
-EOF
-cat > head.spec <<'EOF'
-TestParse 2000 main@main.go:10;parse@parse.go:20
-TestEncode 2000 main@main.go:10;encode@enc.go:30;loop@enc.go:45
-TestEncode 1000 main@main.go:10;encode@enc.go:30;copy@enc.go:50
-TestFresh 300 main@main.go:10;fresh@fresh.go:7
-EOF
+labelled_specs
 B=1111111111111111111111111111111111111111
 H=2222222222222222222222222222222222222222
 

@@ -165,6 +165,10 @@ static void test_values(void **state)
 	assert_string_equal(c->attribution.frames[0], "go");
 	assert_int_equal(c->attribution.markers, 1);
 	tf_config_free(c);
+	/* a remote for the git store, as --store takes it */
+	c = parse_ok("store: git:upstream\n");
+	assert_string_equal(c->store, "git:upstream");
+	tf_config_free(c);
 	c = parse_ok("pyroscope:\n  grafana_url: https://grafana.example.com\n"
 		     "  grafana_datasource: pyro\n  tenant: acme\n  user: '1234'\n"
 		     "  password: pw\n  token: tk\n");
@@ -181,15 +185,32 @@ static void test_values(void **state)
 	tf_config_free(c);
 }
 
-/* Every name record knows is a value the config accepts. */
+/* Every name record knows is a value the config accepts, and parses back
+ * to its value. */
 static void test_names_match_record(void **state)
 {
 	(void)state;
 	char text[128];
 	for (int e = TF_EVENT_AUTO; e <= TF_EVENT_WALL; e++) {
+		tf_event got;
 		snprintf(text, sizeof(text), "event: %s\n", tf_event_name((tf_event)e));
 		tf_config_free(parse_ok(text));
+		assert_int_equal(tf_event_parse(&got, tf_event_names[e]), 0);
+		assert_int_equal(got, e);
 	}
+	for (int v = TF_SAMPLER_AUTO; v <= TF_SAMPLER_PTRACE; v++) {
+		tf_sampler got;
+		assert_int_equal(tf_sampler_parse(&got, tf_sampler_names[v]), 0);
+		assert_int_equal(got, v);
+	}
+	for (int v = TF_CALLGRAPH_AUTO; v <= TF_CALLGRAPH_DWARF; v++) {
+		tf_callgraph got;
+		assert_int_equal(tf_callgraph_parse(&got, tf_callgraph_names[v]), 0);
+		assert_int_equal(got, v);
+	}
+	assert_null(tf_event_names[TF_EVENT_WALL + 1]);
+	tf_sampler sv;
+	assert_int_equal(tf_sampler_parse(&sv, "dtrace"), TF_EUSAGE);
 	for (int v = TF_SAMPLER_AUTO; v <= TF_SAMPLER_PTRACE; v++) {
 		snprintf(text, sizeof(text), "sampler: %s\n", tf_sampler_name((tf_sampler)v));
 		tf_config_free(parse_ok(text));
@@ -247,11 +268,13 @@ static void test_bad_values(void **state)
 	parse_err("gate:\n  alpha: 0.05\n  confidence: 0.95\n",
 		  "t.yml:3:3: give 'gate.alpha' or 'gate.confidence', not both");
 	parse_err("store: s3://bucket\n",
-		  "t.yml:1:8: 'store' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not 's3://bucket'");
-	parse_err("store: 'dir:'\n",
-		  "t.yml:1:8: 'store' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not 'dir:'");
+		  "t.yml:1:8: 'store': unknown store 's3://bucket' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)");
+	parse_err("store: 'dir:'\n", "t.yml:1:8: 'store': store 'dir:' needs a path after the colon");
+	parse_err("store: 'git:'\n", "t.yml:1:8: 'store': store 'git:' needs a remote after the colon");
 	parse_err("store: pyroscope:localhost:4040\n",
-		  "t.yml:1:8: 'store' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not 'pyroscope:localhost:4040'");
+		  "t.yml:1:8: 'store': store 'pyroscope:localhost:4040' needs an http:// or https:// URL after the colon");
+	parse_err("store: 'pyroscope:https://'\n",
+		  "t.yml:1:8: 'store': store 'pyroscope:https://' needs an http:// or https:// URL after the colon");
 	parse_err("publish:\n  github_api_url: api.github.com\n",
 		  "t.yml:2:19: 'publish.github_api_url' must be an http:// or https:// URL, not 'api.github.com'");
 	parse_err("report:\n  formats: [html, pdf]\n",
