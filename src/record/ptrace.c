@@ -105,7 +105,7 @@ struct thread {
 	uint32_t slot, proc;
 	uint8_t state, want;
 	bool interrupting;     /* PTRACE_INTERRUPT sent, its stop not seen yet */
-	bool exit_emitted, in_batch, regs_ok, compat;
+	bool exit_emitted, cost_emitted, in_batch, regs_ok, compat;
 	bool exit_after_sample; /* its last sample is taken at its exit */
 	uint64_t samples;
 	int fd[NFD];           /* cached /proc files, -1 when closed */
@@ -602,6 +602,22 @@ static void emit_exit(sampler *s, struct thread *t, uint64_t now)
 	emit_task(s, PERF_RECORD_EXIT, p->pid, p->ppid, t->tid, p->ppid, now);
 }
 
+/* A thread about to end, stopped: its whole CPU time, exact (schedstat's
+ * sum_exec_runtime is settled once the thread is off the CPU), which is
+ * the cost of its test for cpu-clock; the attributor sums a process's
+ * threads. Not for --event wall, whose cost is time, not CPU. */
+static void emit_thread_cost(sampler *s, struct thread *t, uint64_t now)
+{
+	struct proc *p = proc_of(s, t);
+	uint64_t cpu;
+	if (s->wall || t->cost_emitted || !thread_cpu(s, t, &cpu))
+		return;
+	t->cost_emitted = true;
+	tf_synth_thread_cost(&s->rb, p->pid, t->tid, cpu, now);
+	rb_emit(s);
+	s->rec->info.thread_costs++;
+}
+
 /* Emit the cached off-CPU sample of a thread still waiting where it was. */
 static void emit_cached(sampler *s, struct thread *t, uint64_t now)
 {
@@ -684,6 +700,8 @@ static void take_sample(sampler *s, struct thread *t, const uint8_t *stack)
 		t->samples++;
 	}
 resume:
+	if (t->exit_after_sample)
+		emit_thread_cost(s, t, now);
 	if (t->exit_after_sample && t->tid != t->pid)
 		emit_exit(s, t, now);
 	t->want = W_NONE;
@@ -993,6 +1011,7 @@ static void on_wait(sampler *s, pid_t tid, int st)
 			batch_add(s, t);
 			break;
 		}
+		emit_thread_cost(s, t, now);
 		/* a process's end is its leader's, reported last; a leader may
 		 * also die here only to be replaced by a thread that exec'd */
 		if (t->tid != t->pid)

@@ -92,6 +92,16 @@ void tf_synth_mmap2(tf_buf *b, pid_t pid, pid_t tid, const tf_maps_line *m, uint
 	end(b);
 }
 
+void tf_synth_thread_cost(tf_buf *b, pid_t pid, pid_t tid, uint64_t cpu_ns, uint64_t time)
+{
+	begin(b, TF_SPOOL_THREAD_COST, 0);
+	put_u32x2(b, (uint32_t)pid, (uint32_t)tid);
+	put_u64(b, time);
+	put_u64(b, cpu_ns);
+	put_u32x2(b, 0, 0); /* not a remainder: this thread's own */
+	end(b);
+}
+
 void tf_synth_proc_exit(tf_buf *b, pid_t pid, pid_t tid, int status, uint64_t time)
 {
 	begin(b, TF_SPOOL_PROC_EXIT, 0);

@@ -22,6 +22,8 @@ void tf_synth_task(tf_buf *b, uint32_t type, pid_t pid, pid_t ppid, pid_t tid, p
 void tf_synth_comm(tf_buf *b, pid_t pid, pid_t tid, const char *comm, uint64_t time);
 /* PERF_RECORD_MMAP2 of an executable mapping. */
 void tf_synth_mmap2(tf_buf *b, pid_t pid, pid_t tid, const tf_maps_line *m, uint64_t time);
+/* TF_SPOOL_THREAD_COST: a thread's exact CPU time when it ended. */
+void tf_synth_thread_cost(tf_buf *b, pid_t pid, pid_t tid, uint64_t cpu_ns, uint64_t time);
 /* TF_SPOOL_PROC_EXIT: a process ended with wait status `status`. */
 void tf_synth_proc_exit(tf_buf *b, pid_t pid, pid_t tid, int status, uint64_t time);
 
