@@ -77,6 +77,9 @@ typedef struct {
 	/* Keep the runner's shift in: by default the median move of the tests
 	 * that ran no changed code is taken out of every test (shift.c). */
 	bool keep_shift;
+	/* How the verdict was confirmed on this runner, for the reports
+	 * ("the merge-base built and run here, 3 runs each"); NULL: not. */
+	const char *confirmation;
 	/* Each side's runs are one job of its own (run against a stored
 	 * baseline): the runs of a job share its moment (the runner, its other
 	 * tenants), and more runs of a side cannot average that job-to-job
@@ -203,6 +206,7 @@ typedef struct {
 	size_t control_tests;    /* tests that ran no changed code */
 	size_t touching_tests;   /* tests that ran changed code */
 	const char *shift_note;
+	const char *confirmation; /* tf_compare_opts.confirmation */
 	bool gate_outside;
 	tf_correction correction;
 	bool separate_jobs;      /* tf_compare_opts.separate_jobs */

@@ -127,7 +127,11 @@ static int compare_sides(tf_comparison **c, const tf_run_opts *o, const tf_run_s
 		co.min_samples = (double)o->rec.cfg->gate.min_samples;
 	co.history = o->noise;
 	co.nhistory = o->nnoise;
-	co.separate_jobs = o->against == NULL;
+	/* sides run alternately in this job share its moment: no job-to-job
+	 * noise between them */
+	co.separate_jobs = o->against == NULL && !o->interleaved;
+	co.gate_outside = tf_config_bool(o->rec.cfg->gate.outside, false);
+	co.confirmation = o->confirmation;
 	rc = tf_compare(c, &bs, &hs, &co);
 	tf_vec_free(&bp);
 	tf_vec_free(&hp);

@@ -18,7 +18,13 @@ typedef struct {
 	tf_record_cli rec;
 	const char *against, *store_spec, *report_dir, *remote;
 	long repeat;
-	long confirm;               /* more runs when a test looks slower; -1 unset */
+	/* when a test looks slower than the stored baseline (gate.confirm):
+	 * build and run the merge-base here, rerun this tree, or neither */
+	const char *confirm_flag;   /* --confirm */
+	enum { TF_CONFIRM_AGAINST, TF_CONFIRM_RERUN, TF_CONFIRM_NONE } confirm;
+	long confirm_runs;          /* rerun: how many more runs */
+	bool interleaved;           /* the sides ran alternately in this job */
+	const char *confirmation;   /* how the verdict was confirmed (report) */
 	double threshold;
 	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
 	bool no_publish, no_comment, no_annotations, no_step_summary;

@@ -946,6 +946,7 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 			if (!tf_profile_meta(pv->runs[i].p, "sampler"))
 				pv->periodic = false;
 		s->correction = opts->correction;
+		s->confirmation = opts->confirmation ? tf_arena_strdup(pv->arena, opts->confirmation) : NULL;
 		s->separate_jobs = opts->separate_jobs;
 		s->base_runs = pv->nbase;
 		s->head_runs = pv->nhead;

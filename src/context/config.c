@@ -42,6 +42,7 @@ typedef enum {
 	K_PERCENT,    /* double >= 0, "5" or "5%"; unset -1 */
 	K_ALPHA,      /* double in (0, 0.5]; unset -1 */
 	K_CONFIDENCE, /* stored as alpha = 1 - confidence */
+	K_CONFIRM,    /* char *: against | rerun | none | a number 0..100 */
 	K_LIST,       /* char **, NULL-terminated; a scalar is a list of one */
 	K_CHOICES,    /* K_LIST whose items are in `choices` */
 	K_PATTERNS,   /* attribution.patterns */
@@ -74,7 +75,7 @@ static const key gate_keys[] = {
 	{ "fail_on_regression", K_BOOL, OFF(gate.fail_on_regression), 0, 0, NULL, NULL },
 	{ "outside", K_BOOL, OFF(gate.outside), 0, 0, NULL, NULL },
 	{ "min_samples", K_INT, OFF(gate.min_samples), 0, 1000000000, NULL, NULL },
-	{ "confirm", K_INT, OFF(gate.confirm), 0, 100, NULL, NULL },
+	{ "confirm", K_CONFIRM, OFF(gate.confirm), 0, 100, NULL, NULL },
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "confidence", K_CONFIDENCE, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
@@ -178,6 +179,7 @@ static void table_free(tf_config *cfg, const key *keys)
 		case K_MAP: table_free(cfg, k->sub); break;
 		case K_STR:
 		case K_CHOICE:
+		case K_CONFIRM:
 		case K_STORE:
 		case K_URL: free(*FIELD(cfg, k, char *)); *FIELD(cfg, k, char *) = NULL; break;
 		case K_CMD:
@@ -198,6 +200,7 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 			break;
 		case K_STR:
 		case K_CHOICE:
+		case K_CONFIRM:
 		case K_STORE:
 		case K_URL: {
 			char *v = *FIELD(over, k, char *);
@@ -255,6 +258,16 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 			break; /* shares its field with alpha */
 		}
 	}
+}
+
+bool tf_config_confirm_ok(const char *s)
+{
+	char *end;
+	long v;
+	if (!strcmp(s, "against") || !strcmp(s, "rerun") || !strcmp(s, "none"))
+		return true;
+	v = strtol(s, &end, 10);
+	return *s && !*end && v >= 0 && v <= 100;
 }
 
 tf_config *tf_config_new(void)
@@ -670,10 +683,14 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 		return parse_mapping(w, n, k->sub, path);
 	case K_STR:
 	case K_CHOICE:
+	case K_CONFIRM:
 	case K_STORE:
 	case K_URL:
 		if ((rc = want_string(w, n, path, &s)) < 0)
 			return rc;
+		if (k->kind == K_CONFIRM && !tf_config_confirm_ok(s))
+			return fail_at(w, n->start_mark, "'%s' must be against, rerun, none or a number of "
+				       "runs between 0 and 100, not '%s'", path, s);
 		if (k->kind == K_CHOICE && !in_list(k->choices, s)) {
 			tf_buf b = TF_BUF_INIT;
 			join(&b, k->choices);

@@ -106,7 +106,7 @@ static void test_full(void **state)
 	assert_true(fabs(c->gate.threshold - 2.5) < 1e-9);
 	assert_int_equal(c->gate.fail_on_regression, 1);
 	assert_int_equal(c->gate.min_samples, 50);
-	assert_int_equal(c->gate.confirm, 4);
+	assert_string_equal(c->gate.confirm, "4");
 	assert_true(fabs(c->gate.alpha - 0.01) < 1e-9);
 	assert_string_equal(c->report.dir, "out/report");
 	assert_string_equal(c->report.formats[1], "junit");
@@ -135,7 +135,7 @@ static void test_unset(void **state)
 		assert_true(c->gate.threshold < 0);
 		assert_true(c->gate.alpha < 0);
 		assert_int_equal(c->gate.min_samples, -1);
-		assert_int_equal(c->gate.confirm, -1);
+		assert_null(c->gate.confirm);
 		assert_int_equal(c->gate.fail_on_regression, TF_CONFIG_UNSET);
 		assert_int_equal(c->publish.comment, TF_CONFIG_UNSET);
 		assert_true(tf_config_bool(c->publish.comment, true));
@@ -250,7 +250,9 @@ static void test_bad_values(void **state)
 	parse_err("gate:\n  min_samples: -3\n",
 		  "t.yml:2:16: 'gate.min_samples' must be a whole number between 0 and 1000000000");
 	parse_err("gate:\n  confirm: 101\n",
-		  "t.yml:2:12: 'gate.confirm' must be a whole number between 0 and 100");
+		  "t.yml:2:12: 'gate.confirm' must be against, rerun, none or a number of runs between 0 and 100, not '101'");
+	parse_err("gate:\n  confirm: sometimes\n",
+		  "t.yml:2:12: 'gate.confirm' must be against, rerun, none or a number of runs between 0 and 100, not 'sometimes'");
 	parse_err("event: cycels\n",
 		  "t.yml:1:8: 'event' must be one of auto, cpu-clock, instructions, cycles, wall, not 'cycels'");
 	parse_err("call_graph: lbr\n", "t.yml:1:13: 'call_graph' must be one of auto, fp, dwarf, not 'lbr'");
