@@ -45,6 +45,9 @@ tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 /* ctest's test names (ctest.c): CTestTestfile.cmake files under `dir`. */
 typedef struct tf_ctest tf_ctest;
 tf_ctest *tf_ctest_load(const char *dir);
+/* The same from one file's text (subdirs still read under `dir`): the
+ * reader apart from the file, for the fuzzer. */
+tf_ctest *tf_ctest_parse(const char *text, const char *dir);
 /* The ctest name of a process with these NUL-separated args, or NULL. */
 const char *tf_ctest_lookup(const tf_ctest *c, const char *argv, size_t len, const char *cwd);
 void tf_ctest_free(tf_ctest *c);

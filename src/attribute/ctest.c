@@ -66,14 +66,14 @@ static const char *cmake_arg(const char *p, tf_buf *out)
 	return p;
 }
 
-static void load_file(tf_ctest *c, const char *dir, int depth)
-{
-	char *path = tf_xasprintf("%s/CTestTestfile.cmake", dir);
-	tf_buf text = TF_BUF_INIT, arg = TF_BUF_INIT, argv = TF_BUF_INIT;
+static void load_file(tf_ctest *c, const char *dir, int depth);
 
-	if (depth > 32 || tf_file_read(&text, path) != 0)
-		goto done;
-	for (const char *line = text.ptr; line && *line;) {
+/* One CTestTestfile.cmake's text; its subdirs are read from under `dir`. */
+static void parse_file(tf_ctest *c, const char *text, const char *dir, int depth)
+{
+	tf_buf arg = TF_BUF_INIT, argv = TF_BUF_INIT;
+
+	for (const char *line = text; line && *line;) {
 		const char *next = strchr(line, '\n');
 		if (strncmp(line, "add_test(", 9) == 0) {
 			const char *p = cmake_arg(line + 9, &arg);
@@ -99,22 +99,42 @@ static void load_file(tf_ctest *c, const char *dir, int depth)
 		}
 		line = next ? next + 1 : NULL;
 	}
-done:
-	free(path);
-	tf_buf_free(&text);
 	tf_buf_free(&arg);
 	tf_buf_free(&argv);
+}
+
+static void load_file(tf_ctest *c, const char *dir, int depth)
+{
+	char *path = tf_xasprintf("%s/CTestTestfile.cmake", dir);
+	tf_buf text = TF_BUF_INIT;
+
+	if (depth <= 32 && tf_file_read(&text, path) == 0)
+		parse_file(c, text.ptr, dir, depth);
+	free(path);
+	tf_buf_free(&text);
+}
+
+static tf_ctest *found(tf_ctest *c)
+{
+	if (!c->tests.n) {
+		tf_ctest_free(c);
+		return NULL;
+	}
+	return c;
 }
 
 tf_ctest *tf_ctest_load(const char *dir)
 {
 	tf_ctest *c = tf_xcalloc(1, sizeof(*c));
 	load_file(c, dir, 0);
-	if (!c->tests.n) {
-		tf_ctest_free(c);
-		return NULL;
-	}
-	return c;
+	return found(c);
+}
+
+tf_ctest *tf_ctest_parse(const char *text, const char *dir)
+{
+	tf_ctest *c = tf_xcalloc(1, sizeof(*c));
+	parse_file(c, text, dir, 0);
+	return found(c);
 }
 
 static bool same_program(const char *want, const char *got, const char *cwd)

@@ -76,13 +76,23 @@ static bool sub(const tf_sym_go *g, uint64_t off, const uint8_t **p, size_t *len
 
 tf_sym_go *tf_sym_go_open(Elf *elf)
 {
-	size_t size = 0;
+	size_t size = 0, tl;
 	uint64_t text = 0;
 	const uint8_t *d = (const uint8_t *)section_named(elf, ".gopclntab", &size, NULL);
+
+	if (!d)
+		return NULL;
+	/* a PIE's header holds the text address only after relocation */
+	section_named(elf, ".text", &tl, &text);
+	return tf_sym_go_parse(d, size, text);
+}
+
+tf_sym_go *tf_sym_go_parse(const uint8_t *d, size_t size, uint64_t text)
+{
 	tf_sym_go *g;
 	uint32_t magic;
 
-	if (!d || size < 64)
+	if (size < 64)
 		return NULL;
 	magic = (uint32_t)rd(d, 4);
 	g = tf_xcalloc(1, sizeof(*g));
@@ -108,12 +118,8 @@ tf_sym_go *tf_sym_go_open(Elf *elf)
 		    !sub(g, rd(h + 6 * ps, ps), &g->pctab, &g->pctab_len) ||
 		    !sub(g, rd(h + 7 * ps, ps), &g->functab, &g->functab_len))
 			goto bad;
-		/* a PIE's header holds the text address only after relocation */
-		if (!g->text_start) {
-			size_t tl;
-			section_named(elf, ".text", &tl, &text);
+		if (!g->text_start)
 			g->text_start = text;
-		}
 		if ((g->nfunc + 1) * 8 > g->functab_len)
 			goto bad;
 		break;
