@@ -174,7 +174,7 @@ static bool stack_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct stack_table *t = ctx;
 	const struct stack_sum *s = &t->stacks[idx];
 	const struct stack_key *k = key;
-	return s->n == k->n && memcmp(t->pool + s->off, k->locs, k->n * sizeof(uint32_t)) == 0;
+	return s->n == k->n && (!k->n || memcmp(t->pool + s->off, k->locs, k->n * sizeof(uint32_t)) == 0);
 }
 
 static bool same_functions(const void *ctx, uint32_t idx, const void *key)
@@ -250,7 +250,7 @@ int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
 		uint32_t idx = tf_htab_find(&index, h, stack_eq, &t, &k);
 		if (idx == TF_HTAB_NONE) {
 			struct stack_sum ss = { (uint32_t)pool.n, k.n, 0 };
-			tf_vec_reserve(&pool, pool.n + k.n);
+			tf_vec_reserve(&pool, pool.n + k.n + 1); /* never NULL, for v + off */
 			if (k.n)
 				memcpy(pool.v + pool.n, k.locs, k.n * sizeof(uint32_t));
 			pool.n += k.n;

@@ -17,6 +17,13 @@ int tf_profile_new(tf_profile **out)
 	tf_profile *p = tf_xcalloc(1, sizeof(*p));
 	tf_strtab_init(&p->strings);
 	p->merge_samples = true;
+	/* Readers take `v + off` for an entry's slice even when it is empty (a
+	 * sample without frames or labels); that is only defined on an
+	 * allocated array, so the pooled arrays never have a NULL base. */
+	tf_vec_reserve(&p->lines, 1);
+	tf_vec_reserve(&p->stack, 1);
+	tf_vec_reserve(&p->values, 1);
+	tf_vec_reserve(&p->labels, 1);
 	*out = p;
 	return 0;
 }
@@ -268,7 +275,7 @@ static bool sample_eq(const void *ctx, uint32_t idx, const void *key)
 
 	if (s->nlocs != k->nlocs || s->nlabels != k->nlabels)
 		return false;
-	if (memcmp(p->stack.v + s->locs_off, k->locs, k->nlocs * sizeof(uint32_t)) != 0)
+	if (k->nlocs && memcmp(p->stack.v + s->locs_off, k->locs, k->nlocs * sizeof(uint32_t)) != 0)
 		return false;
 	for (uint32_t i = 0; i < k->nlabels; i++) {
 		const tf_label *a = &p->labels.v[s->labels_off + i], *b = &k->labels[i];
