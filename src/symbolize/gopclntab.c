@@ -120,7 +120,9 @@ tf_sym_go *tf_sym_go_parse(const uint8_t *d, size_t size, uint64_t text)
 			goto bad;
 		if (!g->text_start)
 			g->text_start = text;
-		if ((g->nfunc + 1) * 8 > g->functab_len)
+		/* nfunc + 1 entries of 8 bytes (the count comes from the file:
+		 * compared by division, it cannot overflow) */
+		if (g->nfunc >= g->functab_len / 8)
 			goto bad;
 		break;
 	case 0xfffffffau:
@@ -134,7 +136,7 @@ tf_sym_go *tf_sym_go_parse(const uint8_t *d, size_t size, uint64_t text)
 		    !sub(g, rd(h + 5 * ps, ps), &g->pctab, &g->pctab_len) ||
 		    !sub(g, rd(h + 6 * ps, ps), &g->functab, &g->functab_len))
 			goto bad;
-		if ((g->nfunc + 1) * 2 * ps > g->functab_len)
+		if (g->nfunc >= g->functab_len / (2 * ps))
 			goto bad;
 		break;
 	default:
