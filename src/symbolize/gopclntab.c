@@ -230,7 +230,9 @@ static int32_t pcvalue(const tf_sym_go *g, uint32_t off, uint64_t entry, uint64_
 		if (!varint(&p, end, &uvdelta) || (uvdelta == 0 && !first))
 			return -1;
 		first = false;
-		val += (int32_t)(-(uvdelta & 1) ^ (uvdelta >> 1));
+		/* zig-zag delta, added modulo 2^32 as Go's own reader does (a
+		 * corrupt table must not make it signed overflow) */
+		val = (int32_t)((uint32_t)val + (-(uvdelta & 1) ^ (uvdelta >> 1)));
 		if (!varint(&p, end, &pcdelta))
 			return -1;
 		at += (uint64_t)pcdelta * g->quantum;
