@@ -171,7 +171,7 @@ static const uint8_t *func_of(const tf_sym_go *g, size_t i)
 {
 	uint64_t off = g->version >= 118 ? rd(g->functab + i * 8 + 4, 4)
 					 : rd(g->functab + i * 16 + 8, 8);
-	if (off + 48 > g->functab_len)
+	if (g->functab_len < 48 || off > g->functab_len - 48) /* off + 48 may wrap */
 		return NULL;
 	return g->functab + off;
 }
