@@ -7,6 +7,11 @@
  * bounded number of attempts and a bounded total wait, and messages with
  * the token scrubbed out. Redirects are not followed: an API that moved
  * says so in the error instead of receiving the token elsewhere.
+ *
+ * Each request gets a fresh easy handle; the session's connections and TLS
+ * sessions are kept in a share handle. (libcurl 7.88, Debian 12's, reads
+ * freed memory when a reused handle meets a response whose first header
+ * line is folded: curl issue 11101, fixed in 8.1. The fuzzer found it.)
  */
 #include "publish/publish_priv.h"
 #include "context/msglist.h"
@@ -26,7 +31,7 @@
 #define BODY_MAX (64u << 20) /* responses larger than this are cut off */
 
 struct pb_http {
-	CURL *curl;
+	CURLSH *share;         /* connections, TLS sessions and DNS of the session */
 	char *base;            /* API URL without a trailing slash */
 	char *origin;          /* scheme://host[:port] of the base */
 	const char *name;      /* "GitHub API" */
@@ -50,8 +55,10 @@ static struct {
 	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
 	CURLcode (*easy_perform)(CURL *);
 	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
-	void (*easy_reset)(CURL *);
 	void (*easy_cleanup)(CURL *);
+	CURLSH *(*share_init)(void);
+	CURLSHcode (*share_setopt)(CURLSH *, CURLSHoption, ...);
+	CURLSHcode (*share_cleanup)(CURLSH *);
 	const char *(*easy_strerror)(CURLcode);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
 	void (*slist_free_all)(struct curl_slist *);
@@ -69,8 +76,11 @@ static struct {
 #define curl_easy_setopt lc.easy_setopt
 #define curl_easy_perform lc.easy_perform
 #define curl_easy_getinfo lc.easy_getinfo
-#define curl_easy_reset lc.easy_reset
 #define curl_easy_cleanup lc.easy_cleanup
+#undef curl_share_setopt
+#define curl_share_init lc.share_init
+#define curl_share_setopt lc.share_setopt
+#define curl_share_cleanup lc.share_cleanup
 #define curl_easy_strerror lc.easy_strerror
 #define curl_slist_append lc.slist_append
 #define curl_slist_free_all lc.slist_free_all
@@ -108,8 +118,10 @@ static void curl_init(void)
 	    !curl_sym(so, &lc.easy_setopt, "curl_easy_setopt") ||
 	    !curl_sym(so, &lc.easy_perform, "curl_easy_perform") ||
 	    !curl_sym(so, &lc.easy_getinfo, "curl_easy_getinfo") ||
-	    !curl_sym(so, &lc.easy_reset, "curl_easy_reset") ||
 	    !curl_sym(so, &lc.easy_cleanup, "curl_easy_cleanup") ||
+	    !curl_sym(so, &lc.share_init, "curl_share_init") ||
+	    !curl_sym(so, &lc.share_setopt, "curl_share_setopt") ||
+	    !curl_sym(so, &lc.share_cleanup, "curl_share_cleanup") ||
 	    !curl_sym(so, &lc.easy_strerror, "curl_easy_strerror") ||
 	    !curl_sym(so, &lc.slist_append, "curl_slist_append") ||
 	    !curl_sym(so, &lc.slist_free_all, "curl_slist_free_all") ||
@@ -213,12 +225,15 @@ int pb_http_open(pb_http **out, const char *api_url, const char *auth_header,
 				    "(or http:// on the loopback interface) are used", api_url);
 	}
 	h = tf_xcalloc(1, sizeof(*h));
-	h->curl = curl_easy_init();
-	if (!h->curl) {
+	h->share = curl_share_init();
+	if (!h->share) {
 		free(origin);
 		free(h);
 		return tf_error_set(TF_ERROR, "libcurl cannot create a handle");
 	}
+	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 	h->origin = origin;
 	h->base = tf_xstrdup(api_url);
 	n = strlen(h->base);
@@ -249,7 +264,7 @@ void pb_http_free(pb_http *h)
 {
 	if (!h)
 		return;
-	curl_easy_cleanup(h->curl);
+	curl_share_cleanup(h->share);
 	/* the list holds the token: wipe it before it goes back to malloc */
 	for (struct curl_slist *l = h->headers; l; l = l->next)
 		memset(l->data, 0, strlen(l->data));
@@ -403,9 +418,11 @@ static void do_sleep(const tf_publish_opts *o, double s)
 static CURLcode perform(pb_http *h, pb_response *r, const char *method, const char *url,
 			const char *json)
 {
-	CURL *c = h->curl;
-	curl_easy_reset(c);
+	CURL *c = curl_easy_init();
 	h->errbuf[0] = '\0';
+	if (!c)
+		return CURLE_OUT_OF_MEMORY;
+	curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 #if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: CURLOPT_PROTOCOLS is deprecated */
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
@@ -433,6 +450,7 @@ static CURLcode perform(pb_http *h, pb_response *r, const char *method, const ch
 	CURLcode rc = curl_easy_perform(c);
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	curl_easy_cleanup(c);
 	return rc;
 }
 
