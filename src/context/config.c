@@ -298,11 +298,18 @@ static int fail_at(const walker *w, yaml_mark_t m, const char *fmt, ...) TF_PRIN
 static int fail_at(const walker *w, yaml_mark_t m, const char *fmt, ...)
 {
 	char msg[1536];
+	tf_buf line = TF_BUF_INIT;
 	va_list ap;
+	int rc;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return tf_error_set(TF_EUSAGE, "%s:%zu:%zu: %s", w->name, m.line + 1, m.column + 1, msg);
+	/* values quoted may span lines (a quoted scalar with an empty line) */
+	tf_buf_put_printable(&line, msg);
+	rc = tf_error_set(TF_EUSAGE, "%s:%zu:%zu: %s", w->name, m.line + 1, m.column + 1,
+			  line.ptr ? line.ptr : "");
+	tf_buf_free(&line);
+	return rc;
 }
 
 static const char *scalar(const yaml_node_t *n)

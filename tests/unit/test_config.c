@@ -255,6 +255,9 @@ static void test_bad_values(void **state)
 	parse_err("command: ['', x]\n", "t.yml:1:10: 'command': the program name must not be empty");
 	parse_err("- suite\n", "t.yml:1:1: the file must be a mapping of settings (key: value), not a list");
 	parse_err("suite: a\n---\nsuite: b\n", "t.yml:3:1: only one YAML document is allowed");
+	/* a value quoted in the message stays on its line (found by fuzzing) */
+	parse_err("event: 'cyc\n\n  les'\n",
+		  "t.yml:1:8: 'event' must be one of auto, cpu-clock, instructions, cycles, wall, not 'cyc\\nles'");
 }
 
 static void test_patterns(void **state)
