@@ -79,6 +79,17 @@ int tf_git_signature(git_signature **out);
 /* Sleep a little before retrying a lost race (randomised, growing). */
 void tf_store_backoff(unsigned attempt);
 
+/* ---- a watchdog over network calls (netwatch.c) ---- */
+
+/* Around a libgit2 call that talks to a remote: it fails (EINTR) after
+ * tf_netwatch_seconds() without progress; tf_netwatch_expired() then says
+ * so. The callbacks reset the clock on progress. */
+void tf_netwatch_begin(void);
+void tf_netwatch_end(void);
+bool tf_netwatch_expired(void);
+unsigned tf_netwatch_seconds(void);
+void tf_netwatch_callbacks(git_remote_callbacks *cb);
+
 /* ---- trees (tree.c) ---- */
 
 /* The tree of `base` (may be NULL: empty) with `path` set to blob `blob`. */
