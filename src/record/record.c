@@ -289,6 +289,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	lo.extra_env = env.v;
 	lo.cwd = o.cwd;
 	lo.orig_mask = &orig;
+	lo.remove_dir = lc.markers ? tf_markers_dir(lc.markers) : NULL;
 	rc = tf_launch_start(&launch, &lo);
 	if (rc)
 		goto fail;
