@@ -165,12 +165,16 @@ void tf_strtab_free(tf_strtab *t);
 /* Read a whole file; the buffer is NUL-terminated. */
 int tf_file_read(tf_buf *out, const char *path);
 /*
- * Atomic replacement: write into "<path>.tmp.<pid>" and rename over `path`
- * on commit, so readers never see a half-written file.
+ * Atomic replacement: write into a temporary file and rename it over `path`
+ * on commit, so readers never see a half-written file. The temporary file
+ * has no name until the commit (O_TMPFILE, where the file system has it),
+ * so a process killed while writing leaves nothing behind; elsewhere it is
+ * "<path>.tmp.<pid>".
  */
 typedef struct {
 	FILE *fp;
 	char *path, *tmp;
+	bool unnamed;  /* O_TMPFILE: named "<tmp>" only at the commit */
 } tf_atomic_file;
 int tf_atomic_open(tf_atomic_file *f, const char *path);
 int tf_atomic_commit(tf_atomic_file *f);
