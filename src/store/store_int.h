@@ -71,6 +71,9 @@ int tf_git_ref_get(git_oid *out, git_repository *repo, const char *refname);
  */
 int tf_git_ref_cas(git_repository *repo, const char *refname, const git_oid *id,
 		   const git_oid *expected, const char *why);
+/* Remove the lock of `refname` if a killed writer left it (older than a
+ * writer ever holds one); true if it did (lockfile.c). */
+bool tf_git_unlock_stale(git_repository *repo, const char *refname);
 /* The error after `attempts` lost races for `refname`: names a stale lock
  * file when there is one. Returns TF_ECONFLICT. */
 int tf_git_gave_up(git_repository *repo, const char *refname, unsigned attempts);
