@@ -58,7 +58,7 @@ DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
 	python3 python3-pytest python3-yaml libseccomp-dev valgrind libxml2-utils hyperfine \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time \
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev gdb
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS      := $(wildcard src/*/*.c)

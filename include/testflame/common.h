@@ -108,6 +108,14 @@ void tf_buf_put_json(tf_buf *b, const char *s);
 /* Append for a terminal: control characters and invalid bytes as \n, \t, \xNN. */
 void tf_buf_put_printable(tf_buf *b, const char *s);
 
+/*
+ * What compiling a POSIX extended regex from untrusted text would cost, in
+ * copies of its pieces (repetitions multiply); refuse patterns above
+ * TF_REGEX_MAX_COST rather than let regcomp() take gigabytes.
+ */
+#define TF_REGEX_MAX_COST 20000
+size_t tf_regex_cost(const char *re);
+
 /* Arena: many small allocations that die together. */
 typedef struct tf_arena tf_arena;
 tf_arena *tf_arena_new(void);

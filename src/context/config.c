@@ -515,8 +515,14 @@ static int check_regex(const walker *w, const yaml_node_t *n, const char *path,
 {
 	regex_t rx;
 	char err[256];
-	int rc = regcomp(&rx, re, REG_EXTENDED);
+	int rc;
 	size_t groups;
+
+	if (tf_regex_cost(re) > TF_REGEX_MAX_COST)
+		return fail_at(w, n->start_mark, "regex '%s' in '%s' repeats too much to compile "
+			       "(its repetitions multiply to over %d copies)", re, path,
+			       TF_REGEX_MAX_COST);
+	rc = regcomp(&rx, re, REG_EXTENDED);
 
 	if (rc != 0) {
 		regerror(rc, &rx, err, sizeof(err));
