@@ -53,8 +53,10 @@ static const char *cmake_arg(const char *p, tf_buf *out)
 			close[eq + 1] = ']';
 			close[eq + 2] = '\0';
 			const char *e = strstr(q + 1, close);
-			if (!e)
-				return NULL;
+			if (!e) { /* unterminated: the rest of the file, as for a quote */
+				tf_buf_puts(out, q + 1);
+				return q + 1 + strlen(q + 1);
+			}
 			tf_buf_put(out, q + 1, (size_t)(e - q - 1));
 			return e + eq + 2;
 		}
@@ -76,12 +78,19 @@ static void parse_file(tf_ctest *c, const char *text, const char *dir, int depth
 	for (const char *line = text; line && *line;) {
 		const char *next = strchr(line, '\n');
 		if (strncmp(line, "add_test(", 9) == 0) {
-			const char *p = cmake_arg(line + 9, &arg);
+			const char *p = cmake_arg(line + 9, &arg), *last = p;
 			if (p) {
 				ctest_entry e = { tf_xstrdup(arg.ptr ? arg.ptr : ""), NULL, 0 };
 				tf_buf_clear(&argv);
-				while ((p = cmake_arg(p, &arg)))
+				while ((p = cmake_arg(p, &arg))) {
 					tf_buf_put(&argv, arg.ptr ? arg.ptr : "", arg.len + 1);
+					last = p;
+				}
+				/* a quoted argument may span lines: go on after the
+				 * command, not inside it (each line would otherwise
+				 * rescan the rest of the file) */
+				if (next && last > next)
+					next = strchr(last, '\n');
 				e.len = argv.len;
 				e.argv = tf_xmalloc(argv.len + 1);
 				if (argv.len)
@@ -90,6 +99,8 @@ static void parse_file(tf_ctest *c, const char *text, const char *dir, int depth
 			}
 		} else if (strncmp(line, "subdirs(", 8) == 0) {
 			const char *p = cmake_arg(line + 8, &arg);
+			if (p && next && p > next)
+				next = strchr(p, '\n');
 			if (p && arg.len) {
 				char *sub = arg.ptr[0] == '/' ? tf_xstrdup(arg.ptr)
 							      : tf_xasprintf("%s/%s", dir, arg.ptr);
