@@ -7,7 +7,7 @@
 # the growth per million samples and per thousand tests is the difference.
 #
 #   bench/resources.sh
-#   FP_SECS="12 50" AUTO_SECS="6 12" TESTS="1000 10000" bench/resources.sh
+#   FP_SECS="12 50" AUTO_SECS="6 12" TESTS="1000 10000" PROCS="1000 5000" bench/resources.sh
 #
 # *_SECS: CPU seconds of each of the two threads at 9999 Hz (50: about a
 # million samples); copied stacks take 8 KB a sample, so their runs are
@@ -17,26 +17,27 @@ bench_build
 FP_SECS=(${FP_SECS:-12 50})
 AUTO_SECS=(${AUTO_SECS:-6 12})
 TESTS=(${TESTS:-1000 10000})
+PROCS=(${PROCS:-1000 5000})
 export TMPDIR=$WORK TESTFLAME_NO_PROGRESS=1
 # the spool's limit must not cut the bigger runs short
 export TESTFLAME_SPOOL_MAX=64G
 
-# run CMD...: testflame's peak RSS (VmHWM) and peak anonymous RSS, polled
-# every 10 ms while it runs; "samples spool_bytes hwm_kb anon_kb" on stdout.
+# run CMD...: testflame's peak RSS (getrusage, through time(1)) and its
+# peak anonymous RSS, polled every 10 ms while it runs;
+# "samples spool_bytes peak_kb anon_kb" on stdout.
 run() {
-	local pid anon=0 hwm=0 a h
-	"$@" >/dev/null 2>"$WORK/log" &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		read -r a h < <(awk '/^RssAnon/ { a = $2 } /^VmHWM/ { h = $2 } END { print a + 0, h + 0 }' \
-			"/proc/$pid/status" 2>/dev/null)
+	local tpid pid anon=0 a
+	/usr/bin/time -f '%M' -o "$WORK/maxrss" "$@" >/dev/null 2>"$WORK/log" &
+	tpid=$!
+	while kill -0 "$tpid" 2>/dev/null; do
+		pid=$(pgrep -P "$tpid" | head -n 1 || true)
+		a=$(awk '/^RssAnon/ { print $2 }' "/proc/${pid:-0}/status" 2>/dev/null || true)
 		[ "${a:-0}" -gt "$anon" ] && anon=$a
-		[ "${h:-0}" -gt "$hwm" ] && hwm=$h
 		sleep 0.01
 	done
-	wait "$pid" || { cat "$WORK/log" >&2; return 1; }
+	wait "$tpid" || { cat "$WORK/log" >&2; return 1; }
 	sed -n 's/.*recorded \([0-9]*\) samples.*, \([0-9]*\) bytes of records.*/\1 \2/p' "$WORK/log" |
-		awk -v h="$hwm" -v a="$anon" '{ print $1, $2, h, a }'
+		awk -v h="$(tail -n 1 "$WORK/maxrss")" -v a="$anon" '{ print $1, $2, h, a }'
 }
 
 machine
@@ -67,4 +68,19 @@ for t in "${TESTS[@]}"; do
 		"$(echo "$hwm / 1024" | bc -l)" "$(echo "$anon / 1024" | bc -l)" \
 		"$(echo "($t1 - $t0) / 1000000000" | bc -l)"
 	"$TF" show "$WORK/run.pb.gz" | grep -c 'suite/test_' | sed 's/^/  tests in the run file: /'
+done
+echo
+echo "processes: a shell loop running N programs (one test each), at 999 Hz, frame pointers"
+printf '%-8s %10s %12s %10s %10s %10s\n' procs samples spool_MB peak_MB anon_MB seconds
+for t in "${PROCS[@]}"; do
+	mkdir -p "$WORK/progs"
+	printf '#!/bin/sh\ni=0\nwhile [ $i -lt %s ]; do "%s" 1 0; i=$((i + 1)); done\n' "$t" \
+		"$TOP/build/fixtures/threads8" > "$WORK/procs.sh"
+	t0=$(now_ns)
+	read -r n spool hwm anon < <(run "$TF" record -v --freq 999 --call-graph fp \
+		-o "$WORK/run.pb.gz" -- sh "$WORK/procs.sh")
+	t1=$(now_ns)
+	printf '%-8s %10s %12.2f %10.1f %10.1f %10.2f\n' "$t" "$n" "$(echo "$spool / 1048576" | bc -l)" \
+		"$(echo "$hwm / 1024" | bc -l)" "$(echo "$anon / 1024" | bc -l)" \
+		"$(echo "($t1 - $t0) / 1000000000" | bc -l)"
 done
