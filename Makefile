@@ -51,25 +51,33 @@ LDFLAGS  += $(SANFLAGS)
 endif
 
 # Debian packages: to build, and (on top) to run the tests against real tools
-# (rsync for gitlab-ci-local, python3-yaml for the CI config tests).
+# (rsync for gitlab-ci-local, python3-yaml for the CI config tests, protoc
+# and Go's protobuf and pprof packages for the loopback Pyroscope).
 DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c-compiler \
 	zlib1g-dev libcurl4-openssl-dev libyaml-dev libdw-dev libelf-dev libjansson-dev \
 	libiberty-dev libcmocka-dev
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
 	python3 python3-pytest python3-yaml libseccomp-dev valgrind libxml2-utils hyperfine \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time \
+	protobuf-compiler golang-google-protobuf-dev golang-github-google-pprof-dev \
 	clang libclang-rt-14-dev gdb
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS      := $(wildcard src/*/*.c)
 CLI_SRCS  := $(filter src/cli/%,$(SRCS))
 LIB_SRCS  := $(filter-out src/cli/%,$(SRCS))
-GEN_C     := $(BUILD)/gen/profile.pb-c.c
-GEN_H     := $(BUILD)/gen/profile.pb-c.h
+# protobuf-c code generated from our .proto files: pprof's profile.proto
+# (the codec) and Pyroscope's push and query messages (the Pyroscope store).
+GEN_C     := $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/pyroscope.pb-c.c
+GEN_H     := $(GEN_C:.c=.h)
 # The report page's script, style and skeleton, embedded as C arrays.
 ASSETS    := src/report/assets/report.js src/report/assets/report.css src/report/assets/report.html
 GEN_ASSETS := $(BUILD)/gen/report_assets.c
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o $(BUILD)/gen/report_assets.o
+# The helpers handed to test runners (the pytest plugin), embedded verbatim.
+RUNNER_ASSETS := contrib/pytest_testflame.py
+GEN_RUNNER_ASSETS := $(BUILD)/gen/runner_assets.c
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_C:.c=.o) $(BUILD)/gen/report_assets.o \
+	$(BUILD)/gen/runner_assets.o
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libtestflame.a
 BIN       := $(BUILD)/testflame
@@ -118,7 +126,12 @@ $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: src/profile/%.proto
 	@echo "  PROTOC  $<"
 	$(Q)protoc-c --c_out=$(BUILD)/gen --proto_path=src/profile $<
 
-$(BUILD)/gen/profile.pb-c.o: $(GEN_C) $(GEN_H)
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: src/store/%.proto
+	@mkdir -p $(BUILD)/gen
+	@echo "  PROTOC  $<"
+	$(Q)protoc-c --c_out=$(BUILD)/gen --proto_path=src/store $<
+
+$(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(PKG_CFLAGS) -w -c $< -o $@
 
@@ -128,6 +141,15 @@ $(GEN_ASSETS): $(ASSETS) src/report/assets/embed.sh
 	$(Q)sh src/report/assets/embed.sh $(ASSETS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/report_assets.o: $(GEN_ASSETS)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(GEN_RUNNER_ASSETS): $(RUNNER_ASSETS) src/attribute/embed.sh
+	@mkdir -p $(BUILD)/gen
+	@echo "  EMBED   $(RUNNER_ASSETS)"
+	$(Q)sh src/attribute/embed.sh $(RUNNER_ASSETS) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/runner_assets.o: $(GEN_RUNNER_ASSETS)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -186,8 +208,31 @@ $(FUZZ_BINS): $(BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB)
 	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
 	  $(LIB) $(LDLIBS) $(LDFLAGS)
 
+# The loopback Pyroscope of the end-to-end tests (tests/pyroscope/): Go
+# over Debian's google.golang.org/protobuf and google/pprof sources, its
+# messages generated from src/store/pyroscope.proto with protoc and a
+# protoc-gen-go built from those sources. Where they are missing (no `make
+# deps`), it is not built and the tests that need it skip, saying why.
+GOCODE      := /usr/share/gocode
+PYRO_DIR    := $(BUILD)/pyroscope-server
+PYRO_SERVER := $(BUILD)/tools/pyroscope-server
+PYRO_GO     = cd $(PYRO_DIR) && GO111MODULE=off GOFLAGS= GOPATH=$(abspath $(PYRO_DIR)):$(GOCODE) go
+HAVE_PYRO_GO := $(shell command -v go >/dev/null && command -v protoc >/dev/null && \
+	test -d $(GOCODE)/src/google.golang.org/protobuf/cmd/protoc-gen-go && \
+	test -d $(GOCODE)/src/github.com/google/pprof/profile && echo yes)
+
+$(PYRO_SERVER): tests/pyroscope/server.go src/store/pyroscope.proto
+	@mkdir -p $(PYRO_DIR)/src/pyroserver $(dir $@)
+	@echo "  GO      $@"
+	$(Q)$(PYRO_GO) build -o bin/protoc-gen-go google.golang.org/protobuf/cmd/protoc-gen-go
+	$(Q)protoc --plugin=protoc-gen-go=$(PYRO_DIR)/bin/protoc-gen-go --proto_path=src/store \
+	  --go_out=$(PYRO_DIR)/src/pyroserver --go_opt=paths=source_relative \
+	  --go_opt='Mpyroscope.proto=testflame/pyroserver;main' src/store/pyroscope.proto
+	$(Q)cp tests/pyroscope/server.go $(PYRO_DIR)/src/pyroserver/
+	$(Q)$(PYRO_GO) build -o $(abspath $@) ./src/pyroserver
+
 unit: $(UNIT_BINS)
-fixtures: $(FIXTURE_BINS) $(TOOL_BINS)
+fixtures: $(FIXTURE_BINS) $(TOOL_BINS) $(if $(HAVE_PYRO_GO),$(PYRO_SERVER))
 bench: $(BIN) $(BENCH_BINS)
 
 deps-build:

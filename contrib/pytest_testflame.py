@@ -1,13 +1,16 @@
 """pytest_testflame - test markers for pytest suites.
 
-Load it as a plugin (``pytest -p pytest_testflame`` with this directory on
-PYTHONPATH) or import its hook from your conftest.py:
+testflame loads it by itself into every pytest it runs (through
+PYTEST_PLUGINS), so a suite needs nothing. It can also be loaded by hand
+(``pytest -p pytest_testflame`` with this directory on PYTHONPATH) or its
+hook imported from a conftest.py:
 
     from pytest_testflame import pytest_runtest_protocol  # noqa: F401
 
 Each test's setup, call and teardown are marked with the test's node id,
-for this process and everything it starts. Does nothing unless the suite
-runs under testflame (TESTFLAME_MARKERS is set).
+for this process and everything it starts, with the process's CPU clock,
+which gives testflame the test's exact CPU time. Does nothing unless the
+suite runs under testflame (TESTFLAME_MARKERS is set), and prints nothing.
 """
 import os
 import time
@@ -20,7 +23,8 @@ def _mark(kind, name):
     if not path:
         return
     name = name.replace("\n", " ").replace("\r", " ")
-    line = "%s %s @pid=%d @t=%d\n" % (kind, name, os.getpid(), time.monotonic_ns())
+    line = "%s %s @pid=%d @t=%d @cpu=%d\n" % (
+        kind, name, os.getpid(), time.monotonic_ns(), time.process_time_ns())
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         try:

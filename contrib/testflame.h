@@ -9,8 +9,9 @@
  *     TESTFLAME_END("parser/empty_input");
  *
  * Markers are per thread (@tid) and carry a CLOCK_MONOTONIC timestamp, the
- * clock of the samples. Use testflame_mark_process() for a test that runs
- * in several threads or child processes.
+ * clock of the samples, and the thread's CPU clock, which gives testflame
+ * the test's exact CPU time. Use testflame_mark_process() for a test that
+ * runs in several threads or child processes (the process's CPU clock).
  */
 #ifndef TESTFLAME_MARKERS_H
 #define TESTFLAME_MARKERS_H
@@ -27,7 +28,7 @@ static inline void testflame_write_marker(const char *what, const char *name, in
 {
 	const char *path = getenv("TESTFLAME_MARKERS");
 	char line[1024], clean[900];
-	struct timespec ts;
+	struct timespec ts, cpu;
 	size_t i;
 	int fd, n;
 
@@ -38,16 +39,21 @@ static inline void testflame_write_marker(const char *what, const char *name, in
 		clean[i] = (name[i] == '\n' || name[i] == '\r') ? ' ' : name[i];
 	clean[i] = '\0';
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(thread ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID, &cpu);
 	if (thread)
-		n = snprintf(line, sizeof(line), "%s %s @tid=%ld @pid=%ld @t=%llu\n", what, clean,
-			     (long)syscall(SYS_gettid), (long)getpid(),
+		n = snprintf(line, sizeof(line), "%s %s @tid=%ld @pid=%ld @t=%llu @cpu=%llu\n", what,
+			     clean, (long)syscall(SYS_gettid), (long)getpid(),
 			     (unsigned long long)ts.tv_sec * 1000000000ULL +
-			     (unsigned long long)ts.tv_nsec);
+			     (unsigned long long)ts.tv_nsec,
+			     (unsigned long long)cpu.tv_sec * 1000000000ULL +
+			     (unsigned long long)cpu.tv_nsec);
 	else
-		n = snprintf(line, sizeof(line), "%s %s @pid=%ld @t=%llu\n", what, clean,
+		n = snprintf(line, sizeof(line), "%s %s @pid=%ld @t=%llu @cpu=%llu\n", what, clean,
 			     (long)getpid(),
 			     (unsigned long long)ts.tv_sec * 1000000000ULL +
-			     (unsigned long long)ts.tv_nsec);
+			     (unsigned long long)ts.tv_nsec,
+			     (unsigned long long)cpu.tv_sec * 1000000000ULL +
+			     (unsigned long long)cpu.tv_nsec);
 	if (n <= 0)
 		return;
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);

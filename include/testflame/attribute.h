@@ -26,6 +26,13 @@ enum {
 /* The test name of the build steps met on the way (compilers, linkers):
  * reported apart, never compared as a test. */
 #define TF_BUILD_TEST "[build]"
+/* The test name of the work that belongs to no test once tests were
+ * found: the command's own, the harness's (ctest, pytest's collection).
+ * Reported apart; gated only when the config asks. */
+#define TF_OUTSIDE_TEST "[outside tests]"
+
+/* What the test runners reported (below). */
+typedef struct tf_runner_tests tf_runner_tests;
 
 /* A custom frame rule: a POSIX extended regex matched against function
  * names; the test is `name` with \1..\9 replaced by capture groups, or
@@ -47,7 +54,10 @@ typedef struct {
 	const char *const *drivers;     /* programs that only run others */
 	const char *const *build_tools; /* programs that are build steps */
 	const char *test_name;   /* --test NAME: the test of everything unattributed */
-	const char *suite;       /* suite name (metadata) */
+	const char *suite;       /* suite name (metadata; the test when none is found) */
+	/* What the runners reported (may be NULL): tests that ran, with their
+	 * durations, even those no sample saw. */
+	const tf_runner_tests *runner_tests;
 	const char *command;     /* the command line, for metadata */
 	tf_callgraph callgraph;  /* how to build user stacks */
 	unsigned max_depth;      /* frames kept per sample (default 512) */
@@ -64,7 +74,120 @@ typedef struct {
 	uint64_t tests;
 	uint64_t by_source[4];   /* samples attributed by markers, frames,
 				    processes, command */
+	uint64_t helper_samples; /* frames named a function a test tail-called,
+				    not the test: given to the program's test */
 } tf_attribute_stats;
+
+/*
+ * The per-test line of a run file's metadata ("testflame.test.NAME=..."):
+ * one writer and one reader (testmeta.c). Every field but samples and
+ * value is optional; NAN or 0 when absent.
+ */
+typedef enum {
+	TF_TEST_STATUS_UNKNOWN = 0,
+	TF_TEST_PASSED,
+	TF_TEST_FAILED,
+	TF_TEST_SKIPPED,
+} tf_test_status;
+
+/* What a test's cost can be judged by, best first in the comparison's
+ * eyes: its exact event count (the kernel's counters of its processes),
+ * its CPU time between its markers, the runner's own duration, and last
+ * its samples. */
+typedef enum {
+	TF_MEASURE_SAMPLES = 0,
+	TF_MEASURE_COUNT,
+	TF_MEASURE_CPU,
+	TF_MEASURE_RUNNER,
+} tf_test_measure;
+
+typedef struct {
+	char *name;
+	uint64_t samples;
+	int64_t value;        /* summed sample values (event units) */
+	double wall_ns;       /* wall time: its processes' lives, its markers' span */
+	double count;         /* exact event count of its processes (event units) */
+	double cpu_ns;        /* CPU time between its markers (the thread's clock) */
+	double runner_ns;     /* the runner's own duration for it */
+	double runner_q_ns;   /* ... and that duration's resolution */
+	char *runner;         /* "gtest", "junit", "ctest", "pytest", "go", "tap", "unity" */
+	char *source;         /* "markers", "frames", "process", "runner", "command", ... */
+	char *parent;         /* the test it ran inside (a ctest test, a program) */
+	uint32_t nested;      /* tests that ran inside it; its count includes theirs */
+	int exit_status;
+	bool has_exit;
+	tf_test_status status;
+} tf_test_meta;
+
+void tf_test_meta_init(tf_test_meta *m);
+/* Free the strings and reset (safe on an initialised struct). */
+void tf_test_meta_clear(tf_test_meta *m);
+/* Parse one metadata comment. TF_ENOTFOUND when it is not a per-test line,
+ * TF_EINVAL when malformed; on success the caller clears `out`. */
+int tf_test_meta_parse(tf_test_meta *out, const char *comment);
+/* The same for a file joining several runs (profile.h): the lines of run
+ * R >= 2 are "testflame.run<R>.test.NAME=..."; *run gets the run's index
+ * from 0. */
+int tf_test_meta_parse_run(tf_test_meta *out, size_t *run, const char *comment);
+/* The value part (after "testflame.test.NAME="). */
+void tf_test_meta_format(tf_buf *out, const tf_test_meta *m);
+/* Write (or replace) m's line in p's metadata. */
+void tf_test_meta_set(tf_profile *p, const tf_test_meta *m);
+const char *tf_test_status_name(tf_test_status s);
+const char *tf_test_measure_name(tf_test_measure m);
+
+/*
+ * What the test runners themselves say ran (runner.c): JUnit XML
+ * (GoogleTest, pytest, ctest, ...), go test -json, TAP, and ctest's
+ * LastTest.log with the Unity/cmocka/GoogleTest lines of its programs'
+ * output.
+ */
+typedef struct {
+	char *name;              /* the runner's name for the test */
+	const char *runner;      /* "gtest", "junit", "ctest", "go", "tap", "unity" */
+	char *parent;            /* the runner's test it ran inside (ctest), or NULL */
+	char *program;           /* the program that wrote the report, or NULL */
+	char *suite, *test;      /* JUnit classname and name, when both */
+	char *type_param;        /* GoogleTest typed tests */
+	char *argv;              /* ctest: the test's command, NUL-separated */
+	size_t argv_len;
+	double duration_ns;      /* NAN when not given */
+	double quantum_ns;       /* the duration's resolution */
+	uint64_t start_realtime_ns; /* 0 when not given */
+	tf_test_status status;
+} tf_runner_test;
+
+struct tf_runner_tests {
+	TF_VEC(tf_runner_test) v;
+};
+
+void tf_runner_tests_free(tf_runner_tests *t);
+/* Read a report, its format recognised from its text. `parent` (may be
+ * NULL): the runner test the report's tests ran inside. */
+int tf_runner_read_text(tf_runner_tests *out, const char *text, size_t len, const char *file,
+			const char *parent);
+int tf_runner_read_file(tf_runner_tests *out, const char *path, const char *parent);
+/* Every DIR/<program>.xml GoogleTest wrote (GTEST_OUTPUT=xml:DIR/) since
+ * `not_before_realtime_ns`. */
+int tf_runner_read_gtest_dir(tf_runner_tests *out, const char *dir,
+			     uint64_t not_before_realtime_ns);
+
+/*
+ * Asking the runners testflame recognises to report (inject.c): with
+ * `inject`, GTEST_OUTPUT into a private directory and the pytest plugin,
+ * through environment variables to add to the command's (`env` of the
+ * session, NULL-terminated); without, only what the user set
+ * (GTEST_OUTPUT) is read back. `environ_in` is the command's environment.
+ */
+typedef struct tf_runner_session tf_runner_session;
+int tf_runner_session_new(tf_runner_session **out, const char *const *environ_in, bool inject);
+char *const *tf_runner_session_env(const tf_runner_session *s);
+/* After the run: what the runners wrote since `not_before_realtime_ns`,
+ * and the user's `reports` (files or glob patterns, NULL-terminated). */
+int tf_runner_session_collect(tf_runner_session *s, tf_runner_tests *out,
+			      const char *const *reports, uint64_t not_before_realtime_ns);
+/* Removes the session's directory. */
+void tf_runner_session_free(tf_runner_session *s);
 
 /* The frame presets, for `--help` and config validation. */
 extern const char *const tf_frame_preset_names[];

@@ -107,6 +107,9 @@ void tf_buf_put_utf8(tf_buf *b, const char *s, size_t len);
 void tf_buf_put_json(tf_buf *b, const char *s);
 /* Append for a terminal: control characters and invalid bytes as \n, \t, \xNN. */
 void tf_buf_put_printable(tf_buf *b, const char *s);
+/* The value of a hexadecimal digit, -1 for any other character (for the
+ * readers of percent-encoded names). */
+int tf_hex_digit(char c);
 
 /*
  * What compiling a POSIX extended regex from untrusted text would cost, in
@@ -191,6 +194,9 @@ void tf_atomic_abort(tf_atomic_file *f);
 int tf_file_write_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p */
 int tf_mkdir_p(const char *path, int mode);
+/* rm -r: `path` and everything below it, symbolic links not followed;
+ * 0 when it did not exist. */
+int tf_rmtree(const char *path);
 /*
  * The per-user cache of things that are slow to make and never change
  * under their key (the kernel's symbols of this boot, debug info without

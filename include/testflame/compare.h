@@ -19,6 +19,7 @@
 #ifndef TESTFLAME_COMPARE_H
 #define TESTFLAME_COMPARE_H
 
+#include "testflame/attribute.h"
 #include "testflame/common.h"
 #include "testflame/profile.h"
 
@@ -70,6 +71,9 @@ typedef struct {
 	 * for those tests in single-run comparisons. NULL: none known. */
 	const struct tf_test_noise *history;
 	size_t nhistory;
+	/* Judge "[outside tests]" (the command's and the harness's own work)
+	 * like a test: it may then fail the gate (gate.outside). */
+	bool gate_outside;
 	/* Each side's runs are one job of its own (run against a stored
 	 * baseline): the runs of a job share its moment (the runner, its other
 	 * tenants), and more runs of a side cannot average that job-to-job
@@ -129,11 +133,14 @@ typedef struct {
 
 /* One side of one test. */
 typedef struct {
-	double cost;       /* mean per run, in the summary's unit */
+	double cost;       /* mean per run of the test's measure (summary's unit) */
+	double sampled;    /* mean per run of its samples' values */
 	int64_t samples;   /* sum over the runs of the side */
-	size_t runs;       /* runs of the side in which the test has samples */
+	size_t runs;       /* runs of the side in which the test ran */
 	double wall_ns;    /* mean per run from the run metadata; NAN when unknown */
-	double cpu_ns;
+	double cpu_ns;     /* CPU between its markers; NAN when unknown */
+	double runner_ns;  /* the runner's own duration; NAN when unknown */
+	bool ran;          /* it ran on this side (its runs name it) */
 } tf_test_side;
 
 typedef struct {
@@ -141,6 +148,13 @@ typedef struct {
 	tf_verdict verdict;
 	const char *reason;        /* one line saying why this verdict */
 	tf_test_side base, head;
+	/* What the cost is: the exact event count of its processes (count),
+	 * the CPU time between its markers (cpu), the runner's duration
+	 * (runner), or its samples, as available on both sides. */
+	tf_test_measure measure;
+	const char *parent;        /* the test it ran inside, or NULL */
+	uint32_t nested;           /* tests that ran inside it */
+	bool outside;              /* "[outside tests]": gated only with gate_outside */
 	double delta_pct;          /* (head - base) / base * 100; NAN for new / gone */
 	double ci_low_pct;         /* 95% confidence interval of delta_pct; NAN for new / gone */
 	double ci_high_pct;
@@ -150,6 +164,7 @@ typedef struct {
 	double df;                 /* Welch's degrees of freedom; INFINITY for the z test */
 	double noise_pct;          /* run-to-run noise assumed (single-run test), percent */
 	bool noise_from_history;   /* it came from the test's stored history */
+	bool noise_from_suite;     /* from the spread of the suite's tests of its size */
 	/* Functions that moved most, for regressed and improved tests only:
 	 * sorted by growth of self cost (regressed) or by shrinkage (improved). */
 	const tf_func_delta *functions;
@@ -170,6 +185,12 @@ typedef struct {
 	double prior_noise;      /* percent: with repeats, the spread tests are
 				  * moderated with (the suite's, else noise) */
 	double build_base_cost, build_head_cost; /* the "[build]" steps, apart from the tests */
+	size_t measured[4];      /* tests judged by each tf_test_measure */
+	/* How the machines of the two sides differ ("cpu 'A' vs 'B'; ..."),
+	 * from their run files' env.* facts; NULL when they agree or do not
+	 * say (tf_environment_diff). */
+	const char *env_diff;
+	bool gate_outside;
 	tf_correction correction;
 	bool separate_jobs;      /* tf_compare_opts.separate_jobs */
 	size_t base_runs, head_runs;

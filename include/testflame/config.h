@@ -55,6 +55,8 @@ typedef struct {
 		TF_VEC(tf_config_pattern) patterns;
 		char **drivers;      /* extra driver programs (not tests) */
 		char **build_tools;  /* extra build tools (a build step, not tests) */
+		char **runner_reports; /* test reports the suite writes (JUnit, ...) */
+		int inject;       /* ask recognised runners to report (default on) */
 	} attribution;
 
 	struct {
@@ -62,6 +64,7 @@ typedef struct {
 		int fail_on_regression; /* TF_CONFIG_UNSET, 0, 1 */
 		long min_samples;       /* >= 0; -1 unset */
 		long confirm;           /* runs added when a test looks slower, 0..100; -1 unset */
+		int outside;            /* gate "[outside tests]" like a test (default off) */
 		double alpha;           /* significance level in (0, 0.5]; -1 unset
 					 * (`confidence: 0.95` is alpha 0.05) */
 	} gate;
@@ -76,6 +79,17 @@ typedef struct {
 		char *github_api_url;
 		char *gitlab_api_url;
 	} publish;
+
+	/* Grafana Pyroscope (store: pyroscope:URL). Credentials here are used
+	 * where the environment's TESTFLAME_PYROSCOPE_* give none. */
+	struct {
+		char *grafana_url;        /* the PR comment links regressed tests to
+					   * Grafana's comparison there */
+		char *grafana_datasource; /* the Pyroscope data source's uid in Grafana */
+		char *tenant;             /* X-Scope-OrgID */
+		char *user, *password;    /* basic auth */
+		char *token;              /* bearer token */
+	} pyroscope;
 
 	/* The pre-push hook (testflame hook install). */
 	struct {

@@ -203,6 +203,26 @@ typedef struct {
 int tf_git_collect(tf_git **out, tf_repo *r, const tf_git_opts *opts);
 void tf_git_free(tf_git *g);
 
+/* ---- the machine a run ran on (environment.c) ---------------------------- */
+
+typedef struct {
+	char *key, *value;
+} tf_env_fact;
+typedef TF_VEC(tf_env_fact) tf_env_facts;
+
+/* The facts compared between two runs' environments (environment.c says
+ * what each is), NULL-terminated; a run file keeps them as env.KEY. */
+extern const char *const tf_environment_keys[];
+/* Read this machine's facts (`envp` for what the CI says of its runner);
+ * unreadable ones are left out. */
+int tf_environment_detect(tf_env_facts *out, char *const *envp);
+const char *tf_env_facts_get(const tf_env_facts *f, const char *key);
+void tf_env_facts_free(tf_env_facts *f);
+/* What differs between two run files' environments, as "cpu 'A' vs 'B';
+ * cores '2' vs '4'", appended to `out` (nothing when they agree or do not
+ * say). */
+void tf_environment_diff(tf_buf *out, const tf_profile *base, const tf_profile *head);
+
 /* ---- the run's context ------------------------------------------------ */
 
 typedef struct {
@@ -225,6 +245,7 @@ typedef struct {
 	/* One line each, for the cli to print as warnings (shallow clone, not a
 	 * repository, unreadable event payload), with the fix. */
 	tf_msglist warnings;
+	tf_env_facts env;     /* the machine (environment.c) */
 } tf_context;
 
 /*
@@ -243,7 +264,8 @@ void tf_context_free(tf_context *ctx);
  *   commit, branch, dirty ("true"/"false"), default_branch, base_branch,
  *   merge_base, pr, ci (provider name), repository, run_url,
  *   head_sha (only when it differs from commit), shallow ("true"/"false"),
- *   changes (tf_changes_to_json, at most 64 KiB), changes_truncated ("true")
+ *   changes (tf_changes_to_json, at most 64 KiB), changes_truncated ("true"),
+ *   env.KEY for each tf_environment_keys fact of the machine
  */
 extern const char *const tf_context_meta_keys[];
 void tf_context_apply_meta(tf_profile *p, const tf_context *ctx);

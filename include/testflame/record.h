@@ -101,6 +101,7 @@ typedef struct {
 	uint64_t samples, lost, throttled;
 	uint64_t records, spool_bytes;
 	uint64_t markers_ignored;   /* marker lines that were not understood */
+	uint64_t thread_costs;      /* threads whose exact cost was recorded */
 } tf_record_info;
 
 typedef struct tf_recording tf_recording;
@@ -129,6 +130,7 @@ typedef enum {
 	TF_REC_PROC_EXIT,/* a process exited with a known status (testflame's own) */
 	TF_REC_MARKER,   /* the suite said a test began or ended */
 	TF_REC_CMDLINE,  /* the argv of a process, read at its exec */
+	TF_REC_THREAD_COST, /* a thread ended: its exact count of the event */
 } tf_rec_type;
 
 /* Scope of a test marker. */
@@ -193,7 +195,19 @@ typedef struct tf_rec_event {
 			bool begin;
 			tf_marker_scope scope;
 			const char *name;     /* "" for a bare "end" */
+			uint64_t cpu;         /* the writer's CPU clock, ns */
+			bool has_cpu;
 		} marker;
+		struct {
+			/* the sampled event's count over the thread's whole
+			 * life (ns of CPU for cpu-clock, instructions, ...),
+			 * exact: the kernel's counter, not samples */
+			uint64_t count;
+			/* not this thread's: the count of the one thread of
+			 * the tree the kernel did not report (perf.c), which
+			 * the reader finds as the ended thread without a cost */
+			bool remainder;
+		} thread_cost;
 		struct {
 			const char *argv;     /* NUL-separated arguments */
 			uint32_t len;

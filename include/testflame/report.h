@@ -63,6 +63,12 @@ typedef struct {
 	bool colorblind;          /* orange/blue instead of red/blue (the page can
 				   * switch either way) */
 	bool write_profiles;      /* copy the runs as head.pb.gz / base.pb.gz (default on) */
+	/* report.md links each regressed test to `test_link(name, payload)`
+	 * (a URL the caller's function allocates, or NULL for none) with the
+	 * words `test_link_text`: Grafana's comparison of the two commits. */
+	char *(*test_link)(const char *test, void *payload);
+	void *test_link_payload;
+	const char *test_link_text;
 
 	/* Limits. */
 	size_t md_max_bytes;      /* report.md (default 65000, under GitHub's and

@@ -15,9 +15,23 @@
  * Markers: begin/end lines keep a stack of open tests per thread, per
  * process and for the whole tree; the innermost open one of the narrowest
  * scope wins.
+ *
+ * The inventory does not depend on samples: every process test is decided
+ * when its process exits, every marker test when it begins, and what the
+ * runners reported (runner.c) is merged in at the end, so a test of a
+ * millisecond that no sample saw still has its row. Its cost is exact
+ * where the system gives it: the kernel reports each thread's count of the
+ * sampled event when the thread ends (TF_REC_THREAD_COST), which sums to
+ * the exact cost of a process test; markers may carry the thread's CPU
+ * clock; runners time their tests. Samples say where the cost went.
+ *
+ * What no test claims goes to "[outside tests]" once tests were found (the
+ * command's own work, the harness's), or, when none was, to the suite: the
+ * command is then the test.
  */
 #include "attributor.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -69,6 +83,10 @@ struct proc {
 	size_t argv_len;
 	char *cwd;
 	strid_stack markers;   /* process-scoped markers */
+	uint64_t cost;         /* exact event count of its ended threads */
+	bool has_cost, cost_lost;
+	bool shared;           /* some of its samples went to another test */
+	bool exited;
 };
 
 struct test_acc {
@@ -81,6 +99,19 @@ struct test_acc {
 	int exit_status;
 	bool has_exit;
 	uint32_t processes;
+	double count;         /* exact: the event count of its processes */
+	bool has_count, count_bad;
+	uint64_t mcpu;        /* exact: CPU time between its markers */
+	bool has_mcpu;
+	tf_strid parent;      /* the test it ran inside */
+	uint32_t nested;
+	bool listed;          /* a test that ran (not merely a name) */
+	const tf_runner_test *runner; /* what its runner said of it */
+};
+
+struct thread {
+	uint32_t tid, pid;
+	bool exited, costed;
 };
 
 struct thread_markers {
@@ -100,8 +131,10 @@ struct tf_attributor {
 	tf_frame_rules *frames;
 	TF_VEC(struct proc) procs;
 	tf_htab proc_index;
-	TF_VEC(uint32_t) tids;
+	TF_VEC(struct thread) tids;
 	tf_htab tid_index;
+	uint64_t remainder;              /* the perf events' count no READ reported */
+	bool has_remainder;
 	TF_VEC(struct thread_markers) tmarkers;
 	tf_htab tmarker_index;
 	strid_stack gmarkers;
@@ -110,15 +143,32 @@ struct tf_attributor {
 	uint32_t root_pid;
 	bool root_seen;
 	tf_strid default_test, build_test, unknown;
-	/* marker intervals per (scope key, name): start times of open tests */
+	/* marker intervals per (scope key, name): start times of open tests,
+	 * and their CPU clock at the start (+1; 0 unknown) */
 	TF_VEC(uint64_t) open_key;
 	TF_VEC(tf_strid) open_name;
 	TF_VEC(uint64_t) open_start;
+	TF_VEC(uint64_t) open_cpu;
+	bool outside_default;            /* default_test is "[outside tests]" */
 	/* per-sample shortcuts: samples come in runs from one thread */
 	uint32_t last_pid, last_proc;    /* procs index of last_pid, +1; 0 none */
 	uint32_t last_tid;
 	bool tid_noted;
 	bool any_proc_markers;           /* a process-scope marker was seen */
+	uint64_t start_realtime, start_mono;
+	/* GoogleTest's own names, by the key a TestBody frame gives (see
+	 * gtest_key): the runner tests under each key, chained by gnext */
+	tf_strtab gkeys;
+	TF_VEC(uint32_t) gfirst;         /* key -> first runner test + 1 */
+	TF_VEC(uint32_t) gnext;          /* runner test -> next under its key + 1 */
+	TF_VEC(uint32_t) gmemo;          /* frame test strid -> its test + 1, or
+					  * GMEMO_TIMED when it depends on the time */
+	/* the framework tests ctest's log names inside each ctest test, as
+	 * (parent << 32 | name) pairs of strids, and the parents that have any */
+	TF_VEC(uint64_t) children;
+	tf_htab child_index;
+	TF_VEC(uint8_t) has_children;     /* by parent strid */
+	uint64_t helper_samples;          /* frames that named a helper, not a test */
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -135,10 +185,10 @@ static bool pid_eq(const void *ctx, uint32_t idx, const void *key)
 	return v[idx].pid == *(const uint32_t *)key;
 }
 
-static bool u32_eq(const void *ctx, uint32_t idx, const void *key)
+static bool tid_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	const uint32_t *v = ctx;
-	return v[idx] == *(const uint32_t *)key;
+	const struct thread *v = ctx;
+	return v[idx].tid == *(const uint32_t *)key;
 }
 
 static bool tm_eq(const void *ctx, uint32_t idx, const void *key)
@@ -173,16 +223,24 @@ static struct proc *proc_get(tf_attributor *a, uint32_t pid)
 	return &a->procs.v[a->procs.n - 1];
 }
 
+static struct thread *thread_get(tf_attributor *a, uint32_t tid)
+{
+	uint32_t i = tf_htab_find(&a->tid_index, tf_hash_u64(tid), tid_eq, a->tids.v, &tid);
+	if (i != TF_HTAB_NONE)
+		return &a->tids.v[i];
+	struct thread t = { tid, 0, false, false };
+	tf_vec_push(&a->tids, t);
+	tf_htab_insert(&a->tid_index, tf_hash_u64(tid), (uint32_t)a->tids.n - 1);
+	return &a->tids.v[a->tids.n - 1];
+}
+
 static void note_tid(tf_attributor *a, uint32_t tid)
 {
 	if (a->tid_noted && a->last_tid == tid)
 		return;
 	a->last_tid = tid;
 	a->tid_noted = true;
-	if (tf_htab_find(&a->tid_index, tf_hash_u64(tid), u32_eq, a->tids.v, &tid) != TF_HTAB_NONE)
-		return;
-	tf_vec_push(&a->tids, tid);
-	tf_htab_insert(&a->tid_index, tf_hash_u64(tid), (uint32_t)a->tids.n - 1);
+	thread_get(a, tid);
 }
 
 static struct test_acc *acc(tf_attributor *a, tf_strid test)
@@ -197,6 +255,8 @@ static struct test_acc *acc(tf_attributor *a, tf_strid test)
 	return &a->tests.v[test];
 }
 
+static void gtest_index(tf_attributor *a);
+
 int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opts *o)
 {
 	tf_attributor *a = tf_xcalloc(1, sizeof(*a));
@@ -205,7 +265,8 @@ int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opt
 	a->p = p;
 	a->o = o;
 	a->sources = o->sources ? o->sources : TF_SOURCE_ALL;
-	a->default_test = tf_profile_intern(p, o->test_name && *o->test_name ? o->test_name : "all");
+	a->outside_default = !(o->test_name && *o->test_name);
+	a->default_test = tf_profile_intern(p, a->outside_default ? TF_OUTSIDE_TEST : o->test_name);
 	a->build_test = tf_profile_intern(p, TF_BUILD_TEST);
 	a->unknown = tf_profile_intern(p, "[unknown]");
 	if (a->sources & TF_SOURCE_FRAMES) {
@@ -214,9 +275,153 @@ int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opt
 			free(a);
 			return rc;
 		}
+		gtest_index(a);
 	}
 	*out = a;
 	return 0;
+}
+
+void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mono_ns)
+{
+	a->start_realtime = realtime_ns;
+	a->start_mono = mono_ns;
+}
+
+#define GMEMO_TIMED UINT32_MAX
+
+/* The name a frame gives to GoogleTest's test of suite S and name N:
+ * instances dropped ("Prefix/Suite/0" -> Suite, "Name/3" -> Name). With
+ * `split`, Suite_Name split at its first underscore, as frames.c does. */
+static void gtest_key(const char *suite, const char *name, bool split, tf_buf *out)
+{
+	const char *s = suite, *e = suite + strlen(suite);
+	/* drop trailing /<digits> components, then take the last one */
+	for (;;) {
+		const char *sl = e > s ? memrchr(s, '/', (size_t)(e - s)) : NULL;
+		bool digits = sl && sl + 1 < e;
+		for (const char *q = sl ? sl + 1 : e; q < e && digits; q++)
+			digits = *q >= '0' && *q <= '9';
+		if (!digits)
+			break;
+		e = sl;
+	}
+	const char *sl = e > s ? memrchr(s, '/', (size_t)(e - s)) : NULL;
+	if (sl)
+		s = sl + 1;
+	size_t nl = strcspn(name, "/");
+	tf_buf_clear(out);
+	if (!split) {
+		tf_buf_printf(out, "%.*s.%.*s", (int)(e - s), s, (int)nl, name);
+		return;
+	}
+	tf_buf_printf(out, "%.*s_%.*s", (int)(e - s), s, (int)nl, name);
+	char *us = strchr(out->ptr + 1, '_');
+	if (us)
+		*us = '.';
+}
+
+static void gtest_index(tf_attributor *a)
+{
+	const tf_runner_tests *rt = a->o->runner_tests;
+	tf_buf key = TF_BUF_INIT;
+
+	tf_strtab_init(&a->gkeys);
+	for (size_t i = 0; rt && i < rt->v.n; i++) {
+		const tf_runner_test *r = &rt->v.v[i];
+		tf_vec_push(&a->gnext, 0);
+		if (strcmp(r->runner, "gtest") != 0 || !r->suite || !r->test)
+			continue;
+		uint32_t last = UINT32_MAX;
+		for (int split = 0; split < 2; split++) {
+			gtest_key(r->suite, r->test, split, &key);
+			uint32_t k = tf_strtab_intern(&a->gkeys, key.ptr, key.len);
+			if (k == last)
+				continue;
+			last = k;
+			while (a->gfirst.n <= k)
+				tf_vec_push(&a->gfirst, 0);
+			/* append, keeping the report's order */
+			if (!a->gfirst.v[k]) {
+				a->gfirst.v[k] = (uint32_t)i + 1;
+			} else {
+				uint32_t j = a->gfirst.v[k] - 1;
+				while (a->gnext.v[j] && a->gnext.v[j] - 1 != i)
+					j = a->gnext.v[j] - 1;
+				if (j != i)
+					a->gnext.v[j] = (uint32_t)i + 1;
+			}
+		}
+	}
+	tf_buf_free(&key);
+}
+
+static bool same_type(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ')
+			a++;
+		while (*b == ' ')
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++, b++;
+	}
+}
+
+/*
+ * GoogleTest's own name of the test a TestBody frame named: the report
+ * settles where the underscores split, and which instance of a
+ * parameterized or typed test ran (by its type, else by the time the
+ * sample was taken, GoogleTest stamping each test's start).
+ */
+static tf_strid gtest_resolve(tf_attributor *a, tf_strid ft, uint64_t time)
+{
+	const tf_runner_tests *rt = a->o->runner_tests;
+	while (a->gmemo.n <= ft)
+		tf_vec_push(&a->gmemo, 0);
+	if (a->gmemo.v[ft] && a->gmemo.v[ft] != GMEMO_TIMED)
+		return a->gmemo.v[ft] - 1;
+
+	const char *name = tf_profile_str(a->p, ft);
+	const char *lt = strchr(name, '<');
+	char type[256] = "";
+	size_t base_len = lt ? (size_t)(lt - name) : strlen(name);
+	if (lt)
+		snprintf(type, sizeof(type), "%.*s", (int)TF_MIN(strlen(lt + 1) - 1, sizeof(type) - 1), lt + 1);
+	uint32_t k = tf_strtab_lookup(&a->gkeys, name, base_len);
+	if (k == TF_HTAB_NONE || k >= a->gfirst.n || !a->gfirst.v[k]) {
+		a->gmemo.v[ft] = ft + 1; /* GoogleTest did not report it: the frame's name */
+		return ft;
+	}
+	uint32_t first = a->gfirst.v[k] - 1, pick = first, n = 0;
+	for (uint32_t j = first + 1; j; j = a->gnext.v[j - 1])
+		n++;
+	if (n > 1 && type[0]) {
+		for (uint32_t j = first + 1; j; j = a->gnext.v[j - 1]) {
+			const tf_runner_test *r = &rt->v.v[j - 1];
+			if (r->type_param && same_type(r->type_param, type)) {
+				pick = j - 1;
+				break;
+			}
+		}
+	} else if (n > 1) {
+		/* the instance that had started last when the sample was taken */
+		uint64_t now = a->start_realtime + (time - a->start_mono) + 1000000;
+		uint64_t best = 0;
+		for (uint32_t j = first + 1; j; j = a->gnext.v[j - 1]) {
+			const tf_runner_test *r = &rt->v.v[j - 1];
+			if (r->start_realtime_ns && r->start_realtime_ns <= now &&
+			    r->start_realtime_ns >= best) {
+				best = r->start_realtime_ns;
+				pick = j - 1;
+			}
+		}
+	}
+	tf_strid t = tf_profile_intern(a->p, rt->v.v[pick].name);
+	a->gmemo.v[ft] = n > 1 && !type[0] ? GMEMO_TIMED : t + 1;
+	return t;
 }
 
 void tf_attributor_free(tf_attributor *a)
@@ -244,6 +449,14 @@ void tf_attributor_free(tf_attributor *a)
 	tf_vec_free(&a->open_key);
 	tf_vec_free(&a->open_name);
 	tf_vec_free(&a->open_start);
+	tf_vec_free(&a->open_cpu);
+	tf_strtab_free(&a->gkeys);
+	tf_vec_free(&a->gfirst);
+	tf_vec_free(&a->gnext);
+	tf_vec_free(&a->gmemo);
+	tf_vec_free(&a->children);
+	tf_htab_free(&a->child_index);
+	tf_vec_free(&a->has_children);
 	tf_frame_rules_free(a->frames);
 	free(a);
 }
@@ -312,6 +525,47 @@ static int classify(tf_attributor *a, struct proc *pr)
 	return ROLE_PROGRAM;
 }
 
+static bool pair_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const uint64_t *v = ctx;
+	return v[idx] == *(const uint64_t *)key;
+}
+
+/* Remember which framework tests ran inside which ctest test. */
+static void index_children(tf_attributor *a, const tf_runner_tests *log)
+{
+	for (size_t i = 0; log && i < log->v.n; i++) {
+		const tf_runner_test *r = &log->v.v[i];
+		if (!r->parent)
+			continue;
+		tf_strid p = tf_profile_intern(a->p, r->parent), n = tf_profile_intern(a->p, r->name);
+		uint64_t key = (uint64_t)p << 32 | n;
+		if (tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
+		    TF_HTAB_NONE)
+			continue;
+		tf_vec_push(&a->children, key);
+		tf_htab_insert(&a->child_index, tf_hash_u64(key), (uint32_t)a->children.n - 1);
+		while (a->has_children.n <= p)
+			tf_vec_push(&a->has_children, 0);
+		a->has_children.v[p] = 1;
+	}
+}
+
+/*
+ * Whether a frame's name is a test of the ctest test `parent` ran: where
+ * ctest's log lists the framework's tests of that program, a name not
+ * among them is a helper a test tail-called (Unity's and cmocka's runners
+ * then call the helper, the test's own frame gone), not a test.
+ */
+static bool frame_test_plausible(tf_attributor *a, tf_strid parent, tf_strid name)
+{
+	if (!parent || parent >= a->has_children.n || !a->has_children.v[parent])
+		return true;
+	uint64_t key = (uint64_t)parent << 32 | name;
+	return tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
+	       TF_HTAB_NONE;
+}
+
 static tf_ctest *ctest_for(tf_attributor *a, struct proc *ct)
 {
 	for (size_t i = 0; i < a->ctests.n; i++)
@@ -326,9 +580,10 @@ static tf_ctest *ctest_for(tf_attributor *a, struct proc *ct)
 			owned = d[0] == '/' ? tf_xstrdup(d) : tf_xasprintf("%s/%s", dir, d);
 		}
 	}
-	struct ctest_cache cc = { ct->pid, tf_ctest_load(owned ? owned : dir) };
+	struct ctest_cache cc = { ct->pid, tf_ctest_load(owned ? owned : dir, a->start_realtime) };
 	free(owned);
 	tf_vec_push(&a->ctests, cc);
+	index_children(a, tf_ctest_log(cc.c));
 	return cc.c;
 }
 
@@ -337,8 +592,10 @@ static tf_strid program_test(tf_attributor *a, struct proc *pr)
 {
 	for (struct proc *anc = proc_find(a, pr->ppid); anc; anc = proc_find(a, anc->ppid)) {
 		if (strcmp(tf_profile_str(a->p, anc->name), "ctest") == 0) {
+			const char *prog = pr->main_bin ? tf_profile_str(a->p, pr->main_bin)
+							 : tf_profile_str(a->p, pr->name);
 			const char *n = tf_ctest_lookup(ctest_for(a, anc), pr->argv, pr->argv_len,
-							pr->cwd);
+							pr->cwd, prog);
 			if (n)
 				return tf_profile_intern(a->p, n);
 			break;
@@ -380,6 +637,7 @@ static tf_strid proc_test(tf_attributor *a, struct proc *pr, int depth)
 		pr->test_root = true;
 		acc(a, pr->test)->processes++;
 		acc(a, pr->test)->origin = SRC_PROCESSES;
+		acc(a, pr->test)->listed = true;
 	} else {
 		pr->test = inherited;
 	}
@@ -403,26 +661,37 @@ static strid_stack *thread_stack(tf_attributor *a, uint32_t tid, bool create)
 	return &a->tmarkers.v[a->tmarkers.n - 1].stack;
 }
 
-static void open_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64_t t)
+static void open_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64_t t,
+			  uint64_t cpu1)
 {
 	tf_vec_push(&a->open_key, key);
 	tf_vec_push(&a->open_name, name);
 	tf_vec_push(&a->open_start, t);
+	tf_vec_push(&a->open_cpu, cpu1);
 }
 
-static void close_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64_t t)
+/* `cpu1`: the CPU clock at the end, +1 (0 unknown). */
+static void close_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64_t t,
+			   uint64_t cpu1)
 {
 	for (size_t i = a->open_key.n; i-- > 0;) {
 		if (a->open_key.v[i] == key && a->open_name.v[i] == name) {
 			struct test_acc *ta = acc(a, name);
+			size_t last = a->open_key.n - 1;
 			if (t > a->open_start.v[i])
 				ta->wall += t - a->open_start.v[i];
-			a->open_key.v[i] = a->open_key.v[a->open_key.n - 1];
-			a->open_name.v[i] = a->open_name.v[a->open_name.n - 1];
-			a->open_start.v[i] = a->open_start.v[a->open_start.n - 1];
+			if (cpu1 && a->open_cpu.v[i] && cpu1 >= a->open_cpu.v[i]) {
+				ta->mcpu += cpu1 - a->open_cpu.v[i];
+				ta->has_mcpu = true;
+			}
+			a->open_key.v[i] = a->open_key.v[last];
+			a->open_name.v[i] = a->open_name.v[last];
+			a->open_start.v[i] = a->open_start.v[last];
+			a->open_cpu.v[i] = a->open_cpu.v[last];
 			a->open_key.n--;
 			a->open_name.n--;
 			a->open_start.n--;
+			a->open_cpu.n--;
 			return;
 		}
 	}
@@ -450,11 +719,12 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 		key = 0;
 		break;
 	}
+	uint64_t cpu1 = ev->marker.has_cpu ? ev->marker.cpu + 1 : 0;
 	if (ev->marker.begin) {
 		tf_strid name = tf_profile_intern(a->p, ev->marker.name);
 		tf_vec_push(st, name);
-		open_interval(a, key, name, ev->time);
-		acc(a, name);
+		open_interval(a, key, name, ev->time, cpu1);
+		acc(a, name)->listed = true;
 		return;
 	}
 	if (!st->n)
@@ -465,7 +735,7 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 	for (size_t i = st->n; i-- > 0;) {
 		if (st->v[i] == name) {
 			while (st->n > i) {
-				close_interval(a, key, st->v[st->n - 1], ev->time);
+				close_interval(a, key, st->v[st->n - 1], ev->time, cpu1);
 				st->n--;
 			}
 			return;
@@ -540,15 +810,38 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			pr->start = ev->time;
 		}
 		break;
-	case TF_REC_EXIT:
+	case TF_REC_EXIT: {
+		struct thread *th = thread_get(a, ev->tid);
+		th->pid = ev->pid;
+		th->exited = true;
+	}
 		if (ev->pid == ev->tid) {
 			pr = proc_find(a, ev->pid);
+			/* a process test exists whether or not a sample saw it */
+			if (pr && (a->sources & TF_SOURCE_PROCESSES) && !pr->exited) {
+				size_t idx = (size_t)(pr - a->procs.v);
+				proc_test(a, pr, 0);
+				pr = &a->procs.v[idx];
+			}
+			if (pr)
+				pr->exited = true;
 			if (pr && pr->test_root && pr->test) {
 				struct test_acc *ta = acc(a, pr->test);
 				if (ev->time > pr->start)
 					ta->wall += ev->time - pr->start;
 			}
 		}
+		break;
+	case TF_REC_THREAD_COST:
+		if (ev->thread_cost.remainder) {
+			a->remainder += ev->thread_cost.count;
+			a->has_remainder = true;
+			break;
+		}
+		thread_get(a, ev->tid)->costed = true;
+		pr = proc_get(a, ev->pid);
+		pr->cost += ev->thread_cost.count;
+		pr->has_cost = true;
 		break;
 	case TF_REC_PROC_EXIT:
 		pr = proc_find(a, ev->pid);
@@ -632,6 +925,12 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 	if (!test && a->frames) {
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
+		if (test && a->gfirst.n)
+			test = gtest_resolve(a, test, ev->time);
+		if (test && ptest && !frame_test_plausible(a, ptest, test)) {
+			a->helper_samples++;
+			test = 0; /* the program's own test, below */
+		}
 	}
 	if (!test && ptest) {
 		test = ptest;
@@ -639,11 +938,20 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 	}
 	if (!test) {
 		test = a->default_test;
-		src = SRC_COMMAND;
+		src = a->outside_default ? SRC_OUTSIDE : SRC_COMMAND;
 	}
-	if (ptest && test != ptest && ptest != a->build_test)
+	if (ptest && test != ptest && ptest != a->build_test) {
 		acc(a, ptest)->claimed++;
+		if (!acc(a, test)->parent && test != a->default_test)
+			acc(a, test)->parent = ptest;
+	}
+	if (pr && test != (ptest ? ptest : a->default_test) && !pr->shared) {
+		size_t idx = (size_t)(pr - a->procs.v);
+		a->procs.v[idx].shared = true;
+		pr = &a->procs.v[idx];
+	}
 	struct test_acc *ta = acc(a, test);
+	ta->listed = true;
 	if (!ta->samples)
 		ta->first = ev->time;
 	ta->samples++;
@@ -655,41 +963,198 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 	return test;
 }
 
-static const char *const source_names[] = { "markers", "frames", "process", "command", "build" };
+static const char *const source_names[] = { "markers", "frames", "process", "command", "build",
+					    "runner", "outside" };
+
+/* The test of the program that wrote a runner's report (GoogleTest's XML
+ * is named after its program), 0 when no process test ran it. */
+static tf_strid program_test_of(tf_attributor *a, const char *program)
+{
+	for (size_t i = 0; i < a->procs.n; i++) {
+		const struct proc *pr = &a->procs.v[i];
+		if (!pr->test_root || !pr->test)
+			continue;
+		if ((pr->main_bin && strcmp(tf_profile_str(a->p, pr->main_bin), program) == 0) ||
+		    strcmp(tf_profile_str(a->p, pr->name), program) == 0)
+			return pr->test;
+	}
+	return 0;
+}
+
+/* What the runners said ran: a row for each, its duration and status, and
+ * the test it ran inside. */
+static void merge_runner_list(tf_attributor *a, const tf_runner_tests *rt)
+{
+	for (size_t i = 0; rt && i < rt->v.n; i++) {
+		const tf_runner_test *r = &rt->v.v[i];
+		if (!r->name || !*r->name)
+			continue;
+		tf_strid t = tf_profile_intern(a->p, r->name);
+		tf_strid parent = 0;
+		if (r->parent && *r->parent)
+			parent = tf_profile_intern(a->p, r->parent);
+		else if (r->program)
+			parent = program_test_of(a, r->program);
+		struct test_acc *ta = acc(a, t);
+		if (!ta->listed)
+			ta->origin = SRC_RUNNER;
+		ta->listed = true;
+		/* the first report with a duration wins (ctest's log and its
+		 * JUnit file may both name a test) */
+		if (!ta->runner || (isnan(ta->runner->duration_ns) && !isnan(r->duration_ns)))
+			ta->runner = r;
+		if (parent && parent != t && !ta->parent)
+			ta->parent = parent;
+	}
+}
+
+static void merge_runner_tests(tf_attributor *a)
+{
+	merge_runner_list(a, a->o->runner_tests);
+	for (size_t i = 0; i < a->ctests.n; i++)
+		merge_runner_list(a, tf_ctest_log(a->ctests.v[i].c));
+}
+
+/*
+ * The perf events' count beyond the threads the kernel reported belongs to
+ * the one thread that ended without a count (perf.c says why), or, when
+ * every ended thread has one, to the command's main thread, still holding
+ * our events at the end. With several threads unaccounted for (records
+ * lost), nobody gets it and their processes have no exact cost.
+ */
+static void give_remainder(tf_attributor *a)
+{
+	struct thread *only = NULL;
+	size_t missing = 0;
+
+	if (!a->has_remainder)
+		return;
+	for (size_t i = 0; i < a->tids.n; i++) {
+		struct thread *t = &a->tids.v[i];
+		if (t->exited && !t->costed) {
+			only = t;
+			missing++;
+		}
+	}
+	if (missing > 1) {
+		for (size_t i = 0; i < a->tids.n; i++) {
+			struct thread *t = &a->tids.v[i];
+			struct proc *pr = t->exited && !t->costed ? proc_find(a, t->pid) : NULL;
+			if (pr)
+				pr->cost_lost = true;
+		}
+		return;
+	}
+	struct proc *pr = proc_get(a, only ? only->pid : a->root_pid);
+	pr->cost += a->remainder;
+	pr->has_cost = true;
+}
+
+static void rename_string(tf_profile *p, tf_strid id, const char *s)
+{
+	p->strings.strs.v[id] = tf_arena_strdup(p->strings.arena, s);
+	p->strings.lens.v[id] = (uint32_t)strlen(s);
+	tf_htab_clear(&p->strings.index); /* rebuilt when next needed */
+}
 
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 {
-	size_t ntests = 0;
+	size_t ntests = 0, found = 0;
+	double outside = 0;
+	bool outside_ok = true, outside_any = false;
 
 	/* tests still open at the end ran until the end */
 	while (a->open_key.n)
 		close_interval(a, a->open_key.v[a->open_key.n - 1],
-			       a->open_name.v[a->open_name.n - 1], end_time);
+			       a->open_name.v[a->open_name.n - 1], end_time, 0);
+	/* every process has its test, those still running at the end too */
+	if (a->sources & TF_SOURCE_PROCESSES)
+		for (size_t i = 0; i < a->procs.n; i++)
+			proc_test(a, &a->procs.v[i], 0);
+	merge_runner_tests(a);
+	give_remainder(a);
+
+	/* exact costs: what the kernel counted for each process goes to its
+	 * test; a test with a process it has no count for has none */
+	for (size_t i = 0; i < a->procs.n; i++) {
+		const struct proc *pr = &a->procs.v[i];
+		tf_strid t = pr->test;
+		if (!t || !(a->sources & TF_SOURCE_PROCESSES)) {
+			outside_any = true;
+			outside += (double)pr->cost;
+			/* its samples went to tests too: not the harness's alone */
+			if (!pr->has_cost || pr->cost_lost || pr->shared)
+				outside_ok = false;
+			continue;
+		}
+		struct test_acc *ta = acc(a, t);
+		if (!pr->has_cost || pr->cost_lost)
+			ta->count_bad = true;
+		ta->count += (double)pr->cost;
+		ta->has_count = true;
+	}
 	for (size_t i = 0; i < a->tests.n; i++) {
 		struct test_acc *ta = &a->tests.v[i];
-		/* a test with no samples is still a test (it ran too briefly to
-		 * be sampled), unless other sources took all of its samples */
-		if (!ta->samples && (ta->claimed || (ta->origin != SRC_PROCESSES && !ta->wall)))
+		if (ta->listed && ta->parent && ta->parent < a->tests.n)
+			a->tests.v[ta->parent].nested++;
+		if (ta->listed && i != a->default_test && i != a->build_test)
+			found++;
+	}
+	if (!found && a->outside_default) {
+		/* no test at all: the command is the test */
+		const char *suite = a->o->suite && *a->o->suite ? a->o->suite : "all";
+		rename_string(a->p, a->default_test, suite);
+		a->outside_default = false;
+	}
+
+	for (size_t i = 0; i < a->tests.n; i++) {
+		struct test_acc *ta = &a->tests.v[i];
+		bool outside_bucket = i == a->default_test;
+		if (!ta->listed || (outside_bucket && !ta->samples))
 			continue;
 		if (ta->source < 0)
 			ta->source = ta->origin;
+		tf_test_meta m;
+		tf_test_meta_init(&m);
+		m.name = (char *)tf_profile_str(a->p, (tf_strid)i);
+		m.samples = ta->samples;
+		m.value = ta->value;
 		uint64_t wall = ta->wall;
 		if (!wall && ta->samples && (ta->source == SRC_FRAMES || ta->source == SRC_COMMAND))
 			wall = ta->last - ta->first; /* the span of its samples */
-		tf_buf v = TF_BUF_INIT;
-		tf_buf_printf(&v, "samples=%llu value=%lld wall_ns=%llu source=%s",
-			      (unsigned long long)ta->samples, (long long)ta->value,
-			      (unsigned long long)wall,
-			      source_names[ta->source >= 0 ? ta->source : SRC_MARKERS]);
-		if (ta->has_exit)
-			tf_buf_printf(&v, " exit=%d", ta->exit_status);
-		char *key = tf_xasprintf("test.%s", tf_profile_str(a->p, (tf_strid)i));
-		tf_profile_set_meta(a->p, key, v.ptr);
-		free(key);
-		tf_buf_free(&v);
+		m.wall_ns = (double)wall;
+		m.source = (char *)source_names[ta->source >= 0 ? ta->source : SRC_MARKERS];
+		if (outside_bucket && !a->outside_default)
+			m.source = (char *)source_names[SRC_COMMAND];
+		if (outside_bucket && a->outside_default ? outside_any && outside_ok
+							 : ta->has_count && !ta->count_bad)
+			m.count = outside_bucket && a->outside_default ? outside : ta->count;
+		if (ta->has_mcpu)
+			m.cpu_ns = (double)ta->mcpu;
+		if (ta->runner) {
+			m.runner_ns = ta->runner->duration_ns;
+			m.runner_q_ns = ta->runner->quantum_ns;
+			m.runner = (char *)ta->runner->runner;
+			m.status = ta->runner->status;
+		}
+		if (ta->has_exit) {
+			m.exit_status = ta->exit_status;
+			m.has_exit = true;
+			if (!m.status)
+				m.status = ta->exit_status ? TF_TEST_FAILED : TF_TEST_PASSED;
+		}
+		m.nested = ta->nested;
+		if (ta->parent)
+			m.parent = (char *)tf_profile_str(a->p, ta->parent);
+		tf_test_meta_set(a->p, &m);
 		ntests++;
 	}
 	return ntests;
+}
+
+uint64_t tf_attributor_helper_samples(const tf_attributor *a)
+{
+	return a->helper_samples;
 }
 
 uint64_t tf_attributor_processes(const tf_attributor *a)

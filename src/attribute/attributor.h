@@ -14,12 +14,16 @@
 
 typedef struct tf_attributor tf_attributor;
 
-enum { SRC_MARKERS, SRC_FRAMES, SRC_PROCESSES, SRC_COMMAND, SRC_BUILD };
+enum { SRC_MARKERS, SRC_FRAMES, SRC_PROCESSES, SRC_COMMAND, SRC_BUILD, SRC_RUNNER, SRC_OUTSIDE };
 
 int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opts *o);
+/* When the run started, on both clocks: to tell this run's files from
+ * older ones, and a sample's moment on the runners' clock. */
+void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mono_ns);
 void tf_attributor_free(tf_attributor *a);
 
-/* Side-band in time order: COMM, FORK, EXIT, CMDLINE, MARKER, PROC_EXIT. */
+/* Side-band in time order: COMM, FORK, EXIT, CMDLINE, MARKER, PROC_EXIT,
+ * THREAD_COST. */
 void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev);
 
 /* The program name of `pid` (the `process` label). */
@@ -33,23 +37,35 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 /* Write test.<NAME>=... metadata; returns the number of tests. */
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time);
 uint64_t tf_attributor_processes(const tf_attributor *a);
+/* Samples whose frames named a helper a test tail-called (attributor.c). */
+uint64_t tf_attributor_helper_samples(const tf_attributor *a);
 uint64_t tf_attributor_threads(const tf_attributor *a);
 
 /* Frame rules (frames.c). */
 typedef struct tf_frame_rules tf_frame_rules;
 int tf_frame_rules_new(tf_frame_rules **out, tf_profile *p, const tf_attribute_opts *o);
 void tf_frame_rules_free(tf_frame_rules *r);
+/* GoogleTest's test of a TestBody frame (Suite.Name, Typed.Name<T>);
+ * false when `fn` is none. */
+bool tf_gtest_frame_name(const char *fn, char *out, size_t n);
 /* The test named by the stack's frames, or 0. */
 tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n);
 
 /* ctest's test names (ctest.c): CTestTestfile.cmake files under `dir`. */
 typedef struct tf_ctest tf_ctest;
-tf_ctest *tf_ctest_load(const char *dir);
-/* The same from one file's text (subdirs still read under `dir`): the
- * reader apart from the file, for the fuzzer. */
+/* The tests of the build tree at `dir`, and ctest's log of a run that
+ * ended after `not_before_realtime_ns`; NULL when there are none. */
+tf_ctest *tf_ctest_load(const char *dir, uint64_t not_before_realtime_ns);
+/* The tests of one CTestTestfile.cmake's text (subdirs still read under
+ * `dir`), no log: the reader apart from the file, for the fuzzer. */
 tf_ctest *tf_ctest_parse(const char *text, const char *dir);
-/* The ctest name of a process with these NUL-separated args, or NULL. */
-const char *tf_ctest_lookup(const tf_ctest *c, const char *argv, size_t len, const char *cwd);
+/* The ctest name of a process with these NUL-separated args (len 0 when
+ * unknown), or by the log's order the next test running `program`; NULL
+ * when neither says. */
+const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const char *cwd,
+			    const char *program);
+/* What ctest's log says ran (NULL or empty without a log). */
+const tf_runner_tests *tf_ctest_log(const tf_ctest *c);
 void tf_ctest_free(tf_ctest *c);
 
 #endif

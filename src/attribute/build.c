@@ -174,6 +174,8 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 	};
 	int64_t values[2] = { 1, (int64_t)ev->sample.period };
 	tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels, 4);
+	if (source == SRC_OUTSIDE)
+		source = SRC_COMMAND;
 	if (source >= 0 && source < 4)
 		b->st->by_source[source]++;
 	b->st->samples++;
@@ -198,6 +200,7 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	case TF_REC_CMDLINE:
 	case TF_REC_MARKER:
 	case TF_REC_PROC_EXIT:
+	case TF_REC_THREAD_COST:
 		tf_attributor_event(b->att, ev);
 		break;
 	default:
@@ -264,6 +267,8 @@ static void write_meta(builder *b, const tf_record_info *ri)
 		tf_profile_set_meta(p, "arch", un.machine);
 	if (ri->markers_ignored)
 		meta_u64(p, "markers_ignored", ri->markers_ignored);
+	if (b->st->helper_samples)
+		meta_u64(p, "helper_samples", b->st->helper_samples);
 }
 
 int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
@@ -298,14 +303,17 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	b.k_pid = tf_profile_intern(b.p, "pid");
 	b.k_tid = tf_profile_intern(b.p, "tid");
 	rc = tf_attributor_new(&b.att, b.p, opts);
-	if (!rc)
+	if (!rc) {
+		tf_attributor_set_start(b.att, ri->start_realtime_ns, ri->start_ns);
 		rc = tf_recording_replay(rec, on_event, &b);
+	}
 	if (!rc) {
 		/* freq mode varies the period: record the mean one */
 		if (stats->samples)
 			b.p->period = tf_profile_total(b.p, 1) / (int64_t)stats->samples;
 		stats->processes = tf_attributor_processes(b.att);
 		stats->threads = tf_attributor_threads(b.att);
+		stats->helper_samples = tf_attributor_helper_samples(b.att);
 		stats->tests = tf_attributor_write_meta(b.att, TF_MAX(b.last_time, ri->end_ns));
 		write_meta(&b, ri);
 	}

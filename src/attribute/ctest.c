@@ -5,12 +5,16 @@
  * does: every CTestTestfile.cmake lists `add_test(NAME "command" "args"...)`
  * and `subdirs("dir")`. We read them from the directory ctest ran in and
  * match a process by its argv (the command, then its arguments too when
- * several tests share a program).
+ * several tests share a program). ctest's log of the run
+ * (Testing/Temporary/LastTest.log) lists the tests in the order they ran,
+ * which names a process whose arguments were gone before we could read
+ * them, and gives each test's time and status.
  */
 #include "attributor.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
 	char *name;
@@ -20,6 +24,10 @@ typedef struct {
 
 struct tf_ctest {
 	TF_VEC(ctest_entry) tests;
+	/* LastTest.log of this run: every test ctest ran, in order, with its
+	 * command, time and status, and the tests its programs' output named */
+	tf_runner_tests log;
+	TF_VEC(bool) claimed;     /* per log entry: a process took its name */
 };
 
 /* Read one CMake argument: "quoted", [=[bracket]=] or bare. */
@@ -125,8 +133,10 @@ static void load_file(tf_ctest *c, const char *dir, int depth)
 	tf_buf_free(&text);
 }
 
-static tf_ctest *found(tf_ctest *c)
+tf_ctest *tf_ctest_parse(const char *text, const char *dir)
 {
+	tf_ctest *c = tf_xcalloc(1, sizeof(*c));
+	parse_file(c, text, dir, 0);
 	if (!c->tests.n) {
 		tf_ctest_free(c);
 		return NULL;
@@ -134,18 +144,55 @@ static tf_ctest *found(tf_ctest *c)
 	return c;
 }
 
-tf_ctest *tf_ctest_load(const char *dir)
+tf_ctest *tf_ctest_load(const char *dir, uint64_t not_before_realtime_ns)
 {
 	tf_ctest *c = tf_xcalloc(1, sizeof(*c));
+	struct stat st;
 	load_file(c, dir, 0);
-	return found(c);
+	if (!c->tests.n) {
+		tf_ctest_free(c);
+		return NULL;
+	}
+	/* only a log this run wrote: an old one names tests that did not run */
+	char *log = tf_xasprintf("%s/Testing/Temporary/LastTest.log", dir);
+	if (stat(log, &st) == 0 &&
+	    (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec >=
+		    not_before_realtime_ns)
+		tf_runner_read_file(&c->log, log, NULL);
+	tf_error_clear();
+	free(log);
+	for (size_t i = 0; i < c->log.v.n; i++)
+		tf_vec_push(&c->claimed, false);
+	return c;
 }
 
-tf_ctest *tf_ctest_parse(const char *text, const char *dir)
+const tf_runner_tests *tf_ctest_log(const tf_ctest *c)
 {
-	tf_ctest *c = tf_xcalloc(1, sizeof(*c));
-	parse_file(c, text, dir, 0);
-	return found(c);
+	return c ? &c->log : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Claim the first unclaimed ctest entry of the log named `name`, or, with
+ * name NULL, running `program`: ctest runs its tests in the log's order,
+ * so the k-th process of a program is the k-th test that runs it. */
+static const char *claim(tf_ctest *c, const char *name, const char *program)
+{
+	for (size_t i = 0; i < c->log.v.n; i++) {
+		const tf_runner_test *r = &c->log.v.v[i];
+		if (c->claimed.v[i] || strcmp(r->runner, "ctest") != 0)
+			continue;
+		if (name ? strcmp(r->name, name) == 0
+			 : (r->argv && strcmp(base_name(r->argv), program) == 0)) {
+			c->claimed.v[i] = true;
+			return r->name;
+		}
+	}
+	return NULL;
 }
 
 static bool same_program(const char *want, const char *got, const char *cwd)
@@ -161,7 +208,7 @@ static bool same_program(const char *want, const char *got, const char *cwd)
 	return false;
 }
 
-const char *tf_ctest_lookup(const tf_ctest *c, const char *argv, size_t len, const char *cwd)
+static const char *lookup_argv(const tf_ctest *c, const char *argv, size_t len, const char *cwd)
 {
 	const char *only = NULL;
 	size_t matches = 0;
@@ -184,6 +231,21 @@ const char *tf_ctest_lookup(const tf_ctest *c, const char *argv, size_t len, con
 	return matches == 1 ? only : NULL;
 }
 
+const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const char *cwd,
+			    const char *program)
+{
+	const char *name;
+	if (!c)
+		return NULL;
+	name = lookup_argv(c, argv, len, cwd);
+	if (name) {
+		claim(c, name, NULL);
+		return name;
+	}
+	/* its arguments could not be read: the log's order says */
+	return program && *program ? claim(c, NULL, program) : NULL;
+}
+
 void tf_ctest_free(tf_ctest *c)
 {
 	if (!c)
@@ -193,5 +255,7 @@ void tf_ctest_free(tf_ctest *c)
 		free(c->tests.v[i].argv);
 	}
 	tf_vec_free(&c->tests);
+	tf_runner_tests_free(&c->log);
+	tf_vec_free(&c->claimed);
 	free(c);
 }

@@ -12,6 +12,13 @@
  *   FROM_LIB   the first function outside the framework's library, called
  *              from it, is the test (for frameworks whose runner functions
  *              are static and invisible without debug symbols)
+ *   GTEST      GoogleTest's generated TestBody(), in any namespace: the
+ *              class Suite_Name_Test (TEST, TEST_F, TEST_P) or the typed
+ *              gtest_suite_Suite_::Name<T> (TYPED_TEST, TYPED_TEST_P).
+ *              Suite_Name is split at its first underscore, GoogleTest's
+ *              own advice being that suite names have none; what GoogleTest
+ *              reported (runner.c) settles it where both have some
+ *              (attributor.c).
  *
  * The stack is scanned from the root, so the outermost test frame wins
  * (a helper that calls another test's function stays in its own test).
@@ -20,11 +27,12 @@
  */
 #include "attributor.h"
 
+#include <ctype.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { RULE_REGEX, RULE_CALLEE_OF, RULE_FROM_LIB } rule_kind;
+typedef enum { RULE_REGEX, RULE_CALLEE_OF, RULE_FROM_LIB, RULE_GTEST } rule_kind;
 
 typedef struct {
 	const char *preset;
@@ -38,8 +46,7 @@ typedef struct {
 
 static const rule_def presets[] = {
 	{ "go", RULE_CALLEE_OF, "^testing\\.tRunner$", NULL, NULL, NULL, true },
-	{ "gtest", RULE_REGEX, "^([A-Za-z0-9_]+)_([A-Za-z0-9]+)_Test::TestBody\\(\\)$", NULL, NULL,
-	  "\\1.\\2", false },
+	{ "gtest", RULE_GTEST, NULL, NULL, NULL, NULL, false },
 	{ "cmocka", RULE_CALLEE_OF, "^(cmocka_run_one_test_or_fixture|_run_test)$", NULL, NULL,
 	  NULL, false },
 	{ "cmocka", RULE_FROM_LIB, NULL, NULL, "/libcmocka\\.so", NULL, false },
@@ -210,6 +217,74 @@ static const char *go_short(const char *name)
 	return dot ? dot + 1 : s;
 }
 
+/*
+ * GoogleTest's test from a demangled TestBody frame: "(anonymous
+ * namespace)::ParserTest_CVE_2017_5950_Test::TestBody()" is
+ * ParserTest.CVE_2017_5950, "gtest_suite_Typed_::Works<int>::TestBody()"
+ * is Typed.Works<int>. Writes the name into `out`; false when the frame is
+ * no TestBody of GoogleTest's.
+ */
+bool tf_gtest_frame_name(const char *fn, char *out, size_t n)
+{
+	static const char body[] = "::TestBody()";
+	size_t len = strlen(fn), bl = sizeof(body) - 1;
+	if (len <= bl || strcmp(fn + len - bl, body) != 0 || len - bl >= 1024)
+		return false;
+	char q[1024];
+	memcpy(q, fn, len - bl);
+	q[len - bl] = '\0';
+	/* template arguments of the class, for typed tests */
+	char targ[256] = "";
+	size_t ql = strlen(q);
+	if (ql && q[ql - 1] == '>') {
+		int depth = 0;
+		size_t i = ql;
+		while (i-- > 0) {
+			depth += q[i] == '>' ? 1 : q[i] == '<' ? -1 : 0;
+			if (depth == 0)
+				break;
+		}
+		if (depth != 0 || i == (size_t)-1)
+			return false;
+		snprintf(targ, sizeof(targ), "%.*s", (int)(ql - i - 2), q + i + 1);
+		q[i] = '\0';
+		ql = i;
+	}
+	/* the last two components, at the top level of <> and () */
+	const char *cls = q, *ns = NULL;
+	int depth = 0;
+	for (size_t i = 0; i + 1 < ql; i++) {
+		depth += (q[i] == '<' || q[i] == '(') ? 1 : (q[i] == '>' || q[i] == ')') ? -1 : 0;
+		if (depth == 0 && q[i] == ':' && q[i + 1] == ':') {
+			ns = cls;
+			cls = q + i + 2;
+		}
+	}
+	for (const char *c = cls; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			return false;
+	if (ns && (strncmp(ns, "gtest_suite_", 12) == 0 || strncmp(ns, "gtest_case_", 11) == 0)) {
+		/* TYPED_TEST: namespace gtest_suite_<Suite>_, class <Name><T> */
+		const char *sb = ns + (ns[6] == 's' ? 12 : 11);
+		const char *se = cls - 2; /* the "::" */
+		if (se <= sb || se[-1] != '_')
+			return false;
+		if (targ[0])
+			snprintf(out, n, "%.*s.%s<%s>", (int)(se - 1 - sb), sb, cls, targ);
+		else
+			snprintf(out, n, "%.*s.%s", (int)(se - 1 - sb), sb, cls);
+		return true;
+	}
+	size_t cl = strlen(cls);
+	if (cl < 8 || strcmp(cls + cl - 5, "_Test") != 0 || targ[0])
+		return false;
+	const char *us = memchr(cls + 1, '_', cl - 6);
+	if (!us || us == cls + cl - 6)
+		return false;
+	snprintf(out, n, "%.*s.%.*s", (int)(us - cls), cls, (int)(cls + cl - 5 - us - 1), us + 1);
+	return true;
+}
+
 /* Build a test name from a match and the rule's format. */
 static tf_strid make_name(tf_frame_rules *r, const rule *ru, const char *fn,
 			  const regmatch_t *m, size_t nm)
@@ -279,6 +354,12 @@ static uint32_t classify(tf_frame_rules *r, uint32_t fi, size_t ri)
 		else if (regexec(&ru->name, fn, 10, m, 0) == 0)
 			v = make_name(r, ru, fn, m, 10);
 		break;
+	case RULE_GTEST: {
+		char name[512];
+		if (tf_gtest_frame_name(fn, name, sizeof(name)))
+			v = tf_profile_intern(r->p, name);
+		break;
+	}
 	}
 	*slot = v;
 	return v;
@@ -413,6 +494,7 @@ static tf_strid match(tf_frame_rules *r)
 				continue;
 			switch (ru->def.kind) {
 			case RULE_REGEX:
+			case RULE_GTEST:
 				v = classify(r, fi, ri);
 				if (v)
 					return v;

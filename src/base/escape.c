@@ -156,3 +156,14 @@ void tf_buf_put_printable(tf_buf *b, const char *s)
 	}
 	tf_buf_put(b, p + run, len - run);
 }
+
+int tf_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,26 @@ int tf_mkdir_p(const char *path, int mode)
 	}
 	free(p);
 	return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int tf_rmtree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : tf_error_set_errno(TF_ERROR, "cannot remove '%s'", path);
+	/* children first, links never followed */
+	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return tf_error_set_errno(TF_ERROR, "cannot remove '%s'", path);
+	return 0;
 }
 
 char *tf_user_cache_dir(void)

@@ -20,7 +20,7 @@ static struct {
 } o;
 
 #define OPT_STORE { TF_OPT_STRING, 0, "store", &o.store, "SPEC", \
-	"git, git:REMOTE or dir:PATH (default: $TESTFLAME_STORE, else git)", NULL, 0, 0, NULL }
+	"git, git:REMOTE, dir:PATH or pyroscope:URL (default: $TESTFLAME_STORE, else git)", NULL, 0, 0, NULL }
 #define OPT_REMOTE { TF_OPT_STRING, 0, "remote", &o.remote, "NAME", \
 	"remote name or URL (default: origin, or the one in git:REMOTE)", NULL, 0, 0, &o.remote_seen }
 #define OPT_SUITE(h) { TF_OPT_STRING, 0, "suite", &o.suite, "NAME", h, NULL, 0, 0, NULL }

@@ -34,6 +34,7 @@
  */
 #include "cli.h"
 #include "publish_common.h"
+#include "pyroscope_common.h"
 #include "record_common.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
@@ -69,6 +70,8 @@ typedef struct {
 	long history;               /* earlier baselines to learn noise from */
 	tf_test_noise *noise;       /* what they taught */
 	size_t nnoise;
+	tf_store *store;            /* run_stored: its store and runner kind (Pyroscope's links) */
+	const char *kind;
 } run_opts;
 
 typedef struct {
@@ -272,6 +275,7 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	tf_table_opts to;
 	tf_report_opts ro;
 	char *repo_url = repo_web_url(ctx), *html = NULL;
+	tf_cli_pyroscope_link pl = { 0 };
 	int rc;
 
 	for (size_t i = 0; i < base->runs.n; i++)
@@ -302,6 +306,7 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 	ro.base_distance = distance;
 	ro.run_url = ctx->run_url;
 	ro.source_root = ctx->git ? ctx->git->workdir : NULL;
+	tf_cli_pyroscope_links(&ro, &pl, o->store, &o->rec, base_commit, o->kind);
 	rc = tf_report_write(c, &ro);
 	if (rc) {
 		tf_fail(rc);
@@ -325,6 +330,7 @@ static int compare_and_report(run_opts *o, side_runs *base, side_runs *head,
 
 	publish_report(o, c, &ro, base_commit);
 done:
+	tf_cli_pyroscope_link_free(&pl);
 	tf_buf_free(&table);
 	tf_vec_free(&bp);
 	tf_vec_free(&hp);
@@ -651,6 +657,9 @@ static int run_stored(run_opts *o, int *status)
 		if (o->remote)
 			tf_store_set_remote(st, o->remote);
 		start = walk_start(ctx);
+		tf_cli_pyroscope_setup(st, o->rec.cfg);
+		o->store = st;
+		o->kind = kind;
 	}
 	if (st && start) {
 		tf_store_resolve_opts ro = { 0, !o->no_fetch && tf_store_is_git(st) &&
@@ -661,6 +670,8 @@ static int run_stored(run_opts *o, int *status)
 			tf_warnf("%s; looking at local baselines only", m.remote_error);
 			ro.fetch = false;
 		}
+		if (rc == TF_ENOTFOUND) /* git holds none: Pyroscope may */
+			rc = tf_cli_pyroscope_resolve(&m, st, start, &o->rec, kind);
 		if (rc == 0) {
 			rc = tf_store_get(&bytes, st, m.commit, o->rec.suite_name, kind);
 			tf_profile *stored = NULL;
@@ -703,7 +714,7 @@ static int run_stored(run_opts *o, int *status)
 				note = tf_xasprintf("baseline: %.12s%s%s%s, %u commit%s before %s%s%s",
 						    m.commit, shown ? " (" : "", shown ? b.subject : "",
 						    shown ? ")" : "", dist, dist == 1 ? "" : "s", where,
-						    nr, m.fetched ? ", fetched" : "");
+						    nr, m.source[0] ? m.source : m.fetched ? ", fetched" : "");
 				tf_baseline_clear(&b);
 			}
 		} else if (rc == TF_ENOTFOUND) {
@@ -745,6 +756,8 @@ static int run_stored(run_opts *o, int *status)
 		publish_report(o, NULL, NULL, NULL);
 	}
 
+	if (!exit_status && !head.runs.v[0].info.interrupted) /* as for saving */
+		tf_cli_pyroscope_push(st, &o->rec, kind, head.runs.v, head.runs.n);
 	/* keep this run as the baseline of HEAD where it belongs */
 	if (st && !exit_status && !head.runs.v[0].info.interrupted && will_save(o)) {
 		save_baseline(o, st, &head, kind);
@@ -900,7 +913,7 @@ int cmd_run(int argc, char **argv)
 				 "the branch to compare with (default: the PR's base, else the default branch)",
 				 NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "store", &o.store_spec, "SPEC",
-				 "where baselines live: git (default), git:REMOTE, dir:PATH",
+				 "where baselines live: git (default), git:REMOTE, dir:PATH, pyroscope:URL",
 				 NULL, 0, 0, NULL };
 	opts[n++] = (tf_option){ TF_OPT_STRING, 0, "remote", &o.remote, "NAME",
 				 "the git remote baselines are fetched from and pushed to (default origin)",

@@ -14,6 +14,7 @@
 #include "testflame/profile.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,6 +37,10 @@ typedef struct {
 	const char *source; /* how it was found (markers, process, ...), or NULL */
 	int exit_status;
 	bool has_exit, from_samples;
+	/* measured, not sampled (NAN when not): the kernel's count of its
+	 * processes, its markers' CPU time, its runner's duration */
+	double count, cpu_ns, runner_ns;
+	const char *parent;
 } test_row;
 
 typedef struct {
@@ -47,7 +52,7 @@ typedef struct {
 	tf_label_groups *tests, *procs;
 	TF_VEC(test_row) rows;   /* tests, largest first */
 	test_row *build;         /* the build steps, reported apart; or NULL */
-	bool any_wall, any_source, any_exit;
+	bool any_wall, any_source, any_exit, any_measured;
 	TF_VEC(const char *) meta; /* "key=value" strings after "testflame.", sorted */
 	TF_VEC(const char *) comments; /* other comments */
 	tf_arena *arena;
@@ -73,48 +78,27 @@ static int cmp_row(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/*
- * "NAME=samples=N value=V [wall_ns=W] [source=S] [exit=E]" (after the
- * "testflame.test." prefix) into a row; false if malformed. The name may
- * hold '=', so the fields start at the last "=samples=".
- */
+/* A per-test metadata line into a row; false if it is none or malformed. */
 static bool parse_test_meta(const char *c, test_row *r, tf_arena *arena)
 {
-	const char *last = NULL, *at = c;
-	bool have_samples = false, have_value = false;
-
-	while ((at = strstr(at, "=samples=")) != NULL)
-		last = at++;
-	if (!last)
+	tf_test_meta m;
+	if (tf_test_meta_parse(&m, c) != 0) {
+		tf_error_clear();
 		return false;
-	r->name = tf_arena_strndup(arena, c, (size_t)(last - c));
-	for (const char *f = last + 1; *f;) {
-		const char *end = strchr(f, ' '), *eq;
-		size_t len = end ? (size_t)(end - f) : strlen(f);
-		char *field = tf_xstrndup(f, len), *num_end;
-		long long n = 0;
-
-		eq = strchr(field, '=');
-		if (eq) {
-			n = strtoll(eq + 1, &num_end, 10);
-			bool numeric = eq[1] && !*num_end;
-			if (strncmp(field, "samples=", 8) == 0 && numeric)
-				r->samples = n, have_samples = true;
-			else if (strncmp(field, "value=", 6) == 0 && numeric)
-				r->value = n, have_value = true;
-			else if (strncmp(field, "wall_ns=", 8) == 0 && numeric)
-				r->wall_ns = n;
-			else if (strncmp(field, "exit=", 5) == 0 && numeric)
-				r->exit_status = (int)n, r->has_exit = true;
-			else if (strncmp(field, "source=", 7) == 0)
-				r->source = tf_arena_strdup(arena, eq + 1);
-		}
-		free(field);
-		f += len;
-		while (*f == ' ')
-			f++;
 	}
-	return have_samples && have_value;
+	r->name = tf_arena_strdup(arena, m.name);
+	r->samples = (int64_t)m.samples;
+	r->value = m.value;
+	r->wall_ns = isnan(m.wall_ns) ? -1 : (int64_t)m.wall_ns;
+	r->source = m.source ? tf_arena_strdup(arena, m.source) : NULL;
+	r->exit_status = m.exit_status;
+	r->has_exit = m.has_exit;
+	r->count = m.count;
+	r->cpu_ns = m.cpu_ns;
+	r->runner_ns = m.runner_ns;
+	r->parent = m.parent ? tf_arena_strdup(arena, m.parent) : NULL;
+	tf_test_meta_clear(&m);
+	return true;
 }
 
 static test_row *find_row(summary *s, const char *name)
@@ -153,14 +137,15 @@ static int summarize(summary *s, const tf_profile *p, const char *file)
 	for (size_t i = 0; i < s->tests->n && s->tests->any_labelled; i++) {
 		const tf_label_group *g = &s->tests->groups[i];
 		test_row r = { g->value ? g->value : "(no test label)", group_samples(s, g),
-			       s->vi >= 0 ? g->sums[s->vi] : 0, -1, NULL, 0, false, true };
+			       s->vi >= 0 ? g->sums[s->vi] : 0, -1, NULL, 0, false, true,
+			       NAN, NAN, NAN, NULL };
 		tf_vec_push(&s->rows, r);
 	}
 	for (size_t i = 0; i < p->comments.n; i++) {
 		const char *c = tf_profile_str(p, p->comments.v[i]);
-		test_row r = { NULL, 0, 0, -1, NULL, 0, false, false }, *have;
+		test_row r = { NULL, 0, 0, -1, NULL, 0, false, false, NAN, NAN, NAN, NULL }, *have;
 		if (strncmp(c, TEST_PREFIX, strlen(TEST_PREFIX)) == 0 &&
-		    parse_test_meta(c + strlen(TEST_PREFIX), &r, s->arena)) {
+		    parse_test_meta(c, &r, s->arena)) {
 			/* the samples' numbers win; the rest only the metadata knows */
 			have = find_row(s, r.name);
 			if (have) {
@@ -168,6 +153,10 @@ static int summarize(summary *s, const tf_profile *p, const char *file)
 				have->source = r.source;
 				have->exit_status = r.exit_status;
 				have->has_exit = r.has_exit;
+				have->count = r.count;
+				have->cpu_ns = r.cpu_ns;
+				have->runner_ns = r.runner_ns;
+				have->parent = r.parent;
 			} else {
 				/* a test that ran without being sampled is still a test */
 				tf_vec_push(&s->rows, r);
@@ -193,6 +182,7 @@ static int summarize(summary *s, const tf_profile *p, const char *file)
 			continue;
 		}
 		s->any_wall |= r->wall_ns >= 0;
+		s->any_measured |= !isnan(r->count) || !isnan(r->cpu_ns) || !isnan(r->runner_ns);
 		s->any_source |= r->source != NULL;
 		s->any_exit |= r->has_exit;
 	}
@@ -355,6 +345,18 @@ static void text_test_row(tf_buf *b, const summary *s, const test_row *r, int w)
 	put_cell(b, r->name, w, true);
 	tf_buf_printf(b, " %10lld %6.2f%% %10s", (long long)r->samples, share(r->value, s->total_value),
 		      tf_value_format(v, sizeof(v), r->value, unit_of(s->p, s->vi)));
+	if (s->any_measured) {
+		/* the best exact measure, as the comparison picks it */
+		if (!isnan(r->count))
+			tf_value_format(v, sizeof(v), (int64_t)r->count, unit_of(s->p, s->vi));
+		else if (!isnan(r->cpu_ns))
+			tf_value_format(v, sizeof(v), (int64_t)r->cpu_ns, "nanoseconds");
+		else if (!isnan(r->runner_ns))
+			tf_value_format(v, sizeof(v), (int64_t)r->runner_ns, "nanoseconds");
+		else
+			snprintf(v, sizeof(v), "-");
+		tf_buf_printf(b, " %10s", v);
+	}
 	if (s->any_wall)
 		tf_buf_printf(b, " %10s", r->wall_ns < 0 ? "-" :
 			      tf_value_format(v, sizeof(v), r->wall_ns, "nanoseconds"));
@@ -389,6 +391,8 @@ static void text_tests(tf_buf *b, const summary *s)
 		put_cell(b, "test", w, true);
 		tf_buf_printf(b, " %10s %7s %10s", "samples", "share",
 			      s->vi >= 0 ? type_of(s->p, s->vi) : "value");
+		if (s->any_measured)
+			tf_buf_printf(b, " %10s", "measured");
 		if (s->any_wall)
 			tf_buf_printf(b, " %10s", "wall");
 		if (s->any_source)
@@ -480,16 +484,25 @@ static json_t *json_value_type(const tf_profile *p, tf_strid type, tf_strid unit
 			 jstr(tf_profile_str(p, unit)));
 }
 
+static json_t *jmaybe(double v)
+{
+	return isnan(v) ? json_null() : json_integer((json_int_t)v);
+}
+
 static json_t *json_test(const summary *s, const test_row *r)
 {
-	return json_pack("{s:o,s:I,s:f,s:I,s:o,s:o,s:o,s:b}", "name", jstr(r->name),
+	return json_pack("{s:o,s:I,s:f,s:I,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o}", "name", jstr(r->name),
 			 "samples", (json_int_t)r->samples,
 			 "share", share(r->value, s->total_value) / 100.0,
 			 "value", (json_int_t)r->value,
 			 "wall_ns", r->wall_ns >= 0 ? json_integer(r->wall_ns) : json_null(),
 			 "source", r->source ? jstr(r->source) : json_null(),
 			 "exit", r->has_exit ? json_integer(r->exit_status) : json_null(),
-			 "sampled", r->from_samples);
+			 "sampled", r->from_samples,
+			 "count", jmaybe(r->count),
+			 "cpu_ns", jmaybe(r->cpu_ns),
+			 "runner_ns", jmaybe(r->runner_ns),
+			 "parent", r->parent ? jstr(r->parent) : json_null());
 }
 
 static char *show_json(const summary *s)

@@ -48,6 +48,9 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 				NULL, 512, 65000, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "test", &o->test, "NAME",
 				"the test name of samples no other source attributes", NULL, 0, 0, NULL };
+	out[n++] = (tf_option){ TF_OPT_LIST, 0, "runner-report", &o->runner_reports, "PATH",
+				"a test report the suite writes (JUnit XML, go test -json, TAP; "
+				"a glob; repeatable): the tests that ran", NULL, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "split", &o->split, "LIST",
 				"how to find tests: markers,frames,processes (default all; none)",
 				NULL, 0, 0, NULL };
@@ -146,7 +149,13 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	o->ro.markers = (o->sources & TF_SOURCE_MARKERS) != 0;
 
 	o->suite_name = pick(o->suite, cfg->suite, o->command);
-	o->ao.test_name = pick(o->test, cfg->test, o->suite_name);
+	/* without --test, work no test claims is "[outside tests]" */
+	o->ao.test_name = pick(o->test, cfg->test, NULL);
+	for (size_t i = 0; i < o->runner_reports.items.n; i++)
+		tf_vec_push(&o->reports, o->runner_reports.items.v[i]);
+	for (char **r = cfg->attribution.runner_reports; r && *r; r++)
+		tf_vec_push(&o->reports, *r);
+	tf_vec_push(&o->reports, NULL);
 	o->ao.suite = o->suite_name;
 	o->ao.command = o->command;
 	o->ao.callgraph = o->ro.callgraph;
@@ -245,6 +254,20 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		o->ro.progress_ctx = &pg;
 	}
 
+	/* the runners we know report which tests ran (inject.c) */
+	tf_runner_session *runners = NULL;
+	tf_runner_tests_free(&o->runner_tests); /* a repeat's are its own */
+	struct timespec started;
+	clock_gettime(CLOCK_REALTIME, &started);
+	rc = tf_runner_session_new(&runners, (const char *const *)environ,
+				   o->cfg->attribution.inject != 0);
+	if (rc) {
+		tf_fail(rc);
+		tf_symbolizer_free(sym);
+		return false;
+	}
+	o->ro.extra_env = tf_runner_session_env(runners);
+
 	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
 	if (pg.shown)
@@ -278,6 +301,14 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 				    (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3,
 				    (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3);
 	}
+	rc = tf_runner_session_collect(runners, &o->runner_tests, o->reports.v,
+				       (uint64_t)started.tv_sec * 1000000000ULL +
+					       (uint64_t)started.tv_nsec);
+	if (rc) {
+		*status = tf_fail(rc);
+		goto done;
+	}
+	o->ao.runner_tests = &o->runner_tests;
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	rc = tf_attribute_build(&res->profile, rec, sym, &o->ao, &res->stats);
@@ -306,6 +337,8 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 done:
 	tf_recording_free(rec);
 	tf_symbolizer_free(sym);
+	tf_runner_session_free(runners);
+	o->ro.extra_env = NULL;
 	return res->profile != NULL;
 }
 
@@ -343,6 +376,11 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		tf_warnf("%llu of %llu frames have no symbol (stripped binaries?)",
 			 (unsigned long long)res->stats.unresolved,
 			 (unsigned long long)res->stats.frames);
+	if (res->stats.helper_samples)
+		tf_notef("%llu samples were in functions a test tail-called, whose test the stack "
+			 "no longer shows: they count for the test's program (compile the tests with "
+			 "-fno-optimize-sibling-calls to name them)",
+			 (unsigned long long)res->stats.helper_samples);
 	if (res->info.markers_ignored)
 		tf_warnf("%llu lines in $TESTFLAME_MARKERS were not markers "
 			 "(expected 'begin NAME' or 'end NAME')",
@@ -373,6 +411,9 @@ void tf_record_cli_free(tf_record_cli *o)
 		free(o->owned.v[i]);
 	tf_vec_free(&o->owned);
 	tf_vec_free(&o->patterns);
+	tf_vec_free(&o->reports);
+	tf_vec_free(&o->runner_reports.items);
+	tf_runner_tests_free(&o->runner_tests);
 	o->cfg = NULL;
 	o->ctx = NULL;
 	o->command = NULL;

@@ -25,6 +25,7 @@ typedef struct {
 	bool quiet;
 	bool needs_git;          /* run: git context problems are warnings */
 	const char *target_branch; /* run --target: the merge-base's other side */
+	struct tf_strlist runner_reports; /* --runner-report */
 
 	/* resolved by tf_record_cli_prepare() */
 	tf_config *cfg;
@@ -37,6 +38,8 @@ typedef struct {
 	tf_attribute_opts ao;
 	TF_VEC(tf_frame_pattern) patterns;
 	TF_VEC(char *) owned;    /* strings built for cmd */
+	TF_VEC(const char *) reports; /* runner reports to read: flags, config */
+	tf_runner_tests runner_tests; /* what the runners said ran */
 } tf_record_cli;
 
 typedef struct {

@@ -8,6 +8,7 @@
  */
 #include "compare/compare_priv.h"
 #include "compare/stats.h"
+#include "testflame/context.h"
 
 /* The attribution stage's bucket for compilers, linkers and the like. */
 #define TF_BUILD_TEST_NAME "[build]"
@@ -55,11 +56,19 @@ void tf_compare_opts_init(tf_compare_opts *o)
 
 /* Per internal test, while aggregating. */
 typedef struct {
-	double *cost;      /* per run, base runs then head runs */
+	double *cost;      /* per run, base runs then head runs: sampled values */
 	double *samples;
-	double wall[2], cpu[2];      /* sums over runs that reported them */
-	unsigned nwall[2], ncpu[2];
+	double *exact;     /* per run and measure (run * 4 + measure): the
+			    * exact measures the metadata gives, NAN without */
+	double *quantum;   /* per run: the runner duration's resolution */
+	bool *ran;         /* per run: named in the run's metadata */
+	double wall[2], cpu[2], runner[2];  /* sums over runs that reported them */
+	unsigned nwall[2], ncpu[2], nrunner[2];
 	bool listed[2];    /* named in a side's run metadata */
+	uint32_t parent;   /* id in names, NO_ID */
+	uint32_t nested;
+	tf_test_measure measure;
+	double *mcost;     /* per run: the cost under `measure` */
 } agg_test;
 
 typedef struct {
@@ -85,6 +94,15 @@ static uint32_t test_intern(agg *a, const char *name, size_t len)
 	memset(&t, 0, sizeof(t));
 	t.cost = tf_xcalloc(pv->nruns, sizeof(double));
 	t.samples = tf_xcalloc(pv->nruns, sizeof(double));
+	t.exact = tf_xmalloc(pv->nruns * 4 * sizeof(double));
+	t.quantum = tf_xmalloc(pv->nruns * sizeof(double));
+	t.mcost = tf_xcalloc(pv->nruns, sizeof(double));
+	t.ran = tf_xcalloc(pv->nruns, sizeof(bool));
+	for (size_t i = 0; i < pv->nruns * 4; i++)
+		t.exact[i] = NAN;
+	for (size_t i = 0; i < pv->nruns; i++)
+		t.quantum[i] = NAN;
+	t.parent = NO_ID;
 	tf_vec_push(&a->tests, t);
 	return (uint32_t)pv->ninternal++;
 }
@@ -207,72 +225,74 @@ static size_t find_strs(const tf_profile *p, const char *s, uint32_t *ids, size_
 	return n;
 }
 
-static double parse_ns(const char *s, const char *end)
-{
-	char buf[64], *e;
-	size_t n = TF_MIN((size_t)(end - s), sizeof(buf) - 1);
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	double v = strtod(buf, &e);
-	if (e == buf || v < 0)
-		return NAN;
-	if (strcmp(e, "") == 0 || strcmp(e, "ns") == 0)
-		return v;
-	if (strcmp(e, "us") == 0)
-		return v * 1e3;
-	if (strcmp(e, "ms") == 0)
-		return v * 1e6;
-	if (strcmp(e, "s") == 0)
-		return v * 1e9;
-	return NAN;
-}
-
 /*
- * Run metadata "testflame.test.NAME=samples=N value=V wall_ns=W cpu_ns=C":
- * lists the tests that ran (so a test too short to be sampled is not
- * reported gone) and carries their wall and CPU time when the recorder
- * measured them ("wall"/"cpu" accepted as key, ns/us/ms/s as suffix).
+ * The run's per-test metadata (attribute/testmeta.c reads it): lists the
+ * tests that ran, so a test too short to be sampled is neither "new" nor
+ * "gone", and carries what measured them exactly: the kernel's count of
+ * their processes, the CPU time between their markers, the runner's own
+ * duration; and their wall time.
  */
 static void read_test_meta(agg *a, size_t run)
 {
-	static const char prefix[] = "testflame.test.";
 	const cmp_run *r = &a->pv->runs[run];
 	int side = r->head;
 
 	for (size_t i = 0; i < r->p->comments.n; i++) {
 		const char *c = tf_profile_str(r->p, r->p->comments.v[i]);
-		if (strncmp(c, prefix, sizeof(prefix) - 1) != 0)
+		tf_test_meta m;
+		if (strncmp(c, "testflame.test.", 15) != 0 || tf_test_meta_parse(&m, c) != 0) {
+			tf_error_clear();
 			continue;
-		c += sizeof(prefix) - 1;
-		const char *eq = strstr(c, "=samples=");
-		if (!eq)
-			eq = strchr(c, '=');
-		if (!eq || eq == c)
-			continue;
-		uint32_t t = test_intern(a, c, (size_t)(eq - c));
+		}
+		uint32_t t = test_intern(a, m.name, strlen(m.name));
 		agg_test *at = &a->tests.v[t];
 		at->listed[side] = true;
-		for (const char *f = eq + 1; *f;) {
-			const char *fe = strchr(f, ' ');
-			if (!fe)
-				fe = f + strlen(f);
-			const char *kv = memchr(f, '=', (size_t)(fe - f));
-			if (kv) {
-				size_t kl = (size_t)(kv - f);
-				double v = parse_ns(kv + 1, fe);
-				bool wall = (kl == 4 && !strncmp(f, "wall", 4)) || (kl == 7 && !strncmp(f, "wall_ns", 7));
-				bool cpu = (kl == 3 && !strncmp(f, "cpu", 3)) || (kl == 6 && !strncmp(f, "cpu_ns", 6));
-				if (!isnan(v) && wall) {
-					at->wall[side] += v;
-					at->nwall[side]++;
-				} else if (!isnan(v) && cpu) {
-					at->cpu[side] += v;
-					at->ncpu[side]++;
-				}
-			}
-			f = *fe ? fe + 1 : fe;
+		at->ran[run] = true;
+		at->exact[run * 4 + TF_MEASURE_COUNT] = m.count;
+		at->exact[run * 4 + TF_MEASURE_CPU] = m.cpu_ns;
+		at->exact[run * 4 + TF_MEASURE_RUNNER] = m.runner_ns;
+		at->quantum[run] = m.runner_q_ns;
+		if (!isnan(m.wall_ns) && m.wall_ns > 0) {
+			at->wall[side] += m.wall_ns;
+			at->nwall[side]++;
 		}
+		if (!isnan(m.cpu_ns)) {
+			at->cpu[side] += m.cpu_ns;
+			at->ncpu[side]++;
+		}
+		if (!isnan(m.runner_ns)) {
+			at->runner[side] += m.runner_ns;
+			at->nrunner[side]++;
+		}
+		if (m.parent && at->parent == NO_ID)
+			at->parent = tf_strtab_intern(&a->pv->names, m.parent, strlen(m.parent));
+		if (m.nested > at->nested)
+			at->nested = m.nested;
+		tf_test_meta_clear(&m);
 	}
+}
+
+/*
+ * The best measure every run of both sides has for a test: the exact
+ * count, else (for a time event) the markers' CPU time, else the runner's
+ * duration, else its samples. A test that ran on one side only is new or
+ * gone whatever its measure.
+ */
+static tf_test_measure pick_measure(const agg_test *at, size_t nruns, bool time_event)
+{
+	static const tf_test_measure order[] = { TF_MEASURE_COUNT, TF_MEASURE_CPU,
+						 TF_MEASURE_RUNNER };
+	for (size_t k = 0; k < TF_ARRAY_SIZE(order); k++) {
+		tf_test_measure m = order[k];
+		bool all = true;
+		if (m != TF_MEASURE_COUNT && !time_event)
+			continue;
+		for (size_t r = 0; r < nruns && all; r++)
+			all = !isnan(at->exact[r * 4 + m]);
+		if (all)
+			return m;
+	}
+	return TF_MEASURE_SAMPLES;
 }
 
 /* One pass over a run's samples: the test of each, and its totals. */
@@ -358,19 +378,49 @@ static void fill_side(tf_test_side *s, const agg_test *at, const struct tf_compa
 		      int side)
 {
 	size_t from = side ? pv->nbase : 0, n = side ? pv->nhead : pv->nbase;
-	double cost = 0, samples = 0;
+	double cost = 0, sampled = 0, samples = 0;
 
 	s->runs = 0;
 	for (size_t i = from; i < from + n; i++) {
-		cost += at->cost[i];
+		cost += at->mcost[i];
+		sampled += at->cost[i];
 		samples += at->samples[i];
-		if (at->samples[i] > 0 || at->cost[i] != 0)
+		if (at->samples[i] > 0 || at->cost[i] != 0 || at->ran[i])
 			s->runs++;
 	}
 	s->cost = cost / (double)n;
+	s->sampled = sampled / (double)n;
 	s->samples = (int64_t)llround(samples);
 	s->wall_ns = at->nwall[side] ? at->wall[side] / at->nwall[side] : NAN;
 	s->cpu_ns = at->ncpu[side] ? at->cpu[side] / at->ncpu[side] : NAN;
+	s->runner_ns = at->nrunner[side] ? at->runner[side] / at->nrunner[side] : NAN;
+	s->ran = s->runs > 0;
+}
+
+/*
+ * Each run's cost of a test under its measure. A run in which a test ran
+ * but left no sample cost less than one sampling period, not nothing: its
+ * sampled cost is bounded by one period, the side it errs on for a
+ * slowdown seen against it (the ratio is at least that). A runner's
+ * duration of 0 is below its clock's tick: half a tick.
+ */
+static void measure_costs(agg_test *at, const struct tf_compare_priv *pv, bool time_event)
+{
+	at->measure = pick_measure(at, pv->nruns, time_event);
+	for (size_t r = 0; r < pv->nruns; r++) {
+		double v;
+		if (at->measure == TF_MEASURE_SAMPLES) {
+			v = at->cost[r];
+			if (v <= 0 && at->ran[r] && pv->runs[r].p->period > 0)
+				v = (double)pv->runs[r].p->period;
+		} else {
+			v = at->exact[r * 4 + at->measure];
+			double q = at->quantum[r];
+			if (at->measure == TF_MEASURE_RUNNER && !isnan(q) && v < q / 2)
+				v = q / 2;
+		}
+		at->mcost[r] = v;
+	}
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -427,6 +477,168 @@ static double suite_prior(const tf_comparison *c, const agg *a, double floor_pct
 	return prior;
 }
 
+/*
+ * How much tests of a given size wander, from this very comparison: the
+ * suite's own prior for tests whose history cannot say yet (a suite's
+ * first baselines). One run per side cannot measure a test's noise, and a
+ * suite of short tests is far noisier than the event's floor: a process of
+ * a millisecond varies by tens of percent from run to run (its start-up,
+ * page faults, the neighbour), where a CPU-bound loop of a second varies by
+ * one. The other tests of the suite are draws of the same noise, and the
+ * tests nearest in cost (not the test itself) say how much:
+ *
+ *  - where a side has several runs (a PR's confirmation runs), the spread
+ *    of each test's runs around their side's mean, pooled over its
+ *    neighbours: a change between the sides does not enter it;
+ *  - with one run per side, the spread of the neighbours' log ratios (the
+ *    median absolute deviation around their median, which a minority of
+ *    real changes does not move). When most tests changed, by different
+ *    amounts, that spread is the changes' as much as the noise's, and the
+ *    verdict errs towards "not proven" until the confirmation runs give
+ *    the first estimate.
+ *
+ * It only ever raises a test's assumed noise, and only of tests measured
+ * exactly (their processes' count, their markers' clock, their runner's
+ * timer), whose costs are what wander: a sampled test's noise is its
+ * sampling error first, which its samples already say. `noise` and `df`
+ * receive, per test (NAN when not estimated), one run's noise (a fraction)
+ * and its degrees of freedom.
+ */
+static int cmp_pair(const void *x, const void *y)
+{
+	const double *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static bool spread_eligible(const tf_test_delta *t, const agg_test *at)
+{
+	if (t->outside || !t->base.ran || !t->head.ran || t->base.cost <= 0 || t->head.cost <= 0)
+		return false;
+	return at->measure != TF_MEASURE_SAMPLES;
+}
+
+#define SPREAD_APART 1000.0
+
+static void suite_spread(const tf_comparison *c, const agg *a, bool separate_jobs, double *noise,
+			 double *df)
+{
+	const struct tf_compare_priv *pv = c->priv;
+	size_t n = 0, nb = pv->nbase, nh = pv->nhead;
+	bool replicates = nb >= 2 || nh >= 2;
+	/* per eligible test: size, then its log ratio (one run per side) or
+	 * its replicate squares and their degrees of freedom; sizes are offset
+	 * by measure (SPREAD_APART apart), so that only tests measured alike
+	 * are neighbours: a runner's wall clock wanders more than a CPU count */
+	double *pts = tf_xcalloc(3 * c->ntests + 3, sizeof(double));
+
+	for (size_t i = 0; i < c->ntests; i++) {
+		noise[i] = df[i] = NAN;
+		const tf_test_delta *t = &c->tests[i];
+		const agg_test *at = &a->tests.v[pv->test_id[i]];
+		if (!spread_eligible(t, at))
+			continue;
+		double *q = pts + 3 * n;
+		/* the size before the change: a change must not move a test
+		 * into the company of other changed tests */
+		q[0] = log(t->base.cost) + SPREAD_APART * at->measure;
+		if (replicates) {
+			q[1] += tf_stats_side_squares(at->mcost, nb, &q[2]);
+			q[1] += tf_stats_side_squares(at->mcost + nb, nh, &q[2]);
+			if (q[2] <= 0)
+				continue;
+		} else {
+			q[1] = log(t->head.cost / t->base.cost);
+		}
+		n++;
+	}
+	if (n < 9) {
+		free(pts);
+		return;
+	}
+	qsort(pts, n, 3 * sizeof(double), cmp_pair);
+	/* the neighbours: every test within a factor of two in size, at least
+	 * the k nearest, at most 400 */
+	size_t k = TF_MIN(TF_MAX(n / 5, (size_t)8), (size_t)50), cap = TF_MIN(n, (size_t)400);
+	double *win = tf_xcalloc(cap + 1, sizeof(double));
+	/* one run per side: a log ratio's variance is c^2 (1/nb + 1/nh), or
+	 * 2 c^2 between two jobs */
+	double scale = separate_jobs ? 2 : 1 / (double)nb + 1 / (double)nh;
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		const agg_test *at = &a->tests.v[pv->test_id[i]];
+		if (!spread_eligible(t, at))
+			continue;
+		double x = log(t->base.cost) + SPREAD_APART * at->measure;
+		size_t lo = 0;
+		while (lo < n && pts[3 * lo] < x)
+			lo++;
+		size_t l = lo, r = lo, m = 0;
+		bool skipped = false;
+		double ss = 0, sdf = 0;
+		while (m < cap && (l > 0 || r < n)) {
+			double dl = l > 0 ? x - pts[3 * (l - 1)] : INFINITY;
+			double dr = r < n ? pts[3 * r] - x : INFINITY;
+			if (m >= k && TF_MIN(dl, dr) > M_LN2)
+				break;
+			size_t j = dl <= dr ? --l : r++;
+			/* leave one entry of the test's own size and ratio out: itself */
+			if (!skipped && pts[3 * j] == x &&
+			    (replicates || pts[3 * j + 1] == log(t->head.cost / t->base.cost))) {
+				skipped = true;
+				continue;
+			}
+			win[m++] = pts[3 * j + 1];
+			ss += pts[3 * j + 1];
+			sdf += pts[3 * j + 2];
+		}
+		if (replicates) {
+			if (sdf <= 0)
+				continue;
+			noise[i] = sqrt(ss / sdf);
+			df[i] = sdf;
+			continue;
+		}
+		double med = median_of(win, m);
+		for (size_t j = 0; j < m; j++)
+			win[j] = fabs(win[j] - med);
+		double sd = 1.4826 * median_of(win, m);
+		noise[i] = sd / sqrt(scale);
+		df[i] = TF_MAX(2.0, 0.37 * (double)(m - 1));
+	}
+	free(win);
+	free(pts);
+}
+
+/* The variance a runner's clock adds to log(head/base): a duration rounded
+ * to its tick q is off by up to q/2, uniformly (q^2/12), and a wall clock
+ * also counts the moments the test waited for the CPU, a tick's worth and
+ * more on a shared runner (J = q), whatever the test's size: per run,
+ * (q^2/12 + q^2) / cost^2. A test of a tick is then judged only on what
+ * dwarfs a tick. */
+static double tick_variance(const agg_test *at, const struct tf_compare_priv *pv)
+{
+	double v = 0;
+	if (at->measure != TF_MEASURE_RUNNER)
+		return 0;
+	for (int side = 0; side < 2; side++) {
+		size_t from = side ? pv->nbase : 0, n = side ? pv->nhead : pv->nbase;
+		double sum = 0;
+		for (size_t r = from; r < from + n; r++) {
+			double q = at->quantum[r], c = at->mcost[r];
+			if (!isnan(q) && c > 0)
+				sum += (q * q / 12 + q * q) / (c * c);
+		}
+		v += sum / ((double)n * (double)n);
+	}
+	return v;
+}
+
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
 	struct tf_compare_priv *pv = c->priv;
@@ -437,7 +649,14 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	size_t ntested = 0;
 	char reason[256];
 	double borrowed = pv->noise_given ? 0 : suite_prior(c, a, c->summary.noise, o->threshold / 100);
+	double *local = tf_xcalloc(c->ntests + 1, sizeof(double));
+	double *local_df = tf_xcalloc(c->ntests + 1, sizeof(double));
 
+	if (!pv->noise_given)
+		suite_spread(c, a, o->separate_jobs, local, local_df);
+	else
+		for (size_t i = 0; i < c->ntests; i++)
+			local[i] = local_df[i] = NAN;
 	c->summary.prior_noise = borrowed > 0 ? borrowed : c->summary.noise;
 	for (size_t i = 0; i < c->ntests; i++) {
 		tf_test_delta *t = &c->tests[i];
@@ -447,24 +666,23 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		t->p_value = t->p_adjusted = NAN;
 		t->df = NAN;
 		t->method = TF_METHOD_NONE;
-		if (t->base.cost <= 0 && t->head.cost <= 0) {
+		if (!t->base.ran || !t->head.ran) {
+			/* new and gone say one thing only: it did not run there */
+			bool none = !t->base.ran;
+			t->verdict = none ? TF_VERDICT_NEW : TF_VERDICT_GONE;
+			t->reason = none ? "did not run in the base" : "did not run in the head";
+			continue;
+		}
+		if (at->measure == TF_MEASURE_SAMPLES && t->base.samples == 0 && t->head.samples == 0) {
 			t->verdict = TF_VERDICT_INCONCLUSIVE;
-			t->reason = "ran, but too briefly to be sampled on either side";
+			t->reason = "ran, but too briefly to be sampled on either side, and nothing "
+				    "measured it exactly (a higher --freq, or --repeat 3, decides)";
 			continue;
 		}
 		if (t->base.cost <= 0 || t->head.cost <= 0) {
-			bool none = t->base.cost <= 0;
-			/* listed in the side's metadata: it ran, too briefly to be sampled */
-			if (at->listed[none ? 0 : 1]) {
-				t->verdict = TF_VERDICT_INCONCLUSIVE;
-				snprintf(reason, sizeof(reason),
-					 "no samples in the %s, where it ran too briefly to be sampled",
-					 none ? "base" : "head");
-			} else {
-				t->verdict = none ? TF_VERDICT_NEW : TF_VERDICT_GONE;
-				snprintf(reason, sizeof(reason), "%s", none ? "not in the base" : "not in the head");
-			}
-			t->reason = tf_arena_strdup(pv->arena, reason);
+			t->verdict = TF_VERDICT_INCONCLUSIVE;
+			t->reason = "ran, but nothing measured it on one side: no sample, no "
+				    "exact cost (run with a higher --freq or --repeat 3)";
 			continue;
 		}
 		/* a test whose noise nothing measured is assumed twice as noisy as
@@ -501,17 +719,29 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 				within2 = known->within_pct * known->within_pct / 1e4;
 				within_df = known->within_df;
 			}
+			/* no history to trust yet, and the suite's tests of its
+			 * size wander more than that (suite_spread) */
+			double lp = local[i] * 100;
+			if (rough && !isnan(lp) && lp > noise) {
+				excess2 = (lp * lp - c->summary.noise * c->summary.noise) / 1e4;
+				noise = lp;
+				noise_df = local_df[i];
+				t->noise_from_history = false;
+				t->noise_from_suite = true;
+			}
 		}
 		t->noise_pct = noise;
 		/* repeats: the prior is what the history showed, else the
 		 * suite's spread in this comparison (suite_prior), else the floor */
 		double prior = pv->noise_given ? c->summary.noise
 			       : t->noise_from_history ? noise : c->summary.prior_noise;
+		bool exact = at->measure != TF_MEASURE_SAMPLES;
 		tf_stats_input in = {
-			at->cost, at->cost + pv->nbase, pv->nbase, pv->nhead,
+			at->mcost, at->mcost + pv->nbase, pv->nbase, pv->nhead,
 			(double)t->base.samples, (double)t->head.samples, noise / 100,
-			pv->periodic, prior / 100, pv->periodic ? 4.0 : 0.0,
+			pv->periodic, prior / 100, pv->periodic || exact ? 4.0 : 0.0,
 			excess2, noise_df, within2, within_df, o->separate_jobs,
+			exact, exact ? tick_variance(at, pv) : 0,
 		};
 		tf_stats_test(&res[i], &in);
 		t->method = res[i].method;
@@ -520,6 +750,16 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		t->ci_low_pct = res[i].ci_low * 100;
 		t->ci_high_pct = res[i].ci_high * 100;
 		t->p_value = res[i].p;
+		if (t->outside && !o->gate_outside) {
+			/* not one of the family the gate corrects for */
+			double one;
+			tf_stats_adjust(&one, &res[i].p, 1, TF_CORRECTION_NONE);
+			t->p_adjusted = one;
+			t->verdict = tf_stats_verdict(&res[i], one, o->threshold / 100, o->alpha,
+						      INFINITY, INFINITY, reason, sizeof(reason));
+			t->reason = tf_arena_strdup(pv->arena, reason);
+			continue;
+		}
 		p[ntested] = res[i].p;
 		tested[ntested++] = i;
 	}
@@ -527,11 +767,14 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	for (size_t k = 0; k < ntested; k++) {
 		tf_test_delta *t = &c->tests[tested[k]];
 		t->p_adjusted = adj[k];
+		/* a measured cost needs no samples to be called unchanged */
+		bool exact = t->measure != TF_MEASURE_SAMPLES;
 		t->verdict = tf_stats_verdict(&res[tested[k]], adj[k], o->threshold / 100, o->alpha,
-					      (double)t->base.samples, (double)t->head.samples,
+					      exact ? INFINITY : (double)t->base.samples,
+					      exact ? INFINITY : (double)t->head.samples,
 					      reason, sizeof(reason));
 		/* gate.min_samples: a test seen this little is not called unchanged */
-		if (t->verdict == TF_VERDICT_UNCHANGED && o->min_samples > 0 &&
+		if (t->verdict == TF_VERDICT_UNCHANGED && o->min_samples > 0 && !exact &&
 		    ((double)t->base.samples < o->min_samples ||
 		     (double)t->head.samples < o->min_samples)) {
 			t->verdict = TF_VERDICT_INCONCLUSIVE;
@@ -545,6 +788,8 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	free(p);
 	free(adj);
 	free(tested);
+	free(local);
+	free(local_df);
 }
 
 static int check_opts(const tf_compare_side *base, const tf_compare_side *head,
@@ -673,6 +918,17 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 			}
 		s->base_cost /= (double)pv->nbase;
 		s->head_cost /= (double)pv->nhead;
+		tf_buf diff = TF_BUF_INIT;
+		tf_environment_diff(&diff, pv->runs[0].p, pv->runs[pv->nbase].p);
+		s->env_diff = diff.len ? tf_arena_strdup(pv->arena, diff.ptr) : NULL;
+		tf_buf_free(&diff);
+	}
+
+	/* each test's cost, by the best measure both sides have */
+	{
+		bool time_event = strcmp(c->summary.unit, "nanoseconds") == 0;
+		for (size_t t = 0; t < pv->ninternal; t++)
+			measure_costs(&a.tests.v[t], pv, time_event);
 	}
 
 	/* the tests: all of them, or the one asked for */
@@ -692,9 +948,14 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 			continue;
 		}
 		tf_test_delta *d = &c->tests[c->ntests];
+		const agg_test *at = &a.tests.v[t];
 		d->name = name;
-		fill_side(&d->base, &a.tests.v[t], pv, 0);
-		fill_side(&d->head, &a.tests.v[t], pv, 1);
+		fill_side(&d->base, at, pv, 0);
+		fill_side(&d->head, at, pv, 1);
+		d->measure = at->measure;
+		d->parent = at->parent != NO_ID ? cmp_name(pv, at->parent) : NULL;
+		d->nested = at->nested;
+		d->outside = strcmp(name, TF_OUTSIDE_TEST) == 0;
 		pv->test_id[c->ntests++] = (uint32_t)t;
 	}
 	if (opts->test && c->ntests == 0) {
@@ -717,15 +978,28 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		}
 		free(tmp);
 	}
-	c->summary.ntests = c->ntests;
-	for (size_t i = 0; i < c->ntests; i++)
-		c->summary.count[c->tests[i].verdict]++;
+	c->summary.ntests = 0;
+	c->summary.gate_outside = opts->gate_outside;
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		/* the work outside the tests is shown, not counted as a test */
+		if (t->outside && !opts->gate_outside)
+			continue;
+		c->summary.ntests++;
+		c->summary.count[t->verdict]++;
+		if (t->verdict != TF_VERDICT_NEW && t->verdict != TF_VERDICT_GONE)
+			c->summary.measured[t->measure]++;
+	}
 	tf_cmp_function_deltas(c, opts->top_functions);
 
 done:
 	for (size_t t = 0; t < a.tests.n; t++) {
 		free(a.tests.v[t].cost);
 		free(a.tests.v[t].samples);
+		free(a.tests.v[t].exact);
+		free(a.tests.v[t].quantum);
+		free(a.tests.v[t].mcost);
+		free(a.tests.v[t].ran);
 	}
 	tf_vec_free(&a.tests);
 	tf_vec_free(&a.name_test);

@@ -106,10 +106,13 @@ static json_t *test_side_json(const tf_test_side *s)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "cost", jnum(s->cost));
+	json_object_set_new(o, "sampled", jnum(s->sampled));
 	json_object_set_new(o, "samples", json_integer(s->samples));
 	json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
+	json_object_set_new(o, "ran", json_boolean(s->ran));
 	json_object_set_new(o, "wall_ns", jnum(s->wall_ns));
 	json_object_set_new(o, "cpu_ns", jnum(s->cpu_ns));
+	json_object_set_new(o, "runner_ns", jnum(s->runner_ns));
 	return o;
 }
 
@@ -121,6 +124,11 @@ static json_t *test_json(const tf_test_delta *t)
 	json_object_set_new(o, "verdict", json_string(tf_verdict_name(t->verdict)));
 	json_object_set_new(o, "reason", jstr(t->reason));
 	json_object_set_new(o, "method", json_string(tf_compare_method_name(t->method)));
+	json_object_set_new(o, "measure", json_string(tf_test_measure_name(t->measure)));
+	json_object_set_new(o, "parent", t->parent ? jstr(t->parent) : json_null());
+	json_object_set_new(o, "nested", json_integer(t->nested));
+	json_object_set_new(o, "outside", json_boolean(t->outside));
+	json_object_set_new(o, "gated", json_boolean(!t->outside));
 	json_object_set_new(o, "delta_pct", jnum(t->delta_pct));
 	json_array_append_new(ci, jnum(t->ci_low_pct));
 	json_array_append_new(ci, jnum(t->ci_high_pct));
@@ -131,6 +139,7 @@ static json_t *test_json(const tf_test_delta *t)
 	if (t->method == TF_METHOD_POISSON) {
 		json_object_set_new(o, "noise_pct", jnum(t->noise_pct));
 		json_object_set_new(o, "noise_from_history", json_boolean(t->noise_from_history));
+		json_object_set_new(o, "noise_from_suite", json_boolean(t->noise_from_suite));
 	}
 	json_object_set_new(o, "base", test_side_json(&t->base));
 	json_object_set_new(o, "head", test_side_json(&t->head));
@@ -173,6 +182,15 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	json_object_set_new(root, "correction", json_string(tf_correction_name(s->correction)));
 	json_object_set_new(root, "separate_jobs", json_boolean(s->separate_jobs));
 	json_object_set_new(sum, "tests", json_integer((json_int_t)s->ntests));
+	json_object_set_new(root, "gate_outside", json_boolean(s->gate_outside));
+	json_object_set_new(root, "environments_differ", s->env_diff ? jstr(s->env_diff) : json_null());
+	{
+		json_t *m = json_object();
+		for (int k = 0; k < 4; k++)
+			json_object_set_new(m, tf_test_measure_name((tf_test_measure)k),
+					    json_integer((json_int_t)s->measured[k]));
+		json_object_set_new(sum, "measured_by", m);
+	}
 	for (int v = 0; v < TF_VERDICT_COUNT; v++)
 		json_object_set_new(sum, tf_verdict_name((tf_verdict)v),
 				    json_integer((json_int_t)s->count[v]));

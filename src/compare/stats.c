@@ -401,9 +401,7 @@ static double sum(const double *x, size_t n)
 	return s;
 }
 
-/* Squares of a side's per-run log costs around their mean (runs without
- * samples left out); adds the degrees of freedom to *df. */
-static double side_squares(const double *c, size_t n, double *df)
+double tf_stats_side_squares(const double *c, size_t n, double *df)
 {
 	double m = 0, ss = 0;
 	size_t k = 0;
@@ -448,8 +446,8 @@ static double between_jobs(const tf_stats_input *in, double c2, double *w2)
 	if (c2 <= 0 || !in->separate_jobs || (in->nbase < 2 && in->nhead < 2))
 		return 0;
 	double df = in->within_df, ss = in->within2 * in->within_df;
-	ss += side_squares(in->base, in->nbase, &df);
-	ss += side_squares(in->head, in->nhead, &df);
+	ss += tf_stats_side_squares(in->base, in->nbase, &df);
+	ss += tf_stats_side_squares(in->head, in->nhead, &df);
 	double w = df > 0 ? ss / df : c2;
 	*w2 = w < c2 ? w : c2;
 	return c2 - *w2;
@@ -472,6 +470,8 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		double *lh = log_costs(in->head, in->nhead, ph / 2);
 		double fb = 1 / ((nb / (double)in->nbase) * (nb / (double)in->nbase)) + 1e-6;
 		double fh = 1 / ((nh / (double)in->nhead) * (nh / (double)in->nhead)) + 1e-6;
+		if (in->exact) /* a measured cost: the measurement's own floor */
+			fb = fh = in->meas_var + 1e-6;
 		tf_welch w;
 
 		if (in->prior_df > 0) {
@@ -503,6 +503,10 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		double c2 = in->noise * in->noise;
 		double sb = in->periodic ? 1 / (nb * nb) : 1 / nb;
 		double sh = in->periodic ? 1 / (nh * nh) : 1 / nh;
+		if (in->exact) {
+			sb = in->meas_var / 2;
+			sh = in->meas_var / 2;
+		}
 		double w2, b2 = between_jobs(in, c2, &w2);
 		double runs = 1 / (double)in->nbase + 1 / (double)in->nhead;
 		/* c^2 * runs when nothing separates the parts (b2 = 0) */

@@ -65,6 +65,12 @@ typedef struct {
 	double within2, within_df;
 	/* Each side is a job of its own: the job-to-job term applies. */
 	bool separate_jobs;
+	/* The costs are measured, not sampled (a kernel count, a CPU clock, a
+	 * runner's timer): no sampling term; `meas_var` is the measurement's
+	 * own variance of log(head/base) instead (a timer's tick), 0 for a
+	 * count. */
+	bool exact;
+	double meas_var;
 } tf_stats_input;
 
 typedef struct {
@@ -78,6 +84,10 @@ typedef struct {
 
 /* Test one test; both sides must have a positive total cost. */
 void tf_stats_test(tf_stats_result *out, const tf_stats_input *in);
+
+/* The squares of a side's per-run log costs around their mean (runs
+ * without a cost left out); adds their degrees of freedom to *df. */
+double tf_stats_side_squares(const double *c, size_t n, double *df);
 
 /* The default run-to-run noise (CV of one run, a fraction) of an event. */
 double tf_stats_event_noise(const char *event);

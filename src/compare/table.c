@@ -172,6 +172,12 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 		tf_buf_printf(&line, ", %s -> %s", *br ? br : "?", *hr ? hr : "?");
 	put_fit(b, line.ptr, o->width, false);
 	tf_buf_puts(b, "\n");
+	if (s->env_diff) {
+		/* the machines differ: every test may move with them */
+		tf_buf_puts(b, "  the two sides ran on different machines: ");
+		tf_buf_put_printable(b, s->env_diff);
+		tf_buf_puts(b, "\n");
+	}
 	tf_buf_free(&line);
 }
 

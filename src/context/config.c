@@ -65,12 +65,15 @@ static const key attribution_keys[] = {
 	{ "patterns", K_PATTERNS, OFF(attribution.patterns), 0, 0, NULL, NULL },
 	{ "drivers", K_LIST, OFF(attribution.drivers), 0, 0, NULL, NULL },
 	{ "build_tools", K_LIST, OFF(attribution.build_tools), 0, 0, NULL, NULL },
+	{ "runner_reports", K_LIST, OFF(attribution.runner_reports), 0, 0, NULL, NULL },
+	{ "inject", K_BOOL, OFF(attribution.inject), 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
 static const key gate_keys[] = {
 	{ "threshold", K_PERCENT, OFF(gate.threshold), 0, 0, NULL, NULL },
 	{ "fail_on_regression", K_BOOL, OFF(gate.fail_on_regression), 0, 0, NULL, NULL },
+	{ "outside", K_BOOL, OFF(gate.outside), 0, 0, NULL, NULL },
 	{ "min_samples", K_INT, OFF(gate.min_samples), 0, 1000000000, NULL, NULL },
 	{ "confirm", K_INT, OFF(gate.confirm), 0, 100, NULL, NULL },
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },
@@ -90,6 +93,16 @@ static const key publish_keys[] = {
 	{ "step_summary", K_BOOL, OFF(publish.step_summary), 0, 0, NULL, NULL },
 	{ "github_api_url", K_URL, OFF(publish.github_api_url), 0, 0, NULL, NULL },
 	{ "gitlab_api_url", K_URL, OFF(publish.gitlab_api_url), 0, 0, NULL, NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
+static const key pyroscope_keys[] = {
+	{ "grafana_url", K_URL, OFF(pyroscope.grafana_url), 0, 0, NULL, NULL },
+	{ "grafana_datasource", K_STR, OFF(pyroscope.grafana_datasource), 0, 0, NULL, NULL },
+	{ "tenant", K_STR, OFF(pyroscope.tenant), 0, 0, NULL, NULL },
+	{ "user", K_STR, OFF(pyroscope.user), 0, 0, NULL, NULL },
+	{ "password", K_STR, OFF(pyroscope.password), 0, 0, NULL, NULL },
+	{ "token", K_STR, OFF(pyroscope.token), 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -118,6 +131,7 @@ static const key top_keys[] = {
 	{ "gate", K_MAP, 0, 0, 0, NULL, gate_keys },
 	{ "report", K_MAP, 0, 0, 0, NULL, report_keys },
 	{ "publish", K_MAP, 0, 0, 0, NULL, publish_keys },
+	{ "pyroscope", K_MAP, 0, 0, 0, NULL, pyroscope_keys },
 	{ "hook", K_MAP, 0, 0, 0, NULL, hook_keys },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };

@@ -106,6 +106,7 @@ int tf_context_detect(tf_context **out, const char *path, char *const *envp,
 		warn(ctx, "%s", ci->warnings.v[i]);
 	collect_git(ctx, path, cfg);
 	g = ctx->git;
+	tf_environment_detect(&ctx->env, envp);
 
 	ctx->commit = ci->commit_forced ? ci->commit : first(g ? g->commit : NULL, ci->commit);
 	ctx->branch = first(ci->branch, g ? g->branch : NULL);
@@ -137,6 +138,7 @@ void tf_context_free(tf_context *ctx)
 	tf_ci_free(ctx->ci);
 	tf_git_free(ctx->git);
 	tf_msglist_free(&ctx->warnings);
+	tf_env_facts_free(&ctx->env);
 	free(ctx);
 }
 
@@ -169,6 +171,11 @@ void tf_context_apply_meta(tf_profile *p, const tf_context *ctx)
 		meta(p, "pr", num);
 	}
 	meta(p, "run_url", ctx->run_url);
+	for (size_t i = 0; i < ctx->env.n; i++) {
+		char *key = tf_xasprintf("env.%s", ctx->env.v[i].key);
+		meta(p, key, ctx->env.v[i].value);
+		free(key);
+	}
 	if (ctx->git && ctx->git->changes_known) {
 		tf_buf b = TF_BUF_INIT;
 		bool cut = false;

@@ -35,6 +35,9 @@ uint8_t *tf_profile_label_mask(const tf_profile *p, const char *key, const char 
 }
 
 #define UNSET UINT32_MAX
+/* The prefix of the per-test metadata lines (attribute/testmeta.c). */
+#define TEST_META "testflame.test."
+
 
 /* Old index -> new index tables, filled as the selected samples use entries. */
 typedef struct {
@@ -200,10 +203,21 @@ int tf_profile_join_runs(tf_profile **out, const tf_profile *const *runs, size_t
 	for (size_t r = 0; r < n; r++) {
 		copier c;
 		copier_init(&c, runs[r], q);
-		if (r == 0)
+		if (r == 0) {
 			copy_header(&c);
-		else
+		} else {
 			q->duration_nanos += runs[r]->duration_nanos;
+			/* its per-test lines, under the run's own prefix */
+			for (size_t i = 0; i < runs[r]->comments.n; i++) {
+				const char *cm = tf_profile_str(runs[r], runs[r]->comments.v[i]);
+				if (strncmp(cm, TEST_META, sizeof(TEST_META) - 1) != 0)
+					continue;
+				char *line = tf_xasprintf("testflame.run%zu.test.%s", r + 1,
+							  cm + sizeof(TEST_META) - 1);
+				tf_vec_push(&q->comments, tf_profile_intern(q, line));
+				free(line);
+			}
+		}
 		snprintf(num, sizeof(num), "%zu", r + 1);
 		tf_label run = { tf_profile_intern(q, TF_RUN_LABEL), tf_profile_intern(q, num), 0, 0 };
 		for (size_t i = 0; i < runs[r]->samples.n; i++)
@@ -225,6 +239,29 @@ size_t tf_profile_count_runs(const tf_profile *p)
 	return m && *m && !*end && n >= 1 && n <= TF_MAX_RUNS ? (size_t)n : 1;
 }
 
+/* Keep run r's per-test lines (see tf_profile_join_runs) as the part's
+ * own "testflame.test." lines, and drop every other run's. */
+static void own_test_lines(tf_profile *q, size_t r)
+{
+	char want[48];
+	size_t k = 0;
+
+	snprintf(want, sizeof(want), "testflame.run%zu.test.", r + 1);
+	for (size_t i = 0; i < q->comments.n; i++) {
+		const char *cm = tf_profile_str(q, q->comments.v[i]);
+		bool first = strncmp(cm, TEST_META, sizeof(TEST_META) - 1) == 0;
+		bool other = strncmp(cm, "testflame.run", 13) == 0 && cm[13] >= '0' && cm[13] <= '9';
+		if (r > 0 && strncmp(cm, want, strlen(want)) == 0) {
+			char *line = tf_xasprintf(TEST_META "%s", cm + strlen(want));
+			q->comments.v[k++] = tf_profile_intern(q, line);
+			free(line);
+		} else if ((r == 0 && !other) || (r > 0 && !first && !other)) {
+			q->comments.v[k++] = q->comments.v[i];
+		}
+	}
+	q->comments.n = k;
+}
+
 int tf_profile_split_runs(tf_profile ***out, size_t *nout, const tf_profile *p)
 {
 	size_t n = tf_profile_count_runs(p);
@@ -242,6 +279,7 @@ int tf_profile_split_runs(tf_profile ***out, size_t *nout, const tf_profile *p)
 		if (n > 1) {
 			tf_profile_set_meta(parts[r], "runs", NULL);
 			parts[r]->duration_nanos = p->duration_nanos / (int64_t)n;
+			own_test_lines(parts[r], r);
 		}
 	}
 	*out = parts;

@@ -6,7 +6,10 @@
  * X-RateLimit-Remaining/Reset, as GitHub and GitLab document them) inside a
  * bounded number of attempts and a bounded total wait, and messages with
  * the token scrubbed out. Redirects are not followed: an API that moved
- * says so in the error instead of receiving the token elsewhere.
+ * says so in the error instead of receiving the token elsewhere. Bodies are
+ * JSON for the code hosts; the Pyroscope store (store/pyroscope.c) sends
+ * binary protobuf and pprof through the same session with
+ * pb_request_body(), so libcurl keeps one owner.
  *
  * Each request gets a fresh easy handle; the session's connections and TLS
  * sessions are kept in a share handle. (libcurl 7.88, Debian 12's, reads
@@ -29,13 +32,15 @@
 #include <time.h>
 
 #define BODY_MAX (64u << 20) /* responses larger than this are cut off */
+#define SECRETS_MAX 4        /* token, password, tenant, user:password in base64 */
 
 struct pb_http {
 	CURLSH *share;         /* connections, TLS sessions and DNS of the session */
 	char *base;            /* API URL without a trailing slash */
 	char *origin;          /* scheme://host[:port] of the base */
 	const char *name;      /* "GitHub API" */
-	char *secret;
+	char *secrets[SECRETS_MAX]; /* scrubbed from every message */
+	bool https, loopback;  /* of the base URL: where credentials may go */
 	struct curl_slist *headers;
 	const tf_publish_opts *o;
 	tf_publish_result *res;
@@ -134,6 +139,12 @@ static void curl_init(void)
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+static void scrub_all(const pb_http *h, char *s)
+{
+	for (size_t i = 0; i < SECRETS_MAX; i++)
+		tf_publish_scrub(s, h->secrets[i]);
+}
+
 void tf_publish_scrub(char *s, const char *secret)
 {
 	size_t n;
@@ -218,7 +229,7 @@ int pb_http_open(pb_http **out, const char *api_url, const char *auth_header,
 	origin = url_origin(api_url, &https, &loopback);
 	if (!origin)
 		return tf_error_set(TF_EUSAGE, "'%s' is not a URL", api_url);
-	if (!https && !(loopback && strncmp(origin, "http://", 7) == 0)) {
+	if (auth_header && !https && !(loopback && strncmp(origin, "http://", 7) == 0)) {
 		free(origin);
 		return tf_error_set(TF_EUSAGE,
 				    "refusing to send a token to '%s': only https:// URLs "
@@ -235,19 +246,20 @@ int pb_http_open(pb_http **out, const char *api_url, const char *auth_header,
 	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
 	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 	h->origin = origin;
+	h->https = https;
+	h->loopback = loopback && strncmp(origin, "http://", 7) == 0;
 	h->base = tf_xstrdup(api_url);
 	n = strlen(h->base);
 	while (n > 0 && h->base[n - 1] == '/')
 		h->base[--n] = '\0';
 	h->name = o->target && o->target->host == TF_PUBLISH_GITLAB ? "GitLab API" : "GitHub API";
-	h->secret = secret ? tf_xstrdup(secret) : NULL;
+	h->secrets[0] = secret ? tf_xstrdup(secret) : NULL;
 	h->o = o;
 	h->res = res;
 	char *ua = tf_xasprintf("User-Agent: testflame/%s", TF_VERSION);
 	char *acc = tf_xasprintf("Accept: %s", accept ? accept : "application/json");
 	h->headers = curl_slist_append(h->headers, ua);
 	h->headers = curl_slist_append(h->headers, acc);
-	h->headers = curl_slist_append(h->headers, "Content-Type: application/json");
 	/* no "Expect: 100-continue" round trip for larger bodies */
 	h->headers = curl_slist_append(h->headers, "Expect:");
 	if (extra_header)
@@ -269,9 +281,11 @@ void pb_http_free(pb_http *h)
 	for (struct curl_slist *l = h->headers; l; l = l->next)
 		memset(l->data, 0, strlen(l->data));
 	curl_slist_free_all(h->headers);
-	if (h->secret)
-		memset(h->secret, 0, strlen(h->secret));
-	free(h->secret);
+	for (size_t i = 0; i < SECRETS_MAX; i++) {
+		if (h->secrets[i])
+			memset(h->secrets[i], 0, strlen(h->secrets[i]));
+		free(h->secrets[i]);
+	}
 	free(h->base);
 	free(h->origin);
 	free(h);
@@ -280,6 +294,30 @@ void pb_http_free(pb_http *h)
 const char *pb_http_name(const pb_http *h)
 {
 	return h->name;
+}
+
+void pb_http_set_name(pb_http *h, const char *name)
+{
+	h->name = name;
+}
+
+int pb_http_add_header(pb_http *h, const char *header, const char *secret)
+{
+	if (header && secret && !h->https && !h->loopback)
+		return tf_error_set(TF_EUSAGE,
+				    "refusing to send credentials to '%s': only https:// URLs "
+				    "(or http:// on the loopback interface) are used", h->base);
+	if (secret) {
+		size_t i = 0;
+		while (i < SECRETS_MAX && h->secrets[i])
+			i++;
+		if (i == SECRETS_MAX)
+			return tf_error_set(TF_ERROR, "too many secrets for one session");
+		h->secrets[i] = tf_xstrdup(secret);
+	}
+	if (header)
+		h->headers = curl_slist_append(h->headers, header);
+	return 0;
 }
 
 void pb_response_clear(pb_response *r)
@@ -397,7 +435,7 @@ static void logf_(pb_http *h, const char *fmt, ...)
 	va_start(ap, fmt);
 	tf_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	tf_publish_scrub(b.ptr, h->secret);
+	scrub_all(h, b.ptr);
 	h->o->log(b.ptr, h->o->payload);
 	tf_buf_free(&b);
 }
@@ -415,13 +453,28 @@ static void do_sleep(const tf_publish_opts *o, double s)
 		;
 }
 
+typedef struct {
+	const void *data;  /* NULL: no body */
+	size_t len;
+	const char *type;  /* its Content-Type */
+} req_body;
+
 static CURLcode perform(pb_http *h, pb_response *r, const char *method, const char *url,
-			const char *json)
+			const req_body *body)
 {
 	CURL *c = curl_easy_init();
+	struct curl_slist *headers = NULL;
+	char *ctype;
+
 	h->errbuf[0] = '\0';
 	if (!c)
 		return CURLE_OUT_OF_MEMORY;
+	/* the session's headers and this body's type */
+	ctype = tf_xasprintf("Content-Type: %s", body->type);
+	for (struct curl_slist *l = h->headers; l; l = l->next)
+		headers = curl_slist_append(headers, l->data);
+	headers = curl_slist_append(headers, ctype);
+	free(ctype);
 	curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 #if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: CURLOPT_PROTOCOLS is deprecated */
@@ -434,7 +487,7 @@ static CURLcode perform(pb_http *h, pb_response *r, const char *method, const ch
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(h->o->timeout * 1000));
 	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h->headers);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
@@ -444,18 +497,39 @@ static CURLcode perform(pb_http *h, pb_response *r, const char *method, const ch
 		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
 	} else {
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, json ? json : "");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(json ? strlen(json) : 0));
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body->data ? body->data : "");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(body->data ? body->len : 0));
 	}
 	CURLcode rc = curl_easy_perform(c);
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	curl_easy_cleanup(c);
+	/* the copies hold the credentials too */
+	for (struct curl_slist *l = headers; l; l = l->next)
+		memset(l->data, 0, strlen(l->data));
+	curl_slist_free_all(headers);
 	return rc;
 }
 
+static int request(pb_response *out, pb_http *h, const char *method, const char *url,
+		   const req_body *body);
+
 int pb_request(pb_response *out, pb_http *h, const char *method, const char *url,
 	       const char *json)
+{
+	req_body b = { json, json ? strlen(json) : 0, "application/json" };
+	return request(out, h, method, url, &b);
+}
+
+int pb_request_body(pb_response *out, pb_http *h, const char *method, const char *url,
+		    const void *body, size_t len, const char *content_type)
+{
+	req_body b = { body, len, content_type };
+	return request(out, h, method, url, &b);
+}
+
+static int request(pb_response *out, pb_http *h, const char *method, const char *url,
+		   const req_body *body)
 {
 	const tf_publish_opts *o = h->o;
 	char *full = url[0] == '/' ? tf_xasprintf("%s%s", h->base, url) : tf_xstrdup(url);
@@ -472,7 +546,7 @@ int pb_request(pb_response *out, pb_http *h, const char *method, const char *url
 	for (unsigned attempt = 1;; attempt++) {
 		uint64_t t0 = tf_now_ns();
 		pb_response_clear(out);
-		CURLcode cc = perform(h, out, method, full, json);
+		CURLcode cc = perform(h, out, method, full, body);
 		double ms = (double)(tf_now_ns() - t0) / 1e6;
 		double delay;
 		h->res->requests++;
@@ -498,7 +572,7 @@ int pb_request(pb_response *out, pb_http *h, const char *method, const char *url
 				if (attempt > 1)
 					tf_error_wrap(rc, "after %u attempts", attempt);
 				char *msg = tf_xstrdup(tf_error_last());
-				tf_publish_scrub(msg, h->secret);
+				scrub_all(h, msg);
 				tf_error_set(rc, "%s", msg);
 				free(msg);
 			}
@@ -685,7 +759,7 @@ int pb_fail(pb_http *h, const pb_response *r, int code, const char *method, cons
 		tf_buf_puts(&m, "; set the API URL to the new address)");
 	}
 	json_decref(j);
-	tf_publish_scrub(m.ptr, h->secret);
+	scrub_all(h, m.ptr);
 	tf_error_set(code, "%s", m.ptr);
 	tf_buf_free(&m);
 	return code;

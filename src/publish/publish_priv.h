@@ -26,12 +26,23 @@ typedef struct pb_http pb_http;
  * A session against one API base URL. `auth_header` (e.g. "Authorization:
  * Bearer T") carries `secret`, which is scrubbed from every message.
  * `accept` and `extra_header` (may be NULL) are sent with every request.
- * TF_EUSAGE when the URL is not https (or http on loopback).
+ * TF_EUSAGE when there is an `auth_header` and the URL is not https (or
+ * http on loopback).
  */
 int pb_http_open(pb_http **out, const char *api_url, const char *auth_header,
 		 const char *secret, const char *accept, const char *extra_header,
 		 const tf_publish_opts *o, tf_publish_result *res);
 void pb_http_free(pb_http *h);
+/* The name messages give the API ("Pyroscope"); `name` must outlive `h`. */
+void pb_http_set_name(pb_http *h, const char *name);
+/*
+ * One more header for every request. With `secret` (the credential inside
+ * the header), the session must be https or loopback http (TF_EUSAGE
+ * otherwise) and `secret` is scrubbed from every message like the token.
+ * A NULL header only adds `secret` to what is scrubbed (a value that is
+ * not a credential but must not be printed, or a part of one).
+ */
+int pb_http_add_header(pb_http *h, const char *header, const char *secret);
 
 /*
  * One request, retried as tf_publish_retry_delay() says. `url` is absolute
@@ -41,6 +52,9 @@ void pb_http_free(pb_http *h);
  */
 int pb_request(pb_response *out, pb_http *h, const char *method, const char *url,
 	       const char *json);
+/* The same with any body: `len` bytes of type `content_type`. */
+int pb_request_body(pb_response *out, pb_http *h, const char *method, const char *url,
+		    const void *body, size_t len, const char *content_type);
 void pb_response_clear(pb_response *r);
 /* Whether an absolute URL (a pagination link) points at this API's host. */
 bool pb_same_origin(pb_http *h, const char *url);

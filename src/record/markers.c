@@ -4,13 +4,16 @@
  *
  * The suite appends lines to the file named by $TESTFLAME_MARKERS:
  *
- *     begin NAME [@tid=TID] [@pid=PID] [@t=NANOSECONDS]
- *     end [NAME] [@tid=TID] [@pid=PID] [@t=NANOSECONDS]
+ *     begin NAME [@tid=TID] [@pid=PID] [@t=NANOSECONDS] [@cpu=NANOSECONDS]
+ *     end [NAME] [@tid=TID] [@pid=PID] [@t=NANOSECONDS] [@cpu=NANOSECONDS]
  *
  * @tid scopes the marker to one thread, @pid to a process and everything
  * it runs, neither to the whole tree. @t is CLOCK_MONOTONIC, the clock of the samples; a line
  * without it is stamped when testflame reads it (the loop polls every
- * 50 ms). The helpers in contrib/ write all three fields. A plain
+ * 50 ms). @cpu is the writer's CPU clock (CLOCK_THREAD_CPUTIME_ID with
+ * @tid, CLOCK_PROCESS_CPUTIME_ID with @pid): a begin and an end that both
+ * carry it give the test's exact CPU time, which the comparison prefers to
+ * the sampled one. The helpers in contrib/ write all four fields. A plain
  * `echo "begin x" >> "$TESTFLAME_MARKERS"` works too, at 50 ms resolution.
  * NAME may contain spaces: fields are taken from the end of the line.
  */
@@ -120,6 +123,8 @@ bool tf_marker_parse(char *line, tf_marker_line *out)
 			out->pid = (uint32_t)v;
 		else if (strncmp(tok, "@t=", 3) == 0 && parse_u64(tok + 3, &v))
 			out->time = v;
+		else if (strncmp(tok, "@cpu=", 5) == 0 && parse_u64(tok + 5, &v))
+			out->cpu = v, out->has_cpu = true;
 		else
 			return false;
 		*tok = '\0';
@@ -142,6 +147,7 @@ static int emit(tf_markers *m, tf_spool *s, char *line)
 		uint64_t time;
 		uint32_t begin, scope;
 		uint32_t len, pad;
+		uint64_t cpu; /* +1; 0 when not given */
 	} fixed;
 
 	if (!*line)
@@ -157,6 +163,7 @@ static int emit(tf_markers *m, tf_spool *s, char *line)
 	fixed.scope = ml.scope;
 	fixed.len = (uint32_t)TF_MIN(strlen(ml.name), (size_t)4000);
 	fixed.pad = 0;
+	fixed.cpu = ml.has_cpu ? ml.cpu + 1 : 0;
 	return tf_spool_append_own(s, TF_SPOOL_MARKER, &fixed, sizeof(fixed), ml.name, fixed.len);
 }
 

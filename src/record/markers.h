@@ -32,6 +32,8 @@ typedef struct {
 	bool begin;
 	char *name;
 	uint32_t pid, tid;
+	uint64_t cpu;         /* @cpu: the writer's CPU clock (ns); 0 when not given */
+	bool has_cpu;
 	uint64_t time; /* 0 when the line carries none */
 	tf_marker_scope scope;
 } tf_marker_line;

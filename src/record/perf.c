@@ -40,6 +40,7 @@ typedef TF_VEC(int) int_vec;
 
 struct tf_perf {
 	TF_VEC(struct ring) rings;
+	uint64_t thread_sum;  /* counts of the threads the kernel reported */
 	uint8_t *scratch;   /* linear copy of one buffer's new records */
 	size_t scratch_len;
 };
@@ -126,6 +127,9 @@ static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 	}
 	a->sample_id_all = 1;
 	a->inherit = 1;
+	/* every inherited thread's exact count, in a PERF_RECORD_READ when
+	 * it exits: what a test process cost, however few samples it got */
+	a->inherit_stat = 1;
 	a->disabled = 1;
 	a->enable_on_exec = 1;
 	a->exclude_kernel = !kernel;
@@ -162,7 +166,12 @@ static void fill_sideband_attr(struct perf_event_attr *a, const struct perf_even
 	a->exclude_hv = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	a->wakeup_events = 1;
+	/* wake the reader at every record: wakeup_events counts samples only,
+	 * and this event has none, so without a byte watermark an exec would
+	 * wait for the poll's timeout, and a process of a millisecond would
+	 * be gone (a zombie's cmdline is empty) before its argv was read */
+	a->watermark = 1;
+	a->wakeup_watermark = 1;
 }
 
 static void close_rings(tf_perf *p)
@@ -370,8 +379,8 @@ size_t tf_perf_pollfds(const tf_perf *p, struct pollfd *fds, size_t max)
 }
 
 /* Look at the records of one copied chunk: count, and pass side-band on. */
-static void scan(tf_recording *rec, const uint8_t *buf, size_t len, tf_live_fn live,
-		 void *live_ctx, uint64_t *processes)
+static void scan(tf_perf *p, tf_recording *rec, const uint8_t *buf, size_t len,
+		 tf_live_fn live, void *live_ctx, uint64_t *processes)
 {
 	size_t off = 0;
 	while (off + sizeof(struct perf_event_header) <= len) {
@@ -383,6 +392,14 @@ static void scan(tf_recording *rec, const uint8_t *buf, size_t len, tf_live_fn l
 		case PERF_RECORD_SAMPLE:
 			rec->info.samples++;
 			break;
+		case PERF_RECORD_READ: {
+			tf_rec_event ev;
+			if (tf_spool_decode(&rec->layout, h, &ev) > 0) {
+				p->thread_sum += ev.thread_cost.count;
+				rec->info.thread_costs++;
+			}
+			break;
+		}
 		case PERF_RECORD_LOST:
 		case PERF_RECORD_LOST_SAMPLES:
 		case PERF_RECORD_THROTTLE:
@@ -433,12 +450,48 @@ int tf_perf_drain(tf_perf *p, tf_recording *rec, tf_live_fn live, void *live_ctx
 			memcpy(p->scratch + first, r->data, (size_t)avail - first);
 		/* release: the kernel may reuse the space only after our copy */
 		__atomic_store_n(&r->meta->data_tail, tail + avail, __ATOMIC_RELEASE);
-		scan(rec, p->scratch, (size_t)avail, live, live_ctx, processes);
+		scan(p, rec, p->scratch, (size_t)avail, live, live_ctx, processes);
 		rc = tf_spool_append(rec->spool, p->scratch, (size_t)avail);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+int tf_perf_finish(tf_perf *p, tf_recording *rec, uint32_t root_pid, uint64_t time)
+{
+	uint64_t total = 0;
+
+	/*
+	 * An event's count includes what its inherited children handed back
+	 * when they exited (each in a PERF_RECORD_READ): what is left is one
+	 * thread's, the one that held the events we opened when it ended.
+	 * That is the command's main thread, unless the kernel's context
+	 * switch optimisation swapped contexts between a parent and a child
+	 * (ctest and a test it waits for): then that child ended with our
+	 * events and no READ, and the parent reported its own count in READs.
+	 * The remainder is stamped with the root's pid; the reader gives it to
+	 * the one ended thread that has no count (attributor.c).
+	 */
+	for (size_t i = 0; i < p->rings.n; i++) {
+		const struct ring *r = &p->rings.v[i];
+		uint64_t v;
+		if (r->sideband)
+			continue;
+		if (read(r->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			return 0; /* no count: the main thread stays unmeasured */
+		total += v;
+	}
+	if (total < p->thread_sum)
+		return 0;
+	struct {
+		uint32_t pid, tid;
+		uint64_t time, count;
+		uint32_t remainder, pad;
+	} fixed = { root_pid, root_pid, time, total - p->thread_sum, 1, 0 };
+	rec->info.thread_costs++;
+	return tf_spool_append_own(rec->spool, TF_SPOOL_THREAD_COST, &fixed, sizeof(fixed),
+				   NULL, 0);
 }
 
 void tf_perf_close(tf_perf *p)

@@ -33,6 +33,10 @@ size_t tf_perf_pollfds(const tf_perf *p, struct pollfd *fds, size_t max);
  * side-band records. Updates rec->info counters. */
 int tf_perf_drain(tf_perf *p, tf_recording *rec, tf_live_fn live, void *live_ctx,
 		  uint64_t *processes);
+/* After the last drain: what the events counted beyond the threads the
+ * kernel reported (one thread's exact count, see perf.c), as a
+ * TF_SPOOL_THREAD_COST remainder record stamped `time`. */
+int tf_perf_finish(tf_perf *p, tf_recording *rec, uint32_t root_pid, uint64_t time);
 void tf_perf_close(tf_perf *p);
 
 /* Why perf_event_open may be refused here, with the fix (for messages and

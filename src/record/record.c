@@ -21,6 +21,9 @@
 #include "spool.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/resource.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,41 +104,91 @@ static void ladder_notice(const tf_record_opts *o, int perf_rc)
  * program's arguments (read from /proc while the process still exists;
  * attribution names tests by them), then hand the event to the caller's
  * live hook.
+ *
+ * The kernel announces an exec (COMM) before the new program's arguments
+ * are in place: /proc/PID/cmdline reads empty until the exec is done. So a
+ * pid whose arguments did not read yet waits in `pending`, and is read
+ * again at its next side-band record (the dynamic loader's first mmap
+ * comes right after the exec), at every turn of the loop, and lastly when
+ * it exits, while it still has its memory.
  */
+typedef struct {
+	uint32_t pid, tid;
+	uint64_t time;
+} pending_exec;
+
 typedef struct {
 	tf_recording *rec;
 	const tf_record_opts *o;
 	tf_markers *markers;
+	TF_VEC(pending_exec) pending;
 } live_ctx;
+
+/* Read and spool one process's arguments; false when they are not there
+ * (yet, or any more). */
+static bool read_cmdline(live_ctx *lc, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	char path[64], buf[8192];
+	ssize_t cwdlen;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%u/cwd", pid);
+	cwdlen = readlink(path, buf, 4095);
+	if (cwdlen < 0)
+		cwdlen = 0;
+	buf[cwdlen] = '\0';
+	for (;;) {
+		ssize_t r = read(fd, buf + cwdlen + 1 + n, sizeof(buf) - (size_t)cwdlen - 2 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (!n)
+		return false;
+	struct {
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t len, cwdlen;
+	} fixed = { pid, tid, time, (uint32_t)n, (uint32_t)cwdlen };
+	tf_spool_append_own(lc->rec->spool, TF_SPOOL_CMDLINE, &fixed, sizeof(fixed), buf,
+			    (size_t)cwdlen + 1 + n);
+	return true;
+}
+
+static void retry_pending(live_ctx *lc, uint32_t only_pid, bool drop)
+{
+	for (size_t i = 0; i < lc->pending.n;) {
+		pending_exec *pe = &lc->pending.v[i];
+		if (only_pid && pe->pid != only_pid) {
+			i++;
+			continue;
+		}
+		if (read_cmdline(lc, pe->pid, pe->tid, pe->time) || drop)
+			lc->pending.v[i] = lc->pending.v[--lc->pending.n];
+		else
+			i++;
+	}
+}
 
 static void on_live(void *ctx, const tf_rec_event *ev)
 {
 	live_ctx *lc = ctx;
 
 	if (ev->type == TF_REC_COMM && ev->comm.exec) {
-		char path[64], buf[8192];
-		ssize_t cwdlen;
-		size_t n = 0;
-		snprintf(path, sizeof(path), "/proc/%u/cwd", ev->pid);
-		cwdlen = readlink(path, buf, 4095);
-		if (cwdlen < 0)
-			cwdlen = 0;
-		buf[cwdlen] = '\0';
-		snprintf(path, sizeof(path), "/proc/%u/cmdline", ev->pid);
-		FILE *f = fopen(path, "re");
-		if (f) {
-			n = fread(buf + cwdlen + 1, 1, sizeof(buf) - (size_t)cwdlen - 2, f);
-			fclose(f);
+		retry_pending(lc, ev->pid, true); /* an exec again: the last one is gone */
+		if (!read_cmdline(lc, ev->pid, ev->tid, ev->time)) {
+			pending_exec pe = { ev->pid, ev->tid, ev->time };
+			tf_vec_push(&lc->pending, pe);
 		}
-		if (n) {
-			struct {
-				uint32_t pid, tid;
-				uint64_t time;
-				uint32_t len, cwdlen;
-			} fixed = { ev->pid, ev->tid, ev->time, (uint32_t)n, (uint32_t)cwdlen };
-			tf_spool_append_own(lc->rec->spool, TF_SPOOL_CMDLINE, &fixed, sizeof(fixed),
-					    buf, (size_t)cwdlen + 1 + n);
-		}
+	} else if (lc->pending.n && ev->pid) {
+		retry_pending(lc, ev->pid, ev->type == TF_REC_EXIT && ev->pid == ev->tid);
 	}
 	if (lc->o->live)
 		lc->o->live(lc->o->live_ctx, ev);
@@ -167,6 +220,8 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 			rc = tf_markers_poll(lc->markers, rec->spool, false);
 		if (rc)
 			return rc;
+		if (lc->pending.n)
+			retry_pending(lc, 0, false);
 		rc = tf_launch_poll(l, &st);
 		if (rc)
 			return rc;
@@ -176,6 +231,8 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 	}
 	/* everything the tree wrote until its end is in the buffers now */
 	rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
+	if (!rc)
+		rc = tf_perf_finish(perf, rec, (uint32_t)tf_launch_pid(l), tf_now_ns());
 	if (!rc && lc->markers)
 		rc = tf_markers_poll(lc->markers, rec->spool, true);
 	rec->info.wait_status = st.wait_status;
@@ -216,11 +273,13 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	sigset_t set, orig;
 	char *path = NULL;
 	int sigfd = -1, rc;
-	live_ctx lc = { NULL, NULL, NULL };
+	live_ctx lc;
 	TF_VEC(char *) env = { 0 };
 	char *marker_env = NULL, *stopped = NULL;
+	int nice_before = INT_MIN;
 
 	*out = NULL;
+	memset(&lc, 0, sizeof(lc));
 	if (!o.argv || !o.argv[0])
 		return tf_error_set(TF_EUSAGE, "no command to run");
 	if (!o.freq)
@@ -294,6 +353,18 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	if (rc)
 		goto fail;
 	rec->info.root_pid = tf_launch_pid(launch);
+	/*
+	 * The reader must run as soon as the kernel has news: a program of a
+	 * millisecond is gone before a reader that waits for the scheduler
+	 * reads its arguments. Where allowed (CAP_SYS_NICE), this thread
+	 * alone, not the command, runs at a higher priority while recording.
+	 */
+	errno = 0;
+	nice_before = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0 && nice_before > -10 && setpriority(PRIO_PROCESS, 0, -10) != 0)
+		nice_before = INT_MIN;
+	else if (errno)
+		nice_before = INT_MIN;
 
 	if (o.sampler != TF_SAMPLER_PTRACE) {
 		tf_perf_opts po = { tf_launch_pid(launch), o.event, o.callgraph, o.freq,
@@ -320,6 +391,9 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		rc = tf_ptrace_record(rec, launch, &o, &pl);
 	}
 	rec->info.end_ns = tf_now_ns();
+	if (nice_before != INT_MIN)
+		setpriority(PRIO_PROCESS, 0, nice_before);
+	nice_before = INT_MIN;
 	if (rc)
 		goto fail;
 	{
@@ -347,6 +421,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		rec->info.markers_ignored = tf_markers_bad_lines(lc.markers);
 	tf_markers_free(lc.markers);
 	tf_vec_free(&env);
+	tf_vec_free(&lc.pending);
 	free(marker_env);
 	close(sigfd);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
@@ -358,8 +433,11 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	return 0;
 
 fail:
+	if (nice_before != INT_MIN)
+		setpriority(PRIO_PROCESS, 0, nice_before);
 	tf_markers_free(lc.markers);
 	tf_vec_free(&env);
+	tf_vec_free(&lc.pending);
 	free(marker_env);
 	tf_perf_close(perf);
 	tf_launch_free(launch);

@@ -448,6 +448,23 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		decode_sample_id(l, h, ev);
 		return 1;
 	}
+	case PERF_RECORD_READ:
+		/* inherit_stat: an inherited event's count when its thread
+		 * exits (read_format 0: the value alone) */
+		ev->type = TF_REC_THREAD_COST;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->thread_cost.count = take64(&c);
+		decode_sample_id(l, h, ev);
+		return c.bad ? -1 : 1;
+	case TF_SPOOL_THREAD_COST:
+		ev->type = TF_REC_THREAD_COST;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		ev->thread_cost.count = take64(&c);
+		uint32_t rem, pad;
+		take32x2(&c, &rem, &pad);
+		ev->thread_cost.remainder = rem != 0;
+		return c.bad ? -1 : 1;
 	case PERF_RECORD_LOST:
 		ev->type = TF_REC_LOST;
 		take64(&c);
@@ -472,12 +489,15 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		ev->time = take64(&c);
 		take32x2(&c, &begin, &scope);
 		take32x2(&c, &len, &pad);
-		const char *name = take(&c, len + 1);
+		uint64_t cpu = take64(&c);
+		const char *name = take(&c, (uint64_t)len + 1);
 		if (c.bad || !name || name[len] != '\0')
 			return -1;
 		ev->marker.begin = begin != 0;
 		ev->marker.scope = (tf_marker_scope)scope;
 		ev->marker.name = name;
+		ev->marker.has_cpu = cpu != 0;
+		ev->marker.cpu = cpu ? cpu - 1 : 0;
 		return 1;
 	}
 	case TF_SPOOL_CMDLINE: {
@@ -541,6 +561,7 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 	case TF_SPOOL_PROC_EXIT:
 	case TF_SPOOL_MARKER:
 	case TF_SPOOL_CMDLINE:
+	case TF_SPOOL_THREAD_COST:
 		off = 8;
 		break;
 	default: {

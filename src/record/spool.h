@@ -22,11 +22,16 @@ enum {
 	 *   then a PERF_RECORD_SAMPLE body } : a sample taken off-CPU */
 	TF_SPOOL_SAMPLE_EXT = 66,
 	/* { u32 pid, tid; u64 time; u32 begin, scope; u32 len; u32 pad;
-	 *   char name[len] (NUL padded to 8) } */
+	 *   u64 cpu + 1 (0: none); char name[len] (NUL padded to 8) } */
 	TF_SPOOL_MARKER = 67,
 	/* { u32 pid, tid; u64 time; u32 len, cwdlen;
 	 *   char cwd[cwdlen] NUL, argv[len] } */
 	TF_SPOOL_CMDLINE = 68,
+	/* { u32 pid, tid; u64 time; u64 count; u32 remainder, pad } : a
+	 * thread's exact cost, for threads the kernel does not report (the
+	 * ptrace sampler's threads); with remainder set, what the perf events
+	 * counted beyond every thread the kernel reported (see perf.c) */
+	TF_SPOOL_THREAD_COST = 69,
 };
 
 

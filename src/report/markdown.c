@@ -134,6 +134,12 @@ static void headline(tf_buf *b, rp_ctx *x)
 	if (x->o.artifact_url)
 		tf_buf_printf(b, " \xc2\xb7 [full report](%s)", x->o.artifact_url);
 	tf_buf_puts(b, "\n\n");
+	if (s->env_diff) {
+		/* every test may move with the machine */
+		tf_buf_puts(b, "_The two sides ran on different machines: ");
+		rp_put_md(b, s->env_diff, 600);
+		tf_buf_puts(b, "._\n\n");
+	}
 }
 
 static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
@@ -205,6 +211,26 @@ static void location(tf_buf *b, rp_ctx *x, const tf_func_delta *f, size_t name_m
 	tf_buf_free(&text);
 }
 
+/* The caller's link for a regressed test (Grafana's comparison), as a
+ * Markdown link: the URL's parentheses and spaces percent-encoded, so it
+ * cannot end the link early. */
+static void test_link(tf_buf *b, const rp_ctx *x, const char *test)
+{
+	char *url = x->o.test_link ? x->o.test_link(test, x->o.test_link_payload) : NULL;
+	if (!url)
+		return;
+	tf_buf_printf(b, "[%s](", x->o.test_link_text ? x->o.test_link_text : "compare");
+	for (const char *c = url; *c; c++) {
+		if (*c == '(' || *c == ')' || *c == ' ' || *c == '<' || *c == '>' ||
+		    (unsigned char)*c < 0x20)
+			tf_buf_printf(b, "%%%02X", (unsigned char)*c);
+		else
+			tf_buf_putc(b, *c);
+	}
+	tf_buf_puts(b, ")\n\n");
+	free(url);
+}
+
 static void details(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 {
 	const tf_comparison *c = x->c;
@@ -227,6 +253,7 @@ static void details(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 		code(b, t->name, pl->name_max);
 		tf_buf_printf(b, " %s (%s \xe2\x86\x92 %s): where it grew</summary>\n\n", d, base, head);
 		shown++;
+		test_link(b, x, t->name);
 		if (!t->nfunctions) {
 			tf_buf_puts(b, "No single function stands out (the growth is spread thin).\n\n"
 				       "</details>\n\n");

@@ -15,6 +15,7 @@
 /* Variables whose values must never be printed. */
 static const char *const token_vars[] = {
 	"TESTFLAME_TOKEN", "GITHUB_TOKEN", "GITLAB_TOKEN", "CI_JOB_TOKEN",
+	"TESTFLAME_PYROSCOPE_TOKEN", "TESTFLAME_PYROSCOPE_PASSWORD", "TESTFLAME_PYROSCOPE_TENANT",
 };
 
 int tf_git_code(int gitrc)

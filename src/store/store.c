@@ -2,12 +2,15 @@
  * store.c - the store's front: parsing the spec, naming (suite and kind
  * become safe path components), the operations every backend shares, and
  * baseline resolution, a first-parent walk that does not care where the
- * baselines live.
+ * baselines live. "pyroscope:URL" is the git store with Pyroscope beside
+ * it (pyroscope.c): reads fall back to what was fetched from there.
  */
 #include "store_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
+
+extern char **environ;
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -63,17 +66,6 @@ int tf_store_encode_name(tf_buf *out, const char *name)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int tf_store_decode_name(tf_buf *out, const char *enc, size_t len)
 {
 	const char *tilde = memchr(enc, '~', len);
@@ -89,8 +81,8 @@ int tf_store_decode_name(tf_buf *out, const char *enc, size_t len)
 			tf_buf_putc(out, enc[i]);
 			continue;
 		}
-		int hi = i + 2 < end ? hexval(enc[i + 1]) : -1;
-		int lo = hi >= 0 ? hexval(enc[i + 2]) : -1;
+		int hi = i + 2 < end ? tf_hex_digit(enc[i + 1]) : -1;
+		int lo = hi >= 0 ? tf_hex_digit(enc[i + 2]) : -1;
 		if (lo < 0 || (hi == 0 && lo == 0))
 			return tf_error_set(TF_EINVAL, "bad escape in stored name '%.*s'", (int)len, enc);
 		tf_buf_putc(out, (char)(hi * 16 + lo));
@@ -172,11 +164,8 @@ int tf_store_open(tf_store **out, const char *spec, const char *repo)
 	*out = NULL;
 	if (!spec || !*spec)
 		spec = "git";
-	if (strncmp(spec, "pyroscope:", 10) == 0)
-		return tf_error_set(TF_EUNSUPPORTED,
-			"the 'pyroscope:' store is not supported yet (use 'git' or 'dir:PATH')");
 	if (strcmp(spec, "git") != 0 && strncmp(spec, "git:", 4) != 0 &&
-	    strncmp(spec, "dir:", 4) != 0)
+	    strncmp(spec, "dir:", 4) != 0 && strncmp(spec, "pyroscope:", 10) != 0)
 		return tf_error_set(TF_EUSAGE,
 			"unknown store '%s' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)", spec);
 	if ((strncmp(spec, "git:", 4) == 0 || strncmp(spec, "dir:", 4) == 0) && !spec[4])
@@ -185,15 +174,32 @@ int tf_store_open(tf_store **out, const char *spec, const char *repo)
 
 	git_libgit2_init();
 	s = tf_xcalloc(1, sizeof(*s));
+	if (spec[0] == 'p') {
+		/* the git store, with Pyroscope as the mirror; credentials from
+		 * the environment (the cli adds the config's) */
+		tf_pyroscope_opts po;
+		tf_pyroscope_opts_init(&po);
+		po.url = spec + 10;
+		if ((rc = tf_pyroscope_opts_env(&po, environ)) ||
+		    (rc = tf_pyroscope_open(&s->pyro, &po))) {
+			tf_error_wrap(rc, "store '%s'", "pyroscope:...");
+			tf_store_free(s);
+			return rc;
+		}
+	}
 	rc = open_repo(s, repo);
-	if (spec[0] == 'g') {
+	if (spec[0] == 'g' || spec[0] == 'p') {
 		if (rc) {
 			tf_store_free(s);
 			return tf_error_wrap(rc, "the git store needs a repository (or use --store dir:PATH)");
 		}
 		s->be = &tf_store_git_backend;
 		s->remote = tf_xstrdup(spec[3] == ':' ? spec + 4 : TF_STORE_DEFAULT_REMOTE);
-		s->desc = tf_xasprintf("git store in '%s'", git_repository_path(s->repo));
+		if (s->pyro)
+			s->desc = tf_xasprintf("git store in '%s' with Pyroscope at '%s'",
+					       git_repository_path(s->repo), tf_pyroscope_url(s->pyro));
+		else
+			s->desc = tf_xasprintf("git store in '%s'", git_repository_path(s->repo));
 	} else {
 		s->be = &tf_store_dir_backend;
 		s->dir = absolute(spec + 4);
@@ -214,6 +220,9 @@ void tf_store_free(tf_store *s)
 	free(s->dir);
 	free(s->remote);
 	free(s->remote_url);
+	tf_pyroscope_free(s->pyro);
+	free(s->pyro_key);
+	tf_buf_free(&s->pyro_bytes);
 	free(s);
 	git_libgit2_shutdown();
 }
@@ -308,6 +317,8 @@ int tf_store_get(tf_buf *out, tf_store *s, const char *rev, const char *suite,
 
 	if (!rc && !(rc = encode_pair(&se, &fe, suite, kind))) {
 		rc = s->be->get(out, s, commit, se.ptr, fe.ptr);
+		if (rc == TF_ENOTFOUND && s->pyro)
+			rc = tf_store_pyroscope_get(out, s, commit, suite, kind);
 		if (rc == TF_ENOTFOUND)
 			tf_error_set(rc, "no baseline for suite '%s', kind '%s' at %.12s in the %s",
 				     suite, kind, commit, s->desc);

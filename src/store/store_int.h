@@ -33,6 +33,9 @@ struct tf_store {
 	char *dir;            /* dir store: absolute path */
 	char *remote;         /* git store: remote name or URL */
 	char *remote_url;     /* scrubbed, filled by tf_store_remote_url() */
+	tf_pyroscope *pyro;   /* "pyroscope:URL": the mirror beside git */
+	char *pyro_key;       /* "commit\x1fsuite\x1fkind" of pyro_bytes */
+	tf_buf pyro_bytes;    /* the run file tf_store_resolve_pyroscope() fetched */
 };
 
 extern const tf_store_backend tf_store_git_backend;
@@ -119,6 +122,13 @@ int tf_git_commit_tree(git_oid *out, git_repository *repo, const git_oid *id);
  */
 int tf_git_integrate(tf_sync_status *status, unsigned *conflicts, git_repository *repo,
 		     const git_oid *commit, const git_oid *theirs, bool prefer_theirs);
+
+/* ---- Pyroscope (pyroscope.c) ---- */
+
+/* The baseline tf_store_resolve_pyroscope() fetched for (commit, suite,
+ * kind), copied into `out` (may be NULL); TF_ENOTFOUND for any other. */
+int tf_store_pyroscope_get(tf_buf *out, tf_store *s, const char *commit, const char *suite,
+			   const char *kind);
 
 /* ---- remotes (remote.c) ---- */
 

@@ -131,9 +131,15 @@ test_expect_code 2 'usage errors exit 2' '
 	expect_contains err "unknown store '\''nonsense:x'\''" && exit $rc
 '
 
-test_expect_code 1 'pyroscope: is recognised and refused clearly' '
-	(cd repo && "$TF" baseline list --store pyroscope:http://127.0.0.1:1) 2>err; rc=$?
-	expect_contains err "not supported yet" && exit $rc
+test_expect_code 2 'pyroscope: wants an http(s) URL' '
+	(cd repo && "$TF" baseline list --store pyroscope:127.0.0.1:1) 2>err; rc=$?
+	expect_contains err "must start with http:// or https://" && exit $rc
+'
+
+test_expect_success 'pyroscope: lists the git store it keeps beside Pyroscope' '
+	(cd repo && "$TF" baseline list --store pyroscope:http://u:secretpass@127.0.0.1:1) >out 2>err &&
+	(cd repo && "$TF" baseline list) >plain 2>&1 && diff plain out &&
+	! grep -r secretpass out err
 '
 
 test_expect_success 'help lists the subcommands' '

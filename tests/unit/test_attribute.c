@@ -8,7 +8,9 @@
 #include "attribute/attributor.h"
 #include "record/markers.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 /* A stack from root to leaf, each frame "module!function" or "function". */
 static uint32_t stack_of(tf_profile *p, const char *const *frames, size_t n, uint32_t *locs)
@@ -187,24 +189,225 @@ static void test_ctest_names(void **state)
 	fprintf(f, "add_test(deep \"/b/sub/t_deep\" \"a \\\"quoted\\\" arg\")\n");
 	fclose(f);
 
-	tf_ctest *c = tf_ctest_load(dir);
+	tf_ctest *c = tf_ctest_load(dir, 0);
 	assert_non_null(c);
 	static const char a1[] = "/b/t_plain";
 	static const char a2[] = "/b/t_args\0--case\0two";
 	static const char a3[] = "/b/t_args\0--case\0one";
 	static const char a4[] = "/b/sub/t_deep\0a \"quoted\" arg";
 	static const char a5[] = "t_plain";
-	assert_string_equal(tf_ctest_lookup(c, a1, sizeof(a1), "/"), "plain");
-	assert_string_equal(tf_ctest_lookup(c, a2, sizeof(a2), "/"), "two");
-	assert_string_equal(tf_ctest_lookup(c, a3, sizeof(a3), "/"), "with space");
-	assert_string_equal(tf_ctest_lookup(c, a4, sizeof(a4), "/"), "deep");
-	assert_string_equal(tf_ctest_lookup(c, a5, sizeof(a5), "/b"), "plain");
-	/* a shared program without its arguments cannot be told apart */
+	assert_string_equal(tf_ctest_lookup(c, a1, sizeof(a1), "/", "t_plain"), "plain");
+	assert_string_equal(tf_ctest_lookup(c, a2, sizeof(a2), "/", "t_args"), "two");
+	assert_string_equal(tf_ctest_lookup(c, a3, sizeof(a3), "/", "t_args"), "with space");
+	assert_string_equal(tf_ctest_lookup(c, a4, sizeof(a4), "/", "t_deep"), "deep");
+	assert_string_equal(tf_ctest_lookup(c, a5, sizeof(a5), "/b", "t_plain"), "plain");
+	/* a shared program without its arguments cannot be told apart, and
+	 * without ctest's log nothing says which ran first */
 	static const char a6[] = "/b/t_args";
-	assert_null(tf_ctest_lookup(c, a6, sizeof(a6), "/"));
+	assert_null(tf_ctest_lookup(c, a6, sizeof(a6), "/", "t_args"));
+	assert_null(tf_ctest_lookup(c, NULL, 0, "/", "t_args"));
 	tf_ctest_free(c);
-	assert_null(tf_ctest_load("/nonexistent-testflame-dir"));
+	assert_null(tf_ctest_load("/nonexistent-testflame-dir", 0));
+
+	/* with the log of the run, its order names processes whose arguments
+	 * were gone before they could be read; its times and the Unity and
+	 * GoogleTest lines of the output come along */
+	snprintf(path, sizeof(path), "%s/Testing/Temporary", dir);
+	assert_int_equal(tf_mkdir_p(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/Testing/Temporary/LastTest.log", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "Start testing: Nov 25 13:46 UTC\n"
+		   "----------------------------------------------------------\n"
+		   "1/3 Testing: two\n1/3 Test: two\n"
+		   "Command: \"/b/t_args\" \"--case\" \"two\"\n"
+		   "Directory: /b\n\"two\" start time: Nov 25 13:46 UTC\nOutput:\n"
+		   "----------------------------------------------------------\n"
+		   "t.c:12:test_alpha:PASS\nt.c:20:test_beta:FAIL: expected 1\n"
+		   "<end of output>\nTest time =   0.03 sec\n"
+		   "----------------------------------------------------------\n"
+		   "Test Failed.\n\"two\" end time: Nov 25 13:46 UTC\n"
+		   "2/3 Testing: with space\n2/3 Test: with space\n"
+		   "Command: \"/b/t_args\" \"--case\" \"one\"\nOutput:\n"
+		   "----------------------------------------------------------\n"
+		   "[ RUN      ] Suite.Name_With_Underscores\n"
+		   "[       OK ] Suite.Name_With_Underscores (12 ms)\n"
+		   "[  FAILED  ] 1 test, listed below:\n"
+		   "<end of output>\nTest time =   0.01 sec\n"
+		   "----------------------------------------------------------\n"
+		   "Test Passed.\n"
+		   "3/3 Testing: plain\n3/3 Test: plain\nCommand: \"/b/t_plain\"\nOutput:\n"
+		   "<end of output>\nTest time =   0.00 sec\nTest Passed.\n");
+	fclose(f);
+	c = tf_ctest_load(dir, 0);
+	assert_non_null(c);
+	assert_string_equal(tf_ctest_lookup(c, NULL, 0, "/", "t_args"), "two");
+	assert_string_equal(tf_ctest_lookup(c, NULL, 0, "/", "t_args"), "with space");
+	assert_null(tf_ctest_lookup(c, NULL, 0, "/", "t_args"));
+	const tf_runner_tests *log = tf_ctest_log(c);
+	assert_int_equal(log->v.n, 6);
+	assert_string_equal(log->v.v[0].name, "two");
+	assert_int_equal(log->v.v[0].status, TF_TEST_FAILED);
+	assert_true(fabs(log->v.v[0].duration_ns - 3e7) < 1);
+	assert_true(fabs(log->v.v[0].quantum_ns - 1e7) < 1);
+	assert_string_equal(log->v.v[1].name, "test_alpha");
+	assert_string_equal(log->v.v[1].parent, "two");
+	assert_string_equal(log->v.v[1].runner, "unity");
+	assert_int_equal(log->v.v[2].status, TF_TEST_FAILED);
+	assert_string_equal(log->v.v[4].name, "Suite.Name_With_Underscores");
+	assert_string_equal(log->v.v[4].parent, "with space");
+	assert_true(fabs(log->v.v[4].duration_ns - 12e6) < 1);
+	assert_string_equal(log->v.v[5].name, "plain");
+	assert_true(log->v.v[5].duration_ns == 0);
+	tf_ctest_free(c);
+	/* a log older than the run is not the run's */
+	c = tf_ctest_load(dir, (uint64_t)time(NULL) * 1000000000ULL + 60000000000ULL);
+	assert_int_equal(tf_ctest_log(c)->v.n, 0);
+	tf_ctest_free(c);
 	unit_rmtree(dir);
+}
+
+/* What the runners write, as they write it. */
+static void test_runner_reports(void **state)
+{
+	tf_runner_tests t = { 0 };
+	(void)state;
+
+	/* GoogleTest's XML: Suite.Name, parameterised and typed names kept as
+	 * GoogleTest prints them, entities decoded, a failure and a skip */
+	static const char gtest[] =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuites tests=\"4\" name=\"AllTests\">\n"
+		"  <testsuite name=\"ParserTest\" tests=\"2\">\n"
+		"    <testcase name=\"CVE_2017_5950\" status=\"run\" result=\"completed\" "
+		"time=\"0.004\" timestamp=\"2026-11-25T13:46:20.123\" classname=\"ParserTest\" />\n"
+		"    <testcase name=\"Fails&amp;&lt;x&gt;\" status=\"run\" result=\"completed\" time=\"0\" "
+		"classname=\"ParserTest\">\n      <failure message=\"boom\"><![CDATA[a <b>]]></failure>\n"
+		"    </testcase>\n  </testsuite>\n"
+		"  <!-- a comment <testcase name=\"no\"/> -->\n"
+		"  <testsuite name=\"Inst/ParamTest\">\n"
+		"    <testcase name=\"Works/0\" value_param=\"1\" status=\"run\" result=\"completed\" "
+		"time=\"0.001\" classname=\"Inst/ParamTest\" />\n"
+		"    <testcase name=\"Off\" status=\"notrun\" result=\"suppressed\" time=\"0\" "
+		"classname=\"TypedTest/0\" type_param=\"int\" />\n"
+		"  </testsuite>\n</testsuites>\n";
+	assert_int_equal(tf_runner_read_text(&t, gtest, sizeof(gtest) - 1, "g.xml", NULL), 0);
+	assert_int_equal(t.v.n, 4);
+	assert_string_equal(t.v.v[0].name, "ParserTest.CVE_2017_5950");
+	assert_string_equal(t.v.v[0].runner, "gtest");
+	assert_true(fabs(t.v.v[0].duration_ns - 4e6) < 1);
+	assert_true(fabs(t.v.v[0].quantum_ns - 1e6) < 1);
+	assert_true(t.v.v[0].start_realtime_ns > 0);
+	assert_string_equal(t.v.v[1].name, "ParserTest.Fails&<x>");
+	assert_int_equal(t.v.v[1].status, TF_TEST_FAILED);
+	assert_string_equal(t.v.v[2].name, "Inst/ParamTest.Works/0");
+	assert_string_equal(t.v.v[3].name, "TypedTest/0.Off");
+	assert_string_equal(t.v.v[3].type_param, "int");
+	assert_int_equal(t.v.v[3].status, TF_TEST_SKIPPED);
+	tf_runner_tests_free(&t);
+
+	/* pytest's and ctest's JUnit; a truncated file keeps what it read */
+	static const char junit[] =
+		"<testsuites><testsuite name=\"pytest\"><testcase classname=\"tests.test_a\" "
+		"name=\"test_x[1-2]\" time=\"0.123\"><skipped/></testcase>"
+		"<testcase classname=\"t_plain\" name=\"t_plain\" time=\"1.5\"/>"
+		"<testcase classname=\"c\" name=\"cut\" time=\"1";
+	assert_int_equal(tf_runner_read_text(&t, junit, sizeof(junit) - 1, "j.xml", NULL),
+			 TF_EINVAL);
+	assert_non_null(strstr(tf_error_last(), "j.xml:1: malformed XML"));
+	assert_int_equal(t.v.n, 2);
+	assert_string_equal(t.v.v[0].name, "tests.test_a.test_x[1-2]");
+	assert_string_equal(t.v.v[0].runner, "junit");
+	assert_int_equal(t.v.v[0].status, TF_TEST_SKIPPED);
+	assert_string_equal(t.v.v[1].name, "t_plain");
+	tf_runner_tests_free(&t);
+
+	/* go test -json: subtests, Elapsed at 10 ms */
+	static const char go[] =
+		"{\"Time\":\"2026-11-25T13:46:20Z\",\"Action\":\"run\",\"Package\":\"x\",\"Test\":\"TestA\"}\n"
+		"{\"Action\":\"output\",\"Test\":\"TestA\",\"Output\":\"ok\\n\"}\n"
+		"{\"Action\":\"pass\",\"Package\":\"x\",\"Test\":\"TestA/sub_\\u0031\",\"Elapsed\":0.02}\n"
+		"{\"Action\":\"fail\",\"Package\":\"x\",\"Test\":\"TestA\",\"Elapsed\":0.03}\n"
+		"{\"Action\":\"pass\",\"Package\":\"x\",\"Elapsed\":0.05}\n";
+	assert_int_equal(tf_runner_read_text(&t, go, sizeof(go) - 1, "go.json", NULL), 0);
+	assert_int_equal(t.v.n, 2);
+	assert_string_equal(t.v.v[0].name, "TestA/sub_1");
+	assert_true(fabs(t.v.v[0].duration_ns - 2e7) < 1);
+	assert_int_equal(t.v.v[1].status, TF_TEST_FAILED);
+	tf_runner_tests_free(&t);
+
+	/* TAP */
+	static const char tap[] = "TAP version 13\n1..3\nok 1 - parses empty\n"
+				  "not ok 2 - parses bad # TODO later\nnot ok 3 broken\n";
+	assert_int_equal(tf_runner_read_text(&t, tap, sizeof(tap) - 1, "t.tap", "prog"), 0);
+	assert_int_equal(t.v.n, 3);
+	assert_string_equal(t.v.v[0].name, "parses empty");
+	assert_string_equal(t.v.v[0].parent, "prog");
+	assert_int_equal(t.v.v[1].status, TF_TEST_SKIPPED);
+	assert_string_equal(t.v.v[2].name, "broken");
+	assert_int_equal(t.v.v[2].status, TF_TEST_FAILED);
+	tf_runner_tests_free(&t);
+
+	/* anything else is named as what it is not */
+	static const char junk[] = "hello\n";
+	assert_int_equal(tf_runner_read_text(&t, junk, sizeof(junk) - 1, "x.txt", NULL), TF_EINVAL);
+	assert_non_null(strstr(tf_error_last(), "'x.txt' is not a test report"));
+	tf_runner_tests_free(&t);
+}
+
+/* The per-test metadata line: one writer, one reader, both ways. */
+static void test_test_meta(void **state)
+{
+	tf_test_meta m, back;
+	tf_buf b = TF_BUF_INIT;
+	size_t run;
+	(void)state;
+
+	tf_test_meta_init(&m);
+	m.name = "a b=samples=c";
+	m.samples = 3;
+	m.value = 30303030;
+	m.wall_ns = 1500;
+	m.count = 1234567;
+	m.runner_ns = 1e6;
+	m.runner_q_ns = 1e6;
+	m.runner = "gtest";
+	m.source = "frames";
+	m.parent = "yaml-cpp::test with = and %";
+	m.nested = 7;
+	m.status = TF_TEST_FAILED;
+	tf_buf_puts(&b, "testflame.test.a b=samples=c=");
+	tf_test_meta_format(&b, &m);
+	assert_int_equal(tf_test_meta_parse(&back, b.ptr), 0);
+	assert_string_equal(back.name, "a b=samples=c");
+	assert_int_equal(back.samples, 3);
+	assert_int_equal(back.value, 30303030);
+	assert_true(back.count == 1234567);
+	assert_true(isnan(back.cpu_ns));
+	assert_true(back.runner_ns == 1e6);
+	assert_string_equal(back.runner, "gtest");
+	assert_string_equal(back.parent, "yaml-cpp::test with = and %");
+	assert_int_equal(back.nested, 7);
+	assert_int_equal(back.status, TF_TEST_FAILED);
+	tf_test_meta_clear(&back);
+	tf_buf_free(&b);
+
+	/* older run files: units, fewer fields */
+	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=samples=2 value=9 wall=1.5ms "
+					     "cpu=2us future=x"), 0);
+	assert_true(back.wall_ns == 1.5e6);
+	assert_true(back.cpu_ns == 2000);
+	tf_test_meta_clear(&back);
+	/* run 2 of a joined file is not run 1's */
+	assert_int_equal(tf_test_meta_parse(&back, "testflame.run2.test.t=samples=1 value=1"),
+			 TF_ENOTFOUND);
+	assert_int_equal(tf_test_meta_parse_run(&back, &run,
+						"testflame.run2.test.t=samples=1 value=1"), 0);
+	assert_int_equal(run, 1);
+	tf_test_meta_clear(&back);
+	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=value=1"), TF_EINVAL);
+	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=samples=x value=1"), TF_EINVAL);
+	assert_int_equal(tf_test_meta_parse(&back, "testflame.commit=abc"), TF_ENOTFOUND);
 }
 
 static void test_sources(void **state)
@@ -227,6 +430,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_presets),
+		cmocka_unit_test(test_runner_reports),
+		cmocka_unit_test(test_test_meta),
 		cmocka_unit_test(test_presets_limited_and_custom),
 		cmocka_unit_test(test_marker_lines),
 		cmocka_unit_test(test_ctest_names),

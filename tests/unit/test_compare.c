@@ -319,10 +319,13 @@ static void test_run_metadata(void **state)
 	assert_true(a->base.cpu_ns == 5.5e9);
 	assert_true(a->head.wall_ns == 7e9);
 	assert_true(isnan(a->head.cpu_ns));
-	/* listed in the head's metadata: it ran, it is not gone */
+	/* listed in the head's metadata: it ran, it is not gone; no sample
+	 * there means less than a period, not nothing */
 	const tf_test_delta *q = tf_comparison_find(c, "quick");
-	assert_int_equal(q->verdict, TF_VERDICT_INCONCLUSIVE);
-	assert_non_null(strstr(q->reason, "too briefly"));
+	assert_true(q->head.ran && q->base.ran);
+	assert_int_not_equal(q->verdict, TF_VERDICT_GONE);
+	assert_true(q->head.cost == PERIOD);
+	assert_int_equal(q->measure, TF_MEASURE_SAMPLES);
 	assert_string_equal(tf_comparison_meta(c, false, "commit"), "0123456789abcdef");
 	assert_null(tf_comparison_meta(c, true, "commit"));
 	tf_comparison_free(c);
@@ -906,6 +909,168 @@ static void test_sim_job_noise_calibrated(void **state)
 	}
 }
 
+/* A run of tests measured exactly: `cost` ns each (count=), `samples`
+ * samples each; tests[i] named "t<i>". */
+static tf_profile *exact_run(const double *cost, const int64_t *samples, size_t n)
+{
+	tf_profile *p = new_run("cpu-clock");
+	tf_profile_set_meta(p, "sampler", "perf");
+	for (size_t i = 0; i < n; i++) {
+		char name[32], key[40], val[160];
+		snprintf(name, sizeof(name), "t%zu", i);
+		if (samples[i])
+			add(p, name, samples[i], "main;work");
+		snprintf(key, sizeof(key), "test.%s", name);
+		snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=process count=%.0f",
+			 (long long)samples[i], (long long)(samples[i] * PERIOD), cost[i]);
+		tf_profile_set_meta(p, key, val);
+	}
+	return p;
+}
+
+/*
+ * A test measured exactly is judged by its measure, however few samples
+ * it had: 0.86 ms growing to 26 ms with one sample is a regression, not
+ * "within the noise" (toolz's test_frequencies); the same cost is
+ * unchanged without a single sample.
+ */
+static void test_exact_measures(void **state)
+{
+	(void)state;
+	double bc[12], hc[12];
+	int64_t bs[12] = { 0 }, hs[12] = { 0 };
+	for (int i = 0; i < 12; i++)
+		bc[i] = hc[i] = 1e6 * (1 + i % 4);
+	bc[0] = 0.86e6;
+	hc[0] = 26e6;
+	hs[0] = 1;
+	hc[1] *= 1.01;
+	tf_profile *b = exact_run(bc, bs, 12), *h = exact_run(hc, hs, 12);
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *t0 = tf_comparison_find(c, "t0"), *t1 = tf_comparison_find(c, "t1");
+	assert_int_equal(t0->measure, TF_MEASURE_COUNT);
+	assert_int_equal(t0->verdict, TF_VERDICT_REGRESSED);
+	assert_true(fabs(t0->delta_pct - (26 / 0.86 - 1) * 100) < 0.01);
+	assert_int_equal(t1->verdict, TF_VERDICT_UNCHANGED);
+	assert_int_equal(c->summary.measured[TF_MEASURE_COUNT], 12);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+/* gate.min_samples holds back a test judged by its samples, never one
+ * measured exactly. */
+static void test_min_samples(void **state)
+{
+	(void)state;
+	double bc[2] = { 5e8, 5e8 }, hc[2] = { 5e8, 5e8 };
+	int64_t s[2] = { 50, 50 };
+	tf_profile *b = exact_run(bc, s, 2), *h = exact_run(hc, s, 2);
+	add(b, "sampled", 50, "main");
+	add(h, "sampled", 50, "main");
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	o.min_samples = 1000;
+	tf_comparison *c = compare1(b, h, &o);
+	const tf_test_delta *sm = tf_comparison_find(c, "sampled"), *ex = tf_comparison_find(c, "t0");
+	assert_int_equal(sm->measure, TF_MEASURE_SAMPLES);
+	assert_int_equal(sm->verdict, TF_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(sm->reason, "min_samples is 1000"));
+	assert_int_equal(ex->measure, TF_MEASURE_COUNT);
+	assert_int_equal(ex->verdict, TF_VERDICT_UNCHANGED);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+/* new and gone mean one thing: the test did not run on the other side. */
+static void test_new_gone_ran(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	add(b, "A", 100, "main");
+	add(h, "A", 100, "main");
+	add(h, "fresh", 50, "main");
+	tf_profile_set_meta(b, "test.quiet", "samples=0 value=0 wall_ns=5 source=process");
+	tf_profile_set_meta(h, "test.quiet", "samples=0 value=0 wall_ns=5 source=process");
+	tf_profile_set_meta(b, "test.dropped", "samples=0 value=0 wall_ns=5 source=process");
+	tf_profile_set_meta(h, "test.[outside tests]", "samples=0 value=0 wall_ns=0 source=outside");
+	add(b, "[outside tests]", 100, "main;harness");
+	add(h, "[outside tests]", 300, "main;harness");
+	tf_comparison *c = compare1(b, h, NULL);
+	assert_int_equal(tf_comparison_find(c, "fresh")->verdict, TF_VERDICT_NEW);
+	assert_int_equal(tf_comparison_find(c, "dropped")->verdict, TF_VERDICT_GONE);
+	/* ran on both sides, never sampled, nothing exact: undecided, not new */
+	const tf_test_delta *q = tf_comparison_find(c, "quiet");
+	assert_int_equal(q->verdict, TF_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(q->reason, "--freq"));
+	/* the harness tripled: shown, not gated, not counted */
+	const tf_test_delta *out = tf_comparison_find(c, "[outside tests]");
+	assert_true(out->outside);
+	assert_int_equal(out->verdict, TF_VERDICT_REGRESSED);
+	assert_false(tf_comparison_regressed(c));
+	assert_int_equal(c->summary.ntests, 4);
+	tf_comparison_free(c);
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	o.gate_outside = true;
+	c = compare1(b, h, &o);
+	assert_true(tf_comparison_regressed(c));
+	assert_int_equal(c->summary.ntests, 5);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+/*
+ * A suite of 200 short tests measured exactly, each wandering by 25% from
+ * run to run (processes of a millisecond do), no history: the spread of
+ * the suite's own tests keeps unchanged PRs from failing, one PR run or
+ * three, and a test slowed 27 times is caught every time.
+ */
+static void test_sim_suite_spread_calibrated(void **state)
+{
+	(void)state;
+	enum { N = 200, TRIALS = 100 };
+	double size[N], bc[N], hc[3][N];
+	int64_t zero[N] = { 0 };
+	for (int i = 0; i < N; i++)
+		size[i] = 0.5e6 * exp(3 * sim_uniform());
+	for (int nh = 1; nh <= 3; nh += 2) {
+		int false_runs = 0, caught = 0;
+		for (int t = 0; t < TRIALS; t++) {
+			for (int i = 0; i < N; i++)
+				bc[i] = size[i] * exp(0.25 * sim_gauss());
+			tf_profile *b = exact_run(bc, zero, N), *h[3];
+			for (int slowed = 0; slowed < 2; slowed++) {
+				for (int r = 0; r < nh; r++) {
+					for (int i = 0; i < N; i++)
+						hc[r][i] = size[i] * exp(0.25 * sim_gauss()) * (slowed && i == 7 ? 27 : 1);
+					h[r] = exact_run(hc[r], zero, N);
+				}
+				tf_compare_opts o;
+				tf_compare_opts_init(&o);
+				o.separate_jobs = true;
+				tf_comparison *c = compare_n(&b, 1, h, (size_t)nh, &o);
+				if (slowed)
+					caught += tf_comparison_find(c, "t7")->verdict == TF_VERDICT_REGRESSED;
+				else
+					false_runs += tf_comparison_regressed(c);
+				tf_comparison_free(c);
+				for (int r = 0; r < nh; r++)
+					tf_profile_free(h[r]);
+			}
+			tf_profile_free(b);
+		}
+		print_message("200 tests at 25%% noise, 1 vs %d runs: %d of %d unchanged PRs failed, "
+			      "a 27x slowdown caught %d times\n", nh, false_runs, TRIALS, caught);
+		if (false_runs > 2)
+			fail_msg("%d of %d unchanged PRs failed (1 vs %d runs)", false_runs, TRIALS, nh);
+		if (caught < TRIALS)
+			fail_msg("a 27x slowdown caught %d of %d times (1 vs %d runs)", caught, TRIALS, nh);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -918,6 +1083,10 @@ int main(void)
 		cmocka_unit_test(test_value_and_test_selection),
 		cmocka_unit_test(test_several_runs),
 		cmocka_unit_test(test_run_metadata),
+		cmocka_unit_test(test_exact_measures),
+		cmocka_unit_test(test_new_gone_ran),
+		cmocka_unit_test(test_min_samples),
+		cmocka_unit_test(test_sim_suite_spread_calibrated),
 		cmocka_unit_test(test_function_deltas),
 		cmocka_unit_test(test_unsymbolized_frames_match_across_runs),
 		cmocka_unit_test(test_functions_match_across_checkouts),

@@ -165,6 +165,16 @@ static void test_values(void **state)
 	assert_string_equal(c->attribution.frames[0], "go");
 	assert_int_equal(c->attribution.markers, 1);
 	tf_config_free(c);
+	c = parse_ok("pyroscope:\n  grafana_url: https://grafana.example.com\n"
+		     "  grafana_datasource: pyro\n  tenant: acme\n  user: '1234'\n"
+		     "  password: pw\n  token: tk\n");
+	assert_string_equal(c->pyroscope.grafana_url, "https://grafana.example.com");
+	assert_string_equal(c->pyroscope.grafana_datasource, "pyro");
+	assert_string_equal(c->pyroscope.tenant, "acme");
+	assert_string_equal(c->pyroscope.user, "1234");
+	assert_string_equal(c->pyroscope.password, "pw");
+	assert_string_equal(c->pyroscope.token, "tk");
+	tf_config_free(c);
 	c = parse_ok("store: git\nfreq: 10000\nrepeat: 1\ncommand: ['./run tests', '']\n");
 	assert_string_equal(c->command_argv[0], "./run tests");
 	assert_string_equal(c->command_argv[1], "");
@@ -197,6 +207,8 @@ static void test_unknown_keys(void **state)
 	parse_err("gate:\n  treshold: 5\n",
 		  "t.yml:2:3: unknown key 'treshold' in 'gate' (did you mean 'threshold'?)");
 	parse_err("gate:\n  colour: red\n", "t.yml:2:3: unknown key 'colour' in 'gate'");
+	parse_err("pyroscope:\n  grafana_url: grafana.example.com\n",
+		  "t.yml:2:16: 'pyroscope.grafana_url' must be an http:// or https:// URL, not 'grafana.example.com'");
 	parse_err("publish: {comment: true, slack: true}\n",
 		  "t.yml:1:26: unknown key 'slack' in 'publish'");
 	parse_err("attribution:\n  patterns:\n    - {regex: '(x)', nam: y}\n",

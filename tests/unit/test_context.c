@@ -686,6 +686,44 @@ static void test_fetch_hints(void **state)
 	free(h);
 }
 
+/* The machine a run ran on: read from the kernel's files, kept as env.*,
+ * and what differs between two runs said in one line. */
+static void test_environment(void **state)
+{
+	(void)state;
+	tf_env_facts f;
+	char *envp[] = { (char *)"ImageOS=ubuntu24", (char *)"ImageVersion=20261101.1",
+			 (char *)"CI_RUNNER_TAGS=", (char *)"RUNNER_NAME=GitHub Actions 7", NULL };
+	assert_int_equal(tf_environment_detect(&f, envp), 0);
+	assert_non_null(tf_env_facts_get(&f, "cpus"));
+	assert_true(atoi(tf_env_facts_get(&f, "cpus")) >= 1);
+	assert_non_null(tf_env_facts_get(&f, "kernel"));
+	assert_non_null(tf_env_facts_get(&f, "memory"));
+	/* the image, not the one machine's name */
+	assert_string_equal(tf_env_facts_get(&f, "runner"), "ubuntu24 20261101.1");
+	tf_env_facts_free(&f);
+
+	tf_profile *a, *b;
+	tf_profile_new(&a);
+	tf_profile_new(&b);
+	tf_profile_set_meta(a, "env.cpu", "AMD EPYC 7763");
+	tf_profile_set_meta(b, "env.cpu", "Intel Xeon 8370C");
+	tf_profile_set_meta(a, "env.cpus", "2");
+	tf_profile_set_meta(b, "env.cpus", "2");
+	tf_profile_set_meta(a, "env.cpu_flags", "1111");
+	tf_profile_set_meta(b, "env.cpu_flags", "2222");
+	tf_profile_set_meta(a, "env.cores", "2");     /* only one side says */
+	tf_buf d = TF_BUF_INIT;
+	tf_environment_diff(&d, a, b);
+	assert_string_equal(d.ptr, "cpu 'AMD EPYC 7763' vs 'Intel Xeon 8370C'; CPU feature flags differ");
+	tf_buf_clear(&d);
+	tf_environment_diff(&d, a, a);
+	assert_int_equal(d.len, 0);
+	tf_buf_free(&d);
+	tf_profile_free(a);
+	tf_profile_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -702,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_repository),
 		cmocka_unit_test(test_changes_json),
 		cmocka_unit_test(test_fetch_hints),
+		cmocka_unit_test(test_environment),
 	};
 	int rc;
 

@@ -96,7 +96,7 @@ static void test_stats_welch_runs(void **state)
 	(void)state;
 	const double base[] = { 1.00e9, 1.03e9, 0.98e9, 1.01e9, 0.99e9 };
 	const double head[] = { 1.10e9, 1.08e9, 1.13e9, 1.09e9, 1.11e9 };
-	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03, false, 0, 0, 0, 0, 0, 0, false };
+	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03, false, 0, 0, 0, 0, 0, 0, false, false, 0 };
 	tf_stats_result r;
 
 	tf_stats_test(&r, &in);
@@ -114,7 +114,7 @@ static void test_stats_poisson(void **state)
 {
 	(void)state;
 	const double base[] = { 2000 }, head[] = { 2500 };
-	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03, false, 0, 0, 0, 0, 0, 0, false };
+	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03, false, 0, 0, 0, 0, 0, 0, false, false, 0 };
 	tf_stats_result r;
 	char why[256];
 
@@ -282,7 +282,7 @@ static tf_verdict simulate(rng *g, size_t runs, double lam, double cv, double ra
 	}
 	if (nb == 0 || nh == 0)
 		return nb == 0 ? TF_VERDICT_NEW : TF_VERDICT_GONE;
-	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise, false, 0, 0, 0, 0, 0, 0, false };
+	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise, false, 0, 0, 0, 0, 0, 0, false, false, 0 };
 	tf_stats_test(&r, &in);
 	if (p_out)
 		*p_out = r.p;
@@ -377,7 +377,7 @@ static void test_sim_suite_family_wise(void **state)
 			double h = poisson(&g, lam * exp(cv * gauss(&g) - cv * cv / 2));
 			b = b ? b : 1;
 			h = h ? h : 1;
-			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03, false, 0, 0, 0, 0, 0, 0, false };
+			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03, false, 0, 0, 0, 0, 0, 0, false, false, 0 };
 			tf_stats_test(&r[t], &in);
 			p[t] = r[t].p;
 			nb[t] = b;
@@ -445,7 +445,7 @@ static void test_sim_history_noise_calibrated(void **state)
 			if (ex > 0)
 				df = (double)k - 1;
 			double b = 1e4 * exp(logs[k - 1]), h = 1e4 * exp(0.2 * gauss(&g));
-			tf_stats_input in = { &b, &h, 1, 1, b, h, noise, true, 0, 0, ex, df, 0, 0, false };
+			tf_stats_input in = { &b, &h, 1, 1, b, h, noise, true, 0, 0, ex, df, 0, 0, false, false, 0 };
 			tf_stats_result r;
 			char why[256];
 			tf_stats_test(&r, &in);

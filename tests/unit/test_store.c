@@ -164,8 +164,12 @@ static void test_specs(void **state)
 	char *dir = unit_tmpdir();
 	tf_store *s = NULL;
 
-	assert_int_equal(tf_store_open(&s, "pyroscope:http://x", dir), TF_EUNSUPPORTED);
+	/* the Pyroscope store is the git store with Pyroscope beside it */
+	assert_int_equal(tf_store_open(&s, "pyroscope:http://x", dir), TF_ENOTFOUND);
 	assert_null(s);
+	assert_int_equal(tf_store_open(&s, "pyroscope:ftp://x", dir), TF_EUSAGE);
+	assert_non_null(strstr(tf_error_last(), "http:// or https://"));
+	assert_int_equal(tf_store_open(&s, "pyroscope:", dir), TF_EUSAGE);
 	assert_int_equal(tf_store_open(&s, "s3://bucket", dir), TF_EUSAGE);
 	assert_non_null(strstr(tf_error_last(), "unknown store 's3://bucket'"));
 	assert_int_equal(tf_store_open(&s, "dir:", dir), TF_EUSAGE);

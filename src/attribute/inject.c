@@ -1,0 +1,184 @@
+/*
+ * inject.c - asking the test runners testflame recognises to say which
+ * tests ran, without touching the command.
+ *
+ * Through the environment only, which every runner below reads and every
+ * other program ignores:
+ *
+ *   GoogleTest  GTEST_OUTPUT=xml:DIR/gtest/ : each test program writes
+ *               DIR/gtest/<program>.xml (names, times, statuses), and
+ *               prints nothing more
+ *   pytest      PYTEST_PLUGINS=pytest_testflame with DIR/py on PYTHONPATH:
+ *               the plugin in contrib/ (embedded here) writes markers with
+ *               each test's node id and CPU clock
+ *
+ * What the user set stays: an existing GTEST_OUTPUT is left alone and read
+ * back when it names XML; PYTEST_PLUGINS and PYTHONPATH are extended, not
+ * replaced. ctest needs nothing: its log is read by the attribution (ctest.c).
+ * After the run, tf_runner_session_collect() reads what was written, and any
+ * report the user named (--runner-report), into one list.
+ */
+#include "attributor.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const char tf_runner_asset_pytest_testflame[];
+extern const size_t tf_runner_asset_pytest_testflame_len;
+
+struct tf_runner_session {
+	char *dir;
+	char *gtest_dir;        /* ours, or the user's GTEST_OUTPUT directory */
+	char *gtest_file;       /* the user's GTEST_OUTPUT file */
+	TF_VEC(char *) env;     /* NULL-terminated */
+};
+
+static const char *env_get(const char *const *env, const char *key)
+{
+	size_t n = strlen(key);
+	for (; env && *env; env++)
+		if (strncmp(*env, key, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+	tf_buf b = TF_BUF_INIT;
+	tf_buf_put(&b, data, len);
+	int rc = tf_file_write_atomic(path, b.ptr, b.len);
+	tf_buf_free(&b);
+	return rc;
+}
+
+int tf_runner_session_new(tf_runner_session **out, const char *const *environ_in, bool inject)
+{
+	const char *tmp = getenv("TMPDIR");
+	tf_runner_session *s = tf_xcalloc(1, sizeof(*s));
+	const char *gt = env_get(environ_in, "GTEST_OUTPUT");
+	int rc = 0;
+
+	*out = NULL;
+	s->dir = tf_xasprintf("%s/testflame-runners.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(s->dir)) {
+		rc = tf_error_set_errno(TF_ERROR, "cannot create a directory for the runners' reports");
+		free(s->dir);
+		free(s);
+		return rc;
+	}
+	if (gt && strncmp(gt, "xml", 3) == 0) {
+		/* the user's own: xml, xml:FILE or xml:DIR/ */
+		const char *path = gt[3] == ':' ? gt + 4 : "test_detail.xml";
+		size_t n = strlen(path);
+		if (n && path[n - 1] == '/')
+			s->gtest_dir = tf_xstrdup(path);
+		else if (n)
+			s->gtest_file = tf_xstrdup(path);
+	} else if (!gt && inject) {
+		s->gtest_dir = tf_xasprintf("%s/gtest/", s->dir);
+		if (mkdir(s->gtest_dir, 0777) != 0)
+			rc = tf_error_set_errno(TF_ERROR, "cannot create '%s'", s->gtest_dir);
+		else
+			tf_vec_push(&s->env, tf_xasprintf("GTEST_OUTPUT=xml:%s", s->gtest_dir));
+	}
+	if (!rc && inject) {
+		char *py = tf_xasprintf("%s/py", s->dir);
+		char *plugin = tf_xasprintf("%s/pytest_testflame.py", py);
+		if (mkdir(py, 0777) != 0)
+			rc = tf_error_set_errno(TF_ERROR, "cannot create '%s'", py);
+		else
+			rc = write_file(plugin, tf_runner_asset_pytest_testflame,
+					tf_runner_asset_pytest_testflame_len);
+		if (!rc) {
+			const char *pp = env_get(environ_in, "PYTHONPATH");
+			const char *pl = env_get(environ_in, "PYTEST_PLUGINS");
+			tf_vec_push(&s->env, pp && *pp ? tf_xasprintf("PYTHONPATH=%s:%s", py, pp)
+						       : tf_xasprintf("PYTHONPATH=%s", py));
+			if (!pl || !*pl)
+				tf_vec_push(&s->env, tf_xstrdup("PYTEST_PLUGINS=pytest_testflame"));
+			else if (!strstr(pl, "pytest_testflame"))
+				tf_vec_push(&s->env, tf_xasprintf("PYTEST_PLUGINS=%s,pytest_testflame", pl));
+		}
+		free(plugin);
+		free(py);
+	}
+	tf_vec_push(&s->env, NULL);
+	if (rc) {
+		tf_runner_session_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+char *const *tf_runner_session_env(const tf_runner_session *s)
+{
+	return s ? s->env.v : NULL;
+}
+
+/* A file written before the run is not this run's report. */
+static bool fresh(const char *path, uint64_t not_before)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return false;
+	return (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec >=
+	       not_before;
+}
+
+int tf_runner_session_collect(tf_runner_session *s, tf_runner_tests *out,
+			      const char *const *reports, uint64_t not_before_realtime_ns)
+{
+	int rc = 0;
+
+	if (s && s->gtest_dir)
+		rc = tf_runner_read_gtest_dir(out, s->gtest_dir, not_before_realtime_ns);
+	if (!rc && s && s->gtest_file && fresh(s->gtest_file, not_before_realtime_ns)) {
+		size_t before = out->v.n;
+		rc = tf_runner_read_file(out, s->gtest_file, NULL);
+		for (size_t i = before; i < out->v.n; i++)
+			out->v.v[i].runner = "gtest";
+	}
+	/* the user's reports: files or glob patterns; one that matches
+	 * nothing, or was not written by this run, is an error to report */
+	for (const char *const *r = reports; !rc && r && *r; r++) {
+		glob_t g;
+		int gr = glob(*r, GLOB_NOSORT, NULL, &g);
+		if (gr == GLOB_NOMATCH) {
+			rc = tf_error_set(TF_ENOTFOUND, "--runner-report '%s': no such file", *r);
+		} else if (gr != 0) {
+			rc = tf_error_set(TF_ERROR, "--runner-report '%s': cannot list it", *r);
+		} else {
+			for (size_t i = 0; !rc && i < g.gl_pathc; i++) {
+				if (!fresh(g.gl_pathv[i], not_before_realtime_ns))
+					rc = tf_error_set(TF_EINVAL,
+						"--runner-report '%s' was not written by this run",
+						g.gl_pathv[i]);
+				else
+					rc = tf_runner_read_file(out, g.gl_pathv[i], NULL);
+			}
+		}
+		if (gr == 0)
+			globfree(&g);
+	}
+	return rc;
+}
+
+void tf_runner_session_free(tf_runner_session *s)
+{
+	if (!s)
+		return;
+	if (s->dir)
+		tf_rmtree(s->dir);
+	for (size_t i = 0; i < s->env.n; i++)
+		free(s->env.v[i]);
+	tf_vec_free(&s->env);
+	free(s->dir);
+	free(s->gtest_dir);
+	free(s->gtest_file);
+	free(s);
+}
