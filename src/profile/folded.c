@@ -55,6 +55,7 @@ int tf_folded_decode(tf_profile **out, const char *text, size_t len, const char 
 	TF_VEC(uint32_t) locs = { 0 };
 	int columns = 0, rc = 0;
 	size_t lineno = 0;
+	int64_t total[2] = { 0, 0 };
 	const char *s = text, *end = text + len;
 
 	*out = NULL;
@@ -102,6 +103,15 @@ int tf_folded_decode(tf_profile **out, const char *text, size_t len, const char 
 			rc = tf_error_set(TF_EINVAL, "%s:%zu: expected %d count column%s", name,
 					  lineno, columns, columns == 1 ? "" : "s");
 			goto done;
+		}
+		/* merging equal stacks sums their counts: bounded, never overflowing */
+		for (int c = 0; c < columns; c++) {
+			if (v[c] > TF_PROFILE_TOTAL_MAX - total[c]) {
+				rc = tf_error_set(TF_EINVAL, "%s:%zu: the counts add up to more than "
+						  "2^52", name, lineno);
+				goto done;
+			}
+			total[c] += v[c];
 		}
 		/* frames, root first in the file; samples are leaf first */
 		locs.n = 0;

@@ -424,6 +424,25 @@ int64_t tf_profile_total(const tf_profile *p, size_t value_index)
 	return t;
 }
 
+int tf_profile_check_totals(const tf_profile *p)
+{
+	size_t nv = p->sample_types.n;
+
+	for (size_t v = 0; v < nv; v++) {
+		uint64_t t = 0;
+		for (size_t i = 0; i < p->samples.n; i++) {
+			int64_t x = p->values.v[i * nv + v];
+			/* each magnitude at most 2^63, so t stays below 2^64 */
+			t += x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+			if (t > (uint64_t)TF_PROFILE_TOTAL_MAX)
+				return tf_error_set(TF_EINVAL, "the values of '%s' add up to more than "
+						    "2^52: not a profile testflame can sum",
+						    tf_profile_str(p, p->sample_types.v[v].type));
+		}
+	}
+	return 0;
+}
+
 int tf_profile_validate(const tf_profile *p)
 {
 	size_t nstr = p->strings.strs.n;
