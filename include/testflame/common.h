@@ -116,7 +116,7 @@ int tf_hex_digit(char c);
  * copies of its pieces (repetitions multiply); refuse patterns above
  * TF_REGEX_MAX_COST rather than let regcomp() take gigabytes.
  */
-#define TF_REGEX_MAX_COST 20000
+#define TF_REGEX_MAX_COST 4096
 size_t tf_regex_cost(const char *re);
 
 /* Arena: many small allocations that die together. */
