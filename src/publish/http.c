@@ -538,7 +538,7 @@ static int request(pb_response *out, pb_http *h, const char *method, const char 
 
 	memset(out, 0, sizeof(*out));
 	if (url[0] != '/' && !pb_same_origin(h, full)) {
-		rc = tf_error_set(TF_ERROR, "%s: not following '%s' away from '%s'", h->name,
+		rc = pb_error(h, TF_ERROR, "%s: not following '%s' away from '%s'", h->name,
 				  full, h->base);
 		free(full);
 		return rc;
@@ -765,12 +765,29 @@ int pb_fail(pb_http *h, const pb_response *r, int code, const char *method, cons
 	return code;
 }
 
+int pb_error(pb_http *h, int code, const char *fmt, ...)
+{
+	tf_buf b = TF_BUF_INIT, line = TF_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	tf_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	tf_buf_put_printable(&line, b.ptr);
+	tf_buf_puts(&line, "");
+	scrub_all(h, line.ptr);
+	tf_error_set(code, "%s", line.ptr);
+	tf_buf_free(&b);
+	tf_buf_free(&line);
+	return code;
+}
+
 json_t *pb_json(pb_http *h, const pb_response *r, const char *what)
 {
 	json_error_t e;
 	json_t *j = json_loadb(r->body.ptr ? r->body.ptr : "", r->body.len, 0, &e);
 	if (!j)
-		tf_error_set(TF_ERROR, "%s: %s: the reply is not JSON (%s)", h->name, what, e.text);
+		pb_error(h, TF_ERROR, "%s: %s: the reply is not JSON (%s)", h->name, what, e.text);
 	return j;
 }
 
