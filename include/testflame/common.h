@@ -121,6 +121,14 @@ void tf_msglist_free(tf_msglist *l);
 char **tf_strv_dup(char *const *v);
 void tf_strv_free(char **v); /* accepts NULL */
 
+/*
+ * What compiling a POSIX extended regex from untrusted text would cost, in
+ * copies of its pieces (repetitions multiply); refuse patterns above
+ * TF_REGEX_MAX_COST rather than let regcomp() take gigabytes.
+ */
+#define TF_REGEX_MAX_COST 4096
+size_t tf_regex_cost(const char *re);
+
 /* Arena: many small allocations that die together. */
 typedef struct tf_arena tf_arena;
 tf_arena *tf_arena_new(void);
@@ -180,12 +188,16 @@ void tf_strtab_free(tf_strtab *t);
 /* Read a whole file; the buffer is NUL-terminated. */
 int tf_file_read(tf_buf *out, const char *path);
 /*
- * Atomic replacement: write into "<path>.tmp.<pid>" and rename over `path`
- * on commit, so readers never see a half-written file.
+ * Atomic replacement: write into a temporary file and rename it over `path`
+ * on commit, so readers never see a half-written file. The temporary file
+ * has no name until the commit (O_TMPFILE, where the file system has it),
+ * so a process killed while writing leaves nothing behind; elsewhere it is
+ * "<path>.tmp.<pid>".
  */
 typedef struct {
 	FILE *fp;
 	char *path, *tmp;
+	bool unnamed;  /* O_TMPFILE: named "<tmp>" only at the commit */
 } tf_atomic_file;
 int tf_atomic_open(tf_atomic_file *f, const char *path);
 int tf_atomic_commit(tf_atomic_file *f);

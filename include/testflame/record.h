@@ -110,6 +110,9 @@ typedef struct {
 	int wait_status;            /* as from waitpid() */
 	int exit_status;            /* shell style: code, or 128+signal */
 	bool exec_failed;           /* the command could not be started */
+	bool stopped;               /* recording failed while the command ran (its
+				     * spool's disk full, the spool's limit): it
+				     * ran on to its end unrecorded */
 	bool interrupted;           /* SIGINT/SIGTERM reached testflame */
 	uint64_t start_ns, end_ns;  /* CLOCK_MONOTONIC */
 	uint64_t start_realtime_ns;
@@ -125,7 +128,9 @@ typedef struct tf_recording tf_recording;
  * Run the command under the sampler until it exits. Returns 0 even when the
  * command fails (see info->exit_status); an error only when testflame could
  * not record at all. With exec_failed set, the message is in
- * tf_error_last() and exit_status is 127 (not found) or 126.
+ * tf_error_last() and exit_status is 127 (not found) or 126. With stopped
+ * set, the message is in tf_error_last(), exit_status is the command's, and
+ * the recording must not be used.
  */
 int tf_record_run(tf_recording **out, const tf_record_opts *opts);
 void tf_recording_free(tf_recording *r);

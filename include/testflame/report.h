@@ -91,10 +91,12 @@ typedef struct {
 void tf_report_opts_init(tf_report_opts *o);
 
 /*
- * Write the whole report directory (created if needed): the files listed at
- * the top of this header; every file is written atomically. `o->dir` must be
- * set. Per-test files are named by tf_report_file_name(); files of an
- * earlier report in the same directory are left alone.
+ * Write the whole report directory: the files listed at the top of this
+ * header. `o->dir` must be set. The directory changes as a whole: a run
+ * killed on the way leaves the old report or the new one, never a mix (an
+ * older report's files go with it). A directory that also holds other
+ * files keeps them: the report's files are replaced one by one there.
+ * Per-test files are named by tf_report_file_name().
  */
 int tf_report_write(const tf_comparison *c, const tf_report_opts *o);
 

@@ -59,6 +59,9 @@ typedef struct tf_ctest tf_ctest;
 /* The tests of the build tree at `dir`, and ctest's log of a run that
  * ended after `not_before_realtime_ns`; NULL when there are none. */
 tf_ctest *tf_ctest_load(const char *dir, uint64_t not_before_realtime_ns);
+/* The tests of one CTestTestfile.cmake's text (subdirs still read under
+ * `dir`), no log: the reader apart from the file, for the fuzzer. */
+tf_ctest *tf_ctest_parse(const char *text, const char *dir);
 /* The ctest name of a process with these NUL-separated args (len 0 when
  * unknown), or by the log's order the next test running `program`; NULL
  * when neither says. */

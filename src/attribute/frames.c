@@ -109,6 +109,9 @@ static int compile(regex_t *re, const char *src, bool *has, const char *what)
 	int err;
 	if (!src)
 		return 0;
+	if (tf_regex_cost(src) > TF_REGEX_MAX_COST)
+		return tf_error_set(TF_EUSAGE, "invalid %s regex '%s': it repeats too much to "
+				    "compile", what, src);
 	err = regcomp(re, src, REG_EXTENDED);
 	if (err) {
 		char msg[256];

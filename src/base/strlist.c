@@ -10,12 +10,18 @@
 
 void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...)
 {
-	tf_buf b = TF_BUF_INIT;
+	tf_buf b = TF_BUF_INIT, line = TF_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
 	tf_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	tf_vec_push(l, tf_buf_detach(&b));
+	/* one line, whatever the values quoted (a payload's bytes, a branch
+	 * name): line breaks and control characters escaped */
+	tf_buf_put_printable(&line, b.ptr);
+	if (!line.ptr)
+		tf_buf_puts(&line, "");
+	tf_buf_free(&b);
+	tf_vec_push(l, tf_buf_detach(&line));
 }
 
 void tf_msglist_free(tf_msglist *l)

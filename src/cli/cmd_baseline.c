@@ -270,8 +270,8 @@ static int sub_sync(tf_store *st, int argc, char **argv, bool push)
 			ret = TF_EXIT_ERROR;
 			continue;
 		}
-		if (rc && it->attempts == 0)
-			continue;
+		if (rc)
+			continue; /* the error says what happened; nothing is "pushed" */
 		char extra[160] = "";
 		if (it->conflicts)
 			snprintf(extra, sizeof(extra), " (%u file%s of the same suite and kind differed; kept %s)",

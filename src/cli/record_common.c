@@ -277,6 +277,13 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		*status = res->info.exit_status;
 		goto done;
 	}
+	if (res->info.stopped) {
+		/* the suite's own failure first; else ours */
+		tf_errorf("%s; recording stopped, the command ran on to its end (exit status %d)",
+			  tf_error_last(), res->info.exit_status);
+		*status = res->info.exit_status ? res->info.exit_status : TF_EXIT_ERROR;
+		goto done;
+	}
 	tf_verbosef("recorded %llu samples (%s), %llu bytes of records",
 		    (unsigned long long)res->info.samples, res->info.rung,
 		    (unsigned long long)res->info.spool_bytes);

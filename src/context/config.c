@@ -303,11 +303,18 @@ static int fail_at(const walker *w, yaml_mark_t m, const char *fmt, ...) TF_PRIN
 static int fail_at(const walker *w, yaml_mark_t m, const char *fmt, ...)
 {
 	char msg[1536];
+	tf_buf line = TF_BUF_INIT;
 	va_list ap;
+	int rc;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return tf_error_set(TF_EUSAGE, "%s:%zu:%zu: %s", w->name, m.line + 1, m.column + 1, msg);
+	/* values quoted may span lines (a quoted scalar with an empty line) */
+	tf_buf_put_printable(&line, msg);
+	rc = tf_error_set(TF_EUSAGE, "%s:%zu:%zu: %s", w->name, m.line + 1, m.column + 1,
+			  line.ptr ? line.ptr : "");
+	tf_buf_free(&line);
+	return rc;
 }
 
 static const char *scalar(const yaml_node_t *n)
@@ -507,8 +514,14 @@ static int check_regex(const walker *w, const yaml_node_t *n, const char *path,
 {
 	regex_t rx;
 	char err[256];
-	int rc = regcomp(&rx, re, REG_EXTENDED);
+	int rc;
 	size_t groups;
+
+	if (tf_regex_cost(re) > TF_REGEX_MAX_COST)
+		return fail_at(w, n->start_mark, "regex '%s' in '%s' repeats too much to compile "
+			       "(its repetitions multiply to over %d copies)", re, path,
+			       TF_REGEX_MAX_COST);
+	rc = regcomp(&rx, re, REG_EXTENDED);
 
 	if (rc != 0) {
 		regerror(rc, &rx, err, sizeof(err));

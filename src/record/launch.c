@@ -7,6 +7,8 @@
  * command's wait status. The guard learns of testflame's death through
  * PR_SET_PDEATHSIG and then kills every descendant it has: as a subreaper
  * it inherits the orphans, so even grandchildren of a dead shell are found.
+ * It then removes what testflame would have removed after the command (the
+ * markers' directory): a killed testflame leaves nothing in TMPDIR.
  */
 #include "launch.h"
 #include "procfs.h"
@@ -147,6 +149,21 @@ static void kill_descendants(void)
 	}
 }
 
+/* A directory and the files in it. */
+static void remove_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	rmdir(path);
+}
+
 static volatile sig_atomic_t parent_died;
 
 static void on_parent_death(int sig)
@@ -228,6 +245,8 @@ static void guard_main(const tf_launch_opts *o, pid_t parent, int go_rd, int inf
 			_exit(0);
 		if (parent_died || getppid() != parent) {
 			kill_descendants();
+			if (o->remove_dir)
+				remove_dir(o->remove_dir);
 			_exit(1);
 		}
 	}

@@ -211,6 +211,30 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 	return rc;
 }
 
+/*
+ * Recording failed while the command runs (the spool's disk is full, the
+ * spool reached its limit): sampling stops, and the command runs on to its
+ * end with its signals forwarded, so that a CI job still gets the suite's
+ * own result. The message stays in *why.
+ */
+static void stop_recording(tf_recording *rec, tf_perf **perf, tf_launch *l, int sigfd,
+			   char **why)
+{
+	tf_launch_state st = { 0 };
+
+	*why = tf_xstrdup(tf_error_last());
+	tf_perf_close(*perf);
+	*perf = NULL;
+	rec->info.stopped = true;
+	while (tf_launch_poll(l, &st) == 0 && !st.exited) {
+		struct pollfd fds[2] = { { tf_launch_fd(l), POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+		if (poll(fds, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (tf_launch_forward_signals(l, sigfd))
+			rec->info.interrupted = true;
+	}
+}
+
 int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 {
 	tf_record_opts o = *opts;
@@ -223,7 +247,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	int sigfd = -1, rc;
 	live_ctx lc;
 	TF_VEC(char *) env = { 0 };
-	char *marker_env = NULL;
+	char *marker_env = NULL, *stopped = NULL;
 	int nice_before = INT_MIN;
 
 	*out = NULL;
@@ -296,6 +320,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	lo.extra_env = env.v;
 	lo.cwd = o.cwd;
 	lo.orig_mask = &orig;
+	lo.remove_dir = lc.markers ? tf_markers_dir(lc.markers) : NULL;
 	rc = tf_launch_start(&launch, &lo);
 	if (rc)
 		goto fail;
@@ -329,8 +354,10 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	rec->info.start_realtime_ns = realtime_ns();
 	if (perf) {
 		rc = tf_launch_release(launch);
-		if (!rc)
-			rc = pump_perf(rec, perf, launch, sigfd, &o, &lc);
+		if (!rc && (rc = pump_perf(rec, perf, launch, sigfd, &o, &lc)) != 0) {
+			stop_recording(rec, &perf, launch, sigfd, &stopped);
+			rc = 0;
+		}
 	} else {
 		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers };
 		rc = tf_ptrace_record(rec, launch, &o, &pl);
@@ -356,9 +383,11 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	perf = NULL;
 	tf_launch_free(launch);
 	launch = NULL;
-	rc = tf_spool_finish(rec->spool);
-	if (rc)
-		goto fail;
+	if (!stopped && tf_spool_finish(rec->spool) != 0) {
+		/* the last records did not fit: the command has run, say how */
+		stopped = tf_xstrdup(tf_error_last());
+		rec->info.stopped = true;
+	}
 	rec->info.spool_bytes = tf_spool_size(rec->spool);
 	if (lc.markers)
 		rec->info.markers_ignored = tf_markers_bad_lines(lc.markers);
@@ -368,6 +397,10 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	free(marker_env);
 	close(sigfd);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
+	if (stopped) {
+		tf_error_set(TF_ERROR, "%s", stopped);
+		free(stopped);
+	}
 	*out = rec;
 	return 0;
 

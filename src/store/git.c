@@ -341,6 +341,7 @@ int tf_git_ref_cas(git_repository *repo, const char *refname, const git_oid *id,
 	 * the lock, which two creators can both pass; a zero expected id means
 	 * "must not exist" and is checked under the lock.)
 	 */
+	tf_git_unlock_stale(repo, refname);
 	memset(&zero, 0, sizeof(zero));
 	rc = git_reference_create_matching(&ref, repo, refname, id, 1,
 					   expected ? expected : &zero, why);

@@ -133,6 +133,7 @@ static void callbacks(git_remote_callbacks *cb, tf_remote_session *rs)
 	git_remote_init_callbacks(cb, GIT_REMOTE_CALLBACKS_VERSION);
 	cb->credentials = cred_cb;
 	cb->push_update_reference = push_ref_cb;
+	tf_netwatch_callbacks(cb);
 	cb->payload = rs;
 	rs->cred_calls = 0;
 	rs->auth_failed = rs->auth_missing = rs->auth_other = false;
@@ -140,6 +141,9 @@ static void callbacks(git_remote_callbacks *cb, tf_remote_session *rs)
 
 static int net_error(tf_remote_session *rs, int gitrc, const char *what)
 {
+	if (tf_netwatch_expired())
+		return tf_error_set(TF_ERROR, "%s '%s': no answer for %u s (TESTFLAME_NET_TIMEOUT)",
+				    what, rs->url_safe, tf_netwatch_seconds());
 	if (rs->auth_missing)
 		return tf_error_set(TF_EPERM,
 			"'%s' asks for credentials: set TESTFLAME_TOKEN (or GITHUB_TOKEN, GITLAB_TOKEN)",
@@ -349,7 +353,9 @@ static int session_ls(tf_remote_session *rs)
 		callbacks(&cb, rs);
 		if (git_remote_connected(rs->remote))
 			git_remote_disconnect(rs->remote);
+		tf_netwatch_begin();
 		rc = git_remote_connect(rs->remote, GIT_DIRECTION_FETCH, &cb, &proxy, NULL);
+		tf_netwatch_end();
 		if (rc)
 			return net_error(rs, rc, "cannot reach");
 		rc = git_remote_ls(&heads, &n, rs->remote);
@@ -484,7 +490,9 @@ static int session_download(tf_remote_session *rs, const git_oid *commits, size_
 		fo.proxy_opts.type = GIT_PROXY_AUTO;
 		fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 		fo.update_fetchhead = 0;
+		tf_netwatch_begin();
 		rc = git_remote_download(rs->remote, &arr, &fo);
+		tf_netwatch_end();
 		if (rc)
 			rc = net_error(rs, rc, "cannot fetch baselines from");
 	}
@@ -555,7 +563,9 @@ static int session_push(tf_remote_session *rs, struct push_item *items, size_t n
 			free(rs->statuses.v[i].msg);
 		}
 		rs->statuses.n = 0;
+		tf_netwatch_begin();
 		rc = git_remote_push(rs->remote, &arr, &po);
+		tf_netwatch_end();
 		if (rc == GIT_ENONFASTFORWARD) {
 			/* the remote moved since it was listed: everyone tries again */
 			const git_error *e = git_error_last();

@@ -59,6 +59,9 @@ int tf_git_ref_get(git_oid *out, git_repository *repo, const char *refname);
  */
 int tf_git_ref_cas(git_repository *repo, const char *refname, const git_oid *id,
 		   const git_oid *expected, const char *why);
+/* Remove the lock of `refname` if a killed writer left it (older than a
+ * writer ever holds one); true if it did (lockfile.c). */
+bool tf_git_unlock_stale(git_repository *repo, const char *refname);
 /* The error after `attempts` lost races for `refname`: names a stale lock
  * file when there is one. Returns TF_ECONFLICT. */
 int tf_git_gave_up(git_repository *repo, const char *refname, unsigned attempts);
@@ -66,6 +69,17 @@ int tf_git_gave_up(git_repository *repo, const char *refname, unsigned attempts)
 int tf_git_signature(git_signature **out);
 /* Sleep a little before retrying a lost race (randomised, growing). */
 void tf_store_backoff(unsigned attempt);
+
+/* ---- a watchdog over network calls (netwatch.c) ---- */
+
+/* Around a libgit2 call that talks to a remote: it fails (EINTR) after
+ * tf_netwatch_seconds() without progress; tf_netwatch_expired() then says
+ * so. The callbacks reset the clock on progress. */
+void tf_netwatch_begin(void);
+void tf_netwatch_end(void);
+bool tf_netwatch_expired(void);
+unsigned tf_netwatch_seconds(void);
+void tf_netwatch_callbacks(git_remote_callbacks *cb);
 
 /* ---- trees (tree.c) ---- */
 

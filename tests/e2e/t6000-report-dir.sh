@@ -153,4 +153,21 @@ test_expect_success "an unwritable report directory: one clear line, exit 1, the
 	test ! -s o.txt
 '
 
+test_expect_success "a report directory is replaced whole: an older report's files go, no staging left" '
+	{ "$TF" compare --report whole base.pb.gz head.pb.gz > /dev/null 2>&1; test $? = 3; } &&
+	touch whole/TestGone.svg whole/TestGone.folded &&
+	"$TF" compare --report whole base.pb.gz base.pb.gz > /dev/null 2>&1 &&
+	test ! -e whole/TestGone.svg && test ! -e whole/TestGone.folded &&
+	expect_contains whole/report.md "No regressions" &&
+	expect_eq "$(ls -d whole* | tr "\n" " ")" "whole " "directories"
+'
+
+test_expect_success "a report into a directory holding other files: they stay, the report goes beside them" '
+	mkdir mine && echo keep > mine/notes.txt && mkdir mine/sub && echo old > mine/report.md &&
+	{ "$TF" compare --report mine base.pb.gz head.pb.gz > /dev/null 2>&1; test $? = 3; } &&
+	expect_eq "$(cat mine/notes.txt)" keep && test -d mine/sub &&
+	expect_contains mine/report.md "testflame:report" && test -s mine/index.html &&
+	expect_eq "$(ls -d mine* | tr "\n" " ")" "mine " "directories"
+'
+
 test_done

@@ -292,6 +292,18 @@ static void test_bad_values(void **state)
 	parse_err("command: ['', x]\n", "t.yml:1:10: 'command': the program name must not be empty");
 	parse_err("- suite\n", "t.yml:1:1: the file must be a mapping of settings (key: value), not a list");
 	parse_err("suite: a\n---\nsuite: b\n", "t.yml:3:1: only one YAML document is allowed");
+	/* a pattern whose compiled form would take gigabytes is refused before
+	 * regcomp() sees it (found by fuzzing: a hundred '+' ran out of memory) */
+	parse_err("attribution:\n  patterns:\n    - 'a++++++++++++++++'\n",
+		  "t.yml:3:7: regex 'a++++++++++++++++' in 'attribution.patterns' repeats too much to "
+		  "compile (its repetitions multiply to over 4096 copies)");
+	parse_err("attribution:\n  patterns:\n    - '((a{40}){40}){40}'\n",
+		  "t.yml:3:7: regex '((a{40}){40}){40}' in 'attribution.patterns' repeats too much to "
+		  "compile (its repetitions multiply to over 4096 copies)");
+	tf_config_free(parse_ok("attribution:\n  patterns:\n    - '^test_([a-z]{1,64})+$'\n"));
+	/* a value quoted in the message stays on its line (found by fuzzing) */
+	parse_err("event: 'cyc\n\n  les'\n",
+		  "t.yml:1:8: 'event' must be one of auto, cpu-clock, instructions, cycles, wall, not 'cyc\\nles'");
 }
 
 static void test_patterns(void **state)
