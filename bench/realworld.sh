@@ -159,7 +159,7 @@ gated = [t for t in rep["tests"] if not t.get("outside")]
 regressed = {t["name"] for t in gated if t["verdict"] == "regressed"}
 caught = truth & regressed
 fname, ffile = fn.split()
-named = [n for n in caught if tests[n]["functions"] and tests[n]["functions"][0]["name"].startswith(fname)
+named = [n for n in caught if tests[n]["functions"] and (tests[n]["functions"][0]["name"].startswith(fname) or tests[n]["functions"][0]["name"].endswith("." + fname))
          and tests[n]["functions"][0]["file"].endswith(ffile)]
 line = next((tests[n]["functions"][0]["line"] for n in named), 0)
 rr = json.load(open(readmef))

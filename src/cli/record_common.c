@@ -46,6 +46,9 @@ size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
 	out[n++] = (tf_option){ TF_OPT_INT, 0, "stack-size", &o->stack_size, "BYTES",
 				"user stack copied per sample for DWARF unwinding (default 8192)",
 				NULL, 512, 65000, NULL };
+	out[n++] = (tf_option){ TF_OPT_FLAG, 0, "no-python-frames", &o->no_python_frames, NULL,
+				"keep CPython processes' samples native: do not read the "
+				"interpreter's own frames", NULL, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_STRING, 0, "test", &o->test, "NAME",
 				"the test name of samples no other source attributes", NULL, 0, 0, NULL };
 	out[n++] = (tf_option){ TF_OPT_LIST, 0, "runner-report", &o->runner_reports, "PATH",
@@ -140,6 +143,7 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 			  : TF_CALLGRAPH_AUTO;
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : 99);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
+	o->ro.python = !o->no_python_frames;
 
 	o->sources = TF_SOURCE_ALL;
 	if (o->split && tf_attribute_parse_sources(o->split, &o->sources))
