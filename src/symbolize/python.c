@@ -207,7 +207,8 @@ static bool read_vaddr(int fd, const tf_pybin *b, uint64_t v, void *buf, size_t 
 }
 
 /* The symbols we need, from .dynsym, then .symtab. */
-static void find_symbols(Elf *elf, uint64_t *runtime, uint64_t *pyversion, uint64_t *code_type)
+static void find_symbols(Elf *elf, uint64_t *runtime, uint64_t *pyversion, uint64_t *code_type,
+			 uint64_t *initialize)
 {
 	Elf_Scn *scn = NULL;
 
@@ -237,6 +238,8 @@ static void find_symbols(Elf *elf, uint64_t *runtime, uint64_t *pyversion, uint6
 					*pyversion = sym.st_value;
 				else if (!*code_type && strcmp(name, "PyCode_Type") == 0)
 					*code_type = sym.st_value;
+				else if (!*initialize && strcmp(name, "Py_Initialize") == 0)
+					*initialize = sym.st_value;
 			}
 		}
 		if (*runtime && *code_type)
@@ -324,7 +327,7 @@ static int probe_fail(tf_pybin *out, tf_pybin_status st, const char *fmt, const 
 
 int tf_pybin_probe(tf_pybin *out, const char *path)
 {
-	uint64_t pyversion = 0;
+	uint64_t pyversion = 0, initialize = 0;
 	bool debug = false;
 	unsigned named = version_from_name(path, &debug);
 	char vs[32];
@@ -353,16 +356,24 @@ int tf_pybin_probe(tf_pybin *out, const char *path)
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
 			out->loads[out->nloads++] = (tf_pybin_load){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
 	}
-	find_symbols(elf, &out->runtime, &pyversion, &out->code_type);
+	find_symbols(elf, &out->runtime, &pyversion, &out->code_type, &initialize);
+	if (!out->runtime && !initialize) {
+		/* a python executable linked to libpython has no interpreter of
+		 * its own: the library is probed on its own mapping */
+		probe_fail(out, TF_PYBIN_NOT_PYTHON, "%s", "holds no interpreter");
+		goto done;
+	}
+	if (named && named < 0x03070000 && !debug) {
+		/* before _PyRuntime: another way to the thread states */
+		out->version = named;
+		tf_py_version_format(named, vs, sizeof(vs));
+		probe_fail(out, TF_PYBIN_UNSUPPORTED, "is CPython %s, whose layout testflame does not know",
+			   vs);
+		goto done;
+	}
 	if (!out->runtime) {
-		/* a python executable linked to libpython has no runtime of its
-		 * own: the library is probed on its own mapping */
-		if (!named || strstr(path, "libpython"))
-			probe_fail(out, named ? TF_PYBIN_STRIPPED : TF_PYBIN_NOT_PYTHON, "%s",
-				   named ? "has no _PyRuntime symbol (stripped)"
-					 : "has no _PyRuntime symbol");
-		else
-			probe_fail(out, TF_PYBIN_NOT_PYTHON, "%s", "links the interpreter from a library");
+		out->version = named;
+		probe_fail(out, TF_PYBIN_STRIPPED, "%s", "has no _PyRuntime symbol (stripped)");
 		goto done;
 	}
 	{
