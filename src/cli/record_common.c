@@ -373,6 +373,11 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		tf_warnf("%llu of %llu frames have no symbol (stripped binaries?)",
 			 (unsigned long long)res->stats.unresolved,
 			 (unsigned long long)res->stats.frames);
+	if (res->stats.samples && res->stats.truncated * 5 > res->stats.samples)
+		tf_warnf("%llu of %llu stacks were cut short (deeper than the stack copied per "
+			 "sample: --stack-size, up to 65000; or code without unwind information)",
+			 (unsigned long long)res->stats.truncated,
+			 (unsigned long long)res->stats.samples);
 	if (res->info.markers_ignored)
 		tf_warnf("%llu lines in $TESTFLAME_MARKERS were not markers "
 			 "(expected 'begin NAME' or 'end NAME')",

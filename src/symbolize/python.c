@@ -66,50 +66,65 @@ struct tf_pylayout {
 /* Owner of a _PyInterpreterFrame: a C-stack shim (3.12+), not Python code. */
 #define FRAME_OWNED_BY_CSTACK 3
 
+/* Objects (x86-64, no Py_TRACE_REFS): ob_type; bytes' size and data;
+ * str's length, state, and where the characters of a compact ASCII and a
+ * compact non-ASCII string start (PyASCIIObject lost its wstr in 3.12). */
+#define OBJECTS_UP_TO_311 .ob_type = 8, .bytes_size = 16, .bytes_data = 32, .str_length = 16, \
+	.str_state = 32, .str_ascii = 48, .str_compact = 72
+#define OBJECTS_FROM_312 .ob_type = 8, .bytes_size = 16, .bytes_data = 32, .str_length = 16, \
+	.str_state = 32, .str_ascii = 40, .str_compact = 56
+
 static const struct tf_pylayout layouts[] = {
-	{ .minor = 7, .frames = FRAMES_OBJECT, .lasti = LASTI_BYTES, .table = TABLE_LNOTAB,
+	{ .minor = 7, OBJECTS_UP_TO_311,
+	  .frames = FRAMES_OBJECT, .lasti = LASTI_BYTES, .table = TABLE_LNOTAB,
 	  .rt_interp_head = 24, .is_next = 0, .is_threads = 8,
 	  .ts_next = 8, .ts_thread_id = 176, .ts_native_id = NONE, .ts_frame = 24, .cf_frame = NONE,
 	  .fr_back = 24, .fr_code = 32, .fr_lasti = 104, .fr_entry = NONE, .fr_owner = NONE,
 	  .fr_size = 112,
 	  .co_filename = 96, .co_name = 104, .co_qualname = NONE, .co_firstlineno = 36,
 	  .co_table = 112, .co_code = NONE },
-	{ .minor = 8, .frames = FRAMES_OBJECT, .lasti = LASTI_BYTES, .table = TABLE_LNOTAB,
+	{ .minor = 8, OBJECTS_UP_TO_311,
+	  .frames = FRAMES_OBJECT, .lasti = LASTI_BYTES, .table = TABLE_LNOTAB,
 	  .rt_interp_head = 32, .is_next = 0, .is_threads = 8,
 	  .ts_next = 8, .ts_thread_id = 176, .ts_native_id = NONE, .ts_frame = 24, .cf_frame = NONE,
 	  .fr_back = 24, .fr_code = 32, .fr_lasti = 104, .fr_entry = NONE, .fr_owner = NONE,
 	  .fr_size = 112,
 	  .co_filename = 104, .co_name = 112, .co_qualname = NONE, .co_firstlineno = 40,
 	  .co_table = 120, .co_code = NONE },
-	{ .minor = 9, .frames = FRAMES_OBJECT, .lasti = LASTI_BYTES, .table = TABLE_LNOTAB,
+	{ .minor = 9, OBJECTS_UP_TO_311,
+	  .frames = FRAMES_OBJECT, .lasti = LASTI_BYTES, .table = TABLE_LNOTAB,
 	  .rt_interp_head = 32, .is_next = 0, .is_threads = 8,
 	  .ts_next = 8, .ts_thread_id = 176, .ts_native_id = NONE, .ts_frame = 24, .cf_frame = NONE,
 	  .fr_back = 24, .fr_code = 32, .fr_lasti = 104, .fr_entry = NONE, .fr_owner = NONE,
 	  .fr_size = 112,
 	  .co_filename = 104, .co_name = 112, .co_qualname = NONE, .co_firstlineno = 40,
 	  .co_table = 120, .co_code = NONE },
-	{ .minor = 10, .frames = FRAMES_OBJECT, .lasti = LASTI_UNITS, .table = TABLE_LINETABLE,
+	{ .minor = 10, OBJECTS_UP_TO_311,
+	  .frames = FRAMES_OBJECT, .lasti = LASTI_UNITS, .table = TABLE_LINETABLE,
 	  .rt_interp_head = 32, .is_next = 0, .is_threads = 8,
 	  .ts_next = 8, .ts_thread_id = 176, .ts_native_id = NONE, .ts_frame = 24, .cf_frame = NONE,
 	  .fr_back = 24, .fr_code = 32, .fr_lasti = 96, .fr_entry = NONE, .fr_owner = NONE,
 	  .fr_size = 104,
 	  .co_filename = 104, .co_name = 112, .co_qualname = NONE, .co_firstlineno = 40,
 	  .co_table = 120, .co_code = NONE },
-	{ .minor = 11, .frames = FRAMES_INTERP, .lasti = INSTR_PREV, .table = TABLE_LOCATIONS,
+	{ .minor = 11, OBJECTS_UP_TO_311,
+	  .frames = FRAMES_INTERP, .lasti = INSTR_PREV, .table = TABLE_LOCATIONS,
 	  .rt_interp_head = 40, .is_next = 0, .is_threads = 16,
 	  .ts_next = 8, .ts_thread_id = 152, .ts_native_id = 160, .ts_frame = 56, .cf_frame = 8,
 	  .fr_back = 48, .fr_code = 32, .fr_lasti = 56, .fr_entry = 68, .fr_owner = 69,
 	  .fr_size = 72,
 	  .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_firstlineno = 72,
 	  .co_table = 136, .co_code = 184 },
-	{ .minor = 12, .frames = FRAMES_INTERP, .lasti = INSTR_PREV, .table = TABLE_LOCATIONS,
+	{ .minor = 12, OBJECTS_FROM_312,
+	  .frames = FRAMES_INTERP, .lasti = INSTR_PREV, .table = TABLE_LOCATIONS,
 	  .rt_interp_head = 40, .is_next = 0, .is_threads = 72,
 	  .ts_next = 8, .ts_thread_id = 136, .ts_native_id = 144, .ts_frame = 56, .cf_frame = 0,
 	  .fr_back = 8, .fr_code = 0, .fr_lasti = 56, .fr_entry = NONE, .fr_owner = 70,
 	  .fr_size = 72,
 	  .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_firstlineno = 68,
 	  .co_table = 136, .co_code = 192 },
-	{ .minor = 13, .frames = FRAMES_INTERP, .lasti = INSTR_CUR, .table = TABLE_LOCATIONS,
+	{ .minor = 13, OBJECTS_FROM_312,
+	  .frames = FRAMES_INTERP, .lasti = INSTR_CUR, .table = TABLE_LOCATIONS,
 	  .rt_interp_head = 632, .is_next = 7264, .is_threads = 7344,
 	  .ts_next = 8, .ts_thread_id = 152, .ts_native_id = 160, .ts_frame = 72, .cf_frame = NONE,
 	  .fr_back = 8, .fr_code = 0, .fr_lasti = 56, .fr_entry = NONE, .fr_owner = 70,
@@ -118,37 +133,15 @@ static const struct tf_pylayout layouts[] = {
 	  .co_table = 136, .co_code = 200 },
 };
 
-/* Object layout shared by every version here (x86-64, no Py_TRACE_REFS). */
-static void set_object_layout(struct tf_pylayout *l)
-{
-	l->ob_type = 8;
-	l->bytes_size = 16;
-	l->bytes_data = 32;
-	l->str_length = 16;
-	l->str_state = 32;
-	/* PyASCIIObject lost its wstr pointer in 3.12 */
-	l->str_ascii = l->minor >= 12 ? 40 : 48;
-	l->str_compact = l->str_ascii + (l->minor >= 12 ? 16 : 24);
-}
-
 static const struct tf_pylayout *layout_for(unsigned version)
 {
-	static struct tf_pylayout table[TF_ARRAY_SIZE(layouts)];
-	static bool ready;
 	unsigned major = version >> 24, minor = (version >> 16) & 0xff;
 
-	if (!ready) {
-		for (size_t i = 0; i < TF_ARRAY_SIZE(layouts); i++) {
-			table[i] = layouts[i];
-			set_object_layout(&table[i]);
-		}
-		ready = true;
-	}
 	if (major != 3)
 		return NULL;
-	for (size_t i = 0; i < TF_ARRAY_SIZE(table); i++)
-		if (table[i].minor == minor)
-			return &table[i];
+	for (size_t i = 0; i < TF_ARRAY_SIZE(layouts); i++)
+		if (layouts[i].minor == minor)
+			return &layouts[i];
 	return NULL;
 }
 
