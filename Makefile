@@ -57,7 +57,7 @@ DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c
 	zlib1g-dev libcurl4-openssl-dev libyaml-dev libdw-dev libelf-dev libjansson-dev \
 	libiberty-dev libcmocka-dev
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
-	python3 python3-pytest python3-yaml libseccomp-dev valgrind libxml2-utils hyperfine \
+	python3 python3-pytest python3-exceptiongroup python3-tomli python3-yaml libseccomp-dev valgrind libxml2-utils hyperfine \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time \
 	protobuf-compiler golang-google-protobuf-dev golang-github-google-pprof-dev \
 	clang libclang-rt-14-dev gdb

@@ -95,6 +95,9 @@ typedef struct {
 	/* Test markers: when set, a file created for the run whose path the
 	 * command finds in $TESTFLAME_MARKERS (see markers.c for the protocol). */
 	bool markers;
+	/* Python frames: read the interpreter's own stack of every sampled
+	 * thread of a CPython process (see pyread.c) */
+	bool python;
 } tf_record_opts;
 
 void tf_record_opts_init(tf_record_opts *o);
@@ -120,6 +123,12 @@ typedef struct {
 	uint64_t records, spool_bytes;
 	uint64_t markers_ignored;   /* marker lines that were not understood */
 	uint64_t thread_costs;      /* threads whose exact cost was recorded */
+	/* Python (pyread.c): samples of CPython processes whose Python stack
+	 * was read, and those whose was not (an interpreter whose layout is
+	 * unknown, a read that did not hold together); the interpreters met,
+	 * "3.11.2" each, an unreadable one with why */
+	uint64_t py_stacks, py_unread;
+	char py_versions[160];
 } tf_record_info;
 
 typedef struct tf_recording tf_recording;
@@ -150,6 +159,8 @@ typedef enum {
 	TF_REC_CMDLINE,  /* the argv of a process, read at its exec */
 	TF_REC_THREAD_COST, /* a thread ended: its exact count of the event */
 	TF_REC_SWITCH,   /* a thread went on (in) or off (out) a CPU */
+	TF_REC_PYCODE,   /* a Python code object, first met (python.h) */
+	TF_REC_PYSTACK,  /* the Python stack of the next sample of `tid` */
 } tf_rec_type;
 
 /* Scope of a test marker. */
@@ -231,12 +242,30 @@ typedef struct tf_rec_event {
 			bool remainder;
 		} thread_cost;
 		struct {
+			uint32_t id;          /* how stacks refer to it */
+			int firstlineno;
+			bool qualified;       /* name is co_qualname */
+			const char *name, *file;
+		} pycode;
+		struct {
+			/* (code id, line | TF_PYFRAME_ENTRY) pairs, innermost
+			 * first (see tf_pyframe) */
+			const uint32_t *frames;
+			uint32_t nframes;
+			bool cut;             /* frames beyond the limit left out */
+			bool partial;         /* the read stopped early (see python.h) */
+			uint64_t delay_ns;    /* read this long after the sample */
+		} pystack;
+		struct {
 			const char *argv;     /* NUL-separated arguments */
 			uint32_t len;
 			const char *cwd;      /* working directory ("" if unknown) */
 		} cmdline;
 	};
 } tf_rec_event;
+
+/* In pystack.frames: the frame ends a C-level call of the evaluation loop. */
+#define TF_PYFRAME_ENTRY 0x80000000u
 
 typedef int (*tf_rec_event_fn)(void *ctx, const tf_rec_event *ev);
 /* Replay every event in time order; stops early if `fn` returns non-zero

@@ -997,6 +997,7 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 		src = SRC_MARKERS;
 	}
 	if (!test && a->frames) {
+		tf_frame_rules_set_cwd(a->frames, pr ? pr->cwd : NULL);
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
 		if (test && a->gfirst.n)

@@ -40,6 +40,8 @@ const tf_option *tf_record_cli_options(tf_record_cli *o)
 			      .choices = tf_callgraph_names),
 		TF_OPT_INT(0, "stack-size", &o->stack_size, "BYTES",
 			   "user stack copied per sample for DWARF unwinding (default 8192)", 512, 65000),
+		TF_OPT_FLAG(0, "no-python-frames", &o->no_python_frames,
+			    "keep CPython processes' samples native: do not read the interpreter's own frames"),
 		TF_OPT_STRING(0, "test", &o->test, "NAME",
 			      "the test name of samples no other source attributes"),
 		TF_OPT_LIST(0, "runner-report", &o->runner_reports, "PATH",
@@ -135,6 +137,7 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 		return tf_usage_error(usage, "invalid event, sampler or call graph in the config");
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
+	o->ro.python = !o->no_python_frames;
 
 	o->sources = TF_SOURCE_ALL;
 	if (o->split && tf_attribute_parse_sources(o->split, &o->sources))
@@ -376,6 +379,11 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 			 "no longer shows: they count for the test's program (compile the tests with "
 			 "-fno-optimize-sibling-calls to name them)",
 			 (unsigned long long)res->stats.helper_samples);
+	if (res->stats.samples && res->stats.truncated * 5 > res->stats.samples)
+		tf_warnf("%llu of %llu stacks were cut short (deeper than the stack copied per "
+			 "sample: --stack-size, up to 65000; or code without unwind information)",
+			 (unsigned long long)res->stats.truncated,
+			 (unsigned long long)res->stats.samples);
 	if (res->info.markers_ignored)
 		tf_warnf("%llu lines in $TESTFLAME_MARKERS were not markers "
 			 "(expected 'begin NAME' or 'end NAME')",

@@ -21,6 +21,7 @@ typedef struct {
 	long freq, stack_size;
 	int verbose;
 	bool quiet;
+	bool no_python_frames;   /* --no-python-frames */
 	bool needs_git;          /* run: git context problems are warnings */
 	const char *target_branch; /* run --target: the merge-base's other side */
 	struct tf_strlist runner_reports; /* --runner-report */

@@ -107,6 +107,7 @@ void tf_record_opts_init(tf_record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->freq = TF_DEFAULT_FREQ;
 	o->stack_bytes = 8192;
+	o->python = true;
 }
 
 bool tf_regs_get(const uint64_t *regs, uint64_t mask, int reg, uint64_t *out)

@@ -631,6 +631,7 @@ static void emit_cached(sampler *s, struct thread *t, uint64_t now)
 	t->samples++;
 	s->rec->info.records++;
 	s->rec->info.samples++;
+	tf_pyread_sample(s->io->py, (uint32_t)t->pid, (uint32_t)t->tid, now);
 	append(s, t->cache.ptr, t->cache.len - sizeof(size_t));
 }
 
@@ -696,6 +697,7 @@ static void take_sample(sampler *s, struct thread *t, const uint8_t *stack)
 		t->cache_valid = true;
 	}
 	if (t->want != W_GSTOP) {
+		tf_pyread_sample(s->io->py, (uint32_t)t->pid, (uint32_t)t->tid, now);
 		rb_emit(s);
 		t->samples++;
 	}

@@ -19,6 +19,7 @@
 #include "notice.h"
 #include "perf.h"
 #include "ptrace.h"
+#include "pyread.h"
 #include "spool.h"
 
 #include <errno.h>
@@ -93,6 +94,7 @@ typedef struct {
 	tf_recording *rec;
 	const tf_record_opts *o;
 	tf_markers *markers;
+	tf_pyread *py;
 	TF_VEC(pending_exec) pending;
 } live_ctx;
 
@@ -162,6 +164,7 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 	} else if (lc->pending.n && ev->pid) {
 		retry_pending(lc, ev->pid, ev->type == TF_REC_EXIT && ev->pid == ev->tid);
 	}
+	tf_pyread_event(lc->py, ev);
 	if (lc->o->live)
 		lc->o->live(lc->o->live_ctx, ev);
 }
@@ -298,6 +301,8 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		marker_env = tf_markers_env(lc.markers);
 		tf_vec_push(&env, marker_env);
 	}
+	if (o.python)
+		tf_pyread_new(&lc.py, rec, &o);
 	tf_vec_push(&env, NULL);
 
 	/* signals ignored when we started (nohup, a shell's background job)
@@ -340,7 +345,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 
 	if (o.sampler != TF_SAMPLER_PTRACE) {
 		tf_perf_opts po = { tf_launch_pid(launch), o.event, o.callgraph, o.freq,
-				    o.stack_bytes, o.notice, o.notice_ctx };
+				    o.stack_bytes, o.notice, o.notice_ctx, lc.py };
 		rc = tf_perf_open(&perf, &po, rec);
 		if ((rc == TF_EPERM || rc == TF_EUNSUPPORTED) && o.sampler == TF_SAMPLER_AUTO) {
 			ladder_notice(&o, rc);
@@ -359,13 +364,15 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 			rc = 0;
 		}
 	} else {
-		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers };
+		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers, lc.py };
 		rc = tf_ptrace_record(rec, launch, &o, &pl);
 	}
 	rec->info.end_ns = tf_now_ns();
 	if (nice_before != INT_MIN)
 		setpriority(PRIO_PROCESS, 0, nice_before);
 	nice_before = INT_MIN;
+	if (!rc)
+		rc = tf_pyread_error(lc.py);
 	if (rc)
 		goto fail;
 	{
@@ -392,6 +399,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	if (lc.markers)
 		rec->info.markers_ignored = tf_markers_bad_lines(lc.markers);
 	tf_markers_free(lc.markers);
+	tf_pyread_free(lc.py);
 	tf_vec_free(&env);
 	tf_vec_free(&lc.pending);
 	free(marker_env);
@@ -408,6 +416,7 @@ fail:
 	if (nice_before != INT_MIN)
 		setpriority(PRIO_PROCESS, 0, nice_before);
 	tf_markers_free(lc.markers);
+	tf_pyread_free(lc.py);
 	tf_vec_free(&env);
 	tf_vec_free(&lc.pending);
 	free(marker_env);

@@ -520,6 +520,43 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		ev->cmdline.len = len;
 		return 1;
 	}
+	case TF_SPOOL_PYCODE: {
+		uint32_t id, first, namelen, qualified;
+		ev->type = TF_REC_PYCODE;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		take32x2(&c, &id, &first);
+		take32x2(&c, &namelen, &qualified);
+		const char *name = take(&c, (uint64_t)namelen + 1);
+		if (c.bad || !name || name[namelen] != '\0')
+			return -1;
+		const char *file = name + namelen + 1;
+		const char *end = (const char *)h + h->size;
+		if (!memchr(file, '\0', (size_t)(end - file)))
+			return -1;
+		ev->pycode.id = id;
+		ev->pycode.firstlineno = (int)first;
+		ev->pycode.qualified = qualified != 0;
+		ev->pycode.name = name;
+		ev->pycode.file = file;
+		return 1;
+	}
+	case TF_SPOOL_PYSTACK: {
+		uint32_t n, flags;
+		ev->type = TF_REC_PYSTACK;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		take32x2(&c, &n, &flags);
+		ev->pystack.delay_ns = take64(&c);
+		const void *frames = take(&c, (uint64_t)n * 8);
+		if (c.bad || (n && !frames))
+			return -1;
+		ev->pystack.frames = frames;
+		ev->pystack.nframes = n;
+		ev->pystack.cut = flags & 1;
+		ev->pystack.partial = (flags & 2) != 0;
+		return 1;
+	}
 	case TF_SPOOL_PROC_EXIT: {
 		uint32_t st, pad;
 		ev->type = TF_REC_PROC_EXIT;
@@ -567,6 +604,8 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 	case TF_SPOOL_MARKER:
 	case TF_SPOOL_CMDLINE:
 	case TF_SPOOL_THREAD_COST:
+	case TF_SPOOL_PYCODE:
+	case TF_SPOOL_PYSTACK:
 		off = 8;
 		break;
 	default: {

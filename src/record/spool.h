@@ -32,6 +32,13 @@ enum {
 	 * ptrace sampler's threads); with remainder set, what the perf events
 	 * counted beyond every thread the kernel reported (see perf.c) */
 	TF_SPOOL_THREAD_COST = 69,
+	/* { u32 pid, tid; u64 time; u32 id; s32 firstlineno; u32 namelen,
+	 *   qualified; char name[namelen] NUL, file[] (NUL padded to 8) } */
+	TF_SPOOL_PYCODE = 70,
+	/* { u32 pid, tid; u64 time; u32 nframes, flags; u64 delay_ns;
+	 *   u32 frames[2 * nframes] } : the Python stack of the sample of
+	 * `tid` at `time` (flags: 1 cut, 2 partial), written before it */
+	TF_SPOOL_PYSTACK = 71,
 };
 
 

@@ -264,6 +264,7 @@ struct tf_symbolizer {
 	tf_htab jit_index;   /* pid -> first jit of that pid */
 
 	tf_sym_cfi_cache *cfi;
+	struct tf_pymodcache *pymods; /* Python modules of perf-map frames */
 
 	tf_symbolizer_stats stats;
 };
