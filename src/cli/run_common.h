@@ -53,6 +53,14 @@ void tf_run_side_add(tf_run_side *s, tf_profile *p, char *name);
  * command's exit status either way. */
 bool tf_run_record(tf_run_side *side, tf_run_opts *o, const char *cwd, const char *label,
 		   int *status);
+/* Confirm a suspicion against a stored baseline (run_confirm.c): when a
+ * test of `head` looks slower than in `base`, build and run the merge-base
+ * `start` here alternately with this tree (the sides replaced, *commit
+ * the merge-base) or rerun this tree (`head` replaced), per o->confirm;
+ * o->confirmation then says how. False when a run could not be recorded
+ * or was interrupted (*status says why). */
+bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run_side *head,
+		    char commit[TF_STORE_ID_HEX + 1], int *exit_status, int *status);
 /* Record `count` more runs of this tree, stopping early when one is
  * interrupted; the first failing exit status goes to *exit_status. False
  * when a run could not be recorded (*status says why). */
