@@ -173,7 +173,7 @@ import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 print("%-10s %6s %12s %12s %12s %14s" % ("mode", "slow", "detected", "false pos.", "confirmed", "PR s med/max"))
 for m in sys.argv[2].split():
-    for s in sys.argv[3].split():
+    for s in dict.fromkeys(sys.argv[3].split()):
         r = [x for x in rows if x[0] == m and x[1] == s]
         if not r:
             continue
