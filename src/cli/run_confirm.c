@@ -187,11 +187,15 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 				 runs == 1 ? "" : "s");
 		if (!confirm_rerun(o, head, runs, exit_status, status))
 			goto done;
+		/* say what would have made it certain: the merge-base run here */
 		more = tf_xasprintf("against the stored baseline, %s; so this tree was run %ld more "
-				    "time%s and judged on those%s%s", why_confirm, runs,
+				    "time%s and judged on those%s%s%s", why_confirm, runs,
 				    runs == 1 ? "" : "s",
 				    why_not ? ", not against the merge-base: " : "",
-				    why_not ? why_not : "");
+				    why_not ? why_not : "",
+				    o->rec.cfg->build || why_not ? "" : " (a `build:` in .testflame.yml would let "
+				    "the merge-base be built and run here beside it, which the runner's "
+				    "speed cannot sway)");
 	}
 	o->confirmation = more;
 done:

@@ -38,8 +38,12 @@ record_process_cases() {
 	'
 
 	test_expect_success "SIGINT to testflame reaches the command and the profile is still written ($SAMPLER)" '
-		set -m # job control: background jobs keep SIGINT (bash ignores it otherwise)
-		$WITH "$TF" record -q -o int.pb.gz -- "$FIX/split7030" 100$N &
+		# job control: background jobs keep SIGINT (bash ignores it otherwise);
+		# and SIGINT ignored by whatever started this suite (a job started in
+		# the background) is inherited by the command, which would rightly
+		# ignore it: reset it, as an interactive shell would have it
+		set -m
+		env --default-signal=INT $WITH "$TF" record -q -o int.pb.gz -- "$FIX/split7030" 100$N &
 		tf=$!
 		wait_for_proc "^$FIX/split7030 100$N" && sleep 0.5 &&
 		kill -INT $tf && wait $tf; rc=$?
