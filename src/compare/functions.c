@@ -177,6 +177,75 @@ static int by_growth(const void *x, const void *y, void *ctx)
 	return strcmp(a->name, b->name);
 }
 
+/* One sample's value into the self cost of its leaf function (and line)
+ * and the total of every function on its stack, once each, in `slot`. */
+static void add_sample(acc *a, const cmp_run *run, const tf_sample *s, uint32_t slot, double v,
+		       uint64_t *stamp, uint64_t gen)
+{
+	const tf_profile *p = run->p;
+	int side = run->head;
+
+	for (uint32_t k = 0; k < s->nlocs; k++) {
+		uint32_t li = p->stack.v[s->locs_off + k];
+		const tf_location *l = &p->locations.v[li];
+		uint32_t nl = l->nlines ? l->nlines : 1;
+		for (uint32_t j = 0; j < nl; j++) {
+			uint32_t f = l->nlines ? run->fn_key[p->lines.v[l->lines_off + j].function]
+					       : run->loc_key[li];
+			if (k == 0 && j == 0) {
+				fstat_get(a, slot, f, WHOLE)->self[side] += v;
+				int64_t line = l->nlines ? p->lines.v[l->lines_off].line : 0;
+				fstat_get(a, slot, f, line)->self[side] += v;
+			}
+			if (stamp[f] != gen) {
+				stamp[f] = gen;
+				fstat_get(a, slot, f, WHOLE)->total[side] += v;
+			}
+		}
+	}
+}
+
+static bool test_name_eq(const void *ctx, uint32_t index, const void *key)
+{
+	const tf_comparison *c = ctx;
+	return strcmp(c->tests[index].name, key) == 0;
+}
+
+/*
+ * For each internal test id, the slot of the nearest test it ran inside
+ * (its parent, that one's parent, ...) whose functions are listed: a ctest
+ * test's samples mostly belong to the framework's tests nested in it, and
+ * "where it grew" of the ctest test must include them. NO_ID for none.
+ */
+static uint32_t *ancestor_slots(const tf_comparison *c, const uint32_t *slot_of)
+{
+	const struct tf_compare_priv *pv = c->priv;
+	uint32_t *up = tf_xmalloc((pv->ninternal + 1) * sizeof(uint32_t));
+	tf_htab by_name = { 0 };
+
+	memset(up, 0xff, (pv->ninternal + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < c->ntests; i++)
+		tf_htab_insert(&by_name, tf_hash_bytes(c->tests[i].name, strlen(c->tests[i].name), 0),
+			       (uint32_t)i);
+	for (size_t i = 0; i < c->ntests; i++) {
+		const char *parent = c->tests[i].parent;
+		/* bounded: a cycle in hostile metadata ends the walk */
+		for (size_t depth = 0; parent && depth < 16; depth++) {
+			uint32_t j = tf_htab_find(&by_name, tf_hash_bytes(parent, strlen(parent), 0),
+						  test_name_eq, c, parent);
+			if (j == TF_HTAB_NONE || j == i)
+				break;
+			if (slot_of[pv->test_id[j]] != NO_ID) {
+				up[pv->test_id[i]] = slot_of[pv->test_id[j]];
+				break;
+			}
+			parent = c->tests[j].parent;
+		}
+	}
+	tf_htab_free(&by_name);
+	return up;
+}
+
 void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 {
 	struct tf_compare_priv *pv = c->priv;
@@ -199,6 +268,7 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 		free(test_of_slot);
 		return;
 	}
+	uint32_t *up_slot = ancestor_slots(c, slot_of);
 	tf_cmp_prepare_keys(pv);
 	memset(&a, 0, sizeof(a));
 	stamp = tf_xcalloc(pv->funcs.n + 1, sizeof(uint64_t));
@@ -206,36 +276,20 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 	for (size_t r = 0; r < pv->nruns; r++) {
 		const cmp_run *run = &pv->runs[r];
 		const tf_profile *p = run->p;
-		int side = run->head;
 
 		for (size_t i = 0; i < p->samples.n; i++) {
-			uint32_t slot = slot_of[run->sample_test[i]];
-			if (slot == NO_ID)
+			uint32_t own = slot_of[run->sample_test[i]], up = up_slot[run->sample_test[i]];
+			if (own == NO_ID && up == NO_ID)
 				continue;
 			const tf_sample *s = &p->samples.v[i];
 			double v = cmp_sample_value(run, i);
 			if (v == 0 || s->nlocs == 0)
 				continue;
-			gen++;
-			for (uint32_t k = 0; k < s->nlocs; k++) {
-				uint32_t li = p->stack.v[s->locs_off + k];
-				const tf_location *l = &p->locations.v[li];
-				uint32_t nl = l->nlines ? l->nlines : 1;
-				for (uint32_t j = 0; j < nl; j++) {
-					uint32_t f = l->nlines
-						? run->fn_key[p->lines.v[l->lines_off + j].function]
-						: run->loc_key[li];
-					if (k == 0 && j == 0) {
-						fstat_get(&a, slot, f, WHOLE)->self[side] += v;
-						int64_t line = l->nlines ? p->lines.v[l->lines_off].line : 0;
-						fstat_get(&a, slot, f, line)->self[side] += v;
-					}
-					if (stamp[f] != gen) {
-						stamp[f] = gen;
-						fstat_get(&a, slot, f, WHOLE)->total[side] += v;
-					}
-				}
-			}
+			/* the sample counts for its test and for the changed test it ran inside */
+			if (own != NO_ID)
+				add_sample(&a, run, s, own, v, stamp, ++gen);
+			if (up != NO_ID)
+				add_sample(&a, run, s, up, v, stamp, ++gen);
 		}
 	}
 
@@ -297,5 +351,6 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 	tf_vec_free(&a.f);
 	tf_htab_free(&a.index);
 	free(slot_of);
+	free(up_slot);
 	free(test_of_slot);
 }

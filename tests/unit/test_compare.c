@@ -990,6 +990,60 @@ static void test_exact_measures(void **state)
 }
 
 /*
+ * A ctest test's samples belong to the framework's tests nested in it:
+ * when the ctest test regressed, "where it grew" lists the functions of
+ * the samples of its nested tests too (cJSON's json_patch_tests, whose
+ * Unity tests held every sample and whose own list was empty).
+ */
+static void add_nested(tf_profile *p, double prog_cost, int64_t inner_samples)
+{
+	char val[200];
+	add(p, "inner", inner_samples, "main:1;work:5;hot:10");
+	add(p, "inner", 100, "main:1;work:6");
+	snprintf(val, sizeof(val), "samples=0 value=0 wall_ns=1 source=process count=%.0f nested=1",
+		 prog_cost);
+	tf_profile_set_meta(p, "test.prog", val);
+	snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=frames parent=prog",
+		 (long long)(inner_samples + 100), (long long)((inner_samples + 100) * PERIOD));
+	tf_profile_set_meta(p, "test.inner", val);
+}
+
+static void test_nested_functions_in_parent(void **state)
+{
+	(void)state;
+	double bc[12], hc[12];
+	int64_t bs[12] = { 0 }, hs[12] = { 0 };
+	for (int i = 0; i < 12; i++)
+		bc[i] = hc[i] = 1e6 * (1 + i % 4);
+	tf_profile *b = exact_run(bc, bs, 12), *h = exact_run(hc, hs, 12);
+	add_nested(b, 1100.0 * PERIOD, 1000);
+	add_nested(h, 3100.0 * PERIOD, 3000);
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *prog = tf_comparison_find(c, "prog");
+	const tf_test_delta *inner = tf_comparison_find(c, "inner");
+	assert_non_null(prog);
+	assert_non_null(inner);
+	assert_int_equal(prog->verdict, TF_VERDICT_REGRESSED);
+	assert_string_equal(prog->parent ? prog->parent : "", "");
+	assert_string_equal(inner->parent, "prog");
+	/* the parent lists what grew in the test inside it, hot first */
+	assert_true(prog->nfunctions > 0);
+	assert_string_equal(prog->functions[0].name, "hot");
+	assert_true(prog->functions[0].delta_self == 2000.0 * PERIOD);
+	assert_int_equal(prog->functions[0].line, 10);
+	/* work ran in both, its self cost unchanged: no growth of its own */
+	const tf_func_delta *work = func(prog, "work");
+	assert_non_null(work);
+	assert_true(work->delta_self == 0 && work->delta_total == 2000.0 * PERIOD);
+	/* and the nested test keeps its own list */
+	if (inner->verdict == TF_VERDICT_REGRESSED)
+		assert_string_equal(inner->functions[0].name, "hot");
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+/*
  * The runner's shift: a head on a machine 30% slower, one test running
  * changed code 2x slower. The 11 tests that ran no changed code measure
  * the 30% (src/work.c is the changed file; their frames are elsewhere);
@@ -1173,6 +1227,7 @@ int main(void)
 		cmocka_unit_test(test_several_runs),
 		cmocka_unit_test(test_run_metadata),
 		cmocka_unit_test(test_exact_measures),
+		cmocka_unit_test(test_nested_functions_in_parent),
 		cmocka_unit_test(test_new_gone_ran),
 		cmocka_unit_test(test_min_samples),
 		cmocka_unit_test(test_runner_shift),
