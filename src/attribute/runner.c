@@ -88,7 +88,8 @@ static bool parse_seconds(const char *s, double *ns, double *quantum)
 }
 
 /* "2026-11-25T13:46:20.123" (GoogleTest: local time, no zone) or with a
- * trailing Z / +hh:mm; 0 when not a timestamp. */
+ * trailing Z / +hh:mm; 0 when not a timestamp or not one between 1970
+ * and 2286. */
 static uint64_t parse_timestamp(const char *s)
 {
 	struct tm tm;
@@ -96,27 +97,43 @@ static uint64_t parse_timestamp(const char *s)
 	char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
 	if (!end)
 		return 0;
-	double frac = 0;
+	/* the fraction's digits, to the nanosecond (go test writes nine;
+	 * strtod would take ".5e99" as well) */
+	uint64_t frac_ns = 0;
 	if (*end == '.') {
-		char *e2;
-		frac = strtod(end, &e2);
-		end = e2;
+		uint64_t scale = 100000000;
+		for (end++; isdigit((unsigned char)*end); end++, scale /= 10)
+			frac_ns += (uint64_t)(*end - '0') * scale;
 	}
+	if (*end && *end != 'Z' && *end != '+' && *end != '-')
+		return 0;
 	time_t secs;
-	if (*end == 'Z' || *end == '+' || *end == '-') {
+	if (*end) {
 		secs = timegm(&tm);
 		if (*end == '+' || *end == '-') {
-			int hh = 0, mm = 0;
-			if (sscanf(end + 1, "%d:%d", &hh, &mm) >= 1)
-				secs -= (*end == '+' ? 1 : -1) * (hh * 3600 + mm * 60);
+			/* a zone is hh, hh:mm or hhmm, within a day */
+			unsigned hh, mm = 0;
+			const char *z = end + 1;
+			if (!isdigit((unsigned char)z[0]) || !isdigit((unsigned char)z[1]))
+				return 0;
+			hh = (unsigned)(z[0] - '0') * 10 + (unsigned)(z[1] - '0');
+			z += 2 + (z[2] == ':');
+			if (isdigit((unsigned char)z[0]) && isdigit((unsigned char)z[1])) {
+				mm = (unsigned)(z[0] - '0') * 10 + (unsigned)(z[1] - '0');
+				z += 2;
+			}
+			if (*z || hh > 23 || mm > 59)
+				return 0;
+			secs -= (*end == '+' ? 1 : -1) * (time_t)(hh * 3600 + mm * 60);
 		}
 	} else {
 		tm.tm_isdst = -1;
 		secs = mktime(&tm);
 	}
-	if (secs <= 0)
+	/* up to the year 2286, so that the nanoseconds fit */
+	if (secs <= 0 || secs >= 10000000000)
 		return 0;
-	return (uint64_t)secs * 1000000000ULL + (uint64_t)(frac * 1e9);
+	return (uint64_t)secs * 1000000000ULL + frac_ns;
 }
 
 /* The next line of `*text` as a new string (its newline and a CR before

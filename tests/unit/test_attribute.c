@@ -486,6 +486,28 @@ static void test_runner_reports(void **state)
 	assert_string_equal(t.v.v[0].name, "TestA/sub_1");
 	assert_true(fabs(t.v.v[0].duration_ns - 2e7) < 1);
 	assert_int_equal(t.v.v[1].status, TF_TEST_FAILED);
+	assert_true(t.v.v[1].start_realtime_ns == 1795614380000000000ULL);
+	tf_runner_tests_free(&t);
+
+	/* when a test began: zones hh:mm and hhmm, nanoseconds; a zone out of
+	 * the day, an exponent, a year past 2286 are no time (the fuzzer's
+	 * "+1855618" overflowed an int) */
+	static const char go_times[] =
+		"{\"Time\":\"2026-11-25T15:46:20.123456789+02:00\",\"Action\":\"run\",\"Test\":\"A\"}\n"
+		"{\"Time\":\"2026-11-25T12:46:20.5-0100\",\"Action\":\"run\",\"Test\":\"B\"}\n"
+		"{\"Time\":\"2026-11-25T13:46:20+1855618\",\"Action\":\"run\",\"Test\":\"C\"}\n"
+		"{\"Time\":\"2026-11-25T13:46:20.5e99Z\",\"Action\":\"run\",\"Test\":\"D\"}\n"
+		"{\"Time\":\"9999-11-25T13:46:20Z\",\"Action\":\"run\",\"Test\":\"E\"}\n"
+		"{\"Action\":\"pass\",\"Test\":\"A\"}\n{\"Action\":\"pass\",\"Test\":\"B\"}\n"
+		"{\"Action\":\"pass\",\"Test\":\"C\"}\n{\"Action\":\"pass\",\"Test\":\"D\"}\n"
+		"{\"Action\":\"pass\",\"Test\":\"E\"}\n";
+	assert_int_equal(tf_runner_read_text(&t, go_times, sizeof(go_times) - 1, "go.json", NULL), 0);
+	assert_int_equal(t.v.n, 5);
+	assert_true(t.v.v[0].start_realtime_ns == 1795614380123456789ULL);
+	assert_true(t.v.v[1].start_realtime_ns == 1795614380500000000ULL);
+	assert_true(t.v.v[2].start_realtime_ns == 0);
+	assert_true(t.v.v[3].start_realtime_ns == 0);
+	assert_true(t.v.v[4].start_realtime_ns == 0);
 	tf_runner_tests_free(&t);
 
 	/* TAP */
