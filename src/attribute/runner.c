@@ -685,12 +685,18 @@ static int read_ctest_log(tf_runner_tests *out, const char *text, const char *fi
 		if (cur)
 			cur = &out->v.v[cur_idx];
 		if (testing && slash && slash < testing && isdigit((unsigned char)l[0])) {
-			cur = add_test(out, "ctest", NULL);
-			cur_idx = out->v.n - 1;
-			cur->name = tf_xstrdup(testing + 10);
-			cur->status = TF_TEST_PASSED;
+			/* a test has a name (ctest refuses an empty one): a
+			 * block without one is none of the tests */
+			cur = NULL;
 			in_output = false;
-		} else if (cur && !in_output && !strncmp(l, "Command: ", 9)) {
+			if (testing[10]) {
+				cur = add_test(out, "ctest", NULL);
+				cur_idx = out->v.n - 1;
+				cur->name = tf_xstrdup(testing + 10);
+				cur->status = TF_TEST_PASSED;
+			}
+		} else if (cur && !in_output && !cur->argv && !strncmp(l, "Command: ", 9)) {
+			/* the block's first command line, ctest writes one */
 			/* "a" "b c" -> a NUL b c NUL */
 			tf_buf argv = TF_BUF_INIT;
 			for (const char *p = l + 9; *p;) {

@@ -522,6 +522,23 @@ static void test_runner_reports(void **state)
 	assert_int_equal(t.v.v[2].status, TF_TEST_FAILED);
 	tf_runner_tests_free(&t);
 
+	/* ctest's log: a block without a name is none of the tests (its
+	 * output lines had an empty parent), a second command line does not
+	 * replace (and leak) the first (both found by the fuzzer) */
+	static const char ctlog[] =
+		"1/2 Testing: \n1/2 Test: \nCommand: \"/b/x\"\nOutput:\n"
+		"t.c:1:test_orphan:PASS\n<end of output>\nTest time =   0.01 sec\n"
+		"2/2 Testing: two\nCommand: \"/b/first\"\nCommand: \"/b/second\" \"-v\"\n"
+		"Output:\nt.c:2:test_in:PASS\n<end of output>\nTest time =   0.02 sec\n";
+	assert_int_equal(tf_runner_read_text(&t, ctlog, sizeof(ctlog) - 1, "LastTest.log", NULL), 0);
+	assert_int_equal(t.v.n, 2);
+	assert_string_equal(t.v.v[0].name, "two");
+	assert_int_equal(t.v.v[0].argv_len, sizeof("/b/first"));
+	assert_string_equal(t.v.v[0].argv, "/b/first");
+	assert_string_equal(t.v.v[1].name, "test_in");
+	assert_string_equal(t.v.v[1].parent, "two");
+	tf_runner_tests_free(&t);
+
 	/* anything else is named as what it is not */
 	static const char junk[] = "hello\n";
 	assert_int_equal(tf_runner_read_text(&t, junk, sizeof(junk) - 1, "x.txt", NULL), TF_EINVAL);
