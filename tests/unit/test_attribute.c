@@ -599,6 +599,15 @@ static void test_test_meta(void **state)
 	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=value=1"), TF_EINVAL);
 	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=samples=x value=1"), TF_EINVAL);
 	assert_int_equal(tf_test_meta_parse(&back, "testflame.commit=abc"), TF_ENOTFOUND);
+	/* numbers beyond any run's are none: 1e30 samples made a uint64 of
+	 * a double out of its range (the fuzzer), show an int64 of a wall */
+	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=samples=1e30 value=1"),
+			 TF_EINVAL);
+	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=samples=1e18 value=1 "
+					     "wall_ns=2e18 cpu=1e10s count=5e17"), 0);
+	assert_true(back.samples == 1000000000000000000ULL);
+	assert_true(isnan(back.wall_ns) && isnan(back.cpu_ns) && back.count == 5e17);
+	tf_test_meta_clear(&back);
 }
 
 static void test_sources(void **state)
