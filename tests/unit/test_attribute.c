@@ -521,6 +521,14 @@ static void test_runner_reports(void **state)
 	assert_string_equal(t.v.v[2].name, "broken");
 	assert_int_equal(t.v.v[2].status, TF_TEST_FAILED);
 	tf_runner_tests_free(&t);
+	/* a directive in place of the description (Test::More's skip,
+	 * cmocka's) names no test; it was read as a test "# skip ..." */
+	static const char tap_skip[] = "1..3\nok 1 - a\nok 2 # skip no network\n"
+				       "not ok 3 # SKIP test_skip\n";
+	assert_int_equal(tf_runner_read_text(&t, tap_skip, sizeof(tap_skip) - 1, "t.tap", NULL), 0);
+	assert_int_equal(t.v.n, 1);
+	assert_string_equal(t.v.v[0].name, "a");
+	tf_runner_tests_free(&t);
 
 	/* ctest's log: a block without a name is none of the tests (its
 	 * output lines had an empty parent), a second command line does not
