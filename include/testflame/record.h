@@ -92,6 +92,10 @@ typedef struct {
 	void *progress_ctx;
 	tf_live_fn live;
 	void *live_ctx;
+	/* A directory the command writes into for testflame (the runners'
+	 * reports), which testflame removes itself after the run: when
+	 * testflame dies during the run, the guard removes it (may be NULL). */
+	const char *scratch_dir;
 	/* Test markers: when set, a file created for the run whose path the
 	 * command finds in $TESTFLAME_MARKERS (see markers.c for the protocol). */
 	bool markers;

@@ -168,6 +168,11 @@ int tf_runner_session_collect(tf_runner_session *s, tf_runner_tests *out,
 	return rc;
 }
 
+const char *tf_runner_session_dir(const tf_runner_session *s)
+{
+	return s ? s->dir : NULL;
+}
+
 void tf_runner_session_free(tf_runner_session *s)
 {
 	if (!s)

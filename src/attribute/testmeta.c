@@ -45,7 +45,10 @@ void tf_test_meta_clear(tf_test_meta *m)
 	tf_test_meta_init(m);
 }
 
-/* A value with an optional time unit; NAN when it is not one. */
+/* A value with an optional time unit; NAN when it is not one, or when it
+ * is beyond any run's (10^18 ns, 31 years): what is read must fit the
+ * integers show and compare make of it, and the 19 digits the writer
+ * gives it. */
 static double parse_number(const char *s, size_t len)
 {
 	char buf[64], *end;
@@ -55,17 +58,19 @@ static double parse_number(const char *s, size_t len)
 	buf[len] = '\0';
 	errno = 0;
 	double v = strtod(buf, &end);
-	if (end == buf || errno || !(v >= 0) || isinf(v))
+	if (end == buf || errno || !(v >= 0))
 		return NAN;
 	if (!*end || !strcmp(end, "ns"))
-		return v;
-	if (!strcmp(end, "us"))
-		return v * 1e3;
-	if (!strcmp(end, "ms"))
-		return v * 1e6;
-	if (!strcmp(end, "s"))
-		return v * 1e9;
-	return NAN;
+		;
+	else if (!strcmp(end, "us"))
+		v *= 1e3;
+	else if (!strcmp(end, "ms"))
+		v *= 1e6;
+	else if (!strcmp(end, "s"))
+		v *= 1e9;
+	else
+		return NAN;
+	return v <= 1e18 ? v : NAN;
 }
 
 static void put_encoded(tf_buf *b, const char *s)

@@ -8,7 +8,8 @@
  * PR_SET_PDEATHSIG and then kills every descendant it has: as a subreaper
  * it inherits the orphans, so even grandchildren of a dead shell are found.
  * It then removes what testflame would have removed after the command (the
- * markers' directory): a killed testflame leaves nothing in TMPDIR.
+ * markers' directory, the runners' reports): a killed testflame leaves
+ * nothing in TMPDIR.
  */
 #include "launch.h"
 #include "procfs.h"
@@ -150,18 +151,30 @@ static void kill_descendants(void)
 }
 
 /* A directory and the files in it. */
-static void remove_dir(const char *path)
+/* Remove `name` under `at` and what it holds, a few levels deep (the
+ * runners' reports: gtest/, py/__pycache__/); symbolic links are removed,
+ * not followed. */
+static void remove_tree(int at, const char *name, int depth)
 {
-	DIR *d = opendir(path);
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		unlinkat(at, name, 0);
 		return;
+	}
 	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			unlinkat(dirfd(d), de->d_name, 0);
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+			if (depth > 0 && de->d_type == DT_DIR)
+				remove_tree(dirfd(d), de->d_name, depth - 1);
+			else
+				unlinkat(dirfd(d), de->d_name, 0);
+		}
 	closedir(d);
-	rmdir(path);
+	unlinkat(at, name, AT_REMOVEDIR);
 }
 
 static volatile sig_atomic_t parent_died;
@@ -245,8 +258,9 @@ static void guard_main(const tf_launch_opts *o, pid_t parent, int go_rd, int inf
 			_exit(0);
 		if (parent_died || getppid() != parent) {
 			kill_descendants();
-			if (o->remove_dir)
-				remove_dir(o->remove_dir);
+			for (size_t i = 0; i < TF_ARRAY_SIZE(o->remove_dir); i++)
+				if (o->remove_dir[i])
+					remove_tree(AT_FDCWD, o->remove_dir[i], 4);
 			_exit(1);
 		}
 	}

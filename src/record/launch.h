@@ -24,8 +24,9 @@ typedef struct {
 	char *const *extra_env;
 	const char *cwd;           /* NULL: testflame's own */
 	const sigset_t *orig_mask; /* the signal mask the command must get */
-	const char *remove_dir;    /* a directory of files (the markers'), removed by
-				    * the guard when testflame dies before the command */
+	const char *remove_dir[2]; /* directories (the markers', the runners'
+				    * reports), removed with what they hold by the
+				    * guard when testflame dies before the command */
 } tf_launch_opts;
 
 /*

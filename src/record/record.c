@@ -325,7 +325,8 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	lo.extra_env = env.v;
 	lo.cwd = o.cwd;
 	lo.orig_mask = &orig;
-	lo.remove_dir = lc.markers ? tf_markers_dir(lc.markers) : NULL;
+	lo.remove_dir[0] = lc.markers ? tf_markers_dir(lc.markers) : NULL;
+	lo.remove_dir[1] = o.scratch_dir;
 	rc = tf_launch_start(&launch, &lo);
 	if (rc)
 		goto fail;

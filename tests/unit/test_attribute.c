@@ -486,6 +486,28 @@ static void test_runner_reports(void **state)
 	assert_string_equal(t.v.v[0].name, "TestA/sub_1");
 	assert_true(fabs(t.v.v[0].duration_ns - 2e7) < 1);
 	assert_int_equal(t.v.v[1].status, TF_TEST_FAILED);
+	assert_true(t.v.v[1].start_realtime_ns == 1795614380000000000ULL);
+	tf_runner_tests_free(&t);
+
+	/* when a test began: zones hh:mm and hhmm, nanoseconds; a zone out of
+	 * the day, an exponent, a year past 2286 are no time (the fuzzer's
+	 * "+1855618" overflowed an int) */
+	static const char go_times[] =
+		"{\"Time\":\"2026-11-25T15:46:20.123456789+02:00\",\"Action\":\"run\",\"Test\":\"A\"}\n"
+		"{\"Time\":\"2026-11-25T12:46:20.5-0100\",\"Action\":\"run\",\"Test\":\"B\"}\n"
+		"{\"Time\":\"2026-11-25T13:46:20+1855618\",\"Action\":\"run\",\"Test\":\"C\"}\n"
+		"{\"Time\":\"2026-11-25T13:46:20.5e99Z\",\"Action\":\"run\",\"Test\":\"D\"}\n"
+		"{\"Time\":\"9999-11-25T13:46:20Z\",\"Action\":\"run\",\"Test\":\"E\"}\n"
+		"{\"Action\":\"pass\",\"Test\":\"A\"}\n{\"Action\":\"pass\",\"Test\":\"B\"}\n"
+		"{\"Action\":\"pass\",\"Test\":\"C\"}\n{\"Action\":\"pass\",\"Test\":\"D\"}\n"
+		"{\"Action\":\"pass\",\"Test\":\"E\"}\n";
+	assert_int_equal(tf_runner_read_text(&t, go_times, sizeof(go_times) - 1, "go.json", NULL), 0);
+	assert_int_equal(t.v.n, 5);
+	assert_true(t.v.v[0].start_realtime_ns == 1795614380123456789ULL);
+	assert_true(t.v.v[1].start_realtime_ns == 1795614380500000000ULL);
+	assert_true(t.v.v[2].start_realtime_ns == 0);
+	assert_true(t.v.v[3].start_realtime_ns == 0);
+	assert_true(t.v.v[4].start_realtime_ns == 0);
 	tf_runner_tests_free(&t);
 
 	/* TAP */
@@ -498,6 +520,31 @@ static void test_runner_reports(void **state)
 	assert_int_equal(t.v.v[1].status, TF_TEST_SKIPPED);
 	assert_string_equal(t.v.v[2].name, "broken");
 	assert_int_equal(t.v.v[2].status, TF_TEST_FAILED);
+	tf_runner_tests_free(&t);
+	/* a directive in place of the description (Test::More's skip,
+	 * cmocka's) names no test; it was read as a test "# skip ..." */
+	static const char tap_skip[] = "1..3\nok 1 - a\nok 2 # skip no network\n"
+				       "not ok 3 # SKIP test_skip\n";
+	assert_int_equal(tf_runner_read_text(&t, tap_skip, sizeof(tap_skip) - 1, "t.tap", NULL), 0);
+	assert_int_equal(t.v.n, 1);
+	assert_string_equal(t.v.v[0].name, "a");
+	tf_runner_tests_free(&t);
+
+	/* ctest's log: a block without a name is none of the tests (its
+	 * output lines had an empty parent), a second command line does not
+	 * replace (and leak) the first (both found by the fuzzer) */
+	static const char ctlog[] =
+		"1/2 Testing: \n1/2 Test: \nCommand: \"/b/x\"\nOutput:\n"
+		"t.c:1:test_orphan:PASS\n<end of output>\nTest time =   0.01 sec\n"
+		"2/2 Testing: two\nCommand: \"/b/first\"\nCommand: \"/b/second\" \"-v\"\n"
+		"Output:\nt.c:2:test_in:PASS\n<end of output>\nTest time =   0.02 sec\n";
+	assert_int_equal(tf_runner_read_text(&t, ctlog, sizeof(ctlog) - 1, "LastTest.log", NULL), 0);
+	assert_int_equal(t.v.n, 2);
+	assert_string_equal(t.v.v[0].name, "two");
+	assert_int_equal(t.v.v[0].argv_len, sizeof("/b/first"));
+	assert_string_equal(t.v.v[0].argv, "/b/first");
+	assert_string_equal(t.v.v[1].name, "test_in");
+	assert_string_equal(t.v.v[1].parent, "two");
 	tf_runner_tests_free(&t);
 
 	/* anything else is named as what it is not */
@@ -560,6 +607,15 @@ static void test_test_meta(void **state)
 	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=value=1"), TF_EINVAL);
 	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=samples=x value=1"), TF_EINVAL);
 	assert_int_equal(tf_test_meta_parse(&back, "testflame.commit=abc"), TF_ENOTFOUND);
+	/* numbers beyond any run's are none: 1e30 samples made a uint64 of
+	 * a double out of its range (the fuzzer), show an int64 of a wall */
+	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=samples=1e30 value=1"),
+			 TF_EINVAL);
+	assert_int_equal(tf_test_meta_parse(&back, "testflame.test.t=samples=1e18 value=1 "
+					     "wall_ns=2e18 cpu=1e10s count=5e17"), 0);
+	assert_true(back.samples == 1000000000000000000ULL);
+	assert_true(isnan(back.wall_ns) && isnan(back.cpu_ns) && back.count == 5e17);
+	tf_test_meta_clear(&back);
 }
 
 static void test_sources(void **state)
