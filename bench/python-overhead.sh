@@ -32,7 +32,9 @@ bare() {
 	local name=$1
 	shift
 	env "$@" $TIME -f "%e %U %S" -o "$WORK/t" "${CMD[@]}" >/dev/null 2>&1 || true
-	awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$WORK/t" >>"$WORK/$name"
+	# GNU time puts "Command exited with non-zero status N" first when the
+	# suite fails (toolz's does under 3.12+): the figures are the last line
+	tail -n 1 "$WORK/t" | awk '{ printf "%s %.3f\n", $1, $2 + $3 }' >>"$WORK/$name"
 }
 
 # tf NAME [FLAGS...]: append "wall cpu tf_cpu samples stacks"
@@ -42,7 +44,7 @@ tf() {
 	"$TF" record -v "$@" -o "$WORK/r.pb.gz" -- $TIME -f "%e %U %S" -o "$WORK/t" "${CMD[@]}" \
 		>/dev/null 2>"$WORK/log" || true
 	"$TF" show "$WORK/r.pb.gz" >"$WORK/show"
-	awk -v t="$(cat "$WORK/t")" '
+	awk -v t="$(tail -n 1 "$WORK/t")" '
 		FNR == NR && /own CPU while recording/ { tf = $(NF - 5) + $(NF - 2) }
 		FNR != NR && $1 == "samples" && !s { s = $2 }
 		FNR != NR && $1 == "python_stacks" { p = $2 }
