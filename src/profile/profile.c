@@ -39,7 +39,48 @@ void tf_profile_free(tf_profile *p)
 	tf_htab_free(&p->fn_index);
 	tf_htab_free(&p->loc_index);
 	tf_htab_free(&p->sample_index);
+	tf_buf_free(&p->source);
 	free(p);
+}
+
+/* What tf_profile_source checks: the tables' sizes and the sums of the
+ * values and labels, so that a profile added to or edited in place no
+ * longer passes for the file it came from. */
+static uint64_t source_print(const tf_profile *p)
+{
+	uint64_t h = tf_hash_combine(p->samples.n, p->stack.n);
+	uint64_t v = 0, l = 0;
+	h = tf_hash_combine(h, p->locations.n);
+	h = tf_hash_combine(h, p->functions.n);
+	h = tf_hash_combine(h, p->lines.n);
+	h = tf_hash_combine(h, p->mappings.n);
+	h = tf_hash_combine(h, p->strings.strs.n);
+	h = tf_hash_combine(h, p->labels.n);
+	h = tf_hash_combine(h, p->sample_types.n);
+	h = tf_hash_combine(h, p->comments.n);
+	for (size_t i = 0; i < p->values.n; i++)
+		v = v * 31 + (uint64_t)p->values.v[i];
+	for (size_t i = 0; i < p->labels.n; i++)
+		l = l * 31 + ((uint64_t)p->labels.v[i].key << 32 ^ p->labels.v[i].str) +
+		    (uint64_t)p->labels.v[i].num;
+	for (size_t i = 0; i < p->samples.n; i++)
+		l = l * 31 + p->samples.v[i].labels_off + p->samples.v[i].nlabels;
+	return tf_hash_combine(tf_hash_combine(h, v), l);
+}
+
+void tf_profile_keep_source(tf_profile *p, tf_buf *gz)
+{
+	tf_buf_free(&p->source);
+	p->source = *gz;
+	*gz = (tf_buf)TF_BUF_INIT;
+	p->source_print = source_print(p);
+}
+
+const tf_buf *tf_profile_source(const tf_profile *p)
+{
+	if (!p->source.len || source_print(p) != p->source_print)
+		return NULL;
+	return &p->source;
 }
 
 void tf_profile_set_merge(tf_profile *p, bool merge)
