@@ -11,7 +11,8 @@
  *
  * Finding the subprogram by walking a CU's DIEs for every address would
  * cost as much as the CU is large, so each CU gets, on first use, a sorted
- * index of its functions' address ranges.
+ * index of its functions' address ranges (from its top-level DIEs and
+ * the namespaces and classes among them, never a function's insides).
  */
 #include "symbolize/symbolize_int.h"
 
@@ -27,9 +28,8 @@ static bool cu_eq(const void *ctx, uint32_t idx, const void *key)
 	return m->cus.v[idx].cu_off == *(const uint64_t *)key;
 }
 
-static int collect_function(Dwarf_Die *die, void *arg)
+static void collect_function(Dwarf_Die *die, tf_sym_cu *cu)
 {
-	tf_sym_cu *cu = arg;
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
 	uint32_t idx = (uint32_t)cu->offs.n;
@@ -44,7 +44,46 @@ static int collect_function(Dwarf_Die *die, void *arg)
 	}
 	if (any)
 		tf_vec_push(&cu->offs, dwarf_dieoffset(die));
-	return DWARF_CB_OK;
+}
+
+/*
+ * The functions with code in `scope`: subprograms, and those in the
+ * namespaces, classes, modules, functions and blocks it holds (a lambda's
+ * operator() sits in a class inside its function). Everything else, the
+ * inlined calls above all (most of an optimized C++ CU's DIEs), is skipped
+ * whole, through DW_AT_sibling where the compiler gave one; dwarf_getfuncs
+ * walks into every one of them, and that walk was most of the cost of
+ * symbolizing a big C++ test binary.
+ */
+static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(scope, &child) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			collect_function(&child, cu);
+			/* a lambda's or a local class's member functions, and
+			 * GNU C's nested functions, live inside their function */
+			if (dwarf_haschildren(&child))
+				walk_functions(&child, cu, depth + 1);
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_interface_type:
+			if (dwarf_haschildren(&child))
+				walk_functions(&child, cu, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
 static tf_sym_cu *cu_functions(tf_sym_module *m, Dwarf_Die *cudie)
@@ -57,7 +96,7 @@ static tf_sym_cu *cu_functions(tf_sym_module *m, Dwarf_Die *cudie)
 	tf_sym_cu cu;
 	memset(&cu, 0, sizeof(cu));
 	cu.cu_off = off;
-	dwarf_getfuncs(cudie, collect_function, &cu, 0);
+	walk_functions(cudie, &cu, 0);
 	tf_sym_ivls_build(&cu.funcs);
 	i = (uint32_t)m->cus.n;
 	tf_vec_push(&m->cus, cu);
