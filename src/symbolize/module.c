@@ -137,6 +137,7 @@ void tf_sym_module_free(tf_sym_module *m)
 		dwfl_end(m->dwfl);
 	for (size_t i = 0; i < m->cus.n; i++) {
 		tf_sym_ivls_free(&m->cus.v[i].funcs);
+		tf_sym_lines_free(&m->cus.v[i].lines);
 		tf_vec_free(&m->cus.v[i].offs);
 	}
 	tf_vec_free(&m->cus);

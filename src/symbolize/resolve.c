@@ -181,15 +181,18 @@ static void die_names(tf_symbolizer *s, Dwarf_Die *d, tf_frame *f)
 	}
 }
 
-static const char *call_file(tf_symbolizer *s, Dwarf_Die *cudie, Dwarf_Die *scope)
+static const char *call_file(tf_symbolizer *s, tf_sym_cu *cu, Dwarf_Die *cudie, Dwarf_Die *scope)
 {
 	Dwarf_Files *files;
 	size_t nfiles;
 	Dwarf_Attribute mem, *a = dwarf_attr(scope, DW_AT_call_file, &mem);
 	Dwarf_Word idx;
 
-	if (!a || dwarf_formudata(a, &idx) != 0 ||
-	    dwarf_getsrcfiles(cudie, &files, &nfiles) != 0 || idx >= nfiles)
+	if (!a || dwarf_formudata(a, &idx) != 0)
+		return NULL;
+	if (cu->lines_state > 0)
+		return idx > UINT32_MAX / 2 ? NULL : tf_sym_lines_file(s, &cu->lines, (uint32_t)idx);
+	if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0 || idx >= nfiles)
 		return NULL;
 	const char *name = dwarf_filesrc(files, idx, NULL, NULL);
 	return name ? str(s, intern(s, name)) : NULL;
@@ -206,16 +209,27 @@ bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 	s->scratch.n = 0;
 	const char *symname = tf_sym_module_symbol(m, vaddr);
 	Dwarf_Die *cudie = dwfl_module_addrdie(m->mod, vaddr, &cubias);
+	tf_sym_cu *cu = NULL;
 	if (cudie) {
 		Dwarf_Addr pc = vaddr - cubias;
-		Dwarf_Line *dl = dwarf_getsrc_die(cudie, pc);
-		if (dl) {
-			const char *f = dwarf_linesrc(dl, NULL, NULL);
-			if (f)
-				file = str(s, intern(s, f));
-			dwarf_lineno(dl, &line);
+		cu = cu_functions(m, cudie);
+		if (!cu->lines_state)
+			cu->lines_state = tf_sym_lines_read(&cu->lines, cudie) ? 1 : -1;
+		if (cu->lines_state > 0) {
+			const tf_sym_row *r = tf_sym_lines_find(&cu->lines, pc);
+			if (r) {
+				file = tf_sym_lines_file(s, &cu->lines, r->file);
+				line = (int)r->line;
+			}
+		} else {
+			Dwarf_Line *dl = dwarf_getsrc_die(cudie, pc);
+			if (dl) {
+				const char *f = dwarf_linesrc(dl, NULL, NULL);
+				if (f)
+					file = str(s, intern(s, f));
+				dwarf_lineno(dl, &line);
+			}
 		}
-		tf_sym_cu *cu = cu_functions(m, cudie);
 		const tf_sym_ivl *e = tf_sym_ivls_find(&cu->funcs, pc);
 		if (e && dwarf_offdie(dwarf_cu_getdwarf(cudie->cu), cu->offs.v[e->val], &chain[0])) {
 			depth = 1;
@@ -253,7 +267,7 @@ bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 		}
 		f.start_line = die_int(&chain[k], DW_AT_decl_line, true);
 		if (k > 0) {
-			file = call_file(s, cudie, &chain[k]);
+			file = call_file(s, cu, cudie, &chain[k]);
 			line = die_int(&chain[k], DW_AT_call_line, false);
 		}
 		/* without inlined frames, the function keeps the line of its

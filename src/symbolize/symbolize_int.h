@@ -15,6 +15,7 @@
 #include "testflame/symbolize.h"
 
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 /* ---- interval index (ranges.c) ---------------------------------------- */
 
@@ -115,10 +116,40 @@ typedef struct {
 	uint32_t flags;
 } tf_sym_load;
 
+/* ---- line tables (lines.c) -------------------------------------------- */
+
+#define TF_SYM_ROW_END 0x80000000u /* in tf_sym_row.file: ends a sequence */
+
+typedef struct {
+	uint64_t addr;
+	uint32_t line;
+	uint32_t file;       /* index into the table's files, | TF_SYM_ROW_END */
+} tf_sym_row;
+
+typedef struct {
+	const char *name, *dir; /* dir NULL when name is absolute or has none */
+	uint32_t id;            /* strtab id of dir/name, UINT32_MAX until used */
+} tf_sym_file_name;
+
+typedef struct {
+	TF_VEC(tf_sym_row) rows;          /* by address */
+	TF_VEC(tf_sym_file_name) files;   /* numbered as libdw numbers them */
+} tf_sym_lines;
+
+/* Read the line table of a CU; false (nothing kept) if it cannot be. */
+bool tf_sym_lines_read(tf_sym_lines *l, Dwarf_Die *cudie);
+/* The row for pc, as dwarf_getsrc_die finds it; NULL if none. */
+const tf_sym_row *tf_sym_lines_find(const tf_sym_lines *l, uint64_t pc);
+/* A file of the table (dir/name, interned); NULL if out of range. */
+const char *tf_sym_lines_file(tf_symbolizer *s, tf_sym_lines *l, uint32_t file);
+void tf_sym_lines_free(tf_sym_lines *l);
+
 typedef struct {
 	uint64_t cu_off;
 	tf_sym_ivls funcs;   /* function DIE ranges; val = index into offs */
 	TF_VEC(uint64_t) offs; /* DIE offsets */
+	int8_t lines_state;  /* 0 not read yet, 1 read, -1 libdw's instead */
+	tf_sym_lines lines;
 } tf_sym_cu;
 
 typedef struct {
