@@ -305,6 +305,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	rc = tf_attribute_build(&res->profile, rec, sym, &o->ao, &res->stats);
+	tf_symbolizer_save(sym);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	tf_verbosef("ran the command in %.3f s; built the profile in %.1f ms, %.1f ms of CPU "
 		    "(%llu samples, %llu frames)", (double)(t1 - t0) / 1e9,
@@ -315,10 +316,15 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		tf_symbolizer_stats ss;
 		tf_symbolizer_stats_get(sym, &ss);
 		tf_verbosef("symbol cache: kernel symbols %s; %llu debug file(s) from the cache, "
-			    "%llu uncompressed into it",
+			    "%llu uncompressed into it; %llu of %llu addresses answered by the "
+			    "kept symbols of %llu binaries, %llu binaries' kept",
 			    ss.kallsyms_cached ? "from the cache" : "read from /proc/kallsyms",
 			    (unsigned long long)ss.debug_cached,
-			    (unsigned long long)ss.debug_uncompressed);
+			    (unsigned long long)ss.debug_uncompressed,
+			    (unsigned long long)ss.symcache_hits,
+			    (unsigned long long)ss.symlocs,
+			    (unsigned long long)ss.symcache_loaded,
+			    (unsigned long long)ss.symcache_saved);
 	}
 	if (rc) {
 		*status = tf_fail(rc);

@@ -113,6 +113,7 @@ int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd)
 	tf_vec_push(&s->mods, m);
 	if (m->build_id)
 		tf_htab_insert(&s->mod_index, tf_hash_bytes(m->build_id, strlen(m->build_id), 0), idx);
+	tf_sym_pcache_open(s, m);
 	file->module = idx;
 	s->stats.modules++;
 	return 0;
@@ -146,6 +147,7 @@ void tf_sym_module_free(tf_sym_module *m)
 	tf_sym_ivls_free(&m->syms);
 	tf_vec_free(&m->symnames);
 	tf_sym_go_free(m->go);
+	tf_sym_pcache_free(m->pc);
 	free(m->build_id);
 	free(m);
 }
@@ -294,6 +296,8 @@ bool tf_sym_module_has_fp(tf_sym_module *m)
 
 	if (m->has_fp >= 0)
 		return m->has_fp;
+	if ((m->has_fp = tf_sym_pcache_has_fp(m)) >= 0)
+		return m->has_fp;
 	m->has_fp = 0;
 	elf = dwfl_module_getelf(m->mod, &bias);
 	int nsyms = dwfl_module_getsymtab(m->mod);
@@ -330,5 +334,6 @@ bool tf_sym_module_has_fp(tf_sym_module *m)
 		}
 	}
 	m->has_fp = checked > 0 && with_fp * 2 >= checked;
+	tf_sym_pcache_set_has_fp(m, m->has_fp);
 	return m->has_fp;
 }

@@ -198,7 +198,20 @@ static const char *call_file(tf_symbolizer *s, tf_sym_cu *cu, Dwarf_Die *cudie, 
 	return name ? str(s, intern(s, name)) : NULL;
 }
 
+static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr);
+
 bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
+{
+	bool ok;
+
+	if (tf_sym_pcache_get(s, m, vaddr, &ok))
+		return ok;
+	ok = resolve(s, m, vaddr);
+	tf_sym_pcache_put(s, m, vaddr, ok);
+	return ok;
+}
+
+static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 {
 	Dwarf_Addr cubias = 0;
 	Dwarf_Die chain[MAX_INLINE_DEPTH];
@@ -210,6 +223,11 @@ bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 	const char *symname = tf_sym_module_symbol(m, vaddr);
 	Dwarf_Die *cudie = dwfl_module_addrdie(m->mod, vaddr, &cubias);
 	tf_sym_cu *cu = NULL;
+	if (m->dwarf_state == TF_SYM_DWARF_UNKNOWN) {
+		Dwarf_Addr b;
+		m->dwarf_state = cudie || dwfl_module_getdwarf(m->mod, &b) ? TF_SYM_DWARF_YES
+									   : TF_SYM_DWARF_NO;
+	}
 	if (cudie) {
 		Dwarf_Addr pc = vaddr - cubias;
 		cu = cu_functions(m, cudie);

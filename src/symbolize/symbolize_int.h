@@ -168,9 +168,17 @@ typedef struct {
 	tf_htab cu_index;
 	bool syms_loaded;
 	struct tf_sym_go *go;   /* Go's .gopclntab, when the binary has one */
+	struct tf_sym_pcache *pc; /* answers kept in the user cache (symcache.c) */
+	uint8_t dwarf_state;    /* TF_SYM_DWARF_*: whether it has DWARF */
 	tf_sym_ivls syms;      /* function symbols; val = index into symnames */
 	TF_VEC(const char *) symnames; /* into libdwfl's string tables */
 } tf_sym_module;
+
+enum {
+	TF_SYM_DWARF_UNKNOWN,
+	TF_SYM_DWARF_YES,
+	TF_SYM_DWARF_NO,
+};
 
 /* Open `fd` (consumed) as the module for `file`. */
 int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd);
@@ -183,6 +191,20 @@ const char *tf_sym_module_symbol(tf_sym_module *m, uint64_t vaddr);
 
 /* Frames for (module, vaddr), appended to s->scratch; returns resolved. */
 bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr);
+
+/* ---- the persistent answers (symcache.c) ------------------------------- */
+
+struct tf_sym_pcache;
+/* Load the module's file from persist_dir, if any (needs a build-id). */
+void tf_sym_pcache_open(tf_symbolizer *s, tf_sym_module *m);
+/* The kept frames of vaddr into s->scratch and *ok; false if not kept. */
+bool tf_sym_pcache_get(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr, bool *ok);
+/* Keep s->scratch as the answer for vaddr (saved by tf_symbolizer_save). */
+void tf_sym_pcache_put(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr, bool ok);
+/* Kept answer to has_fp: -1 unknown. */
+int8_t tf_sym_pcache_has_fp(const tf_sym_module *m);
+void tf_sym_pcache_set_has_fp(tf_sym_module *m, bool has_fp);
+void tf_sym_pcache_free(struct tf_sym_pcache *c);
 
 /* ---- demangling (demangle.c) ------------------------------------------ */
 

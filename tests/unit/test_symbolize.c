@@ -142,6 +142,84 @@ static void test_inlined_frames(void **state)
 	free(path);
 }
 
+/* The answers kept by build-id: a second symbolizer with the same user
+ * cache answers from them (no DWARF), with the same frames; a damaged
+ * file is ignored; other options keep their own file. */
+static const tf_symloc *kept_lookup(const char *dir, const fixture *f, uint64_t addr,
+				    bool inline_frames, tf_symbolizer_stats *st, tf_symbolizer **out)
+{
+	tf_symbolizer_opts o;
+	tf_symbolizer_opts_init(&o);
+	o.persist_dir = dir;
+	o.inline_frames = inline_frames;
+	assert_int_equal(tf_symbolizer_new(out, &o), 0);
+	feed_maps(*out, f->pid, false, true);
+	const tf_symloc *l = look(*out, f->pid, addr);
+	tf_symbolizer_save(*out);
+	tf_symbolizer_stats_get(*out, st);
+	return l;
+}
+
+static void test_kept_answers(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize_nofp"), *dir = unit_tmpdir();
+	fixture f;
+	unsigned long long ra;
+	int lb, la, lo, db, da, dout;
+	tf_symbolizer *s1, *s2;
+	tf_symbolizer_stats st;
+
+	fixture_start(&f, path, NULL);
+	assert_int_equal(sscanf(fixture_get(&f, "inline"), "%llx %d %d %d %d %d %d", &ra, &lb, &la,
+				&lo, &db, &da, &dout), 7);
+	const tf_symloc *a = kept_lookup(dir, &f, ra - 1, true, &st, &s1);
+	assert_int_equal(st.symcache_hits, 0);
+	assert_true(st.symcache_saved >= 1);
+	const tf_symloc *b = kept_lookup(dir, &f, ra - 1, true, &st, &s2);
+	assert_int_equal(st.symcache_hits, 1);
+	assert_true(st.symcache_loaded >= 1);
+	assert_int_equal(st.symcache_saved, 0); /* nothing new */
+	assert_int_equal(b->nframes, 3);
+	assert_int_equal(a->nframes, b->nframes);
+	for (uint32_t i = 0; i < a->nframes; i++) {
+		assert_string_equal(a->frames[i].function, b->frames[i].function);
+		assert_string_equal(a->frames[i].system_name, b->frames[i].system_name);
+		assert_string_equal(a->frames[i].file, b->frames[i].file);
+		assert_int_equal(a->frames[i].line, b->frames[i].line);
+		assert_int_equal(a->frames[i].start_line, b->frames[i].start_line);
+	}
+	assert_int_equal(b->frames[0].line, lb);
+	assert_int_equal(b->frames[2].line, lo);
+	assert_string_equal(b->build_id, a->build_id);
+	tf_symbolizer_free(s1);
+	tf_symbolizer_free(s2);
+
+	/* a damaged file: not used, written again */
+	char *kept = tf_xasprintf("%s/sym/%s-di", dir, "*");
+	char *cmd = tf_xasprintf("for f in %s; do head -c 40 \"$f\" > \"$f.x\" && mv \"$f.x\" \"$f\"; done", kept);
+	assert_int_equal(system(cmd), 0);
+	b = kept_lookup(dir, &f, ra - 1, true, &st, &s2);
+	assert_int_equal(st.symcache_hits, 0);
+	assert_int_equal(b->nframes, 3);
+	assert_int_equal(b->frames[0].line, lb);
+	assert_true(st.symcache_saved >= 1);
+	tf_symbolizer_free(s2);
+
+	/* without inlined frames: its own file, its own answer */
+	b = kept_lookup(dir, &f, ra - 1, false, &st, &s2);
+	assert_int_equal(st.symcache_hits, 0);
+	assert_int_equal(b->nframes, 1);
+	assert_string_equal(b->frames[0].function, "sym_outer");
+	assert_int_equal(b->frames[0].line, lo);
+	tf_symbolizer_free(s2);
+	free(kept);
+	free(cmd);
+	fixture_stop(&f);
+	unit_rmtree(dir);
+	free(path);
+}
+
 static void test_cxx_demangled(void **state)
 {
 	(void)state;
@@ -853,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_pie),
 		cmocka_unit_test(test_nopie),
 		cmocka_unit_test(test_inlined_frames),
+		cmocka_unit_test(test_kept_answers),
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_demangle_names),
 		cmocka_unit_test(test_deleted_binary),
