@@ -166,21 +166,6 @@ static const char *str(tf_symbolizer *s, uint32_t id)
 	return s->strs.strs.v[id];
 }
 
-/* function / system_name of a DWARF function or inlined scope */
-static void die_names(tf_symbolizer *s, Dwarf_Die *d, tf_frame *f)
-{
-	const char *link = die_linkage_name(d), *name = die_string(d, DW_AT_name);
-
-	if (link) {
-		f->system_name = str(s, intern(s, link));
-		f->function = str(s, tf_sym_demangle(s, link));
-	} else if (name) {
-		f->function = f->system_name = str(s, intern(s, name));
-	} else {
-		f->function = f->system_name = "[unknown]";
-	}
-}
-
 static const char *call_file(tf_symbolizer *s, tf_sym_cu *cu, Dwarf_Die *cudie, Dwarf_Die *scope)
 {
 	Dwarf_Files *files;
@@ -211,15 +196,267 @@ bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 	return ok;
 }
 
+/* One frame of an address's chain, the function first, then each inlined
+ * call inside the one before: what a frame is made of, whether it came
+ * from the DWARF or from a kept function. Strings are interned, or NULL. */
+typedef struct {
+	const char *name;    /* linkage name when `linkage`, else plain */
+	bool linkage;
+	int decl_line;
+	const char *call_file; /* inlined calls: where the caller calls it */
+	int call_line;
+} link_item;
+
+static link_item die_item(tf_symbolizer *s, tf_sym_cu *cu, Dwarf_Die *cudie, Dwarf_Die *d,
+			  bool inlined)
+{
+	link_item it = { NULL, false, die_int(d, DW_AT_decl_line, true), NULL, 0 };
+	const char *link = die_linkage_name(d), *name = die_string(d, DW_AT_name);
+	if (link) {
+		it.name = str(s, intern(s, link));
+		it.linkage = true;
+	} else if (name) {
+		it.name = str(s, intern(s, name));
+	}
+	if (inlined) {
+		it.call_file = call_file(s, cu, cudie, d);
+		it.call_line = die_int(d, DW_AT_call_line, false);
+	}
+	return it;
+}
+
+/* The frames of a chain of `depth` items into s->scratch, innermost first;
+ * `file`:`line` is the row of the address. */
+static void push_frames(tf_symbolizer *s, const link_item *items, size_t depth,
+			const char *symname, const char *file, int line)
+{
+	/* innermost first; each outer frame's line is its call of the inner */
+	for (size_t k = depth; k-- > 0;) {
+		tf_frame f = { NULL, NULL, file, line, items[k].decl_line };
+		if (k == 0 && symname) {
+			f.system_name = str(s, intern(s, symname));
+			f.function = str(s, tf_sym_demangle(s, symname));
+		} else if (items[k].linkage) {
+			f.system_name = items[k].name;
+			f.function = str(s, tf_sym_demangle(s, items[k].name));
+		} else if (items[k].name) {
+			f.function = f.system_name = items[k].name;
+		} else {
+			f.function = f.system_name = "[unknown]";
+		}
+		if (k > 0) {
+			file = items[k].call_file;
+			line = items[k].call_line;
+		}
+		/* without inlined frames, the function keeps the line of its
+		 * own code: the call site of the outermost inlined call */
+		if (s->opts.inline_frames || k == 0)
+			tf_vec_push(&s->scratch, f);
+	}
+}
+
+static const char *sid(tf_symbolizer *s, uint32_t idp1)
+{
+	return idp1 ? str(s, idp1 - 1) : NULL;
+}
+
+static bool kept_has(const tf_sym_kept_fn *f, const tf_sym_kept_node *d, uint64_t pc)
+{
+	for (uint32_t i = 0; i < d->nranges; i++) {
+		const tf_sym_kept_range *g = &f->node_ranges.v[d->ranges_off + i];
+		if (pc >= g->lo && pc < g->hi)
+			return true;
+	}
+	return false;
+}
+
+/* find_inlined over a kept function's nodes: the first inlined call among
+ * the children of `parent` (through blocks) that holds pc. */
+static int kept_inlined(const tf_sym_kept_fn *f, int parent, uint64_t pc, int depth)
+{
+	if (depth > 64)
+		return -1;
+	for (size_t i = (size_t)(parent + 1); i < f->nodes.n; i++) {
+		const tf_sym_kept_node *d = &f->nodes.v[i];
+		if (d->parent != parent)
+			continue;
+		if (!d->block) {
+			if (kept_has(f, d, pc))
+				return (int)i;
+		} else if (kept_has(f, d, pc) || !d->has_pc) {
+			int r = kept_inlined(f, (int)i, pc, depth + 1);
+			if (r >= 0)
+				return r;
+		}
+	}
+	return -1;
+}
+
+/* An address in a kept function, resolved from it alone. */
+static bool resolve_kept(tf_symbolizer *s, const tf_sym_kept_fn *f, uint64_t pc)
+{
+	link_item items[MAX_INLINE_DEPTH];
+	const char *symname = NULL, *file = NULL;
+	int line = 0;
+
+	for (size_t i = 0; i < f->ranges.n; i++)
+		if (pc >= f->ranges.v[i].lo && pc < f->ranges.v[i].hi)
+			symname = sid(s, f->ranges.v[i].sym);
+	/* the last row at or before pc, unless it ends a sequence */
+	size_t lo = 0, hi = f->rows.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->rows.v[mid].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && !(f->rows.v[lo - 1].file & TF_SYM_ROW_END)) {
+		file = sid(s, f->rows.v[lo - 1].file);
+		line = (int)f->rows.v[lo - 1].line;
+	}
+	items[0] = (link_item){ sid(s, f->name), f->linkage, f->decl_line, NULL, 0 };
+	size_t depth = 1;
+	for (int at = -1; depth < MAX_INLINE_DEPTH;) {
+		at = kept_inlined(f, at, pc, 0);
+		if (at < 0)
+			break;
+		const tf_sym_kept_node *d = &f->nodes.v[at];
+		items[depth++] = (link_item){ sid(s, d->name), d->linkage, d->decl_line,
+					      sid(s, d->call_file), d->call_line };
+	}
+	push_frames(s, items, depth, symname, file, line);
+	s->stats.symcache_hits++;
+	return true;
+}
+
+static uint32_t id1(tf_symbolizer *s, const char *p)
+{
+	return p ? intern(s, p) + 1 : 0;
+}
+
+static int cmp_range(const void *x, const void *y)
+{
+	const tf_sym_kept_range *a = x, *b = y;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static bool keep_ranges(Dwarf_Die *d, tf_sym_kept_ranges *out)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(d, off, &base, &lo, &hi)) > 0) {
+		tf_sym_kept_range g = { lo, hi, 0 };
+		tf_vec_push(out, g);
+	}
+	return off == 0;
+}
+
+/* The inlined calls and blocks under `scope`, in DIE order. */
+static bool keep_nodes(tf_symbolizer *s, tf_sym_cu *cu, Dwarf_Die *cudie, Dwarf_Die *scope,
+		       int parent, tf_sym_kept_fn *f, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 200)
+		return false;
+	if (dwarf_child(scope, &child) != 0)
+		return true;
+	do {
+		int tag = dwarf_tag(&child);
+		bool block = tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+			     tag == DW_TAG_catch_block;
+		if (tag != DW_TAG_inlined_subroutine && !block)
+			continue;
+		tf_sym_kept_node d;
+		memset(&d, 0, sizeof(d));
+		d.parent = parent;
+		d.block = block;
+		d.has_pc = has_pc_attrs(&child);
+		d.ranges_off = (uint32_t)f->node_ranges.n;
+		if (!keep_ranges(&child, &f->node_ranges))
+			return false;
+		d.nranges = (uint32_t)(f->node_ranges.n - d.ranges_off);
+		if (!block) {
+			link_item it = die_item(s, cu, cudie, &child, true);
+			d.name = id1(s, it.name);
+			d.linkage = it.linkage;
+			d.decl_line = it.decl_line;
+			d.call_file = id1(s, it.call_file);
+			d.call_line = it.call_line;
+		}
+		int me = (int)f->nodes.n;
+		tf_vec_push(&f->nodes, d);
+		if (!keep_nodes(s, cu, cudie, &child, me, f, depth + 1))
+			return false;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return true;
+}
+
+/* Keep the function `fn` of a CU whose line table we read, for the next
+ * runs: its ranges and their symbols, its tree of inlined calls, the rows
+ * over its ranges. Nothing is kept when a range's symbol is not one. */
+static void keep_function(tf_symbolizer *s, tf_sym_module *m, tf_sym_cu *cu, Dwarf_Die *cudie,
+			  Dwarf_Die *fn, const link_item *it)
+{
+	tf_sym_kept_fn f;
+
+	memset(&f, 0, sizeof(f));
+	f.name = id1(s, it->name);
+	f.linkage = it->linkage;
+	f.decl_line = it->decl_line;
+	if (!keep_ranges(fn, &f.ranges) || !f.ranges.n)
+		goto drop;
+	/* by address, so that the rows over them come out in order (a
+	 * function's .cold part often lies below its body) */
+	qsort(f.ranges.v, f.ranges.n, sizeof(tf_sym_kept_range), cmp_range);
+	for (size_t i = 0; i < f.ranges.n; i++) {
+		tf_sym_kept_range *g = &f.ranges.v[i];
+		if (g->hi <= g->lo)
+			goto drop;
+		const char *a = tf_sym_module_symbol(m, g->lo), *z = tf_sym_module_symbol(m, g->hi - 1),
+			   *mid = tf_sym_module_symbol(m, g->lo + (g->hi - g->lo) / 2);
+		if (a != z || a != mid)
+			goto drop;
+		g->sym = id1(s, a);
+		/* rows from the last one at or before lo to the last before hi */
+		size_t lo = 0, hi = cu->lines.rows.n;
+		while (lo < hi) {
+			size_t mid2 = lo + (hi - lo) / 2;
+			if (cu->lines.rows.v[mid2].addr <= g->lo)
+				lo = mid2 + 1;
+			else
+				hi = mid2;
+		}
+		for (size_t r = lo ? lo - 1 : 0; r < cu->lines.rows.n && cu->lines.rows.v[r].addr < g->hi; r++) {
+			tf_sym_row w = cu->lines.rows.v[r];
+			const char *file = tf_sym_lines_file(s, &cu->lines, w.file);
+			w.file = id1(s, file) | (w.file & TF_SYM_ROW_END);
+			if (!(f.rows.n && f.rows.v[f.rows.n - 1].addr > w.addr))
+				tf_vec_push(&f.rows, w);
+		}
+	}
+	if (!keep_nodes(s, cu, cudie, fn, -1, &f, 0))
+		goto drop;
+	tf_sym_pcache_put_fn(s, m, &f);
+	return;
+drop:
+	tf_sym_kept_fn_free(&f);
+}
+
 static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 {
 	Dwarf_Addr cubias = 0;
 	Dwarf_Die chain[MAX_INLINE_DEPTH];
+	link_item items[MAX_INLINE_DEPTH];
 	size_t depth = 0;
 	const char *file = NULL;
 	int line = 0;
 
 	s->scratch.n = 0;
+	const tf_sym_kept_fn *kept = tf_sym_pcache_find_fn(m, vaddr);
+	if (kept)
+		return resolve_kept(s, kept, vaddr);
 	const char *symname = tf_sym_module_symbol(m, vaddr);
 	Dwarf_Die *cudie = dwfl_module_addrdie(m->mod, vaddr, &cubias);
 	tf_sym_cu *cu = NULL;
@@ -274,24 +511,11 @@ static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 		tf_vec_push(&s->scratch, f);
 		return true;
 	}
-	/* innermost first; each outer frame's line is its call of the inner */
-	for (size_t k = depth; k-- > 0;) {
-		tf_frame f = { NULL, NULL, file, line, 0 };
-		if (k == 0 && symname) {
-			f.system_name = str(s, intern(s, symname));
-			f.function = str(s, tf_sym_demangle(s, symname));
-		} else {
-			die_names(s, &chain[k], &f);
-		}
-		f.start_line = die_int(&chain[k], DW_AT_decl_line, true);
-		if (k > 0) {
-			file = call_file(s, cu, cudie, &chain[k]);
-			line = die_int(&chain[k], DW_AT_call_line, false);
-		}
-		/* without inlined frames, the function keeps the line of its
-		 * own code: the call site of the outermost inlined call */
-		if (s->opts.inline_frames || k == 0)
-			tf_vec_push(&s->scratch, f);
-	}
+	for (size_t k = 0; k < depth; k++)
+		items[k] = die_item(s, cu, cudie, &chain[k], k > 0);
+	push_frames(s, items, depth, symname, file, line);
+	/* the function kept whole, for addresses of it the next runs meet */
+	if (m->pc && cu->lines_state > 0 && cubias == 0)
+		keep_function(s, m, cu, cudie, &chain[0], &items[0]);
 	return true;
 }

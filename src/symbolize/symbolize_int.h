@@ -206,6 +206,47 @@ int8_t tf_sym_pcache_has_fp(const tf_sym_module *m);
 void tf_sym_pcache_set_has_fp(tf_sym_module *m, bool has_fp);
 void tf_sym_pcache_free(struct tf_sym_pcache *c);
 
+/*
+ * A function as kept there, enough to resolve any address in it without
+ * its DWARF: its ranges (with the ELF symbol over each), the tree of its
+ * inlined calls and lexical blocks (in DIE order, as find_inlined walks
+ * them) and the line table's rows over its ranges. String fields are
+ * strtab ids + 1 (0: none).
+ */
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t sym;
+} tf_sym_kept_range;
+typedef TF_VEC(tf_sym_kept_range) tf_sym_kept_ranges;
+
+typedef struct {
+	int32_t parent;           /* index among the function's nodes; -1: it */
+	uint8_t block;            /* a lexical block, not an inlined call */
+	uint8_t has_pc;           /* has pc attributes (a block without is open) */
+	uint8_t linkage;          /* name is a linkage name, to demangle */
+	uint32_t ranges_off, nranges; /* into the function's node ranges */
+	uint32_t name;
+	int32_t decl_line;
+	uint32_t call_file;
+	int32_t call_line;
+} tf_sym_kept_node;
+
+typedef struct {
+	tf_sym_kept_ranges ranges;
+	TF_VEC(tf_sym_kept_node) nodes;
+	tf_sym_kept_ranges node_ranges; /* sym unused */
+	TF_VEC(tf_sym_row) rows;  /* file: strtab id + 1 */
+	uint32_t name;
+	uint8_t linkage;
+	int32_t decl_line;
+} tf_sym_kept_fn;
+
+/* Keep `f` (taken over, emptied) for the module. */
+void tf_sym_pcache_put_fn(tf_symbolizer *s, tf_sym_module *m, tf_sym_kept_fn *f);
+/* The kept function whose ranges hold pc, or NULL. */
+const tf_sym_kept_fn *tf_sym_pcache_find_fn(const tf_sym_module *m, uint64_t pc);
+void tf_sym_kept_fn_free(tf_sym_kept_fn *f);
+
 /* ---- demangling (demangle.c) ------------------------------------------ */
 
 /* Interned demangled name, or the name itself when it is not mangled. */

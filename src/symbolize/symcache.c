@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 
 #define PC_MAGIC "TFSYMC\001\n"
-#define PC_FORMAT 1
+#define PC_FORMAT 2
 #define PC_MAX_ENTRIES 500000 /* past this, new addresses are not kept */
 
 typedef struct {
@@ -49,6 +49,9 @@ struct tf_sym_pcache {
 	TF_VEC(pc_entry) entries;
 	TF_VEC(pc_frame) frames;
 	tf_htab index;          /* vaddr -> entry */
+	TF_VEC(tf_sym_kept_fn) fns;
+	tf_sym_ivls fn_index;   /* pc -> fn, over fns[0, fn_indexed) */
+	size_t fn_indexed;
 	int8_t has_fp;          /* -1 unknown */
 	bool dirty;
 };
@@ -112,6 +115,82 @@ static void header(tf_buf *b, const tf_symbolizer *s)
 	put32(b, (s->opts.demangle ? 1u : 0u) | (s->opts.inline_frames ? 2u : 0u));
 }
 
+/* A kept string field (local index + 1, 0 for none) as strtab id + 1. */
+static uint32_t rd_sid(rd *r, const uint32_t *ids, uint32_t nstr)
+{
+	uint32_t v = rd32(r);
+	if (v > nstr) {
+		r->bad = true;
+		return 0;
+	}
+	return v ? ids[v - 1] + 1 : 0;
+}
+
+static bool load_fns(rd *r, struct tf_sym_pcache *c, const uint32_t *ids, uint32_t nstr)
+{
+	uint32_t nfns = rd32(r);
+	if (r->bad || nfns > PC_MAX_ENTRIES)
+		return false;
+	for (uint32_t i = 0; i < nfns && !r->bad; i++) {
+		tf_sym_kept_fn f;
+		memset(&f, 0, sizeof(f));
+		f.name = rd_sid(r, ids, nstr);
+		f.linkage = (uint8_t)rd32(r);
+		f.decl_line = (int32_t)rd32(r);
+		uint32_t n = rd32(r);
+		for (uint32_t k = 0; k < n && !r->bad && r->p < r->end; k++) {
+			tf_sym_kept_range g;
+			g.lo = rd64(r);
+			g.hi = rd64(r);
+			g.sym = rd_sid(r, ids, nstr);
+			tf_vec_push(&f.ranges, g);
+		}
+		n = rd32(r);
+		for (uint32_t k = 0; k < n && !r->bad && r->p < r->end; k++) {
+			tf_sym_kept_node d;
+			memset(&d, 0, sizeof(d));
+			d.parent = (int32_t)rd32(r);
+			uint32_t flags = rd32(r);
+			d.block = flags & 1;
+			d.has_pc = (flags >> 1) & 1;
+			d.linkage = (flags >> 2) & 1;
+			d.ranges_off = rd32(r);
+			d.nranges = rd32(r);
+			d.name = rd_sid(r, ids, nstr);
+			d.decl_line = (int32_t)rd32(r);
+			d.call_file = rd_sid(r, ids, nstr);
+			d.call_line = (int32_t)rd32(r);
+			if (d.parent < -1 || d.parent >= (int32_t)k)
+				r->bad = true;
+			tf_vec_push(&f.nodes, d);
+		}
+		n = rd32(r);
+		for (uint32_t k = 0; k < n && !r->bad && r->p < r->end; k++) {
+			tf_sym_kept_range g = { 0, 0, 0 };
+			g.lo = rd64(r);
+			g.hi = rd64(r);
+			tf_vec_push(&f.node_ranges, g);
+		}
+		for (size_t k = 0; k < f.nodes.n; k++)
+			if ((uint64_t)f.nodes.v[k].ranges_off + f.nodes.v[k].nranges > f.node_ranges.n)
+				r->bad = true;
+		n = rd32(r);
+		for (uint32_t k = 0; k < n && !r->bad && r->p < r->end; k++) {
+			tf_sym_row w;
+			w.addr = rd64(r);
+			w.line = rd32(r);
+			uint32_t file = rd32(r), end = file & TF_SYM_ROW_END;
+			file &= ~TF_SYM_ROW_END;
+			if (file > nstr)
+				r->bad = true;
+			w.file = (file ? ids[file - 1] + 1 : 0) | end;
+			tf_vec_push(&f.rows, w);
+		}
+		tf_vec_push(&c->fns, f);
+	}
+	return !r->bad;
+}
+
 /* Read the file into `c`; false (and `c` left empty) when it is absent or
  * not one of ours. */
 static bool load(tf_symbolizer *s, struct tf_sym_pcache *c)
@@ -172,7 +251,7 @@ static bool load(tf_symbolizer *s, struct tf_sym_pcache *c)
 		tf_vec_push(&c->entries, e);
 		tf_htab_insert(&c->index, h, (uint32_t)c->entries.n - 1);
 	}
-	if (r.p != r.end)
+	if (!load_fns(&r, c, ids.v, nstr) || r.p != r.end)
 		goto done;
 	c->has_fp = has_fp < 0 ? -1 : has_fp > 0;
 	ok = true;
@@ -181,6 +260,9 @@ done:
 		c->entries.n = 0;
 		c->frames.n = 0;
 		tf_htab_free(&c->index);
+		for (size_t i = 0; i < c->fns.n; i++)
+			tf_sym_kept_fn_free(&c->fns.v[i]);
+		c->fns.n = 0;
 		c->has_fp = -1;
 	}
 	tf_vec_free(&ids);
@@ -245,6 +327,48 @@ void tf_sym_pcache_put(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr, bool 
 	c->dirty = true;
 }
 
+void tf_sym_kept_fn_free(tf_sym_kept_fn *f)
+{
+	tf_vec_free(&f->ranges);
+	tf_vec_free(&f->nodes);
+	tf_vec_free(&f->node_ranges);
+	tf_vec_free(&f->rows);
+}
+
+void tf_sym_pcache_put_fn(tf_symbolizer *s, tf_sym_module *m, tf_sym_kept_fn *f)
+{
+	struct tf_sym_pcache *c = m->pc;
+	(void)s;
+	if (!c || c->fns.n >= PC_MAX_ENTRIES || !f->ranges.n) {
+		tf_sym_kept_fn_free(f);
+		return;
+	}
+	tf_vec_push(&c->fns, *f);
+	memset(f, 0, sizeof(*f));
+	c->dirty = true;
+}
+
+const tf_sym_kept_fn *tf_sym_pcache_find_fn(const tf_sym_module *m, uint64_t pc)
+{
+	struct tf_sym_pcache *c = m->pc;
+	if (!c || !c->fns.n)
+		return NULL;
+	if (c->fn_indexed != c->fns.n) {
+		tf_sym_ivls_free(&c->fn_index);
+		for (size_t i = 0; i < c->fns.n; i++)
+			for (size_t k = 0; k < c->fns.v[i].ranges.n; k++) {
+				const tf_sym_kept_range *g = &c->fns.v[i].ranges.v[k];
+				uint64_t size = g->hi - g->lo;
+				uint32_t rank = size >= UINT32_MAX ? 0 : UINT32_MAX - (uint32_t)size;
+				tf_sym_ivls_add(&c->fn_index, g->lo, g->hi, (uint32_t)i, rank);
+			}
+		tf_sym_ivls_build(&c->fn_index);
+		c->fn_indexed = c->fns.n;
+	}
+	const tf_sym_ivl *e = tf_sym_ivls_find(&c->fn_index, pc);
+	return e ? &c->fns.v[e->val] : NULL;
+}
+
 int8_t tf_sym_pcache_has_fp(const tf_sym_module *m)
 {
 	return m->pc ? m->pc->has_fp : -1;
@@ -266,17 +390,35 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 	TF_VEC(uint32_t) order = { 0 };
 	tf_buf strs = TF_BUF_INIT;
 
+#define USE(id) do { \
+		uint32_t id_ = (id); \
+		if (id_ != UINT32_MAX && !local[id_]) { \
+			tf_vec_push(&order, id_); \
+			local[id_] = (uint32_t)order.n; \
+			tf_buf_put(&strs, s->strs.strs.v[id_], s->strs.lens.v[id_] + 1); \
+		} \
+	} while (0)
+#define USE1(idp1) USE((idp1) ? (idp1) - 1 : UINT32_MAX)
 	for (size_t i = 0; i < c->frames.n; i++) {
 		const pc_frame *f = &c->frames.v[i];
-		uint32_t use[3] = { f->fn, f->sys, f->file ? f->file - 1 : UINT32_MAX };
-		for (int k = 0; k < 3; k++) {
-			if (use[k] == UINT32_MAX || local[use[k]])
-				continue;
-			tf_vec_push(&order, use[k]);
-			local[use[k]] = (uint32_t)order.n;
-			tf_buf_put(&strs, s->strs.strs.v[use[k]], s->strs.lens.v[use[k]] + 1);
-		}
+		USE(f->fn);
+		USE(f->sys);
+		USE1(f->file);
 	}
+	for (size_t i = 0; i < c->fns.n; i++) {
+		const tf_sym_kept_fn *f = &c->fns.v[i];
+		USE1(f->name);
+		for (size_t k = 0; k < f->ranges.n; k++)
+			USE1(f->ranges.v[k].sym);
+		for (size_t k = 0; k < f->nodes.n; k++) {
+			USE1(f->nodes.v[k].name);
+			USE1(f->nodes.v[k].call_file);
+		}
+		for (size_t k = 0; k < f->rows.n; k++)
+			USE1(f->rows.v[k].file & ~TF_SYM_ROW_END);
+	}
+#undef USE1
+#undef USE
 	header(b, s);
 	put32(b, (uint32_t)(int32_t)c->has_fp);
 	put32(b, (uint32_t)order.n);
@@ -296,6 +438,46 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 			put32(b, (uint32_t)f->start);
 		}
 	}
+	/* string fields: local index + 1, 0 for none */
+#define SID(idp1) ((idp1) ? local[(idp1) - 1] : 0)
+	put32(b, (uint32_t)c->fns.n);
+	for (size_t i = 0; i < c->fns.n; i++) {
+		const tf_sym_kept_fn *f = &c->fns.v[i];
+		put32(b, SID(f->name));
+		put32(b, f->linkage);
+		put32(b, (uint32_t)f->decl_line);
+		put32(b, (uint32_t)f->ranges.n);
+		for (size_t k = 0; k < f->ranges.n; k++) {
+			put64(b, f->ranges.v[k].lo);
+			put64(b, f->ranges.v[k].hi);
+			put32(b, SID(f->ranges.v[k].sym));
+		}
+		put32(b, (uint32_t)f->nodes.n);
+		for (size_t k = 0; k < f->nodes.n; k++) {
+			const tf_sym_kept_node *d = &f->nodes.v[k];
+			put32(b, (uint32_t)d->parent);
+			put32(b, (uint32_t)(d->block | d->has_pc << 1 | d->linkage << 2));
+			put32(b, d->ranges_off);
+			put32(b, d->nranges);
+			put32(b, SID(d->name));
+			put32(b, (uint32_t)d->decl_line);
+			put32(b, SID(d->call_file));
+			put32(b, (uint32_t)d->call_line);
+		}
+		put32(b, (uint32_t)f->node_ranges.n);
+		for (size_t k = 0; k < f->node_ranges.n; k++) {
+			put64(b, f->node_ranges.v[k].lo);
+			put64(b, f->node_ranges.v[k].hi);
+		}
+		put32(b, (uint32_t)f->rows.n);
+		for (size_t k = 0; k < f->rows.n; k++) {
+			const tf_sym_row *w = &f->rows.v[k];
+			put64(b, w->addr);
+			put32(b, w->line);
+			put32(b, SID(w->file & ~TF_SYM_ROW_END) | (w->file & TF_SYM_ROW_END));
+		}
+	}
+#undef SID
 	free(local);
 	tf_vec_free(&order);
 	tf_buf_free(&strs);
@@ -334,6 +516,10 @@ void tf_sym_pcache_free(struct tf_sym_pcache *c)
 	if (!c)
 		return;
 	free(c->path);
+	for (size_t i = 0; i < c->fns.n; i++)
+		tf_sym_kept_fn_free(&c->fns.v[i]);
+	tf_vec_free(&c->fns);
+	tf_sym_ivls_free(&c->fn_index);
 	tf_vec_free(&c->entries);
 	tf_vec_free(&c->frames);
 	tf_htab_free(&c->index);

@@ -213,6 +213,33 @@ static void test_kept_answers(void **state)
 	assert_string_equal(b->frames[0].function, "sym_outer");
 	assert_int_equal(b->frames[0].line, lo);
 	tf_symbolizer_free(s2);
+
+	/* the function kept whole: other addresses of sym_outer, never
+	 * looked up before, answered from it as the DWARF answers them */
+	tf_symbolizer *s0 = new_sym();
+	feed_maps(s0, f.pid, false, true);
+	kept_lookup(dir, &f, ra - 1, true, &st, &s2);
+	size_t same = 0;
+	for (uint64_t pc = ra - 64; pc < ra + 64; pc++) {
+		const tf_symloc *want = look(s0, f.pid, pc);
+		if (strcmp(want->frames[want->nframes - 1].function, "sym_outer") != 0)
+			continue;
+		const tf_symloc *got = look(s2, f.pid, pc);
+		assert_int_equal(got->nframes, want->nframes);
+		for (uint32_t i = 0; i < want->nframes; i++) {
+			assert_string_equal(got->frames[i].function, want->frames[i].function);
+			assert_string_equal(got->frames[i].system_name, want->frames[i].system_name);
+			assert_string_equal(got->frames[i].file, want->frames[i].file);
+			assert_int_equal(got->frames[i].line, want->frames[i].line);
+			assert_int_equal(got->frames[i].start_line, want->frames[i].start_line);
+		}
+		same++;
+	}
+	tf_symbolizer_stats_get(s2, &st);
+	assert_true(same >= 16);
+	assert_true(st.symcache_hits >= same); /* none of them from the DWARF */
+	tf_symbolizer_free(s2);
+	tf_symbolizer_free(s0);
 	free(kept);
 	free(cmd);
 	fixture_stop(&f);
