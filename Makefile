@@ -5,6 +5,8 @@
 #   make demo       profile the bundled example project's test suite
 #   make deps       install the Debian packages the build and the tests need
 #   make asan       unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make fuzz       build the libFuzzer targets (tests/fuzz) and run each for
+#                   FUZZ_SECONDS (default 10); FUZZ_TARGETS= picks some
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
 #
@@ -38,6 +40,15 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 CFLAGS   += $(SANFLAGS)
 LDFLAGS  += $(SANFLAGS)
 endif
+# The fuzzing build (make fuzz-build sets it, into build/fuzz): clang, the
+# library instrumented for libFuzzer's coverage, ASan and UBSan.
+FUZZ_CC  ?= clang
+ifeq ($(SAN),fuzz)
+CC       := $(FUZZ_CC)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+CFLAGS   += $(SANFLAGS) -fsanitize=fuzzer-no-link
+LDFLAGS  += $(SANFLAGS)
+endif
 
 # Debian packages: to build, and (on top) to run the tests against real tools
 # (rsync for gitlab-ci-local, python3-yaml for the CI config tests, protoc
@@ -46,9 +57,10 @@ DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c
 	zlib1g-dev libcurl4-openssl-dev libyaml-dev libdw-dev libelf-dev libjansson-dev \
 	libiberty-dev libcmocka-dev
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
-	python3 python3-pytest python3-yaml libseccomp-dev valgrind libxml2-utils hyperfine \
+	python3 python3-pytest python3-exceptiongroup python3-tomli python3-yaml libseccomp-dev valgrind libxml2-utils hyperfine \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time \
-	protobuf-compiler golang-google-protobuf-dev golang-github-google-pprof-dev
+	protobuf-compiler golang-google-protobuf-dev golang-github-google-pprof-dev \
+	clang libclang-rt-14-dev gdb
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS      := $(wildcard src/*/*.c)
@@ -93,7 +105,18 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all test test-only unit fixtures bench demo deps deps-build asan install clean
+# Fuzz targets (tests/fuzz/README.md): tests/fuzz/NAME.c is a libFuzzer
+# target over the library, built into $(FUZZ_DIR)/NAME; tests/fuzz/NAME/
+# holds its seeds and the inputs of crashes fixed, tests/fuzz/NAME.dict
+# its dictionary when the format has one.
+FUZZ_DIR     ?= $(BUILD)/fuzz
+FUZZ_SECONDS ?= 10
+FUZZ_TARGETS ?=
+FUZZ_SRCS    := $(wildcard tests/fuzz/*.c)
+FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/%)
+
+.PHONY: all test test-only unit fixtures bench demo deps deps-build asan fuzz fuzz-build \
+	fuzz-targets install clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -179,6 +202,12 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) $(LDFLAGS)
 
+# (with BUILD=$(FUZZ_DIR) SAN=fuzz, from fuzz-build)
+$(FUZZ_BINS): $(BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
+	  $(LIB) $(LDLIBS) $(LDFLAGS)
+
 # The loopback Pyroscope of the end-to-end tests (tests/pyroscope/): Go
 # over Debian's google.golang.org/protobuf and google/pprof sources, its
 # messages generated from src/store/pyroscope.proto with protoc and a
@@ -234,7 +263,7 @@ deps: deps-build
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-only
 
-test-only: all unit fixtures bench
+test-only: all unit fixtures bench fuzz-build
 	$(Q)tests/run.sh $(BUILD)
 
 demo: deps-build
@@ -249,6 +278,16 @@ asan: deps-build
 	$(Q)ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  tests/run.sh $(BUILD)/asan unit
+
+fuzz-build: deps-build
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz: no $(FUZZ_CC) (make deps installs clang)"; exit 1; }
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) SAN=fuzz OPT=-O1 fuzz-targets
+
+fuzz-targets: $(FUZZ_BINS)
+
+# Long runs by hand: nice -n 19 make fuzz FUZZ_SECONDS=3600 FUZZ_TARGETS=pprof
+fuzz: fuzz-build
+	$(Q)tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -21,9 +21,11 @@
 #               main exported and both sides run interleaved, N runs each.
 #
 # In the stored modes a PR run whose first run makes a test look slower
-# runs the suite twice more before the verdict (run --confirm, default 2);
-# the table counts how often that happened. PR_OPTS adds options to the
-# PR's run (PR_OPTS=--confirm=0: the verdict of the first run alone).
+# is confirmed before the verdict (run --confirm; the suite's config has
+# `build:`, so by default the merge-base is run here alternately with the
+# PR, 3 to 5 rounds); the table counts how often that happened. PR_OPTS
+# adds options to the PR's run (PR_OPTS=--confirm=2: two more runs of the
+# PR judged instead; PR_OPTS=--confirm=none: the first run alone).
 #
 # A trial counts a detection when victim is "regressed", and a false
 # positive when any other test is, or victim at 0%.
@@ -120,7 +122,7 @@ for t in r["tests"]:
     runs = max(runs, t["head"]["runs"])
     if t["name"] == "victim": v = t["verdict"]
     elif t["verdict"] == "regressed" and not t.get("outside"): other += 1
-confirmed = 1 if runs > int(sys.argv[2]) or r.get("confirmed") else 0
+confirmed = 1 if r.get("confirmation") else 0
 print(v, other, confirmed, sys.argv[3])' testflame-report/report.json "$1" "$2"
 }
 

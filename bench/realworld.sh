@@ -21,6 +21,7 @@
 #
 #   bench/realworld.sh [SUITE...]      jansson yaml-cpp toolz cjson (default: all)
 #
+# PY=PYTHON runs toolz under another interpreter (with pytest importable).
 # WORK=DIR keeps the sources and builds there (they are reused); without it
 # a temporary directory is used and removed. Needs network access to
 # Debian's source archive (apt-get source) the first time.
@@ -34,7 +35,7 @@ else
 	WORK=$(mktemp -d /tmp/testflame-realworld.XXXXXX)
 	trap 'rm -rf "$WORK"' EXIT
 fi
-PY=/usr/bin/python3
+PY=${PY:-/usr/bin/python3}
 export TESTFLAME_NO_PROGRESS=1 GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 
@@ -159,7 +160,7 @@ gated = [t for t in rep["tests"] if not t.get("outside")]
 regressed = {t["name"] for t in gated if t["verdict"] == "regressed"}
 caught = truth & regressed
 fname, ffile = fn.split()
-named = [n for n in caught if tests[n]["functions"] and tests[n]["functions"][0]["name"].startswith(fname)
+named = [n for n in caught if tests[n]["functions"] and (tests[n]["functions"][0]["name"].startswith(fname) or tests[n]["functions"][0]["name"].endswith("." + fname))
          and tests[n]["functions"][0]["file"].endswith(ffile)]
 line = next((tests[n]["functions"][0]["line"] for n in named), 0)
 rr = json.load(open(readmef))

@@ -111,6 +111,24 @@ void tf_buf_put_printable(tf_buf *b, const char *s);
  * readers of percent-encoded names). */
 int tf_hex_digit(char c);
 
+/* One-line messages (warnings, problems, notes) for the cli to print, each
+ * malloc'd; zero-initialise. */
+typedef TF_VEC(char *) tf_msglist;
+void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...) TF_PRINTF(2, 3);
+void tf_msglist_free(tf_msglist *l);
+
+/* NULL-terminated string vectors, each string malloc'd. */
+char **tf_strv_dup(char *const *v);
+void tf_strv_free(char **v); /* accepts NULL */
+
+/*
+ * What compiling a POSIX extended regex from untrusted text would cost, in
+ * copies of its pieces (repetitions multiply); refuse patterns above
+ * TF_REGEX_MAX_COST rather than let regcomp() take gigabytes.
+ */
+#define TF_REGEX_MAX_COST 4096
+size_t tf_regex_cost(const char *re);
+
 /* Arena: many small allocations that die together. */
 typedef struct tf_arena tf_arena;
 tf_arena *tf_arena_new(void);
@@ -146,6 +164,8 @@ typedef bool (*tf_htab_eq_fn)(const void *ctx, uint32_t index, const void *key);
 uint32_t tf_htab_find(const tf_htab *h, uint64_t hash, tf_htab_eq_fn eq,
 		      const void *ctx, const void *key);
 void tf_htab_insert(tf_htab *h, uint64_t hash, uint32_t index);
+/* Remove the entry of `index` filed under `hash` (nothing if absent). */
+void tf_htab_remove(tf_htab *h, uint64_t hash, uint32_t index);
 void tf_htab_clear(tf_htab *h);
 void tf_htab_free(tf_htab *h);
 
@@ -168,12 +188,16 @@ void tf_strtab_free(tf_strtab *t);
 /* Read a whole file; the buffer is NUL-terminated. */
 int tf_file_read(tf_buf *out, const char *path);
 /*
- * Atomic replacement: write into "<path>.tmp.<pid>" and rename over `path`
- * on commit, so readers never see a half-written file.
+ * Atomic replacement: write into a temporary file and rename it over `path`
+ * on commit, so readers never see a half-written file. The temporary file
+ * has no name until the commit (O_TMPFILE, where the file system has it),
+ * so a process killed while writing leaves nothing behind; elsewhere it is
+ * "<path>.tmp.<pid>".
  */
 typedef struct {
 	FILE *fp;
 	char *path, *tmp;
+	bool unnamed;  /* O_TMPFILE: named "<tmp>" only at the commit */
 } tf_atomic_file;
 int tf_atomic_open(tf_atomic_file *f, const char *path);
 int tf_atomic_commit(tf_atomic_file *f);

@@ -77,6 +77,9 @@ typedef struct {
 	/* Keep the runner's shift in: by default the median move of the tests
 	 * that ran no changed code is taken out of every test (shift.c). */
 	bool keep_shift;
+	/* How the verdict was confirmed on this runner, for the reports
+	 * ("the merge-base built and run here, 3 runs each"); NULL: not. */
+	const char *confirmation;
 	/* Each side's runs are one job of its own (run against a stored
 	 * baseline): the runs of a job share its moment (the runner, its other
 	 * tenants), and more runs of a side cannot average that job-to-job
@@ -203,6 +206,7 @@ typedef struct {
 	size_t control_tests;    /* tests that ran no changed code */
 	size_t touching_tests;   /* tests that ran changed code */
 	const char *shift_note;
+	const char *confirmation; /* tf_compare_opts.confirmation */
 	bool gate_outside;
 	tf_correction correction;
 	bool separate_jobs;      /* tf_compare_opts.separate_jobs */
@@ -238,6 +242,10 @@ void tf_comparison_free(tf_comparison *c);
 bool tf_comparison_regressed(const tf_comparison *c);
 /* The test named `name`, or NULL. */
 const tf_test_delta *tf_comparison_find(const tf_comparison *c, const char *name);
+/* The test that looks slowest among those that look slower: regressed or
+ * inconclusive, its 95% interval above zero and reaching `threshold`
+ * percent (run --confirm runs the suite again for it). NULL if none. */
+const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double threshold);
 /* Metadata ("commit", "branch", ...) of the first run of a side, or NULL. */
 const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *key);
 

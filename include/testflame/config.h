@@ -47,7 +47,7 @@ typedef struct {
 	long repeat;          /* --repeat, 1..1000; 0 unset */
 	long baseline_repeat; /* runs of a run that saves a baseline, 1..1000; 0 unset */
 	char *against;        /* --against REV */
-	char *store;          /* "git", "dir:PATH", "pyroscope:URL" */
+	char *store;          /* "git", "git:REMOTE", "dir:PATH", "pyroscope:URL" */
 
 	struct {
 		int markers;      /* TF_CONFIG_UNSET, 0, 1 */
@@ -63,7 +63,11 @@ typedef struct {
 		double threshold;       /* percent, >= 0; -1 unset */
 		int fail_on_regression; /* TF_CONFIG_UNSET, 0, 1 */
 		long min_samples;       /* >= 0; -1 unset */
-		long confirm;           /* runs added when a test looks slower, 0..100; -1 unset */
+		/* what a test that looks slower than a stored baseline takes to
+		 * fail the build: "against" (the merge-base built and run here,
+		 * interleaved), "rerun" (this tree run again), "none", or a
+		 * number of reruns; NULL unset */
+		char *confirm;
 		int outside;            /* gate "[outside tests]" like a test (default off) */
 		double alpha;           /* significance level in (0, 0.5]; -1 unset
 					 * (`confidence: 0.95` is alpha 0.05) */
@@ -105,6 +109,9 @@ typedef struct {
 /* `attribution.frames` accepts tf_frame_preset_names (attribute.h). */
 /* Report formats `report.formats` accepts, NULL-terminated. */
 extern const char *const tf_config_report_formats[];
+
+/* Whether `s` is a value gate.confirm takes (--confirm too). */
+bool tf_config_confirm_ok(const char *s);
 
 /* An empty config: every field unset. */
 tf_config *tf_config_new(void);

@@ -9,7 +9,8 @@
  *              getenv(), so tests and the lead control it.
  *   tf_repo    a thin handle over a libgit2 repository (resolve, parents,
  *              first-parent walk) for the modules that need history; this
- *              module and store/ are the only ones that touch libgit2.
+ *              module and store/ are the only ones that touch libgit2, and
+ *              share its boundary (store/git.h).
  *   tf_git     the git facts of one run: HEAD, branch, dirty, shallow,
  *              default branch, merge-base with the target branch, and the
  *              changed files and lines between them.
@@ -21,9 +22,6 @@
 #include "testflame/common.h"
 #include "testflame/config.h"
 #include "testflame/profile.h"
-
-/* One-line messages (warnings, problems) a caller prints, each malloc'd. */
-typedef TF_VEC(char *) tf_msglist;
 
 /* ---- CI environment ---------------------------------------------------- */
 
@@ -98,7 +96,6 @@ int tf_repo_resolve(char **out, tf_repo *r, const char *rev);
  * tf_strv_free(). Parents are listed even when their objects are missing
  * (a shallow boundary). */
 int tf_repo_parents(char ***out, tf_repo *r, const char *commit);
-void tf_strv_free(char **v);
 /*
  * Write the tree of `rev` into the directory `dir` (created if missing): a
  * checkout that leaves the repository's HEAD, index and work tree alone,
@@ -117,11 +114,40 @@ typedef int (*tf_repo_walk_fn)(const char *commit, unsigned distance, void *payl
 int tf_repo_walk_first_parent(tf_repo *r, const char *start, unsigned max,
 			      tf_repo_walk_fn fn, void *payload, bool *truncated);
 
+/* First-parent steps from `from` back to `to` (both revisions), looking at
+ * `max` commits at most (0: no limit); -1 when `to` is not on that line (a
+ * merge of the target into the branch) or either is unknown. */
+long tf_repo_distance(tf_repo *r, const char *from, const char *to, unsigned max);
+
 /*
- * Turn libgit2's last error into ours: sets the message "<what>: <libgit2's
- * message>" and returns the matching TF_E* code for libgit2 code `git_rc`.
+ * A checkout of another revision beside this one (run --against): its
+ * tree written into a new temporary directory, leaving this checkout's
+ * HEAD, index and work tree alone, for building and running it here.
  */
-int tf_git_error(int git_rc, const char *fmt, ...) TF_PRINTF(2, 3);
+typedef struct tf_worktree tf_worktree;
+
+/* Export `rev` of the repository containing the current directory into a
+ * new directory under `tmpdir` (NULL: $TMPDIR, else /tmp). TF_EUNSUPPORTED
+ * for a bare repository, which has no work tree to build beside. */
+int tf_worktree_create(tf_worktree **out, const char *rev, const char *tmpdir);
+/* Remove the directory and everything in it (0, or why not). */
+int tf_worktree_remove(tf_worktree *w);
+/* Free the handle, removing the directory if that was not done. */
+void tf_worktree_free(tf_worktree *w);
+const char *tf_worktree_commit(const tf_worktree *w); /* rev's full id */
+const char *tf_worktree_root(const tf_worktree *w);   /* the temporary directory */
+/* The current directory's place in the checkout (its root when the
+ * current directory is the work tree's root). */
+const char *tf_worktree_cwd(const tf_worktree *w);
+/* This repository's work tree, for building both sides alike. */
+const char *tf_worktree_source(const tf_worktree *w);
+/*
+ * Run the shell command `cmd` (sh -c) in the checkout's root, or with
+ * `here` in this repository's work tree, as system(3) would: testflame
+ * ignores SIGINT and SIGQUIT while it runs. Returns the wait status, or
+ * -1 when the command could not be started (the message says why).
+ */
+int tf_worktree_run(const tf_worktree *w, const char *cmd, bool here);
 
 /*
  * How to fetch the history a shallow or partial checkout lacks, for the
@@ -257,6 +283,11 @@ typedef struct {
 int tf_context_detect(tf_context **out, const char *path, char *const *envp,
 		      const tf_config *cfg);
 void tf_context_free(tf_context *ctx);
+
+/* Where the walk for this run's baseline starts: the merge-base, or, on
+ * the target branch itself (where HEAD is the merge-base), the commit
+ * before HEAD. NULL without a commit to start from; the caller frees. */
+char *tf_context_baseline_start(const tf_context *ctx);
 
 /*
  * Metadata keys written by tf_context_apply_meta() (the run file's

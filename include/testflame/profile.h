@@ -162,6 +162,15 @@ const char *tf_profile_meta(const tf_profile *p, const char *key);
 /* Total of one value column over all samples. */
 int64_t tf_profile_total(const tf_profile *p, size_t value_index);
 
+/*
+ * The most a value column may add up to (of the values' magnitudes): 2^52,
+ * 52 days of CPU in nanoseconds, so that sums over up to TF_MAX_RUNS
+ * profiles stay within int64. Decoders refuse a file beyond it (a count
+ * near 2^63 in a folded file, say) rather than overflow later.
+ */
+#define TF_PROFILE_TOTAL_MAX (INT64_C(1) << 52)
+int tf_profile_check_totals(const tf_profile *p);
+
 /* The value column a viewer shows by default: default_sample_type when it
  * names a sample type, else the last one (pprof's rule); -1 if none. */
 int tf_profile_default_value(const tf_profile *p);

@@ -45,10 +45,19 @@ typedef enum {
 	TF_CALLGRAPH_DWARF,
 } tf_callgraph;
 
+/* The names of the events, samplers and call-graph modes: the one list the
+ * options, the config and the run files use. NULL-terminated, in the
+ * order of the enums (a name's index is its value). */
+extern const char *const tf_event_names[];
+extern const char *const tf_sampler_names[];
+extern const char *const tf_callgraph_names[];
 const char *tf_event_name(tf_event e);         /* "cpu-clock", ... */
-int tf_event_parse(tf_event *out, const char *s);
 const char *tf_sampler_name(tf_sampler s);
 const char *tf_callgraph_name(tf_callgraph c);
+/* Parse a name of the lists above; TF_EUSAGE for another. */
+int tf_event_parse(tf_event *out, const char *s);
+int tf_sampler_parse(tf_sampler *out, const char *s);
+int tf_callgraph_parse(tf_callgraph *out, const char *s);
 /* The pprof value type of an event: ("cpu","nanoseconds"), ... */
 void tf_event_value_type(tf_event e, const char **type, const char **unit);
 
@@ -86,6 +95,9 @@ typedef struct {
 	/* Test markers: when set, a file created for the run whose path the
 	 * command finds in $TESTFLAME_MARKERS (see markers.c for the protocol). */
 	bool markers;
+	/* Python frames: read the interpreter's own stack of every sampled
+	 * thread of a CPython process (see pyread.c) */
+	bool python;
 } tf_record_opts;
 
 void tf_record_opts_init(tf_record_opts *o);
@@ -101,6 +113,9 @@ typedef struct {
 	int wait_status;            /* as from waitpid() */
 	int exit_status;            /* shell style: code, or 128+signal */
 	bool exec_failed;           /* the command could not be started */
+	bool stopped;               /* recording failed while the command ran (its
+				     * spool's disk full, the spool's limit): it
+				     * ran on to its end unrecorded */
 	bool interrupted;           /* SIGINT/SIGTERM reached testflame */
 	uint64_t start_ns, end_ns;  /* CLOCK_MONOTONIC */
 	uint64_t start_realtime_ns;
@@ -108,6 +123,12 @@ typedef struct {
 	uint64_t records, spool_bytes;
 	uint64_t markers_ignored;   /* marker lines that were not understood */
 	uint64_t thread_costs;      /* threads whose exact cost was recorded */
+	/* Python (pyread.c): samples of CPython processes whose Python stack
+	 * was read, and those whose was not (an interpreter whose layout is
+	 * unknown, a read that did not hold together); the interpreters met,
+	 * "3.11.2" each, an unreadable one with why */
+	uint64_t py_stacks, py_unread;
+	char py_versions[160];
 } tf_record_info;
 
 typedef struct tf_recording tf_recording;
@@ -116,7 +137,9 @@ typedef struct tf_recording tf_recording;
  * Run the command under the sampler until it exits. Returns 0 even when the
  * command fails (see info->exit_status); an error only when testflame could
  * not record at all. With exec_failed set, the message is in
- * tf_error_last() and exit_status is 127 (not found) or 126.
+ * tf_error_last() and exit_status is 127 (not found) or 126. With stopped
+ * set, the message is in tf_error_last(), exit_status is the command's, and
+ * the recording must not be used.
  */
 int tf_record_run(tf_recording **out, const tf_record_opts *opts);
 void tf_recording_free(tf_recording *r);
@@ -136,6 +159,8 @@ typedef enum {
 	TF_REC_CMDLINE,  /* the argv of a process, read at its exec */
 	TF_REC_THREAD_COST, /* a thread ended: its exact count of the event */
 	TF_REC_SWITCH,   /* a thread went on (in) or off (out) a CPU */
+	TF_REC_PYCODE,   /* a Python code object, first met (python.h) */
+	TF_REC_PYSTACK,  /* the Python stack of the next sample of `tid` */
 } tf_rec_type;
 
 /* Scope of a test marker. */
@@ -217,12 +242,30 @@ typedef struct tf_rec_event {
 			bool remainder;
 		} thread_cost;
 		struct {
+			uint32_t id;          /* how stacks refer to it */
+			int firstlineno;
+			bool qualified;       /* name is co_qualname */
+			const char *name, *file;
+		} pycode;
+		struct {
+			/* (code id, line | TF_PYFRAME_ENTRY) pairs, innermost
+			 * first (see tf_pyframe) */
+			const uint32_t *frames;
+			uint32_t nframes;
+			bool cut;             /* frames beyond the limit left out */
+			bool partial;         /* the read stopped early (see python.h) */
+			uint64_t delay_ns;    /* read this long after the sample */
+		} pystack;
+		struct {
 			const char *argv;     /* NUL-separated arguments */
 			uint32_t len;
 			const char *cwd;      /* working directory ("" if unknown) */
 		} cmdline;
 	};
 } tf_rec_event;
+
+/* In pystack.frames: the frame ends a C-level call of the evaluation loop. */
+#define TF_PYFRAME_ENTRY 0x80000000u
 
 typedef int (*tf_rec_event_fn)(void *ctx, const tf_rec_event *ev);
 /* Replay every event in time order; stops early if `fn` returns non-zero

@@ -91,10 +91,12 @@ typedef struct {
 void tf_report_opts_init(tf_report_opts *o);
 
 /*
- * Write the whole report directory (created if needed): the files listed at
- * the top of this header; every file is written atomically. `o->dir` must be
- * set. Per-test files are named by tf_report_file_name(); files of an
- * earlier report in the same directory are left alone.
+ * Write the whole report directory: the files listed at the top of this
+ * header. `o->dir` must be set. The directory changes as a whole: a run
+ * killed on the way leaves the old report or the new one, never a mix (an
+ * older report's files go with it). A directory that also holds other
+ * files keeps them: the report's files are replaced one by one there.
+ * Per-test files are named by tf_report_file_name().
  */
 int tf_report_write(const tf_comparison *c, const tf_report_opts *o);
 
@@ -185,5 +187,12 @@ int tf_report_review_note(tf_buf *out, const tf_comparison *c, const size_t *tes
 /* A comment with no comparison behind it ("no baseline to compare with
  * yet: ..."): the marker of report.md, a heading and `text`, escaped. */
 void tf_report_markdown_message(tf_buf *out, const char *suite, const char *text);
+/*
+ * The report directory of a run with nothing to compare with: the run
+ * itself as `dir`/head.pb.gz and a report.md saying why (`why`, NULL: none
+ * was found), so a pull request hears from testflame on its first build.
+ */
+int tf_report_write_no_baseline(const char *dir, const char *suite, const tf_profile *head,
+				const char *why);
 
 #endif

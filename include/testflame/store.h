@@ -44,6 +44,26 @@
 
 typedef struct tf_store tf_store;
 
+typedef enum {
+	TF_STORE_SPEC_GIT,
+	TF_STORE_SPEC_DIR,
+	TF_STORE_SPEC_PYROSCOPE,
+} tf_store_spec_kind;
+
+typedef struct {
+	tf_store_spec_kind kind;
+	/* into the spec: git, the remote (NULL: TF_STORE_DEFAULT_REMOTE);
+	 * dir, the path; pyroscope, the server's URL */
+	const char *arg;
+} tf_store_spec;
+
+/*
+ * Check a store spec and split it; NULL or "" means "git". The one check
+ * of the spec: the config's `store:` and tf_store_open() both use it.
+ * TF_EUSAGE, with a message saying what was expected, for a bad one.
+ */
+int tf_store_spec_parse(tf_store_spec *out, const char *spec);
+
 /*
  * Open the store named by `spec` (NULL means "git"). `repo` is a path in
  * (or of) a git repository, NULL for the current directory; the git store
@@ -148,6 +168,56 @@ int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 		     const char *suite, const char *kind,
 		     const tf_store_resolve_opts *opts);
 
+/*
+ * The nearest commit on the first-parent history of `start_rev` with a
+ * baseline of `suite`, whatever its runner kind (before a run has told
+ * which kind it is). TF_ENOTFOUND when there is none.
+ */
+int tf_store_resolve_suite(tf_store_match *out, tf_store *s, const char *start_rev,
+			   const char *suite, const tf_store_resolve_opts *opts);
+
+/* ---- run files as profiles (runs.c) ---- */
+
+/* A baseline found for a run, read back as the runs it holds. */
+typedef struct {
+	tf_store_match match; /* where it was found, how far, whether fetched */
+	char *subject;        /* its commit's first line; NULL when unknown */
+	tf_profile *stored;   /* the run file as stored */
+	tf_profile **runs;    /* it split into runs: one, or N when saved from
+			       * `run --repeat N` */
+	size_t nruns;
+} tf_store_found;
+
+/*
+ * The baseline of `suite` and `kind` nearest to `start_rev` on its
+ * first-parent history (tf_store_resolve), decoded and split into its
+ * runs. TF_ENOTFOUND when there is none (out->match says how far the walk
+ * went, and remote_error why the remote was not asked); TF_EINVAL when the
+ * baseline found cannot be read (out->match.commit names it).
+ */
+int tf_store_find_runs(tf_store_found *out, tf_store *s, const char *start_rev, const char *suite,
+		       const char *kind, const tf_store_resolve_opts *opts);
+/* The same for a baseline found another way (`m`: Pyroscope's). */
+int tf_store_read_runs(tf_store_found *out, tf_store *s, const tf_store_match *m,
+		       const char *suite, const char *kind);
+void tf_store_found_clear(tf_store_found *f);
+
+/*
+ * The suite's history before `before`: the run files of up to `max`
+ * baselines on the first-parent history of `before`'s parent, newest
+ * first, for learning how noisy each test is (tf_compare_history_noise).
+ * The history ends at the first commit it cannot read or 50 commits
+ * without a baseline (a history is a help, never a failure). Returns how
+ * many; the caller frees each profile and the array.
+ */
+size_t tf_store_history(tf_profile ***out, tf_store *s, const char *before, const char *suite,
+			const char *kind, size_t max, const tf_store_resolve_opts *opts);
+
+/* Save `n` runs of one commit as its baseline: one run file, the runs
+ * kept apart when there are several (tf_profile_join_runs). */
+int tf_store_save_runs(tf_store *s, const char *rev, const char *suite, const char *kind,
+		       const tf_profile *const *runs, size_t n);
+
 /* Remote operations (git store only). */
 typedef struct {
 	char commit[TF_STORE_ID_HEX + 1];
@@ -189,6 +259,12 @@ void tf_store_sync_list_free(tf_store_sync_list *l);
  * into the local ones. Missing ones are reported as TF_SYNC_MISSING. */
 int tf_store_fetch(tf_store_sync_list *out, tf_store *s, const char *const *revs,
 		   size_t n);
+/*
+ * Fetch the remote's baseline nearest to `start_rev` on its first-parent
+ * history, so that a fresh clone knows what CI recorded; `out` gets its
+ * commit. TF_ENOTFOUND when the remote has none on that line.
+ */
+int tf_store_fetch_nearest(char out[TF_STORE_ID_HEX + 1], tf_store *s, const char *start_rev);
 /* Push the local baselines of `revs`. Never forced: when the remote has a
  * baseline this one lacks, it is fetched and merged into the local ref
  * (the remote's file wins where both have the same suite and kind), and

@@ -997,6 +997,7 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 		src = SRC_MARKERS;
 	}
 	if (!test && a->frames) {
+		tf_frame_rules_set_cwd(a->frames, pr ? pr->cwd : NULL);
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
 		if (test && a->gfirst.n)
@@ -1206,7 +1207,11 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 	for (size_t i = 0; i < a->tests.n; i++) {
 		struct test_acc *ta = &a->tests.v[i];
 		bool outside_bucket = i == a->default_test;
-		if (!ta->listed || (outside_bucket && !ta->samples))
+		/* the work outside the tests has a row when it was sampled or
+		 * counted, beside tests that were found */
+		if (outside_bucket && a->outside_default && found && outside_any && outside_ok)
+			ta->listed = true;
+		if (!ta->listed)
 			continue;
 		if (ta->source < 0)
 			ta->source = ta->origin;

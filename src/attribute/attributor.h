@@ -53,12 +53,18 @@ void tf_frame_rules_free(tf_frame_rules *r);
 bool tf_gtest_frame_name(const char *fn, char *out, size_t n);
 /* The test named by the stack's frames, or 0. */
 tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n);
+/* The working directory of the sample's process (NULL: unknown): where
+ * pytest's node ids start when no configuration file says. */
+void tf_frame_rules_set_cwd(tf_frame_rules *r, const char *cwd);
 
 /* ctest's test names (ctest.c): CTestTestfile.cmake files under `dir`. */
 typedef struct tf_ctest tf_ctest;
 /* The tests of the build tree at `dir`, and ctest's log of a run that
  * ended after `not_before_realtime_ns`; NULL when there are none. */
 tf_ctest *tf_ctest_load(const char *dir, uint64_t not_before_realtime_ns);
+/* The tests of one CTestTestfile.cmake's text (subdirs still read under
+ * `dir`), no log: the reader apart from the file, for the fuzzer. */
+tf_ctest *tf_ctest_parse(const char *text, const char *dir);
 /* The ctest name of a process with these NUL-separated args (len 0 when
  * unknown), or by the log's order the next test running `program`; NULL
  * when neither says. */

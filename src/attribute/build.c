@@ -11,6 +11,7 @@
  * truncated stacks, lost and throttled samples all land in the metadata.
  */
 #include "attributor.h"
+#include "pyframes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ typedef struct {
 	tf_profile *p;
 	tf_symbolizer *sym;
 	tf_attributor *att;
+	tf_pyframes *py;                  /* Python frames of CPython processes */
 	const tf_attribute_opts *opts;
 	tf_attribute_stats *st;
 	TF_VEC(uint32_t) loc_of_symloc;   /* symloc id -> location + 1 */
@@ -35,6 +37,7 @@ typedef struct {
 	uint64_t last_time;
 	uint64_t ips[MAX_FRAMES];
 	uint32_t locs[MAX_FRAMES];
+	bool unresolved[MAX_FRAMES];      /* per locs[i]: no symbol (for pyframes) */
 } builder;
 
 static uint32_t mapping_for(builder *b, const tf_symloc *sl)
@@ -144,6 +147,7 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 		if (!sl->resolved)
 			b->st->unresolved++;
 	}
+	size_t user_start = n;
 	for (size_t i = 0; i < nuser && n < maxd; i++) {
 		uint64_t a = user[i];
 		/* every frame but the sample's own ip is a return address */
@@ -152,6 +156,7 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 			continue;
 		const tf_symloc *sl = tf_symbolizer_lookup(b->sym, ev->pid, ev->time,
 							   leaf ? a : a - 1, false);
+		b->unresolved[n] = !sl->resolved;
 		b->locs[n++] = location_for(b, sl);
 		b->st->frames++;
 		if (!sl->resolved)
@@ -159,6 +164,13 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 	}
 	if (n == maxd && (ev->sample.nkernel + nuser) > maxd)
 		truncated = true;
+	tf_pysplice ps = { b->locs, b->unresolved, user_start, n, maxd, truncated, 0, 0 };
+	if (tf_pyframes_splice(b->py, ev, &ps)) {
+		n = ps.n;
+		truncated = ps.truncated;
+		b->st->frames -= ps.dropped;
+		b->st->unresolved -= ps.dropped_unresolved;
+	}
 	if (truncated)
 		b->st->truncated++;
 
@@ -203,6 +215,10 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	case TF_REC_THREAD_COST:
 	case TF_REC_SWITCH:
 		tf_attributor_event(b->att, ev);
+		break;
+	case TF_REC_PYCODE:
+	case TF_REC_PYSTACK:
+		tf_pyframes_event(b->py, ev);
 		break;
 	default:
 		break;
@@ -303,6 +319,7 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	b.k_process = tf_profile_intern(b.p, "process");
 	b.k_pid = tf_profile_intern(b.p, "pid");
 	b.k_tid = tf_profile_intern(b.p, "tid");
+	b.py = tf_pyframes_new(b.p);
 	rc = tf_attributor_new(&b.att, b.p, opts);
 	if (!rc) {
 		tf_attributor_set_start(b.att, ri->start_realtime_ns, ri->start_ns);
@@ -318,9 +335,11 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 		stats->helper_samples = tf_attributor_helper_samples(b.att);
 		stats->tests = tf_attributor_write_meta(b.att, TF_MAX(b.last_time, ri->end_ns));
 		write_meta(&b, ri);
+		tf_pyframes_write_meta(b.py, ri);
 	}
 
 	tf_attributor_free(b.att);
+	tf_pyframes_free(b.py);
 	tf_vec_free(&b.loc_of_symloc);
 	tf_strtab_free(&b.modules);
 	tf_vec_free(&b.map_of_module);

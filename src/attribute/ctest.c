@@ -61,8 +61,10 @@ static const char *cmake_arg(const char *p, tf_buf *out)
 			close[eq + 1] = ']';
 			close[eq + 2] = '\0';
 			const char *e = strstr(q + 1, close);
-			if (!e)
-				return NULL;
+			if (!e) { /* unterminated: the rest of the file, as for a quote */
+				tf_buf_puts(out, q + 1);
+				return q + 1 + strlen(q + 1);
+			}
 			tf_buf_put(out, q + 1, (size_t)(e - q - 1));
 			return e + eq + 2;
 		}
@@ -74,22 +76,29 @@ static const char *cmake_arg(const char *p, tf_buf *out)
 	return p;
 }
 
-static void load_file(tf_ctest *c, const char *dir, int depth)
-{
-	char *path = tf_xasprintf("%s/CTestTestfile.cmake", dir);
-	tf_buf text = TF_BUF_INIT, arg = TF_BUF_INIT, argv = TF_BUF_INIT;
+static void load_file(tf_ctest *c, const char *dir, int depth);
 
-	if (depth > 32 || tf_file_read(&text, path) != 0)
-		goto done;
-	for (const char *line = text.ptr; line && *line;) {
+/* One CTestTestfile.cmake's text; its subdirs are read from under `dir`. */
+static void parse_file(tf_ctest *c, const char *text, const char *dir, int depth)
+{
+	tf_buf arg = TF_BUF_INIT, argv = TF_BUF_INIT;
+
+	for (const char *line = text; line && *line;) {
 		const char *next = strchr(line, '\n');
 		if (strncmp(line, "add_test(", 9) == 0) {
-			const char *p = cmake_arg(line + 9, &arg);
+			const char *p = cmake_arg(line + 9, &arg), *last = p;
 			if (p) {
 				ctest_entry e = { tf_xstrdup(arg.ptr ? arg.ptr : ""), NULL, 0 };
 				tf_buf_clear(&argv);
-				while ((p = cmake_arg(p, &arg)))
+				while ((p = cmake_arg(p, &arg))) {
 					tf_buf_put(&argv, arg.ptr ? arg.ptr : "", arg.len + 1);
+					last = p;
+				}
+				/* a quoted argument may span lines: go on after the
+				 * command, not inside it (each line would otherwise
+				 * rescan the rest of the file) */
+				if (next && last > next)
+					next = strchr(last, '\n');
 				e.len = argv.len;
 				e.argv = tf_xmalloc(argv.len + 1);
 				if (argv.len)
@@ -98,6 +107,8 @@ static void load_file(tf_ctest *c, const char *dir, int depth)
 			}
 		} else if (strncmp(line, "subdirs(", 8) == 0) {
 			const char *p = cmake_arg(line + 8, &arg);
+			if (p && next && p > next)
+				next = strchr(p, '\n');
 			if (p && arg.len) {
 				char *sub = arg.ptr[0] == '/' ? tf_xstrdup(arg.ptr)
 							      : tf_xasprintf("%s/%s", dir, arg.ptr);
@@ -107,11 +118,30 @@ static void load_file(tf_ctest *c, const char *dir, int depth)
 		}
 		line = next ? next + 1 : NULL;
 	}
-done:
-	free(path);
-	tf_buf_free(&text);
 	tf_buf_free(&arg);
 	tf_buf_free(&argv);
+}
+
+static void load_file(tf_ctest *c, const char *dir, int depth)
+{
+	char *path = tf_xasprintf("%s/CTestTestfile.cmake", dir);
+	tf_buf text = TF_BUF_INIT;
+
+	if (depth <= 32 && tf_file_read(&text, path) == 0)
+		parse_file(c, text.ptr, dir, depth);
+	free(path);
+	tf_buf_free(&text);
+}
+
+tf_ctest *tf_ctest_parse(const char *text, const char *dir)
+{
+	tf_ctest *c = tf_xcalloc(1, sizeof(*c));
+	parse_file(c, text, dir, 0);
+	if (!c->tests.n) {
+		tf_ctest_free(c);
+		return NULL;
+	}
+	return c;
 }
 
 tf_ctest *tf_ctest_load(const char *dir, uint64_t not_before_realtime_ns)

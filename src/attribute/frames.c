@@ -19,6 +19,10 @@
  *              own advice being that suite names have none; what GoogleTest
  *              reported (runner.c) settles it where both have some
  *              (attributor.c).
+ *   PYTEST     the Python function pytest's runner (or unittest's) calls,
+ *              named by its node id, as the pytest plugin names it
+ *              (pyframes.c): the Python frames read from the interpreter,
+ *              or 3.12's perf-map trampolines.
  *
  * The stack is scanned from the root, so the outermost test frame wins
  * (a helper that calls another test's function stays in its own test).
@@ -26,13 +30,14 @@
  * so a sample costs one pass over its frames with array lookups.
  */
 #include "attributor.h"
+#include "pyframes.h"
 
 #include <ctype.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { RULE_REGEX, RULE_CALLEE_OF, RULE_FROM_LIB, RULE_GTEST } rule_kind;
+typedef enum { RULE_REGEX, RULE_CALLEE_OF, RULE_FROM_LIB, RULE_GTEST, RULE_PYTEST } rule_kind;
 
 typedef struct {
 	const char *preset;
@@ -60,7 +65,7 @@ static const rule_def presets[] = {
 	{ "unity", RULE_CALLEE_OF, "^UnityDefaultTestRun$", NULL, NULL, NULL, false },
 	{ "clar", RULE_REGEX, "^test_(.+)__([A-Za-z0-9][A-Za-z0-9_]*)$", NULL, NULL,
 	  "\\1::\\2", false },
-	{ "pytest", RULE_REGEX, "^py::(test[A-Za-z0-9_]*)(:|$)", NULL, NULL, NULL, false },
+	{ "pytest", RULE_PYTEST, NULL, NULL, NULL, NULL, false },
 };
 
 const char *const tf_frame_preset_names[] = {
@@ -98,6 +103,8 @@ struct tf_frame_rules {
 	 * nearly every sample's stack of locations is new (its leaf is at
 	 * another instruction) */
 	struct memo_slot { uint64_t hash; uint32_t off, n; tf_strid test; } *memo;
+	tf_pytest_names *pytest;         /* rootdirs, for PYTEST's node ids */
+	const char *cwd;                 /* the sample's process's */
 	TF_VEC(uint32_t) memo_key;       /* the slots' stacks of classes, end to end */
 };
 
@@ -109,6 +116,9 @@ static int compile(regex_t *re, const char *src, bool *has, const char *what)
 	int err;
 	if (!src)
 		return 0;
+	if (tf_regex_cost(src) > TF_REGEX_MAX_COST)
+		return tf_error_set(TF_EUSAGE, "invalid %s regex '%s': it repeats too much to "
+				    "compile", what, src);
 	err = regcomp(re, src, REG_EXTENDED);
 	if (err) {
 		char msg[256];
@@ -202,6 +212,7 @@ void tf_frame_rules_free(tf_frame_rules *r)
 	tf_vec_free(&r->loc_class);
 	tf_vec_free(&r->key);
 	tf_htab_free(&r->class_index);
+	tf_pytest_names_free(r->pytest);
 	free(r);
 }
 
@@ -371,6 +382,9 @@ static uint32_t classify(tf_frame_rules *r, uint32_t fi, size_t ri)
 			v = tf_profile_intern(r->p, name);
 		break;
 	}
+	case RULE_PYTEST:
+		v = (uint32_t)tf_pytest_anchor(r->p, fi);
+		break;
 	}
 	*slot = v;
 	return v;
@@ -448,6 +462,17 @@ static uint32_t loc_class(tf_frame_rules *r, uint32_t loc)
 	return first;
 }
 
+void tf_frame_rules_set_cwd(tf_frame_rules *r, const char *cwd)
+{
+	/* PYTEST's names may depend on it: answers for another one are stale */
+	if (r->memo && r->pytest && (cwd != r->cwd) &&
+	    (!cwd || !r->cwd || strcmp(cwd, r->cwd) != 0)) {
+		memset(r->memo, 0, MEMO_SLOTS * sizeof(*r->memo));
+		r->memo_key.n = 0;
+	}
+	r->cwd = cwd;
+}
+
 tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 {
 	const tf_profile *p = r->p;
@@ -485,6 +510,28 @@ tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 	*m = (struct memo_slot){ h, (uint32_t)r->memo_key.n, (uint32_t)n, test };
 	r->memo_key.n += n;
 	return test;
+}
+
+/* PYTEST: the test frame `i` of the flattened stack (a runner's) calls:
+ * the next Python frame, past the runner's own (unittest's run calls
+ * _callTestMethod) and the interpreter's C frames between. */
+static tf_strid pytest_test(tf_frame_rules *r, size_t ri, size_t i)
+{
+	const tf_profile *p = r->p;
+	int kind = (int)classify(r, r->fr_fn.v[i], ri);
+	bool under_pytest = kind == TF_PYTEST_ANCHOR_PYTEST;
+
+	for (size_t j = i + 1; j < r->fr_fn.n; j++) {
+		uint32_t fj = r->fr_fn.v[j];
+		if (!tf_pyframes_is_python(p, fj) || classify(r, fj, ri))
+			continue;
+		for (size_t k = 0; k < i && !under_pytest; k++)
+			under_pytest = tf_pytest_runner_frame(p, r->fr_fn.v[k]);
+		if (!r->pytest)
+			r->pytest = tf_pytest_names_new();
+		return tf_pytest_test_name(r->pytest, r->p, fj, under_pytest, r->cwd);
+	}
+	return 0;
 }
 
 /* The test named by the flattened stack in fr_fn and fr_map. */
@@ -540,6 +587,13 @@ static tf_strid match(tf_frame_rules *r)
 						}
 					}
 					return test;
+				}
+				break;
+			case RULE_PYTEST:
+				if (classify(r, fi, ri)) {
+					v = pytest_test(r, ri, i);
+					if (v)
+						return v;
 				}
 				break;
 			case RULE_FROM_LIB:

@@ -1,15 +1,22 @@
 /*
- * file.c - whole-file reads, atomic writes (temp file + rename), mkdir -p
- * and the monotonic clock.
+ * file.c - whole-file reads, atomic writes (temp file + rename), mkdir -p,
+ * rm -r and the monotonic clock.
  *
  * Every output testflame writes goes through tf_atomic_*: an interrupted run
- * leaves either the old file or the new one, never half of one.
+ * leaves either the old file or the new one, never half of one, and no
+ * temporary file either: the new file is written unnamed (O_TMPFILE) and
+ * only at the commit linked in under a temporary name and renamed over the
+ * old one, a window of two system calls; a temporary file a killed process
+ * left there (or where O_TMPFILE is missing) is removed by the next write
+ * of the same file.
  */
 #include "testflame/common.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,6 +55,51 @@ int tf_file_read(tf_buf *out, const char *path)
 	return 0;
 }
 
+/* The directory part of `path` (caller frees). */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? tf_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : tf_xstrdup(".");
+}
+
+/* Remove "<path>.tmp.<pid>" files of processes that are gone. */
+static void remove_stale(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *dir = dir_of(path);
+	size_t n = strlen(base);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	free(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, base, n) != 0 || strncmp(de->d_name + n, ".tmp.", 5) != 0)
+			continue;
+		long pid = strtol(de->d_name + n + 5, &end, 10);
+		if (*end || pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* An unnamed file in the directory of `path`, or -1 where the file system
+ * (or a missing /proc, which names it at the commit) does not allow it. */
+static int open_unnamed(const char *path)
+{
+	char *dir = dir_of(path);
+	int fd = -1;
+
+	if (access("/proc/self/fd", X_OK) == 0)
+		fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	free(dir);
+	return fd;
+}
+
 int tf_atomic_open(tf_atomic_file *f, const char *path)
 {
 	int fd;
@@ -55,7 +107,11 @@ int tf_atomic_open(tf_atomic_file *f, const char *path)
 	memset(f, 0, sizeof(*f));
 	f->path = tf_xstrdup(path);
 	f->tmp = tf_xasprintf("%s.tmp.%ld", path, (long)getpid());
-	fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	remove_stale(path);
+	fd = open_unnamed(path);
+	f->unnamed = fd >= 0;
+	if (fd < 0)
+		fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		int rc = tf_error_set_errno(TF_ERROR, "cannot create '%s'", path);
 		free(f->path);
@@ -65,27 +121,51 @@ int tf_atomic_open(tf_atomic_file *f, const char *path)
 	}
 	f->fp = fdopen(fd, "w");
 	if (!f->fp) {
+		int rc = tf_error_set_errno(TF_ERROR, "cannot create '%s'", path);
 		close(fd);
-		unlink(f->tmp);
-		return tf_error_set_errno(TF_ERROR, "cannot create '%s'", path);
+		if (!f->unnamed)
+			unlink(f->tmp);
+		free(f->path);
+		free(f->tmp);
+		f->path = f->tmp = NULL;
+		return rc;
 	}
 	return 0;
 }
 
+/* Give the unnamed file its temporary name. */
+static int link_unnamed(tf_atomic_file *f)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(f->fp));
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+		unlink(f->tmp); /* left by an earlier process with our pid */
+	}
+	return tf_error_set_errno(TF_ERROR, "cannot write '%s'", f->path);
+}
+
 int tf_atomic_commit(tf_atomic_file *f)
 {
+	bool linked = false;
 	int rc = 0;
 
 	if (!f->fp)
 		return tf_error_set(TF_ERROR, "no file open");
 	if (fflush(f->fp) != 0 || ferror(f->fp))
 		rc = tf_error_set_errno(TF_ERROR, "cannot write '%s'", f->path);
+	if (!rc && f->unnamed && (rc = link_unnamed(f)) == 0)
+		linked = true;
 	if (fclose(f->fp) != 0 && !rc)
 		rc = tf_error_set_errno(TF_ERROR, "cannot write '%s'", f->path);
 	f->fp = NULL;
 	if (!rc && rename(f->tmp, f->path) != 0)
 		rc = tf_error_set_errno(TF_ERROR, "cannot rename onto '%s'", f->path);
-	if (rc)
+	if (rc && (!f->unnamed || linked))
 		unlink(f->tmp);
 	free(f->path);
 	free(f->tmp);
@@ -99,7 +179,7 @@ void tf_atomic_abort(tf_atomic_file *f)
 		fclose(f->fp);
 		f->fp = NULL;
 	}
-	if (f->tmp)
+	if (f->tmp && !f->unnamed)
 		unlink(f->tmp);
 	free(f->path);
 	free(f->tmp);

@@ -81,6 +81,40 @@ void tf_htab_insert(tf_htab *h, uint64_t hash, uint32_t index)
 	h->count++;
 }
 
+void tf_htab_remove(tf_htab *h, uint64_t hash, uint32_t index)
+{
+	uint32_t h32 = (uint32_t)(hash ^ (hash >> 32));
+	uint64_t want = ((uint64_t)h32 << 32) | ((uint64_t)index + 1);
+	size_t mask = h->cap - 1, i, j;
+
+	if (!h->cap)
+		return;
+	for (i = h32 & mask;; i = (i + 1) & mask) {
+		if (!h->slots[i])
+			return;
+		if (h->slots[i] == want)
+			break;
+	}
+	h->slots[i] = 0;
+	h->count--;
+	/* backward shift: no tombstones, so a table that sees entries come and
+	 * go by the thousand (threads of a traced tree) keeps short probes.
+	 * An entry moves into the hole unless its home lies cyclically in
+	 * (hole, its slot]. */
+	for (j = i;;) {
+		j = (j + 1) & mask;
+		if (!h->slots[j])
+			return;
+		size_t home = slot_hash(h->slots[j]) & mask;
+		bool stays = j > i ? (home > i && home <= j) : (home > i || home <= j);
+		if (!stays) {
+			h->slots[i] = h->slots[j];
+			h->slots[j] = 0;
+			i = j;
+		}
+	}
+}
+
 void tf_htab_clear(tf_htab *h)
 {
 	if (h->slots)

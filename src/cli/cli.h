@@ -28,13 +28,14 @@ typedef enum {
 	TF_OPT_LIST,     /* appends to a TF_VEC(const char *) (struct tf_strlist *) */
 	TF_OPT_COUNT,    /* int *, incremented (-v -v) */
 	TF_OPT_GROUP,    /* a heading in --help */
+	TF_OPT_INCLUDE,  /* another table's options, here (`include`) */
 } tf_opt_type;
 
 struct tf_strlist {
 	TF_VEC(const char *) items;
 };
 
-typedef struct {
+typedef struct tf_option {
 	tf_opt_type type;
 	char short_name;
 	const char *long_name;
@@ -44,9 +45,45 @@ typedef struct {
 	const char *const *choices; /* NULL-terminated */
 	long min, max;      /* bounds for TF_OPT_INT when min < max */
 	bool *seen;         /* set when given on the command line */
+	const struct tf_option *include; /* TF_OPT_INCLUDE: the table */
 } tf_option;
 
-#define TF_OPTS_END { TF_OPT_END, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL }
+/*
+ * Option tables, as git writes them: one macro per option, the table
+ * ended by TF_OPTS_END, so that no command counts its options or sizes an
+ * array for them. Optional fields go last as designated initializers:
+ * .choices = a NULL-terminated list, .seen = &a_bool.
+ *
+ *   const tf_option opts[] = {
+ *       TF_OPT_GROUP("output"),
+ *       TF_OPT_STRING('o', "output", &out, "FILE", "where to write"),
+ *       TF_OPT_INT(0, "top", &top, "N", "functions to show", 0, 1000, .seen = &top_seen),
+ *       TF_OPT_INCLUDE(other_table),
+ *       TF_OPTS_END,
+ *   };
+ */
+#define TF_OPT_GROUP(h) { .type = TF_OPT_GROUP, .help = (h) }
+#define TF_OPT_FLAG(s, l, v, h, ...) \
+	{ .type = TF_OPT_FLAG, .short_name = (s), .long_name = (l), .value = (v), .help = (h), __VA_ARGS__ }
+#define TF_OPT_COUNT(s, l, v, h, ...) \
+	{ .type = TF_OPT_COUNT, .short_name = (s), .long_name = (l), .value = (v), .help = (h), __VA_ARGS__ }
+#define TF_OPT_STRING(s, l, v, a, h, ...) \
+	{ .type = TF_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), __VA_ARGS__ }
+#define TF_OPT_INT(s, l, v, a, h, lo, hi, ...) \
+	{ .type = TF_OPT_INT, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), .min = (lo), .max = (hi), __VA_ARGS__ }
+#define TF_OPT_DOUBLE(s, l, v, a, h, ...) \
+	{ .type = TF_OPT_DOUBLE, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), __VA_ARGS__ }
+#define TF_OPT_LIST(s, l, v, a, h, ...) \
+	{ .type = TF_OPT_LIST, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), __VA_ARGS__ }
+#define TF_OPT_INCLUDE(table) { .type = TF_OPT_INCLUDE, .include = (table) }
+/* The options every command spells alike. */
+#define TF_OPT_QUIET(v, h) TF_OPT_FLAG('q', "quiet", (v), (h))
+#define TF_OPT_VERBOSE(v, h) TF_OPT_COUNT('v', "verbose", (v), (h))
+#define TF_OPTS_END { .type = TF_OPT_END }
 
 enum {
 	/* Stop at the first non-option and keep the rest ("-- CMD ARGS"). */

@@ -5,6 +5,7 @@
  * option table, git style; the work is all in the store module.
  */
 #include "cli.h"
+#include "store_common.h"
 #include "testflame/profile.h"
 #include "testflame/store.h"
 
@@ -19,15 +20,14 @@ static struct {
 	int verbose;
 } o;
 
-#define OPT_STORE { TF_OPT_STRING, 0, "store", &o.store, "SPEC", \
-	"git, git:REMOTE, dir:PATH or pyroscope:URL (default: $TESTFLAME_STORE, else git)", NULL, 0, 0, NULL }
-#define OPT_REMOTE { TF_OPT_STRING, 0, "remote", &o.remote, "NAME", \
-	"remote name or URL (default: origin, or the one in git:REMOTE)", NULL, 0, 0, &o.remote_seen }
-#define OPT_SUITE(h) { TF_OPT_STRING, 0, "suite", &o.suite, "NAME", h, NULL, 0, 0, NULL }
-#define OPT_KIND(h) { TF_OPT_STRING, 0, "kind", &o.kind, "KIND", h, NULL, 0, 0, NULL }
-#define OPT_QUIET { TF_OPT_FLAG, 'q', "quiet", &o.quiet, NULL, "only errors", NULL, 0, 0, NULL }
-#define OPT_VERBOSE { TF_OPT_COUNT, 'v', "verbose", &o.verbose, NULL, \
-	"say which store and remote are used", NULL, 0, 0, NULL }
+#define OPT_STORE TF_OPT_STRING(0, "store", &o.store, "SPEC", \
+	"git, git:REMOTE, dir:PATH or pyroscope:URL (default: store: in .testflame.yml, else $TESTFLAME_STORE, else git)")
+#define OPT_REMOTE TF_OPT_STRING(0, "remote", &o.remote, "NAME", \
+	"remote name or URL (default: origin, or the one in git:REMOTE)", .seen = &o.remote_seen)
+#define OPT_SUITE(h) TF_OPT_STRING(0, "suite", &o.suite, "NAME", h)
+#define OPT_KIND(h) TF_OPT_STRING(0, "kind", &o.kind, "KIND", h)
+#define OPT_QUIET TF_OPT_QUIET(&o.quiet, "only errors")
+#define OPT_VERBOSE TF_OPT_VERBOSE(&o.verbose, "say which store and remote are used")
 
 #define USAGE_LIST "testflame baseline list [--suite NAME] [--kind KIND] [--remote NAME] [--store SPEC]"
 #define USAGE_SHOW "testflame baseline show [--store SPEC] [REV]"
@@ -52,15 +52,14 @@ static const tf_option list_opts[] = {
 	OPT_STORE,
 	OPT_SUITE("only this suite"),
 	OPT_KIND("only this runner kind"),
-	{ TF_OPT_STRING, 0, "remote", &o.remote, "NAME",
-	  "list the baselines on this remote instead", NULL, 0, 0, &o.remote_seen },
+	TF_OPT_STRING(0, "remote", &o.remote, "NAME", "list the baselines on this remote instead",
+		      .seen = &o.remote_seen),
 	OPT_QUIET, OPT_VERBOSE, TF_OPTS_END,
 };
 static const tf_option show_opts[] = { OPT_STORE, OPT_QUIET, OPT_VERBOSE, TF_OPTS_END };
 static const tf_option save_opts[] = {
 	OPT_STORE,
-	{ TF_OPT_STRING, 0, "commit", &o.commit, "REV", "the commit it is the baseline of (default HEAD)",
-	  NULL, 0, 0, NULL },
+	TF_OPT_STRING(0, "commit", &o.commit, "REV", "the commit it is the baseline of (default HEAD)"),
 	OPT_SUITE("suite name (default: the file's testflame.suite)"),
 	OPT_KIND("runner kind EVENT-SAMPLER-ARCH (default: from the file's metadata)"),
 	OPT_QUIET, OPT_VERBOSE, TF_OPTS_END,
@@ -68,8 +67,8 @@ static const tf_option save_opts[] = {
 static const tf_option sync_opts[] = { OPT_STORE, OPT_REMOTE, OPT_QUIET, OPT_VERBOSE, TF_OPTS_END };
 static const tf_option prune_opts[] = {
 	OPT_STORE,
-	{ TF_OPT_INT, 0, "keep", &o.keep, "N", "how many of the newest baselines to keep",
-	  NULL, 0, 1000000000, &o.keep_seen },
+	TF_OPT_INT(0, "keep", &o.keep, "N", "how many of the newest baselines to keep", 0, 1000000000,
+		   .seen = &o.keep_seen),
 	OPT_QUIET, OPT_VERBOSE, TF_OPTS_END,
 };
 
@@ -83,13 +82,10 @@ static void format_time(char *buf, size_t n, int64_t t)
 
 static int open_store(tf_store **st)
 {
-	const char *spec = o.store ? o.store : getenv("TESTFLAME_STORE");
-	int rc = tf_store_open(st, spec, NULL);
+	int rc = tf_cli_store_open(st, o.store, NULL, o.remote_seen ? o.remote : NULL);
 
 	if (rc)
 		return tf_fail(rc);
-	if (o.remote_seen)
-		tf_store_set_remote(*st, o.remote);
 	tf_verbosef("using the %s", tf_store_describe(*st));
 	return 0;
 }
@@ -274,8 +270,8 @@ static int sub_sync(tf_store *st, int argc, char **argv, bool push)
 			ret = TF_EXIT_ERROR;
 			continue;
 		}
-		if (rc && it->attempts == 0)
-			continue;
+		if (rc)
+			continue; /* the error says what happened; nothing is "pushed" */
 		char extra[160] = "";
 		if (it->conflicts)
 			snprintf(extra, sizeof(extra), " (%u file%s of the same suite and kind differed; kept %s)",

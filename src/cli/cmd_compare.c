@@ -6,15 +6,15 @@
  * when a test regressed so scripts can gate on it.
  */
 #include "cli.h"
+#include "report_common.h"
+#include "store_common.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
 #include "testflame/store.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
-#include <unistd.h>
 
 static const char *const usage[] = {
 	"testflame compare [options] BASE HEAD   (files, or git revisions with a stored baseline)",
@@ -53,7 +53,9 @@ static int resolve_revision(tf_profile **out, const char *operand)
 	int rc;
 
 	memset(&b, 0, sizeof(b));
-	rc = tf_store_open(&st, rev_store ? rev_store : getenv("TESTFLAME_STORE"), NULL);
+	rc = tf_cli_store_open(&st, rev_store, NULL, NULL);
+	if (rc == TF_EUSAGE)
+		return rc; /* a broken config or spec: say so, whatever the operand */
 	if (rc)
 		return TF_ENOTFOUND; /* no store here: the operand is not a revision */
 	rc = tf_store_show(&b, st, operand);
@@ -178,28 +180,6 @@ static void expand_runs(tf_profile ***pp, const char ***names, size_t *n, size_t
 	*n = *cap = total;
 }
 
-static bool want_colour(const char *mode)
-{
-	const char *term = getenv("TERM");
-	if (strcmp(mode, "always") == 0)
-		return true;
-	if (strcmp(mode, "never") == 0)
-		return false;
-	return tf_cli_isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
-	       !(term && strcmp(term, "dumb") == 0);
-}
-
-static unsigned table_width(void)
-{
-	struct winsize ws;
-	/* a CI log has no width: 100 columns; a terminal: its own, within the
-	 * 72 to 100 the table is laid out for */
-	if (tf_cli_isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-	    ws.ws_col > 0)
-		return TF_MAX(72u, TF_MIN(100u, (unsigned)ws.ws_col));
-	return 100;
-}
-
 static int write_report(const tf_comparison *c, const char *dir, const char *suite,
 			bool colorblind)
 {
@@ -225,7 +205,6 @@ static int write_report(const tf_comparison *c, const char *dir, const char *sui
 
 int cmd_compare(int argc, char **argv)
 {
-	static const char *const colours[] = { "auto", "always", "never", NULL };
 	struct tf_strlist bases = { { 0 } }, heads = { { 0 } };
 	const char *value = NULL, *test = NULL, *report = "testflame-report", *colour = "auto";
 	double threshold = 5, alpha = 0.001, noise = -1;
@@ -236,29 +215,29 @@ int cmd_compare(int argc, char **argv)
 	char **owned = NULL;
 	size_t nowned = 0;
 	tf_comparison *c = NULL;
-	tf_buf out = TF_BUF_INIT, js = TF_BUF_INIT;
+	tf_buf js = TF_BUF_INIT;
 
 	const tf_option opts[] = {
-		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "What to compare", NULL, 0, 0, NULL },
-		{ TF_OPT_LIST, 0, "base", &bases, "FILE", "another base run (repeat for more runs)", NULL, 0, 0, NULL },
-		{ TF_OPT_LIST, 0, "head", &heads, "FILE", "another head run (repeat for more runs)", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "value", &value, "TYPE", "sample type to compare (default: the event column)", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "test", &test, "NAME", "compare only this test", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "store", &rev_store, "SPEC", "where revisions' baselines are (default git)", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "suite", &rev_suite, "NAME", "the suite: a revision's run file of it, and the report's name (default: from the run files)", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "kind", &rev_kind, "KIND", "for a revision: its run file of this runner kind", NULL, 0, 0, NULL },
-		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "The gate", NULL, 0, 0, NULL },
-		{ TF_OPT_DOUBLE, 0, "threshold", &threshold, "PCT", "minimum change that counts, percent (default 5)", NULL, 0, 0, NULL },
-		{ TF_OPT_DOUBLE, 0, "alpha", &alpha, "P", "false-alarm rate across all tests (default 0.001)", NULL, 0, 0, NULL },
-		{ TF_OPT_DOUBLE, 0, "noise", &noise, "PCT", "run-to-run noise of one run, percent (default: by event)", NULL, 0, 0, NULL },
-		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "Output", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "report", &report, "DIR", "write the report into DIR (default testflame-report)", NULL, 0, 0, NULL },
-		{ TF_OPT_FLAG, 0, "colorblind", &colorblind, NULL, "orange/blue instead of red/blue in the flame graphs", NULL, 0, 0, NULL },
-		{ TF_OPT_FLAG, 0, "json", &json, NULL, "print report.json instead of the table", NULL, 0, 0, NULL },
-		{ TF_OPT_FLAG, 0, "all", &all, NULL, "list unchanged tests too", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "color", &colour, "WHEN", "colour the table", colours, 0, 0, NULL },
-		{ TF_OPT_FLAG, 'q', "quiet", &quiet, NULL, "only errors on stderr", NULL, 0, 0, NULL },
-		{ TF_OPT_COUNT, 'v', "verbose", &verbose, NULL, "say more", NULL, 0, 0, NULL },
+		TF_OPT_GROUP("What to compare"),
+		TF_OPT_LIST(0, "base", &bases, "FILE", "another base run (repeat for more runs)"),
+		TF_OPT_LIST(0, "head", &heads, "FILE", "another head run (repeat for more runs)"),
+		TF_OPT_STRING(0, "value", &value, "TYPE", "sample type to compare (default: the event column)"),
+		TF_OPT_STRING(0, "test", &test, "NAME", "compare only this test"),
+		TF_OPT_STRING(0, "store", &rev_store, "SPEC", "where revisions' baselines are (default: store: in .testflame.yml, else $TESTFLAME_STORE, else git)"),
+		TF_OPT_STRING(0, "suite", &rev_suite, "NAME", "the suite: a revision's run file of it, and the report's name (default: from the run files)"),
+		TF_OPT_STRING(0, "kind", &rev_kind, "KIND", "for a revision: its run file of this runner kind"),
+		TF_OPT_GROUP("The gate"),
+		TF_OPT_DOUBLE(0, "threshold", &threshold, "PCT", "minimum change that counts, percent (default 5)"),
+		TF_OPT_DOUBLE(0, "alpha", &alpha, "P", "false-alarm rate across all tests (default 0.001)"),
+		TF_OPT_DOUBLE(0, "noise", &noise, "PCT", "run-to-run noise of one run, percent (default: by event)"),
+		TF_OPT_GROUP("Output"),
+		TF_OPT_STRING(0, "report", &report, "DIR", "write the report into DIR (default testflame-report)"),
+		TF_OPT_FLAG(0, "colorblind", &colorblind, "orange/blue instead of red/blue in the flame graphs"),
+		TF_OPT_FLAG(0, "json", &json, "print report.json instead of the table"),
+		TF_OPT_FLAG(0, "all", &all, "list unchanged tests too"),
+		TF_OPT_STRING(0, "color", &colour, "WHEN", "colour the table", .choices = tf_cli_colour_choices),
+		TF_OPT_QUIET(&quiet, "only errors on stderr"),
+		TF_OPT_VERBOSE(&verbose, "say more"),
 		TF_OPTS_END,
 	};
 
@@ -332,18 +311,11 @@ int cmd_compare(int argc, char **argv)
 		exit_code = tf_fail(rc);
 		goto done;
 	}
-	if (json) {
+	if (json)
 		fwrite(js.ptr, 1, js.len, stdout);
-	} else {
-		tf_table_opts to;
-		tf_table_opts_init(&to);
-		to.color = want_colour(colour);
-		to.width = table_width();
-		to.all = all;
-		char *html = tf_xasprintf("%s/index.html", report);
-		tf_report_terminal(&out, c, &to, html);
-		free(html);
-		fwrite(out.ptr, 1, out.len, stdout);
+	else if ((rc = tf_cli_print_table(c, report, colour, all))) {
+		exit_code = tf_fail(rc);
+		goto done;
 	}
 	if (fflush(stdout) != 0) {
 		tf_errorf("cannot write the output");
@@ -366,7 +338,6 @@ done:
 	free(owned);
 	tf_vec_free(&bases.items);
 	tf_vec_free(&heads.items);
-	tf_buf_free(&out);
 	tf_buf_free(&js);
 	return exit_code;
 }

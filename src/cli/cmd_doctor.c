@@ -22,13 +22,12 @@ int cmd_doctor(int argc, char **argv)
 	tf_doctor_report *r = NULL;
 	long freq = TF_DEFAULT_FREQ;
 	const char *dir = NULL;
-	tf_option opts[] = {
-		{ TF_OPT_INT, 0, "freq", &freq, "HZ",
-		  "the sampling rate to check the kernel's limits against (default 249)",
-		  NULL, 1, 100000, NULL },
-		{ TF_OPT_STRING, 'C', "dir", &dir, "DIR",
-		  "check the git repository of DIR (default: the current directory)",
-		  NULL, 0, 0, NULL },
+	const tf_option opts[] = {
+		TF_OPT_INT(0, "freq", &freq, "HZ",
+			   "the sampling rate to check the kernel's limits against (default 249)",
+			   1, 100000),
+		TF_OPT_STRING('C', "dir", &dir, "DIR",
+			      "check the git repository of DIR (default: the current directory)"),
 		TF_OPTS_END,
 	};
 	int nargs, rc;

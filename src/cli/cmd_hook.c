@@ -220,8 +220,7 @@ int cmd_hook(int argc, char **argv)
 {
 	bool chain = false;
 	const tf_option opts[] = {
-		{ TF_OPT_FLAG, 0, "chain", &chain, NULL,
-		  "install: keep an existing pre-push hook and run it first", NULL, 0, 0, NULL },
+		TF_OPT_FLAG(0, "chain", &chain, "install: keep an existing pre-push hook and run it first"),
 		TF_OPTS_END,
 	};
 	int nargs = tf_parse_options(argc, argv, opts, hook_usage, 0, NULL);

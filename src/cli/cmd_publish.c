@@ -143,15 +143,15 @@ int cmd_publish(int argc, char **argv)
 	tf_cli_publish_in in;
 
 	const tf_option opts[] = {
-		{ TF_OPT_FLAG, 0, "no-comment", &no_comment, NULL, "no PR/MR comment (publish.comment)", NULL, 0, 0, NULL },
-		{ TF_OPT_FLAG, 0, "no-annotations", &no_annotations, NULL,
-		  "no annotations or review comments (publish.annotations)", NULL, 0, 0, NULL },
-		{ TF_OPT_FLAG, 0, "no-step-summary", &no_step_summary, NULL,
-		  "no $GITHUB_STEP_SUMMARY (publish.step_summary)", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "suite", &suite, "NAME", "the suite's name (default: from the run files)", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "config", &config, "FILE", "the config file (default .testflame.yml)", NULL, 0, 0, NULL },
-		{ TF_OPT_COUNT, 'v', "verbose", &verbose, NULL, "say more (every API request)", NULL, 0, 0, NULL },
-		{ TF_OPT_FLAG, 'q', "quiet", &quiet, NULL, "only warnings and errors", NULL, 0, 0, NULL },
+		TF_OPT_FLAG(0, "no-comment", &no_comment, "no PR/MR comment (publish.comment)"),
+		TF_OPT_FLAG(0, "no-annotations", &no_annotations,
+			    "no annotations or review comments (publish.annotations)"),
+		TF_OPT_FLAG(0, "no-step-summary", &no_step_summary,
+			    "no $GITHUB_STEP_SUMMARY (publish.step_summary)"),
+		TF_OPT_STRING(0, "suite", &suite, "NAME", "the suite's name (default: from the run files)"),
+		TF_OPT_STRING(0, "config", &config, "FILE", "the config file (default .testflame.yml)"),
+		TF_OPT_VERBOSE(&verbose, "say more (every API request)"),
+		TF_OPT_QUIET(&quiet, "only warnings and errors"),
 		TF_OPTS_END,
 	};
 

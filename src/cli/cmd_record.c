@@ -25,45 +25,31 @@ int cmd_record(int argc, char **argv)
 {
 	tf_record_cli rc_opts;
 	const char *output = "testflame-out/run.pb.gz";
-	tf_option opts[TF_RECORD_MAX_OPTS + 4];
-	size_t n = 0;
 	int dashdash, nargs, status;
 	tf_record_result res;
 
 	tf_record_cli_init(&rc_opts);
-	opts[n++] = (tf_option){ TF_OPT_STRING, 'o', "output", &output, "FILE",
-				 "where to write the run file (default testflame-out/run.pb.gz)",
-				 NULL, 0, 0, NULL };
-	n += tf_record_cli_options(&rc_opts, opts + n);
-	opts[n++] = (tf_option)TF_OPTS_END;
+	const tf_option opts[] = {
+		TF_OPT_STRING('o', "output", &output, "FILE",
+			      "where to write the run file (default testflame-out/run.pb.gz)"),
+		TF_OPT_INCLUDE(tf_record_cli_options(&rc_opts)),
+		TF_OPTS_END,
+	};
 
 	nargs = tf_parse_options(argc, argv, opts, record_usage, TF_PARSE_STOP_AT_NONOPT,
 				 &dashdash);
-	if (nargs == -2)
-		return TF_EXIT_OK;
-	if (nargs < 0)
-		return TF_EXIT_USAGE;
-	if (dashdash < 0 && nargs > 1)
-		return tf_usage_error(record_usage,
-				      "missing '--' before the command (try: testflame record -- %s ...)",
-				      argv[1]);
-	if (dashdash > 1)
-		return tf_usage_error(record_usage, "unexpected argument '%s' before '--'", argv[1]);
-	if (dashdash == 1 && nargs < 2)
-		return tf_usage_error(record_usage, "no command after '--'");
-
+	status = nargs == -2 ? TF_EXIT_OK : nargs < 0 ? TF_EXIT_USAGE
+		 : tf_record_cli_args(record_usage, "record", argv, nargs, dashdash);
+	if (nargs < 0 || status)
+		goto out;
 	status = tf_record_cli_prepare(&rc_opts, record_usage, nargs > 1 ? argv + 1 : NULL);
-	if (status) {
-		tf_record_cli_free(&rc_opts);
-		return status;
+	/* false: could not record, or could not start the command */
+	if (!status && tf_record_cli_run(&res, &rc_opts, &status)) {
+		if (tf_record_cli_write(&res, output))
+			status = status ? status : TF_EXIT_ERROR;
+		tf_record_result_free(&res);
 	}
-	if (!tf_record_cli_run(&res, &rc_opts, &status)) {
-		tf_record_cli_free(&rc_opts);
-		return status; /* could not record, or could not start the command */
-	}
-	if (tf_record_cli_write(&res, output))
-		status = status ? status : TF_EXIT_ERROR;
-	tf_record_result_free(&res);
+out:
 	tf_record_cli_free(&rc_opts);
 	return status;
 }

@@ -592,8 +592,7 @@ int cmd_show(int argc, char **argv)
 {
 	bool as_json = false;
 	const tf_option opts[] = {
-		{ TF_OPT_FLAG, 0, "json", &as_json, NULL, "print JSON instead of text",
-		  NULL, 0, 0, NULL },
+		TF_OPT_FLAG(0, "json", &as_json, "print JSON instead of text"),
 		TF_OPTS_END,
 	};
 	tf_profile *p = NULL;

@@ -123,22 +123,20 @@ int cmd_view(int argc, char **argv)
 {
 	struct view_opts o = { "text", NULL, NULL, NULL, 50, false, false, false, false };
 	const tf_option opts[] = {
-		{ TF_OPT_STRING, 'f', "format", &o.format, "FMT",
-		  "text (the default), folded, pprof, speedscope, html (an interactive page) "
-		  "or svg (a flame graph)", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 'o', "output", &o.output, "OUT",
-		  "write OUT (atomically) instead of standard output", NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "test", &o.test, "NAME",
-		  "only the samples of test NAME (shares are of its total)",
-		  NULL, 0, 0, NULL },
-		{ TF_OPT_STRING, 0, "value", &o.value, "TYPE",
-		  "sample type to show (cpu, samples, ...; default: the profile's default)",
-		  NULL, 0, 0, &o.value_seen },
-		{ TF_OPT_GROUP, 0, NULL, NULL, NULL, "text format", NULL, 0, 0, NULL },
-		{ TF_OPT_INT, 0, "top", &o.top, "N", "show the N costliest functions (0: all; 50)",
-		  NULL, 0, 1000000000, &o.top_seen },
-		{ TF_OPT_FLAG, 0, "cum", &o.cum, NULL, "sort by cumulative cost (pprof -cum)",
-		  NULL, 0, 0, &o.cum_seen },
+		TF_OPT_STRING('f', "format", &o.format, "FMT",
+			      "text (the default), folded, pprof, speedscope, html (an interactive page) "
+			      "or svg (a flame graph)"),
+		TF_OPT_STRING('o', "output", &o.output, "OUT",
+			      "write OUT (atomically) instead of standard output"),
+		TF_OPT_STRING(0, "test", &o.test, "NAME",
+			      "only the samples of test NAME (shares are of its total)"),
+		TF_OPT_STRING(0, "value", &o.value, "TYPE",
+			      "sample type to show (cpu, samples, ...; default: the profile's default)",
+			      .seen = &o.value_seen),
+		TF_OPT_GROUP("text format"),
+		TF_OPT_INT(0, "top", &o.top, "N", "show the N costliest functions (0: all; 50)",
+			   0, 1000000000, .seen = &o.top_seen),
+		TF_OPT_FLAG(0, "cum", &o.cum, "sort by cumulative cost (pprof -cum)", .seen = &o.cum_seen),
 		TF_OPTS_END,
 	};
 	tf_profile *p = NULL;

@@ -11,18 +11,26 @@
 
 static const tf_option *find_long(const tf_option *opts, const char *name, size_t len)
 {
-	for (const tf_option *o = opts; o->type != TF_OPT_END; o++)
-		if (o->type != TF_OPT_GROUP && o->long_name &&
+	for (const tf_option *o = opts; o->type != TF_OPT_END; o++) {
+		const tf_option *in = o->type == TF_OPT_INCLUDE ? find_long(o->include, name, len) : NULL;
+		if (in)
+			return in;
+		if (o->type != TF_OPT_GROUP && o->type != TF_OPT_INCLUDE && o->long_name &&
 		    strlen(o->long_name) == len && strncmp(o->long_name, name, len) == 0)
 			return o;
+	}
 	return NULL;
 }
 
 static const tf_option *find_short(const tf_option *opts, char c)
 {
-	for (const tf_option *o = opts; o->type != TF_OPT_END; o++)
-		if (o->type != TF_OPT_GROUP && o->short_name == c)
+	for (const tf_option *o = opts; o->type != TF_OPT_END; o++) {
+		const tf_option *in = o->type == TF_OPT_INCLUDE ? find_short(o->include, c) : NULL;
+		if (in)
+			return in;
+		if (o->type != TF_OPT_GROUP && o->type != TF_OPT_INCLUDE && o->short_name == c)
 			return o;
+	}
 	return NULL;
 }
 
@@ -205,22 +213,15 @@ int tf_parse_options(int argc, char **argv, const tf_option *opts,
 	return out;
 }
 
-void tf_usage_print(FILE *fp, const char *const *usage, const tf_option *opts)
+static void print_options(FILE *fp, const tf_option *opts)
 {
-	/* git's layout: alternative forms ("or:"), then after a blank line
-	 * the description, as is */
-	bool described = false;
-	for (const char *const *u = usage; *u; u++) {
-		if (!**u)
-			described = true;
-		fprintf(fp, "%s%s\n", u == usage ? "usage: " : (**u && !described ? "   or: " : ""), *u);
-	}
-	if (!opts || opts->type == TF_OPT_END)
-		return;
-	fputc('\n', fp);
 	for (const tf_option *o = opts; o->type != TF_OPT_END; o++) {
 		char left[96];
 		int n = 0;
+		if (o->type == TF_OPT_INCLUDE) {
+			print_options(fp, o->include);
+			continue;
+		}
 		if (o->type == TF_OPT_GROUP) {
 			fprintf(fp, "\n%s\n", o->help);
 			continue;
@@ -242,6 +243,22 @@ void tf_usage_print(FILE *fp, const char *const *usage, const tf_option *opts)
 		}
 		fputc('\n', fp);
 	}
+}
+
+void tf_usage_print(FILE *fp, const char *const *usage, const tf_option *opts)
+{
+	/* git's layout: alternative forms ("or:"), then after a blank line
+	 * the description, as is */
+	bool described = false;
+	for (const char *const *u = usage; *u; u++) {
+		if (!**u)
+			described = true;
+		fprintf(fp, "%s%s\n", u == usage ? "usage: " : (**u && !described ? "   or: " : ""), *u);
+	}
+	if (!opts || opts->type == TF_OPT_END)
+		return;
+	fputc('\n', fp);
+	print_options(fp, opts);
 }
 
 int tf_usage_error(const char *const *usage, const char *fmt, ...)

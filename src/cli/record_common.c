@@ -18,11 +18,6 @@
 
 extern char **environ;
 
-static const char *const event_choices[] = { "auto", "cpu-clock", "instructions", "cycles",
-					     "wall", NULL };
-static const char *const sampler_choices[] = { "auto", "perf", "ptrace", NULL };
-static const char *const callgraph_choices[] = { "auto", "fp", "dwarf", NULL };
-
 void tf_record_cli_init(tf_record_cli *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -30,54 +25,62 @@ void tf_record_cli_init(tf_record_cli *o)
 	tf_attribute_opts_init(&o->ao);
 }
 
-size_t tf_record_cli_options(tf_record_cli *o, tf_option *out)
+const tf_option *tf_record_cli_options(tf_record_cli *o)
 {
-	size_t n = 0;
-	out[n++] = (tf_option){ TF_OPT_INT, 0, "freq", &o->freq, "HZ",
-				"samples per second of CPU time (default 249)", NULL, 1, 100000, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "event", &o->event, "EVENT",
-				"what to sample (auto: instructions where a PMU exists, else cpu-clock)",
-				event_choices, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "sampler", &o->sampler, "KIND",
-				"perf_event, or ptrace where perf is refused", sampler_choices, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "call-graph", &o->callgraph, "MODE",
-				"frame pointers, DWARF unwinding, or auto (per sample)",
-				callgraph_choices, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_INT, 0, "stack-size", &o->stack_size, "BYTES",
-				"user stack copied per sample for DWARF unwinding (default 8192)",
-				NULL, 512, 65000, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "test", &o->test, "NAME",
-				"the test name of samples no other source attributes", NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_LIST, 0, "runner-report", &o->runner_reports, "PATH",
-				"a test report the suite writes (JUnit XML, go test -json, TAP; "
-				"a glob; repeatable): the tests that ran", NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "split", &o->split, "LIST",
-				"how to find tests: markers,frames,processes (default all; none)",
-				NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "suite", &o->suite, "NAME",
-				"the suite's name (default: from .testflame.yml, else the command)",
-				NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_STRING, 0, "config", &o->config, "FILE",
-				"the config file (default: .testflame.yml at the repository root)",
-				NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_FLAG, 'q', "quiet", &o->quiet, NULL,
-				"only errors", NULL, 0, 0, NULL };
-	out[n++] = (tf_option){ TF_OPT_COUNT, 'v', "verbose", &o->verbose, NULL,
-				"say more (repeat for more)", NULL, 0, 0, NULL };
-	return n;
+	const tf_option opts[] = {
+		TF_OPT_INT(0, "freq", &o->freq, "HZ",
+			   "samples per second of CPU time (default 249)", 1, 100000),
+		TF_OPT_STRING(0, "event", &o->event, "EVENT",
+			      "what to sample (auto: instructions where a PMU exists, else cpu-clock)",
+			      .choices = tf_event_names),
+		TF_OPT_STRING(0, "sampler", &o->sampler, "KIND",
+			      "perf_event, or ptrace where perf is refused", .choices = tf_sampler_names),
+		TF_OPT_STRING(0, "call-graph", &o->callgraph, "MODE",
+			      "frame pointers, DWARF unwinding, or auto (per sample)",
+			      .choices = tf_callgraph_names),
+		TF_OPT_INT(0, "stack-size", &o->stack_size, "BYTES",
+			   "user stack copied per sample for DWARF unwinding (default 8192)", 512, 65000),
+		TF_OPT_FLAG(0, "no-python-frames", &o->no_python_frames,
+			    "keep CPython processes' samples native: do not read the interpreter's own frames"),
+		TF_OPT_STRING(0, "test", &o->test, "NAME",
+			      "the test name of samples no other source attributes"),
+		TF_OPT_LIST(0, "runner-report", &o->runner_reports, "PATH",
+			    "a test report the suite writes (JUnit XML, go test -json, TAP; "
+			    "a glob; repeatable): the tests that ran"),
+		TF_OPT_STRING(0, "split", &o->split, "LIST",
+			      "how to find tests: markers,frames,processes (default all; none)"),
+		TF_OPT_STRING(0, "suite", &o->suite, "NAME",
+			      "the suite's name (default: from .testflame.yml, else the command)"),
+		TF_OPT_STRING(0, "config", &o->config, "FILE",
+			      "the config file (default: .testflame.yml at the repository root)"),
+		TF_OPT_QUIET(&o->quiet, "only errors"),
+		TF_OPT_VERBOSE(&o->verbose, "say more (repeat for more)"),
+		TF_OPTS_END,
+	};
+
+	/* the table points into `o`, so it lives with it */
+	free(o->options);
+	o->options = tf_xmalloc(sizeof(opts));
+	memcpy(o->options, opts, sizeof(opts));
+	return o->options;
+}
+
+int tf_record_cli_args(const char *const *usage, const char *name, char **argv, int nargs,
+		       int dashdash)
+{
+	if (dashdash < 0 && nargs > 1)
+		return tf_usage_error(usage, "missing '--' before the command (try: testflame %s -- %s ...)",
+				      name, argv[1]);
+	if (dashdash > 1)
+		return tf_usage_error(usage, "unexpected argument '%s' before '--'", argv[1]);
+	if (dashdash == 1 && nargs < 2)
+		return tf_usage_error(usage, "no command after '--'");
+	return 0;
 }
 
 static const char *pick(const char *flag, const char *cfg, const char *dflt)
 {
 	return flag ? flag : cfg ? cfg : dflt;
-}
-
-static bool choice_ok(const char *const *choices, const char *v)
-{
-	for (; *choices; choices++)
-		if (strcmp(*choices, v) == 0)
-			return true;
-	return false;
 }
 
 static char *join_command(char **cmd)
@@ -129,17 +132,12 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	event = pick(o->event, cfg->event, "auto");
 	sampler = pick(o->sampler, cfg->sampler, "auto");
 	callgraph = pick(o->callgraph, cfg->call_graph, "auto");
-	if (!choice_ok(event_choices, event) || !choice_ok(sampler_choices, sampler) ||
-	    !choice_ok(callgraph_choices, callgraph))
+	if (tf_event_parse(&o->ro.event, event) || tf_sampler_parse(&o->ro.sampler, sampler) ||
+	    tf_callgraph_parse(&o->ro.callgraph, callgraph))
 		return tf_usage_error(usage, "invalid event, sampler or call graph in the config");
-	tf_event_parse(&o->ro.event, event);
-	o->ro.sampler = strcmp(sampler, "perf") == 0 ? TF_SAMPLER_PERF
-			: strcmp(sampler, "ptrace") == 0 ? TF_SAMPLER_PTRACE : TF_SAMPLER_AUTO;
-	o->ro.callgraph = strcmp(callgraph, "fp") == 0 ? TF_CALLGRAPH_FP
-			  : strcmp(callgraph, "dwarf") == 0 ? TF_CALLGRAPH_DWARF
-			  : TF_CALLGRAPH_AUTO;
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
+	o->ro.python = !o->no_python_frames;
 
 	o->sources = TF_SOURCE_ALL;
 	if (o->split && tf_attribute_parse_sources(o->split, &o->sources))
@@ -282,6 +280,13 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		*status = res->info.exit_status;
 		goto done;
 	}
+	if (res->info.stopped) {
+		/* the suite's own failure first; else ours */
+		tf_errorf("%s; recording stopped, the command ran on to its end (exit status %d)",
+			  tf_error_last(), res->info.exit_status);
+		*status = res->info.exit_status ? res->info.exit_status : TF_EXIT_ERROR;
+		goto done;
+	}
 	tf_verbosef("recorded %llu samples (%s), %llu bytes of records",
 		    (unsigned long long)res->info.samples, res->info.rung,
 		    (unsigned long long)res->info.spool_bytes);
@@ -380,6 +385,11 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 			 "no longer shows: they count for the test's program (compile the tests with "
 			 "-fno-optimize-sibling-calls to name them)",
 			 (unsigned long long)res->stats.helper_samples);
+	if (res->stats.samples && res->stats.truncated * 5 > res->stats.samples)
+		tf_warnf("%llu of %llu stacks were cut short (deeper than the stack copied per "
+			 "sample: --stack-size, up to 65000; or code without unwind information)",
+			 (unsigned long long)res->stats.truncated,
+			 (unsigned long long)res->stats.samples);
 	if (res->info.markers_ignored)
 		tf_warnf("%llu lines in $TESTFLAME_MARKERS were not markers "
 			 "(expected 'begin NAME' or 'end NAME')",
@@ -410,6 +420,8 @@ void tf_record_cli_free(tf_record_cli *o)
 		free(o->owned.v[i]);
 	tf_vec_free(&o->owned);
 	tf_vec_free(&o->patterns);
+	free(o->options);
+	o->options = NULL;
 	tf_vec_free(&o->reports);
 	tf_vec_free(&o->runner_reports.items);
 	tf_runner_tests_free(&o->runner_tests);

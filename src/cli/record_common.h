@@ -15,14 +15,13 @@
 #include "testflame/profile.h"
 #include "testflame/record.h"
 
-#define TF_RECORD_MAX_OPTS 16
-
 typedef struct {
 	/* flags; NULL / 0 when not given (the config or a default decides) */
 	const char *event, *sampler, *callgraph, *test, *suite, *split, *config;
 	long freq, stack_size;
 	int verbose;
 	bool quiet;
+	bool no_python_frames;   /* --no-python-frames */
 	bool needs_git;          /* run: git context problems are warnings */
 	const char *target_branch; /* run --target: the merge-base's other side */
 	struct tf_strlist runner_reports; /* --runner-report */
@@ -38,6 +37,7 @@ typedef struct {
 	tf_attribute_opts ao;
 	TF_VEC(tf_frame_pattern) patterns;
 	TF_VEC(char *) owned;    /* strings built for cmd */
+	tf_option *options;      /* the table of tf_record_cli_options() */
 	TF_VEC(const char *) reports; /* runner reports to read: flags, config */
 	tf_runner_tests runner_tests; /* what the runners said ran */
 } tf_record_cli;
@@ -49,8 +49,16 @@ typedef struct {
 } tf_record_result;
 
 void tf_record_cli_init(tf_record_cli *o);
-/* Append the recording options to a table; returns how many. */
-size_t tf_record_cli_options(tf_record_cli *o, tf_option *out);
+/* The recording options, a table over `o`'s flags for a command's own
+ * table to include (TF_OPT_INCLUDE); it lives as long as `o`. */
+const tf_option *tf_record_cli_options(tf_record_cli *o);
+/*
+ * Check what follows the options of `record` or `run` (`name`), parsed
+ * with TF_PARSE_STOP_AT_NONOPT: nothing, or "--" and the command. Returns
+ * 0, or TF_EXIT_USAGE after printing what is wrong.
+ */
+int tf_record_cli_args(const char *const *usage, const char *name, char **argv, int nargs,
+		       int dashdash);
 /*
  * Load the config, detect the context, resolve the command (`cmd`, the
  * arguments after "--", may be empty when the config names one) and every

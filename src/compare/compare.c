@@ -8,10 +8,8 @@
  */
 #include "compare/compare_priv.h"
 #include "compare/stats.h"
+#include "testflame/attribute.h"
 #include "testflame/context.h"
-
-/* The attribution stage's bucket for compilers, linkers and the like. */
-#define TF_BUILD_TEST_NAME "[build]"
 
 #include <math.h>
 #include <stdlib.h>
@@ -948,6 +946,7 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 			if (!tf_profile_meta(pv->runs[i].p, "sampler"))
 				pv->periodic = false;
 		s->correction = opts->correction;
+		s->confirmation = opts->confirmation ? tf_arena_strdup(pv->arena, opts->confirmation) : NULL;
 		s->separate_jobs = opts->separate_jobs;
 		s->base_runs = pv->nbase;
 		s->head_runs = pv->nhead;
@@ -984,7 +983,7 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		const char *name = cmp_name(pv, pv->test_name[t]);
 		if (opts->test && strcmp(opts->test, name) != 0)
 			continue;
-		if (strcmp(name, TF_BUILD_TEST_NAME) == 0) {
+		if (strcmp(name, TF_BUILD_TEST) == 0) {
 			/* build steps met on the way: reported apart, never a test */
 			tf_test_side b, h;
 			fill_side(&b, &a.tests.v[t], pv, 0);
@@ -1099,4 +1098,22 @@ const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *ke
 {
 	const tf_compare_side *s = head ? &c->head : &c->base;
 	return s->n ? tf_profile_meta(s->profiles[0], key) : NULL;
+}
+
+/* A slowdown that is seen (the interval is above zero) and may be as big
+ * as the threshold: not yet a verdict after one run, worth more runs. */
+const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double threshold)
+{
+	const tf_test_delta *worst = NULL;
+
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		if (t->verdict != TF_VERDICT_REGRESSED && t->verdict != TF_VERDICT_INCONCLUSIVE)
+			continue;
+		if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= threshold))
+			continue;
+		if (!worst || t->delta_pct > worst->delta_pct)
+			worst = t;
+	}
+	return worst;
 }

@@ -281,7 +281,8 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 			size_t n = TF_MIN(top, lists[s].n);
 			tf_func_delta *keep;
 			int sg = sign_of(t->verdict);
-			qsort_r(lists[s].v, lists[s].n, sizeof(tf_func_delta), by_growth, &sg);
+			if (lists[s].n > 1) /* qsort_r() with no array is undefined */
+				qsort_r(lists[s].v, lists[s].n, sizeof(tf_func_delta), by_growth, &sg);
 			keep = tf_arena_alloc(pv->arena, (n + 1) * sizeof(*keep));
 			if (n)
 				memcpy(keep, lists[s].v, n * sizeof(*keep));

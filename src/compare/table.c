@@ -172,6 +172,11 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 		tf_buf_printf(&line, ", %s -> %s", *br ? br : "?", *hr ? hr : "?");
 	put_fit(b, line.ptr, o->width, false);
 	tf_buf_puts(b, "\n");
+	if (s->confirmation) {
+		tf_buf_puts(b, "  confirmed: ");
+		tf_buf_put_printable(b, s->confirmation);
+		tf_buf_putc(b, '\n');
+	}
 	if (!isnan(s->shift_pct))
 		tf_buf_printf(b, "  runner: %s%.1f%% (±%.1f%%) against the baseline's, the median of "
 			      "the %zu tests that ran no changed code; taken out of every test\n",

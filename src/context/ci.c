@@ -36,7 +36,6 @@
  * - Any CI: CI=true.
  */
 #include "testflame/context.h"
-#include "context/msglist.h"
 
 #include <errno.h>
 #include <jansson.h>

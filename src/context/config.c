@@ -12,6 +12,8 @@
 #include "testflame/attribute.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
+#include "testflame/record.h"
+#include "testflame/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,15 +29,12 @@ const char *const tf_config_report_formats[] = {
 	"html", "md", "json", "junit", "codequality", "svg", "speedscope", "folded", NULL,
 };
 
-static const char *const events[] = { "auto", "cpu-clock", "instructions", "cycles", "wall", NULL };
-static const char *const call_graphs[] = { "auto", "fp", "dwarf", NULL };
-static const char *const samplers[] = { "auto", "perf", "ptrace", NULL };
 
 typedef enum {
 	K_MAP,        /* a nested mapping: `sub` */
 	K_STR,        /* char *, not empty */
 	K_CHOICE,     /* char *, one of `choices` */
-	K_STORE,      /* char *, git | dir:PATH | pyroscope:URL */
+	K_STORE,      /* char *, a store spec (tf_store_spec_parse) */
 	K_URL,        /* char *, http(s)://... */
 	K_CMD,        /* command_argv + command_shell */
 	K_INT,        /* long in [min, max]; unset is min - 1 */
@@ -43,6 +42,7 @@ typedef enum {
 	K_PERCENT,    /* double >= 0, "5" or "5%"; unset -1 */
 	K_ALPHA,      /* double in (0, 0.5]; unset -1 */
 	K_CONFIDENCE, /* stored as alpha = 1 - confidence */
+	K_CONFIRM,    /* char *: against | rerun | none | a number 0..100 */
 	K_LIST,       /* char **, NULL-terminated; a scalar is a list of one */
 	K_CHOICES,    /* K_LIST whose items are in `choices` */
 	K_PATTERNS,   /* attribution.patterns */
@@ -75,7 +75,7 @@ static const key gate_keys[] = {
 	{ "fail_on_regression", K_BOOL, OFF(gate.fail_on_regression), 0, 0, NULL, NULL },
 	{ "outside", K_BOOL, OFF(gate.outside), 0, 0, NULL, NULL },
 	{ "min_samples", K_INT, OFF(gate.min_samples), 0, 1000000000, NULL, NULL },
-	{ "confirm", K_INT, OFF(gate.confirm), 0, 100, NULL, NULL },
+	{ "confirm", K_CONFIRM, OFF(gate.confirm), 0, 100, NULL, NULL },
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "confidence", K_CONFIDENCE, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
@@ -117,10 +117,10 @@ static const key top_keys[] = {
 	{ "suite", K_STR, OFF(suite), 0, 0, NULL, NULL },
 	{ "command", K_CMD, OFF(command_argv), 0, 0, NULL, NULL },
 	{ "build", K_STR, OFF(build), 0, 0, NULL, NULL },
-	{ "event", K_CHOICE, OFF(event), 0, 0, events, NULL },
+	{ "event", K_CHOICE, OFF(event), 0, 0, tf_event_names, NULL },
 	{ "freq", K_INT, OFF(freq), 1, 10000, NULL, NULL },
-	{ "call_graph", K_CHOICE, OFF(call_graph), 0, 0, call_graphs, NULL },
-	{ "sampler", K_CHOICE, OFF(sampler), 0, 0, samplers, NULL },
+	{ "call_graph", K_CHOICE, OFF(call_graph), 0, 0, tf_callgraph_names, NULL },
+	{ "sampler", K_CHOICE, OFF(sampler), 0, 0, tf_sampler_names, NULL },
 	{ "test", K_STR, OFF(test), 0, 0, NULL, NULL },
 	{ "target_branch", K_STR, OFF(target_branch), 0, 0, NULL, NULL },
 	{ "repeat", K_INT, OFF(repeat), 1, 1000, NULL, NULL },
@@ -163,27 +163,6 @@ static void table_unset(tf_config *cfg, const key *keys)
 	}
 }
 
-static void strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
-static char **strv_dup(char *const *v)
-{
-	size_t n = 0;
-	char **out;
-	while (v[n])
-		n++;
-	out = tf_xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		out[i] = tf_xstrdup(v[i]);
-	return out;
-}
-
 static void patterns_free(pattern_vec *pv)
 {
 	for (size_t i = 0; i < pv->n; i++) {
@@ -200,11 +179,12 @@ static void table_free(tf_config *cfg, const key *keys)
 		case K_MAP: table_free(cfg, k->sub); break;
 		case K_STR:
 		case K_CHOICE:
+		case K_CONFIRM:
 		case K_STORE:
 		case K_URL: free(*FIELD(cfg, k, char *)); *FIELD(cfg, k, char *) = NULL; break;
 		case K_CMD:
 		case K_LIST:
-		case K_CHOICES: strv_free(*FIELD(cfg, k, char **)); *FIELD(cfg, k, char **) = NULL; break;
+		case K_CHOICES: tf_strv_free(*FIELD(cfg, k, char **)); *FIELD(cfg, k, char **) = NULL; break;
 		case K_PATTERNS: patterns_free(FIELD(cfg, k, pattern_vec)); break;
 		default: break;
 		}
@@ -220,6 +200,7 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 			break;
 		case K_STR:
 		case K_CHOICE:
+		case K_CONFIRM:
 		case K_STORE:
 		case K_URL: {
 			char *v = *FIELD(over, k, char *);
@@ -231,8 +212,8 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 		}
 		case K_CMD:
 			if (*FIELD(over, k, char **)) {
-				strv_free(*FIELD(cfg, k, char **));
-				*FIELD(cfg, k, char **) = strv_dup(*FIELD(over, k, char **));
+				tf_strv_free(*FIELD(cfg, k, char **));
+				*FIELD(cfg, k, char **) = tf_strv_dup(*FIELD(over, k, char **));
 				*CMD_SHELL(cfg, k) = *CMD_SHELL(over, k);
 			}
 			break;
@@ -240,8 +221,8 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 		case K_CHOICES: {
 			char **v = *FIELD(over, k, char **);
 			if (v) {
-				strv_free(*FIELD(cfg, k, char **));
-				*FIELD(cfg, k, char **) = strv_dup(v);
+				tf_strv_free(*FIELD(cfg, k, char **));
+				*FIELD(cfg, k, char **) = tf_strv_dup(v);
 			}
 			break;
 		}
@@ -279,6 +260,16 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 	}
 }
 
+bool tf_config_confirm_ok(const char *s)
+{
+	char *end;
+	long v;
+	if (!strcmp(s, "against") || !strcmp(s, "rerun") || !strcmp(s, "none"))
+		return true;
+	v = strtol(s, &end, 10);
+	return *s && !*end && v >= 0 && v <= 100;
+}
+
 tf_config *tf_config_new(void)
 {
 	tf_config *cfg = tf_xcalloc(1, sizeof(*cfg));
@@ -312,11 +303,18 @@ static int fail_at(const walker *w, yaml_mark_t m, const char *fmt, ...) TF_PRIN
 static int fail_at(const walker *w, yaml_mark_t m, const char *fmt, ...)
 {
 	char msg[1536];
+	tf_buf line = TF_BUF_INIT;
 	va_list ap;
+	int rc;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return tf_error_set(TF_EUSAGE, "%s:%zu:%zu: %s", w->name, m.line + 1, m.column + 1, msg);
+	/* values quoted may span lines (a quoted scalar with an empty line) */
+	tf_buf_put_printable(&line, msg);
+	rc = tf_error_set(TF_EUSAGE, "%s:%zu:%zu: %s", w->name, m.line + 1, m.column + 1,
+			  line.ptr ? line.ptr : "");
+	tf_buf_free(&line);
+	return rc;
 }
 
 static const char *scalar(const yaml_node_t *n)
@@ -433,19 +431,13 @@ static bool parse_double(const char *s, const char *suffix, double *out)
 	return true;
 }
 
+/* The store's own check of the spec (store.c), at the value's place. */
 static int parse_store(const walker *w, const yaml_node_t *n, const char *path, const char *s)
 {
-	if (strcmp(s, "git") == 0)
+	tf_store_spec spec;
+	if (tf_store_spec_parse(&spec, s) == 0)
 		return 0;
-	if (strncmp(s, "dir:", 4) == 0 && s[4])
-		return 0;
-	if (strncmp(s, "pyroscope:", 10) == 0 &&
-	    (strncmp(s + 10, "http://", 7) == 0 || strncmp(s + 10, "https://", 8) == 0) &&
-	    strlen(s) > strlen("pyroscope:https://"))
-		return 0;
-	return fail_at(w, n->start_mark,
-		       "'%s' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not '%s'",
-		       path, s);
+	return fail_at(w, n->start_mark, "'%s': %s", path, tf_error_last());
 }
 
 static bool is_url(const char *s)
@@ -522,8 +514,14 @@ static int check_regex(const walker *w, const yaml_node_t *n, const char *path,
 {
 	regex_t rx;
 	char err[256];
-	int rc = regcomp(&rx, re, REG_EXTENDED);
+	int rc;
 	size_t groups;
+
+	if (tf_regex_cost(re) > TF_REGEX_MAX_COST)
+		return fail_at(w, n->start_mark, "regex '%s' in '%s' repeats too much to compile "
+			       "(its repetitions multiply to over %d copies)", re, path,
+			       TF_REGEX_MAX_COST);
+	rc = regcomp(&rx, re, REG_EXTENDED);
 
 	if (rc != 0) {
 		regerror(rc, &rx, err, sizeof(err));
@@ -698,10 +696,14 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 		return parse_mapping(w, n, k->sub, path);
 	case K_STR:
 	case K_CHOICE:
+	case K_CONFIRM:
 	case K_STORE:
 	case K_URL:
 		if ((rc = want_string(w, n, path, &s)) < 0)
 			return rc;
+		if (k->kind == K_CONFIRM && !tf_config_confirm_ok(s))
+			return fail_at(w, n->start_mark, "'%s' must be against, rerun, none or a number of "
+				       "runs between 0 and 100, not '%s'", path, s);
 		if (k->kind == K_CHOICE && !in_list(k->choices, s)) {
 			tf_buf b = TF_BUF_INIT;
 			join(&b, k->choices);
@@ -729,7 +731,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 			if ((rc = parse_list(w, n, path, NULL, true, &argv)) < 0)
 				return rc;
 			if (!argv[0][0]) {
-				strv_free(argv);
+				tf_strv_free(argv);
 				return fail_at(w, n->start_mark, "'%s': the program name must not be empty", path);
 			}
 			*CMD_SHELL(cfg, k) = false;
@@ -737,7 +739,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 			return fail_at(w, n->start_mark, "'%s' must be a string (run by sh -c) or a list "
 				       "(program and arguments), not %s", path, node_kind(n));
 		}
-		strv_free(*FIELD(cfg, k, char **));
+		tf_strv_free(*FIELD(cfg, k, char **));
 		*FIELD(cfg, k, char **) = argv;
 		return 0;
 	}
@@ -771,7 +773,7 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 		char **v;
 		if ((rc = parse_list(w, n, path, k->kind == K_CHOICES ? k->choices : NULL, false, &v)) < 0)
 			return rc;
-		strv_free(*FIELD(cfg, k, char **));
+		tf_strv_free(*FIELD(cfg, k, char **));
 		*FIELD(cfg, k, char **) = v;
 		return 0;
 	}

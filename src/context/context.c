@@ -9,7 +9,6 @@
  * target branch of a PR/MR.
  */
 #include "testflame/context.h"
-#include "context/msglist.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -23,23 +22,6 @@ const char *const tf_context_meta_keys[] = {
 	"default_branch", "base_branch", "merge_base", "pr", "run_url",
 	"changes", "changes_truncated", NULL,
 };
-
-void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...)
-{
-	tf_buf b = TF_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	tf_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	tf_vec_push(l, tf_buf_detach(&b));
-}
-
-void tf_msglist_free(tf_msglist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	tf_vec_free(l);
-}
 
 #define warn(ctx, ...) tf_msglist_pushf(&(ctx)->warnings, __VA_ARGS__)
 
@@ -123,6 +105,15 @@ int tf_context_detect(tf_context **out, const char *path, char *const *envp,
 				 strcmp(ctx->branch, ctx->default_branch) == 0;
 	*out = ctx;
 	return 0;
+}
+
+char *tf_context_baseline_start(const tf_context *ctx)
+{
+	if (ctx->merge_base && ctx->commit && strcmp(ctx->merge_base, ctx->commit) != 0)
+		return tf_xstrdup(ctx->merge_base);
+	if (ctx->commit)
+		return tf_xasprintf("%s^", ctx->commit);
+	return NULL;
 }
 
 void tf_context_free(tf_context *ctx)

@@ -7,14 +7,13 @@
  * CI checkouts are often shallow and fetch one ref only, so every piece of
  * history may be missing. Nothing here fails for that: what cannot be
  * found stays NULL and a one-line problem says what is missing and the exact
- * command or CI setting that fetches it. libgit2's errors stop at this file
- * (tf_git_error turns them into ours).
+ * command or CI setting that fetches it. libgit2's errors stop at this file,
+ * through the boundary the store shares (store/git.h: tf_git_error turns
+ * them into ours, credentials scrubbed).
  */
+#include "store/git.h"
 #include "testflame/context.h"
-#include "context/msglist.h"
 
-#include <git2.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,43 +22,6 @@ struct tf_repo {
 	git_repository *repo;
 	char *remote; /* "origin", or the only remote there is */
 };
-
-/* ---- errors ------------------------------------------------------------ */
-
-static int map_code(int git_rc)
-{
-	switch (git_rc) {
-	case GIT_ENOTFOUND: return TF_ENOTFOUND;
-	case GIT_EEXISTS: return TF_EEXISTS;
-	case GIT_EOWNER: return TF_EPERM;
-	case GIT_ELOCKED:
-	case GIT_EMODIFIED: return TF_ECONFLICT;
-	case GIT_EINVALIDSPEC:
-	case GIT_EAMBIGUOUS: return TF_EINVAL;
-	default: return TF_ERROR;
-	}
-}
-
-int tf_git_error(int git_rc, const char *fmt, ...)
-{
-	const git_error *e = git_error_last();
-	char what[1024], msg[1024];
-	va_list ap;
-	size_t n;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : "libgit2 failed");
-	/* one line, no full stop: our message style */
-	n = strlen(msg);
-	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '.' || msg[n - 1] == ' '))
-		msg[--n] = '\0';
-	for (char *c = msg; *c; c++)
-		if (*c == '\n')
-			*c = ' ';
-	return tf_error_set(map_code(git_rc), "%s: %s", what, msg);
-}
 
 /* ---- repository handle ------------------------------------------------- */
 
@@ -131,72 +93,15 @@ static char *remote_url(tf_repo *r)
 	return url;
 }
 
-/* The work tree (or git directory) at or above `path`: where git would
- * have found the repository, to name it in messages. */
-static char *repo_dir_above(const char *path)
-{
-	char *dir = realpath(path, NULL), *slash;
-	while (dir && *dir) {
-		char *probe = tf_xasprintf("%s/.git", dir);
-		bool found = access(probe, F_OK) == 0;
-		free(probe);
-		if (found)
-			return dir;
-		slash = strrchr(dir, '/');
-		if (!slash)
-			break;
-		*slash = '\0';
-	}
-	free(dir);
-	return NULL;
-}
-
-static int unsafe_repository(const char *path)
-{
-	char *dir = repo_dir_above(path);
-	const char *d = dir ? dir : path;
-	tf_error_set(TF_EPERM, "the repository at '%s' is owned by another user and git refuses "
-		     "to use it; if you trust it, run 'git config --global --add safe.directory %s'",
-		     d, d);
-	free(dir);
-	return TF_EPERM;
-}
-
-/* libgit2 is set up once per process and left up: each init after a full
- * shutdown reloads its TLS certificates, which costs more than the rest of
- * the context together. */
-static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
-
-static void libgit2_setup(void)
-{
-	git_libgit2_init();
-}
-
 int tf_repo_open(tf_repo **out, const char *path)
 {
 	git_repository *repo = NULL;
-	const git_error *e;
 	tf_repo *r;
 	int rc;
 
 	*out = NULL;
-	if (!path)
-		path = ".";
-	pthread_once(&libgit2_once, libgit2_setup);
-	rc = git_repository_open_ext(&repo, path, 0, NULL);
-	if (rc < 0) {
-		e = git_error_last();
-		/* libgit2 1.5 reports a failed ownership check as "config value
-		 * 'safe.directory' was not found" with GIT_ENOTFOUND */
-		if (rc == GIT_EOWNER || (e && e->message && strstr(e->message, "safe.directory")))
-			rc = unsafe_repository(path);
-		else if (rc == GIT_ENOTFOUND)
-			rc = tf_error_set(TF_ENOTFOUND, "not a git repository (or any parent up to "
-					  "the filesystem boundary): '%s'", path);
-		else
-			rc = tf_git_error(rc, "cannot open the repository at '%s'", path);
+	if ((rc = tf_git_open(&repo, path)))
 		return rc;
-	}
 	r = tf_xcalloc(1, sizeof(*r));
 	r->repo = repo;
 	r->remote = pick_remote(repo);
@@ -233,11 +138,11 @@ static int lookup_commit(git_commit **out, tf_repo *r, const char *rev)
 	git_object *obj = NULL, *peeled = NULL;
 	int rc = git_revparse_single(&obj, r->repo, rev);
 	if (rc < 0)
-		return tf_git_error(rc, "cannot resolve '%s'", rev);
+		return tf_git_error(rc, 0, "cannot resolve '%s'", rev);
 	rc = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
 	git_object_free(obj);
 	if (rc < 0)
-		return tf_git_error(rc, "'%s' does not name a commit", rev);
+		return tf_git_error(rc, 0, "'%s' does not name a commit", rev);
 	*out = (git_commit *)peeled;
 	return 0;
 }
@@ -283,7 +188,7 @@ int tf_repo_export(tf_repo *r, const char *rev, const char *dir)
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	rc = git_commit_tree(&tree, c);
 	if (rc < 0) {
-		rc = tf_git_error(rc, "cannot read the tree of '%s'", rev);
+		rc = tf_git_error(rc, 0, "cannot read the tree of '%s'", rev);
 		goto done;
 	}
 	/* a plain copy of the tree: the repository's index and HEAD stay as they are */
@@ -291,57 +196,73 @@ int tf_repo_export(tf_repo *r, const char *rev, const char *dir)
 	co.target_directory = dir;
 	rc = git_checkout_tree(r->repo, (git_object *)tree, &co);
 	if (rc < 0)
-		rc = tf_git_error(rc, "cannot check '%s' out into '%s'", rev, dir);
+		rc = tf_git_error(rc, 0, "cannot check '%s' out into '%s'", rev, dir);
 done:
 	git_tree_free(tree);
 	git_commit_free(c);
 	return rc;
 }
 
-void tf_strv_free(char **v)
+struct walk_hex {
+	tf_repo_walk_fn fn;
+	void *payload;
+};
+
+static int walk_hex(const git_oid *commit, unsigned distance, void *payload)
 {
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
+	struct walk_hex *w = payload;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(hex, sizeof(hex), commit);
+	return w->fn(hex, distance, w->payload);
 }
 
 int tf_repo_walk_first_parent(tf_repo *r, const char *start, unsigned max,
 			      tf_repo_walk_fn fn, void *payload, bool *truncated)
 {
-	git_commit *c, *next;
-	unsigned d = 0;
+	struct walk_hex w = { fn, payload };
+	tf_git_walk_end end = TF_GIT_WALK_STOPPED;
+	git_commit *c;
 	int rc = lookup_commit(&c, r, start);
 
 	if (truncated)
 		*truncated = false;
 	if (rc < 0)
 		return rc;
-	for (;;) {
-		char hex[GIT_OID_HEXSZ + 1];
-		git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
-		rc = fn(hex, d, payload);
-		if (rc != 0 || (max && d + 1 >= max) || git_commit_parentcount(c) == 0)
-			break;
-		rc = git_commit_parent(&next, c, 0);
-		if (rc == GIT_ENOTFOUND) {
-			/* the parent is named but not here: a shallow boundary */
-			if (truncated)
-				*truncated = true;
-			rc = 0;
-			break;
-		}
-		if (rc < 0) {
-			rc = tf_git_error(rc, "cannot read the parent of '%s'", hex);
-			break;
-		}
-		git_commit_free(c);
-		c = next;
-		d++;
-	}
+	rc = tf_git_walk_first_parent(r->repo, git_commit_id(c), max, walk_hex, &w, &end);
 	git_commit_free(c);
-	return rc > 0 ? 0 : rc;
+	if (truncated)
+		*truncated = end == TF_GIT_WALK_SHALLOW;
+	return rc;
+}
+
+struct walk_to {
+	const char *commit;
+	long found;
+};
+
+static int walk_to(const char *commit, unsigned distance, void *payload)
+{
+	struct walk_to *w = payload;
+	if (strcmp(commit, w->commit) != 0)
+		return 0;
+	w->found = distance;
+	return 1;
+}
+
+long tf_repo_distance(tf_repo *r, const char *from, const char *to, unsigned max)
+{
+	struct walk_to w = { NULL, -1 };
+	char *target = NULL;
+
+	if (!from || !to || tf_repo_resolve(&target, r, to) != 0) {
+		tf_error_clear();
+		return -1;
+	}
+	w.commit = target;
+	if (tf_repo_walk_first_parent(r, from, max, walk_to, &w, NULL) != 0)
+		tf_error_clear();
+	free(target);
+	return w.found;
 }
 
 /* ---- hints ------------------------------------------------------------- */
@@ -552,7 +473,7 @@ static int read_head(tf_git *g, tf_repo *r)
 		return 0;
 	}
 	if (rc < 0)
-		return tf_git_error(rc, "cannot read HEAD");
+		return tf_git_error(rc, 0, "cannot read HEAD");
 	if (git_reference_target(head))
 		g->commit = oid_hex(git_reference_target(head));
 	if (!g->detached && git_reference_is_branch(head))
@@ -576,7 +497,7 @@ static int read_dirty(tf_git *g, tf_repo *r, bool untracked)
 		opts.flags |= GIT_STATUS_OPT_INCLUDE_UNTRACKED;
 	rc = git_status_list_new(&list, r->repo, &opts);
 	if (rc < 0)
-		return tf_git_error(rc, "cannot read the status of the work tree");
+		return tf_git_error(rc, 0, "cannot read the status of the work tree");
 	g->dirty = git_status_list_entrycount(list) > 0;
 	git_status_list_free(list);
 	return 0;
@@ -658,13 +579,13 @@ static int diff_commits(tf_changes *out, tf_repo *r, const git_oid *base, const 
 	    (rc = git_commit_tree(&tb, cb)) < 0 ||
 	    (rc = git_commit_tree(&th, ch)) < 0 ||
 	    (rc = git_diff_tree_to_tree(&diff, r->repo, tb, th, &opts)) < 0) {
-		rc = tf_git_error(rc, "cannot diff the merge-base with HEAD");
+		rc = tf_git_error(rc, 0, "cannot diff the merge-base with HEAD");
 		goto done;
 	}
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
 	if ((rc = git_diff_find_similar(diff, &fopts)) < 0 ||
 	    (rc = git_diff_foreach(diff, on_file, on_binary, on_hunk, NULL, out)) < 0) {
-		rc = tf_git_error(rc, "cannot diff the merge-base with HEAD");
+		rc = tf_git_error(rc, 0, "cannot diff the merge-base with HEAD");
 		goto done;
 	}
 	rc = 0;

@@ -3,7 +3,8 @@
  * or ptrace where perf is refused), how well (kernel frames, hardware
  * counters, sample rate limits), can the test binaries be symbolized, and
  * is there what the comparison and the CI integration need (a git
- * repository with history, a CI token).
+ * repository with history, a CI token), and can the Python on PATH have
+ * its own frames read (python.h).
  *
  * Each check states what it found and, when something is in the way, the
  * one command or setting that fixes it. The sampling verdicts come from
@@ -11,6 +12,7 @@
  * same way the samplers do, so the doctor cannot disagree with a run.
  */
 #include "testflame/doctor.h"
+#include "testflame/python.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -351,8 +353,8 @@ static void check_binary(tf_doctor_report *r, const char *name)
 		    "%s", tf_error_last());
 	else if (d.script)
 		add(r, "debug info", TF_CHECK_OK, NULL,
-		    "'%s' is a script: its interpreter's frames are profiled (Python 3.12+: "
-		    "run it with -X perf for Python function names)", path);
+		    "'%s' is a script: its interpreter is profiled (for Python, see the "
+		    "python check)", path);
 	else if (!d.elf)
 		add(r, "debug info", TF_CHECK_PROBLEM, "give the path of a test program",
 		    "'%s' is not an ELF program", path);
@@ -371,6 +373,69 @@ static void check_binary(tf_doctor_report *r, const char *name)
 		    "'%s' is stripped: only exported functions have names, no file:line", path);
 	tf_debuginfo_clear(&d);
 	free(path);
+}
+
+/*
+ * The python3 a suite would run: where its interpreter lives (the
+ * executable, or libpython when it is built shared), asked of python3
+ * itself, since PATH may hold a wrapper (pyenv's shims, a virtualenv),
+ * then probed as the recorder probes it.
+ */
+static void check_python(tf_doctor_report *r)
+{
+	static const char script[] =
+		"import sys, sysconfig\n"
+		"v = sysconfig.get_config_var\n"
+		"lib = v('LIBDIR') + '/' + (v('INSTSONAME') or '') if v('Py_ENABLE_SHARED') else ''\n"
+		"print(sys.executable)\n"
+		"print(lib)\n";
+	char *prog = resolve_program("python3");
+	char exe[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX + 64];
+	tf_pybin b;
+	FILE *f;
+
+	if (!strchr(prog, '/')) {
+		add(r, "python", TF_CHECK_OK, NULL, "no python3 on PATH: nothing to check");
+		free(prog);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' -c \"$TESTFLAME_DOCTOR_PY\" 2>/dev/null", prog);
+	setenv("TESTFLAME_DOCTOR_PY", script, 1);
+	exe[0] = lib[0] = '\0';
+	f = popen(cmd, "r");
+	if (f) {
+		if (fgets(exe, sizeof(exe), f) && fgets(lib, sizeof(lib), f)) {
+			exe[strcspn(exe, "\n")] = '\0';
+			lib[strcspn(lib, "\n")] = '\0';
+		}
+		pclose(f);
+	}
+	unsetenv("TESTFLAME_DOCTOR_PY");
+	const char *interp = lib[0] && exists(lib) ? lib : exe;
+	if (!interp[0]) {
+		add(r, "python", TF_CHECK_WARN, "check that python3 runs",
+		    "'%s' did not say where its interpreter is", prog);
+		free(prog);
+		return;
+	}
+	if (tf_pybin_probe(&b, interp) != 0)
+		tf_error_clear();
+	if (b.status == TF_PYBIN_OK) {
+		char v[32];
+		tf_py_version_format(b.version, v, sizeof(v));
+		add(r, "python", TF_CHECK_OK, NULL,
+		    "python3 is CPython %s ('%s'): Python functions and lines are read from "
+		    "its frames", v, interp);
+	} else {
+		add(r, "python", TF_CHECK_WARN,
+		    "use a CPython from 3.7 to 3.13 that keeps its symbols; with 3.12+, "
+		    "PYTHONPERFSUPPORT=1 in the suite's environment names Python functions "
+		    "(without lines) through perf maps",
+		    "python3's interpreter '%s' %s: Python tests show the interpreter's C "
+		    "functions", interp, b.why);
+	}
+	tf_pybin_clear(&b);
+	free(prog);
 }
 
 /* the checkout and CI */
@@ -511,6 +576,7 @@ int tf_doctor_run(tf_doctor_report **out, const tf_doctor_opts *o)
 	if (!o->binaries || !*o->binaries)
 		add(r, "debug info", TF_CHECK_OK, NULL,
 		    "not checked: name the test programs (testflame doctor PROGRAM...)");
+	check_python(r);
 	check_git(r, o->dir);
 	check_ci(r, envp);
 	*out = r;

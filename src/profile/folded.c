@@ -55,6 +55,7 @@ int tf_folded_decode(tf_profile **out, const char *text, size_t len, const char 
 	TF_VEC(uint32_t) locs = { 0 };
 	int columns = 0, rc = 0;
 	size_t lineno = 0;
+	int64_t total[2] = { 0, 0 };
 	const char *s = text, *end = text + len;
 
 	*out = NULL;
@@ -102,6 +103,15 @@ int tf_folded_decode(tf_profile **out, const char *text, size_t len, const char 
 			rc = tf_error_set(TF_EINVAL, "%s:%zu: expected %d count column%s", name,
 					  lineno, columns, columns == 1 ? "" : "s");
 			goto done;
+		}
+		/* merging equal stacks sums their counts: bounded, never overflowing */
+		for (int c = 0; c < columns; c++) {
+			if (v[c] > TF_PROFILE_TOTAL_MAX - total[c]) {
+				rc = tf_error_set(TF_EINVAL, "%s:%zu: the counts add up to more than "
+						  "2^52", name, lineno);
+				goto done;
+			}
+			total[c] += v[c];
 		}
 		/* frames, root first in the file; samples are leaf first */
 		locs.n = 0;
@@ -174,7 +184,7 @@ static bool stack_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct stack_table *t = ctx;
 	const struct stack_sum *s = &t->stacks[idx];
 	const struct stack_key *k = key;
-	return s->n == k->n && memcmp(t->pool + s->off, k->locs, k->n * sizeof(uint32_t)) == 0;
+	return s->n == k->n && (!k->n || memcmp(t->pool + s->off, k->locs, k->n * sizeof(uint32_t)) == 0);
 }
 
 static bool same_functions(const void *ctx, uint32_t idx, const void *key)
@@ -250,7 +260,7 @@ int tf_folded_write(tf_buf *out, const tf_profile *p, size_t value_index,
 		uint32_t idx = tf_htab_find(&index, h, stack_eq, &t, &k);
 		if (idx == TF_HTAB_NONE) {
 			struct stack_sum ss = { (uint32_t)pool.n, k.n, 0 };
-			tf_vec_reserve(&pool, pool.n + k.n);
+			tf_vec_reserve(&pool, pool.n + k.n + 1); /* never NULL, for v + off */
 			if (k.n)
 				memcpy(pool.v + pool.n, k.locs, k.n * sizeof(uint32_t));
 			pool.n += k.n;

@@ -541,6 +541,7 @@ static int decode_raw(tf_profile *p, const uint8_t *data, size_t len)
 			goto done;
 	}
 	set_scalars(&d, p);
+	rc = tf_profile_check_totals(p);
 done:
 	tf_htab_free(&fns.index);
 	tf_htab_free(&locs.index);

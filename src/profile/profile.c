@@ -17,6 +17,13 @@ int tf_profile_new(tf_profile **out)
 	tf_profile *p = tf_xcalloc(1, sizeof(*p));
 	tf_strtab_init(&p->strings);
 	p->merge_samples = true;
+	/* Readers take `v + off` for an entry's slice even when it is empty (a
+	 * sample without frames or labels); that is only defined on an
+	 * allocated array, so the pooled arrays never have a NULL base. */
+	tf_vec_reserve(&p->lines, 1);
+	tf_vec_reserve(&p->stack, 1);
+	tf_vec_reserve(&p->values, 1);
+	tf_vec_reserve(&p->labels, 1);
 	*out = p;
 	return 0;
 }
@@ -309,7 +316,7 @@ static bool sample_eq(const void *ctx, uint32_t idx, const void *key)
 
 	if (s->nlocs != k->nlocs || s->nlabels != k->nlabels)
 		return false;
-	if (memcmp(p->stack.v + s->locs_off, k->locs, k->nlocs * sizeof(uint32_t)) != 0)
+	if (k->nlocs && memcmp(p->stack.v + s->locs_off, k->locs, k->nlocs * sizeof(uint32_t)) != 0)
 		return false;
 	for (uint32_t i = 0; i < k->nlabels; i++) {
 		const tf_label *a = &p->labels.v[s->labels_off + i], *b = &k->labels[i];
@@ -456,6 +463,25 @@ int64_t tf_profile_total(const tf_profile *p, size_t value_index)
 	for (size_t i = 0; i < p->samples.n; i++)
 		t += p->values.v[i * nv + value_index];
 	return t;
+}
+
+int tf_profile_check_totals(const tf_profile *p)
+{
+	size_t nv = p->sample_types.n;
+
+	for (size_t v = 0; v < nv; v++) {
+		uint64_t t = 0;
+		for (size_t i = 0; i < p->samples.n; i++) {
+			int64_t x = p->values.v[i * nv + v];
+			/* each magnitude at most 2^63, so t stays below 2^64 */
+			t += x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+			if (t > (uint64_t)TF_PROFILE_TOTAL_MAX)
+				return tf_error_set(TF_EINVAL, "the values of '%s' add up to more than "
+						    "2^52: not a profile testflame can sum",
+						    tf_profile_str(p, p->sample_types.v[v].type));
+		}
+	}
+	return 0;
 }
 
 int tf_profile_validate(const tf_profile *p)

@@ -138,7 +138,8 @@ static bool stack_eq(const void *ctx, uint32_t idx, const void *key)
 	const group *g = ctx;
 	const struct stack_key *k = key;
 	const struct stack *s = &g->stacks.v[idx];
-	return s->len == k->len && memcmp(g->pool.v + s->off, k->frames, k->len * sizeof(uint32_t)) == 0;
+	return s->len == k->len &&
+	       (!k->len || memcmp(g->pool.v + s->off, k->frames, k->len * sizeof(uint32_t)) == 0);
 }
 
 static void add_stack(group *g, const uint32_t *frames, uint32_t len, int64_t weight)
@@ -153,8 +154,9 @@ static void add_stack(group *g, const uint32_t *frames, uint32_t len, int64_t we
 		return;
 	}
 	struct stack s = { (uint32_t)g->pool.n, len, weight };
-	tf_vec_reserve(&g->pool, g->pool.n + len);
-	memcpy(g->pool.v + g->pool.n, frames, len * sizeof(uint32_t));
+	tf_vec_reserve(&g->pool, g->pool.n + len + 1); /* never NULL, for v + off */
+	if (len)
+		memcpy(g->pool.v + g->pool.n, frames, len * sizeof(uint32_t));
 	g->pool.n += len;
 	tf_htab_insert(&g->index, h, (uint32_t)g->stacks.n);
 	tf_vec_push(&g->stacks, s);

@@ -16,7 +16,6 @@
  * token, or a workflow without `pull-requests: write`.
  */
 #include "publish/publish_priv.h"
-#include "context/msglist.h"
 
 #include <stdlib.h>
 #include <string.h>

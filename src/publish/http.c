@@ -10,9 +10,13 @@
  * JSON for the code hosts; the Pyroscope store (store/pyroscope.c) sends
  * binary protobuf and pprof through the same session with
  * pb_request_body(), so libcurl keeps one owner.
+ *
+ * Each request gets a fresh easy handle; the session's connections and TLS
+ * sessions are kept in a share handle. (libcurl 7.88, Debian 12's, reads
+ * freed memory when a reused handle meets a response whose first header
+ * line is folded: curl issue 11101, fixed in 8.1. The fuzzer found it.)
  */
 #include "publish/publish_priv.h"
-#include "context/msglist.h"
 
 #include <ctype.h>
 #define CURL_DISABLE_TYPECHECK
@@ -30,7 +34,7 @@
 #define SECRETS_MAX 4        /* token, password, tenant, user:password in base64 */
 
 struct pb_http {
-	CURL *curl;
+	CURLSH *share;         /* connections, TLS sessions and DNS of the session */
 	char *base;            /* API URL without a trailing slash */
 	char *origin;          /* scheme://host[:port] of the base */
 	const char *name;      /* "GitHub API" */
@@ -55,8 +59,10 @@ static struct {
 	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
 	CURLcode (*easy_perform)(CURL *);
 	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
-	void (*easy_reset)(CURL *);
 	void (*easy_cleanup)(CURL *);
+	CURLSH *(*share_init)(void);
+	CURLSHcode (*share_setopt)(CURLSH *, CURLSHoption, ...);
+	CURLSHcode (*share_cleanup)(CURLSH *);
 	const char *(*easy_strerror)(CURLcode);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
 	void (*slist_free_all)(struct curl_slist *);
@@ -74,8 +80,11 @@ static struct {
 #define curl_easy_setopt lc.easy_setopt
 #define curl_easy_perform lc.easy_perform
 #define curl_easy_getinfo lc.easy_getinfo
-#define curl_easy_reset lc.easy_reset
 #define curl_easy_cleanup lc.easy_cleanup
+#undef curl_share_setopt
+#define curl_share_init lc.share_init
+#define curl_share_setopt lc.share_setopt
+#define curl_share_cleanup lc.share_cleanup
 #define curl_easy_strerror lc.easy_strerror
 #define curl_slist_append lc.slist_append
 #define curl_slist_free_all lc.slist_free_all
@@ -113,8 +122,10 @@ static void curl_init(void)
 	    !curl_sym(so, &lc.easy_setopt, "curl_easy_setopt") ||
 	    !curl_sym(so, &lc.easy_perform, "curl_easy_perform") ||
 	    !curl_sym(so, &lc.easy_getinfo, "curl_easy_getinfo") ||
-	    !curl_sym(so, &lc.easy_reset, "curl_easy_reset") ||
 	    !curl_sym(so, &lc.easy_cleanup, "curl_easy_cleanup") ||
+	    !curl_sym(so, &lc.share_init, "curl_share_init") ||
+	    !curl_sym(so, &lc.share_setopt, "curl_share_setopt") ||
+	    !curl_sym(so, &lc.share_cleanup, "curl_share_cleanup") ||
 	    !curl_sym(so, &lc.easy_strerror, "curl_easy_strerror") ||
 	    !curl_sym(so, &lc.slist_append, "curl_slist_append") ||
 	    !curl_sym(so, &lc.slist_free_all, "curl_slist_free_all") ||
@@ -224,12 +235,15 @@ int pb_http_open(pb_http **out, const char *api_url, const char *auth_header,
 				    "(or http:// on the loopback interface) are used", api_url);
 	}
 	h = tf_xcalloc(1, sizeof(*h));
-	h->curl = curl_easy_init();
-	if (!h->curl) {
+	h->share = curl_share_init();
+	if (!h->share) {
 		free(origin);
 		free(h);
 		return tf_error_set(TF_ERROR, "libcurl cannot create a handle");
 	}
+	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 	h->origin = origin;
 	h->https = https;
 	h->loopback = loopback && strncmp(origin, "http://", 7) == 0;
@@ -261,7 +275,7 @@ void pb_http_free(pb_http *h)
 {
 	if (!h)
 		return;
-	curl_easy_cleanup(h->curl);
+	curl_share_cleanup(h->share);
 	/* the list holds the token: wipe it before it goes back to malloc */
 	for (struct curl_slist *l = h->headers; l; l = l->next)
 		memset(l->data, 0, strlen(l->data));
@@ -447,17 +461,20 @@ typedef struct {
 static CURLcode perform(pb_http *h, pb_response *r, const char *method, const char *url,
 			const req_body *body)
 {
-	CURL *c = h->curl;
+	CURL *c = curl_easy_init();
 	struct curl_slist *headers = NULL;
-	char *ctype = tf_xasprintf("Content-Type: %s", body->type);
+	char *ctype;
 
+	h->errbuf[0] = '\0';
+	if (!c)
+		return CURLE_OUT_OF_MEMORY;
 	/* the session's headers and this body's type */
+	ctype = tf_xasprintf("Content-Type: %s", body->type);
 	for (struct curl_slist *l = h->headers; l; l = l->next)
 		headers = curl_slist_append(headers, l->data);
 	headers = curl_slist_append(headers, ctype);
 	free(ctype);
-	curl_easy_reset(c);
-	h->errbuf[0] = '\0';
+	curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 #if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: CURLOPT_PROTOCOLS is deprecated */
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
@@ -485,6 +502,7 @@ static CURLcode perform(pb_http *h, pb_response *r, const char *method, const ch
 	CURLcode rc = curl_easy_perform(c);
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	curl_easy_cleanup(c);
 	/* the copies hold the credentials too */
 	for (struct curl_slist *l = headers; l; l = l->next)
 		memset(l->data, 0, strlen(l->data));
@@ -519,7 +537,7 @@ static int request(pb_response *out, pb_http *h, const char *method, const char 
 
 	memset(out, 0, sizeof(*out));
 	if (url[0] != '/' && !pb_same_origin(h, full)) {
-		rc = tf_error_set(TF_ERROR, "%s: not following '%s' away from '%s'", h->name,
+		rc = pb_error(h, TF_ERROR, "%s: not following '%s' away from '%s'", h->name,
 				  full, h->base);
 		free(full);
 		return rc;
@@ -746,12 +764,29 @@ int pb_fail(pb_http *h, const pb_response *r, int code, const char *method, cons
 	return code;
 }
 
+int pb_error(pb_http *h, int code, const char *fmt, ...)
+{
+	tf_buf b = TF_BUF_INIT, line = TF_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	tf_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	tf_buf_put_printable(&line, b.ptr);
+	tf_buf_puts(&line, "");
+	scrub_all(h, line.ptr);
+	tf_error_set(code, "%s", line.ptr);
+	tf_buf_free(&b);
+	tf_buf_free(&line);
+	return code;
+}
+
 json_t *pb_json(pb_http *h, const pb_response *r, const char *what)
 {
 	json_error_t e;
 	json_t *j = json_loadb(r->body.ptr ? r->body.ptr : "", r->body.len, 0, &e);
 	if (!j)
-		tf_error_set(TF_ERROR, "%s: %s: the reply is not JSON (%s)", h->name, what, e.text);
+		pb_error(h, TF_ERROR, "%s: %s: the reply is not JSON (%s)", h->name, what, e.text);
 	return j;
 }
 

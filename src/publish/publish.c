@@ -9,7 +9,6 @@
  * report written: the caller prints the line and goes on.
  */
 #include "publish/publish_priv.h"
-#include "context/msglist.h"
 
 #include <ctype.h>
 #include <stdlib.h>

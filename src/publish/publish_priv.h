@@ -70,6 +70,9 @@ const char *pb_http_name(const pb_http *h);
 
 /* Percent-encode one path segment (everything but unreserved characters). */
 void pb_put_segment(tf_buf *b, const char *s);
+/* Set the error: one printable line with the session's secrets scrubbed
+ * (what it quotes may come from the server: a URL, a body). Returns code. */
+int pb_error(pb_http *h, int code, const char *fmt, ...) TF_PRINTF(3, 4);
 /* Parse a JSON body; NULL (with an error set) when it is not JSON. */
 json_t *pb_json(pb_http *h, const pb_response *r, const char *what);
 /* A request body {"body": text}; caller frees. */

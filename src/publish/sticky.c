@@ -21,7 +21,7 @@ static int next_url(char **out, pb_http *h, const pb_response *r, const char *fi
 	*out = NULL;
 	if (r->link_next) {
 		if (!pb_same_origin(h, r->link_next))
-			return tf_error_set(TF_ERROR, "%s: the next page '%s' is on another host; "
+			return pb_error(h, TF_ERROR, "%s: the next page '%s' is on another host; "
 					    "not following it", pb_http_name(h), r->link_next);
 		*out = tf_xstrdup(r->link_next);
 	} else if (r->next_page && *r->next_page) {
@@ -57,7 +57,7 @@ int pb_list_each(pb_http *h, const char *first, pb_item_fn fn, void *payload)
 		j = pb_json(h, &r, url);
 		if (!j || !json_is_array(j)) {
 			if (j)
-				tf_error_set(TF_ERROR, "%s: GET %s: the reply is not a list", pb_http_name(h), url);
+				pb_error(h, TF_ERROR, "%s: GET %s: the reply is not a list", pb_http_name(h), url);
 			rc = TF_ERROR;
 			json_decref(j);
 			pb_response_clear(&r);

@@ -7,8 +7,11 @@
  * command's wait status. The guard learns of testflame's death through
  * PR_SET_PDEATHSIG and then kills every descendant it has: as a subreaper
  * it inherits the orphans, so even grandchildren of a dead shell are found.
+ * It then removes what testflame would have removed after the command (the
+ * markers' directory): a killed testflame leaves nothing in TMPDIR.
  */
 #include "launch.h"
+#include "procfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -90,33 +93,6 @@ static void send_msg(int fd, char type, int32_t value)
 	} while (n < 0 && errno == EINTR);
 }
 
-/* Parent pid of `pid` from /proc, or -1. */
-static pid_t proc_ppid(const char *pid)
-{
-	char path[300], buf[512];
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* the comm may contain spaces and parentheses: parse after the last ')' */
-	char *rp = strrchr(buf, ')');
-	if (!rp)
-		return -1;
-	char state;
-	int ppid;
-	if (sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
-		return -1;
-	return ppid;
-}
-
 /* Kill every descendant of the calling process, until none is left. */
 static void kill_descendants(void)
 {
@@ -134,7 +110,7 @@ static void kill_descendants(void)
 		while ((de = readdir(d))) {
 			if (de->d_name[0] < '0' || de->d_name[0] > '9')
 				continue;
-			pid_t pp = proc_ppid(de->d_name);
+			pid_t pp = tf_procfs_ppid(de->d_name);
 			if (pp < 0)
 				continue;
 			tf_vec_push(&pids, (pid_t)atoi(de->d_name));
@@ -171,6 +147,21 @@ static void kill_descendants(void)
 		}
 		usleep(1000);
 	}
+}
+
+/* A directory and the files in it. */
+static void remove_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	rmdir(path);
 }
 
 static volatile sig_atomic_t parent_died;
@@ -254,6 +245,8 @@ static void guard_main(const tf_launch_opts *o, pid_t parent, int go_rd, int inf
 			_exit(0);
 		if (parent_died || getppid() != parent) {
 			kill_descendants();
+			if (o->remove_dir)
+				remove_dir(o->remove_dir);
 			_exit(1);
 		}
 	}

@@ -24,6 +24,8 @@ typedef struct {
 	char *const *extra_env;
 	const char *cwd;           /* NULL: testflame's own */
 	const sigset_t *orig_mask; /* the signal mask the command must get */
+	const char *remove_dir;    /* a directory of files (the markers'), removed by
+				    * the guard when testflame dies before the command */
 } tf_launch_opts;
 
 /*

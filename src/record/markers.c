@@ -72,6 +72,11 @@ char *tf_markers_env(tf_markers *m)
 	return tf_xasprintf("TESTFLAME_MARKERS=%s", m->path);
 }
 
+const char *tf_markers_dir(const tf_markers *m)
+{
+	return m->dir;
+}
+
 static bool parse_u64(const char *s, uint64_t *out)
 {
 	char *end;

@@ -13,6 +13,8 @@ typedef struct tf_markers tf_markers;
 int tf_markers_open(tf_markers **out);
 /* "TESTFLAME_MARKERS=<path>", for the command's environment. */
 char *tf_markers_env(tf_markers *m);
+/* The directory the file is in (for the launch guard to remove). */
+const char *tf_markers_dir(const tf_markers *m);
 /* Read the complete lines written since the last call into the spool;
  * with `final`, also a last line that lacks its newline. */
 int tf_markers_poll(tf_markers *m, tf_spool *s, bool final);

@@ -13,6 +13,7 @@
  *   -> cpu-clock (software), kernel+user -> cpu-clock, user only.
  * Each rung taken is announced once with the reason and the fix.
  */
+#include "notice.h"
 #include "perf.h"
 
 #include <errno.h>
@@ -43,6 +44,7 @@ struct tf_perf {
 	uint64_t thread_sum;  /* counts of the threads the kernel reported */
 	uint8_t *scratch;   /* linear copy of one buffer's new records */
 	size_t scratch_len;
+	tf_pyread *py;
 };
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -143,6 +145,12 @@ static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
+	if (o->py) {
+		/* every sample wakes the reader, which reads the thread's
+		 * Python stack while it is still where the sample saw it */
+		a->watermark = 0;
+		a->wakeup_events = 1;
+	}
 	layout->sample_type = a->sample_type;
 	layout->regs_mask = a->sample_regs_user;
 	layout->sample_id_all = true;
@@ -288,6 +296,8 @@ int tf_perf_open(tf_perf **out, const tf_perf_opts *o, tf_recording *rec)
 	int_vec cpus = { 0 };
 	tf_perf *p = tf_xcalloc(1, sizeof(*p));
 	tf_event want = o->event;
+
+	p->py = o->py;
 	bool try_hw = want == TF_EVENT_AUTO || want == TF_EVENT_INSTRUCTIONS ||
 		      want == TF_EVENT_CYCLES;
 	tf_event hw_ev = want == TF_EVENT_CYCLES ? TF_EVENT_CYCLES : TF_EVENT_INSTRUCTIONS;
@@ -382,6 +392,14 @@ size_t tf_perf_pollfds(const tf_perf *p, struct pollfd *fds, size_t max)
 	return n;
 }
 
+/* The Python stack of a sample's thread, read as the sample arrives. */
+static void py_sample(tf_perf *p, tf_recording *rec, const struct perf_event_header *h)
+{
+	tf_rec_event ev;
+	if (tf_spool_decode(&rec->layout, h, &ev) > 0 && ev.type == TF_REC_SAMPLE)
+		tf_pyread_sample(p->py, ev.pid, ev.tid, ev.time);
+}
+
 /* Look at the records of one copied chunk: count, and pass side-band on. */
 static void scan(tf_perf *p, tf_recording *rec, const uint8_t *buf, size_t len,
 		 tf_live_fn live, void *live_ctx, uint64_t *processes)
@@ -395,6 +413,8 @@ static void scan(tf_perf *p, tf_recording *rec, const uint8_t *buf, size_t len,
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
 			rec->info.samples++;
+			if (p->py)
+				py_sample(p, rec, h);
 			break;
 		case PERF_RECORD_READ: {
 			tf_rec_event ev;

@@ -4,6 +4,7 @@
 #ifndef TESTFLAME_RECORD_PERF_H
 #define TESTFLAME_RECORD_PERF_H
 
+#include "pyread.h"
 #include "spool.h"
 
 #include <poll.h>
@@ -18,6 +19,7 @@ typedef struct {
 	unsigned stack_bytes;
 	tf_notice_fn notice;
 	void *notice_ctx;
+	tf_pyread *py;          /* Python stacks: read at every sample, or NULL */
 } tf_perf_opts;
 
 /*

@@ -13,6 +13,7 @@
  * way the ptrace sampler does, so its verdict is the sampler's own.
  */
 #include "perf.h"
+#include "procfs.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -45,28 +46,6 @@ static int read_int_file(const char *path, int dflt)
 	}
 	tf_buf_free(&b);
 	return v;
-}
-
-/* "Name:\tvalue" from /proc/self/status. */
-static bool status_field(const tf_buf *st, const char *name, char *out, size_t len)
-{
-	size_t n = strlen(name);
-	for (const char *p = st->ptr; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		if (strncmp(p, name, n) == 0 && p[n] == ':') {
-			const char *v = p + n + 1;
-			while (*v == ' ' || *v == '\t')
-				v++;
-			size_t l = nl ? (size_t)(nl - v) : strlen(v);
-			if (l >= len)
-				l = len - 1;
-			memcpy(out, v, l);
-			out[l] = '\0';
-			return true;
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-	return false;
 }
 
 static const char *detect_container(void)
@@ -199,9 +178,9 @@ void tf_record_probe(tf_record_caps *c, int what)
 			      ? tf_perf_paranoid() : INT_MIN;
 	c->max_sample_rate = read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 	if (tf_file_read(&st, "/proc/self/status") == 0) {
-		if (status_field(&st, "Seccomp", v, sizeof(v)))
+		if (tf_procfs_status_field(st.ptr, "Seccomp", v, sizeof(v)))
 			c->seccomp = atoi(v);
-		if (status_field(&st, "CapEff", v, sizeof(v))) {
+		if (tf_procfs_status_field(st.ptr, "CapEff", v, sizeof(v))) {
 			unsigned long long caps = strtoull(v, NULL, 16);
 			c->cap_perfmon = caps >> CAP_PERFMON_BIT & 1;
 			c->cap_sys_admin = caps >> CAP_SYS_ADMIN_BIT & 1;

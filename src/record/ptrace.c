@@ -52,8 +52,16 @@
  * pending PTRACE_INTERRUPT; an exec by a non-leader thread
  * renames it to the leader's tid and silently ends the other threads; a
  * thread may die at any point of a sample (ESRCH is never an error).
+ *
+ * The seams, each tested alone: procfs.c parses the /proc files read here,
+ * stack.c copies stacks and walks frame pointers, synth.c writes the perf
+ * records; threads and processes are found by pid through tf_htab.
  */
 #include "ptrace.h"
+#include "notice.h"
+#include "procfs.h"
+#include "stack.h"
+#include "synth.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -63,24 +71,21 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define CHAIN_MAX 127               /* user frames, as perf's default max_stack */
-#define PAGE 4096
+#define PAGE TF_STACK_PAGE
 #define MAPS_RESCAN_NS 2000000000ULL /* re-read a sampled process's maps this often */
 #define MAPS_UNKNOWN_NS 20000000ULL  /* at most this often for unknown addresses */
 #define DETACH_NS 2000000000ULL
-#define IOV_BATCH 1024
 
 /* Syscall restart codes the kernel leaves in rax while a tracee is stopped
  * out of an interrupted wait (include/linux/errno.h); EINTR too. */
@@ -88,93 +93,6 @@ static bool interrupted_wait(int64_t rax)
 {
 	return rax == -4 || rax == -512 || rax == -513 || rax == -514 || rax == -516;
 }
-
-/* pid -> slot map with deletion (threads come and go by the thousand). */
-typedef struct {
-	uint64_t *slots; /* (pid << 32) | (slot + 1); 0 = empty */
-	size_t cap, n;
-} pidmap;
-
-#define PM_NONE UINT32_MAX
-
-static size_t pm_home(const pidmap *m, uint32_t k)
-{
-	return (size_t)tf_hash_u64(k) & (m->cap - 1);
-}
-
-static uint32_t pm_get(const pidmap *m, pid_t pid)
-{
-	uint32_t k = (uint32_t)pid;
-	if (!m->cap)
-		return PM_NONE;
-	for (size_t i = pm_home(m, k);; i = (i + 1) & (m->cap - 1)) {
-		uint64_t s = m->slots[i];
-		if (!s)
-			return PM_NONE;
-		if ((uint32_t)(s >> 32) == k)
-			return (uint32_t)s - 1;
-	}
-}
-
-static void pm_place(pidmap *m, uint64_t s)
-{
-	size_t i = pm_home(m, (uint32_t)(s >> 32));
-	while (m->slots[i] && (uint32_t)(m->slots[i] >> 32) != (uint32_t)(s >> 32))
-		i = (i + 1) & (m->cap - 1);
-	if (!m->slots[i])
-		m->n++;
-	m->slots[i] = s;
-}
-
-static void pm_put(pidmap *m, pid_t pid, uint32_t v)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		pidmap g = { tf_xcalloc(m->cap ? m->cap * 2 : 64, 8), m->cap ? m->cap * 2 : 64, 0 };
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->slots[i])
-				pm_place(&g, m->slots[i]);
-		free(m->slots);
-		*m = g;
-	}
-	pm_place(m, ((uint64_t)(uint32_t)pid << 32) | ((uint64_t)v + 1));
-}
-
-static void pm_del(pidmap *m, pid_t pid)
-{
-	uint32_t k = (uint32_t)pid;
-	size_t mask = m->cap - 1, i, j;
-
-	if (!m->cap)
-		return;
-	for (i = pm_home(m, k);; i = (i + 1) & mask) {
-		if (!m->slots[i])
-			return;
-		if ((uint32_t)(m->slots[i] >> 32) == k)
-			break;
-	}
-	m->slots[i] = 0;
-	m->n--;
-	/* backward shift: pull later entries of the probe run into the hole */
-	for (j = i;;) {
-		j = (j + 1) & mask;
-		if (!m->slots[j])
-			return;
-		size_t h = pm_home(m, (uint32_t)(m->slots[j] >> 32));
-		bool stays = j > i ? (h > i && h <= j) : (h > i || h <= j);
-		if (!stays) {
-			m->slots[i] = m->slots[j];
-			m->slots[j] = 0;
-			i = j;
-		}
-	}
-}
-
-/* Where a waiting thread waits: /proc/PID/task/TID/syscall. */
-struct wait_key {
-	long nr;          /* -1: blocked outside a syscall */
-	uint64_t args[6];
-	uint64_t sp, pc;
-};
 
 enum { T_NEW, T_RUN, T_GSTOP };                               /* thread state */
 enum { W_NONE, W_CPU, W_WALL_ON, W_WALL_OFF, W_GSTOP };      /* why interrupted */
@@ -187,15 +105,15 @@ struct thread {
 	uint32_t slot, proc;
 	uint8_t state, want;
 	bool interrupting;     /* PTRACE_INTERRUPT sent, its stop not seen yet */
-	bool exit_emitted, in_batch, regs_ok, compat;
+	bool exit_emitted, cost_emitted, in_batch, regs_ok, compat;
 	bool exit_after_sample; /* its last sample is taken at its exit */
 	uint64_t samples;
 	int fd[NFD];           /* cached /proc files, -1 when closed */
 	uint64_t last_time;    /* wall: end of the time its last sample covered */
 	uint64_t last_cpu;     /* cpu: its CPU time at its last sample */
 	uint64_t stop_time;
-	struct wait_key key;   /* W_WALL_OFF: the site seen at the tick */
-	struct wait_key cache_key;
+	tf_wait_site key;      /* W_WALL_OFF: the site seen at the tick */
+	tf_wait_site cache_key;
 	bool cache_valid;
 	tf_buf cache;          /* the off-CPU record taken at cache_key */
 	struct user_regs_struct regs;
@@ -227,66 +145,30 @@ typedef struct {
 	bool wall, copy_stack, detaching;
 	size_t window;            /* stack bytes read per sample */
 	uint64_t interval;        /* ns between ticks */
+	/* slots of threads and processes, and their pid -> slot indexes
+	 * (threads come and go by the thousand: freed slots are reused) */
 	TF_VEC(struct thread *) threads;
 	TF_VEC(uint32_t) free_threads;
-	pidmap tmap;
+	tf_htab tmap;
 	TF_VEC(struct proc *) procs;
 	TF_VEC(uint32_t) free_procs;
-	pidmap pmap;
+	tf_htab pmap;
 	TF_VEC(struct thread *) batch;
+	TF_VEC(tf_stack_req) reqs;
 	uint8_t *stacks;
 	size_t stacks_cap;
 	tf_buf rb;                /* the record being built */
 	uint64_t processes, live;
-	bool vm_readv, schedstat;
+	bool schedstat;
 	int cached_fds, max_cached_fds;
 	long clk_tck;
 	int err;
 	uint64_t chain[CHAIN_MAX];
-	uint8_t page[2 * PAGE];   /* frames beyond the copied stack */
-	uint64_t page_addr;
-	size_t page_len;
 	uint64_t interrupts, dropped;
-	struct iovec liov[IOV_BATCH], riov[IOV_BATCH];
-	uint32_t owner[IOV_BATCH];
+	tf_stack_reader stack;
 } sampler;
 
-/* records */
-
-static void rb_begin(sampler *s, uint32_t type, uint16_t misc)
-{
-	struct perf_event_header h = { type, misc, 0 };
-	tf_buf_clear(&s->rb);
-	tf_buf_put(&s->rb, &h, sizeof(h));
-}
-
-static void rb_u64(sampler *s, uint64_t v)
-{
-	tf_buf_put(&s->rb, &v, 8);
-}
-
-static void rb_u32x2(sampler *s, uint32_t a, uint32_t b)
-{
-	uint32_t v[2] = { a, b };
-	tf_buf_put(&s->rb, v, 8);
-}
-
-/* A NUL-terminated string padded with NULs to 8 bytes, as perf writes. */
-static void rb_str(sampler *s, const char *str)
-{
-	static const char zero[8];
-	size_t n = strlen(str) + 1;
-	tf_buf_put(&s->rb, str, n);
-	tf_buf_put(&s->rb, zero, (8 - n % 8) % 8);
-}
-
-/* sample_id_all trailer: TID, TIME, CPU (see spool.c decode_sample_id) */
-static void rb_trailer(sampler *s, pid_t pid, pid_t tid, uint64_t time)
-{
-	rb_u32x2(s, (uint32_t)pid, (uint32_t)tid);
-	rb_u64(s, time);
-	rb_u32x2(s, 0, 0);
-}
+/* records: made in s->rb (synth.c), counted and appended here */
 
 static void append(sampler *s, const void *data, size_t len)
 {
@@ -303,7 +185,6 @@ static void rb_emit(sampler *s)
 	struct perf_event_header *h = (void *)s->rb.ptr;
 	tf_rec_event ev;
 
-	h->size = (uint16_t)s->rb.len;
 	s->rec->info.records++;
 	if (h->type == PERF_RECORD_SAMPLE || h->type == TF_SPOOL_SAMPLE_EXT)
 		s->rec->info.samples++;
@@ -316,32 +197,19 @@ static void rb_emit(sampler *s)
 static void emit_task(sampler *s, uint32_t type, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid,
 		      uint64_t time)
 {
-	rb_begin(s, type, 0);
-	rb_u32x2(s, (uint32_t)pid, (uint32_t)ppid);
-	rb_u32x2(s, (uint32_t)tid, (uint32_t)ptid);
-	rb_u64(s, time);
-	if (type == PERF_RECORD_FORK)
-		rb_trailer(s, ppid, ptid, time);
-	else
-		rb_trailer(s, pid, tid, time);
+	tf_synth_task(&s->rb, type, pid, ppid, tid, ptid, time);
 	rb_emit(s);
 }
 
 static void emit_comm(sampler *s, pid_t pid, pid_t tid, const char *comm, uint64_t time)
 {
-	rb_begin(s, PERF_RECORD_COMM, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_COMM_EXEC);
-	rb_u32x2(s, (uint32_t)pid, (uint32_t)tid);
-	rb_str(s, comm);
-	rb_trailer(s, pid, tid, time);
+	tf_synth_comm(&s->rb, pid, tid, comm, time);
 	rb_emit(s);
 }
 
 static void emit_proc_exit(sampler *s, pid_t pid, pid_t tid, int status, uint64_t time)
 {
-	rb_begin(s, TF_SPOOL_PROC_EXIT, 0);
-	rb_u32x2(s, (uint32_t)pid, (uint32_t)tid);
-	rb_u64(s, time);
-	rb_u32x2(s, (uint32_t)status, 0);
+	tf_synth_proc_exit(&s->rb, pid, tid, status, time);
 	rb_emit(s);
 }
 
@@ -352,16 +220,41 @@ static struct proc *proc_of(const sampler *s, const struct thread *t)
 	return s->procs.v[t->proc];
 }
 
+static uint64_t pid_hash(pid_t pid)
+{
+	return tf_hash_u64((uint32_t)pid);
+}
+
+static bool thread_is(const void *ctx, uint32_t slot, const void *key)
+{
+	const sampler *s = ctx;
+	return s->threads.v[slot] && s->threads.v[slot]->tid == *(const pid_t *)key;
+}
+
+static bool proc_is(const void *ctx, uint32_t slot, const void *key)
+{
+	const sampler *s = ctx;
+	return s->procs.v[slot] && s->procs.v[slot]->pid == *(const pid_t *)key;
+}
+
 static struct thread *find_thread(const sampler *s, pid_t tid)
 {
-	uint32_t i = pm_get(&s->tmap, tid);
-	return i == PM_NONE ? NULL : s->threads.v[i];
+	uint32_t i = tf_htab_find(&s->tmap, pid_hash(tid), thread_is, s, &tid);
+	return i == TF_HTAB_NONE ? NULL : s->threads.v[i];
 }
 
 static struct proc *find_proc(const sampler *s, pid_t pid)
 {
-	uint32_t i = pm_get(&s->pmap, pid);
-	return i == PM_NONE ? NULL : s->procs.v[i];
+	uint32_t i = tf_htab_find(&s->pmap, pid_hash(pid), proc_is, s, &pid);
+	return i == TF_HTAB_NONE ? NULL : s->procs.v[i];
+}
+
+/* A pid names one process at a time: a new one replaces a stale entry. */
+static void unindex_proc(sampler *s, pid_t pid)
+{
+	struct proc *p = find_proc(s, pid);
+	if (p)
+		tf_htab_remove(&s->pmap, pid_hash(pid), p->slot);
 }
 
 static struct proc *proc_new(sampler *s, pid_t pid, pid_t ppid, const struct proc *parent)
@@ -385,13 +278,14 @@ static struct proc *proc_new(sampler *s, pid_t pid, pid_t ppid, const struct pro
 		p->slot = (uint32_t)s->procs.n;
 		tf_vec_push(&s->procs, p);
 	}
-	pm_put(&s->pmap, pid, p->slot);
+	unindex_proc(s, pid);
+	tf_htab_insert(&s->pmap, pid_hash(pid), p->slot);
 	return p;
 }
 
 static void proc_free(sampler *s, struct proc *p)
 {
-	pm_del(&s->pmap, p->pid);
+	unindex_proc(s, p->pid);
 	s->procs.v[p->slot] = NULL;
 	tf_vec_push(&s->free_procs, p->slot);
 	if (p->mem_fd >= 0)
@@ -418,7 +312,7 @@ static struct thread *thread_new(sampler *s, pid_t tid, struct proc *p, uint8_t 
 		t->slot = (uint32_t)s->threads.n;
 		tf_vec_push(&s->threads, t);
 	}
-	pm_put(&s->tmap, tid, t->slot);
+	tf_htab_insert(&s->tmap, pid_hash(tid), t->slot);
 	s->live++;
 	return t;
 }
@@ -441,7 +335,7 @@ static void thread_free(sampler *s, struct thread *t)
 				s->batch.v[i] = NULL;
 	close_fds(s, t);
 	tf_buf_free(&t->cache);
-	pm_del(&s->tmap, t->tid);
+	tf_htab_remove(&s->tmap, pid_hash(t->tid), t->slot);
 	s->threads.v[t->slot] = NULL;
 	tf_vec_push(&s->free_threads, t->slot);
 	s->live--;
@@ -485,26 +379,6 @@ static ssize_t read_task(sampler *s, struct thread *t, int which, char *buf, siz
 	return n;
 }
 
-/* The fields of /proc/.../stat after the command name (which may hold
- * spaces and parentheses): tok[0] is field 3, the state. */
-static int stat_fields(char *buf, char **tok, int max)
-{
-	char *p = strrchr(buf, ')');
-	int n = 0;
-	if (!p)
-		return 0;
-	for (p++; n < max;) {
-		while (*p == ' ')
-			p++;
-		if (!*p || *p == '\n')
-			break;
-		tok[n++] = p;
-		while (*p && *p != ' ')
-			p++;
-	}
-	return n;
-}
-
 /* CPU time of a thread in ns: schedstat's sum_exec_runtime, or utime +
  * stime in clock ticks where the kernel lacks schedstat. */
 static bool thread_cpu(sampler *s, struct thread *t, uint64_t *out)
@@ -517,7 +391,7 @@ static bool thread_cpu(sampler *s, struct thread *t, uint64_t *out)
 		*out = strtoull(buf, NULL, 10);
 		return true;
 	}
-	if (read_task(s, t, FD_STAT, buf, sizeof(buf)) <= 0 || stat_fields(buf, tok, 14) < 14)
+	if (read_task(s, t, FD_STAT, buf, sizeof(buf)) <= 0 || tf_procfs_stat_fields(buf, tok, 14) < 14)
 		return false;
 	*out = (strtoull(tok[11], NULL, 10) + strtoull(tok[12], NULL, 10)) *
 	       (1000000000ULL / (uint64_t)s->clk_tck);
@@ -525,85 +399,25 @@ static bool thread_cpu(sampler *s, struct thread *t, uint64_t *out)
 }
 
 /* 1 running, 0 waiting (k filled), -1 gone. */
-static int thread_wait(sampler *s, struct thread *t, struct wait_key *k)
+static int thread_wait(sampler *s, struct thread *t, tf_wait_site *k)
 {
-	char buf[256], *p, *end;
-	uint64_t v[8];
-	int n = 0;
+	char buf[256];
 
 	if (read_task(s, t, FD_SYSCALL, buf, sizeof(buf)) <= 0)
 		return -1;
-	if (strncmp(buf, "running", 7) == 0)
-		return 1;
-	memset(k, 0, sizeof(*k));
-	k->nr = strtol(buf, &end, 10);
-	if (end == buf)
-		return -1;
-	for (p = end; n < 8; p = end) {
-		v[n] = strtoull(p, &end, 16);
-		if (end == p)
-			break;
-		n++;
-	}
-	if (n == 2) {
-		k->sp = v[0];
-		k->pc = v[1];
-	} else if (n == 8) {
-		memcpy(k->args, v, sizeof(k->args));
-		k->sp = v[6];
-		k->pc = v[7];
-	} else {
-		return -1;
-	}
-	return 0;
+	return tf_procfs_parse_syscall(buf, k);
 }
 
 /* Whether a thread seen waiting at `now` still waits where `cached` was
  * taken. A wait we interrupted to read the stack goes on, at the same
  * place, as restart_syscall. */
-static bool key_eq(const struct wait_key *now, const struct wait_key *cached)
+static bool key_eq(const tf_wait_site *now, const tf_wait_site *cached)
 {
 	if (now->sp != cached->sp || now->pc != cached->pc)
 		return false;
 	if (now->nr == __NR_restart_syscall)
 		return true;
 	return now->nr == cached->nr && memcmp(now->args, cached->args, sizeof(now->args)) == 0;
-}
-
-/* Names of the syscalls a thread may wait in (x86-64 numbers). */
-#define SC(n) [__NR_##n] = #n,
-static const char *const syscall_names[] = {
-	SC(read) SC(write) SC(open) SC(close) SC(stat) SC(fstat) SC(lstat) SC(poll)
-	SC(lseek) SC(mmap) SC(mprotect) SC(munmap) SC(brk) SC(rt_sigaction) SC(ioctl)
-	SC(pread64) SC(pwrite64) SC(readv) SC(writev) SC(access) SC(pipe) SC(select)
-	SC(sched_yield) SC(msync) SC(madvise) SC(dup2) SC(pause) SC(nanosleep)
-	SC(getitimer) SC(alarm) SC(sendfile) SC(socket) SC(connect) SC(accept)
-	SC(sendto) SC(recvfrom) SC(sendmsg) SC(recvmsg) SC(shutdown) SC(bind)
-	SC(listen) SC(clone) SC(fork) SC(vfork) SC(execve) SC(exit) SC(wait4)
-	SC(kill) SC(semop) SC(msgsnd) SC(msgrcv) SC(fcntl) SC(flock) SC(fsync)
-	SC(fdatasync) SC(truncate) SC(ftruncate) SC(getdents) SC(rename) SC(mkdir)
-	SC(rmdir) SC(creat) SC(link) SC(unlink) SC(readlink) SC(chmod) SC(ptrace)
-	SC(rt_sigtimedwait) SC(rt_sigsuspend) SC(sigaltstack) SC(mlock) SC(sync)
-	SC(gettid) SC(tkill) SC(futex) SC(io_getevents) SC(getdents64)
-	SC(semtimedop) SC(clock_nanosleep) SC(exit_group) SC(epoll_wait) SC(tgkill)
-	SC(mq_timedsend) SC(mq_timedreceive) SC(waitid) SC(inotify_add_watch)
-	SC(openat) SC(mkdirat) SC(newfstatat) SC(unlinkat) SC(renameat) SC(pselect6)
-	SC(ppoll) SC(splice) SC(tee) SC(sync_file_range) SC(vmsplice) SC(epoll_pwait)
-	SC(fallocate) SC(accept4) SC(eventfd2) SC(epoll_create1) SC(pipe2)
-	SC(preadv) SC(pwritev) SC(recvmmsg) SC(syncfs) SC(sendmmsg) SC(getrandom)
-	SC(execveat) SC(copy_file_range) SC(preadv2) SC(pwritev2) SC(statx)
-	SC(io_pgetevents) SC(io_uring_enter) SC(openat2) SC(clone3) SC(faccessat2)
-	SC(epoll_pwait2) SC(restart_syscall)
-};
-
-static const char *syscall_name(long nr, char *buf, size_t len)
-{
-	if (nr < 0)
-		return "blocked";
-	if ((size_t)nr < TF_ARRAY_SIZE(syscall_names) && syscall_names[nr])
-		return syscall_names[nr];
-	snprintf(buf, len, "syscall_%ld", nr);
-	return buf;
 }
 
 /* mappings */
@@ -623,7 +437,7 @@ static bool maps_has(const struct proc *p, uint64_t addr)
 	return false;
 }
 
-static bool maps_same(const struct proc *p, const struct map *m)
+static bool maps_same(const struct proc *p, const tf_maps_line *m)
 {
 	size_t lo = 0, hi = p->maps.n;
 	while (lo < hi) {
@@ -640,29 +454,6 @@ static bool maps_same(const struct proc *p, const struct map *m)
 	return false;
 }
 
-struct map_line {
-	struct map m;
-	uint32_t prot, flags;
-	const char *name;
-};
-
-static void emit_mmap(sampler *s, const struct proc *p, pid_t tid, const struct map_line *l,
-		      uint64_t time)
-{
-	rb_begin(s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
-	rb_u32x2(s, (uint32_t)p->pid, (uint32_t)tid);
-	rb_u64(s, l->m.start);
-	rb_u64(s, l->m.end - l->m.start);
-	rb_u64(s, l->m.pgoff);
-	rb_u32x2(s, l->m.maj, l->m.min);
-	rb_u64(s, l->m.ino);
-	rb_u64(s, 0);
-	rb_u32x2(s, l->prot, l->flags);
-	rb_str(s, l->name);
-	rb_trailer(s, p->pid, tid, time);
-	rb_emit(s);
-}
-
 /*
  * Read /proc/PID/maps and emit an MMAP2 for every executable mapping not
  * known yet (after an exec: all of them, the program first, as the kernel
@@ -673,7 +464,7 @@ static void scan_maps(sampler *s, struct proc *p, pid_t tid, uint64_t time, bool
 {
 	char path[64], exe[PATH_MAX + 1] = "";
 	tf_buf b = TF_BUF_INIT;
-	TF_VEC(struct map_line) lines = { 0 };
+	TF_VEC(tf_maps_line) lines = { 0 };
 
 	p->maps_time = tf_now_ns();
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
@@ -688,32 +479,12 @@ static void scan_maps(sampler *s, struct proc *p, pid_t tid, uint64_t time, bool
 	}
 	for (char *line = b.ptr; line && *line;) {
 		char *nl = strchr(line, '\n');
-		struct map_line l;
-		char perms[8];
-		unsigned long long start, end, off, ino;
-		int name_at = 0;
+		tf_maps_line l;
 
 		if (nl)
 			*nl = '\0';
-		memset(&l, 0, sizeof(l));
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
-			   &l.m.maj, &l.m.min, &ino, &name_at) >= 7 && perms[2] == 'x') {
-			l.m.start = start;
-			l.m.end = end;
-			l.m.pgoff = off;
-			l.m.ino = ino;
-			l.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-				 PROT_EXEC;
-			l.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-			l.name = name_at ? line + name_at : "";
-			if (!*l.name || strncmp(l.name, "[anon:", 6) == 0) {
-				/* perf's name and offset for anonymous code (JITs) */
-				l.name = "//anon";
-				l.m.pgoff = start;
-			}
-			if (l.name[0] != '[' || strcmp(l.name, "[vdso]") == 0)
-				tf_vec_push(&lines, l);
-		}
+		if (tf_procfs_parse_maps_line(line, &l))
+			tf_vec_push(&lines, l);
 		line = nl ? nl + 1 : NULL;
 	}
 	/* the program first: the attribution names processes after it */
@@ -722,12 +493,17 @@ static void scan_maps(sampler *s, struct proc *p, pid_t tid, uint64_t time, bool
 			bool is_exe = exe[0] && strcmp(lines.v[i].name, exe) == 0;
 			if (pass == 0 ? !is_exe : (exec && is_exe))
 				continue;
-			if (exec || !maps_same(p, &lines.v[i].m))
-				emit_mmap(s, p, tid, &lines.v[i], time);
+			if (exec || !maps_same(p, &lines.v[i])) {
+				tf_synth_mmap2(&s->rb, p->pid, tid, &lines.v[i], time);
+				rb_emit(s);
+			}
 		}
 	p->maps.n = 0;
-	for (size_t i = 0; i < lines.n; i++)
-		tf_vec_push(&p->maps, lines.v[i].m);
+	for (size_t i = 0; i < lines.n; i++) {
+		const tf_maps_line *l = &lines.v[i];
+		struct map m = { l->start, l->end, l->pgoff, l->ino, l->maj, l->min };
+		tf_vec_push(&p->maps, m);
+	}
 	tf_vec_free(&lines);
 	tf_buf_free(&b);
 }
@@ -744,158 +520,31 @@ static void check_maps(sampler *s, struct proc *p, pid_t tid, const uint64_t *ch
 		scan_maps(s, p, tid, time, false);
 }
 
-/* memory */
-
-/* Split [addr, addr+len) at page boundaries into s->riov/liov from `at`;
- * returns the new element count. */
-static size_t split_pages(sampler *s, size_t at, uint64_t addr, uint8_t *buf, size_t len,
-			  uint32_t owner)
-{
-	while (len && at < IOV_BATCH) {
-		size_t n = TF_MIN(len, PAGE - (size_t)(addr & (PAGE - 1)));
-		s->riov[at].iov_base = (void *)(uintptr_t)addr;
-		s->riov[at].iov_len = n;
-		s->liov[at].iov_base = buf;
-		s->liov[at].iov_len = n;
-		s->owner[at] = owner;
-		at++;
-		addr += n;
-		buf += n;
-		len -= n;
-	}
-	return at;
-}
-
-static ssize_t read_proc_mem(struct proc *p, uint64_t addr, void *buf, size_t len)
-{
-	if (p->mem_fd < 0) {
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/mem", (int)p->pid);
-		p->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (p->mem_fd < 0)
-			return -1;
-	}
-	return pread(p->mem_fd, buf, len, (off_t)addr);
-}
-
-/* Read the readable prefix of [addr, addr+len) of process p. */
-static size_t read_mem(sampler *s, struct proc *p, uint64_t addr, void *buf, size_t len)
-{
-	if (s->vm_readv) {
-		size_t n = split_pages(s, 0, addr, buf, len, 0);
-		ssize_t got = process_vm_readv(p->pid, s->liov, n, s->riov, n, 0);
-		if (got >= 0)
-			return (size_t)got;
-		if (errno != EPERM && errno != ENOSYS)
-			return 0;
-	}
-	ssize_t got = read_proc_mem(p, addr, buf, len);
-	if (got >= 0 && s->vm_readv)
-		s->vm_readv = false; /* refused by a filter, not by the kernel's checks */
-	return got > 0 ? (size_t)got : 0;
-}
+/* stacks (stack.c) */
 
 /*
- * Copy the stacks of the batch's threads [from, to) - all of one process -
- * in as few process_vm_readv calls as the iovec limit allows. Partial
- * transfers stop at a failing page: that thread keeps what it got, and
- * the next call starts at the following thread.
+ * Copy the stacks of the batch's threads [from, to), all of process p, to
+ * s->stacks (one window each).
  */
 static void read_stacks(sampler *s, struct proc *p, size_t from, size_t to)
 {
-	size_t k = from;
+	size_t n = to - from;
 
+	s->reqs.n = 0;
+	tf_vec_reserve(&s->reqs, n);
+	for (size_t i = from; i < to; i++) {
+		const struct thread *t = s->batch.v[i];
+		tf_stack_req r = { 0, s->stacks + i * s->window, true, 0 };
+		if (t && t->regs_ok && !t->compat) {
+			r.sp = t->regs.rsp;
+			r.skip = false;
+		}
+		s->reqs.v[s->reqs.n++] = r;
+	}
+	tf_stack_read_many(&s->stack, p->pid, &p->mem_fd, s->reqs.v, n, s->window);
 	for (size_t i = from; i < to; i++)
 		if (s->batch.v[i])
-			s->batch.v[i]->stack_len = 0;
-	while (k < to) {
-		size_t n = 0, e = 0, first = k;
-		for (; k < to; k++) {
-			struct thread *t = s->batch.v[k];
-			if (!t || !t->regs_ok || t->compat)
-				continue;
-			if (n + s->window / PAGE + 2 > IOV_BATCH)
-				break;
-			n = split_pages(s, n, t->regs.rsp, s->stacks + k * s->window, s->window,
-					(uint32_t)k);
-		}
-		if (!n)
-			continue;
-		if (!s->vm_readv) {
-			for (size_t i = first; i < k; i++) {
-				struct thread *t = s->batch.v[i];
-				if (t && t->regs_ok && !t->compat)
-					t->stack_len = read_mem(s, p, t->regs.rsp, s->stacks + i * s->window,
-								s->window);
-			}
-			continue;
-		}
-		while (e < n) {
-			ssize_t got = process_vm_readv(p->pid, s->liov + e, n - e, s->riov + e, n - e, 0);
-			size_t rest;
-			if (got < 0 && (errno == EPERM || errno == ENOSYS)) {
-				/* refused, likely by a filter: /proc/PID/mem from now on */
-				s->vm_readv = false;
-				for (size_t i = first; i < k; i++) {
-					struct thread *t = s->batch.v[i];
-					if (t && t->regs_ok && !t->compat)
-						t->stack_len = read_mem(s, p, t->regs.rsp,
-									s->stacks + i * s->window,
-									s->window);
-				}
-				break;
-			}
-			rest = got > 0 ? (size_t)got : 0;
-			while (e < n && rest >= s->riov[e].iov_len) {
-				rest -= s->riov[e].iov_len;
-				s->batch.v[s->owner[e]]->stack_len += s->riov[e].iov_len;
-				e++;
-			}
-			if (e >= n)
-				break;
-			/* element e failed: its thread's stack ends there */
-			uint32_t o = s->owner[e];
-			s->batch.v[o]->stack_len += rest;
-			while (e < n && s->owner[e] == o)
-				e++;
-		}
-	}
-}
-
-/* The user call chain along the frame pointers: ip, then return addresses. */
-static size_t fp_walk(sampler *s, struct proc *p, const struct thread *t, const uint8_t *win,
-		      size_t winlen)
-{
-	uint64_t sp = t->regs.rsp, fp = t->regs.rbp, lo = sp;
-	size_t n = 0;
-	int reads = 0;
-
-	s->chain[n++] = t->regs.rip;
-	s->page_len = 0;
-	while (n < CHAIN_MAX) {
-		uint64_t fr[2];
-		if (fp < lo || (fp & 7) || fp - sp > (64u << 20))
-			break;
-		if (fp + 16 <= sp + winlen) {
-			memcpy(fr, win + (fp - sp), 16);
-		} else if (s->page_len && fp >= s->page_addr && fp + 16 <= s->page_addr + s->page_len) {
-			memcpy(fr, s->page + (fp - s->page_addr), 16);
-		} else {
-			if (++reads > 16)
-				break;
-			s->page_addr = fp & ~(uint64_t)(PAGE - 1);
-			s->page_len = read_mem(s, p, s->page_addr, s->page, sizeof(s->page));
-			if (fp + 16 > s->page_addr + s->page_len)
-				break;
-			memcpy(fr, s->page + (fp - s->page_addr), 16);
-		}
-		if (fr[1] < PAGE)
-			break;
-		s->chain[n++] = fr[1];
-		lo = fp + 16;
-		fp = fr[0];
-	}
-	return n;
+			s->batch.v[i]->stack_len = s->reqs.v[i - from].len;
 }
 
 static uint64_t reg_value(const struct user_regs_struct *r, int reg)
@@ -928,56 +577,20 @@ static uint64_t reg_value(const struct user_regs_struct *r, int reg)
 	}
 }
 
-/* Offsets of time and period in a sample body (IP, TID, TIME, CPU, PERIOD). */
-#define BODY_TIME 16
-#define BODY_PERIOD 32
-
 /* Build a sample record in s->rb; returns the offset of its body. */
 static size_t build_sample(sampler *s, const struct thread *t, const char *offcpu, uint64_t time,
 			   uint64_t period, size_t nchain, const uint8_t *stack, size_t stack_len)
 {
-	size_t body;
+	uint64_t regs[TF_REG_COUNT];
+	tf_synth_sample_in in = {
+		t->pid, t->tid, time, period, offcpu, s->chain, nchain, s->copy_stack,
+		t->compat ? NULL : regs, stack, stack_len,
+	};
 
-	if (offcpu) {
-		size_t len = strlen(offcpu) + 1;
-		rb_begin(s, TF_SPOOL_SAMPLE_EXT, PERF_RECORD_MISC_USER);
-		rb_u32x2(s, (uint32_t)((len + 7) & ~(size_t)7), 0);
-		rb_str(s, offcpu);
-	} else {
-		rb_begin(s, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
-	}
-	body = s->rb.len;
-	rb_u64(s, s->chain[0]);
-	rb_u32x2(s, (uint32_t)t->pid, (uint32_t)t->tid);
-	rb_u64(s, time);
-	rb_u32x2(s, 0, 0); /* the CPU is not known without stopping it first */
-	rb_u64(s, period);
-	rb_u64(s, nchain + 1);
-	rb_u64(s, (uint64_t)PERF_CONTEXT_USER);
-	tf_buf_put(&s->rb, s->chain, nchain * 8);
-	if (s->copy_stack) {
-		if (t->compat) {
-			rb_u64(s, PERF_SAMPLE_REGS_ABI_NONE);
-			stack_len = 0;
-		} else {
-			rb_u64(s, PERF_SAMPLE_REGS_ABI_64);
-			for (int r = 0; r < TF_REG_COUNT; r++)
-				if (TF_REGS_MASK >> r & 1)
-					rb_u64(s, reg_value(&t->regs, r));
-		}
-		/* a record's size is 16 bits: trim the stack to fit */
-		size_t room = (UINT16_MAX - s->rb.len - 16) & ~(size_t)7;
-		stack_len = TF_MIN(stack_len, room);
-		size_t padded = (stack_len + 7) & ~(size_t)7;
-		rb_u64(s, padded);
-		if (padded) {
-			static const uint8_t zero[8];
-			tf_buf_put(&s->rb, stack, stack_len);
-			tf_buf_put(&s->rb, zero, padded - stack_len);
-			rb_u64(s, stack_len);
-		}
-	}
-	return body;
+	if (s->copy_stack && !t->compat)
+		for (int r = 0; r < TF_REG_COUNT; r++)
+			regs[r] = reg_value(&t->regs, r);
+	return tf_synth_sample(&s->rb, &in);
 }
 
 static void emit_exit(sampler *s, struct thread *t, uint64_t now)
@@ -989,6 +602,22 @@ static void emit_exit(sampler *s, struct thread *t, uint64_t now)
 	emit_task(s, PERF_RECORD_EXIT, p->pid, p->ppid, t->tid, p->ppid, now);
 }
 
+/* A thread about to end, stopped: its whole CPU time, exact (schedstat's
+ * sum_exec_runtime is settled once the thread is off the CPU), which is
+ * the cost of its test for cpu-clock; the attributor sums a process's
+ * threads. Not for --event wall, whose cost is time, not CPU. */
+static void emit_thread_cost(sampler *s, struct thread *t, uint64_t now)
+{
+	struct proc *p = proc_of(s, t);
+	uint64_t cpu;
+	if (s->wall || t->cost_emitted || !thread_cpu(s, t, &cpu))
+		return;
+	t->cost_emitted = true;
+	tf_synth_thread_cost(&s->rb, p->pid, t->tid, cpu, now);
+	rb_emit(s);
+	s->rec->info.thread_costs++;
+}
+
 /* Emit the cached off-CPU sample of a thread still waiting where it was. */
 static void emit_cached(sampler *s, struct thread *t, uint64_t now)
 {
@@ -997,12 +626,12 @@ static void emit_cached(sampler *s, struct thread *t, uint64_t now)
 
 	/* the record is followed by the offset of its sample body */
 	memcpy(&body, t->cache.ptr + t->cache.len - sizeof(size_t), sizeof(size_t));
-	memcpy(t->cache.ptr + body + BODY_TIME, &now, 8);
-	memcpy(t->cache.ptr + body + BODY_PERIOD, &period, 8);
+	tf_synth_sample_retime(t->cache.ptr, body, now, period);
 	t->last_time = now;
 	t->samples++;
 	s->rec->info.records++;
 	s->rec->info.samples++;
+	tf_pyread_sample(s->io->py, (uint32_t)t->pid, (uint32_t)t->tid, now);
 	append(s, t->cache.ptr, t->cache.len - sizeof(size_t));
 }
 
@@ -1018,7 +647,9 @@ static void take_sample(sampler *s, struct thread *t, const uint8_t *stack)
 
 	if (!t->regs_ok)
 		goto resume;
-	n = t->compat ? 1 : fp_walk(s, p, t, stack, t->stack_len);
+	n = t->compat ? 1 : tf_stack_walk_fp(&s->stack, p->pid, &p->mem_fd, s->chain, CHAIN_MAX,
+					     t->regs.rip, t->regs.rsp, t->regs.rbp, stack,
+					     t->stack_len);
 	switch (t->want) {
 	case W_CPU: {
 		uint64_t cpu;
@@ -1044,7 +675,7 @@ static void take_sample(sampler *s, struct thread *t, const uint8_t *stack)
 		 * while it stays there */
 		if (!t->compat && (int64_t)t->regs.orig_rax == t->key.nr &&
 		    t->regs.rip == t->key.pc && t->regs.rsp == t->key.sp) {
-			offcpu = syscall_name(t->key.nr, namebuf, sizeof(namebuf));
+			offcpu = tf_procfs_syscall_name(t->key.nr, namebuf, sizeof(namebuf));
 			cache = true;
 		}
 		break;
@@ -1062,15 +693,17 @@ static void take_sample(sampler *s, struct thread *t, const uint8_t *stack)
 		tf_buf_clear(&t->cache);
 		tf_buf_put(&t->cache, s->rb.ptr, s->rb.len);
 		tf_buf_put(&t->cache, &body, sizeof(body));
-		((struct perf_event_header *)t->cache.ptr)->size = (uint16_t)s->rb.len;
-		t->cache_key = t->want == W_GSTOP ? (struct wait_key){ .nr = LONG_MIN } : t->key;
+		t->cache_key = t->want == W_GSTOP ? (tf_wait_site){ .nr = LONG_MIN } : t->key;
 		t->cache_valid = true;
 	}
 	if (t->want != W_GSTOP) {
+		tf_pyread_sample(s->io->py, (uint32_t)t->pid, (uint32_t)t->tid, now);
 		rb_emit(s);
 		t->samples++;
 	}
 resume:
+	if (t->exit_after_sample)
+		emit_thread_cost(s, t, now);
 	if (t->exit_after_sample && t->tid != t->pid)
 		emit_exit(s, t, now);
 	t->want = W_NONE;
@@ -1147,16 +780,15 @@ static void batch_add(sampler *s, struct thread *t)
 /* "Tgid:" and "PPid:" of a task. */
 static bool task_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 {
-	char path[64];
+	char path[64], tg[32], pp[32];
 	tf_buf b = TF_BUF_INIT;
-	const char *p, *q;
 	bool ok = false;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (tf_file_read(&b, path) == 0 && (p = strstr(b.ptr, "\nTgid:")) &&
-	    (q = strstr(b.ptr, "\nPPid:"))) {
-		*tgid = (pid_t)atoi(p + 6);
-		*ppid = (pid_t)atoi(q + 6);
+	if (tf_file_read(&b, path) == 0 && tf_procfs_status_field(b.ptr, "Tgid", tg, sizeof(tg)) &&
+	    tf_procfs_status_field(b.ptr, "PPid", pp, sizeof(pp))) {
+		*tgid = (pid_t)atoi(tg);
+		*ppid = (pid_t)atoi(pp);
 		ok = *tgid > 0;
 	}
 	tf_buf_free(&b);
@@ -1232,9 +864,9 @@ static void on_exec(sampler *s, pid_t tid, uint64_t now)
 		thread_free(s, u);
 	}
 	if (t->tid != tid) {
-		pm_del(&s->tmap, t->tid);
+		tf_htab_remove(&s->tmap, pid_hash(t->tid), t->slot);
 		t->tid = tid;
-		pm_put(&s->tmap, tid, t->slot);
+		tf_htab_insert(&s->tmap, pid_hash(tid), t->slot);
 	}
 	close_fds(s, t);
 	t->cache_valid = false;
@@ -1381,6 +1013,7 @@ static void on_wait(sampler *s, pid_t tid, int st)
 			batch_add(s, t);
 			break;
 		}
+		emit_thread_cost(s, t, now);
 		/* a process's end is its leader's, reported last; a leader may
 		 * also die here only to be replaced by a thread that exec'd */
 		if (t->tid != t->pid)
@@ -1468,7 +1101,7 @@ static void tick_cpu(sampler *s)
 	}
 	for (size_t i = 0; i < s->threads.n; i++) {
 		struct thread *t = s->threads.v[i];
-		struct wait_key k;
+		tf_wait_site k;
 		if (!t || t->state != T_RUN || t->interrupting || t->in_batch)
 			continue;
 		struct proc *p = proc_of(s, t);
@@ -1487,7 +1120,7 @@ static void tick_wall(sampler *s, uint64_t now)
 {
 	for (size_t i = 0; i < s->threads.n; i++) {
 		struct thread *t = s->threads.v[i];
-		struct wait_key k;
+		tf_wait_site k;
 		int r;
 		if (!t || t->interrupting || t->in_batch || t->state == T_NEW ||
 		    !proc_of(s, t)->execed)
@@ -1614,8 +1247,9 @@ static void sampler_free(sampler *s)
 	tf_vec_free(&s->procs);
 	tf_vec_free(&s->free_procs);
 	tf_vec_free(&s->batch);
-	free(s->tmap.slots);
-	free(s->pmap.slots);
+	tf_vec_free(&s->reqs);
+	tf_htab_free(&s->tmap);
+	tf_htab_free(&s->pmap);
 	free(s->stacks);
 	tf_buf_free(&s->rb);
 }
@@ -1647,7 +1281,7 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o,
 	s.copy_stack = o->callgraph != TF_CALLGRAPH_FP;
 	/* frame-pointer walks need little; DWARF needs what perf would copy */
 	s.window = s.copy_stack ? (o->stack_bytes + PAGE - 1) / PAGE * PAGE : PAGE;
-	s.vm_readv = true;
+	tf_stack_reader_init(&s.stack);
 	s.interval = 1000000000ULL / (o->freq ? o->freq : TF_DEFAULT_FREQ);
 	s.schedstat = access("/proc/self/schedstat", R_OK) == 0;
 	s.clk_tck = sysconf(_SC_CLK_TCK);

@@ -7,6 +7,7 @@
 
 #include "launch.h"
 #include "markers.h"
+#include "pyread.h"
 #include "spool.h"
 
 /* What the sampler loop serves besides the tree (record.c's). */
@@ -15,6 +16,7 @@ typedef struct {
 	tf_live_fn live;        /* side-band hook */
 	void *live_ctx;
 	tf_markers *markers;    /* test markers to read as they come, or NULL */
+	tf_pyread *py;          /* Python stacks of the samples, or NULL */
 } tf_ptrace_loop;
 
 /*

@@ -16,8 +16,10 @@
  */
 #include "launch.h"
 #include "markers.h"
+#include "notice.h"
 #include "perf.h"
 #include "ptrace.h"
+#include "pyread.h"
 #include "spool.h"
 
 #include <errno.h>
@@ -48,35 +50,6 @@ static uint64_t realtime_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-void tf_record_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
-{
-	char msg[1400];
-	va_list ap;
-
-	if (!fn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fn(ctx, level, msg);
-}
-
-void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint64_t processes,
-			       uint64_t *last)
-{
-	uint64_t now;
-
-	if (!o->progress)
-		return;
-	now = tf_now_ns();
-	if (now - *last < 250000000ULL)
-		return;
-	tf_record_progress pr = { now - rec->info.start_ns, rec->info.samples, processes,
-				  rec->info.lost };
-	o->progress(o->progress_ctx, &pr);
-	*last = now;
 }
 
 /* The last rung of --sampler auto's ladder, announced once with why. */
@@ -121,6 +94,7 @@ typedef struct {
 	tf_recording *rec;
 	const tf_record_opts *o;
 	tf_markers *markers;
+	tf_pyread *py;
 	TF_VEC(pending_exec) pending;
 } live_ctx;
 
@@ -190,6 +164,7 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 	} else if (lc->pending.n && ev->pid) {
 		retry_pending(lc, ev->pid, ev->type == TF_REC_EXIT && ev->pid == ev->tid);
 	}
+	tf_pyread_event(lc->py, ev);
 	if (lc->o->live)
 		lc->o->live(lc->o->live_ctx, ev);
 }
@@ -239,6 +214,30 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 	return rc;
 }
 
+/*
+ * Recording failed while the command runs (the spool's disk is full, the
+ * spool reached its limit): sampling stops, and the command runs on to its
+ * end with its signals forwarded, so that a CI job still gets the suite's
+ * own result. The message stays in *why.
+ */
+static void stop_recording(tf_recording *rec, tf_perf **perf, tf_launch *l, int sigfd,
+			   char **why)
+{
+	tf_launch_state st = { 0 };
+
+	*why = tf_xstrdup(tf_error_last());
+	tf_perf_close(*perf);
+	*perf = NULL;
+	rec->info.stopped = true;
+	while (tf_launch_poll(l, &st) == 0 && !st.exited) {
+		struct pollfd fds[2] = { { tf_launch_fd(l), POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+		if (poll(fds, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (tf_launch_forward_signals(l, sigfd))
+			rec->info.interrupted = true;
+	}
+}
+
 int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 {
 	tf_record_opts o = *opts;
@@ -251,7 +250,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	int sigfd = -1, rc;
 	live_ctx lc;
 	TF_VEC(char *) env = { 0 };
-	char *marker_env = NULL;
+	char *marker_env = NULL, *stopped = NULL;
 	int nice_before = INT_MIN;
 
 	*out = NULL;
@@ -302,6 +301,8 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		marker_env = tf_markers_env(lc.markers);
 		tf_vec_push(&env, marker_env);
 	}
+	if (o.python)
+		tf_pyread_new(&lc.py, rec, &o);
 	tf_vec_push(&env, NULL);
 
 	/* signals ignored when we started (nohup, a shell's background job)
@@ -324,6 +325,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	lo.extra_env = env.v;
 	lo.cwd = o.cwd;
 	lo.orig_mask = &orig;
+	lo.remove_dir = lc.markers ? tf_markers_dir(lc.markers) : NULL;
 	rc = tf_launch_start(&launch, &lo);
 	if (rc)
 		goto fail;
@@ -343,7 +345,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 
 	if (o.sampler != TF_SAMPLER_PTRACE) {
 		tf_perf_opts po = { tf_launch_pid(launch), o.event, o.callgraph, o.freq,
-				    o.stack_bytes, o.notice, o.notice_ctx };
+				    o.stack_bytes, o.notice, o.notice_ctx, lc.py };
 		rc = tf_perf_open(&perf, &po, rec);
 		if ((rc == TF_EPERM || rc == TF_EUNSUPPORTED) && o.sampler == TF_SAMPLER_AUTO) {
 			ladder_notice(&o, rc);
@@ -357,16 +359,20 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	rec->info.start_realtime_ns = realtime_ns();
 	if (perf) {
 		rc = tf_launch_release(launch);
-		if (!rc)
-			rc = pump_perf(rec, perf, launch, sigfd, &o, &lc);
+		if (!rc && (rc = pump_perf(rec, perf, launch, sigfd, &o, &lc)) != 0) {
+			stop_recording(rec, &perf, launch, sigfd, &stopped);
+			rc = 0;
+		}
 	} else {
-		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers };
+		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers, lc.py };
 		rc = tf_ptrace_record(rec, launch, &o, &pl);
 	}
 	rec->info.end_ns = tf_now_ns();
 	if (nice_before != INT_MIN)
 		setpriority(PRIO_PROCESS, 0, nice_before);
 	nice_before = INT_MIN;
+	if (!rc)
+		rc = tf_pyread_error(lc.py);
 	if (rc)
 		goto fail;
 	{
@@ -384,18 +390,25 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	perf = NULL;
 	tf_launch_free(launch);
 	launch = NULL;
-	rc = tf_spool_finish(rec->spool);
-	if (rc)
-		goto fail;
+	if (!stopped && tf_spool_finish(rec->spool) != 0) {
+		/* the last records did not fit: the command has run, say how */
+		stopped = tf_xstrdup(tf_error_last());
+		rec->info.stopped = true;
+	}
 	rec->info.spool_bytes = tf_spool_size(rec->spool);
 	if (lc.markers)
 		rec->info.markers_ignored = tf_markers_bad_lines(lc.markers);
 	tf_markers_free(lc.markers);
+	tf_pyread_free(lc.py);
 	tf_vec_free(&env);
 	tf_vec_free(&lc.pending);
 	free(marker_env);
 	close(sigfd);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
+	if (stopped) {
+		tf_error_set(TF_ERROR, "%s", stopped);
+		free(stopped);
+	}
 	*out = rec;
 	return 0;
 
@@ -403,6 +416,7 @@ fail:
 	if (nice_before != INT_MIN)
 		setpriority(PRIO_PROCESS, 0, nice_before);
 	tf_markers_free(lc.markers);
+	tf_pyread_free(lc.py);
 	tf_vec_free(&env);
 	tf_vec_free(&lc.pending);
 	free(marker_env);

@@ -7,6 +7,12 @@
  * CPU 0. Replay therefore indexes every record by timestamp and hands them
  * out sorted (stable for equal times), which is all the symbolizer and the
  * attribution need to see each process's state as it was at each sample.
+ *
+ * The spool grows with the run (about 8 KB a sample when user stacks are
+ * copied for DWARF unwinding), so it has a limit, TESTFLAME_SPOOL_MAX
+ * (default 4 GiB); past it, or when its file system is full, appends fail
+ * with a message that says which and what to do, and the recording stops
+ * (record.c) while the command runs on.
  */
 #include "spool.h"
 
@@ -19,9 +25,12 @@
 #include <unistd.h>
 
 #define SPOOL_BUF (1 << 20)
+#define SPOOL_MAX_DEFAULT (4ULL << 30)
 
 struct tf_spool {
 	int fd;
+	char *dir;
+	uint64_t max;
 	char *buf;
 	size_t used;
 	uint64_t size;
@@ -29,12 +38,40 @@ struct tf_spool {
 	size_t maplen;
 };
 
+/* TESTFLAME_SPOOL_MAX: bytes, or with a K, M or G suffix (powers of 1024). */
+static int spool_max(uint64_t *out)
+{
+	const char *v = getenv("TESTFLAME_SPOOL_MAX");
+	char *end;
+	unsigned long long n;
+
+	*out = SPOOL_MAX_DEFAULT;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	switch (*end) {
+	case 'k': case 'K': n <<= 10; end++; break;
+	case 'm': case 'M': n <<= 20; end++; break;
+	case 'g': case 'G': n <<= 30; end++; break;
+	default: break;
+	}
+	if (errno || end == v || *end || n < (1 << 20) || v[0] == '-')
+		return tf_error_set(TF_EUSAGE, "TESTFLAME_SPOOL_MAX='%s' is not a size of at least 1M "
+				    "(bytes, or with K, M or G)", v);
+	*out = n;
+	return 0;
+}
+
 int tf_spool_open(tf_spool **out)
 {
 	const char *dir = getenv("TMPDIR");
 	tf_spool *s;
+	uint64_t max;
 	int fd;
 
+	if (spool_max(&max))
+		return TF_EUSAGE;
 	if (!dir || !*dir)
 		dir = "/tmp";
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -49,6 +86,8 @@ int tf_spool_open(tf_spool **out)
 		return tf_error_set_errno(TF_ERROR, "cannot create a spool file in '%s'", dir);
 	s = tf_xcalloc(1, sizeof(*s));
 	s->fd = fd;
+	s->dir = tf_xstrdup(dir);
+	s->max = max;
 	s->buf = tf_xmalloc(SPOOL_BUF);
 	*out = s;
 	return 0;
@@ -62,7 +101,8 @@ static int flush(tf_spool *s)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return tf_error_set_errno(TF_ERROR, "cannot write the spool file");
+			return tf_error_set_errno(TF_ERROR, "cannot write the spool file in '%s' "
+						  "(TMPDIR)", s->dir);
 		}
 		off += (size_t)n;
 	}
@@ -73,6 +113,16 @@ static int flush(tf_spool *s)
 int tf_spool_append(tf_spool *s, const void *data, size_t len)
 {
 	const char *p = data;
+	if (s->size + len > s->max) {
+		char size[32];
+		if (s->max >= (1ULL << 30))
+			snprintf(size, sizeof(size), "%.1f GiB", (double)s->max / (1ULL << 30));
+		else
+			snprintf(size, sizeof(size), "%llu MiB", (unsigned long long)(s->max >> 20));
+		return tf_error_set(TF_ERROR, "the recording reached the spool's limit, %s "
+				    "(TESTFLAME_SPOOL_MAX): a lower --freq or --call-graph fp records "
+				    "less", size);
+	}
 	while (len) {
 		size_t room = SPOOL_BUF - s->used, n = TF_MIN(room, len);
 		memcpy(s->buf + s->used, p, n);
@@ -149,6 +199,7 @@ void tf_spool_free(tf_spool *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->buf);
+	free(s->dir);
 	free(s);
 }
 
@@ -469,6 +520,43 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		ev->cmdline.len = len;
 		return 1;
 	}
+	case TF_SPOOL_PYCODE: {
+		uint32_t id, first, namelen, qualified;
+		ev->type = TF_REC_PYCODE;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		take32x2(&c, &id, &first);
+		take32x2(&c, &namelen, &qualified);
+		const char *name = take(&c, (uint64_t)namelen + 1);
+		if (c.bad || !name || name[namelen] != '\0')
+			return -1;
+		const char *file = name + namelen + 1;
+		const char *end = (const char *)h + h->size;
+		if (!memchr(file, '\0', (size_t)(end - file)))
+			return -1;
+		ev->pycode.id = id;
+		ev->pycode.firstlineno = (int)first;
+		ev->pycode.qualified = qualified != 0;
+		ev->pycode.name = name;
+		ev->pycode.file = file;
+		return 1;
+	}
+	case TF_SPOOL_PYSTACK: {
+		uint32_t n, flags;
+		ev->type = TF_REC_PYSTACK;
+		take32x2(&c, &ev->pid, &ev->tid);
+		ev->time = take64(&c);
+		take32x2(&c, &n, &flags);
+		ev->pystack.delay_ns = take64(&c);
+		const void *frames = take(&c, (uint64_t)n * 8);
+		if (c.bad || (n && !frames))
+			return -1;
+		ev->pystack.frames = frames;
+		ev->pystack.nframes = n;
+		ev->pystack.cut = flags & 1;
+		ev->pystack.partial = (flags & 2) != 0;
+		return 1;
+	}
 	case TF_SPOOL_PROC_EXIT: {
 		uint32_t st, pad;
 		ev->type = TF_REC_PROC_EXIT;
@@ -516,6 +604,8 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 	case TF_SPOOL_MARKER:
 	case TF_SPOOL_CMDLINE:
 	case TF_SPOOL_THREAD_COST:
+	case TF_SPOOL_PYCODE:
+	case TF_SPOOL_PYSTACK:
 		off = 8;
 		break;
 	default: {

@@ -32,6 +32,13 @@ enum {
 	 * ptrace sampler's threads); with remainder set, what the perf events
 	 * counted beyond every thread the kernel reported (see perf.c) */
 	TF_SPOOL_THREAD_COST = 69,
+	/* { u32 pid, tid; u64 time; u32 id; s32 firstlineno; u32 namelen,
+	 *   qualified; char name[namelen] NUL, file[] (NUL padded to 8) } */
+	TF_SPOOL_PYCODE = 70,
+	/* { u32 pid, tid; u64 time; u32 nframes, flags; u64 delay_ns;
+	 *   u32 frames[2 * nframes] } : the Python stack of the sample of
+	 * `tid` at `time` (flags: 1 cut, 2 partial), written before it */
+	TF_SPOOL_PYSTACK = 71,
 };
 
 
@@ -71,14 +78,5 @@ struct tf_recording {
 	tf_spool_layout layout;
 	tf_spool *spool;
 };
-
-/* Format a one-line notice and hand it to `fn` (nothing when fn is NULL). */
-void tf_record_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
-	TF_PRINTF(4, 5);
-
-/* For the samplers' loops (record.c): call o->progress at most every
- * 250 ms; `last` keeps the time of the previous call. */
-void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint64_t processes,
-			       uint64_t *last);
 
 #endif

@@ -95,7 +95,7 @@ int tf_report_github_annotations(tf_buf *out, const tf_comparison *c, const tf_r
 	tf_buf_puts(out, "::error title=");
 	wf_escape(out, text.ptr, 255, true);
 	tf_buf_clear(&text);
-	tf_buf_printf(&text, "%zu of %zu tests slower by at least %g%% (", nreg, c->ntests,
+	tf_buf_printf(&text, "%zu of %zu tests slower by at least %g%% (", nreg, c->summary.ntests,
 		      c->summary.threshold);
 	rp_put_text(&text, c->summary.event, 40);
 	tf_buf_puts(&text, "):");

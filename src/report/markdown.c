@@ -134,6 +134,11 @@ static void headline(tf_buf *b, rp_ctx *x)
 	if (x->o.artifact_url)
 		tf_buf_printf(b, " \xc2\xb7 [full report](%s)", x->o.artifact_url);
 	tf_buf_puts(b, "\n\n");
+	if (s->confirmation) {
+		tf_buf_puts(b, "_Confirmed: ");
+		rp_put_md(b, s->confirmation, 600);
+		tf_buf_puts(b, "._\n\n");
+	}
 	if (!isnan(s->shift_pct))
 		tf_buf_printf(b, "_Runner: %s%.1f%% (±%.1f%%) against the baseline's, the median of "
 			      "the %zu tests that ran no changed code; taken out of every test._\n\n",

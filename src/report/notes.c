@@ -2,8 +2,9 @@
  * notes.c - the smaller Markdown texts the publisher posts besides
  * report.md: a review comment on the changed line of a function that grew
  * (what grew, by how much, in which regressed tests), and a comment for a
- * run that has nothing to compare with yet, so a pull request still hears
- * from testflame. Names are escaped the way report.md escapes them.
+ * run that has nothing to compare with yet (with the report directory such
+ * a run leaves), so a pull request still hears from testflame. Names are
+ * escaped the way report.md escapes them.
  */
 #include "report/report_priv.h"
 
@@ -76,4 +77,33 @@ void tf_report_markdown_message(tf_buf *out, const char *suite, const char *text
 	tf_buf_puts(out, "\n\n");
 	rp_put_md(out, text, 2000);
 	tf_buf_printf(out, "\n\n<sub>testflame %s</sub>\n", TF_VERSION);
+}
+
+int tf_report_write_no_baseline(const char *dir, const char *suite, const tf_profile *head,
+				const char *why)
+{
+	tf_buf md = TF_BUF_INIT;
+	char *path = NULL, *text;
+	int rc = tf_mkdir_p(dir, 0755);
+
+	if (!rc) {
+		path = tf_xasprintf("%s/head.pb.gz", dir);
+		rc = tf_pprof_write(head, path);
+		free(path);
+	}
+	if (rc)
+		return tf_error_wrap(rc, "cannot write the run into '%s'", dir);
+	text = tf_xasprintf("No baseline to compare with yet: %s. A build of the default branch "
+			    "saves one (testflame run there keeps the run of each commit); this "
+			    "run's profile is in the report directory as head.pb.gz.",
+			    why ? why : "none was found");
+	tf_report_markdown_message(&md, suite, text);
+	path = tf_xasprintf("%s/report.md", dir);
+	rc = tf_file_write_atomic(path, md.ptr, md.len);
+	if (rc)
+		tf_error_wrap(rc, "cannot write '%s'", path);
+	free(path);
+	free(text);
+	tf_buf_free(&md);
+	return rc;
 }

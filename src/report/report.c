@@ -4,13 +4,27 @@
  * the options or else from the run metadata (suite, commits, provider,
  * repository, run URL), source and commit links for the code hosts we know,
  * and safe file names for the per-test SVG files.
+ *
+ * The report directory changes as a whole: the new report is written into
+ * "<dir>.tmp.<pid>" beside it, then swapped in (renameat2 RENAME_EXCHANGE,
+ * or a plain rename when there was none) and the old one removed, so a run
+ * killed on the way leaves the old report or the new one, never a mix. A
+ * directory that holds anything else than a report's files (--report .) is
+ * never swapped or removed: the new files are renamed into it one by one.
+ * A staging directory a killed run left is removed by the next report.
  */
 #include "report/report_priv.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void tf_report_opts_init(tf_report_opts *o)
 {
@@ -361,18 +375,123 @@ static int write_profile(const char *dir, const char *stem, const tf_compare_sid
 	return rc;
 }
 
-int tf_report_write(const tf_comparison *c, const tf_report_opts *o)
+/* A name tf_report_write() writes (or its temporary, "<name>.tmp.<pid>"). */
+static bool report_file_name(const char *n)
+{
+	static const char *const fixed[] = { "report.json", "index.html", "report.md", "junit.xml",
+					     "codequality.json", NULL };
+	const char *t = strstr(n, ".tmp.");
+	size_t len = t && t[5] && strspn(t + 5, "0123456789") == strlen(t + 5) ? (size_t)(t - n)
+									      : strlen(n);
+	for (const char *const *f = fixed; *f; f++)
+		if (strlen(*f) == len && strncmp(n, *f, len) == 0)
+			return true;
+	return (len > 4 && strncmp(n + len - 4, ".svg", 4) == 0) ||
+	       (len > 7 && strncmp(n + len - 7, ".folded", 7) == 0) ||
+	       (len > 6 && strncmp(n + len - 6, ".pb.gz", 6) == 0);
+}
+
+/* Whether `dir` holds nothing but regular files with a report's names. */
+static bool only_report_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool only = d != NULL;
+
+	while (only && (de = readdir(d))) {
+		struct stat st;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		only = report_file_name(de->d_name) &&
+		       fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		       S_ISREG(st.st_mode);
+	}
+	if (d)
+		closedir(d);
+	return only;
+}
+
+/* Remove a directory of report files; nothing if it holds anything else. */
+static void remove_report_dir(const char *dir)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (!only_report_files(dir) || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
+/* "<dir>.tmp.<pid>" directories beside `dir` of processes that are gone. */
+static void remove_stale_stages(const char *parent, const char *base)
+{
+	DIR *d = opendir(parent);
+	struct dirent *de;
+	size_t n = strlen(base);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, base, n) != 0 || strncmp(de->d_name + n, ".tmp.", 5) != 0)
+			continue;
+		long pid = strtol(de->d_name + n + 5, &end, 10);
+		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *path = tf_xasprintf("%s/%s", parent, de->d_name);
+		remove_report_dir(path);
+		free(path);
+	}
+	closedir(d);
+}
+
+/* Put the staged report in place of `dir` (see the top of the file). */
+static int publish_stage(const char *stage, const char *dir)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	if (lstat(dir, &st) != 0 && errno == ENOENT) {
+		if (rename(stage, dir) == 0)
+			return 0;
+	} else if (S_ISDIR(st.st_mode) && only_report_files(dir) &&
+		   renameat2(AT_FDCWD, stage, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+		remove_report_dir(stage); /* the old report now */
+		return 0;
+	}
+	/* someone else's directory, or no RENAME_EXCHANGE here: file by file */
+	if ((rc = tf_mkdir_p(dir, 0777)))
+		return rc;
+	if (!(d = opendir(stage)))
+		return tf_error_set_errno(TF_ERROR, "cannot read '%s'", stage);
+	while (!rc && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char *to = tf_xasprintf("%s/%s", dir, de->d_name);
+		if (renameat(dirfd(d), de->d_name, AT_FDCWD, to) != 0)
+			rc = tf_error_set_errno(TF_ERROR, "cannot move the report into '%s'", to);
+		free(to);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Write the report's files into `dir`. */
+static int write_files(const tf_comparison *c, const tf_report_opts *o, const char *dir)
 {
 	rp_ctx x;
 	rp_tree forest;
 	tf_buf b = TF_BUF_INIT;
 	int rc;
 
-	if (!o || !o->dir || !*o->dir)
-		return tf_error_set(TF_EUSAGE, "no report directory given");
-	if ((rc = tf_mkdir_p(o->dir, 0777)))
-		return rc;
 	rp_ctx_init(&x, c, o);
+	x.o.dir = dir;
 	if ((rc = rp_tree_build(&forest, c, TF_EACH_TEST))) {
 		rp_ctx_free(&x);
 		return rc;
@@ -382,7 +501,7 @@ int tf_report_write(const tf_comparison *c, const tf_report_opts *o)
 	do { \
 		tf_buf_clear(&b); \
 		if (!rc && !(rc = (call))) \
-			rc = put_file(o->dir, (name), &b); \
+			rc = put_file(dir, (name), &b); \
 	} while (0)
 
 	EMIT("report.json", tf_comparison_to_json(&b, c));
@@ -394,13 +513,51 @@ int tf_report_write(const tf_comparison *c, const tf_report_opts *o)
 	if (!rc)
 		rc = write_per_test(&x, &forest);
 	if (!rc && x.o.write_profiles)
-		rc = write_profile(o->dir, "base", &c->base);
+		rc = write_profile(dir, "base", &c->base);
 	if (!rc && x.o.write_profiles)
-		rc = write_profile(o->dir, "head", &c->head);
-	if (rc)
-		tf_error_wrap(rc, "writing the report into '%s'", o->dir);
+		rc = write_profile(dir, "head", &c->head);
 	tf_buf_free(&b);
 	rp_tree_free(&forest);
 	rp_ctx_free(&x);
+	return rc;
+}
+
+int tf_report_write(const tf_comparison *c, const tf_report_opts *o)
+{
+	char *dir, *parent, *stage, *slash;
+	struct stat st;
+	int rc;
+
+	if (!o || !o->dir || !*o->dir)
+		return tf_error_set(TF_EUSAGE, "no report directory given");
+	dir = tf_xstrdup(o->dir);
+	for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/';)
+		dir[--n] = '\0';
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		rc = tf_error_set(TF_ERROR, "'%s' is not a directory", dir);
+		free(dir);
+		return rc;
+	}
+	slash = strrchr(dir, '/');
+	parent = slash ? tf_xstrndup(dir, slash == dir ? 1 : (size_t)(slash - dir)) : tf_xstrdup(".");
+	stage = tf_xasprintf("%s.tmp.%ld", dir, (long)getpid());
+	rc = tf_mkdir_p(parent, 0777);
+	if (!rc) {
+		remove_stale_stages(parent, slash ? slash + 1 : dir);
+		if (mkdir(stage, 0777) == 0) {
+			rc = write_files(c, o, stage);
+			if (!rc)
+				rc = publish_stage(stage, dir);
+			remove_report_dir(stage);
+		} else if (!(rc = tf_mkdir_p(dir, 0777))) {
+			/* no room beside it (a parent we may not write): in place */
+			rc = write_files(c, o, dir);
+		}
+	}
+	if (rc)
+		tf_error_wrap(rc, "writing the report into '%s'", dir);
+	free(dir);
+	free(parent);
+	free(stage);
 	return rc;
 }

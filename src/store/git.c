@@ -1,16 +1,31 @@
 /*
- * git.c - the store's boundary with libgit2: error conversion (with every
- * credential scrubbed out of libgit2's messages, which may quote URLs that
- * carry a token), revision parsing, and the one primitive all writers rely
- * on, a compare-and-swap update of a baseline ref that fails instead of
+ * git.c - libgit2 at the boundary (see git.h), for the store and the
+ * context alike: error conversion (with every credential scrubbed out of
+ * libgit2's messages, which may quote URLs that carry a token), opening a
+ * repository, revision parsing and the first-parent walk; then, for the
+ * store alone, the one primitive all its writers rely on, a
+ * compare-and-swap update of a baseline ref that fails instead of
  * clobbering a concurrent writer.
  */
 #include "store_int.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
+
+static void libgit2_setup(void)
+{
+	git_libgit2_init();
+}
+
+void tf_git_init(void)
+{
+	pthread_once(&libgit2_once, libgit2_setup);
+}
 
 /* Variables whose values must never be printed. */
 static const char *const token_vars[] = {
@@ -68,7 +83,7 @@ static void scrub_value(tf_buf *b, const char *secret)
 	*b = out;
 }
 
-char *tf_store_scrub(const char *msg)
+char *tf_git_scrub(const char *msg)
 {
 	tf_buf b = TF_BUF_INIT;
 	const char *p = msg ? msg : "", *sep;
@@ -98,7 +113,7 @@ char *tf_store_scrub(const char *msg)
 	return tf_buf_detach(&b);
 }
 
-int tf_store_git_error(int gitrc, int code, const char *fmt, ...)
+int tf_git_error(int gitrc, int code, const char *fmt, ...)
 {
 	const git_error *e = git_error_last();
 	char *what, *why;
@@ -109,12 +124,16 @@ int tf_store_git_error(int gitrc, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	tf_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	what = tf_store_scrub(b.ptr);
+	what = tf_git_scrub(b.ptr);
 	tf_buf_free(&b);
-	why = tf_store_scrub(e && e->message ? e->message : "unknown libgit2 error");
-	/* libgit2 messages may end with a full stop or a newline */
-	for (size_t n = strlen(why); n && (why[n - 1] == '.' || why[n - 1] == '\n'); n--)
+	why = tf_git_scrub(e && e->message ? e->message : "unknown libgit2 error");
+	/* one line, no full stop: libgit2's messages may end with either */
+	for (size_t n = strlen(why); n && (why[n - 1] == '.' || why[n - 1] == '\n' ||
+					   why[n - 1] == ' '); n--)
 		why[n - 1] = '\0';
+	for (char *c = why; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
 	if (!code)
 		code = tf_git_code(gitrc);
 	if (!code)
@@ -123,6 +142,61 @@ int tf_store_git_error(int gitrc, int code, const char *fmt, ...)
 	free(what);
 	free(why);
 	return rc;
+}
+
+/* The work tree (or git directory) at or above `path`: where git would
+ * have found the repository, to name it in messages. */
+static char *repo_dir_above(const char *path)
+{
+	char *dir = realpath(path, NULL), *slash;
+	while (dir && *dir) {
+		char *probe = tf_xasprintf("%s/.git", dir);
+		bool found = access(probe, F_OK) == 0;
+		free(probe);
+		if (found)
+			return dir;
+		slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	free(dir);
+	return NULL;
+}
+
+static int unsafe_repository(const char *path)
+{
+	char *dir = repo_dir_above(path);
+	const char *d = dir ? dir : path;
+	tf_error_set(TF_EPERM, "the repository at '%s' is owned by another user and git refuses "
+		     "to use it; if you trust it, run 'git config --global --add safe.directory %s'",
+		     d, d);
+	free(dir);
+	return TF_EPERM;
+}
+
+int tf_git_open(git_repository **out, const char *path)
+{
+	const git_error *e;
+	int rc;
+
+	*out = NULL;
+	if (!path)
+		path = ".";
+	tf_git_init();
+	rc = git_repository_open_ext(out, path, 0, NULL);
+	if (rc == 0)
+		return 0;
+	*out = NULL;
+	e = git_error_last();
+	/* libgit2 1.5 reports a failed ownership check as "config value
+	 * 'safe.directory' was not found" with GIT_ENOTFOUND */
+	if (rc == GIT_EOWNER || (e && e->message && strstr(e->message, "safe.directory")))
+		return unsafe_repository(path);
+	if (rc == GIT_ENOTFOUND)
+		return tf_error_set(TF_ENOTFOUND, "not a git repository (or any parent up to the "
+				    "filesystem boundary): '%s'", path);
+	return tf_git_error(rc, 0, "cannot open the repository at '%s'", path);
 }
 
 bool tf_git_parse_id(git_oid *out, const char *hex)
@@ -136,9 +210,9 @@ bool tf_git_parse_id(git_oid *out, const char *hex)
 	return git_oid_fromstr(out, hex) == 0;
 }
 
-void tf_git_id_hex(char out[TF_STORE_ID_HEX + 1], const git_oid *id)
+void tf_git_id_hex(char out[GIT_OID_HEXSZ + 1], const git_oid *id)
 {
-	git_oid_tostr(out, TF_STORE_ID_HEX + 1, id);
+	git_oid_tostr(out, GIT_OID_HEXSZ + 1, id);
 }
 
 int tf_git_rev(git_oid *out, git_repository *repo, const char *rev)
@@ -165,17 +239,66 @@ int tf_git_rev(git_oid *out, git_repository *repo, const char *rev)
 		rc = git_revparse_single(&obj, repo, rev);
 		if (rc)
 			return rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC || rc == GIT_EAMBIGUOUS
-				? tf_store_git_error(rc, rc == GIT_ENOTFOUND ? TF_ENOTFOUND : TF_EINVAL,
+				? tf_git_error(rc, rc == GIT_ENOTFOUND ? TF_ENOTFOUND : TF_EINVAL,
 					       "unknown revision '%s'", rev)
-				: tf_store_git_error(rc, 0, "cannot resolve revision '%s'", rev);
+				: tf_git_error(rc, 0, "cannot resolve revision '%s'", rev);
 	}
 	rc = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
 	git_object_free(obj);
 	if (rc)
-		return tf_store_git_error(rc, TF_EINVAL, "revision '%s' is not a commit", rev);
+		return tf_git_error(rc, TF_EINVAL, "revision '%s' is not a commit", rev);
 	*out = *git_object_id(peeled);
 	git_object_free(peeled);
 	return 0;
+}
+
+int tf_git_walk_first_parent(git_repository *repo, const git_oid *start, unsigned max,
+			     tf_git_walk_fn fn, void *payload, tf_git_walk_end *end)
+{
+	git_commit *c = NULL, *next;
+	tf_git_walk_end why = TF_GIT_WALK_STOPPED;
+	unsigned d = 0;
+	int rc = git_commit_lookup(&c, repo, start);
+
+	if (rc) {
+		rc = tf_git_error(rc, TF_ENOTFOUND, "commit %s is not in this repository",
+				  git_oid_tostr_s(start));
+		goto done;
+	}
+	for (;;) {
+		rc = fn(git_commit_id(c), d, payload);
+		if (rc)
+			break;
+		if (max && d + 1 >= max) {
+			why = TF_GIT_WALK_MAX;
+			break;
+		}
+		if (git_commit_parentcount(c) == 0) {
+			why = TF_GIT_WALK_ROOT;
+			break;
+		}
+		rc = git_commit_parent(&next, c, 0);
+		if (rc == GIT_ENOTFOUND) {
+			/* the parent is named but not here: a shallow boundary */
+			git_error_clear();
+			why = TF_GIT_WALK_SHALLOW;
+			rc = 0;
+			break;
+		}
+		if (rc) {
+			rc = tf_git_error(rc, 0, "cannot read the parent of %s",
+					  git_oid_tostr_s(git_commit_id(c)));
+			break;
+		}
+		git_commit_free(c);
+		c = next;
+		d++;
+	}
+done:
+	git_commit_free(c);
+	if (end)
+		*end = why;
+	return rc > 0 ? 0 : rc;
 }
 
 char *tf_git_ref_name(const git_oid *commit)
@@ -195,7 +318,7 @@ int tf_git_ref_get(git_oid *out, git_repository *repo, const char *refname)
 		return tf_error_set(TF_ENOTFOUND, "no ref '%s'", refname);
 	}
 	if (rc)
-		return tf_store_git_error(rc, TF_EINVAL, "cannot read ref '%s'", refname);
+		return tf_git_error(rc, TF_EINVAL, "cannot read ref '%s'", refname);
 	if (git_reference_type(ref) != GIT_REFERENCE_DIRECT) {
 		git_reference_free(ref);
 		return tf_error_set(TF_EINVAL, "ref '%s' is symbolic, not a baseline", refname);
@@ -218,14 +341,15 @@ int tf_git_ref_cas(git_repository *repo, const char *refname, const git_oid *id,
 	 * the lock, which two creators can both pass; a zero expected id means
 	 * "must not exist" and is checked under the lock.)
 	 */
+	tf_git_unlock_stale(repo, refname);
 	memset(&zero, 0, sizeof(zero));
 	rc = git_reference_create_matching(&ref, repo, refname, id, 1,
 					   expected ? expected : &zero, why);
 	git_reference_free(ref);
 	if (rc == GIT_EMODIFIED || rc == GIT_ELOCKED || rc == GIT_EEXISTS)
-		return tf_store_git_error(rc, TF_ECONFLICT, "another writer updated '%s'", refname);
+		return tf_git_error(rc, TF_ECONFLICT, "another writer updated '%s'", refname);
 	if (rc)
-		return tf_store_git_error(rc, 0, "cannot update ref '%s'", refname);
+		return tf_git_error(rc, 0, "cannot update ref '%s'", refname);
 	return 0;
 }
 
@@ -247,7 +371,7 @@ int tf_git_gave_up(git_repository *repo, const char *refname, unsigned attempts)
 int tf_git_signature(git_signature **out)
 {
 	int rc = git_signature_now(out, "testflame", "testflame@localhost");
-	return rc ? tf_store_git_error(rc, 0, "cannot make a commit signature") : 0;
+	return rc ? tf_git_error(rc, 0, "cannot make a commit signature") : 0;
 }
 
 void tf_store_backoff(unsigned attempt)

@@ -1217,6 +1217,66 @@ tf_pyroscope *tf_store_pyroscope(tf_store *s)
 	return s ? s->pyro : NULL;
 }
 
+/* The first-parent walk of tf_store_resolve_pyroscope(), one commit at a
+ * time (the walk itself is git.h's, the store's and the context's). */
+struct pyro_walk {
+	tf_store *s;
+	const tf_pyroscope_query *q;
+	scan *sc;
+	tf_store_match *out;
+	int64_t now;
+	bool too_old;        /* the scan went back past what Pyroscope keeps */
+};
+
+static int pyro_step(const git_oid *commit, unsigned distance, void *payload)
+{
+	struct pyro_walk *w = payload;
+	scan *sc = w->sc;
+	char hex[TF_STORE_ID_HEX + 1];
+	git_commit *c = NULL;
+	int64_t ctime;
+	int rc;
+
+	tf_git_id_hex(hex, commit);
+	w->out->walked++;
+	w->out->distance = distance;
+	if ((rc = git_commit_lookup(&c, w->s->repo, commit)))
+		return tf_git_error(rc, 0, "cannot read commit %.12s", hex);
+	ctime = (int64_t)git_commit_time(c) * 1000;
+	git_commit_free(c);
+	/* scan back until this commit's pushes would be in what was seen */
+	while (!scan_has(sc, hex) && sc->scanned_to >= sc->oldest &&
+	       sc->scanned_to > ctime - SKEW_MS) {
+		if ((rc = scan_window(sc)))
+			return rc;
+	}
+	if (scan_has(sc, hex)) {
+		char ago[32];
+		tf_buf bytes = TF_BUF_INIT;
+		/* each test's newest push to the second, then to the
+		 * millisecond: the runs of one job are a second apart, and
+		 * two jobs of one commit are told apart by their instants */
+		if (!(rc = refine(sc, hex, SCAN_STEP_MS, 1000)) &&
+		    !(rc = refine(sc, hex, 1000, 1)))
+			rc = fetch_baseline(&bytes, sc, hex, &w->out->pushed_ms);
+		if (rc) {
+			tf_buf_free(&bytes);
+			return rc;
+		}
+		free(w->s->pyro_key);
+		tf_buf_free(&w->s->pyro_bytes);
+		w->s->pyro_key = tf_xasprintf("%s\x1f%s\x1f%s", hex, w->q->suite, w->q->kind);
+		w->s->pyro_bytes = bytes;
+		memcpy(w->out->commit, hex, sizeof(w->out->commit));
+		w->out->fetched = true;
+		age(ago, sizeof(ago), w->now - w->out->pushed_ms);
+		snprintf(w->out->source, sizeof(w->out->source), ", from Pyroscope, pushed %s ago", ago);
+		return 1;
+	}
+	w->too_old = sc->scanned_to < sc->oldest;
+	return w->too_old;
+}
+
 int tf_store_resolve_pyroscope(tf_store_match *out, tf_store *s, const char *start_rev,
 			       const tf_pyroscope_query *q)
 {
@@ -1224,7 +1284,8 @@ int tf_store_resolve_pyroscope(tf_store_match *out, tf_store *s, const char *sta
 	int64_t now = q->now_ms ? q->now_ms : realtime_ms();
 	const char *names[3] = { "service_name", "suite", "runner" };
 	const char *values[3] = { q->service, q->suite, q->kind };
-	git_commit *c = NULL;
+	struct pyro_walk w;
+	tf_git_walk_end end;
 	git_oid start;
 	tf_buf sel = TF_BUF_INIT;
 	scan sc;
@@ -1247,68 +1308,25 @@ int tf_store_resolve_pyroscope(tf_store_match *out, tf_store *s, const char *sta
 	rc = tf_pyroscope_kind_types(NULL, &sc.value_type, &sc.count_type, q->kind);
 	if (rc || (rc = tf_git_rev(&start, s->repo, start_rev)))
 		goto done;
-	if ((rc = git_commit_lookup(&c, s->repo, &start))) {
-		rc = tf_store_git_error(rc, TF_ENOTFOUND, "commit '%s' is not in this repository", start_rev);
+	w = (struct pyro_walk){ s, q, &sc, out, now, false };
+	rc = tf_git_walk_first_parent(s->repo, &start, max, pyro_step, &w, &end);
+	if (rc == TF_ENOTFOUND && !out->walked)
+		rc = tf_git_error(0, TF_ENOTFOUND, "commit '%s' is not in this repository", start_rev);
+	if (rc || out->commit[0])
 		goto done;
-	}
-	for (;;) {
-		char hex[TF_STORE_ID_HEX + 1];
-		int64_t ctime = (int64_t)git_commit_time(c) * 1000;
-		git_commit *parent = NULL;
-
-		tf_git_id_hex(hex, git_commit_id(c));
-		out->walked++;
-		/* scan back until this commit's pushes would be in what was seen */
-		while (!scan_has(&sc, hex) && sc.scanned_to >= sc.oldest &&
-		       sc.scanned_to > ctime - SKEW_MS) {
-			if ((rc = scan_window(&sc)))
-				goto done;
-		}
-		if (scan_has(&sc, hex)) {
-			char ago[32];
-			tf_buf bytes = TF_BUF_INIT;
-			/* each test's newest push to the second, then to the
-			 * millisecond: the runs of one job are a second apart, and
-			 * two jobs of one commit are told apart by their instants */
-			if (!(rc = refine(&sc, hex, SCAN_STEP_MS, 1000)) &&
-			    !(rc = refine(&sc, hex, 1000, 1)))
-				rc = fetch_baseline(&bytes, &sc, hex, &out->pushed_ms);
-			if (rc) {
-				tf_buf_free(&bytes);
-				goto done;
-			}
-			free(s->pyro_key);
-			tf_buf_free(&s->pyro_bytes);
-			s->pyro_key = tf_xasprintf("%s\x1f%s\x1f%s", hex, q->suite, q->kind);
-			s->pyro_bytes = bytes;
-			memcpy(out->commit, hex, sizeof(out->commit));
-			out->fetched = true;
-			age(ago, sizeof(ago), now - out->pushed_ms);
-			snprintf(out->source, sizeof(out->source), ", from Pyroscope, pushed %s ago", ago);
-			goto done;
-		}
-		if (out->walked >= max || sc.scanned_to < sc.oldest) {
-			rc = tf_error_set(TF_ENOTFOUND,
-				"no profiles of suite '%s', kind '%s' in Pyroscope for the %u first-parent commit%s from %.12s (pushed in the last %lld days)",
-				q->suite, q->kind, out->walked, out->walked == 1 ? "" : "s",
-				git_oid_tostr_s(&start), (long long)(TF_PYROSCOPE_LOOKBACK_MS / 86400000));
-			goto done;
-		}
-		if (git_commit_parentcount(c) == 0 || git_commit_parent(&parent, c, 0) != 0) {
-			git_error_clear();
-			out->history_ended = true;
-			rc = tf_error_set(TF_ENOTFOUND,
-				"no profiles of suite '%s', kind '%s' in Pyroscope for the %u first-parent commit%s from %.12s",
-				q->suite, q->kind, out->walked, out->walked == 1 ? "" : "s",
-				git_oid_tostr_s(&start));
-			goto done;
-		}
-		git_commit_free(c);
-		c = parent;
-		out->distance++;
+	if (w.too_old || end == TF_GIT_WALK_MAX) {
+		rc = tf_error_set(TF_ENOTFOUND,
+			"no profiles of suite '%s', kind '%s' in Pyroscope for the %u first-parent commit%s from %.12s (pushed in the last %lld days)",
+			q->suite, q->kind, out->walked, out->walked == 1 ? "" : "s",
+			git_oid_tostr_s(&start), (long long)(TF_PYROSCOPE_LOOKBACK_MS / 86400000));
+	} else {
+		out->history_ended = true;
+		rc = tf_error_set(TF_ENOTFOUND,
+			"no profiles of suite '%s', kind '%s' in Pyroscope for the %u first-parent commit%s from %.12s",
+			q->suite, q->kind, out->walked, out->walked == 1 ? "" : "s",
+			git_oid_tostr_s(&start));
 	}
 done:
-	git_commit_free(c);
 	scan_free(&sc);
 	return rc;
 }

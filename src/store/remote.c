@@ -133,6 +133,7 @@ static void callbacks(git_remote_callbacks *cb, tf_remote_session *rs)
 	git_remote_init_callbacks(cb, GIT_REMOTE_CALLBACKS_VERSION);
 	cb->credentials = cred_cb;
 	cb->push_update_reference = push_ref_cb;
+	tf_netwatch_callbacks(cb);
 	cb->payload = rs;
 	rs->cred_calls = 0;
 	rs->auth_failed = rs->auth_missing = rs->auth_other = false;
@@ -140,6 +141,9 @@ static void callbacks(git_remote_callbacks *cb, tf_remote_session *rs)
 
 static int net_error(tf_remote_session *rs, int gitrc, const char *what)
 {
+	if (tf_netwatch_expired())
+		return tf_error_set(TF_ERROR, "%s '%s': no answer for %u s (TESTFLAME_NET_TIMEOUT)",
+				    what, rs->url_safe, tf_netwatch_seconds());
 	if (rs->auth_missing)
 		return tf_error_set(TF_EPERM,
 			"'%s' asks for credentials: set TESTFLAME_TOKEN (or GITHUB_TOKEN, GITLAB_TOKEN)",
@@ -153,7 +157,7 @@ static int net_error(tf_remote_session *rs, int gitrc, const char *what)
 			"authentication to '%s' was refused (credentials from %s); check that they are valid and may %s this repository",
 			rs->url_safe, rs->token_var ? rs->token_var : "the URL",
 			rs->pushing ? "push to" : "read");
-	return tf_store_git_error(gitrc, 0, "%s '%s'", what, rs->url_safe);
+	return tf_git_error(gitrc, 0, "%s '%s'", what, rs->url_safe);
 }
 
 /* ---- the session ---- */
@@ -226,8 +230,8 @@ static int session_open(tf_remote_session **out, tf_store *s, bool push)
 		rc = git_remote_create_anonymous(&rs->remote, s->repo, s->remote);
 	}
 	if (rc) {
-		char *safe = tf_store_scrub(s->remote);
-		rc = tf_store_git_error(rc, TF_EINVAL, "bad remote '%s'", safe);
+		char *safe = tf_git_scrub(s->remote);
+		rc = tf_git_error(rc, TF_EINVAL, "bad remote '%s'", safe);
 		free(safe);
 		tf_remote_session_free(rs);
 		return rc;
@@ -236,7 +240,7 @@ static int session_open(tf_remote_session **out, tf_store *s, bool push)
 		git_remote *pr = NULL;
 		rc = git_remote_create_anonymous(&pr, s->repo, git_remote_pushurl(rs->remote));
 		if (rc) {
-			rc = tf_store_git_error(rc, TF_EINVAL, "bad push URL of remote '%s'", s->remote);
+			rc = tf_git_error(rc, TF_EINVAL, "bad push URL of remote '%s'", s->remote);
 			tf_remote_session_free(rs);
 			return rc;
 		}
@@ -245,7 +249,7 @@ static int session_open(tf_remote_session **out, tf_store *s, bool push)
 	}
 	rs->pushing = push;
 	url = git_remote_url(rs->remote) ? git_remote_url(rs->remote) : "";
-	rs->url_safe = tf_store_scrub(url);
+	rs->url_safe = tf_git_scrub(url);
 	rs->local_path = local_path_of(url, s->repo);
 	*out = rs;
 	return 0;
@@ -311,7 +315,7 @@ static int open_local(tf_remote_session *rs)
 	rc = git_repository_open_ext(&rs->rrepo, rs->local_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
 				     NULL);
 	if (rc)
-		return tf_store_git_error(rc, 0, "cannot open the remote repository '%s'", rs->url_safe);
+		return tf_git_error(rc, 0, "cannot open the remote repository '%s'", rs->url_safe);
 	return 0;
 }
 
@@ -336,7 +340,7 @@ static int session_ls(tf_remote_session *rs)
 		}
 		git_reference_iterator_free(it);
 		if (rc != GIT_ITEROVER)
-			return tf_store_git_error(rc, 0, "cannot list the baselines of '%s'", rs->url_safe);
+			return tf_git_error(rc, 0, "cannot list the baselines of '%s'", rs->url_safe);
 		git_error_clear();
 	} else {
 		git_remote_callbacks cb;
@@ -349,7 +353,9 @@ static int session_ls(tf_remote_session *rs)
 		callbacks(&cb, rs);
 		if (git_remote_connected(rs->remote))
 			git_remote_disconnect(rs->remote);
+		tf_netwatch_begin();
 		rc = git_remote_connect(rs->remote, GIT_DIRECTION_FETCH, &cb, &proxy, NULL);
+		tf_netwatch_end();
 		if (rc)
 			return net_error(rs, rc, "cannot reach");
 		rc = git_remote_ls(&heads, &n, rs->remote);
@@ -455,7 +461,7 @@ static int session_download(tf_remote_session *rs, const git_oid *commits, size_
 
 	if ((rc = git_repository_odb(&odb, repo))) {
 		disconnect(rs);
-		return tf_store_git_error(rc, 0, "cannot open the object database");
+		return tf_git_error(rc, 0, "cannot open the object database");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const git_oid *v = remote_value(rs, &commits[i]);
@@ -466,7 +472,7 @@ static int session_download(tf_remote_session *rs, const git_oid *commits, size_
 		if (rs->local_path) {
 			if ((rc = copy_objects(repo, rs->rrepo, v))) {
 				tf_git_id_hex(hex, v);
-				rc = tf_store_git_error(rc, 0, "cannot copy baseline %.12s from '%s'", hex,
+				rc = tf_git_error(rc, 0, "cannot copy baseline %.12s from '%s'", hex,
 						  rs->url_safe);
 				break;
 			}
@@ -484,7 +490,9 @@ static int session_download(tf_remote_session *rs, const git_oid *commits, size_
 		fo.proxy_opts.type = GIT_PROXY_AUTO;
 		fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 		fo.update_fetchhead = 0;
+		tf_netwatch_begin();
 		rc = git_remote_download(rs->remote, &arr, &fo);
+		tf_netwatch_end();
 		if (rc)
 			rc = net_error(rs, rc, "cannot fetch baselines from");
 	}
@@ -520,7 +528,7 @@ static int session_push(tf_remote_session *rs, struct push_item *items, size_t n
 		it->ok = false;
 		if (rs->local_path) {
 			if ((rc = copy_objects(rs->rrepo, rs->s->repo, &it->value))) {
-				rc = tf_store_git_error(rc, 0, "cannot copy the baseline to '%s'",
+				rc = tf_git_error(rc, 0, "cannot copy the baseline to '%s'",
 						  rs->url_safe);
 				free(refname);
 				break;
@@ -555,12 +563,14 @@ static int session_push(tf_remote_session *rs, struct push_item *items, size_t n
 			free(rs->statuses.v[i].msg);
 		}
 		rs->statuses.n = 0;
+		tf_netwatch_begin();
 		rc = git_remote_push(rs->remote, &arr, &po);
+		tf_netwatch_end();
 		if (rc == GIT_ENONFASTFORWARD) {
 			/* the remote moved since it was listed: everyone tries again */
 			const git_error *e = git_error_last();
 			for (size_t i = 0; i < n; i++)
-				items[i].msg = tf_store_scrub(e && e->message ? e->message
+				items[i].msg = tf_git_scrub(e && e->message ? e->message
 									  : "non-fast-forward");
 			git_error_clear();
 			rc = 0;
@@ -574,7 +584,7 @@ static int session_push(tf_remote_session *rs, struct push_item *items, size_t n
 					if (strcmp(rs->statuses.v[j].ref, refname) == 0 &&
 					    rs->statuses.v[j].msg) {
 						items[i].ok = false;
-						items[i].msg = tf_store_scrub(rs->statuses.v[j].msg);
+						items[i].msg = tf_git_scrub(rs->statuses.v[j].msg);
 					}
 				free(refname);
 			}

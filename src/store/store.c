@@ -124,20 +124,10 @@ static int encode_pair(tf_buf *suite_enc, tf_buf *file_enc, const char *suite, c
 
 static int open_repo(tf_store *s, const char *path)
 {
-	int rc = git_repository_open_ext(&s->repo, path ? path : ".", 0, NULL);
-	if (rc == 0)
-		return 0;
-	s->repo = NULL;
-	if (rc == GIT_EOWNER)
-		tf_store_git_error(rc, TF_EPERM,
-			     "the repository at '%s' belongs to another user (git config --global --add safe.directory PATH)",
-			     path ? path : ".");
-	else if (rc == GIT_ENOTFOUND)
-		tf_error_set(TF_ENOTFOUND, "'%s' is not in a git repository", path ? path : ".");
-	else
-		tf_store_git_error(rc, 0, "cannot open the git repository at '%s'", path ? path : ".");
-	s->repo_error = tf_xstrdup(tf_error_last());
-	return rc == GIT_ENOTFOUND ? TF_ENOTFOUND : tf_git_code(rc) ? tf_git_code(rc) : TF_ERROR;
+	int rc = tf_git_open(&s->repo, path);
+	if (rc)
+		s->repo_error = tf_xstrdup(tf_error_last());
+	return rc;
 }
 
 static char *absolute(const char *path)
@@ -156,30 +146,63 @@ static char *absolute(const char *path)
 	return abs;
 }
 
+/* "scheme://" and something after it */
+static bool http_url(const char *s)
+{
+	return (strncmp(s, "http://", 7) == 0 && s[7]) || (strncmp(s, "https://", 8) == 0 && s[8]);
+}
+
+int tf_store_spec_parse(tf_store_spec *out, const char *spec)
+{
+	static const struct {
+		const char *prefix;
+		tf_store_spec_kind kind;
+		const char *arg; /* what follows the colon, for messages */
+	} kinds[] = {
+		{ "git:", TF_STORE_SPEC_GIT, "remote" },
+		{ "dir:", TF_STORE_SPEC_DIR, "path" },
+		{ "pyroscope:", TF_STORE_SPEC_PYROSCOPE, "URL" },
+	};
+
+	memset(out, 0, sizeof(*out));
+	if (!spec || !*spec || strcmp(spec, "git") == 0)
+		return 0;
+	for (size_t i = 0; i < TF_ARRAY_SIZE(kinds); i++) {
+		size_t n = strlen(kinds[i].prefix);
+		if (strncmp(spec, kinds[i].prefix, n) != 0)
+			continue;
+		if (!spec[n])
+			return tf_error_set(TF_EUSAGE, "store '%s' needs a %s after the colon", spec,
+					    kinds[i].arg);
+		if (kinds[i].kind == TF_STORE_SPEC_PYROSCOPE && !http_url(spec + n))
+			return tf_error_set(TF_EUSAGE,
+				"store '%s' needs an http:// or https:// URL after the colon", spec);
+		out->kind = kinds[i].kind;
+		out->arg = spec + n;
+		return 0;
+	}
+	return tf_error_set(TF_EUSAGE,
+		"unknown store '%s' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)", spec);
+}
+
 int tf_store_open(tf_store **out, const char *spec, const char *repo)
 {
+	tf_store_spec sp;
 	tf_store *s;
 	int rc;
 
 	*out = NULL;
-	if (!spec || !*spec)
-		spec = "git";
-	if (strcmp(spec, "git") != 0 && strncmp(spec, "git:", 4) != 0 &&
-	    strncmp(spec, "dir:", 4) != 0 && strncmp(spec, "pyroscope:", 10) != 0)
-		return tf_error_set(TF_EUSAGE,
-			"unknown store '%s' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)", spec);
-	if ((strncmp(spec, "git:", 4) == 0 || strncmp(spec, "dir:", 4) == 0) && !spec[4])
-		return tf_error_set(TF_EUSAGE, "store '%s' needs a %s after the colon", spec,
-				    spec[0] == 'g' ? "remote" : "path");
+	if ((rc = tf_store_spec_parse(&sp, spec)))
+		return rc;
 
-	git_libgit2_init();
+	tf_git_init();
 	s = tf_xcalloc(1, sizeof(*s));
-	if (spec[0] == 'p') {
+	if (sp.kind == TF_STORE_SPEC_PYROSCOPE) {
 		/* the git store, with Pyroscope as the mirror; credentials from
 		 * the environment (the cli adds the config's) */
 		tf_pyroscope_opts po;
 		tf_pyroscope_opts_init(&po);
-		po.url = spec + 10;
+		po.url = sp.arg;
 		if ((rc = tf_pyroscope_opts_env(&po, environ)) ||
 		    (rc = tf_pyroscope_open(&s->pyro, &po))) {
 			tf_error_wrap(rc, "store '%s'", "pyroscope:...");
@@ -188,13 +211,14 @@ int tf_store_open(tf_store **out, const char *spec, const char *repo)
 		}
 	}
 	rc = open_repo(s, repo);
-	if (spec[0] == 'g' || spec[0] == 'p') {
+	if (sp.kind != TF_STORE_SPEC_DIR) {
 		if (rc) {
 			tf_store_free(s);
 			return tf_error_wrap(rc, "the git store needs a repository (or use --store dir:PATH)");
 		}
 		s->be = &tf_store_git_backend;
-		s->remote = tf_xstrdup(spec[3] == ':' ? spec + 4 : TF_STORE_DEFAULT_REMOTE);
+		s->remote = tf_xstrdup(sp.kind == TF_STORE_SPEC_GIT && sp.arg ? sp.arg
+							: TF_STORE_DEFAULT_REMOTE);
 		if (s->pyro)
 			s->desc = tf_xasprintf("git store in '%s' with Pyroscope at '%s'",
 					       git_repository_path(s->repo), tf_pyroscope_url(s->pyro));
@@ -202,7 +226,7 @@ int tf_store_open(tf_store **out, const char *spec, const char *repo)
 			s->desc = tf_xasprintf("git store in '%s'", git_repository_path(s->repo));
 	} else {
 		s->be = &tf_store_dir_backend;
-		s->dir = absolute(spec + 4);
+		s->dir = absolute(sp.arg);
 		s->desc = tf_xasprintf("dir store '%s'", s->dir);
 	}
 	tf_error_clear();
@@ -224,7 +248,6 @@ void tf_store_free(tf_store *s)
 	free(s->pyro_key);
 	tf_buf_free(&s->pyro_bytes);
 	free(s);
-	git_libgit2_shutdown();
 }
 
 const char *tf_store_describe(const tf_store *s)
@@ -254,9 +277,9 @@ const char *tf_store_remote_url(tf_store *s)
 	if (!s->repo || !s->remote)
 		return NULL;
 	if (git_remote_lookup(&r, s->repo, s->remote) == 0)
-		s->remote_url = tf_store_scrub(git_remote_url(r) ? git_remote_url(r) : "");
+		s->remote_url = tf_git_scrub(git_remote_url(r) ? git_remote_url(r) : "");
 	else if (strpbrk(s->remote, ":/"))
-		s->remote_url = tf_store_scrub(s->remote); /* a URL or path, not a name */
+		s->remote_url = tf_git_scrub(s->remote); /* a URL or path, not a name */
 	git_error_clear();
 	git_remote_free(r);
 	return s->remote_url;
@@ -440,13 +463,43 @@ int tf_store_prune(tf_baseline_list *removed, tf_store *s, size_t keep)
 
 /* ---- resolution ---- */
 
+struct resolve_walk {
+	tf_store *s;
+	tf_store_match *out;
+	tf_remote_session *rs;
+	const char *suite_enc, *file_enc;
+};
+
+/* One commit of the walk: its baseline here, or fetched from the remote. */
+static int resolve_step(const git_oid *commit, unsigned distance, void *payload)
+{
+	struct resolve_walk *w = payload;
+	char hex[TF_STORE_ID_HEX + 1];
+	int rc;
+
+	tf_git_id_hex(hex, commit);
+	w->out->walked++;
+	w->out->distance = distance;
+	rc = w->s->be->get(NULL, w->s, hex, w->suite_enc, w->file_enc);
+	if (rc == TF_ENOTFOUND && w->rs && tf_remote_session_has(w->rs, commit)) {
+		rc = tf_remote_session_fetch(w->rs, commit);
+		if (!rc && !(rc = w->s->be->get(NULL, w->s, hex, w->suite_enc, w->file_enc)))
+			w->out->fetched = true;
+	}
+	if (rc == 0) {
+		memcpy(w->out->commit, hex, sizeof(w->out->commit));
+		return 1;
+	}
+	return rc == TF_ENOTFOUND ? 0 : rc;
+}
+
 int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 		     const char *suite, const char *kind, const tf_store_resolve_opts *opts)
 {
 	unsigned max = opts && opts->max_depth ? opts->max_depth : TF_STORE_DEFAULT_DEPTH;
 	tf_buf se = TF_BUF_INIT, fe = TF_BUF_INIT;
-	tf_remote_session *rs = NULL;
-	git_commit *c = NULL;
+	struct resolve_walk w = { s, out, NULL, NULL, NULL };
+	tf_git_walk_end end;
 	git_oid start;
 	const char *why = "";
 	int rc;
@@ -457,65 +510,134 @@ int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 				    s->repo_error ? s->repo_error : "no repository");
 	if ((rc = encode_pair(&se, &fe, suite, kind)) || (rc = tf_git_rev(&start, s->repo, start_rev)))
 		goto done;
-	rc = git_commit_lookup(&c, s->repo, &start);
-	if (rc) {
-		rc = tf_store_git_error(rc, TF_ENOTFOUND, "commit '%s' is not in this repository", start_rev);
-		goto done;
-	}
-	if (opts && opts->fetch && tf_store_is_git(s) && tf_remote_session_open(&rs, s)) {
+	if (opts && opts->fetch && tf_store_is_git(s) && tf_remote_session_open(&w.rs, s)) {
 		snprintf(out->remote_error, sizeof(out->remote_error), "%s", tf_error_last());
-		rs = NULL;
+		w.rs = NULL;
 	}
-	for (;;) {
-		char hex[TF_STORE_ID_HEX + 1];
-		git_commit *parent = NULL;
-
-		tf_git_id_hex(hex, git_commit_id(c));
-		out->walked++;
-		rc = s->be->get(NULL, s, hex, se.ptr, fe.ptr);
-		if (rc == TF_ENOTFOUND && rs && tf_remote_session_has(rs, git_commit_id(c))) {
-			rc = tf_remote_session_fetch(rs, git_commit_id(c));
-			if (!rc && !(rc = s->be->get(NULL, s, hex, se.ptr, fe.ptr)))
-				out->fetched = true;
-		}
-		if (rc == 0) {
-			memcpy(out->commit, hex, sizeof(out->commit));
-			goto done;
-		}
-		if (rc != TF_ENOTFOUND)
-			goto done;
-		if (out->walked >= max) {
-			why = ", the most it looks at";
-			break;
-		}
-		if (git_commit_parentcount(c) == 0) {
-			out->history_ended = true;
-			why = ", back to the first commit";
-			break;
-		}
-		rc = git_commit_parent(&parent, c, 0);
-		if (rc == GIT_ENOTFOUND) {
-			git_error_clear();
-			out->history_ended = true;
-			why = ", back to where the history of this (shallow) clone ends";
-			break;
-		}
-		if (rc) {
-			rc = tf_store_git_error(rc, 0, "cannot walk the history of '%s'", start_rev);
-			goto done;
-		}
-		git_commit_free(c);
-		c = parent;
-		out->distance++;
+	w.suite_enc = se.ptr;
+	w.file_enc = fe.ptr;
+	rc = tf_git_walk_first_parent(s->repo, &start, max, resolve_step, &w, &end);
+	if (rc == TF_ENOTFOUND && !out->walked)
+		rc = tf_git_error(0, TF_ENOTFOUND, "commit '%s' is not in this repository", start_rev);
+	if (rc || out->commit[0])
+		goto done;
+	switch (end) {
+	case TF_GIT_WALK_MAX:
+		why = ", the most it looks at";
+		break;
+	case TF_GIT_WALK_ROOT:
+		out->history_ended = true;
+		why = ", back to the first commit";
+		break;
+	case TF_GIT_WALK_SHALLOW:
+		out->history_ended = true;
+		why = ", back to where the history of this (shallow) clone ends";
+		break;
+	default:
+		break;
 	}
 	rc = tf_error_set(TF_ENOTFOUND,
 		"no baseline for suite '%s', kind '%s' in the %u first-parent commit%s from %.12s%s",
 		suite, kind, out->walked, out->walked == 1 ? "" : "s", git_oid_tostr_s(&start), why);
 done:
-	git_commit_free(c);
-	tf_remote_session_free(rs);
+	tf_remote_session_free(w.rs);
 	tf_buf_free(&se);
 	tf_buf_free(&fe);
+	return rc;
+}
+
+int tf_store_resolve_suite(tf_store_match *out, tf_store *s, const char *start_rev,
+			   const char *suite, const tf_store_resolve_opts *opts)
+{
+	TF_VEC(const char *) kinds = { 0 };
+	tf_baseline_list l;
+	bool found = false;
+	int rc = tf_store_list(&l, s);
+
+	memset(out, 0, sizeof(*out));
+	if (rc)
+		return rc;
+	/* the kinds of the suite stored anywhere: one walk each, nearest wins */
+	for (size_t i = 0; i < l.items.n; i++)
+		for (size_t k = 0; k < l.items.v[i].files.n; k++) {
+			const tf_baseline_file *f = &l.items.v[i].files.v[k];
+			bool seen = strcmp(f->suite, suite) != 0;
+			for (size_t j = 0; j < kinds.n && !seen; j++)
+				seen = strcmp(kinds.v[j], f->kind) == 0;
+			if (!seen)
+				tf_vec_push(&kinds, f->kind);
+		}
+	for (size_t j = 0; j < kinds.n; j++) {
+		tf_store_match m;
+		rc = tf_store_resolve(&m, s, start_rev, suite, kinds.v[j], opts);
+		if (rc == TF_ENOTFOUND)
+			continue;
+		if (rc)
+			break;
+		if (!found || m.distance < out->distance)
+			*out = m;
+		found = true;
+	}
+	tf_vec_free(&kinds);
+	tf_baseline_list_free(&l);
+	if (found)
+		return 0;
+	if (!rc || rc == TF_ENOTFOUND)
+		rc = tf_error_set(TF_ENOTFOUND, "no baseline of suite '%s' near '%s' in the %s", suite,
+				  start_rev, s->desc);
+	return rc;
+}
+
+struct remote_walk {
+	const tf_remote_baseline_list *have;
+	char *found;
+};
+
+static int remote_has(const git_oid *commit, unsigned distance, void *payload)
+{
+	struct remote_walk *w = payload;
+	char hex[TF_STORE_ID_HEX + 1];
+	(void)distance;
+	tf_git_id_hex(hex, commit);
+	for (size_t i = 0; i < w->have->items.n; i++)
+		if (strcmp(w->have->items.v[i].commit, hex) == 0) {
+			memcpy(w->found, hex, sizeof(hex));
+			return 1;
+		}
+	return 0;
+}
+
+int tf_store_fetch_nearest(char out[TF_STORE_ID_HEX + 1], tf_store *s, const char *start_rev)
+{
+	tf_remote_baseline_list have;
+	struct remote_walk w = { &have, out };
+	tf_store_sync_list sl = { 0 };
+	const char *revs[1] = { out };
+	git_oid start;
+	int rc;
+
+	out[0] = '\0';
+	memset(&have, 0, sizeof(have));
+	if (!s->repo)
+		return tf_error_set(TF_EUSAGE, "fetching a baseline walks git history: %s",
+				    s->repo_error ? s->repo_error : "no repository");
+	if ((rc = tf_store_remote_list(&have, s)))
+		return tf_error_wrap(rc, "cannot list the remote's baselines");
+	if (have.items.n && !(rc = tf_git_rev(&start, s->repo, start_rev)))
+		rc = tf_git_walk_first_parent(s->repo, &start, TF_STORE_DEFAULT_DEPTH, remote_has, &w,
+					      NULL);
+	tf_vec_free(&have.items);
+	if (rc)
+		return rc;
+	if (!out[0])
+		return tf_error_set(TF_ENOTFOUND, "the remote has no baseline on the first-parent "
+				    "history of '%s'", start_rev);
+	rc = tf_store_fetch(&sl, s, revs, 1);
+	tf_store_sync_list_free(&sl);
+	if (rc) {
+		tf_error_wrap(rc, "cannot fetch the baseline of %.12s", out);
+		out[0] = '\0';
+	}
 	return rc;
 }
 

@@ -9,7 +9,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -168,14 +167,6 @@ static int dir_list(tf_baseline_list *out, tf_store *s)
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) == 0 || errno == ENOENT ? 0 : -1;
-}
-
 static int dir_remove(tf_store *s, const tf_baseline *b)
 {
 	char *path = tf_xasprintf("%s/%s", s->dir, b->commit);
@@ -186,8 +177,8 @@ static int dir_remove(tf_store *s, const tf_baseline *b)
 	if (rename(path, gone) != 0) {
 		if (errno != ENOENT)
 			rc = tf_error_set_errno(TF_ERROR, "cannot remove '%s'", path);
-	} else if (nftw(gone, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-		rc = tf_error_set_errno(TF_ERROR, "cannot remove '%s'", gone);
+	} else {
+		rc = tf_rmtree(gone);
 	}
 	free(path);
 	free(gone);

@@ -28,7 +28,7 @@ static int git_save(tf_store *s, const char *commit, const char *suite_enc,
 		return tf_error_set(TF_EINVAL, "'%s' is not a commit id", commit);
 	rc = git_blob_create_from_buffer(&blob, s->repo, data, len);
 	if (rc)
-		return tf_store_git_error(rc, 0, "cannot write the run file into the repository");
+		return tf_git_error(rc, 0, "cannot write the run file into the repository");
 	refname = tf_git_ref_name(&c);
 	path = tf_xasprintf("%s/%s", suite_enc, file_enc);
 	what = tf_xasprintf("save %s", path);
@@ -80,7 +80,7 @@ static int baseline_tree(git_tree **out, git_oid *record, tf_store *s, const cha
 	if (!rc)
 		rc = tf_git_commit_tree(&tree_id, s->repo, record);
 	if (!rc && (rc = git_tree_lookup(out, s->repo, &tree_id)))
-		rc = tf_store_git_error(rc, TF_EINVAL, "cannot read the tree of '%s'", refname);
+		rc = tf_git_error(rc, TF_EINVAL, "cannot read the tree of '%s'", refname);
 	free(refname);
 	return rc;
 }
@@ -111,14 +111,14 @@ static int git_get(tf_buf *out, tf_store *s, const char *commit, const char *sui
 		goto done;
 	}
 	if (rc) {
-		rc = tf_store_git_error(rc, TF_EINVAL, "cannot read '%s'", path);
+		rc = tf_git_error(rc, TF_EINVAL, "cannot read '%s'", path);
 		goto done;
 	}
 	if (!out)
 		goto done;
 	rc = git_blob_lookup(&blob, s->repo, git_tree_entry_id(e));
 	if (rc) {
-		rc = tf_store_git_error(rc, TF_EINVAL, "cannot read '%s'", path);
+		rc = tf_git_error(rc, TF_EINVAL, "cannot read '%s'", path);
 		goto done;
 	}
 	tf_buf_clear(out);
@@ -140,7 +140,7 @@ static int read_files(tf_baseline *b, git_repository *repo, git_tree *root)
 	const size_t sfx = strlen(TF_STORE_FILE_SUFFIX);
 
 	if (rc)
-		return tf_store_git_error(rc, 0, "cannot open the object database");
+		return tf_git_error(rc, 0, "cannot open the object database");
 	for (size_t i = 0, n = git_tree_entrycount(root); i < n && !rc; i++) {
 		const git_tree_entry *se = git_tree_entry_byindex(root, i);
 		git_tree *sub = NULL;
@@ -151,7 +151,7 @@ static int read_files(tf_baseline *b, git_repository *repo, git_tree *root)
 					 strlen(git_tree_entry_name(se))))
 			continue;
 		if ((rc = git_tree_lookup(&sub, repo, git_tree_entry_id(se)))) {
-			rc = tf_store_git_error(rc, TF_EINVAL, "cannot read suite '%s'", suite.ptr);
+			rc = tf_git_error(rc, TF_EINVAL, "cannot read suite '%s'", suite.ptr);
 			tf_buf_free(&suite);
 			break;
 		}
@@ -171,7 +171,7 @@ static int read_files(tf_baseline *b, git_repository *repo, git_tree *root)
 			}
 			rc = git_odb_read_header(&size, &type, odb, git_tree_entry_id(fe));
 			if (rc) {
-				rc = tf_store_git_error(rc, TF_EINVAL, "cannot read '%s/%s'",
+				rc = tf_git_error(rc, TF_EINVAL, "cannot read '%s/%s'",
 						  git_tree_entry_name(se), name);
 				tf_buf_free(&kind);
 				break;
@@ -273,7 +273,7 @@ static int git_list(tf_baseline_list *out, tf_store *s)
 	int rc = git_reference_iterator_glob_new(&it, s->repo, TF_STORE_REF_PREFIX "*");
 
 	if (rc)
-		return tf_store_git_error(rc, 0, "cannot list the baseline refs");
+		return tf_git_error(rc, 0, "cannot list the baseline refs");
 	while ((rc = git_reference_next_name(&name, it)) == 0) {
 		const char *hex = name + strlen(TF_STORE_REF_PREFIX);
 		git_oid id;
@@ -294,7 +294,7 @@ static int git_list(tf_baseline_list *out, tf_store *s)
 	}
 	git_reference_iterator_free(it);
 	if (rc != GIT_ITEROVER)
-		return tf_store_git_error(rc, 0, "cannot list the baseline refs");
+		return tf_git_error(rc, 0, "cannot list the baseline refs");
 	git_error_clear();
 	find_unreadable(out, s);
 	return 0;
@@ -311,7 +311,7 @@ static int git_remove(tf_store *s, const tf_baseline *b)
 		/* unreadable: there is no value to compare, remove it by name */
 		rc = git_reference_remove(s->repo, refname);
 		if (rc)
-			rc = tf_store_git_error(rc, 0, "cannot delete '%s'", refname);
+			rc = tf_git_error(rc, 0, "cannot delete '%s'", refname);
 		goto done;
 	}
 	rc = git_reference_lookup(&ref, s->repo, refname);
@@ -321,7 +321,7 @@ static int git_remove(tf_store *s, const tf_baseline *b)
 		goto done;
 	}
 	if (rc) {
-		rc = tf_store_git_error(rc, 0, "cannot read '%s'", refname);
+		rc = tf_git_error(rc, 0, "cannot read '%s'", refname);
 		goto done;
 	}
 	if (!tf_git_parse_id(&record, b->record) || !git_reference_target(ref) ||
@@ -332,7 +332,7 @@ static int git_remove(tf_store *s, const tf_baseline *b)
 	/* git_reference_delete() checks the value it read under the lock */
 	rc = git_reference_delete(ref);
 	if (rc)
-		rc = tf_store_git_error(rc, 0, "cannot delete '%s'", refname);
+		rc = tf_git_error(rc, 0, "cannot delete '%s'", refname);
 done:
 	git_reference_free(ref);
 	free(refname);

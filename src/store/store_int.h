@@ -1,15 +1,14 @@
 /*
  * store_int.h - what the store's files share: the backend table behind
- * tf_store, libgit2 helpers (error conversion, repository access, the tree
- * merge) and the remote layer. libgit2 stays behind this header; the public
- * store.h speaks only in hex ids and bytes.
+ * tf_store, baseline refs and the tree merge over libgit2 (whose boundary
+ * is git.h) and the remote layer. libgit2 stays behind these headers; the
+ * public store.h speaks only in hex ids and bytes.
  */
 #ifndef TESTFLAME_STORE_INT_H
 #define TESTFLAME_STORE_INT_H
 
+#include "git.h"
 #include "testflame/store.h"
-
-#include <git2.h>
 
 typedef struct {
 	const char *name;
@@ -47,22 +46,8 @@ extern const tf_store_backend tf_store_dir_backend;
 #define TF_STORE_NAME_PREFIX 120
 #define TF_STORE_FILE_SUFFIX ".pb.gz"
 
-/* ---- libgit2 at the boundary (git.c) ---- */
+/* ---- baseline refs (git.c, after the libgit2 boundary of git.h) ---- */
 
-/* TF_* code for a libgit2 error code. */
-int tf_git_code(int gitrc);
-/* Set the message "<fmt>: <libgit2's message, scrubbed>" and return `code`
- * (0 = derive from gitrc). */
-int tf_store_git_error(int gitrc, int code, const char *fmt, ...) TF_PRINTF(3, 4);
-/* A copy of `msg` without credentials: the user-info of every URL and the
- * value of every token variable become "***" (caller frees). */
-char *tf_store_scrub(const char *msg);
-
-/* Parse a 40-hex id; false if `hex` is not one. */
-bool tf_git_parse_id(git_oid *out, const char *hex);
-void tf_git_id_hex(char out[TF_STORE_ID_HEX + 1], const git_oid *id);
-/* Resolve a revision to a commit id; a full hex id is taken as is. */
-int tf_git_rev(git_oid *out, git_repository *repo, const char *rev);
 /* The ref name of a commit's baseline (caller frees). */
 char *tf_git_ref_name(const git_oid *commit);
 /* The baseline ref's value: 0, TF_ENOTFOUND, or an error (corrupt ref). */
@@ -74,6 +59,9 @@ int tf_git_ref_get(git_oid *out, git_repository *repo, const char *refname);
  */
 int tf_git_ref_cas(git_repository *repo, const char *refname, const git_oid *id,
 		   const git_oid *expected, const char *why);
+/* Remove the lock of `refname` if a killed writer left it (older than a
+ * writer ever holds one); true if it did (lockfile.c). */
+bool tf_git_unlock_stale(git_repository *repo, const char *refname);
 /* The error after `attempts` lost races for `refname`: names a stale lock
  * file when there is one. Returns TF_ECONFLICT. */
 int tf_git_gave_up(git_repository *repo, const char *refname, unsigned attempts);
@@ -81,6 +69,17 @@ int tf_git_gave_up(git_repository *repo, const char *refname, unsigned attempts)
 int tf_git_signature(git_signature **out);
 /* Sleep a little before retrying a lost race (randomised, growing). */
 void tf_store_backoff(unsigned attempt);
+
+/* ---- a watchdog over network calls (netwatch.c) ---- */
+
+/* Around a libgit2 call that talks to a remote: it fails (EINTR) after
+ * tf_netwatch_seconds() without progress; tf_netwatch_expired() then says
+ * so. The callbacks reset the clock on progress. */
+void tf_netwatch_begin(void);
+void tf_netwatch_end(void);
+bool tf_netwatch_expired(void);
+unsigned tf_netwatch_seconds(void);
+void tf_netwatch_callbacks(git_remote_callbacks *cb);
 
 /* ---- trees (tree.c) ---- */
 

@@ -20,7 +20,7 @@ static int empty_tree(git_oid *out, git_repository *repo)
 	if (!rc)
 		rc = git_treebuilder_write(out, tb);
 	git_treebuilder_free(tb);
-	return rc ? tf_store_git_error(rc, 0, "cannot write an empty tree") : 0;
+	return rc ? tf_git_error(rc, 0, "cannot write an empty tree") : 0;
 }
 
 int tf_tree_set(git_oid *out, git_repository *repo, const git_oid *base,
@@ -38,7 +38,7 @@ int tf_tree_set(git_oid *out, git_repository *repo, const git_oid *base,
 	}
 	rc = git_tree_lookup(&tree, repo, base);
 	if (rc)
-		return tf_store_git_error(rc, TF_EINVAL, "cannot read baseline tree");
+		return tf_git_error(rc, TF_EINVAL, "cannot read baseline tree");
 	memset(&up, 0, sizeof(up));
 	up.action = GIT_TREE_UPDATE_UPSERT;
 	up.id = *blob;
@@ -46,7 +46,7 @@ int tf_tree_set(git_oid *out, git_repository *repo, const git_oid *base,
 	up.path = path;
 	rc = git_tree_create_updated(out, repo, tree, 1, &up);
 	git_tree_free(tree);
-	return rc ? tf_store_git_error(rc, 0, "cannot write the baseline tree for '%s'", path) : 0;
+	return rc ? tf_git_error(rc, 0, "cannot write the baseline tree for '%s'", path) : 0;
 }
 
 static int merge_rec(git_oid *out, git_repository *repo, const git_oid *ours,
@@ -64,11 +64,11 @@ static int merge_rec(git_oid *out, git_repository *repo, const git_oid *ours,
 	if (depth > 16)
 		return tf_error_set(TF_EINVAL, "baseline tree nested too deeply");
 	if ((rc = git_tree_lookup(&a, repo, ours)) || (rc = git_tree_lookup(&b, repo, theirs))) {
-		rc = tf_store_git_error(rc, TF_EINVAL, "cannot read a baseline tree to merge");
+		rc = tf_git_error(rc, TF_EINVAL, "cannot read a baseline tree to merge");
 		goto done;
 	}
 	if ((rc = git_treebuilder_new(&tb, repo, a))) {
-		rc = tf_store_git_error(rc, 0, "cannot merge baseline trees");
+		rc = tf_git_error(rc, 0, "cannot merge baseline trees");
 		goto done;
 	}
 	for (size_t i = 0, n = git_tree_entrycount(b); i < n; i++) {
@@ -97,13 +97,13 @@ static int merge_rec(git_oid *out, git_repository *repo, const git_oid *ours,
 		}
 		rc = git_treebuilder_insert(NULL, tb, name, tid, tmode);
 		if (rc) {
-			rc = tf_store_git_error(rc, 0, "cannot merge baseline entry '%s'", name);
+			rc = tf_git_error(rc, 0, "cannot merge baseline entry '%s'", name);
 			goto done;
 		}
 	}
 	rc = git_treebuilder_write(out, tb);
 	if (rc)
-		rc = tf_store_git_error(rc, 0, "cannot write a merged baseline tree");
+		rc = tf_git_error(rc, 0, "cannot write a merged baseline tree");
 done:
 	git_treebuilder_free(tb);
 	git_tree_free(a);
@@ -134,7 +134,7 @@ int tf_git_commit_baseline(git_oid *out, git_repository *repo, const git_oid *co
 					(const git_oid **)parents);
 	free(msg);
 	git_signature_free(sig);
-	return rc ? tf_store_git_error(rc, 0, "cannot write the baseline commit for %.12s", hex) : 0;
+	return rc ? tf_git_error(rc, 0, "cannot write the baseline commit for %.12s", hex) : 0;
 }
 
 /* The tree id of baseline commit `id`. */
@@ -146,7 +146,7 @@ int tf_git_commit_tree(git_oid *out, git_repository *repo, const git_oid *id)
 
 	if (rc) {
 		tf_git_id_hex(hex, id);
-		return tf_store_git_error(rc, TF_EINVAL, "cannot read baseline commit %s", hex);
+		return tf_git_error(rc, TF_EINVAL, "cannot read baseline commit %s", hex);
 	}
 	*out = *git_commit_tree_id(c);
 	git_commit_free(c);
@@ -161,7 +161,7 @@ static int is_ancestor(git_repository *repo, const git_oid *anc, const git_oid *
 		return 1;
 	rc = git_graph_descendant_of(repo, desc, anc);
 	if (rc < 0)
-		return tf_store_git_error(rc, TF_EINVAL, "cannot compare baseline histories");
+		return tf_git_error(rc, TF_EINVAL, "cannot compare baseline histories");
 	return rc;
 }
 

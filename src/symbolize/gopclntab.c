@@ -76,13 +76,23 @@ static bool sub(const tf_sym_go *g, uint64_t off, const uint8_t **p, size_t *len
 
 tf_sym_go *tf_sym_go_open(Elf *elf)
 {
-	size_t size = 0;
+	size_t size = 0, tl;
 	uint64_t text = 0;
 	const uint8_t *d = (const uint8_t *)section_named(elf, ".gopclntab", &size, NULL);
+
+	if (!d)
+		return NULL;
+	/* a PIE's header holds the text address only after relocation */
+	section_named(elf, ".text", &tl, &text);
+	return tf_sym_go_parse(d, size, text);
+}
+
+tf_sym_go *tf_sym_go_parse(const uint8_t *d, size_t size, uint64_t text)
+{
 	tf_sym_go *g;
 	uint32_t magic;
 
-	if (!d || size < 64)
+	if (size < 64)
 		return NULL;
 	magic = (uint32_t)rd(d, 4);
 	g = tf_xcalloc(1, sizeof(*g));
@@ -108,13 +118,11 @@ tf_sym_go *tf_sym_go_open(Elf *elf)
 		    !sub(g, rd(h + 6 * ps, ps), &g->pctab, &g->pctab_len) ||
 		    !sub(g, rd(h + 7 * ps, ps), &g->functab, &g->functab_len))
 			goto bad;
-		/* a PIE's header holds the text address only after relocation */
-		if (!g->text_start) {
-			size_t tl;
-			section_named(elf, ".text", &tl, &text);
+		if (!g->text_start)
 			g->text_start = text;
-		}
-		if ((g->nfunc + 1) * 8 > g->functab_len)
+		/* nfunc + 1 entries of 8 bytes (the count comes from the file:
+		 * compared by division, it cannot overflow) */
+		if (g->nfunc >= g->functab_len / 8)
 			goto bad;
 		break;
 	case 0xfffffffau:
@@ -128,7 +136,7 @@ tf_sym_go *tf_sym_go_open(Elf *elf)
 		    !sub(g, rd(h + 5 * ps, ps), &g->pctab, &g->pctab_len) ||
 		    !sub(g, rd(h + 6 * ps, ps), &g->functab, &g->functab_len))
 			goto bad;
-		if ((g->nfunc + 1) * 2 * ps > g->functab_len)
+		if (g->nfunc >= g->functab_len / (2 * ps))
 			goto bad;
 		break;
 	default:
@@ -163,7 +171,7 @@ static const uint8_t *func_of(const tf_sym_go *g, size_t i)
 {
 	uint64_t off = g->version >= 118 ? rd(g->functab + i * 8 + 4, 4)
 					 : rd(g->functab + i * 16 + 8, 8);
-	if (off + 48 > g->functab_len)
+	if (g->functab_len < 48 || off > g->functab_len - 48) /* off + 48 may wrap */
 		return NULL;
 	return g->functab + off;
 }
@@ -222,7 +230,9 @@ static int32_t pcvalue(const tf_sym_go *g, uint32_t off, uint64_t entry, uint64_
 		if (!varint(&p, end, &uvdelta) || (uvdelta == 0 && !first))
 			return -1;
 		first = false;
-		val += (int32_t)(-(uvdelta & 1) ^ (uvdelta >> 1));
+		/* zig-zag delta, added modulo 2^32 as Go's own reader does (a
+		 * corrupt table must not make it signed overflow) */
+		val = (int32_t)((uint32_t)val + (-(uvdelta & 1) ^ (uvdelta >> 1)));
 		if (!varint(&p, end, &pcdelta))
 			return -1;
 		at += (uint64_t)pcdelta * g->quantum;

@@ -40,19 +40,28 @@ uint32_t tf_sym_jit_read(tf_symbolizer *s, uint32_t pid, uint64_t exit_time)
 {
 	char path[64];
 	tf_buf b = TF_BUF_INIT;
-	tf_sym_jit j;
-	uint32_t rank = 0;
+	uint32_t idx;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
 	if (tf_file_read(&b, path) != 0) {
 		tf_buf_free(&b);
 		return UINT32_MAX;
 	}
+	idx = tf_sym_jit_add(s, pid, exit_time, b.ptr, b.len);
+	tf_buf_free(&b);
+	return idx;
+}
+
+uint32_t tf_sym_jit_add(tf_symbolizer *s, uint32_t pid, uint64_t exit_time, char *text, size_t len)
+{
+	tf_sym_jit j;
+	uint32_t rank = 0;
+
 	memset(&j, 0, sizeof(j));
 	j.pid = pid;
 	j.next = UINT32_MAX;
 	j.exit_time = exit_time;
-	for (char *p = b.ptr, *end = b.ptr + b.len; p < end;) {
+	for (char *p = text, *end = text + len; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			nl = end;
@@ -67,7 +76,6 @@ uint32_t tf_sym_jit_read(tf_symbolizer *s, uint32_t pid, uint64_t exit_time)
 		}
 		p = nl + 1;
 	}
-	tf_buf_free(&b);
 	tf_sym_ivls_build(&j.entries);
 
 	uint32_t idx = (uint32_t)s->jits.n;

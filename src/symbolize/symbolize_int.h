@@ -294,6 +294,9 @@ typedef struct {
 
 /* Read /tmp/perf-PID.map now; returns the jit index or UINT32_MAX. */
 uint32_t tf_sym_jit_read(tf_symbolizer *s, uint32_t pid, uint64_t exit_time);
+/* The same from the file's text (`len` bytes, NUL-terminated, modified):
+ * the reader apart from the file, for the fuzzer. */
+uint32_t tf_sym_jit_add(tf_symbolizer *s, uint32_t pid, uint64_t exit_time, char *text, size_t len);
 /* The perf map of a process instance (reads the file if none was kept). */
 uint32_t tf_sym_jit_for(tf_symbolizer *s, tf_sym_proc *p);
 void tf_sym_jits_free(tf_symbolizer *s);
@@ -355,6 +358,7 @@ struct tf_symbolizer {
 	tf_htab jit_index;   /* pid -> first jit of that pid */
 
 	tf_sym_cfi_cache *cfi;
+	struct tf_pymodcache *pymods; /* Python modules of perf-map frames */
 
 	tf_symbolizer_stats stats;
 };
@@ -363,6 +367,10 @@ struct tf_symbolizer {
  * without symbols or DWARF (go test, go run). */
 typedef struct tf_sym_go tf_sym_go;
 tf_sym_go *tf_sym_go_open(Elf *elf);
+/* The table itself, `size` bytes that must outlive the result; `text` is
+ * the address of .text, for tables that leave it to relocation. (The
+ * reader apart from the ELF file, for the fuzzer.) */
+tf_sym_go *tf_sym_go_parse(const uint8_t *data, size_t size, uint64_t text);
 void tf_sym_go_free(tf_sym_go *g);
 size_t tf_sym_go_nfuncs(const tf_sym_go *g);
 bool tf_sym_go_func(const tf_sym_go *g, size_t i, uint64_t *entry, uint64_t *end,

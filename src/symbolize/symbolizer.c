@@ -10,6 +10,7 @@
  * out stay valid until the symbolizer is freed.
  */
 #include "symbolize/symbolize_int.h"
+#include "testflame/python.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ void tf_symbolizer_free(tf_symbolizer *s)
 	tf_sym_kernel_free(s->kernel);
 	free(s->lookup_cache);
 	tf_sym_jits_free(s);
+	tf_pymodcache_free(s->pymods);
 	tf_sym_cfi_cache_free(s->cfi);
 	tf_vec_free(&s->locs);
 	tf_vec_free(&s->keys);
@@ -226,6 +228,31 @@ static const tf_symloc *lookup_vsyscall(tf_symbolizer *s, uint64_t addr)
 	return add_loc(s, &k, h, "[vsyscall]", NULL, addr, 0, 0, n[0] != '[', n);
 }
 
+/*
+ * CPython 3.12+'s perf map names a trampoline "py::QUALNAME:FILE": shown as
+ * the frames read from the interpreter name the function (module.qualname,
+ * in its file; python.h), so that both agree and the file is known.
+ */
+static void py_jit_frame(tf_symbolizer *s, tf_frame *f)
+{
+	const char *name = f->function, *colon;
+	tf_buf b = TF_BUF_INIT;
+
+	if (strncmp(name, "py::", 4) != 0 || !(colon = strchr(name + 4, ':')) || colon == name + 4 ||
+	    !colon[1])
+		return;
+	if (!s->pymods)
+		s->pymods = tf_pymodcache_new();
+	f->file = str(s, tf_strtab_intern(&s->strs, colon + 1, strlen(colon + 1)));
+	f->system_name = str(s, tf_strtab_intern(&s->strs, name + 4, (size_t)(colon - name - 4)));
+	tf_py_module_name(&b, s->pymods, f->file);
+	if (b.len)
+		tf_buf_putc(&b, '.');
+	tf_buf_puts(&b, f->system_name);
+	f->function = str(s, tf_strtab_intern(&s->strs, b.ptr, b.len));
+	tf_buf_free(&b);
+}
+
 static const tf_symloc *lookup_anon(tf_symbolizer *s, tf_sym_proc *p, const tf_sym_map *map,
 				    uint64_t addr)
 {
@@ -244,6 +271,7 @@ static const tf_symloc *lookup_anon(tf_symbolizer *s, tf_sym_proc *p, const tf_s
 	s->scratch.n = 0;
 	if (e) {
 		tf_frame f = { str(s, e->val), str(s, e->val), NULL, 0, 0 };
+		py_jit_frame(s, &f);
 		tf_vec_push(&s->scratch, f);
 		return add_loc(s, &k, h, "[jit]", NULL, addr, 0, 0, true, NULL);
 	}

@@ -10,7 +10,8 @@
  * (the PLT's DW_CFA_def_cfa_expression, signal trampolines). Memory outside
  * the copy ends the walk. A frame without CFI (JIT code, a missing file)
  * falls back to the frame pointer; an undefined return address (_start, a
- * thread's entry) is the outermost frame.
+ * thread's entry) is the outermost frame. CPython 3.12+'s perf trampolines
+ * (JIT code named "py::..." in its perf map) are known by shape instead.
  *
  * Rules are compiled once per distinct (module, pc) into a small row
  * struct, so unwinding a sample allocates nothing once the cache is warm.
@@ -463,6 +464,44 @@ static int step_fp(state *st)
 	return STEP_OK;
 }
 
+/*
+ * Whether `pc` is in one of CPython's perf trampolines (3.12+ with -X perf
+ * or PYTHONPERFSUPPORT): a copy, per code object, of
+ *
+ *     sub $8, %rsp        or    push %rbp
+ *     call *%rcx                mov %rsp, %rbp
+ *     add $8, %rsp              call *%rcx
+ *     ret                       pop %rbp ; ret
+ *
+ * (3.12.0-3.12.x, then with a frame pointer), in anonymous memory without
+ * CFI, and named "py::qualname:file" in the perf map.
+ */
+static bool in_py_trampoline(tf_symbolizer *s, tf_sym_proc *p, uint64_t pc)
+{
+	uint32_t ji = p ? tf_sym_jit_for(s, p) : UINT32_MAX;
+	const tf_sym_ivl *e = ji != UINT32_MAX ? tf_sym_ivls_find(&s->jits.v[ji].entries, pc) : NULL;
+	return e && strncmp(s->strs.strs.v[e->val], "py::", 4) == 0;
+}
+
+/* Out of a trampoline, from its return address after the call: the
+ * return address is above one word (the padding, or the saved frame
+ * pointer, which the callee's rules restored as the trampoline's own
+ * stack pointer when it is one). */
+static int step_py_trampoline(state *st)
+{
+	uint64_t sp = st->r[DW_RSP], ra, saved_fp;
+	bool with_fp = (st->valid & (1u << DW_RBP)) && st->r[DW_RBP] == sp;
+
+	if (!mem_read(st, sp + 8, 8, &ra) || (with_fp && !mem_read(st, sp, 8, &saved_fp)))
+		return STEP_FAIL;
+	if (with_fp)
+		st->r[DW_RBP] = saved_fp;
+	st->r[DW_RSP] = sp + 16;
+	st->r[DW_RIP] = ra;
+	st->valid |= (1u << DW_RSP) | (1u << DW_RIP);
+	return STEP_OK;
+}
+
 size_t tf_symbolizer_unwind_ex(tf_symbolizer *s, uint32_t pid, uint64_t time,
 			       const uint64_t *regs, uint64_t regs_mask,
 			       const uint8_t *stack, uint64_t stack_size,
@@ -514,6 +553,9 @@ size_t tf_symbolizer_unwind_ex(tf_symbolizer *s, uint32_t pid, uint64_t time,
 		if (rw && rw->found) {
 			r = step_cfi(&st, rw);
 			exact = rw->signal;
+		} else if (!exact && (!map || map->kind == TF_SYM_MAP_ANON) &&
+			   in_py_trampoline(s, p, look)) {
+			r = step_py_trampoline(&st);
 		} else {
 			r = step_fp(&st);
 			exact = false;

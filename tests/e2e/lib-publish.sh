@@ -102,6 +102,8 @@ suite: examples
 command: "make -s check"
 build: "make -s all"
 freq: 999
+gate:
+  confirm: 2
 YML
 		printf 'build/\ntestflame-report/\n' >>.gitignore &&
 		git add -A && git commit -qm "libmini" && make -s all >/dev/null
@@ -111,7 +113,9 @@ YML
 # The example project in $SCRATCH/repo with a bare origin: the baseline of
 # main recorded and pushed (and dropped here, so a PR job fetches it as in
 # CI), and branch `slow` that slows matrix_multiply, committed and built.
-# Sets BASE (main) and HEAD_SHA (slow).
+# Sets BASE (main) and HEAD_SHA (slow). A run that looks slower is
+# confirmed by two more runs of this tree (`confirm: 2`): the building and
+# running of the merge-base that `build:` allows is t0200's to test.
 setup_pr_repo() {
 	make_example_repo repo && git init -q --bare origin.git && (
 		cd repo && git remote add origin "$SCRATCH/origin.git" && git push -q origin main &&

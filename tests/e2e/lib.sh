@@ -82,6 +82,22 @@ expect_near() {
 	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }' ||
 		{ echo "${4:-value}: got $1, expected $2 ± $3" >&2; return 1; }
 }
+# A value of a JSON file: EXPR is a Python expression over d, the parsed
+# file (report.json: "d[\"tests\"][0][\"verdict\"]"); printed as Python
+# prints it.
+jget() { # FILE EXPR
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"
+}
+# The verdict of TEST in a report.json.
+verdict() { # REPORT_JSON TEST
+	jget "$1" "[t[\"verdict\"] for t in d[\"tests\"] if t[\"name\"] == \"$2\"][0]"
+}
+# The same with a JavaScript expression (d.tests[0].name), non-strings
+# printed as JSON: for outputs whose JSON types matter (show --json).
+json() { # FILE EXPR
+	node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		 const v = eval(process.argv[2]); console.log(typeof v === "string" ? v : JSON.stringify(v))' "$1" "$2"
+}
 # Share (percent) of FUNCTION in `testflame view --format text` output FILE:
 # the flat column of its row.
 flat_share() { # FILE FUNCTION
@@ -111,6 +127,23 @@ s = s.replace("""				s += a[i * n + k] * b[k * n + j];
 """)
 open(p, 'w').write(s)
 PY
+}
+# base.spec and head.spec, mkpprof.py's input for a labelled suite of
+# Go-like tests: TestEncode's loop (enc.go:44, then :45) doubles, TestParse
+# stays, TestOld goes and TestFresh comes.
+labelled_specs() {
+	cat > base.spec <<-\EOF
+	TestParse 2000 main@main.go:10;parse@parse.go:20
+	TestEncode 1000 main@main.go:10;encode@enc.go:30;loop@enc.go:44
+	TestEncode 1000 main@main.go:10;encode@enc.go:30;copy@enc.go:50
+	TestOld 500 main@main.go:10;old@old.go:5
+	EOF
+	cat > head.spec <<-\EOF
+	TestParse 2000 main@main.go:10;parse@parse.go:20
+	TestEncode 2000 main@main.go:10;encode@enc.go:30;loop@enc.go:45
+	TestEncode 1000 main@main.go:10;encode@enc.go:30;copy@enc.go:50
+	TestFresh 300 main@main.go:10;fresh@fresh.go:7
+	EOF
 }
 # Run a command in the background, print its pid.
 # Wait until a process whose command line contains TEXT exists (max 10 s).

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # t0100-record.sh - `testflame record` on known workloads: shares of known
 # hot functions, exit statuses, the command's stdio/env/cwd untouched,
-# signals, and bad input.
+# signals (the cases every sampler passes: lib-record.sh, as t8000 runs
+# them under ptrace), and bad input.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/e2e/lib-record.sh"
 
 test_expect_success 'a 70/30 workload shows 70/30 in go tool pprof' '
 	"$TF" record --freq 999 -o run.pb.gz -- "$FIX/split7030" 12 2>err &&
@@ -32,23 +34,8 @@ test_expect_success 'samples carry test, process, pid and tid labels' '
 	grep -q "tid:\[[0-9]" raw.txt
 '
 
-for code in 0 1 7; do
-	test_expect_code $code "exit status $code passes through" "
-		\"\$TF\" record -q -o r$code.pb.gz -- sh -c 'exit $code' && exit 0
-	"
-done
-
-test_expect_code 137 'a SIGKILLed command gives 128+9' '
-	"$TF" record -q -o k.pb.gz -- sh -c "kill -9 \$\$"
-'
-
-test_expect_success 'stdin, stdout, stderr, environment and cwd are the command'\''s' '
-	mkdir -p sub && cd sub &&
-	echo hello-in | TF_PROBE=probe-value "$TF" record -q -o ../io.pb.gz -- \
-		sh -c "cat; echo \$TF_PROBE; pwd; echo to-stderr >&2" >out 2>errout &&
-	printf "hello-in\nprobe-value\n%s\n" "$PWD" >want &&
-	cmp want out && expect_eq "$(cat errout)" "to-stderr"
-'
+SAMPLER=perf WITH= N=0
+record_process_cases
 
 test_expect_code 127 'a missing command exits 127 with one clear line' '
 	"$TF" record -o nope.pb.gz -- no-such-command-xyz 2>err; rc=$?
@@ -75,38 +62,11 @@ test_expect_code 2 'a bad --freq value names the flag' '
 	expect_contains err "--freq" && exit $rc
 '
 
-test_expect_success 'SIGINT to testflame reaches the command and the profile is still written' '
-	set -m # job control: background jobs keep SIGINT (bash ignores it otherwise)
-	"$TF" record -q -o int.pb.gz -- "$FIX/split7030" 1000 &
-	tf=$!
-	wait_for_proc "^$FIX/split7030 1000" && sleep 0.5 &&
-	kill -INT $tf && wait $tf; rc=$?
-	expect_eq $rc 130 "exit status" && test -s int.pb.gz &&
-	go tool pprof -comments int.pb.gz 2>/dev/null | grep -q "testflame.interrupted=true"
-'
-
-test_expect_success 'SIGTERM is forwarded too' '
-	"$TF" record -q -o term.pb.gz -- sleep 77.25 &
-	tf=$!
-	wait_for_proc "^sleep 77.25" &&
-	kill -TERM $tf && wait $tf; rc=$?
-	expect_eq $rc 143 "exit status" && test -s term.pb.gz
-'
-
 test_expect_success 'a signal ignored at start stays ignored by testflame and the command' '
 	"$TF" record -q -o ign.pb.gz -- "$FIX/split7030" 4 &
 	tf=$!
 	wait_for_proc "^$FIX/split7030 4" &&
 	kill -INT $tf && wait $tf
-'
-
-test_expect_success 'if testflame is killed, the whole tree dies with it' '
-	"$TF" record -q -o kill.pb.gz -- sh -c "sleep 91.5 & sleep 92.5 & wait" &
-	tf=$!
-	wait_for_proc "^sleep 92.5" &&
-	kill -KILL $tf; wait $tf 2>/dev/null
-	for i in $(seq 50); do pgrep -f "sleep 9[12].5" >/dev/null || break; sleep 0.1; done
-	! pgrep -f "sleep 9[12].5"
 '
 
 test_done

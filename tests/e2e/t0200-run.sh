@@ -71,7 +71,9 @@ r = json.load(open(\"testflame-report/report.json\"))
 t = [t for t in r[\"tests\"] if t[\"name\"] == \"test_matrix\"][0]
 assert t[\"verdict\"] == \"regressed\", t[\"verdict\"]
 assert t[\"functions\"][0][\"name\"] == \"matrix_multiply\", t[\"functions\"][0]
-assert t[\"head\"][\"runs\"] == 3, t[\"head\"]  # the first run and two to confirm
+# confirmed against the merge-base built here: as many runs on each side
+assert 3 <= t[\"head\"][\"runs\"] <= 5 and t[\"base\"][\"runs\"] == t[\"head\"][\"runs\"], t
+assert r[\"confirmation\"].startswith(\"against the stored baseline, test_matrix looks\"), r
 others = [t[\"name\"] for t in r[\"tests\"] if t[\"verdict\"] == \"regressed\" and t[\"name\"] != \"test_matrix\"]
 assert not others, others
 "
@@ -83,10 +85,12 @@ test_expect_code 3 'a branch that slows matrix_multiply: exit 3, the test and fu
 	{ slow_run || slow_run; } && exit $rc
 '
 
-test_expect_code 3 'the first run alone looked slower: two more runs confirmed it, and say so' '
-	cd repo && "$TF" run >out 2>err; rc=$?
+test_expect_code 3 '--confirm 2: the run that looked slower set aside, two more judged, and say so' '
+	cd repo && "$TF" run --confirm 2 >out 2>err; rc=$?
 	grep -q "^testflame: test_matrix looks [0-9.]*% slower (95% CI +[0-9.]*% to +[0-9.]*%); running the suite 2 more times to confirm$" err &&
-	expect_contains out "this tree: 3 runs (2 to confirm)" && exit $rc
+	grep -q "^  confirmed: against the stored baseline, test_matrix looks .*; so this tree was run 2 more times and judged on those$" out &&
+	expect_eq "$(python3 -c "import json; r = json.load(open(\"testflame-report/report.json\")); print([t[\"head\"][\"runs\"] for t in r[\"tests\"] if t[\"name\"] == \"test_matrix\"][0])")" 2 &&
+	exit $rc
 '
 
 test_expect_code 3 '--confirm 0 judges the one run' '
@@ -115,11 +119,11 @@ test_expect_code 3 '--against main builds main beside this tree and runs both, i
 '
 
 test_expect_success '--no-fail reports the regression and exits 0' '
-	cd repo && "$TF" run -q --no-fail >out 2>err && expect_contains out REGRESSION
+	cd repo && "$TF" run -q --confirm none --no-fail >out 2>err && expect_contains out REGRESSION
 '
 
 test_expect_code 3 'compare with git revisions reads their stored baselines' '
-	cd repo && git checkout -q slow && "$TF" run -q --save --no-fail >/dev/null 2>&1 &&
+	cd repo && git checkout -q slow && "$TF" run -q --confirm none --save --no-fail >/dev/null 2>&1 &&
 	"$TF" compare -q main slow >out; rc=$?
 	grep -q "regressed.*test_matrix" out && exit $rc
 '

@@ -11,10 +11,6 @@
 node "$TOP/tests/node/pprof-tool.mjs" make-run run.pb.gz || exit 1
 
 # Read one value out of JSON with node: jq-like path as JS expression on `d`.
-json() { # FILE EXPR
-	node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-		 const v = eval(process.argv[2]); console.log(typeof v === "string" ? v : JSON.stringify(v))' "$1" "$2"
-}
 
 test_expect_success 'text: header, sorted metadata, totals with units' '
 	$TF show run.pb.gz > show.txt &&

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t2020-bad-input.sh - `view` and `show` on bad command lines and bad files:
 # one line naming the flag, the file (and the line), exit 2 for usage and 1
-# for everything else, no crash, no output file left behind.
+# for everything else, no crash, no output file left behind; and the
+# recording options record and run share, parsed alike in both.
 . "$(dirname "$0")/lib.sh"
 
 printf 'main;hot 5\nmain;cold 2\n' > good.folded
@@ -109,6 +110,19 @@ test_expect_success 'view: --top with another format only warns' '
 	$TF view --format folded --top 3 good.folded > folded 2> err &&
 	expect_contains err "warning: --top and --cum only apply to --format text" &&
 	expect_eq "$(wc -l < folded)" 2 "folded lines"
+'
+
+# record and run take the recording options from one table, included in
+# each command's own (TF_OPT_INCLUDE): listed, parsed and checked alike
+test_expect_success 'record and run: the recording options, one table in both' '
+	$TF run --help > rh && $TF record --help > ch &&
+	for o in "--freq HZ" "--event EVENT" "--call-graph MODE" "-q, --quiet"; do
+		expect_contains rh "$o" && expect_contains ch "$o" || exit 1
+	done &&
+	expect_contains rh "--against REV" && expect_contains ch "--output FILE" &&
+	run_bad 2 "--freq must be between 1 and 100000, not 0" -- $TF run --freq 0 -- true &&
+	run_bad 2 "invalid value '"'"'nope'"'"' for --event" -- $TF record --event nope -- true &&
+	run_bad 2 "unknown option '"'"'-Z'"'"'" -- $TF run -qZ -- true
 '
 
 test_done

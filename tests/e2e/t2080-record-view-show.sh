@@ -9,10 +9,6 @@
 "$TOP/tests/node/install.sh" || exit 1
 export HOME="$SCRATCH/home" PPROF_TMPDIR="$SCRATCH/pprof"
 mkdir -p "$HOME"
-json() { # FILE EXPR
-	node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-		 const v = eval(process.argv[2]); console.log(typeof v === "string" ? v : JSON.stringify(v))' "$1" "$2"
-}
 
 test_expect_success 'record a 70/30 workload' '
 	$TF record -q --freq 999 --test burn -o run.pb.gz -- "$FIX/split7030" 12 &&

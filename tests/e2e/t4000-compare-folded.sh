@@ -7,7 +7,6 @@
 
 MKPPROF="python3 $TOP/tests/e2e/mkpprof.py"
 # jget FILE EXPR: a value of a JSON file, d being the document
-jget() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
 
 printf 'main;parse 1000\nmain;encode 1000\n' > base.folded
 printf 'main;parse 1500\nmain;encode 1000\n' > head.folded
@@ -96,18 +95,7 @@ else
 fi
 
 # Run files with test labels: per-test verdicts, exact deltas.
-cat > base.spec <<'EOF'
-TestParse 2000 main@main.go:10;parse@parse.go:20
-TestEncode 1000 main@main.go:10;encode@enc.go:30;loop@enc.go:44
-TestEncode 1000 main@main.go:10;encode@enc.go:30;copy@enc.go:50
-TestOld 500 main@main.go:10;old@old.go:5
-EOF
-cat > head.spec <<'EOF'
-TestParse 2000 main@main.go:10;parse@parse.go:20
-TestEncode 2000 main@main.go:10;encode@enc.go:30;loop@enc.go:45
-TestEncode 1000 main@main.go:10;encode@enc.go:30;copy@enc.go:50
-TestFresh 300 main@main.go:10;fresh@fresh.go:7
-EOF
+labelled_specs
 
 test_expect_success "labelled run files: one verdict per test" '
 	$MKPPROF base.pb.gz --meta event=cpu-clock --meta commit=1111111111111111 < base.spec &&

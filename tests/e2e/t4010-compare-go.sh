@@ -8,82 +8,10 @@
 # code does not false-alarm.
 . "$(dirname "$0")/lib.sh"
 
-if ! need go; then
-	test_skip "go profiles" "go is not installed (golang-go)"
-	test_done
-	exit 0
-fi
-
-export GOCACHE="$SCRATCH/gocache" GOPATH="$SCRATCH/gopath" GOFLAGS=-mod=mod GOPROXY=off GO111MODULE=on
-jget() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
-verdict() { jget "$1" "[t[\"verdict\"] for t in d[\"tests\"] if t[\"name\"] == \"$2\"][0]"; }
-
-# work.go of version $1: ENCODE_ROUNDS is the only code difference
-make_pkg() { # DIR ENCODE_FACTOR OLD_OR_FRESH
-	mkdir -p "$1" && cat > "$1/go.mod" <<-'EOF'
-	module example.com/tfwork
-
-	go 1.19
-	EOF
-	cat > "$1/work.go" <<-EOF
-	package work
-
-	// Encode and Parse burn CPU in their own loops, so each is the leaf
-	// frame of its samples.
-	//go:noinline
-	func Encode(n int) uint64 {
-		x := uint64(88172645463325252)
-		for i := 0; i < n*$2; i++ {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-		}
-		return x
-	}
-
-	//go:noinline
-	func Parse(n int) uint64 {
-		x := uint64(2463534242)
-		for i := 0; i < n; i++ {
-			x ^= x << 13
-			x ^= x >> 17
-			x ^= x << 5
-		}
-		return x
-	}
-	EOF
-	cat > "$1/work_test.go" <<-EOF
-	package work
-
-	import (
-		"context"
-		"os"
-		"runtime/pprof"
-		"testing"
-	)
-
-	const rounds = 200000000
-
-	var sink uint64
-
-	// run labels the test's samples when TF_LABELS is set, as a suite
-	// using testflame's Go helper would
-	func run(t *testing.T, f func()) {
-		if os.Getenv("TF_LABELS") == "" {
-			f()
-			return
-		}
-		pprof.Do(context.Background(), pprof.Labels("test", t.Name()), func(context.Context) { f() })
-	}
-
-	func TestEncode(t *testing.T) { run(t, func() { sink += Encode(rounds) }) }
-	func TestParse(t *testing.T)  { run(t, func() { sink += Parse(rounds) }) }
-	func Test$3(t *testing.T)  { run(t, func() { sink += Parse(rounds) }) }
-	EOF
-}
+. "$TOP/tests/e2e/lib-go.sh"
 
 test_expect_success "build version 1 and version 2 (Encode 4x slower, TestOld -> TestFresh)" '
-	make_pkg v1 1 Old && make_pkg v2 4 Fresh &&
+	go_pkg v1 1 Old && go_pkg v2 4 Fresh &&
 	(cd v1 && go test -c -o ../v1.test) &&
 	(cd v2 && go test -c -o ../v2.test)
 '

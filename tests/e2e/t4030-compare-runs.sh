@@ -6,7 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 
 MKPPROF="python3 $TOP/tests/e2e/mkpprof.py"
-jget() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
 
 for n in 1000 1020 990; do printf 'main;work %s\n' $n > b$n.folded; done
 for n in 1200 1190 1215; do printf 'main;work %s\n' $n > h$n.folded; done

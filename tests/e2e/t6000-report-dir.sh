@@ -11,21 +11,9 @@
 
 MKPPROF="python3 $TOP/tests/e2e/mkpprof.py"
 NODE_DIR=$TOP/tests/node
-jget() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
 have_node() { need node && [ -d "$NODE_DIR/node_modules/test-results-parser" ]; }
 
-cat > base.spec <<'EOF'
-TestParse 2000 main@main.go:10;parse@parse.go:20
-TestEncode 1000 main@main.go:10;encode@enc.go:30;loop@enc.go:44
-TestEncode 1000 main@main.go:10;encode@enc.go:30;copy@enc.go:50
-TestOld 500 main@main.go:10;old@old.go:5
-EOF
-cat > head.spec <<'EOF'
-TestParse 2000 main@main.go:10;parse@parse.go:20
-TestEncode 2000 main@main.go:10;encode@enc.go:30;loop@enc.go:45
-TestEncode 1000 main@main.go:10;encode@enc.go:30;copy@enc.go:50
-TestFresh 300 main@main.go:10;fresh@fresh.go:7
-EOF
+labelled_specs
 B=1111111111111111111111111111111111111111
 H=2222222222222222222222222222222222222222
 
@@ -163,6 +151,23 @@ test_expect_success "an unwritable report directory: one clear line, exit 1, the
 	test "$(wc -l < e.txt)" = 1 &&
 	expect_contains e.txt "ro/file" &&
 	test ! -s o.txt
+'
+
+test_expect_success "a report directory is replaced whole: an older report's files go, no staging left" '
+	{ "$TF" compare --report whole base.pb.gz head.pb.gz > /dev/null 2>&1; test $? = 3; } &&
+	touch whole/TestGone.svg whole/TestGone.folded &&
+	"$TF" compare --report whole base.pb.gz base.pb.gz > /dev/null 2>&1 &&
+	test ! -e whole/TestGone.svg && test ! -e whole/TestGone.folded &&
+	expect_contains whole/report.md "No regressions" &&
+	expect_eq "$(ls -d whole* | tr "\n" " ")" "whole " "directories"
+'
+
+test_expect_success "a report into a directory holding other files: they stay, the report goes beside them" '
+	mkdir mine && echo keep > mine/notes.txt && mkdir mine/sub && echo old > mine/report.md &&
+	{ "$TF" compare --report mine base.pb.gz head.pb.gz > /dev/null 2>&1; test $? = 3; } &&
+	expect_eq "$(cat mine/notes.txt)" keep && test -d mine/sub &&
+	expect_contains mine/report.md "testflame:report" && test -s mine/index.html &&
+	expect_eq "$(ls -d mine* | tr "\n" " ")" "mine " "directories"
 '
 
 test_done

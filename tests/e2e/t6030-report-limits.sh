@@ -10,7 +10,6 @@
 
 NODE_DIR=$TOP/tests/node
 MKPROFILE="python3 $TOP/tests/e2e/mkprofile.py"
-jget() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
 have_browser() { need node && [ -x /usr/bin/chromium ] && [ -d "$NODE_DIR/node_modules/playwright-core" ]; }
 
 cat > many.py <<'EOF'

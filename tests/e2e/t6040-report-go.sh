@@ -9,69 +9,15 @@
 . "$(dirname "$0")/lib.sh"
 
 NODE_DIR=$TOP/tests/node
-if ! need go; then
-	test_skip "report of Go profiles" "go is not installed (golang-go)"
-	test_done
-	exit 0
-fi
+. "$TOP/tests/e2e/lib-go.sh"
 have_browser() { need node && [ -x /usr/bin/chromium ] && [ -d "$NODE_DIR/node_modules/playwright-core" ]; }
-export GOCACHE="$SCRATCH/gocache" GOPATH="$SCRATCH/gopath" GOFLAGS=-mod=mod GOPROXY=off GO111MODULE=on
-jget() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
-
-make_pkg() { # DIR ENCODE_FACTOR
-	mkdir -p "$1" && printf 'module example.com/tfwork\n\ngo 1.19\n' > "$1/go.mod"
-	cat > "$1/work.go" <<-EOF
-	package work
-
-	//go:noinline
-	func Encode(n int) uint64 {
-		x := uint64(88172645463325252)
-		for i := 0; i < n*$2; i++ {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-		}
-		return x
-	}
-
-	//go:noinline
-	func Parse(n int) uint64 {
-		x := uint64(2463534242)
-		for i := 0; i < n; i++ {
-			x ^= x << 13
-			x ^= x >> 17
-			x ^= x << 5
-		}
-		return x
-	}
-	EOF
-	cat > "$1/work_test.go" <<-'EOF'
-	package work
-
-	import (
-		"context"
-		"runtime/pprof"
-		"testing"
-	)
-
-	const rounds = 150000000
-
-	var sink uint64
-
-	func run(t *testing.T, f func()) {
-		pprof.Do(context.Background(), pprof.Labels("test", t.Name()), func(context.Context) { f() })
-	}
-
-	func TestEncode(t *testing.T) { run(t, func() { sink += Encode(rounds) }) }
-	func TestParse(t *testing.T)  { run(t, func() { sink += Parse(rounds) }) }
-	EOF
-}
+GO_ROUNDS=150000000
 
 test_expect_success "build both versions and profile their tests" '
-	make_pkg v1 1 && make_pkg v2 3 &&
+	go_pkg v1 1 && go_pkg v2 3 &&
 	(cd v1 && go test -c -o ../v1.test) && (cd v2 && go test -c -o ../v2.test) &&
-	./v1.test -test.count=1 -test.cpuprofile="$SCRATCH/v1.pb.gz" > /dev/null &&
-	./v2.test -test.count=1 -test.cpuprofile="$SCRATCH/v2.pb.gz" > /dev/null
+	TF_LABELS=1 ./v1.test -test.count=1 -test.cpuprofile="$SCRATCH/v1.pb.gz" > /dev/null &&
+	TF_LABELS=1 ./v2.test -test.count=1 -test.cpuprofile="$SCRATCH/v2.pb.gz" > /dev/null
 '
 
 test_expect_code 3 "compare --report on the Go profiles: TestEncode regressed" '
@@ -82,7 +28,7 @@ test_expect_success "report.md: Encode on top, at its line in work.go" '
 	cat table.txt &&
 	expect_eq "$(jget r/report.json "[t[\"verdict\"] for t in d[\"tests\"] if t[\"name\"] == \"TestEncode\"][0]")" regressed &&
 	line=$(jget r/report.json "[t for t in d[\"tests\"] if t[\"name\"] == \"TestEncode\"][0][\"functions\"][0][\"line\"]") &&
-	test "$line" -ge 4 && test "$line" -le 9 &&
+	test "$line" -ge 6 && test "$line" -le 11 &&
 	expect_contains r/report.md "<code>TestEncode</code>" &&
 	grep -F "| <code>example&#46;com/tfwork&#46;Encode</code> | +" r/report.md | grep -qF "<code>work&#46;go&#58;$line</code>"
 '

@@ -2,10 +2,12 @@
 # t8000-ptrace-record.sh - where perf_event_open is refused (a seccomp
 # filter, as Docker's default profile), `record --sampler auto` falls back
 # to the ptrace sampler, says so with the fix, and records the same
-# profile: the 70/30 shares, exit statuses, signal deaths, SIGINT, the
-# command's stdio untouched. Nothing pretends: the filter makes the real
-# perf_event_open syscall fail with EPERM.
+# profile: the 70/30 shares, and the cases every sampler passes
+# (lib-record.sh: exit statuses, signal deaths, SIGINT, the command's stdio
+# untouched). Nothing pretends: the filter makes the real perf_event_open
+# syscall fail with EPERM.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/e2e/lib-record.sh"
 
 NOPERF=$FIX/noperf
 
@@ -67,56 +69,8 @@ test_expect_success '--sampler ptrace works where perf is allowed too' '
 	expect_near "$(cum_share top.txt hot_seventy)" 70 7 "hot_seventy cum%"
 '
 
-for code in 0 1 7; do
-	test_expect_code $code "exit status $code passes through under ptrace" "
-		\"\$NOPERF\" \"\$TF\" record -q -o r$code.pb.gz -- sh -c 'exit $code' && exit 0
-	"
-done
-
-test_expect_code 137 'a SIGKILLed command gives 128+9 under ptrace' '
-	"$NOPERF" "$TF" record -q -o k.pb.gz -- sh -c "kill -9 \$\$"
-'
-
-test_expect_success 'the signal death is in the run file too' '
-	go tool pprof -comments k.pb.gz 2>/dev/null | grep -q "testflame.exit_status=137"
-'
-
-test_expect_success 'stdin, stdout, stderr, environment and cwd are the command'\''s' '
-	mkdir -p sub && cd sub &&
-	echo hello-in | TF_PROBE=probe-value "$NOPERF" "$TF" record -q -o ../io.pb.gz -- \
-		sh -c "cat; echo \$TF_PROBE; pwd; echo to-stderr >&2" >out 2>errout &&
-	printf "hello-in\nprobe-value\n%s\n" "$PWD" >want &&
-	cmp want out && expect_eq "$(cat errout)" "to-stderr"
-'
-
-test_expect_success 'SIGINT to testflame reaches the command and the profile is still written' '
-	set -m # job control: background jobs keep SIGINT (bash ignores it otherwise)
-	"$NOPERF" "$TF" record -q -o int.pb.gz -- "$FIX/split7030" 1001 &
-	tf=$!
-	wait_for_proc "^$FIX/split7030 1001" && sleep 0.5 &&
-	kill -INT $tf && wait $tf; rc=$?
-	expect_eq $rc 130 "exit status" && test -s int.pb.gz &&
-	go tool pprof -comments int.pb.gz 2>/dev/null >c.txt &&
-	expect_contains c.txt "testflame.interrupted=true" &&
-	expect_contains c.txt "testflame.sampler=ptrace"
-'
-
-test_expect_success 'SIGTERM is forwarded too' '
-	"$NOPERF" "$TF" record -q -o term.pb.gz -- sleep 77.75 &
-	tf=$!
-	wait_for_proc "^sleep 77.75" &&
-	kill -TERM $tf && wait $tf; rc=$?
-	expect_eq $rc 143 "exit status" && test -s term.pb.gz
-'
-
-test_expect_success 'if testflame is killed, the whole traced tree dies with it' '
-	"$NOPERF" "$TF" record -q -o kill.pb.gz -- sh -c "sleep 93.5 & sleep 94.5 & wait" &
-	tf=$!
-	wait_for_proc "^sleep 94.5" &&
-	kill -KILL $tf; wait $tf 2>/dev/null
-	for i in $(seq 50); do pgrep -f "sleep 9[34].5" >/dev/null || break; sleep 0.1; done
-	! pgrep -f "sleep 9[34].5"
-'
+SAMPLER=ptrace WITH=$NOPERF N=1
+record_process_cases
 
 test_expect_success 'a background process the command leaves behind keeps running, untraced' '
 	"$NOPERF" "$TF" record -q -o bg.pb.gz -- sh -c "sleep 95.5 >/dev/null 2>&1 &" &&

@@ -46,6 +46,18 @@ test_expect_success 'with ENOSYS (a filter that pretends the syscall is missing)
 	expect_contains out "with ptrace"
 '
 
+test_expect_success 'the python3 on PATH: read from its frames, or why not and the fix' '
+	"$TF" doctor >out &&
+	if command -v python3 >/dev/null; then
+		grep -E "^ok +python: python3 is CPython 3\.[0-9]+(\.[0-9]+)? \(.*\): Python functions and lines are read from its frames" out
+	fi &&
+	old=$(ls -d /root/.pyenv/versions/3.6*/bin 2>/dev/null | head -1) &&
+	if [ -n "$old" ]; then
+		PATH=$old:$PATH "$TF" doctor >old.out &&
+		grep -E "^warning +python: .*is CPython 3\.6, whose layout testflame does not know.*; fix: " old.out
+	fi
+'
+
 test_expect_code 1 'where ptrace is refused too, nothing can sample: exit 1' '
 	"$NOPERF" --no-ptrace "$TF" doctor >out; rc=$?
 	grep -q "^problem *ptrace: refused" out && grep -q "^problem *sampler: none" out &&

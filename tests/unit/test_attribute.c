@@ -54,6 +54,81 @@ static const char *match(const tf_attribute_opts *o, const char *const *frames, 
 	static const char *const fr_[] = { __VA_ARGS__ }; \
 	match((o), fr_, TF_ARRAY_SIZE(fr_)); })
 
+/* A stack of Python frames ("module.qualname@file", or native "name"), root
+ * first: the test pytest's runner calls, by its node id, past the C frames
+ * of the interpreter between. */
+static const char *match_py(const char *const *frames, size_t n, const char *cwd)
+{
+	static char out[256];
+	tf_attribute_opts o;
+	tf_profile *p;
+	tf_frame_rules *r;
+	uint32_t locs[64];
+
+	tf_attribute_opts_init(&o);
+	tf_profile_new(&p);
+	assert_int_equal(tf_frame_rules_new(&r, p, &o), 0);
+	for (size_t i = 0; i < n; i++) {
+		char name[256];
+		const char *at = strchr(frames[i], '@');
+		snprintf(name, sizeof(name), "%.*s", at ? (int)(at - frames[i]) : (int)strlen(frames[i]),
+			 frames[i]);
+		/* the qualified name is the system name of a Python function */
+		uint32_t fn = tf_profile_add_function(p, tf_profile_intern(p, name),
+						      tf_profile_intern(p, name),
+						      tf_profile_intern(p, at ? at + 1 : ""), 1);
+		tf_line ln = { fn, 1, 0 };
+		locs[n - 1 - i] = tf_profile_add_location(p, TF_NO_MAPPING, 0, &ln, 1);
+	}
+	tf_frame_rules_set_cwd(r, cwd);
+	tf_strid id = tf_frame_rules_match(r, locs, (uint32_t)n);
+	snprintf(out, sizeof(out), "%s", id ? tf_profile_str(p, id) : "(none)");
+	tf_frame_rules_free(r);
+	tf_profile_free(p);
+	return out;
+}
+
+static void test_pytest_frames(void **state)
+{
+	(void)state;
+	/* the function pytest_pyfunc_call calls, named as pytest does */
+	const char *const plain[] = {
+		"_pytest.main.pytest_runtestloop@/usr/lib/python3/dist-packages/_pytest/main.py",
+		"pytest_pyfunc_call@/usr/lib/python3/dist-packages/_pytest/python.py",
+		"_PyFunction_Vectorcall",
+		"test_parse_empty@/src/proj/tests/test_p.py",
+		"parse@/src/proj/p.py",
+	};
+	assert_string_equal(match_py(plain, TF_ARRAY_SIZE(plain), "/src/proj"),
+			    "tests/test_p.py::test_parse_empty");
+	/* a method: Class::method; no working directory: the path as it is */
+	const char *const method[] = {
+		"pytest_pyfunc_call@/usr/lib/python3/dist-packages/_pytest/python.py",
+		"TestP.test_a@/nowhere/t/test_q.py",
+	};
+	assert_string_equal(match_py(method, TF_ARRAY_SIZE(method), NULL),
+			    "/nowhere/t/test_q.py::TestP::test_a");
+	/* unittest's TestCase under pytest: the node id too */
+	const char *const ut[] = {
+		"_pytest.runner.pytest_runtest_call@/usr/lib/python3/dist-packages/_pytest/runner.py",
+		"TestCase.run@/usr/lib/python3.11/unittest/case.py",
+		"TestCase._callTestMethod@/usr/lib/python3.11/unittest/case.py",
+		"T.test_b@/src/proj/test_r.py",
+	};
+	assert_string_equal(match_py(ut, TF_ARRAY_SIZE(ut), "/src/proj"), "test_r.py::T::test_b");
+	/* plain unittest: unittest's id, module.Class.method */
+	const char *const plain_ut[] = {
+		"unittest.main.TestProgram.runTests@/usr/lib/python3.11/unittest/main.py",
+		"unittest.case.TestCase._callTestMethod@/usr/lib/python3.11/unittest/case.py",
+		"test_r.T.test_b@/src/proj/test_r.py",
+	};
+	assert_string_equal(match_py(plain_ut, TF_ARRAY_SIZE(plain_ut), "/src/proj"),
+			    "test_r.T.test_b");
+	/* no runner frame: no test */
+	const char *const none[] = { "main@/src/proj/m.py", "test_x@/src/proj/test_x.py" };
+	assert_string_equal(match_py(none, TF_ARRAY_SIZE(none), "/src/proj"), "(none)");
+}
+
 static void test_presets(void **state)
 {
 	tf_attribute_opts o;
@@ -89,10 +164,6 @@ static void test_presets(void **state)
 	/* clar: test_<suite>__<name> */
 	assert_string_equal(MATCH(&o, "main", "clar_run_test", "test_core_buffer__append",
 				  "git_buf_put"), "core_buffer::append");
-	/* pytest through Python 3.12's perf map names */
-	assert_string_equal(MATCH(&o, "_start", "py::main:/usr/lib/python3.12/runpy.py",
-				  "py::test_parse_empty:/src/test_p.py", "py::parse:/src/p.py"),
-			    "test_parse_empty");
 	/* nothing framework-like */
 	assert_string_equal(MATCH(&o, "main", "run", "work"), "(none)");
 	/* the outermost test frame wins */
@@ -267,6 +338,87 @@ static void test_ctest_names(void **state)
 	unit_rmtree(dir);
 }
 
+static tf_rec_event ev_of(tf_rec_type type, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	tf_rec_event e;
+	memset(&e, 0, sizeof(e));
+	e.type = type;
+	e.pid = pid;
+	e.tid = tid;
+	e.time = time;
+	return e;
+}
+
+/*
+ * A test's exact cost from its threads' context switches: a test process
+ * on and off a CPU twice (50 + 60 ns), with a second thread (30), under a
+ * driver that execs it; a test that never got a sample is still a test
+ * with its cost; the driver's work is outside the tests.
+ */
+static void test_costs_from_switches(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_attributor *a;
+	tf_attribute_opts o;
+	tf_profile_new(&p);
+	tf_attribute_opts_init(&o);
+	o.sources = TF_SOURCE_PROCESSES;
+	assert_int_equal(tf_attributor_new(&a, p, &o), 0);
+	tf_attributor_set_time_event(a, true);
+	tf_rec_event e = ev_of(TF_REC_COMM, 10, 10, 0);
+	e.comm.comm = "make";
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_FORK, 11, 11, 100);
+	e.fork.ppid = 10;
+	e.fork.ptid = 10;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_COMM, 11, 11, 110);
+	e.comm.comm = "test_a";
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_SWITCH, 11, 11, 120);
+	tf_attributor_event(a, &e);
+	e.time = 170;
+	e.cswitch.out = true;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_FORK, 11, 12, 180); /* a thread */
+	e.fork.ppid = 11;
+	e.fork.ptid = 11;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_SWITCH, 11, 12, 185);
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_EXIT, 11, 12, 215);
+	e.fork.ppid = 11;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_SWITCH, 11, 11, 200);
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_EXIT, 11, 11, 260);
+	e.fork.ppid = 10;
+	tf_attributor_event(a, &e);
+	/* the driver: off a CPU at 300, on it since it began */
+	e = ev_of(TF_REC_SWITCH, 10, 10, 300);
+	e.cswitch.out = true;
+	tf_attributor_event(a, &e);
+	assert_int_equal(tf_attributor_write_meta(a, 400), 2);
+	tf_test_meta m;
+	const char *line = NULL;
+	for (size_t i = 0; i < p->comments.n; i++) {
+		const char *c = tf_profile_str(p, p->comments.v[i]);
+		if (strstr(c, "testflame.test.test_a="))
+			line = c;
+	}
+	assert_non_null(line);
+	assert_int_equal(tf_test_meta_parse(&m, line), 0);
+	assert_true(m.count == 140);
+	assert_int_equal(m.samples, 0);
+	assert_string_equal(m.source, "process");
+	tf_test_meta_clear(&m);
+	tf_attributor_free(a);
+	tf_profile_free(p);
+}
+
 /* What the runners write, as they write it. */
 static void test_runner_reports(void **state)
 {
@@ -430,7 +582,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_presets),
+		cmocka_unit_test(test_pytest_frames),
 		cmocka_unit_test(test_runner_reports),
+		cmocka_unit_test(test_costs_from_switches),
 		cmocka_unit_test(test_test_meta),
 		cmocka_unit_test(test_presets_limited_and_custom),
 		cmocka_unit_test(test_marker_lines),

@@ -144,6 +144,18 @@ static void test_github_bad_payload(void **state)
 	assert_int_equal(ci->warnings.n, 1);
 	assert_non_null(strstr(ci->warnings.v[0], "cannot read GitHub event payload '/nonexistent/event.json'"));
 	tf_ci_free(ci);
+
+	/* jansson quotes the bad token, a line break and a terminal escape
+	 * included: the warning stays one printable line (found by fuzzing) */
+	fp = fopen(path, "w");
+	fputs("{\"an\":\"e\",\"m\\ud8\n\x1b[31m", fp);
+	fclose(fp);
+	ci = detect(envp);
+	assert_int_equal(ci->warnings.n, 1);
+	assert_null(strchr(ci->warnings.v[0], '\n'));
+	assert_null(strchr(ci->warnings.v[0], '\x1b'));
+	assert_non_null(strstr(ci->warnings.v[0], "\\n"));
+	tf_ci_free(ci);
 	unit_rmtree(dir);
 }
 

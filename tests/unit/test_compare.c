@@ -983,6 +983,37 @@ static void test_sim_job_noise_calibrated(void **state)
 	}
 }
 
+/* What run --confirm runs the suite again for: the slowest of the tests
+ * whose interval is above zero and reaches the threshold. */
+static void test_looks_slower(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	add(b, "A", 1000, "main:1;a:2");
+	add(b, "B", 1000, "main:1;b:2");
+	add(b, "C", 1000, "main:1;c:2");
+	add(h, "A", 1300, "main:1;a:2");
+	add(h, "B", 1600, "main:1;b:2");
+	add(h, "C", 700, "main:1;c:2");
+	add(h, "new", 5000, "main:1;n:2");
+	tf_comparison *c = compare1(b, h, NULL);
+
+	const tf_test_delta *t = tf_comparison_looks_slower(c, 5);
+	assert_non_null(t);
+	assert_string_equal(t->name, "B");
+	/* neither may be as much as 100% slower; a faster one never looks slower */
+	assert_null(tf_comparison_looks_slower(c, 100));
+	assert_true(tf_comparison_looks_slower(c, 40) == tf_comparison_find(c, "B"));
+	tf_comparison_free(c);
+	c = compare1(h, b, NULL);
+	t = tf_comparison_looks_slower(c, 5);
+	assert_non_null(t);
+	assert_string_equal(t->name, "C");
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
 /* A run of tests measured exactly: `cost` ns each (count=), `samples`
  * samples each; tests[i] named "t<i>". */
 static tf_profile *exact_run(const double *cost, const int64_t *samples, size_t n)
@@ -1228,6 +1259,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_format_cost),
+		cmocka_unit_test(test_looks_slower),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,7 +106,7 @@ static void test_full(void **state)
 	assert_true(fabs(c->gate.threshold - 2.5) < 1e-9);
 	assert_int_equal(c->gate.fail_on_regression, 1);
 	assert_int_equal(c->gate.min_samples, 50);
-	assert_int_equal(c->gate.confirm, 4);
+	assert_string_equal(c->gate.confirm, "4");
 	assert_true(fabs(c->gate.alpha - 0.01) < 1e-9);
 	assert_string_equal(c->report.dir, "out/report");
 	assert_string_equal(c->report.formats[1], "junit");
@@ -135,7 +135,7 @@ static void test_unset(void **state)
 		assert_true(c->gate.threshold < 0);
 		assert_true(c->gate.alpha < 0);
 		assert_int_equal(c->gate.min_samples, -1);
-		assert_int_equal(c->gate.confirm, -1);
+		assert_null(c->gate.confirm);
 		assert_int_equal(c->gate.fail_on_regression, TF_CONFIG_UNSET);
 		assert_int_equal(c->publish.comment, TF_CONFIG_UNSET);
 		assert_true(tf_config_bool(c->publish.comment, true));
@@ -165,6 +165,10 @@ static void test_values(void **state)
 	assert_string_equal(c->attribution.frames[0], "go");
 	assert_int_equal(c->attribution.markers, 1);
 	tf_config_free(c);
+	/* a remote for the git store, as --store takes it */
+	c = parse_ok("store: git:upstream\n");
+	assert_string_equal(c->store, "git:upstream");
+	tf_config_free(c);
 	c = parse_ok("pyroscope:\n  grafana_url: https://grafana.example.com\n"
 		     "  grafana_datasource: pyro\n  tenant: acme\n  user: '1234'\n"
 		     "  password: pw\n  token: tk\n");
@@ -181,15 +185,32 @@ static void test_values(void **state)
 	tf_config_free(c);
 }
 
-/* Every name record knows is a value the config accepts. */
+/* Every name record knows is a value the config accepts, and parses back
+ * to its value. */
 static void test_names_match_record(void **state)
 {
 	(void)state;
 	char text[128];
 	for (int e = TF_EVENT_AUTO; e <= TF_EVENT_WALL; e++) {
+		tf_event got;
 		snprintf(text, sizeof(text), "event: %s\n", tf_event_name((tf_event)e));
 		tf_config_free(parse_ok(text));
+		assert_int_equal(tf_event_parse(&got, tf_event_names[e]), 0);
+		assert_int_equal(got, e);
 	}
+	for (int v = TF_SAMPLER_AUTO; v <= TF_SAMPLER_PTRACE; v++) {
+		tf_sampler got;
+		assert_int_equal(tf_sampler_parse(&got, tf_sampler_names[v]), 0);
+		assert_int_equal(got, v);
+	}
+	for (int v = TF_CALLGRAPH_AUTO; v <= TF_CALLGRAPH_DWARF; v++) {
+		tf_callgraph got;
+		assert_int_equal(tf_callgraph_parse(&got, tf_callgraph_names[v]), 0);
+		assert_int_equal(got, v);
+	}
+	assert_null(tf_event_names[TF_EVENT_WALL + 1]);
+	tf_sampler sv;
+	assert_int_equal(tf_sampler_parse(&sv, "dtrace"), TF_EUSAGE);
 	for (int v = TF_SAMPLER_AUTO; v <= TF_SAMPLER_PTRACE; v++) {
 		snprintf(text, sizeof(text), "sampler: %s\n", tf_sampler_name((tf_sampler)v));
 		tf_config_free(parse_ok(text));
@@ -229,7 +250,9 @@ static void test_bad_values(void **state)
 	parse_err("gate:\n  min_samples: -3\n",
 		  "t.yml:2:16: 'gate.min_samples' must be a whole number between 0 and 1000000000");
 	parse_err("gate:\n  confirm: 101\n",
-		  "t.yml:2:12: 'gate.confirm' must be a whole number between 0 and 100");
+		  "t.yml:2:12: 'gate.confirm' must be against, rerun, none or a number of runs between 0 and 100, not '101'");
+	parse_err("gate:\n  confirm: sometimes\n",
+		  "t.yml:2:12: 'gate.confirm' must be against, rerun, none or a number of runs between 0 and 100, not 'sometimes'");
 	parse_err("event: cycels\n",
 		  "t.yml:1:8: 'event' must be one of auto, cpu-clock, instructions, cycles, wall, not 'cycels'");
 	parse_err("call_graph: lbr\n", "t.yml:1:13: 'call_graph' must be one of auto, fp, dwarf, not 'lbr'");
@@ -247,11 +270,13 @@ static void test_bad_values(void **state)
 	parse_err("gate:\n  alpha: 0.05\n  confidence: 0.95\n",
 		  "t.yml:3:3: give 'gate.alpha' or 'gate.confidence', not both");
 	parse_err("store: s3://bucket\n",
-		  "t.yml:1:8: 'store' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not 's3://bucket'");
-	parse_err("store: 'dir:'\n",
-		  "t.yml:1:8: 'store' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not 'dir:'");
+		  "t.yml:1:8: 'store': unknown store 's3://bucket' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)");
+	parse_err("store: 'dir:'\n", "t.yml:1:8: 'store': store 'dir:' needs a path after the colon");
+	parse_err("store: 'git:'\n", "t.yml:1:8: 'store': store 'git:' needs a remote after the colon");
 	parse_err("store: pyroscope:localhost:4040\n",
-		  "t.yml:1:8: 'store' must be 'git', 'dir:PATH' or 'pyroscope:http(s)://HOST...', not 'pyroscope:localhost:4040'");
+		  "t.yml:1:8: 'store': store 'pyroscope:localhost:4040' needs an http:// or https:// URL after the colon");
+	parse_err("store: 'pyroscope:https://'\n",
+		  "t.yml:1:8: 'store': store 'pyroscope:https://' needs an http:// or https:// URL after the colon");
 	parse_err("publish:\n  github_api_url: api.github.com\n",
 		  "t.yml:2:19: 'publish.github_api_url' must be an http:// or https:// URL, not 'api.github.com'");
 	parse_err("report:\n  formats: [html, pdf]\n",
@@ -267,6 +292,18 @@ static void test_bad_values(void **state)
 	parse_err("command: ['', x]\n", "t.yml:1:10: 'command': the program name must not be empty");
 	parse_err("- suite\n", "t.yml:1:1: the file must be a mapping of settings (key: value), not a list");
 	parse_err("suite: a\n---\nsuite: b\n", "t.yml:3:1: only one YAML document is allowed");
+	/* a pattern whose compiled form would take gigabytes is refused before
+	 * regcomp() sees it (found by fuzzing: a hundred '+' ran out of memory) */
+	parse_err("attribution:\n  patterns:\n    - 'a++++++++++++++++'\n",
+		  "t.yml:3:7: regex 'a++++++++++++++++' in 'attribution.patterns' repeats too much to "
+		  "compile (its repetitions multiply to over 4096 copies)");
+	parse_err("attribution:\n  patterns:\n    - '((a{40}){40}){40}'\n",
+		  "t.yml:3:7: regex '((a{40}){40}){40}' in 'attribution.patterns' repeats too much to "
+		  "compile (its repetitions multiply to over 4096 copies)");
+	tf_config_free(parse_ok("attribution:\n  patterns:\n    - '^test_([a-z]{1,64})+$'\n"));
+	/* a value quoted in the message stays on its line (found by fuzzing) */
+	parse_err("event: 'cyc\n\n  les'\n",
+		  "t.yml:1:8: 'event' must be one of auto, cpu-clock, instructions, cycles, wall, not 'cyc\\nles'");
 }
 
 static void test_patterns(void **state)

@@ -3,29 +3,28 @@
  * with the git CLI in temporary directories: branches and a fork point,
  * merges, renames, a dirty tree, a detached HEAD, an unborn branch, remote-
  * tracking branches, shallow clones (and the fetch that repairs them),
- * GitHub's pull_request merge commit; plus the changed-lines JSON and the
- * metadata a run file gets.
+ * GitHub's pull_request merge commit; plus the changed-lines JSON, the
+ * metadata a run file gets, where a run's baseline walk starts and the
+ * checkout of another revision that run --against builds.
  */
 #include "unit.h"
 #include "testflame/context.h"
 
 #include <stdarg.h>
+#include <sys/wait.h>
 
 static char *home;
 
-/* Run shell commands in `dir`; they must succeed. */
+/* Run shell commands in `dir`, quietly; they must succeed. */
 static void sh(const char *dir, const char *fmt, ...) TF_PRINTF(2, 3);
 static void sh(const char *dir, const char *fmt, ...)
 {
 	tf_buf b = TF_BUF_INIT;
 	va_list ap;
-	tf_buf_printf(&b, "set -e; cd '%s'; { ", dir);
 	va_start(ap, fmt);
 	tf_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	tf_buf_puts(&b, "; } >/dev/null 2>&1");
-	if (system(b.ptr) != 0)
-		fail_msg("command failed: %s", b.ptr);
+	unit_sh("set -e; cd '%s'; { %s; } >/dev/null 2>&1", dir, b.ptr);
 	tf_buf_free(&b);
 }
 
@@ -686,6 +685,101 @@ static void test_fetch_hints(void **state)
 	free(h);
 }
 
+/* Where a run's baseline walk starts. */
+static void test_baseline_start(void **state)
+{
+	tf_context ctx;
+	char *s;
+	(void)state;
+
+	memset(&ctx, 0, sizeof(ctx));
+	assert_null(tf_context_baseline_start(&ctx));
+	/* on a branch: its merge-base with the target */
+	ctx.commit = "head";
+	ctx.merge_base = "base";
+	s = tf_context_baseline_start(&ctx);
+	assert_string_equal(s, "base");
+	free(s);
+	/* on the target itself HEAD is the merge-base: the commit before it */
+	ctx.merge_base = "head";
+	s = tf_context_baseline_start(&ctx);
+	assert_string_equal(s, "head^");
+	free(s);
+	/* no merge-base known (no target branch): still HEAD's history */
+	ctx.merge_base = NULL;
+	s = tf_context_baseline_start(&ctx);
+	assert_string_equal(s, "head^");
+	free(s);
+}
+
+/* run --against's checkout of another revision: REV's files in a
+ * temporary directory, the current directory's counterpart in it, builds
+ * on either side, and nothing left behind. */
+static void test_worktree(void **state)
+{
+	char *dir = unit_tmpdir(), *up = make_upstream(dir), *sub = path_in(up, "sub");
+	char *tmp = path_in(dir, "tmp"), *two = out(up, "git rev-parse HEAD~1");
+	char cwd[4096], *root;
+	tf_worktree *wt;
+	tf_buf b = TF_BUF_INIT;
+	int st;
+	(void)state;
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	sh(up, "mkdir sub && touch sub/.keep && git add sub && git commit -qm sub && mkdir ../tmp");
+	assert_int_equal(chdir(sub), 0);
+	assert_int_equal(tf_worktree_create(&wt, "HEAD~2", tmp), 0);
+	root = tf_xstrdup(tf_worktree_root(wt));
+	assert_string_equal(tf_worktree_commit(wt), two);
+	assert_int_equal(strncmp(root, tmp, strlen(tmp)), 0);
+	/* HEAD~2 has no sub/ yet: its place is named all the same */
+	assert_string_equal(tf_worktree_cwd(wt) + strlen(root), "/sub");
+	char *f = path_in(root, "other.c"), *lib = path_in(root, "lib.c");
+	assert_int_equal(tf_file_read(&b, lib), 0);
+	assert_string_equal(b.ptr, "1\n2\n3\n4\n5\n6\n7\n8\n9\n");
+	assert_int_not_equal(access(f, F_OK), 0); /* main's third commit is not there */
+	/* builds run in the checkout, or in this work tree */
+	assert_int_equal(tf_worktree_run(wt, "echo built > b.out", false), 0);
+	assert_int_equal(tf_worktree_run(wt, "pwd > here.out", true), 0);
+	char *bo = path_in(root, "b.out"), *ho = path_in(up, "here.out");
+	assert_int_equal(access(bo, F_OK), 0);
+	assert_int_equal(access(ho, F_OK), 0);
+	st = tf_worktree_run(wt, "exit 7", false);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+	/* the repository's own checkout was not touched */
+	free(f);
+	f = out(up, "git status --porcelain --untracked-files=no | wc -l");
+	assert_string_equal(f, "0");
+	assert_int_equal(tf_worktree_remove(wt), 0);
+	assert_int_not_equal(access(root, F_OK), 0);
+	tf_worktree_free(wt);
+	/* an unknown revision; a bare repository has no work tree to build beside */
+	assert_int_equal(tf_worktree_create(&wt, "nope", tmp), TF_ENOTFOUND);
+	assert_null(wt);
+	sh(dir, "git clone -q --bare up bare.git");
+	char *bare = path_in(dir, "bare.git");
+	assert_int_equal(chdir(bare), 0);
+	assert_int_equal(tf_worktree_create(&wt, "HEAD", tmp), TF_EUNSUPPORTED);
+	assert_non_null(strstr(tf_error_last(), "bare"));
+	/* and nothing was left in the temporary directory */
+	free(f);
+	f = out(tmp, "ls | wc -l");
+	assert_string_equal(f, "0");
+	assert_int_equal(chdir(cwd), 0);
+	free(f);
+	free(lib);
+	free(bo);
+	free(ho);
+	free(bare);
+	free(root);
+	free(two);
+	free(tmp);
+	free(sub);
+	free(up);
+	tf_buf_free(&b);
+	unit_rmtree(dir);
+}
+
 /* The machine a run ran on: read from the kernel's files, kept as env.*,
  * and what differs between two runs said in one line. */
 static void test_environment(void **state)
@@ -740,18 +834,14 @@ int main(void)
 		cmocka_unit_test(test_not_a_repository),
 		cmocka_unit_test(test_changes_json),
 		cmocka_unit_test(test_fetch_hints),
+		cmocka_unit_test(test_baseline_start),
+		cmocka_unit_test(test_worktree),
 		cmocka_unit_test(test_environment),
 	};
 	int rc;
 
-	/* git and libgit2 read only our own settings: no user or system config */
 	home = unit_tmpdir();
-	setenv("HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "Test", 1);
-	setenv("GIT_AUTHOR_EMAIL", "test@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "Test", 1);
-	setenv("GIT_COMMITTER_EMAIL", "test@example.com", 1);
+	unit_git_env(home);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unit_rmtree(home);
 	return rc;

@@ -138,12 +138,32 @@ static void test_load_keeps_source(void **state)
 	unit_rmtree(dir);
 }
 
+/* Counts that would overflow when summed are refused, not summed (found
+ * by fuzzing: totals past 2^63 were undefined behaviour). */
+static void test_totals_bounded(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	const char *ok = "a;b 4503599627370496\n";          /* 2^52 */
+	const char *over = "a;b 4503599627370496\nc 1\n";
+	const char *huge = "a;b 9223372036854775000\na;b 9223372036854775000\n";
+
+	assert_int_equal(tf_folded_decode(&p, ok, strlen(ok), "t"), 0);
+	assert_int_equal(tf_profile_total(p, 0), TF_PROFILE_TOTAL_MAX);
+	tf_profile_free(p);
+	assert_int_equal(tf_folded_decode(&p, over, strlen(over), "t"), TF_EINVAL);
+	assert_string_equal(tf_error_last(), "t:2: the counts add up to more than 2^52");
+	assert_int_equal(tf_folded_decode(&p, huge, strlen(huge), "t"), TF_EINVAL);
+	assert_string_equal(tf_error_last(), "t:1: the counts add up to more than 2^52");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_load_sniffing),
 		cmocka_unit_test(test_load_keeps_source),
+		cmocka_unit_test(test_totals_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

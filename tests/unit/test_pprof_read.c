@@ -224,6 +224,13 @@ static void test_refusals(void **state)
 		tf_buf_free(&l);
 	}
 	refuse(&b, "label naming a missing string");
+	tf_buf_clear(&b);
+	/* values whose magnitudes add up past 2^52: refused, never summed
+	 * into an overflow (found by fuzzing) */
+	pb_str(&b, ""); pb_str(&b, "cpu"); pb_uint(&m, 1, 1); pb_uint(&m, 2, 1); pb_msg(&b, 1, &m);
+	pb_uint(&m, 2, (uint64_t)1 << 51); pb_msg(&b, 2, &m);
+	pb_uint(&m, 2, (uint64_t)-((int64_t)1 << 51) - 1); pb_msg(&b, 2, &m);
+	refuse(&b, "the values of 'cpu' add up to more than 2^52");
 	tf_buf_free(&b);
 	tf_buf_free(&m);
 }

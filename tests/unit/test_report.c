@@ -5,7 +5,8 @@
  * published vectors, source links per code host, colours, the Markdown
  * budget (trimming, the hard cut), GitHub annotations within GitHub's
  * limits, Code Quality, JUnit, folded diffs, the page's data (CSP hash,
- * pruning budget, no "</script" in the data) and the directory writer.
+ * pruning budget, no "</script" in the data), the directory writer and
+ * the report of a run without a baseline.
  */
 #include "unit.h"
 #include "testflame/report.h"
@@ -651,6 +652,41 @@ static void test_write_dir(void **state)
 	free_suite(c, b, h);
 }
 
+/* A run with nothing to compare with: the run and a report.md saying why. */
+static void test_write_no_baseline(void **state)
+{
+	(void)state;
+	const char *const names[] = { "main", "work" };
+	tf_profile *h = new_run("abc"), *back;
+	char *dir = unit_tmpdir(), path[512], f[600];
+	tf_buf md = TF_BUF_INIT;
+
+	add(h, "T", 7, names, NULL, 2);
+	snprintf(path, sizeof(path), "%s/rep", dir);
+	assert_int_equal(tf_report_write_no_baseline(path, "unit <b>", h, "no commit history here"), 0);
+	snprintf(f, sizeof(f), "%s/head.pb.gz", path);
+	assert_int_equal(tf_profile_load(&back, f), 0);
+	assert_int_equal(back->samples.n, h->samples.n);
+	tf_profile_free(back);
+	snprintf(f, sizeof(f), "%s/report.md", path);
+	assert_int_equal(tf_file_read(&md, f), 0);
+	assert_non_null(strstr(md.ptr, "No baseline to compare with yet"));
+	assert_non_null(strstr(md.ptr, "no commit history here"));
+	assert_non_null(strstr(md.ptr, "head&#46;pb&#46;gz"));
+	assert_null(strstr(md.ptr, "<b>")); /* the suite's name is escaped */
+	tf_buf_free(&md);
+	assert_int_equal(tf_report_write_no_baseline(path, "unit", h, NULL), 0);
+	assert_int_equal(tf_file_read(&md, f), 0);
+	assert_non_null(strstr(md.ptr, "none was found"));
+	tf_buf_free(&md);
+	/* a file where the directory should be: an error naming it */
+	snprintf(path, sizeof(path), "%s/rep/report.md/x", dir);
+	assert_int_not_equal(tf_report_write_no_baseline(path, "unit", h, NULL), 0);
+	assert_non_null(strstr(tf_error_last(), "cannot write the run into"));
+	tf_profile_free(h);
+	unit_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -668,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_write_dir),
+		cmocka_unit_test(test_write_no_baseline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

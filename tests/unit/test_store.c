@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "store/store_int.h"
+#include "testflame/context.h"
 
 static void test_encode_names(void **state)
 {
@@ -136,26 +137,111 @@ static void test_scrub(void **state)
 	unsetenv("TESTFLAME_TOKEN");
 	unsetenv("GITHUB_TOKEN");
 	unsetenv("GITLAB_TOKEN");
-	s = tf_store_scrub("failed to reach https://x-access-token:ghs_SECRET@github.com/o/r.git: 401");
+	s = tf_git_scrub("failed to reach https://x-access-token:ghs_SECRET@github.com/o/r.git: 401");
 	assert_string_equal(s, "failed to reach https://***@github.com/o/r.git: 401");
 	free(s);
-	s = tf_store_scrub("'http://a@h' and 'ssh://git@host:22/x' and http://plain.example/x");
+	s = tf_git_scrub("'http://a@h' and 'ssh://git@host:22/x' and http://plain.example/x");
 	assert_string_equal(s, "'http://***@h' and 'ssh://***@host:22/x' and http://plain.example/x");
 	free(s);
 	/* an @ in the path is not user-info */
-	s = tf_store_scrub("https://host/a@b");
+	s = tf_git_scrub("https://host/a@b");
 	assert_string_equal(s, "https://host/a@b");
 	free(s);
 	setenv("GITLAB_TOKEN", "glpat-XYZ123", 1);
 	setenv("TESTFLAME_TOKEN", "abc", 1); /* too short to scrub safely */
-	s = tf_store_scrub("token glpat-XYZ123 glpat-XYZ123! abc");
+	s = tf_git_scrub("token glpat-XYZ123 glpat-XYZ123! abc");
 	assert_string_equal(s, "token *** ***! abc");
 	free(s);
 	unsetenv("GITLAB_TOKEN");
 	unsetenv("TESTFLAME_TOKEN");
-	s = tf_store_scrub(NULL);
+	s = tf_git_scrub(NULL);
 	assert_string_equal(s, "");
 	free(s);
+}
+
+/* The one check of a spec, the config's and the store's. */
+static void test_spec_parse(void **state)
+{
+	tf_store_spec sp;
+	(void)state;
+
+	assert_int_equal(tf_store_spec_parse(&sp, NULL), 0);
+	assert_int_equal(sp.kind, TF_STORE_SPEC_GIT);
+	assert_null(sp.arg);
+	assert_int_equal(tf_store_spec_parse(&sp, "git"), 0);
+	assert_null(sp.arg);
+	assert_int_equal(tf_store_spec_parse(&sp, "git:upstream"), 0);
+	assert_int_equal(sp.kind, TF_STORE_SPEC_GIT);
+	assert_string_equal(sp.arg, "upstream");
+	assert_int_equal(tf_store_spec_parse(&sp, "git:https://host/r.git"), 0);
+	assert_string_equal(sp.arg, "https://host/r.git");
+	assert_int_equal(tf_store_spec_parse(&sp, "dir:../cache"), 0);
+	assert_int_equal(sp.kind, TF_STORE_SPEC_DIR);
+	assert_string_equal(sp.arg, "../cache");
+	assert_int_equal(tf_store_spec_parse(&sp, "pyroscope:https://pyro.example:4040"), 0);
+	assert_int_equal(sp.kind, TF_STORE_SPEC_PYROSCOPE);
+	assert_string_equal(sp.arg, "https://pyro.example:4040");
+	assert_int_equal(tf_store_spec_parse(&sp, "pyroscope:pyro.example"), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), "store 'pyroscope:pyro.example' needs an http:// or "
+					     "https:// URL after the colon");
+	assert_int_equal(tf_store_spec_parse(&sp, "pyroscope:"), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), "store 'pyroscope:' needs a URL after the colon");
+	assert_int_equal(tf_store_spec_parse(&sp, "dir:"), TF_EUSAGE);
+	assert_int_equal(tf_store_spec_parse(&sp, "gitx"), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), "unknown store 'gitx' (expected git, git:REMOTE, "
+					     "dir:PATH or pyroscope:URL)");
+}
+
+/* The libgit2 boundary's errors: one line, no full stop, no credentials,
+ * whichever module (store or context) meets them. */
+static void test_git_error(void **state)
+{
+	tf_repo *r = NULL;
+	git_repository *repo = NULL;
+	char *id = NULL, *dir = unit_tmpdir();
+	(void)state;
+
+	tf_git_init();
+	unsetenv("GITHUB_TOKEN");
+	setenv("GITLAB_TOKEN", "glpat-SECRET42", 1);
+	git_error_set_str(GIT_ERROR_NET, "failed to connect to https://u:glpat-SECRET42@host/x.git\n"
+			  "second line glpat-SECRET42.\n");
+	assert_int_equal(tf_git_error(GIT_EAUTH, 0, "cannot fetch from '%s'", "https://u:p@h/r"),
+			 TF_EPERM);
+	assert_string_equal(tf_error_last(), "cannot fetch from 'https://***@h/r': failed to "
+			    "connect to https://***@host/x.git second line ***");
+	assert_int_equal(tf_git_error(GIT_ENOTFOUND, TF_EINVAL, "x"), TF_EINVAL);
+	assert_int_equal(tf_git_code(GIT_ENONFASTFORWARD), TF_ECONFLICT);
+	assert_int_equal(tf_git_code(GIT_EOWNER), TF_EPERM);
+	assert_int_equal(tf_git_code(GIT_EINVALIDSPEC), TF_EINVAL);
+	/* the context's errors go through it too (they were never scrubbed) */
+	assert_int_equal(git_repository_init(&repo, dir, 0), 0);
+	git_repository_free(repo);
+	assert_int_equal(tf_repo_open(&r, dir), 0);
+	assert_int_not_equal(tf_repo_resolve(&id, r, "https://u:glpat-SECRET42@host/x"), 0);
+	assert_null(strstr(tf_error_last(), "SECRET42"));
+	assert_non_null(strstr(tf_error_last(), "cannot resolve 'https://***@host/x'"));
+	tf_repo_free(r);
+	unsetenv("GITLAB_TOKEN");
+	unit_rmtree(dir);
+}
+
+static void test_git_open(void **state)
+{
+	char *dir = unit_tmpdir();
+	git_repository *repo = NULL;
+	(void)state;
+
+	assert_int_equal(tf_git_open(&repo, dir), TF_ENOTFOUND);
+	assert_null(repo);
+	assert_non_null(strstr(tf_error_last(), "not a git repository"));
+	assert_int_equal(git_repository_init(&repo, dir, 0), 0);
+	git_repository_free(repo);
+	repo = NULL;
+	assert_int_equal(tf_git_open(&repo, dir), 0);
+	assert_non_null(repo);
+	git_repository_free(repo);
+	unit_rmtree(dir);
 }
 
 static void test_specs(void **state)
@@ -437,6 +523,9 @@ int main(void)
 		cmocka_unit_test(test_bad_names),
 		cmocka_unit_test(test_kind),
 		cmocka_unit_test(test_scrub),
+		cmocka_unit_test(test_git_error),
+		cmocka_unit_test(test_git_open),
+		cmocka_unit_test(test_spec_parse),
 		cmocka_unit_test(test_specs),
 		cmocka_unit_test_setup_teardown(test_tree_set_keeps_others, repo_setup, repo_teardown),
 		cmocka_unit_test_setup_teardown(test_tree_merge_union, repo_setup, repo_teardown),

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "testflame/common.h"
+
 /* A fresh temporary directory for one test; removed by unit_rmtree(). */
 static inline char *unit_tmpdir(void)
 {
@@ -27,10 +29,35 @@ static inline char *unit_tmpdir(void)
 
 static inline void unit_rmtree(char *dir)
 {
-	char cmd[4200];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tf_rmtree(dir), 0);
 	free(dir);
+}
+
+/* Run a shell command, printf style; the test fails if it does. */
+static inline void unit_sh(const char *fmt, ...) TF_PRINTF(1, 2);
+static inline void unit_sh(const char *fmt, ...)
+{
+	tf_buf b = TF_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	tf_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (system(b.ptr) != 0)
+		fail_msg("command failed: %s", b.ptr);
+	tf_buf_free(&b);
+}
+
+/* For the tests that make git repositories: git and libgit2 read only
+ * their own settings (HOME is `home`, no system config) and commit as a
+ * fixed identity. */
+static inline void unit_git_env(const char *home)
+{
+	setenv("HOME", home, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_AUTHOR_NAME", "Test", 1);
+	setenv("GIT_AUTHOR_EMAIL", "test@example.com", 1);
+	setenv("GIT_COMMITTER_NAME", "Test", 1);
+	setenv("GIT_COMMITTER_EMAIL", "test@example.com", 1);
 }
 
 #endif

@@ -1,0 +1,97 @@
+/*
+ * run_common.h - the runs of `testflame run`, which its two modes (against
+ * the stored baseline, --against REV built here) handle alike: recording
+ * them, comparing two sides with the gate's settings, writing the report,
+ * printing the table and publishing it, and keeping this tree's runs as
+ * HEAD's baseline.
+ */
+#ifndef TESTFLAME_CLI_RUN_COMMON_H
+#define TESTFLAME_CLI_RUN_COMMON_H
+
+#include "record_common.h"
+#include "testflame/compare.h"
+#include "testflame/report.h"
+#include "testflame/store.h"
+
+/* run's options, resolved: flags over .testflame.yml over defaults. */
+typedef struct {
+	tf_record_cli rec;
+	const char *against, *store_spec, *report_dir, *remote;
+	long repeat;
+	/* when a test looks slower than the stored baseline (gate.confirm):
+	 * build and run the merge-base here, rerun this tree, or neither */
+	const char *confirm_flag;   /* --confirm */
+	enum { TF_CONFIRM_AGAINST, TF_CONFIRM_RERUN, TF_CONFIRM_NONE } confirm;
+	long confirm_runs;          /* rerun: how many more runs */
+	bool interleaved;           /* the sides ran alternately in this job */
+	const char *confirmation;   /* how the verdict was confirmed (report) */
+	double threshold;
+	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
+	bool no_publish, no_comment, no_annotations, no_step_summary;
+	bool or_against_merge_base;
+	char *against_owned;
+	const char *color;
+	long history;               /* earlier baselines to learn noise from */
+	tf_test_noise *noise;       /* what they taught */
+	size_t nnoise;
+	tf_store *store;            /* run_stored: its store and runner kind (Pyroscope's links) */
+	const char *kind;
+} tf_run_opts;
+
+/* The runs of one side, each with its name in the report. */
+typedef struct {
+	TF_VEC(tf_record_result) runs;
+	TF_VEC(char *) names;
+} tf_run_side;
+
+void tf_run_side_free(tf_run_side *s);
+/* Add a run that was not recorded here (a stored baseline's); `name` is
+ * the side's from now on. */
+void tf_run_side_add(tf_run_side *s, tf_profile *p, char *name);
+/* Record one run of the command in `cwd` (NULL: here) into `side`, named
+ * "LABEL run N". False when nothing was recorded; *status is the
+ * command's exit status either way. */
+bool tf_run_record(tf_run_side *side, tf_run_opts *o, const char *cwd, const char *label,
+		   int *status);
+/* Confirm a suspicion against a stored baseline (run_confirm.c): when a
+ * test of `head` looks slower than in `base`, build and run the merge-base
+ * `start` here alternately with this tree (the sides replaced, *commit
+ * the merge-base) or rerun this tree (`head` replaced), per o->confirm;
+ * o->confirmation then says how. False when a run could not be recorded
+ * or was interrupted (*status says why). */
+bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run_side *head,
+		    char commit[TF_STORE_ID_HEX + 1], int *exit_status, int *status);
+/* Record `count` more runs of this tree, stopping early when one is
+ * interrupted; the first failing exit status goes to *exit_status. False
+ * when a run could not be recorded (*status says why). */
+bool tf_run_record_head(tf_run_side *head, tf_run_opts *o, long count, int *exit_status,
+			int *status);
+
+/* A line naming the test that looks slowest of those that look slower
+ * than the base (to free), or NULL when none does. */
+char *tf_run_looks_slower(const tf_run_opts *o, const tf_run_side *base, const tf_run_side *head);
+/*
+ * Compare, write the report directory, print `note` and the table, and
+ * publish in CI. `base_commit` and `distance` (< 0 unknown) head the
+ * report. Returns TF_EXIT_ERROR after printing why, else TF_EXIT_OK or
+ * TF_EXIT_REGRESSION as the comparison says (before --no-fail).
+ */
+int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const char *note,
+		  const char *base_commit, long distance);
+/* Publishing, in CI, when nothing was compared (report.md says why). */
+void tf_run_publish(tf_run_opts *o, const tf_comparison *c, const tf_report_opts *ro,
+		    const char *baseline);
+/* The exit status: the suite's own failure, else the gate's. */
+int tf_run_status(const tf_run_opts *o, int exit_status, bool regressed);
+/* First-parent steps from HEAD back to `commit`; -1 when it is not on that
+ * line (a merge of the target into the branch) or unknown. */
+long tf_run_head_distance(const tf_context *ctx, const char *commit);
+
+/* Whether a run that succeeds will be kept as HEAD's baseline. */
+bool tf_run_will_save(const tf_run_opts *o);
+/* Keep this run (its completed runs, --repeat) as the baseline of HEAD,
+ * and push it in CI or with --push. */
+void tf_run_save_baseline(tf_run_opts *o, tf_store *st, const tf_run_side *head,
+			  const char *kind);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * run_confirm.c - what `run` does before it fails a build on one run
+ * against a stored baseline.
+ *
+ * One run against a stored baseline is the cheap, usual case, and the
+ * noisiest: the baseline was recorded by another job, often on another
+ * machine, and a single run of the PR cannot tell a real slowdown from a
+ * moment, or a machine, that was slow. When a test looks slower (its 95%
+ * interval is above zero and reaches the threshold), the slowdown must
+ * hold on this runner before the build fails (--confirm, gate.confirm):
+ *   against  the merge-base checked out beside this tree, built with the
+ *            config's `build`, and run alternately with this tree until
+ *            the verdict is decided (three rounds, at most five): both
+ *            sides meet the same machine and its moment, and only what
+ *            the code changed stays. The default where `build` is set.
+ *   rerun    this tree run again (N times, default 2) and judged on those
+ *            runs, not on the one that raised the suspicion: that run was
+ *            chosen for looking slow. The default without `build`, and
+ *            what `against` falls back to when the merge-base cannot be
+ *            built; the report then says why.
+ *   none     the first run's verdict.
+ * An unchanged PR whose tests look as they did pays nothing for it.
+ */
+#include "run_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* Whether a comparison leaves a test undecided: a slowdown the size of the
+ * threshold that the noise does not yet tell from none. */
+static bool undecided(tf_run_opts *o, tf_run_side *base, tf_run_side *head)
+{
+	TF_VEC(const tf_profile *) bp = { 0 }, hp = { 0 };
+	tf_compare_opts co;
+	tf_comparison *c = NULL;
+	bool open = false;
+
+	for (size_t i = 0; i < base->runs.n; i++)
+		tf_vec_push(&bp, base->runs.v[i].profile);
+	for (size_t i = 0; i < head->runs.n; i++)
+		tf_vec_push(&hp, head->runs.v[i].profile);
+	tf_compare_side bs = { bp.v, NULL, bp.n }, hs = { hp.v, NULL, hp.n };
+	tf_compare_opts_init(&co);
+	co.threshold = o->threshold;
+	if (tf_compare(&c, &bs, &hs, &co) == 0)
+		for (size_t i = 0; i < c->ntests && !open; i++)
+			open = c->tests[i].verdict == TF_VERDICT_INCONCLUSIVE &&
+			       !c->tests[i].outside && c->tests[i].delta_pct >= o->threshold;
+	tf_error_clear();
+	tf_comparison_free(c);
+	tf_vec_free(&bp);
+	tf_vec_free(&hp);
+	return open;
+}
+
+/*
+ * Confirm against the merge-base `start`: check it out, build it, and run
+ * it and this tree alternately until the verdict is decided. On success
+ * `base` and `head` hold the alternating runs (the stored baseline and the
+ * run that raised the suspicion set aside) and *commit the merge-base.
+ * False when it could not be built or run, with the reason in *why_not
+ * (then rerun), or when a run failed to record (*status says why).
+ */
+static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base,
+			    tf_run_side *head, char commit[TF_STORE_ID_HEX + 1], int *exit_status,
+			    int *status, char **why_not)
+{
+	tf_worktree *wt = NULL;
+	tf_run_side b = { 0 }, h = { 0 };
+	bool ok = false;
+	long rounds = 0;
+	int rc;
+
+	*status = TF_EXIT_OK;
+	if ((rc = tf_worktree_create(&wt, start, NULL))) {
+		*why_not = tf_xasprintf("the merge-base %.12s could not be checked out: %s", start,
+					tf_error_last());
+		goto done;
+	}
+	tf_notef("confirming on this runner: %.12s (the merge-base) checked out into '%s'",
+		 tf_worktree_commit(wt), tf_worktree_root(wt));
+	tf_notef("building %.12s: %s", tf_worktree_commit(wt), o->rec.cfg->build);
+	if ((rc = tf_worktree_run(wt, o->rec.cfg->build, false)) != 0) {
+		*why_not = tf_xasprintf("the merge-base %.12s did not build (`%s` exited %d)", start,
+					o->rec.cfg->build, WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc));
+		goto done;
+	}
+	/* B H B H B H: three rounds, and up to five while a test is undecided */
+	for (rounds = 1; rounds <= 5; rounds++) {
+		int st;
+		if (!tf_run_record(&b, o, tf_worktree_cwd(wt), "merge-base", &st)) {
+			*status = st ? st : TF_EXIT_ERROR;
+			goto done;
+		}
+		if (b.runs.v[b.runs.n - 1].info.interrupted) {
+			*status = 130;
+			goto done;
+		}
+		if (st) {
+			/* a failing suite is no baseline: its tests stopped early */
+			*why_not = tf_xasprintf("the merge-base's suite exited %d on this runner",
+						st);
+			goto done;
+		}
+		if (!tf_run_record(&h, o, NULL, "head", &st)) {
+			*status = st ? st : TF_EXIT_ERROR;
+			goto done;
+		}
+		if (st && !*exit_status)
+			*exit_status = st;
+		tf_profile *bp = b.runs.v[b.runs.n - 1].profile;
+		tf_profile_set_meta(bp, "commit", tf_worktree_commit(wt));
+		tf_profile_set_meta(bp, "dirty", "false");
+		if (h.runs.v[h.runs.n - 1].info.interrupted) {
+			*status = 130;
+			goto done;
+		}
+		if (rounds >= 3 && !undecided(o, &b, &h))
+			break;
+	}
+	if (rounds > 5)
+		rounds = 5;
+	memcpy(commit, tf_worktree_commit(wt), TF_STORE_ID_HEX);
+	commit[TF_STORE_ID_HEX] = '\0';
+	tf_run_side_free(base);
+	tf_run_side_free(head);
+	*base = b;
+	*head = h;
+	memset(&b, 0, sizeof(b));
+	memset(&h, 0, sizeof(h));
+	ok = true;
+done:
+	if (wt && tf_worktree_root(wt) && tf_worktree_remove(wt))
+		tf_warnf("could not remove the checkout: %s", tf_error_last());
+	tf_worktree_free(wt);
+	tf_run_side_free(&b);
+	tf_run_side_free(&h);
+	return ok;
+}
+
+/* Rerun this tree `runs` times and keep only those runs: the one that
+ * raised the suspicion was chosen for looking slow. */
+static bool confirm_rerun(tf_run_opts *o, tf_run_side *head, long runs, int *exit_status,
+			  int *status)
+{
+	tf_run_side again = { 0 };
+	if (!tf_run_record_head(&again, o, runs, exit_status, status)) {
+		tf_run_side_free(&again);
+		return false;
+	}
+	tf_run_side_free(head);
+	*head = again;
+	return true;
+}
+
+bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run_side *head,
+		    char commit[TF_STORE_ID_HEX + 1], int *exit_status, int *status)
+{
+	char *why_confirm = NULL, *why_not = NULL, *more = NULL;
+
+	*status = TF_EXIT_OK;
+	if (o->confirm == TF_CONFIRM_NONE || !(why_confirm = tf_run_looks_slower(o, base, head)))
+		return true;
+	if (o->confirm == TF_CONFIRM_AGAINST && !o->rec.cfg->build)
+		why_not = tf_xstrdup("no `build:` in .testflame.yml to build the merge-base with");
+	if (o->confirm == TF_CONFIRM_AGAINST && !why_not) {
+		tf_notef("%s against the stored baseline %.12s; confirming against the merge-base "
+			 "on this runner", why_confirm, commit);
+		if (confirm_against(o, start, base, head, commit, exit_status, status, &why_not)) {
+			o->interleaved = true;
+			more = tf_xasprintf("against the stored baseline, %s; so the merge-base %.12s "
+					    "was built and run here, alternately with this tree, %zu "
+					    "runs each", why_confirm, commit, head->runs.n);
+		} else if (*status) {
+			goto done;
+		}
+	}
+	if (!more) {
+		long runs = o->confirm == TF_CONFIRM_RERUN ? o->confirm_runs : 2;
+		if (why_not)
+			tf_warnf("cannot confirm against the merge-base: %s; running this tree %ld "
+				 "more times instead", why_not, runs);
+		else
+			tf_notef("%s; running the suite %ld more time%s to confirm", why_confirm, runs,
+				 runs == 1 ? "" : "s");
+		if (!confirm_rerun(o, head, runs, exit_status, status))
+			goto done;
+		more = tf_xasprintf("against the stored baseline, %s; so this tree was run %ld more "
+				    "time%s and judged on those%s%s", why_confirm, runs,
+				    runs == 1 ? "" : "s",
+				    why_not ? ", not against the merge-base: " : "",
+				    why_not ? why_not : "");
+	}
+	o->confirmation = more;
+done:
+	free(why_confirm);
+	free(why_not);
+	return *status == TF_EXIT_OK;
+}

@@ -1,0 +1,173 @@
+/*
+ * test_base.c - the toolbox of src/base that no other test exercises on
+ * its own: the index hash table's removal (entries come and go by the
+ * thousand in the ptrace sampler's pid indexes), rm -r and the lists of
+ * strings modules hand to the cli.
+ */
+#include "unit.h"
+
+#include "testflame/common.h"
+
+#include <sys/stat.h>
+
+typedef struct {
+	uint32_t key[4096];
+	bool live[4096];
+} table;
+
+static bool key_is(const void *ctx, uint32_t index, const void *key)
+{
+	const table *t = ctx;
+	return t->live[index] && t->key[index] == *(const uint32_t *)key;
+}
+
+static uint32_t find(const tf_htab *h, const table *t, uint32_t key, uint64_t (*hash)(uint32_t))
+{
+	return tf_htab_find(h, hash(key), key_is, t, &key);
+}
+
+static uint64_t good_hash(uint32_t k) { return tf_hash_u64(k); }
+/* Every key in one of four probe runs: removal must mend long chains. */
+static uint64_t bad_hash(uint32_t k) { return k & 3; }
+
+static void churn(uint64_t (*hash)(uint32_t), size_t n, unsigned rounds)
+{
+	static table t;
+	tf_htab h = { 0 };
+	unsigned seed = 42;
+	size_t live = 0;
+
+	memset(&t, 0, sizeof(t));
+	for (uint32_t i = 0; i < n; i++)
+		t.key[i] = i * 2654435761u;
+	for (unsigned r = 0; r < rounds; r++) {
+		uint32_t i = (uint32_t)(rand_r(&seed) % n);
+		if (t.live[i]) {
+			tf_htab_remove(&h, hash(t.key[i]), i);
+			t.live[i] = false;
+			live--;
+		} else {
+			tf_htab_insert(&h, hash(t.key[i]), i);
+			t.live[i] = true;
+			live++;
+		}
+		assert_int_equal(h.count, live);
+		if (r % 97 == 0 || r + 1 == rounds)
+			for (uint32_t j = 0; j < n; j++)
+				assert_int_equal(find(&h, &t, t.key[j], hash),
+						 t.live[j] ? j : TF_HTAB_NONE);
+	}
+	tf_htab_free(&h);
+}
+
+static void test_htab_remove(void **state)
+{
+	(void)state;
+	churn(good_hash, 4096, 40000);
+	churn(bad_hash, 300, 4000);
+}
+
+static bool index_is(const void *ctx, uint32_t index, const void *key)
+{
+	(void)ctx;
+	return index == *(const uint32_t *)key;
+}
+
+static void test_htab_remove_edges(void **state)
+{
+	tf_htab h = { 0 };
+	uint32_t zero = 0, one = 1;
+	(void)state;
+
+	/* nothing to remove in an empty table, nor an absent entry */
+	tf_htab_remove(&h, 1, 0);
+	assert_int_equal(h.count, 0);
+	/* the same hash, two indices: only the one named goes */
+	tf_htab_insert(&h, 7, 0);
+	tf_htab_insert(&h, 7, 1);
+	tf_htab_remove(&h, 7, 5);
+	tf_htab_remove(&h, 8, 0);
+	assert_int_equal(h.count, 2);
+	tf_htab_remove(&h, 7, 0);
+	assert_int_equal(h.count, 1);
+	assert_int_equal(tf_htab_find(&h, 7, index_is, NULL, &zero), TF_HTAB_NONE);
+	assert_int_equal(tf_htab_find(&h, 7, index_is, NULL, &one), 1);
+	tf_htab_free(&h);
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char *path = tf_xasprintf("%s/%s", dir, name);
+	assert_int_equal(tf_file_write_atomic(path, "x", 1), 0);
+	free(path);
+}
+
+static void test_rmtree(void **state)
+{
+	char *top = unit_tmpdir(), *keep = unit_tmpdir();
+	char *tree = tf_xasprintf("%s/tree", top), *deep = tf_xasprintf("%s/a/b/c", tree);
+	char *link = tf_xasprintf("%s/a/outside", tree), *kept = tf_xasprintf("%s/precious", keep);
+	char *file = tf_xasprintf("%s/a/f", tree), *under_file = tf_xasprintf("%s/x", file);
+	struct stat st;
+	(void)state;
+
+	assert_int_equal(tf_mkdir_p(deep, 0755), 0);
+	touch(tree, "top");
+	touch(deep, ".hidden");
+	touch(tree, "a/f");
+	touch(keep, "precious");
+	/* a link out of the tree: removed, what it points at is not */
+	assert_int_equal(symlink(keep, link), 0);
+	/* a path below a file cannot be there to remove */
+	assert_int_equal(tf_rmtree(under_file), TF_ERROR);
+	assert_non_null(strstr(tf_error_last(), "cannot remove"));
+	assert_int_equal(tf_rmtree(tree), 0);
+	assert_int_equal(lstat(tree, &st), -1);
+	assert_int_equal(stat(kept, &st), 0);
+	/* gone already: nothing to do */
+	assert_int_equal(tf_rmtree(tree), 0);
+	free(tree);
+	free(deep);
+	free(link);
+	free(kept);
+	free(file);
+	free(under_file);
+	unit_rmtree(top);
+	unit_rmtree(keep);
+}
+
+static void test_string_lists(void **state)
+{
+	tf_msglist l = { 0 };
+	char *const src[] = { "make", "-j2", "", NULL };
+	char **v;
+	(void)state;
+
+	tf_msglist_pushf(&l, "%s '%s' is %d", "file", "x y", 3);
+	tf_msglist_pushf(&l, "plain");
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0], "file 'x y' is 3");
+	assert_string_equal(l.v[1], "plain");
+	tf_msglist_free(&l);
+	assert_int_equal(l.n, 0);
+	assert_null(l.v);
+
+	v = tf_strv_dup(src);
+	assert_true(v != (char **)src && v[0] != src[0]);
+	assert_string_equal(v[0], "make");
+	assert_string_equal(v[2], "");
+	assert_null(v[3]);
+	tf_strv_free(v);
+	tf_strv_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_htab_remove),
+		cmocka_unit_test(test_htab_remove_edges),
+		cmocka_unit_test(test_rmtree),
+		cmocka_unit_test(test_string_lists),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
