@@ -1,16 +1,20 @@
 /*
- * lines.c - a compilation unit's line table, read from .debug_line into
- * a flat array of rows sorted by address (DWARF 2 to 5).
+ * lines.c - a compilation unit's line table, read from .debug_line
+ * (DWARF 2 to 5) and answered a few rows at a time.
  *
  * libdw's dwarf_getsrclines allocates a record per row and sorts all of
  * them with qsort: a C++ test file's CU holds hundreds of thousands of
- * rows (one sequence per template instance), and that sort was half the
- * cost of symbolizing a few samples in a 71 MB GoogleTest binary. Rows
- * within a sequence are already in address order, so here the sequences
- * are sorted by their first address and the rows only checked; a table
- * whose sequences overlap (none seen from gcc or clang) gets a stable
- * sort. A lookup answers as dwarf_getsrc_die does: the last row at or
- * before the address, unless that row ends a sequence.
+ * rows (one sequence per template instance, and one for all the file's
+ * own functions), and that was half the cost of symbolizing a few samples
+ * in a 71 MB GoogleTest binary. Here the program is run once without
+ * keeping rows: each sequence is noted with its address range and a
+ * checkpoint (the registers and the program offset) every CK_EVERY rows,
+ * and a lookup decodes the few rows from the last checkpoint before the
+ * address: the work per address is a few dozen rows, not the CU's table.
+ * A table whose sequences overlap (none seen from gcc or clang) is decoded
+ * whole and stably sorted instead. A lookup answers as dwarf_getsrc_die
+ * does: the last row at or before the address, unless that row ends a
+ * sequence.
  *
  * Sequences at address 0 are dropped: the linker leaves discarded COMDAT
  * copies there, and a module reported at its own vaddrs has no code at 0.
@@ -250,6 +254,20 @@ static int cmp_row_stable(const void *x, const void *y)
 	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
+/* Rows by address, stably (as libdw's merge puts them). */
+static void sort_rows(tf_sym_row *rows, size_t n)
+{
+	struct pos_row *pr = tf_xmalloc((n + 1) * sizeof(*pr));
+	for (size_t i = 0; i < n; i++) {
+		pr[i].r = rows[i];
+		pr[i].pos = i;
+	}
+	qsort(pr, n, sizeof(*pr), cmp_row_stable);
+	for (size_t i = 0; i < n; i++)
+		rows[i] = pr[i].r;
+	free(pr);
+}
+
 /* The rows of every sequence, in address order. */
 static void order_rows(tf_sym_lines *l, u64_vec *seqs)
 {
@@ -272,18 +290,146 @@ static void order_rows(tf_sym_lines *l, u64_vec *seqs)
 	l->rows.v = sorted;
 	l->rows.n = n;
 	l->rows.cap = n + 1;
-	if (!ordered) {
-		/* overlapping sequences: a stable sort */
-		struct pos_row *pr = tf_xmalloc((n + 1) * sizeof(*pr));
-		for (size_t i = 0; i < n; i++) {
-			pr[i].r = sorted[i];
-			pr[i].pos = i;
-		}
-		qsort(pr, n, sizeof(*pr), cmp_row_stable);
-		for (size_t i = 0; i < n; i++)
-			sorted[i] = pr[i].r;
-		free(pr);
+	if (!ordered)
+		sort_rows(sorted, n); /* overlapping sequences */
+}
+
+enum { SCAN, ALL, FROM };
+
+#define CK_EVERY 32 /* rows between two checkpoints of a sequence */
+
+static bool index_seqs(tf_sym_lines *l);
+
+/* Where the program runs from, and the registers there. */
+typedef struct {
+	const uint8_t *p;
+	uint64_t addr;
+	uint32_t file, line;
+} prog_state;
+
+/*
+ * Run the line number program from `at`. SCAN notes each sequence (its
+ * first and end addresses, whether its rows go up, where it starts) in
+ * l->seqs, with a checkpoint at every CK_EVERY-th row in l->cks; ALL
+ * appends every row to l->rows and each sequence's (first address, first
+ * row, end row) to `seqs`; FROM (`at` a checkpoint, its row already
+ * emitted) appends the rows of the sequence below `stop` to l->rows, the
+ * checkpoint's own row first, and stops at the first row at or past it.
+ */
+static bool run_program(tf_sym_lines *l, prog_state at, int mode, u64_vec *seqs, uint64_t stop)
+{
+	const tf_sym_prog *g = &l->prog;
+	cursor c = { at.p, g->end, false };
+	const uint8_t *seq_at = at.p;
+	uint64_t addr = at.addr, first = 0, prev = 0, seq_start = l->rows.n;
+	uint32_t file = at.file, line = at.line, nrows = 0, ck = (uint32_t)l->cks.n;
+	bool ordered = true;
+
+	if (mode == FROM) {
+		if (addr >= stop)
+			return true;
+		tf_sym_row r = { addr, line, file & ~TF_SYM_ROW_END };
+		tf_vec_push(&l->rows, r);
 	}
+	while (c.p < c.end && !c.bad) {
+		unsigned op = *c.p++;
+		bool emit = false, end = false;
+		if (op >= g->opcode_base) {
+			unsigned adj = op - g->opcode_base;
+			addr += (uint64_t)(adj / g->line_range) * g->min_inst;
+			line += (uint32_t)(g->line_base + (int)(adj % g->line_range));
+			emit = true;
+		} else if (op == 0) {
+			uint64_t len = rd_uleb(&c);
+			if (c.bad || !len || len > (uint64_t)(c.end - c.p))
+				return false;
+			const uint8_t *next = c.p + len;
+			unsigned ext = *c.p++;
+			if (ext == DW_LNE_end_sequence) {
+				emit = end = true;
+			} else if (ext == DW_LNE_set_address) {
+				size_t n = (size_t)(next - c.p);
+				if (n != 4 && n != 8 && n != g->addr_size)
+					return false;
+				addr = rd_u(&c, n);
+			}
+			c.p = next;
+		} else {
+			switch (op) {
+			case DW_LNS_copy:
+				emit = true;
+				break;
+			case DW_LNS_advance_pc:
+				addr += rd_uleb(&c) * g->min_inst;
+				break;
+			case DW_LNS_advance_line:
+				line += (uint32_t)rd_sleb(&c);
+				break;
+			case DW_LNS_set_file:
+				file = (uint32_t)rd_uleb(&c);
+				break;
+			case DW_LNS_const_add_pc:
+				addr += (uint64_t)((255 - g->opcode_base) / g->line_range) * g->min_inst;
+				break;
+			case DW_LNS_fixed_advance_pc:
+				addr += rd_u(&c, 2);
+				break;
+			default:
+				/* set_column, negate_stmt, set_basic_block,
+				 * prologue/epilogue, set_isa, and any unknown one:
+				 * skip their operands */
+				for (unsigned i = 0; i < g->std_len[op]; i++)
+					rd_uleb(&c);
+				break;
+			}
+		}
+		if (!emit)
+			continue;
+		if (mode == FROM && addr >= stop)
+			return true;
+		if (mode != SCAN) {
+			tf_sym_row r = { addr, line, (file & ~TF_SYM_ROW_END) | (end ? TF_SYM_ROW_END : 0) };
+			tf_vec_push(&l->rows, r);
+		} else {
+			if (!nrows)
+				first = addr;
+			else if (addr < prev)
+				ordered = false;
+			prev = addr;
+			if (nrows % CK_EVERY == 0 && !end) {
+				if ((uint64_t)(c.p - g->start) > UINT32_MAX)
+					return false;
+				tf_sym_ck k = { addr, (uint32_t)(c.p - g->start), file, line };
+				tf_vec_push(&l->cks, k);
+			}
+			nrows++;
+		}
+		if (!end)
+			continue;
+		if (mode == FROM)
+			return true;
+		if (mode == SCAN) {
+			/* sequences at 0: discarded COMDAT copies */
+			if (first != 0 && (uint64_t)(seq_at - g->start) <= UINT32_MAX) {
+				tf_sym_seq q = { first, addr, (uint32_t)(seq_at - g->start), ck,
+						 (uint32_t)l->cks.n - ck, ordered };
+				tf_vec_push(&l->seqs, q);
+			}
+			ck = (uint32_t)l->cks.n;
+			nrows = 0;
+			ordered = true;
+		} else if (l->rows.v[seq_start].addr != 0) {
+			tf_vec_push(seqs, l->rows.v[seq_start].addr);
+			tf_vec_push(seqs, seq_start);
+			tf_vec_push(seqs, (uint64_t)l->rows.n);
+		}
+		seq_start = l->rows.n;
+		seq_at = c.p;
+		addr = 0;
+		file = 1;
+		line = 1;
+	}
+	return !c.bad;
 }
 
 bool tf_sym_lines_read(tf_sym_lines *l, Dwarf_Die *cudie)
@@ -374,87 +520,34 @@ bool tf_sym_lines_read(tf_sym_lines *l, Dwarf_Die *cudie)
 		tf_vec_push(&l->files, fn);
 	}
 
-	/* the line number program */
-	c.p = program;
-	uint64_t addr = 0, seq_start = l->rows.n;
-	uint32_t file = 1, line = 1;
-	while (c.p < c.end && !c.bad) {
-		unsigned op = *c.p++;
-		bool emit = false, end = false;
-		if (op >= opcode_base) {
-			unsigned adj = op - opcode_base;
-			addr += (uint64_t)(adj / line_range) * min_inst;
-			line += (uint32_t)(line_base + (int)(adj % line_range));
-			emit = true;
-		} else if (op == 0) {
-			uint64_t len = rd_uleb(&c);
-			if (c.bad || !len || len > (uint64_t)(c.end - c.p))
-				goto done;
-			const uint8_t *next = c.p + len;
-			unsigned ext = *c.p++;
-			if (ext == DW_LNE_end_sequence) {
-				emit = end = true;
-			} else if (ext == DW_LNE_set_address) {
-				size_t n = (size_t)(next - c.p);
-				if (n != 4 && n != 8 && n != addr_size)
-					goto done;
-				addr = rd_u(&c, n);
-			}
-			c.p = next;
-		} else {
-			switch (op) {
-			case DW_LNS_copy:
-				emit = true;
-				break;
-			case DW_LNS_advance_pc:
-				addr += rd_uleb(&c) * min_inst;
-				break;
-			case DW_LNS_advance_line:
-				line += (uint32_t)rd_sleb(&c);
-				break;
-			case DW_LNS_set_file:
-				file = (uint32_t)rd_uleb(&c);
-				break;
-			case DW_LNS_const_add_pc:
-				addr += (uint64_t)((255 - opcode_base) / line_range) * min_inst;
-				break;
-			case DW_LNS_fixed_advance_pc:
-				addr += rd_u(&c, 2);
-				break;
-			default:
-				/* set_column, negate_stmt, set_basic_block,
-				 * prologue/epilogue, set_isa, and any unknown one:
-				 * skip their operands */
-				for (unsigned i = 0; i < std_len[op]; i++)
-					rd_uleb(&c);
-				break;
-			}
-		}
-		if (!emit)
-			continue;
-		tf_sym_row r = { addr, line, (file & ~TF_SYM_ROW_END) | (end ? TF_SYM_ROW_END : 0) };
-		tf_vec_push(&l->rows, r);
-		if (end) {
-			uint64_t first = l->rows.v[seq_start].addr;
-			if (first != 0) {
-				tf_vec_push(&seqs, first);
-				tf_vec_push(&seqs, seq_start);
-				tf_vec_push(&seqs, (uint64_t)l->rows.n);
-			}
-			seq_start = l->rows.n;
-			addr = 0;
-			file = 1;
-			line = 1;
-		}
-	}
-	if (c.bad)
+	l->prog.end = c.end;
+	l->prog.addr_size = addr_size;
+	l->prog.min_inst = min_inst;
+	l->prog.line_base = line_base;
+	l->prog.line_range = line_range;
+	l->prog.opcode_base = opcode_base;
+	memcpy(l->prog.std_len, std_len, sizeof(std_len));
+	l->prog.start = program;
+	/* the sequences first, no rows: most CUs are met for one address or
+	 * a few, and their rows are decoded one sequence at a time */
+	prog_state at = { program, 0, 1, 1 };
+	if (!run_program(l, at, SCAN, NULL, 0))
 		goto done;
-	order_rows(l, &seqs);
+	if (!index_seqs(l)) {
+		/* overlapping sequences: every row, merged and sorted */
+		l->seqs.n = 0;
+		l->cks.n = 0;
+		if (!run_program(l, at, ALL, &seqs, 0))
+			goto done;
+		order_rows(l, &seqs);
+	}
 	ok = true;
 done:
 	if (!ok) {
 		tf_vec_free(&l->rows);
 		tf_vec_free(&l->files);
+		tf_vec_free(&l->seqs);
+		tf_vec_free(&l->cks);
 	}
 	tf_vec_free(&dirs);
 	tf_vec_free(&fnames);
@@ -463,20 +556,111 @@ done:
 	return ok;
 }
 
-const tf_sym_row *tf_sym_lines_find(const tf_sym_lines *l, uint64_t pc)
+/* The sequences found by SCAN sorted by address; false when two overlap
+ * (then only a merge of all rows answers as libdw does). A sequence of no
+ * code (its end at its start) sorts before one starting there. */
+static int cmp_lazy_seq(const void *x, const void *y)
 {
-	size_t lo = 0, hi = l->rows.n;
-	/* the last row at or before pc */
+	const tf_sym_seq *a = x, *b = y;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+static bool index_seqs(tf_sym_lines *l)
+{
+	qsort(l->seqs.v, l->seqs.n, sizeof(tf_sym_seq), cmp_lazy_seq);
+	for (size_t i = 1; i < l->seqs.n; i++)
+		if (l->seqs.v[i - 1].hi > l->seqs.v[i].lo)
+			return false;
+	l->lazy = true;
+	return true;
+}
+
+/* The last of rows[0, n) at or before pc: its index + 1, 0 if none. */
+static size_t row_before(const tf_sym_row *rows, size_t n, uint64_t pc)
+{
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (l->rows.v[mid].addr <= pc)
+		if (rows[mid].addr <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || (l->rows.v[lo - 1].file & TF_SYM_ROW_END))
+	return lo;
+}
+
+/*
+ * Into l->rows (emptied), in address order: the rows of the sequence
+ * holding pc from the last checkpoint at or before `from` up to the
+ * last row below `stop` (a sequence going back: all its rows, sorted
+ * as the merge would put them). False when no sequence holds `from`.
+ */
+static bool decode_rows(tf_sym_lines *l, uint64_t from, uint64_t stop)
+{
+	size_t lo = 0, hi = l->seqs.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->seqs.v[mid].lo <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	l->rows.n = 0;
+	if (!lo || from >= l->seqs.v[lo - 1].hi)
+		return false;
+	const tf_sym_seq *q = &l->seqs.v[lo - 1];
+	const tf_sym_ck *k = &l->cks.v[q->ck];
+	if (!q->ordered) {
+		stop = UINT64_MAX;
+	} else {
+		size_t a = 1, z = q->nck; /* the first is at q->lo, at or before */
+		while (a < z) {
+			size_t mid = a + (z - a) / 2;
+			if (k[mid].addr <= from)
+				a = mid + 1;
+			else
+				z = mid;
+		}
+		k += a - 1;
+	}
+	prog_state at = { l->prog.start + k->off, k->addr, k->file, k->line };
+	if (!run_program(l, at, FROM, NULL, stop))
+		return false;
+	size_t n = l->rows.n;
+	if (!q->ordered)
+		sort_rows(l->rows.v, n);
+	return true;
+}
+
+const tf_sym_row *tf_sym_lines_find(tf_sym_lines *l, uint64_t pc)
+{
+	if (l->lazy && !decode_rows(l, pc, pc + 1))
 		return NULL;
-	return &l->rows.v[lo - 1];
+	size_t at = row_before(l->rows.v, l->rows.n, pc);
+	if (!at || (l->rows.v[at - 1].file & TF_SYM_ROW_END))
+		return NULL;
+	return &l->rows.v[at - 1];
+}
+
+size_t tf_sym_lines_span(tf_sym_lines *l, uint64_t lo, uint64_t hi, const tf_sym_row **out)
+{
+	if (l->lazy) {
+		if (!decode_rows(l, lo, hi))
+			return 0;
+		/* the sequence ends before hi: not asked today */
+		if (!l->rows.n || (l->rows.v[l->rows.n - 1].file & TF_SYM_ROW_END))
+			return 0;
+	}
+	size_t a = row_before(l->rows.v, l->rows.n, lo), z = a;
+	a = a ? a - 1 : 0;
+	while (z < l->rows.n && l->rows.v[z].addr < hi)
+		z++;
+	*out = l->rows.v + a;
+	return z - a;
 }
 
 const char *tf_sym_lines_file(tf_symbolizer *s, tf_sym_lines *l, uint32_t file)
@@ -500,5 +684,7 @@ const char *tf_sym_lines_file(tf_symbolizer *s, tf_sym_lines *l, uint32_t file)
 void tf_sym_lines_free(tf_sym_lines *l)
 {
 	tf_vec_free(&l->rows);
+	tf_vec_free(&l->seqs);
+	tf_vec_free(&l->cks);
 	tf_vec_free(&l->files);
 }

@@ -420,16 +420,12 @@ static void keep_function(tf_symbolizer *s, tf_sym_module *m, tf_sym_cu *cu, Dwa
 			goto drop;
 		g->sym = id1(s, a);
 		/* rows from the last one at or before lo to the last before hi */
-		size_t lo = 0, hi = cu->lines.rows.n;
-		while (lo < hi) {
-			size_t mid2 = lo + (hi - lo) / 2;
-			if (cu->lines.rows.v[mid2].addr <= g->lo)
-				lo = mid2 + 1;
-			else
-				hi = mid2;
-		}
-		for (size_t r = lo ? lo - 1 : 0; r < cu->lines.rows.n && cu->lines.rows.v[r].addr < g->hi; r++) {
-			tf_sym_row w = cu->lines.rows.v[r];
+		const tf_sym_row *rows;
+		size_t nrows = tf_sym_lines_span(&cu->lines, g->lo, g->hi, &rows);
+		if (!nrows)
+			goto drop;
+		for (size_t r = 0; r < nrows; r++) {
+			tf_sym_row w = rows[r];
 			const char *file = tf_sym_lines_file(s, &cu->lines, w.file);
 			w.file = id1(s, file) | (w.file & TF_SYM_ROW_END);
 			if (!(f.rows.n && f.rows.v[f.rows.n - 1].addr > w.addr))

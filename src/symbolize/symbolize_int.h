@@ -131,15 +131,50 @@ typedef struct {
 	uint32_t id;            /* strtab id of dir/name, UINT32_MAX until used */
 } tf_sym_file_name;
 
+/* A sequence of a line table: its first and end addresses, where its
+ * opcodes start in the program, its checkpoints, whether its rows go up. */
 typedef struct {
-	TF_VEC(tf_sym_row) rows;          /* by address */
+	uint64_t lo, hi;
+	uint32_t off;
+	uint32_t ck, nck;         /* into the table's checkpoints */
+	bool ordered;
+} tf_sym_seq;
+
+/* A row of a sequence and where the program goes on after it: its rows
+ * can be decoded from there without the ones before. */
+typedef struct {
+	uint64_t addr;
+	uint32_t off, file, line;
+} tf_sym_ck;
+
+typedef struct {
+	const uint8_t *start, *end; /* the program, in the mapped section */
+	unsigned addr_size, min_inst, line_range, opcode_base;
+	int line_base;
+	uint8_t std_len[256];
+} tf_sym_prog;
+
+typedef struct {
+	/* lazy: the sequences by address and their checkpoints, the rows
+	 * decoded from one for each question (rows: the last answer's);
+	 * else (sequences overlap) every row, merged by address */
+	TF_VEC(tf_sym_row) rows;
+	TF_VEC(tf_sym_seq) seqs;
+	TF_VEC(tf_sym_ck) cks;
+	bool lazy;
+	tf_sym_prog prog;
 	TF_VEC(tf_sym_file_name) files;   /* numbered as libdw numbers them */
 } tf_sym_lines;
 
 /* Read the line table of a CU; false (nothing kept) if it cannot be. */
 bool tf_sym_lines_read(tf_sym_lines *l, Dwarf_Die *cudie);
-/* The row for pc, as dwarf_getsrc_die finds it; NULL if none. */
-const tf_sym_row *tf_sym_lines_find(const tf_sym_lines *l, uint64_t pc);
+/* The row for pc, as dwarf_getsrc_die finds it; NULL if none. Valid
+ * until the next call on the table (it may decode a sequence). */
+const tf_sym_row *tf_sym_lines_find(tf_sym_lines *l, uint64_t pc);
+/* The rows over [lo, hi), from the last one at or before lo, in address
+ * order: their number, 0 when none or when the range is not within one
+ * sequence. Valid until the next call on the table. */
+size_t tf_sym_lines_span(tf_sym_lines *l, uint64_t lo, uint64_t hi, const tf_sym_row **out);
 /* A file of the table (dir/name, interned); NULL if out of range. */
 const char *tf_sym_lines_file(tf_symbolizer *s, tf_sym_lines *l, uint32_t file);
 void tf_sym_lines_free(tf_sym_lines *l);

@@ -11,6 +11,9 @@
 #include "symbolize/symbolize_int.h"
 
 #include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <elf.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -140,6 +143,80 @@ static void test_inlined_frames(void **state)
 	tf_symbolizer_free(s);
 	fixture_stop(&f);
 	free(path);
+}
+
+/* The line tables as lines.c reads them answer as libdw's do, at every
+ * row's address and the bytes around it, in every CU of a binary: the C
+ * and C++ fixtures (a sequence per template instance) and this test
+ * itself (the symbolizer's own CUs, sequences long enough to be decoded
+ * from checkpoints). */
+static void check_lines_as_libdw(tf_symbolizer *s, const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	Dwarf *dbg = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dbg);
+	Dwarf_Off off = 0, next;
+	size_t hsize, cus = 0, checked = 0, cks = 0, seqs = 0;
+	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n;
+		tf_sym_lines l;
+		bool ok = dwarf_offdie(dbg, off + hsize, &cu) != NULL;
+		off = next;
+		if (!ok || dwarf_getsrclines(&cu, &lines, &n) != 0)
+			continue;
+		memset(&l, 0, sizeof(l));
+		assert_true(tf_sym_lines_read(&l, &cu));
+		assert_true(l.lazy);
+		cus++;
+		cks += l.cks.n;
+		seqs += l.seqs.n;
+		for (size_t i = 0; i < n; i++) {
+			Dwarf_Addr a;
+			assert_int_equal(dwarf_lineaddr(dwarf_onesrcline(lines, i), &a), 0);
+			for (uint64_t pc = a ? a - 1 : 0; pc <= a + 1; pc++) {
+				Dwarf_Line *want = dwarf_getsrc_die(&cu, pc);
+				const tf_sym_row *got = tf_sym_lines_find(&l, pc);
+				checked++;
+				if (!want) {
+					assert_null(got);
+					continue;
+				}
+				assert_non_null(got);
+				int wl = 0;
+				Dwarf_Addr wa = 0;
+				dwarf_lineno(want, &wl);
+				dwarf_lineaddr(want, &wa);
+				assert_int_equal(got->line, (uint32_t)wl);
+				assert_int_equal(got->addr, wa);
+				assert_string_equal(tf_sym_lines_file(s, &l, got->file),
+						    dwarf_linesrc(want, NULL, NULL));
+			}
+		}
+		tf_sym_lines_free(&l);
+	}
+	assert_true(cus >= 1);
+	assert_true(checked >= 30);
+	dwarf_end(dbg);
+	close(fd);
+	if (cus > 10)
+		assert_true(cks > seqs); /* sequences decoded from checkpoints */
+}
+
+static void test_line_tables(void **state)
+{
+	(void)state;
+	tf_symbolizer *s = new_sym();
+	const char *names[] = { "symbolize_nofp", "symbolize_cxx", "symbolize" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = fixture_path(names[i]);
+		check_lines_as_libdw(s, path);
+		free(path);
+	}
+	check_lines_as_libdw(s, "/proc/self/exe");
+	tf_symbolizer_free(s);
 }
 
 /* The answers kept by build-id: a second symbolizer with the same user
@@ -958,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(test_pie),
 		cmocka_unit_test(test_nopie),
 		cmocka_unit_test(test_inlined_frames),
+		cmocka_unit_test(test_line_tables),
 		cmocka_unit_test(test_kept_answers),
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_demangle_names),
