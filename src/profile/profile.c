@@ -443,6 +443,52 @@ void tf_profile_set_meta(tf_profile *p, const char *key, const char *value)
 	tf_vec_push(&p->comments, id);
 }
 
+struct meta_key {
+	const tf_profile *p;
+	const char *key;
+	size_t klen;
+};
+
+static bool meta_key_eq(const void *ctx, uint32_t index, const void *key)
+{
+	const struct meta_key *k = key;
+	(void)ctx;
+	return meta_match(tf_profile_str(k->p, k->p->comments.v[index]), k->key, k->klen);
+}
+
+void tf_profile_set_metas(tf_profile *p, char *const *keys, char *const *values, size_t n)
+{
+	const size_t plen = sizeof(META_PREFIX) - 1;
+	tf_htab index = { 0 };
+
+	/* the keys there now, by hash of the key */
+	for (size_t i = 0; i < p->comments.n; i++) {
+		const char *c = tf_profile_str(p, p->comments.v[i]), *eq;
+		if (strncmp(c, META_PREFIX, plen) != 0 || !(eq = strchr(c + plen, '=')))
+			continue;
+		struct meta_key k = { p, c + plen, (size_t)(eq - c - plen) };
+		uint64_t h = tf_hash_bytes(k.key, k.klen, 0);
+		/* the first of equal keys is the one set_meta replaces */
+		if (tf_htab_find(&index, h, meta_key_eq, NULL, &k) == TF_HTAB_NONE)
+			tf_htab_insert(&index, h, (uint32_t)i);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct meta_key k = { p, keys[i], strlen(keys[i]) };
+		uint64_t h = tf_hash_bytes(k.key, k.klen, 0);
+		char *c = tf_xasprintf(META_PREFIX "%s=%s", keys[i], values[i] ? values[i] : "");
+		tf_strid id = tf_profile_intern(p, c);
+		free(c);
+		uint32_t at = tf_htab_find(&index, h, meta_key_eq, NULL, &k);
+		if (at != TF_HTAB_NONE) {
+			p->comments.v[at] = id;
+			continue;
+		}
+		tf_vec_push(&p->comments, id);
+		tf_htab_insert(&index, h, (uint32_t)p->comments.n - 1);
+	}
+	tf_htab_free(&index);
+}
+
 const char *tf_profile_meta(const tf_profile *p, const char *key)
 {
 	size_t klen = strlen(key);
