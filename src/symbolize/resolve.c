@@ -64,9 +64,14 @@ static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, int depth)
 	do {
 		switch (dwarf_tag(&child)) {
 		case DW_TAG_subprogram:
-			collect_function(&child, cu);
 			/* a lambda's or a local class's member functions, and
-			 * GNU C's nested functions, live inside their function */
+			 * GNU C's nested functions, live inside their function;
+			 * a declaration (a class's member) has neither code nor
+			 * any of them, only its parameters: a third of the DIEs
+			 * of a C++ CU */
+			if (dwarf_hasattr(&child, DW_AT_declaration))
+				break;
+			collect_function(&child, cu);
 			if (dwarf_haschildren(&child))
 				walk_functions(&child, cu, depth + 1);
 			break;
