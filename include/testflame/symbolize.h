@@ -112,6 +112,7 @@ typedef struct {
 	uint64_t debug_cached, debug_uncompressed; /* debug files: found there, put there */
 	uint64_t symcache_loaded;  /* binaries whose kept answers were read */
 	uint64_t symcache_hits;    /* addresses answered from them */
+	uint64_t symcache_cus;     /* CUs indexed from them, not the DWARF */
 	uint64_t symcache_saved;   /* binaries whose answers were written */
 } tf_symbolizer_stats;
 void tf_symbolizer_stats_get(const tf_symbolizer *s, tf_symbolizer_stats *out);

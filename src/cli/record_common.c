@@ -322,13 +322,14 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		tf_symbolizer_stats_get(sym, &ss);
 		tf_verbosef("symbol cache: kernel symbols %s; %llu debug file(s) from the cache, "
 			    "%llu uncompressed into it; %llu of %llu addresses answered by the "
-			    "kept symbols of %llu binaries, %llu binaries' kept",
+			    "kept symbols of %llu binaries (%llu CUs' indexes), %llu binaries' kept",
 			    ss.kallsyms_cached ? "from the cache" : "read from /proc/kallsyms",
 			    (unsigned long long)ss.debug_cached,
 			    (unsigned long long)ss.debug_uncompressed,
 			    (unsigned long long)ss.symcache_hits,
 			    (unsigned long long)ss.symlocs,
 			    (unsigned long long)ss.symcache_loaded,
+			    (unsigned long long)ss.symcache_cus,
 			    (unsigned long long)ss.symcache_saved);
 	}
 	if (rc) {

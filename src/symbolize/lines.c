@@ -432,6 +432,23 @@ static bool run_program(tf_sym_lines *l, prog_state at, int mode, u64_vec *seqs,
 	return !c.bad;
 }
 
+/* Whether a kept index can be this program's: sequences in order, each
+ * one's checkpoints its own and within the program. */
+static bool kept_fits(const tf_sym_lines *l)
+{
+	size_t len = (size_t)(l->prog.end - l->prog.start);
+	for (size_t i = 0; i < l->seqs.n; i++) {
+		const tf_sym_seq *q = &l->seqs.v[i];
+		if ((i && l->seqs.v[i - 1].hi > q->lo) || q->hi < q->lo ||
+		    (uint64_t)q->ck + q->nck > l->cks.n || (q->hi > q->lo && !q->nck))
+			return false;
+	}
+	for (size_t i = 0; i < l->cks.n; i++)
+		if (l->cks.v[i].off > len)
+			return false;
+	return true;
+}
+
 bool tf_sym_lines_read(tf_sym_lines *l, Dwarf_Die *cudie)
 {
 	Dwarf_Attribute mem, *a = dwarf_attr(cudie, DW_AT_stmt_list, &mem);
@@ -531,6 +548,14 @@ bool tf_sym_lines_read(tf_sym_lines *l, Dwarf_Die *cudie)
 	/* the sequences first, no rows: most CUs are met for one address or
 	 * a few, and their rows are decoded one sequence at a time */
 	prog_state at = { program, 0, 1, 1 };
+	if (l->scanned && kept_fits(l)) {
+		/* the index kept in the symbol cache from an earlier run */
+		l->lazy = true;
+		ok = true;
+		goto done;
+	}
+	l->seqs.n = 0;
+	l->cks.n = 0;
 	if (!run_program(l, at, SCAN, NULL, 0))
 		goto done;
 	if (!index_seqs(l)) {

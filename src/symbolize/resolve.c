@@ -91,7 +91,7 @@ static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, int depth)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static tf_sym_cu *cu_functions(tf_sym_module *m, Dwarf_Die *cudie)
+static tf_sym_cu *cu_functions(tf_symbolizer *s, tf_sym_module *m, Dwarf_Die *cudie)
 {
 	uint64_t off = dwarf_dieoffset(cudie);
 	uint32_t i = tf_htab_find(&m->cu_index, tf_hash_u64(off), cu_eq, m, &off);
@@ -101,7 +101,11 @@ static tf_sym_cu *cu_functions(tf_sym_module *m, Dwarf_Die *cudie)
 	tf_sym_cu cu;
 	memset(&cu, 0, sizeof(cu));
 	cu.cu_off = off;
-	walk_functions(cudie, &cu, 0);
+	/* kept from an earlier run of the binary: no walk */
+	if (tf_sym_pcache_get_cu(m, &cu))
+		s->stats.symcache_cus++;
+	else
+		walk_functions(cudie, &cu, 0);
 	tf_sym_ivls_build(&cu.funcs);
 	i = (uint32_t)m->cus.n;
 	tf_vec_push(&m->cus, cu);
@@ -468,9 +472,13 @@ static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 	}
 	if (cudie) {
 		Dwarf_Addr pc = vaddr - cubias;
-		cu = cu_functions(m, cudie);
+		cu = cu_functions(s, m, cudie);
 		if (!cu->lines_state)
 			cu->lines_state = tf_sym_lines_read(&cu->lines, cudie) ? 1 : -1;
+		if (!cu->kept && m->pc) {
+			tf_sym_pcache_put_cu(m, cu);
+			cu->kept = true;
+		}
 		if (cu->lines_state > 0) {
 			const tf_sym_row *r = tf_sym_lines_find(&cu->lines, pc);
 			if (r) {

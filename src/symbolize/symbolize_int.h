@@ -161,6 +161,7 @@ typedef struct {
 	TF_VEC(tf_sym_row) rows;
 	TF_VEC(tf_sym_seq) seqs;
 	TF_VEC(tf_sym_ck) cks;
+	bool scanned;             /* seqs and cks given (symbol cache): no scan */
 	bool lazy;
 	tf_sym_prog prog;
 	TF_VEC(tf_sym_file_name) files;   /* numbered as libdw numbers them */
@@ -185,6 +186,7 @@ typedef struct {
 	TF_VEC(uint64_t) offs; /* DIE offsets */
 	int8_t lines_state;  /* 0 not read yet, 1 read, -1 libdw's instead */
 	tf_sym_lines lines;
+	bool kept;           /* in the symbol cache (from it, or put there) */
 } tf_sym_cu;
 
 typedef struct {
@@ -281,6 +283,12 @@ void tf_sym_pcache_put_fn(tf_symbolizer *s, tf_sym_module *m, tf_sym_kept_fn *f)
 /* The kept function whose ranges hold pc, or NULL. */
 const tf_sym_kept_fn *tf_sym_pcache_find_fn(const tf_sym_module *m, uint64_t pc);
 void tf_sym_kept_fn_free(tf_sym_kept_fn *f);
+/* A CU as kept there (its function index, its line table's sequences and
+ * checkpoints) filled into `cu` (cu_off set): true when it was. */
+bool tf_sym_pcache_get_cu(tf_sym_module *m, tf_sym_cu *cu);
+/* Keep what is known of `cu` (its function index, and its line table's
+ * index once read) for the next runs. */
+void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu);
 
 /* ---- demangling (demangle.c) ------------------------------------------ */
 

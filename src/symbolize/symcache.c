@@ -11,8 +11,14 @@
  * each module with a build-id and DWARF keeps a file
  * <persist_dir>/sym/<build-id>-<options>: every address asked for so far
  * with its frames, and whether the binary keeps frame pointers. A run
- * whose addresses are all there never loads the DWARF or the symbol table;
- * new addresses are resolved as before and added when the symbolizer is
+ * whose addresses are all there never loads the DWARF or the symbol table.
+ * Samples of the next run land elsewhere in the same functions and CUs,
+ * so the file also keeps each function an address was resolved in whole
+ * (its ranges, inlined calls and line rows: any address of it answered
+ * without the DWARF) and each CU's indexes (its functions' ranges and DIE
+ * offsets, its line table's sequences and checkpoints: no walk of its
+ * DIEs, no scan of its line program, only the DIEs and rows asked for).
+ * New addresses are resolved as before and added when the symbolizer is
  * saved (tf_symbolizer_save: temp file, then rename, so a concurrent run
  * sees the old file or the new one). Binaries without DWARF are cheap to
  * resolve and have no file: their answers could change when a debug
@@ -30,7 +36,7 @@
 #include <sys/stat.h>
 
 #define PC_MAGIC "TFSYMC\001\n"
-#define PC_FORMAT 2
+#define PC_FORMAT 3
 #define PC_MAX_ENTRIES 500000 /* past this, new addresses are not kept */
 
 typedef struct {
@@ -44,6 +50,12 @@ typedef struct {
 	bool ok;
 } pc_entry;
 
+/* A CU kept: its offset and its record (see tf_sym_pcache_put_cu). */
+typedef struct {
+	uint64_t off;
+	tf_buf rec;
+} kept_cu;
+
 struct tf_sym_pcache {
 	char *path;
 	TF_VEC(pc_entry) entries;
@@ -52,9 +64,17 @@ struct tf_sym_pcache {
 	TF_VEC(tf_sym_kept_fn) fns;
 	tf_sym_ivls fn_index;   /* pc -> fn, over fns[0, fn_indexed) */
 	size_t fn_indexed;
+	TF_VEC(kept_cu) cus;    /* CUs' indexes, each an encoded record */
+	tf_htab cu_index;       /* cu offset -> cus */
 	int8_t has_fp;          /* -1 unknown */
 	bool dirty;
 };
+
+static bool kept_cu_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct tf_sym_pcache *c = ctx;
+	return c->cus.v[idx].off == *(const uint64_t *)key;
+}
 
 static bool entry_eq(const void *ctx, uint32_t idx, const void *key)
 {
@@ -191,6 +211,36 @@ static bool load_fns(rd *r, struct tf_sym_pcache *c, const uint32_t *ids, uint32
 	return !r->bad;
 }
 
+static void free_cus(struct tf_sym_pcache *c)
+{
+	for (size_t i = 0; i < c->cus.n; i++)
+		tf_buf_free(&c->cus.v[i].rec);
+	tf_vec_free(&c->cus);
+	tf_htab_free(&c->cu_index);
+}
+
+/* The kept CUs: their records, read when a CU is asked for. */
+static bool load_cus(rd *r, struct tf_sym_pcache *c)
+{
+	uint32_t n = rd32(r);
+	if (r->bad || n > PC_MAX_ENTRIES)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		kept_cu k = { rd64(r), TF_BUF_INIT };
+		uint32_t len = rd32(r);
+		if (r->bad || len > (size_t)(r->end - r->p))
+			return false;
+		uint64_t h = tf_hash_u64(k.off);
+		if (tf_htab_find(&c->cu_index, h, kept_cu_eq, c, &k.off) != TF_HTAB_NONE)
+			return false;
+		tf_buf_put(&k.rec, r->p, len);
+		r->p += len;
+		tf_vec_push(&c->cus, k);
+		tf_htab_insert(&c->cu_index, h, (uint32_t)c->cus.n - 1);
+	}
+	return true;
+}
+
 /* Read the file into `c`; false (and `c` left empty) when it is absent or
  * not one of ours. */
 static bool load(tf_symbolizer *s, struct tf_sym_pcache *c)
@@ -251,7 +301,7 @@ static bool load(tf_symbolizer *s, struct tf_sym_pcache *c)
 		tf_vec_push(&c->entries, e);
 		tf_htab_insert(&c->index, h, (uint32_t)c->entries.n - 1);
 	}
-	if (!load_fns(&r, c, ids.v, nstr) || r.p != r.end)
+	if (!load_fns(&r, c, ids.v, nstr) || !load_cus(&r, c) || r.p != r.end)
 		goto done;
 	c->has_fp = has_fp < 0 ? -1 : has_fp > 0;
 	ok = true;
@@ -263,6 +313,7 @@ done:
 		for (size_t i = 0; i < c->fns.n; i++)
 			tf_sym_kept_fn_free(&c->fns.v[i]);
 		c->fns.n = 0;
+		free_cus(c);
 		c->has_fp = -1;
 	}
 	tf_vec_free(&ids);
@@ -367,6 +418,137 @@ const tf_sym_kept_fn *tf_sym_pcache_find_fn(const tf_sym_module *m, uint64_t pc)
 	}
 	const tf_sym_ivl *e = tf_sym_ivls_find(&c->fn_index, pc);
 	return e ? &c->fns.v[e->val] : NULL;
+}
+
+/*
+ * A CU's record: its function index as built (ranges in order, each with
+ * its rank and the index of its DIE offset), the DIE offsets, then what
+ * is known of its line table: 0 not read, 2 not kept (libdw's, or its
+ * sequences overlap), 1 its sequences and checkpoints follow.
+ */
+void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu)
+{
+	struct tf_sym_pcache *c = m->pc;
+	if (!c || c->cus.n >= PC_MAX_ENTRIES)
+		return;
+	kept_cu k = { cu->cu_off, TF_BUF_INIT };
+	tf_buf *b = &k.rec;
+	put32(b, (uint32_t)cu->funcs.v.n);
+	for (size_t i = 0; i < cu->funcs.v.n; i++) {
+		const tf_sym_ivl *e = &cu->funcs.v.v[i];
+		put64(b, e->lo);
+		put64(b, e->hi);
+		put32(b, e->val);
+		put32(b, e->rank);
+	}
+	put32(b, (uint32_t)cu->offs.n);
+	for (size_t i = 0; i < cu->offs.n; i++)
+		put64(b, cu->offs.v[i]);
+	const tf_sym_lines *l = &cu->lines;
+	uint32_t lines = !cu->lines_state ? 0 : cu->lines_state > 0 && l->lazy ? 1 : 2;
+	put32(b, lines);
+	if (lines == 1) {
+		put32(b, (uint32_t)l->seqs.n);
+		for (size_t i = 0; i < l->seqs.n; i++) {
+			const tf_sym_seq *q = &l->seqs.v[i];
+			put64(b, q->lo);
+			put64(b, q->hi);
+			put32(b, q->off);
+			put32(b, q->ck);
+			put32(b, q->nck);
+			put32(b, q->ordered);
+		}
+		put32(b, (uint32_t)l->cks.n);
+		for (size_t i = 0; i < l->cks.n; i++) {
+			const tf_sym_ck *q = &l->cks.v[i];
+			put64(b, q->addr);
+			put32(b, q->off);
+			put32(b, q->file);
+			put32(b, q->line);
+		}
+	}
+	uint64_t h = tf_hash_u64(k.off);
+	uint32_t at = tf_htab_find(&c->cu_index, h, kept_cu_eq, c, &k.off);
+	if (at != TF_HTAB_NONE) {
+		/* known before its line table was read: now with it */
+		tf_buf_free(&c->cus.v[at].rec);
+		c->cus.v[at].rec = k.rec;
+	} else {
+		tf_vec_push(&c->cus, k);
+		tf_htab_insert(&c->cu_index, h, (uint32_t)c->cus.n - 1);
+	}
+	c->dirty = true;
+}
+
+bool tf_sym_pcache_get_cu(tf_sym_module *m, tf_sym_cu *cu)
+{
+	struct tf_sym_pcache *c = m->pc;
+	if (!c || !c->cus.n)
+		return false;
+	uint32_t at = tf_htab_find(&c->cu_index, tf_hash_u64(cu->cu_off), kept_cu_eq, c, &cu->cu_off);
+	if (at == TF_HTAB_NONE)
+		return false;
+	const tf_buf *b = &c->cus.v[at].rec;
+	tf_sym_lines *l = &cu->lines;
+	rd r = { (const uint8_t *)b->ptr, (const uint8_t *)b->ptr + b->len, false };
+	uint32_t n = rd32(&r);
+	if (r.bad || n > (size_t)(r.end - r.p) / 24)
+		goto bad;
+	for (uint32_t i = 0; i < n; i++) {
+		tf_sym_ivl e;
+		e.lo = rd64(&r);
+		e.hi = rd64(&r);
+		e.val = rd32(&r);
+		e.rank = rd32(&r);
+		tf_vec_push(&cu->funcs.v, e);
+	}
+	uint32_t noffs = rd32(&r);
+	if (r.bad || noffs > (size_t)(r.end - r.p) / 8)
+		goto bad;
+	for (uint32_t i = 0; i < noffs; i++)
+		tf_vec_push(&cu->offs, rd64(&r));
+	for (uint32_t i = 0; i < n; i++)
+		if (cu->funcs.v.v[i].val >= noffs)
+			goto bad;
+	uint32_t lines = rd32(&r);
+	if (lines == 1) {
+		uint32_t nseqs = rd32(&r);
+		if (r.bad || nseqs > (size_t)(r.end - r.p) / 32)
+			goto bad;
+		for (uint32_t i = 0; i < nseqs; i++) {
+			tf_sym_seq q;
+			q.lo = rd64(&r);
+			q.hi = rd64(&r);
+			q.off = rd32(&r);
+			q.ck = rd32(&r);
+			q.nck = rd32(&r);
+			q.ordered = rd32(&r) != 0;
+			tf_vec_push(&l->seqs, q);
+		}
+		uint32_t ncks = rd32(&r);
+		if (r.bad || ncks > (size_t)(r.end - r.p) / 20)
+			goto bad;
+		for (uint32_t i = 0; i < ncks; i++) {
+			tf_sym_ck q;
+			q.addr = rd64(&r);
+			q.off = rd32(&r);
+			q.file = rd32(&r);
+			q.line = rd32(&r);
+			tf_vec_push(&l->cks, q);
+		}
+		l->scanned = true; /* checked against the program when read */
+	}
+	if (r.bad || r.p != r.end || lines > 2)
+		goto bad;
+	cu->kept = lines != 0;
+	return true;
+bad:
+	tf_vec_free(&cu->funcs.v);
+	tf_vec_free(&cu->offs);
+	tf_vec_free(&l->seqs);
+	tf_vec_free(&l->cks);
+	l->scanned = false;
+	return false;
 }
 
 int8_t tf_sym_pcache_has_fp(const tf_sym_module *m)
@@ -478,6 +660,12 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 		}
 	}
 #undef SID
+	put32(b, (uint32_t)c->cus.n);
+	for (size_t i = 0; i < c->cus.n; i++) {
+		put64(b, c->cus.v[i].off);
+		put32(b, (uint32_t)c->cus.v[i].rec.len);
+		tf_buf_put(b, c->cus.v[i].rec.ptr, c->cus.v[i].rec.len);
+	}
 	free(local);
 	tf_vec_free(&order);
 	tf_buf_free(&strs);
@@ -520,6 +708,7 @@ void tf_sym_pcache_free(struct tf_sym_pcache *c)
 		tf_sym_kept_fn_free(&c->fns.v[i]);
 	tf_vec_free(&c->fns);
 	tf_sym_ivls_free(&c->fn_index);
+	free_cus(c);
 	tf_vec_free(&c->entries);
 	tf_vec_free(&c->frames);
 	tf_htab_free(&c->index);

@@ -316,6 +316,41 @@ static void test_kept_answers(void **state)
 	assert_true(same >= 16);
 	assert_true(st.symcache_hits >= same); /* none of them from the DWARF */
 	tf_symbolizer_free(s2);
+
+	/* the CU kept: addresses of its other functions resolved from its
+	 * kept index (no walk of the DIEs, no scan of the line table) as
+	 * from the DWARF; a damaged index is not used */
+	for (int damaged = 0; damaged < 2; damaged++) {
+		if (damaged) {
+			/* the last bytes are the CU's record: cut it short */
+			char *cut = tf_xasprintf("for f in %s; do n=$(($(stat -c %%s \"$f\") - 7)); "
+						 "head -c $n \"$f\" > \"$f.x\" && mv \"$f.x\" \"$f\"; done", kept);
+			assert_int_equal(system(cut), 0);
+			free(cut);
+		}
+		kept_lookup(dir, &f, ra - 1, true, &st, &s2);
+		size_t other = 0;
+		for (uint64_t pc = ra - 4096; pc < ra + 4096; pc += 3) {
+			const tf_symloc *want = tf_symbolizer_lookup(s0, (uint32_t)f.pid, 0, pc, false);
+			const tf_symloc *got = tf_symbolizer_lookup(s2, (uint32_t)f.pid, 0, pc, false);
+			assert_int_equal(!want, !got);
+			if (!want || !want->resolved || !want->nframes)
+				continue;
+			assert_int_equal(got->nframes, want->nframes);
+			for (uint32_t i = 0; i < want->nframes; i++) {
+				assert_string_equal(got->frames[i].function, want->frames[i].function);
+				assert_int_equal(got->frames[i].line, want->frames[i].line);
+				assert_true(!want->frames[i].file ||
+					    strcmp(got->frames[i].file, want->frames[i].file) == 0);
+			}
+			if (strcmp(want->frames[want->nframes - 1].function, "sym_outer") != 0)
+				other++;
+		}
+		assert_true(other >= 50);
+		tf_symbolizer_stats_get(s2, &st);
+		assert_int_equal(st.symcache_cus, damaged ? 0 : 1);
+		tf_symbolizer_free(s2);
+	}
 	tf_symbolizer_free(s0);
 	free(kept);
 	free(cmd);
