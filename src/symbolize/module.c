@@ -167,7 +167,10 @@ typedef struct {
 static int cmp_raw_sym(const void *a, const void *b)
 {
 	const raw_sym *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	/* the order tf_sym_ivls_build wants: it need not sort again */
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
 /*

@@ -116,14 +116,28 @@ static uint64_t rd64(rd *r)
 	return v;
 }
 
-static void put32(tf_buf *b, uint32_t v)
+/* A field, copied in place while there is room: a binary's file is a
+ * few megabytes of them, written again whenever a run adds to it. */
+static inline void put32(tf_buf *b, uint32_t v)
 {
-	tf_buf_put(b, &v, 4);
+	if (b->len + 4 < b->cap) {
+		memcpy(b->ptr + b->len, &v, 4);
+		b->len += 4;
+		b->ptr[b->len] = '\0';
+	} else {
+		tf_buf_put(b, &v, 4);
+	}
 }
 
-static void put64(tf_buf *b, uint64_t v)
+static inline void put64(tf_buf *b, uint64_t v)
 {
-	tf_buf_put(b, &v, 8);
+	if (b->len + 8 < b->cap) {
+		memcpy(b->ptr + b->len, &v, 8);
+		b->len += 8;
+		b->ptr[b->len] = '\0';
+	} else {
+		tf_buf_put(b, &v, 8);
+	}
 }
 
 static void header(tf_buf *b, const tf_symbolizer *s)
