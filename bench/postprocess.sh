@@ -36,24 +36,23 @@ EOF
 export TESTFLAME_CACHE_DIR="$WORK/cache"
 rm -rf "$TESTFLAME_CACHE_DIR"
 # post-processing time of one `record -v` log plus a view: build + write +
-# view, as "WALL CPU" (the write's CPU counted as its wall time, which is
-# at least its CPU)
+# view, as "WALL CPU"
 tf_post() { # LOG
-	local build_ms build_cpu write_ms view
+	local build_ms build_cpu write_ms write_cpu view
 	build_ms=$(sed -n 's/.*built the profile in \([0-9.]*\) ms.*/\1/p' "$1")
 	build_cpu=$(sed -n 's/.*built the profile in [0-9.]* ms, \([0-9.]*\) ms of CPU.*/\1/p' "$1")
 	write_ms=$(sed -n 's/.*wrote the run file in \([0-9.]*\) ms.*/\1/p' "$1")
+	write_cpu=$(sed -n 's/.*wrote the run file in [0-9.]* ms, \([0-9.]*\) ms of CPU.*/\1/p' "$1")
 	view=$(time_cpu "$TF" view --format folded -o "$WORK/run.folded" "$WORK/run.pb.gz")
-	echo "$view" | awk -v b="$build_ms" -v c="$build_cpu" -v w="$write_ms" \
-		'{ printf "%.4f %.4f\n", b / 1000 + w / 1000 + $1, c / 1000 + w / 1000 + $2 }'
+	echo "$view" | awk -v b="$build_ms" -v c="$build_cpu" -v w="$write_ms" -v x="$write_cpu" \
+		'{ printf "%.4f %.4f\n", b / 1000 + w / 1000 + $1, c / 1000 + x / 1000 + $2 }'
 }
-# "WALL CPU" of a command (CPU: user + system, its children included)
+# "WALL CPU" of a command (CPU: user + system, its children included, to
+# the millisecond: GNU time's centiseconds would round a view to nothing)
 time_cpu() {
-	local t0 t1
-	t0=$(now_ns)
-	/usr/bin/time -f '%U %S' -o "$WORK/time" "$@" >/dev/null 2>&1 || true
-	t1=$(now_ns)
-	awk -v a="$t0" -v b="$t1" '{ printf "%.4f %.4f\n", (b - a) / 1e9, $1 + $2 }' "$WORK/time"
+	local TIMEFORMAT='%3R %3U %3S'
+	{ time "$@" >/dev/null 2>&1; } 2>"$WORK/time" || true
+	awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$WORK/time"
 }
 "$TF" record -v --freq "$FREQ" --call-graph fp -o "$WORK/run.pb.gz" -- "${SUITE[@]}" >/dev/null 2>"$WORK/tf.log"
 cold=$(tf_post "$WORK/tf.log")

@@ -36,7 +36,8 @@ fi
 
 # cpu seconds (user + sys) of a command
 cpu_of() { # CMD...
-	/usr/bin/time -f '%U %S' -o "$WORK/t" "$@" >/dev/null 2>&1 || true
+	local TIMEFORMAT='%3U %3S'
+	{ time "$@" >/dev/null 2>&1; } 2>"$WORK/t" || true
 	awk '{ printf "%.4f\n", $1 + $2 }' "$WORK/t"
 }
 # the profile build's CPU from a record -v log, in seconds

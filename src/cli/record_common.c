@@ -361,9 +361,13 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		rc = tf_mkdir_p(dirname(dir), 0755);
 	free(dir);
 	uint64_t t0 = tf_now_ns();
+	struct timespec c0, c1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	if (!rc)
 		rc = tf_pprof_write(res->profile, path);
-	tf_verbosef("wrote the run file in %.1f ms", (double)(tf_now_ns() - t0) / 1e6);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	tf_verbosef("wrote the run file in %.1f ms, %.1f ms of CPU", (double)(tf_now_ns() - t0) / 1e6,
+		    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6);
 	if (rc) {
 		tf_fail(rc);
 		return rc;
