@@ -21,6 +21,7 @@
 #include <string.h>
 
 #define MAX_INLINE_DEPTH 32
+#define KEEP_MAX_NODES 256 /* inlined calls and blocks of a kept function */
 
 static bool cu_eq(const void *ctx, uint32_t idx, const void *key)
 {
@@ -55,7 +56,7 @@ static void collect_function(Dwarf_Die *die, tf_sym_cu *cu)
  * walks into every one of them, and that walk was most of the cost of
  * symbolizing a big C++ test binary.
  */
-static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, int depth)
+static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, bool bodies, int depth)
 {
 	Dwarf_Die child;
 
@@ -72,8 +73,8 @@ static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, int depth)
 			if (dwarf_hasattr(&child, DW_AT_declaration))
 				break;
 			collect_function(&child, cu);
-			if (dwarf_haschildren(&child))
-				walk_functions(&child, cu, depth + 1);
+			if (bodies && dwarf_haschildren(&child))
+				walk_functions(&child, cu, bodies, depth + 1);
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_namespace:
@@ -83,7 +84,7 @@ static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, int depth)
 		case DW_TAG_union_type:
 		case DW_TAG_interface_type:
 			if (dwarf_haschildren(&child))
-				walk_functions(&child, cu, depth + 1);
+				walk_functions(&child, cu, bodies, depth + 1);
 			break;
 		default:
 			break;
@@ -101,11 +102,15 @@ static tf_sym_cu *cu_functions(tf_symbolizer *s, tf_sym_module *m, Dwarf_Die *cu
 	tf_sym_cu cu;
 	memset(&cu, 0, sizeof(cu));
 	cu.cu_off = off;
-	/* kept from an earlier run of the binary: no walk */
+	/* kept from an earlier run of the binary: no walk. Else the
+	 * functions outside functions first: the bodies, where the nested
+	 * ones are (a third of the DIEs), only when an address is in none
+	 * of them (nested functions have code of their own, never inside
+	 * their parent's) */
 	if (tf_sym_pcache_get_cu(m, &cu))
 		s->stats.symcache_cus++;
 	else
-		walk_functions(cudie, &cu, 0);
+		walk_functions(cudie, &cu, false, 0);
 	tf_sym_ivls_build(&cu.funcs);
 	i = (uint32_t)m->cus.n;
 	tf_vec_push(&m->cus, cu);
@@ -372,6 +377,11 @@ static bool keep_nodes(tf_symbolizer *s, tf_sym_cu *cu, Dwarf_Die *cudie, Dwarf_
 	if (dwarf_child(scope, &child) != 0)
 		return true;
 	do {
+		/* a function with thousands of inlined calls (std::sort and a
+		 * map inlined into a template) would cost more to keep than
+		 * to find its next addresses through the CU's kept index */
+		if (f->nodes.n >= KEEP_MAX_NODES)
+			return false;
 		int tag = dwarf_tag(&child);
 		bool block = tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
 			     tag == DW_TAG_catch_block;
@@ -495,6 +505,16 @@ static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 			}
 		}
 		const tf_sym_ivl *e = tf_sym_ivls_find(&cu->funcs, pc);
+		if (!e && !cu->bodies) {
+			tf_sym_ivls_free(&cu->funcs);
+			cu->offs.n = 0;
+			walk_functions(cudie, cu, true, 0);
+			tf_sym_ivls_build(&cu->funcs);
+			cu->bodies = true;
+			if (m->pc && cu->kept)
+				tf_sym_pcache_put_cu(m, cu); /* with the nested ones */
+			e = tf_sym_ivls_find(&cu->funcs, pc);
+		}
 		if (e && dwarf_offdie(dwarf_cu_getdwarf(cudie->cu), cu->offs.v[e->val], &chain[0])) {
 			depth = 1;
 			while (depth < MAX_INLINE_DEPTH &&

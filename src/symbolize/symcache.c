@@ -436,7 +436,8 @@ const tf_sym_kept_fn *tf_sym_pcache_find_fn(const tf_sym_module *m, uint64_t pc)
 
 /*
  * A CU's record: its function index as built (ranges in order, each with
- * its rank and the index of its DIE offset), the DIE offsets, then what
+ * its rank and the index of its DIE offset), the DIE offsets, whether the
+ * functions nested in functions are in it, then what
  * is known of its line table: 0 not read, 2 not kept (libdw's, or its
  * sequences overlap), 1 its sequences and checkpoints follow.
  */
@@ -458,6 +459,7 @@ void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu)
 	put32(b, (uint32_t)cu->offs.n);
 	for (size_t i = 0; i < cu->offs.n; i++)
 		put64(b, cu->offs.v[i]);
+	put32(b, cu->bodies);
 	const tf_sym_lines *l = &cu->lines;
 	uint32_t lines = !cu->lines_state ? 0 : cu->lines_state > 0 && l->lazy ? 1 : 2;
 	put32(b, lines);
@@ -524,6 +526,7 @@ bool tf_sym_pcache_get_cu(tf_sym_module *m, tf_sym_cu *cu)
 	for (uint32_t i = 0; i < n; i++)
 		if (cu->funcs.v.v[i].val >= noffs)
 			goto bad;
+	cu->bodies = rd32(&r) != 0;
 	uint32_t lines = rd32(&r);
 	if (lines == 1) {
 		uint32_t nseqs = rd32(&r);
