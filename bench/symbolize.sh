@@ -75,7 +75,7 @@ measure() { # NAME DIR CMD...
 	c=$(median <"$WORK/cold"); w=$(median <"$WORK/warm"); p=$(median <"$WORK/perf")
 	s=$( [ -s "$WORK/perfsl" ] && median <"$WORK/perfsl" || echo 0)
 	local size
-	size=$(stat -c %s "$bin" | awk '{ printf "%.0f MB", $1 / 1e6 }')
+	size=$(stat -c %s "${SIZE_OF:-$bin}" | awk '{ printf "%.0f MB", $1 / 1e6 }')
 	results+=("$(printf '%-22s %7s %6s samples   tf cold %7.1f ms  warm %6.1f ms  empty cache %7.1f ms   perf script %7.1f ms (%.1fx cold, %.1fx warm)   +srcline %s' \
 		"$name" "$size" "$samples" "$(awk -v v="$c" 'BEGIN { print v * 1000 }')" \
 		"$(awk -v v="$w" 'BEGIN { print v * 1000 }')" "$(awk -v v="$empty" 'BEGIN { print v * 1000 }')" \
@@ -86,7 +86,7 @@ measure() { # NAME DIR CMD...
 
 measure "generated ($NTU units)" "$gen" "$gen/bigtests" "" 30
 if [ -n "${YAMLCPP_BUILD:-}" ] && [ -x "$YAMLCPP_BUILD/test/yaml-cpp-tests" ]; then
-	measure "yaml-cpp tests (ctest)" "$YAMLCPP_BUILD" ctest
+	SIZE_OF=$YAMLCPP_BUILD/test/yaml-cpp-tests measure "yaml-cpp tests (ctest)" "$YAMLCPP_BUILD" ctest
 else
 	echo "(YAMLCPP_BUILD not set: yaml-cpp's tests skipped)" >&2
 fi

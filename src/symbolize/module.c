@@ -167,10 +167,35 @@ typedef struct {
 static int cmp_raw_sym(const void *a, const void *b)
 {
 	const raw_sym *x = a, *y = b;
-	/* the order tf_sym_ivls_build wants: it need not sort again */
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* By address, then rank (the order tf_sym_ivls_build wants, so it need
+ * not sort again): a radix sort of address and rank as one key, a test
+ * binary holding a hundred thousand symbols and more. */
+static void sort_symbols(raw_sym *v, size_t n)
+{
+	bool fits = true;
+	for (size_t i = 0; i < n && fits; i++)
+		fits = v[i].addr < (UINT64_C(1) << 59) && v[i].rank < 16;
+	if (!fits) {
+		qsort(v, n, sizeof(raw_sym), cmp_raw_sym);
+		return;
+	}
+	tf_keyed *k = tf_xmalloc((n + 1) * sizeof(*k));
+	raw_sym *out = tf_xmalloc((n + 1) * sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		k[i].key = v[i].addr << 4 | v[i].rank;
+		k[i].val = i;
+	}
+	tf_sort_keyed(k, n);
+	for (size_t i = 0; i < n; i++)
+		out[i] = v[k[i].val];
+	memcpy(v, out, n * sizeof(*v));
+	free(out);
+	free(k);
 }
 
 /*
@@ -219,8 +244,7 @@ static void load_symbols(tf_sym_module *m)
 			tf_vec_push(&m->symnames, name);
 		}
 	}
-	if (raw.n)
-		qsort(raw.v, raw.n, sizeof(raw_sym), cmp_raw_sym);
+	sort_symbols(raw.v, raw.n);
 	for (size_t i = 0, next = 0; i < raw.n; i++) {
 		uint64_t end = raw.v[i].addr + raw.v[i].size;
 		if (!raw.v[i].size) {
