@@ -52,7 +52,7 @@ run_symbolize() {
 		name=$(echo "$line" | sed 's/ *[0-9]* MB .*//')
 		verdict "symbolize $name: cold" "$(echo "$line" | sed -n 's/.*tf cold *\([0-9.]*\) ms.*/\1/p')" le 100 " ms"
 		verdict "symbolize $name: warm" "$(echo "$line" | sed -n 's/.*warm *\([0-9.]*\) ms.*/\1/p')" le 20 " ms"
-		verdict "symbolize $name: perf script / cold" "$(echo "$line" | sed -n 's/.*(\([0-9.]*\)x cold.*/\1/p')" ge 1 x
+		verdict "symbolize $name: perf script / cold" "$(echo "$line" | sed -n 's/.*perf script *[0-9.]* ms (\([0-9.]*\)x cold.*/\1/p')" ge 1 x
 	done < <(grep 'tf cold' "$LOG/sym")
 	grep -q 'tf cold' "$LOG/sym" || { cat "$LOG/sym"; broken=1; }
 }
