@@ -115,7 +115,7 @@ FUZZ_TARGETS ?=
 FUZZ_SRCS    := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/%)
 
-.PHONY: all test test-only unit fixtures bench demo deps deps-build asan fuzz fuzz-build \
+.PHONY: all test test-only unit fixtures bench bench-check demo deps deps-build asan fuzz fuzz-build \
 	fuzz-targets install clean
 .DEFAULT_GOAL := all
 
@@ -234,6 +234,11 @@ $(PYRO_SERVER): tests/pyroscope/server.go src/store/pyroscope.proto
 unit: $(UNIT_BINS)
 fixtures: $(FIXTURE_BINS) $(TOOL_BINS) $(if $(HAVE_PYRO_GO),$(PYRO_SERVER))
 bench: $(BIN) $(BENCH_BINS)
+
+# the quick form of every benchmark, failing when a ratio misses its goal
+# (bench/check.sh; minutes, by hand: not part of make test)
+bench-check: all bench
+	bench/check.sh
 
 deps-build:
 	@missing=""; for p in $(DEB_BUILD); do \

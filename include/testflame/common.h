@@ -137,6 +137,12 @@ char *tf_arena_strndup(tf_arena *a, const char *s, size_t n);
 char *tf_arena_strdup(tf_arena *a, const char *s);
 void tf_arena_free(tf_arena *a);
 
+/* Entries sorted by a 64-bit key, stably, in linear time (sort.c). */
+typedef struct {
+	uint64_t key, val;
+} tf_keyed;
+void tf_sort_keyed(tf_keyed *v, size_t n);
+
 /* Hashing (64-bit, not cryptographic). */
 uint64_t tf_hash_bytes(const void *data, size_t len, uint64_t seed);
 static inline uint64_t tf_hash_u64(uint64_t x)

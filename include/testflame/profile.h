@@ -92,6 +92,10 @@ typedef struct tf_profile {
 	/* private: deduplication indices, built lazily */
 	tf_htab fn_index, loc_index, sample_index;
 	bool merge_samples;
+	/* the gzip pprof file it was loaded from, and the tables' fingerprint
+	 * then (see tf_profile_source) */
+	tf_buf source;
+	uint64_t source_print;
 } tf_profile;
 
 /* A new empty profile. Samples with equal stacks and labels are merged
@@ -153,6 +157,9 @@ static inline const int64_t *tf_sample_values(const tf_profile *p, size_t i)
 /* Metadata: comments of the form "testflame.KEY=VALUE". Setting a key that
  * exists replaces its value. tf_profile_meta() returns NULL if absent. */
 void tf_profile_set_meta(tf_profile *p, const char *key, const char *value);
+/* tf_profile_set_meta of n keys at once, in time linear in the comments
+ * and keys (a suite's tests are thousands of keys). */
+void tf_profile_set_metas(tf_profile *p, char *const *keys, char *const *values, size_t n);
 const char *tf_profile_meta(const tf_profile *p, const char *key);
 
 /* Total of one value column over all samples. */
@@ -255,6 +262,14 @@ int tf_speedscope_write(tf_buf *out, const tf_profile *p, size_t value_index,
 
 /* Load any supported profile file, sniffing its format. */
 int tf_profile_load(tf_profile **out, const char *path);
+/*
+ * The bytes of the gzip pprof file the profile was loaded from, while its
+ * tables are as they were decoded (same sizes, values and labels); NULL
+ * when it was not loaded from one or has changed since. For copies of a
+ * run (the report's base.pb.gz): re-encoding costs a gzip of the whole
+ * file, and a copy is better served as the file itself.
+ */
+const tf_buf *tf_profile_source(const tf_profile *p);
 tf_profile_format tf_profile_sniff(const void *data, size_t len);
 
 /* gzip helpers (zlib lives in the profile codec). */

@@ -110,7 +110,18 @@ typedef struct {
 	uint64_t unwind_truncated; /* stopped before an outermost frame */
 	bool kallsyms_cached;    /* the kernel's symbols came from persist_dir */
 	uint64_t debug_cached, debug_uncompressed; /* debug files: found there, put there */
+	uint64_t symcache_loaded;  /* binaries whose kept answers were read */
+	uint64_t symcache_hits;    /* addresses answered from them */
+	uint64_t symcache_cus;     /* CUs indexed from them, not the DWARF */
+	uint64_t symcache_saved;   /* binaries whose answers were written */
 } tf_symbolizer_stats;
 void tf_symbolizer_stats_get(const tf_symbolizer *s, tf_symbolizer_stats *out);
+
+/*
+ * Keep what the binaries' addresses resolved to in persist_dir, by
+ * build-id (binaries with DWARF only), for the next run of the same
+ * binaries; a no-op without persist_dir. Call once the profile is built.
+ */
+void tf_symbolizer_save(tf_symbolizer *s);
 
 #endif

@@ -1154,6 +1154,7 @@ static void rename_string(tf_profile *p, tf_strid id, const char *s)
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 {
 	size_t ntests = 0, found = 0;
+	TF_VEC(char *) keys = { 0 }, values = { 0 };
 	double outside = 0;
 	bool outside_ok = true, outside_any = false;
 
@@ -1247,9 +1248,21 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		m.nested = ta->nested;
 		if (ta->parent)
 			m.parent = (char *)tf_profile_str(a->p, ta->parent);
-		tf_test_meta_set(a->p, &m);
+		/* set at once below: one by one, each would search the others */
+		tf_buf v = TF_BUF_INIT;
+		tf_test_meta_format(&v, &m);
+		tf_vec_push(&keys, tf_xasprintf("test.%s", m.name));
+		tf_vec_push(&values, tf_xstrdup(v.ptr ? v.ptr : ""));
+		tf_buf_free(&v);
 		ntests++;
 	}
+	tf_profile_set_metas(a->p, keys.v, values.v, keys.n);
+	for (size_t i = 0; i < keys.n; i++) {
+		free(keys.v[i]);
+		free(values.v[i]);
+	}
+	tf_vec_free(&keys);
+	tf_vec_free(&values);
 	return ntests;
 }
 

@@ -320,6 +320,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	rc = tf_attribute_build(&res->profile, rec, sym, &o->ao, &res->stats);
+	tf_symbolizer_save(sym);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	tf_verbosef("ran the command in %.3f s; built the profile in %.1f ms, %.1f ms of CPU "
 		    "(%llu samples, %llu frames)", (double)(t1 - t0) / 1e9,
@@ -330,10 +331,16 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		tf_symbolizer_stats ss;
 		tf_symbolizer_stats_get(sym, &ss);
 		tf_verbosef("symbol cache: kernel symbols %s; %llu debug file(s) from the cache, "
-			    "%llu uncompressed into it",
+			    "%llu uncompressed into it; %llu of %llu addresses answered by the "
+			    "kept symbols of %llu binaries (%llu CUs' indexes), %llu binaries' kept",
 			    ss.kallsyms_cached ? "from the cache" : "read from /proc/kallsyms",
 			    (unsigned long long)ss.debug_cached,
-			    (unsigned long long)ss.debug_uncompressed);
+			    (unsigned long long)ss.debug_uncompressed,
+			    (unsigned long long)ss.symcache_hits,
+			    (unsigned long long)ss.symlocs,
+			    (unsigned long long)ss.symcache_loaded,
+			    (unsigned long long)ss.symcache_cus,
+			    (unsigned long long)ss.symcache_saved);
 	}
 	if (rc) {
 		*status = tf_fail(rc);
@@ -365,9 +372,13 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		rc = tf_mkdir_p(dirname(dir), 0755);
 	free(dir);
 	uint64_t t0 = tf_now_ns();
+	struct timespec c0, c1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	if (!rc)
 		rc = tf_pprof_write(res->profile, path);
-	tf_verbosef("wrote the run file in %.1f ms", (double)(tf_now_ns() - t0) / 1e6);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	tf_verbosef("wrote the run file in %.1f ms, %.1f ms of CPU", (double)(tf_now_ns() - t0) / 1e6,
+		    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6);
 	if (rc) {
 		tf_fail(rc);
 		return rc;

@@ -6,7 +6,7 @@
  * The two-column form ("stack 10 12", FlameGraph's difffolded.pl) is read as
  * a profile with two sample types, "base" and "head".
  */
-#include "testflame/profile.h"
+#include "profile/internal.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -391,6 +391,8 @@ int tf_profile_load(tf_profile **out, const char *path)
 		break;
 	case TF_FORMAT_PPROF:
 		rc = tf_pprof_decode(out, data, len);
+		if (!rc && data != file.ptr)
+			tf_profile_keep_source(*out, &file);
 		if (rc && mostly_text(data, len))
 			rc = tf_folded_decode(out, data, len, path);
 		else if (rc)

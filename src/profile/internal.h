@@ -26,4 +26,8 @@ static inline tf_strid tf_sample_label_flagged(const tf_profile *p, const tf_sam
 	return 0;
 }
 
+/* Keep the gzip bytes a profile was decoded from (tf_profile_source);
+ * takes `gz` over, leaving it empty. */
+void tf_profile_keep_source(tf_profile *p, tf_buf *gz);
+
 #endif

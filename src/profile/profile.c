@@ -46,7 +46,48 @@ void tf_profile_free(tf_profile *p)
 	tf_htab_free(&p->fn_index);
 	tf_htab_free(&p->loc_index);
 	tf_htab_free(&p->sample_index);
+	tf_buf_free(&p->source);
 	free(p);
+}
+
+/* What tf_profile_source checks: the tables' sizes and the sums of the
+ * values and labels, so that a profile added to or edited in place no
+ * longer passes for the file it came from. */
+static uint64_t source_print(const tf_profile *p)
+{
+	uint64_t h = tf_hash_combine(p->samples.n, p->stack.n);
+	uint64_t v = 0, l = 0;
+	h = tf_hash_combine(h, p->locations.n);
+	h = tf_hash_combine(h, p->functions.n);
+	h = tf_hash_combine(h, p->lines.n);
+	h = tf_hash_combine(h, p->mappings.n);
+	h = tf_hash_combine(h, p->strings.strs.n);
+	h = tf_hash_combine(h, p->labels.n);
+	h = tf_hash_combine(h, p->sample_types.n);
+	h = tf_hash_combine(h, p->comments.n);
+	for (size_t i = 0; i < p->values.n; i++)
+		v = v * 31 + (uint64_t)p->values.v[i];
+	for (size_t i = 0; i < p->labels.n; i++)
+		l = l * 31 + ((uint64_t)p->labels.v[i].key << 32 ^ p->labels.v[i].str) +
+		    (uint64_t)p->labels.v[i].num;
+	for (size_t i = 0; i < p->samples.n; i++)
+		l = l * 31 + p->samples.v[i].labels_off + p->samples.v[i].nlabels;
+	return tf_hash_combine(tf_hash_combine(h, v), l);
+}
+
+void tf_profile_keep_source(tf_profile *p, tf_buf *gz)
+{
+	tf_buf_free(&p->source);
+	p->source = *gz;
+	*gz = (tf_buf)TF_BUF_INIT;
+	p->source_print = source_print(p);
+}
+
+const tf_buf *tf_profile_source(const tf_profile *p)
+{
+	if (!p->source.len || source_print(p) != p->source_print)
+		return NULL;
+	return &p->source;
 }
 
 void tf_profile_set_merge(tf_profile *p, bool merge)
@@ -400,6 +441,52 @@ void tf_profile_set_meta(tf_profile *p, const char *key, const char *value)
 		}
 	}
 	tf_vec_push(&p->comments, id);
+}
+
+struct meta_key {
+	const tf_profile *p;
+	const char *key;
+	size_t klen;
+};
+
+static bool meta_key_eq(const void *ctx, uint32_t index, const void *key)
+{
+	const struct meta_key *k = key;
+	(void)ctx;
+	return meta_match(tf_profile_str(k->p, k->p->comments.v[index]), k->key, k->klen);
+}
+
+void tf_profile_set_metas(tf_profile *p, char *const *keys, char *const *values, size_t n)
+{
+	const size_t plen = sizeof(META_PREFIX) - 1;
+	tf_htab index = { 0 };
+
+	/* the keys there now, by hash of the key */
+	for (size_t i = 0; i < p->comments.n; i++) {
+		const char *c = tf_profile_str(p, p->comments.v[i]), *eq;
+		if (strncmp(c, META_PREFIX, plen) != 0 || !(eq = strchr(c + plen, '=')))
+			continue;
+		struct meta_key k = { p, c + plen, (size_t)(eq - c - plen) };
+		uint64_t h = tf_hash_bytes(k.key, k.klen, 0);
+		/* the first of equal keys is the one set_meta replaces */
+		if (tf_htab_find(&index, h, meta_key_eq, NULL, &k) == TF_HTAB_NONE)
+			tf_htab_insert(&index, h, (uint32_t)i);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct meta_key k = { p, keys[i], strlen(keys[i]) };
+		uint64_t h = tf_hash_bytes(k.key, k.klen, 0);
+		char *c = tf_xasprintf(META_PREFIX "%s=%s", keys[i], values[i] ? values[i] : "");
+		tf_strid id = tf_profile_intern(p, c);
+		free(c);
+		uint32_t at = tf_htab_find(&index, h, meta_key_eq, NULL, &k);
+		if (at != TF_HTAB_NONE) {
+			p->comments.v[at] = id;
+			continue;
+		}
+		tf_vec_push(&p->comments, id);
+		tf_htab_insert(&index, h, (uint32_t)p->comments.n - 1);
+	}
+	tf_htab_free(&index);
 }
 
 const char *tf_profile_meta(const tf_profile *p, const char *key)

@@ -623,47 +623,10 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 
 /* replay */
 
-typedef struct {
-	uint64_t time;
-	uint64_t off;
-} index_entry;
-
-/* Sort the index by time, stable (entries start in spool order, so equal
- * times stay in the order they were read): an LSD radix sort, one pass per
- * byte of the timestamps that is not the same in all of them (boot-relative
- * nanoseconds of one run differ in 4 or 5 bytes). The spool is long runs of
- * already sorted records (one per ring buffer read), a bad case for
- * qsort's merge sort to spend a tenth of the profile build on. */
-static void sort_by_time(index_entry *v, size_t n)
-{
-	bool sorted = true;
-	for (size_t i = 1; i < n && sorted; i++)
-		sorted = v[i - 1].time <= v[i].time;
-	if (sorted)
-		return;
-	index_entry *tmp = tf_xmalloc(n * sizeof(*tmp)), *src = v, *dst = tmp;
-	size_t count[256];
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		memset(count, 0, sizeof(count));
-		for (size_t i = 0; i < n; i++)
-			count[(src[i].time >> shift) & 0xff]++;
-		if (count[(src[0].time >> shift) & 0xff] == n)
-			continue; /* this byte is the same in all */
-		for (size_t b = 0, sum = 0; b < 256; b++) {
-			size_t c = count[b];
-			count[b] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i].time >> shift) & 0xff]++] = src[i];
-		index_entry *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-}
+/* The index: each record's time (key) and offset in the spool (val),
+ * sorted by time, stably (equal times stay in spool order): the spool is
+ * long runs of sorted records, one per ring buffer read. */
+typedef tf_keyed index_entry;
 
 int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx)
 {
@@ -689,13 +652,13 @@ int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx)
 	off = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct perf_event_header *h = (const void *)(data + off);
-		idx[i].time = tf_spool_record_time(&r->layout, h);
-		idx[i].off = off;
+		idx[i].key = tf_spool_record_time(&r->layout, h);
+		idx[i].val = off;
 		off += h->size;
 	}
-	sort_by_time(idx, n);
+	tf_sort_keyed(idx, n);
 	for (size_t i = 0; i < n && !rc; i++) {
-		const struct perf_event_header *h = (const void *)(data + idx[i].off);
+		const struct perf_event_header *h = (const void *)(data + idx[i].val);
 		tf_rec_event ev;
 		int d = tf_spool_decode(&r->layout, h, &ev);
 		if (d > 0)

@@ -11,6 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct name_seen {
+	const char *p;
+	uint32_t id;
+};
+
 int rp_tree_build(rp_tree *out, const tf_comparison *c, size_t test)
 {
 	tf_diff_tree *t;
@@ -27,9 +32,42 @@ int rp_tree_build(rp_tree *out, const tf_comparison *c, size_t test)
 	out->pos = tf_xmalloc((n + 1) * sizeof(uint32_t));
 	out->end = tf_xmalloc((n + 1) * sizeof(uint32_t));
 	tf_strtab_init(&out->names);
-	for (size_t i = 0; i < n; i++)
-		out->name_id[i] = tf_strtab_intern(&out->names, t->nodes[i].name,
-						   strlen(t->nodes[i].name));
+	/* Nodes of one name share the comparison's copy of it, so the strings
+	 * are interned once per distinct pointer (a small table that stays in
+	 * the cache), not hashed once per node. */
+	size_t pcap = 1024;
+	struct name_seen *seen = tf_xcalloc(pcap, sizeof(*seen));
+	size_t pcount = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = t->nodes[i].name;
+		size_t j = tf_hash_u64((uint64_t)(uintptr_t)nm) & (pcap - 1);
+		while (seen[j].p && seen[j].p != nm)
+			j = (j + 1) & (pcap - 1);
+		if (!seen[j].p) {
+			seen[j].p = nm;
+			seen[j].id = tf_strtab_intern(&out->names, nm, strlen(nm));
+			if (++pcount * 2 > pcap) {
+				size_t ncap = pcap * 2;
+				struct name_seen *ns = tf_xcalloc(ncap, sizeof(*ns));
+				for (size_t k = 0; k < pcap; k++) {
+					if (!seen[k].p)
+						continue;
+					size_t q = tf_hash_u64((uint64_t)(uintptr_t)seen[k].p) & (ncap - 1);
+					while (ns[q].p)
+						q = (q + 1) & (ncap - 1);
+					ns[q] = seen[k];
+				}
+				free(seen);
+				seen = ns;
+				pcap = ncap;
+				j = tf_hash_u64((uint64_t)(uintptr_t)nm) & (pcap - 1);
+				while (seen[j].p != nm)
+					j = (j + 1) & (pcap - 1);
+			}
+		}
+		out->name_id[i] = seen[j].id;
+	}
+	free(seen);
 
 	/* preorder, children in compare's (name) order: push them reversed */
 	size_t k = 0;

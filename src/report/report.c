@@ -353,17 +353,21 @@ static int write_per_test(rp_ctx *x, const rp_tree *forest)
 	return rc;
 }
 
-/* The runs as pprof files; gzip level 1, as these are copies to download
- * rather than archives, and level 6 costs several times the time. */
+/* The runs as pprof files: the file a run was loaded from when it is a
+ * gzip pprof and unchanged (a gzip of the whole run cost a third of a big
+ * report's time), else encoded at gzip level 1, as these are copies to
+ * download rather than archives, and level 6 costs several times the time. */
 static int write_profile(const char *dir, const char *stem, const tf_compare_side *s)
 {
 	tf_buf b = TF_BUF_INIT;
 	int rc = 0;
 	for (size_t i = 0; i < s->n && !rc; i++) {
 		char *name = i ? tf_xasprintf("%s-%zu.pb.gz", stem, i + 1) : tf_xasprintf("%s.pb.gz", stem);
+		const tf_buf *src = tf_profile_source(s->profiles[i]);
 		tf_buf_clear(&b);
-		rc = tf_pprof_encode(&b, s->profiles[i], 1);
-		if (!rc)
+		if (src)
+			rc = put_file(dir, name, src);
+		else if (!(rc = tf_pprof_encode(&b, s->profiles[i], 1)))
 			rc = put_file(dir, name, &b);
 		free(name);
 	}

@@ -113,6 +113,7 @@ int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd)
 	tf_vec_push(&s->mods, m);
 	if (m->build_id)
 		tf_htab_insert(&s->mod_index, tf_hash_bytes(m->build_id, strlen(m->build_id), 0), idx);
+	tf_sym_pcache_open(s, m);
 	file->module = idx;
 	s->stats.modules++;
 	return 0;
@@ -137,6 +138,7 @@ void tf_sym_module_free(tf_sym_module *m)
 		dwfl_end(m->dwfl);
 	for (size_t i = 0; i < m->cus.n; i++) {
 		tf_sym_ivls_free(&m->cus.v[i].funcs);
+		tf_sym_lines_free(&m->cus.v[i].lines);
 		tf_vec_free(&m->cus.v[i].offs);
 	}
 	tf_vec_free(&m->cus);
@@ -145,6 +147,7 @@ void tf_sym_module_free(tf_sym_module *m)
 	tf_sym_ivls_free(&m->syms);
 	tf_vec_free(&m->symnames);
 	tf_sym_go_free(m->go);
+	tf_sym_pcache_free(m->pc);
 	free(m->build_id);
 	free(m);
 }
@@ -164,7 +167,35 @@ typedef struct {
 static int cmp_raw_sym(const void *a, const void *b)
 {
 	const raw_sym *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* By address, then rank (the order tf_sym_ivls_build wants, so it need
+ * not sort again): a radix sort of address and rank as one key, a test
+ * binary holding a hundred thousand symbols and more. */
+static void sort_symbols(raw_sym *v, size_t n)
+{
+	bool fits = true;
+	for (size_t i = 0; i < n && fits; i++)
+		fits = v[i].addr < (UINT64_C(1) << 59) && v[i].rank < 16;
+	if (!fits) {
+		qsort(v, n, sizeof(raw_sym), cmp_raw_sym);
+		return;
+	}
+	tf_keyed *k = tf_xmalloc((n + 1) * sizeof(*k));
+	raw_sym *out = tf_xmalloc((n + 1) * sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		k[i].key = v[i].addr << 4 | v[i].rank;
+		k[i].val = i;
+	}
+	tf_sort_keyed(k, n);
+	for (size_t i = 0; i < n; i++)
+		out[i] = v[k[i].val];
+	memcpy(v, out, n * sizeof(*v));
+	free(out);
+	free(k);
 }
 
 /*
@@ -213,8 +244,7 @@ static void load_symbols(tf_sym_module *m)
 			tf_vec_push(&m->symnames, name);
 		}
 	}
-	if (raw.n)
-		qsort(raw.v, raw.n, sizeof(raw_sym), cmp_raw_sym);
+	sort_symbols(raw.v, raw.n);
 	for (size_t i = 0, next = 0; i < raw.n; i++) {
 		uint64_t end = raw.v[i].addr + raw.v[i].size;
 		if (!raw.v[i].size) {
@@ -293,6 +323,8 @@ bool tf_sym_module_has_fp(tf_sym_module *m)
 
 	if (m->has_fp >= 0)
 		return m->has_fp;
+	if ((m->has_fp = tf_sym_pcache_has_fp(m)) >= 0)
+		return m->has_fp;
 	m->has_fp = 0;
 	elf = dwfl_module_getelf(m->mod, &bias);
 	int nsyms = dwfl_module_getsymtab(m->mod);
@@ -329,5 +361,6 @@ bool tf_sym_module_has_fp(tf_sym_module *m)
 		}
 	}
 	m->has_fp = checked > 0 && with_fp * 2 >= checked;
+	tf_sym_pcache_set_has_fp(m, m->has_fp);
 	return m->has_fp;
 }

@@ -34,7 +34,10 @@ void tf_sym_ivls_build(tf_sym_ivls *x)
 {
 	if (x->built)
 		return;
-	if (x->v.n)
+	bool sorted = true; /* as the symbol cache gives them back */
+	for (size_t i = 1; i < x->v.n && sorted; i++)
+		sorted = cmp_ivl(&x->v.v[i - 1], &x->v.v[i]) <= 0;
+	if (!sorted)
 		qsort(x->v.v, x->v.n, sizeof(tf_sym_ivl), cmp_ivl);
 	free(x->maxhi);
 	x->maxhi = tf_xmalloc((x->v.n ? x->v.n : 1) * sizeof(uint64_t));

@@ -15,6 +15,7 @@
 #include "testflame/symbolize.h"
 
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 /* ---- interval index (ranges.c) ---------------------------------------- */
 
@@ -115,10 +116,78 @@ typedef struct {
 	uint32_t flags;
 } tf_sym_load;
 
+/* ---- line tables (lines.c) -------------------------------------------- */
+
+#define TF_SYM_ROW_END 0x80000000u /* in tf_sym_row.file: ends a sequence */
+
+typedef struct {
+	uint64_t addr;
+	uint32_t line;
+	uint32_t file;       /* index into the table's files, | TF_SYM_ROW_END */
+} tf_sym_row;
+
+typedef struct {
+	const char *name, *dir; /* dir NULL when name is absolute or has none */
+	uint32_t id;            /* strtab id of dir/name, UINT32_MAX until used */
+} tf_sym_file_name;
+
+/* A sequence of a line table: its first and end addresses, where its
+ * opcodes start in the program, its checkpoints, whether its rows go up. */
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t off;
+	uint32_t ck, nck;         /* into the table's checkpoints */
+	bool ordered;
+} tf_sym_seq;
+
+/* A row of a sequence and where the program goes on after it: its rows
+ * can be decoded from there without the ones before. */
+typedef struct {
+	uint64_t addr;
+	uint32_t off, file, line;
+} tf_sym_ck;
+
+typedef struct {
+	const uint8_t *start, *end; /* the program, in the mapped section */
+	unsigned addr_size, min_inst, line_range, opcode_base;
+	int line_base;
+	uint8_t std_len[256];
+} tf_sym_prog;
+
+typedef struct {
+	/* lazy: the sequences by address and their checkpoints, the rows
+	 * decoded from one for each question (rows: the last answer's);
+	 * else (sequences overlap) every row, merged by address */
+	TF_VEC(tf_sym_row) rows;
+	TF_VEC(tf_sym_seq) seqs;
+	TF_VEC(tf_sym_ck) cks;
+	bool scanned;             /* seqs and cks given (symbol cache): no scan */
+	bool lazy;
+	tf_sym_prog prog;
+	TF_VEC(tf_sym_file_name) files;   /* numbered as libdw numbers them */
+} tf_sym_lines;
+
+/* Read the line table of a CU; false (nothing kept) if it cannot be. */
+bool tf_sym_lines_read(tf_sym_lines *l, Dwarf_Die *cudie);
+/* The row for pc, as dwarf_getsrc_die finds it; NULL if none. Valid
+ * until the next call on the table (it may decode a sequence). */
+const tf_sym_row *tf_sym_lines_find(tf_sym_lines *l, uint64_t pc);
+/* The rows over [lo, hi), from the last one at or before lo, in address
+ * order: their number, 0 when none or when the range is not within one
+ * sequence. Valid until the next call on the table. */
+size_t tf_sym_lines_span(tf_sym_lines *l, uint64_t lo, uint64_t hi, const tf_sym_row **out);
+/* A file of the table (dir/name, interned); NULL if out of range. */
+const char *tf_sym_lines_file(tf_symbolizer *s, tf_sym_lines *l, uint32_t file);
+void tf_sym_lines_free(tf_sym_lines *l);
+
 typedef struct {
 	uint64_t cu_off;
 	tf_sym_ivls funcs;   /* function DIE ranges; val = index into offs */
 	TF_VEC(uint64_t) offs; /* DIE offsets */
+	int8_t lines_state;  /* 0 not read yet, 1 read, -1 libdw's instead */
+	tf_sym_lines lines;
+	bool kept;           /* in the symbol cache (from it, or put there) */
+	bool bodies;         /* funcs has the functions nested in functions */
 } tf_sym_cu;
 
 typedef struct {
@@ -137,9 +206,17 @@ typedef struct {
 	tf_htab cu_index;
 	bool syms_loaded;
 	struct tf_sym_go *go;   /* Go's .gopclntab, when the binary has one */
+	struct tf_sym_pcache *pc; /* answers kept in the user cache (symcache.c) */
+	uint8_t dwarf_state;    /* TF_SYM_DWARF_*: whether it has DWARF */
 	tf_sym_ivls syms;      /* function symbols; val = index into symnames */
 	TF_VEC(const char *) symnames; /* into libdwfl's string tables */
 } tf_sym_module;
+
+enum {
+	TF_SYM_DWARF_UNKNOWN,
+	TF_SYM_DWARF_YES,
+	TF_SYM_DWARF_NO,
+};
 
 /* Open `fd` (consumed) as the module for `file`. */
 int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd);
@@ -152,6 +229,67 @@ const char *tf_sym_module_symbol(tf_sym_module *m, uint64_t vaddr);
 
 /* Frames for (module, vaddr), appended to s->scratch; returns resolved. */
 bool tf_sym_resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr);
+
+/* ---- the persistent answers (symcache.c) ------------------------------- */
+
+struct tf_sym_pcache;
+/* Load the module's file from persist_dir, if any (needs a build-id). */
+void tf_sym_pcache_open(tf_symbolizer *s, tf_sym_module *m);
+/* The kept frames of vaddr into s->scratch and *ok; false if not kept. */
+bool tf_sym_pcache_get(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr, bool *ok);
+/* Keep s->scratch as the answer for vaddr (saved by tf_symbolizer_save). */
+void tf_sym_pcache_put(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr, bool ok);
+/* Kept answer to has_fp: -1 unknown. */
+int8_t tf_sym_pcache_has_fp(const tf_sym_module *m);
+void tf_sym_pcache_set_has_fp(tf_sym_module *m, bool has_fp);
+void tf_sym_pcache_free(struct tf_sym_pcache *c);
+
+/*
+ * A function as kept there, enough to resolve any address in it without
+ * its DWARF: its ranges (with the ELF symbol over each), the tree of its
+ * inlined calls and lexical blocks (in DIE order, as find_inlined walks
+ * them) and the line table's rows over its ranges. String fields are
+ * strtab ids + 1 (0: none).
+ */
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t sym;
+} tf_sym_kept_range;
+typedef TF_VEC(tf_sym_kept_range) tf_sym_kept_ranges;
+
+typedef struct {
+	int32_t parent;           /* index among the function's nodes; -1: it */
+	uint8_t block;            /* a lexical block, not an inlined call */
+	uint8_t has_pc;           /* has pc attributes (a block without is open) */
+	uint8_t linkage;          /* name is a linkage name, to demangle */
+	uint32_t ranges_off, nranges; /* into the function's node ranges */
+	uint32_t name;
+	int32_t decl_line;
+	uint32_t call_file;
+	int32_t call_line;
+} tf_sym_kept_node;
+
+typedef struct {
+	tf_sym_kept_ranges ranges;
+	TF_VEC(tf_sym_kept_node) nodes;
+	tf_sym_kept_ranges node_ranges; /* sym unused */
+	TF_VEC(tf_sym_row) rows;  /* file: strtab id + 1 */
+	uint32_t name;
+	uint8_t linkage;
+	int32_t decl_line;
+} tf_sym_kept_fn;
+
+/* Keep `f` (taken over, emptied) for the module. */
+void tf_sym_pcache_put_fn(tf_symbolizer *s, tf_sym_module *m, tf_sym_kept_fn *f);
+/* The kept function whose ranges hold pc, or NULL. */
+const tf_sym_kept_fn *tf_sym_pcache_find_fn(const tf_sym_module *m, uint64_t pc);
+void tf_sym_kept_fn_free(tf_sym_kept_fn *f);
+/* A CU as kept there (its function index, its line table's sequences and
+ * checkpoints) filled into `cu` (cu_off set): true when it was. */
+bool tf_sym_pcache_get_cu(tf_sym_module *m, tf_sym_cu *cu);
+/* Keep what is known of `cu` (its function index, and its line table's
+ * index once read) for the next runs. */
+void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu);
 
 /* ---- demangling (demangle.c) ------------------------------------------ */
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# t0150-symbol-cache.sh - the user cache of symbols: this boot's kallsyms and
-# uncompressed copies of compressed debug info (libc6-dbg's) are made by the
-# first run, used by the next, give the same symbols, live where XDG says,
-# and can be turned off; a cache that cannot be written costs nothing else.
+# t0150-symbol-cache.sh - the user cache of symbols: this boot's kallsyms,
+# uncompressed copies of compressed debug info (libc6-dbg's) and the answers
+# kept by build-id are made by the first run, used by the next, give the
+# same symbols, live where XDG says, and can be turned off; a cache that
+# cannot be written costs nothing else.
 . "$(dirname "$0")/lib.sh"
 
 # a run that spends its time in libc (read, write) and in the kernel
@@ -28,10 +29,17 @@ symbols() { # PROFILE OUT
 	} | sort -u >"$2"
 }
 
+# libc'"'"'s addresses come from its cached debug copy, or from the answers
+# kept by build-id (then its DWARF is not opened at all); no copy made by
+# the first run is made again
 test_expect_success 'the second run uses it and gives the same symbols' '
+	stat -c "%n %i %Y" $(cat debugs) >debugs.before &&
 	workload two.pb.gz two.log -u TESTFLAME_CACHE_DIR XDG_CACHE_HOME="$PWD/xdg" &&
 	expect_contains two.log "kernel symbols from the cache" &&
-	grep -q "[1-9][0-9]* debug file(s) from the cache, 0 uncompressed" two.log &&
+	{ grep -q "[1-9][0-9]* debug file(s) from the cache" two.log ||
+	  grep -q "answered by the kept symbols of [1-9]" two.log; } &&
+	stat -c "%n %i %Y" $(cat debugs) >debugs.after &&
+	cmp debugs.before debugs.after &&
 	symbols one.pb.gz one.sym && symbols two.pb.gz two.sym &&
 	expect_contains two.sym "vfs_read" &&
 	expect_contains two.sym "read_zero" &&

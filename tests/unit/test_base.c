@@ -136,6 +136,40 @@ static void test_rmtree(void **state)
 	unit_rmtree(keep);
 }
 
+/* Sorted by key, equal keys in their order before: timestamps that share
+ * their high bytes, addresses with few distinct values, already sorted
+ * input, one element. */
+static void test_sort_keyed(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	tf_keyed *v = tf_xmalloc(N * sizeof(*v));
+	uint64_t x = 88172645463325252ULL;
+	for (int shape = 0; shape < 3; shape++) {
+		for (size_t i = 0; i < N; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v[i].key = shape == 0 ? 0x1234567800000000ULL + (x & 0xffffffff)
+				 : shape == 1 ? x % 37 : i * 3;
+			v[i].val = i;
+		}
+		tf_sort_keyed(v, N);
+		uint64_t sum = v[0].val;
+		for (size_t i = 1; i < N; i++) {
+			sum += v[i].val;
+			assert_true(v[i - 1].key <= v[i].key);
+			if (v[i - 1].key == v[i].key)
+				assert_true(v[i - 1].val < v[i].val);
+		}
+		assert_int_equal(sum, (uint64_t)N * (N - 1) / 2); /* none lost */
+	}
+	v[0].key = 5;
+	tf_sort_keyed(v, 1);
+	assert_int_equal(v[0].key, 5);
+	free(v);
+}
+
 static void test_string_lists(void **state)
 {
 	tf_msglist l = { 0 };
@@ -168,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_htab_remove_edges),
 		cmocka_unit_test(test_rmtree),
 		cmocka_unit_test(test_string_lists),
+		cmocka_unit_test(test_sort_keyed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

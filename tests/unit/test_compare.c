@@ -462,6 +462,80 @@ static const tf_diff_node *child_named(const tf_diff_tree *t, uint32_t parent, c
 	return NULL;
 }
 
+/* Two subtrees alike: names, files, values, and children in the same order. */
+static void assert_same_subtree(const tf_diff_tree *a, uint32_t x, const tf_diff_tree *b, uint32_t y)
+{
+	const tf_diff_node *p = &a->nodes[x], *q = &b->nodes[y];
+	assert_true(fabs(p->base_total - q->base_total) <= 1e-9 * (1 + fabs(p->base_total)));
+	assert_true(fabs(p->head_total - q->head_total) <= 1e-9 * (1 + fabs(p->head_total)));
+	assert_true(fabs(p->base_self - q->base_self) <= 1e-9 * (1 + fabs(p->base_self)));
+	assert_true(fabs(p->head_self - q->head_self) <= 1e-9 * (1 + fabs(p->head_self)));
+	uint32_t i = p->first_child, j = q->first_child;
+	for (; i != TF_DIFF_NONE && j != TF_DIFF_NONE;
+	     i = a->nodes[i].next_sibling, j = b->nodes[j].next_sibling) {
+		assert_string_equal(a->nodes[i].name, b->nodes[j].name);
+		assert_string_equal(a->nodes[i].file, b->nodes[j].file);
+		assert_int_equal(a->nodes[i].depth - p->depth, b->nodes[j].depth - q->depth);
+		assert_int_equal(a->nodes[i].parent, x);
+		assert_same_subtree(a, i, b, j);
+	}
+	assert_int_equal(i, TF_DIFF_NONE);
+	assert_int_equal(j, TF_DIFF_NONE);
+}
+
+/* The forest (every test under one root, what the page draws) holds each
+ * test's own tree, tests and siblings in name order, on random stacks whose
+ * names are interned in no particular order. */
+static void test_diff_tree_forest(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run(NULL), *h = new_run(NULL);
+	const char *fn[] = { "zz", "main", "b", "a", "run", "x1", "x0", "inl", "Q" };
+	uint64_t rng = 7;
+	char stack[256], test[16];
+
+	for (int i = 0; i < 400; i++) {
+		size_t at = 0;
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		int depth = 1 + (int)((rng >> 33) % 6);
+		snprintf(test, sizeof(test), "T%d", (int)((rng >> 40) % 7));
+		for (int d = 0; d < depth; d++) {
+			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+			const char *f = fn[(rng >> 35) % 9];
+			at += (size_t)snprintf(stack + at, sizeof(stack) - at, "%s%s:%d%s", d ? ";" : "", f,
+					       (int)((rng >> 50) % 3) + 1, (rng >> 60) % 4 == 0 ? "+inl:2" : "");
+		}
+		add((rng >> 20) & 1 ? h : b, test, 1 + (int64_t)((rng >> 44) % 50), stack);
+	}
+	tf_comparison *c = compare1(b, h, NULL);
+	tf_diff_tree *forest, *one;
+	assert_int_equal(tf_comparison_diff_tree(&forest, c, TF_EACH_TEST), 0);
+	assert_string_equal(forest->nodes[0].name, "all");
+	const char *prev = "";
+	size_t seen = 0;
+	for (uint32_t k = forest->nodes[0].first_child; k != TF_DIFF_NONE; k = forest->nodes[k].next_sibling) {
+		assert_true(strcmp(prev, forest->nodes[k].name) < 0);
+		prev = forest->nodes[k].name;
+		const tf_test_delta *t = tf_comparison_find(c, prev);
+		assert_non_null(t);
+		assert_int_equal(tf_comparison_diff_tree(&one, c, (size_t)(t - c->tests)), 0);
+		assert_same_subtree(forest, k, one, 0);
+		/* siblings in name order all the way down */
+		for (size_t i = 1; i < one->n; i++) {
+			uint32_t nx = one->nodes[i].next_sibling;
+			if (nx != TF_DIFF_NONE)
+				assert_true(strcmp(one->nodes[i].name, one->nodes[nx].name) < 0);
+		}
+		tf_diff_tree_free(one);
+		seen++;
+	}
+	assert_int_equal(seen, c->ntests);
+	tf_diff_tree_free(forest);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
 static void test_diff_tree(void **state)
 {
 	(void)state;
@@ -1236,6 +1310,7 @@ int main(void)
 		cmocka_unit_test(test_unsymbolized_frames_match_across_runs),
 		cmocka_unit_test(test_functions_match_across_checkouts),
 		cmocka_unit_test(test_diff_tree),
+		cmocka_unit_test(test_diff_tree_forest),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_format_cost),

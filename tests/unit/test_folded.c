@@ -96,6 +96,48 @@ static void test_load_sniffing(void **state)
 	unit_rmtree(dir);
 }
 
+/* A gzip pprof file is kept as loaded, and given back only while the
+ * profile is what was decoded: the report's copies of the runs. */
+static void test_load_keeps_source(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir(), *path;
+	tf_profile *p, *q;
+	tf_buf gz = TF_BUF_INIT, raw = TF_BUF_INIT;
+
+	assert_int_equal(tf_folded_decode(&p, "main;work 5\nmain;idle 2\n", 24, "x"), 0);
+	assert_int_equal(tf_pprof_encode(&gz, p, 1), 0);
+	assert_int_equal(tf_pprof_encode(&raw, p, 0), 0);
+	tf_profile_free(p);
+	path = write_file(dir, "run.pb.gz", gz.ptr, gz.len);
+	assert_int_equal(tf_profile_load(&q, path), 0);
+	const tf_buf *src = tf_profile_source(q);
+	assert_non_null(src);
+	assert_int_equal(src->len, gz.len);
+	assert_memory_equal(src->ptr, gz.ptr, gz.len);
+	/* a value changed in place: no longer the file */
+	q->values.v[0]++;
+	assert_null(tf_profile_source(q));
+	q->values.v[0]--;
+	assert_non_null(tf_profile_source(q));
+	/* a sample added */
+	uint32_t loc = q->stack.v[0];
+	int64_t v[2] = { 1, 1 };
+	tf_profile_add_sample(q, &loc, 1, v, NULL, 0);
+	assert_null(tf_profile_source(q));
+	tf_profile_free(q);
+	free(path);
+	/* an uncompressed file has nothing to give back */
+	path = write_file(dir, "run.pb", raw.ptr, raw.len);
+	assert_int_equal(tf_profile_load(&q, path), 0);
+	assert_null(tf_profile_source(q));
+	tf_profile_free(q);
+	free(path);
+	tf_buf_free(&gz);
+	tf_buf_free(&raw);
+	unit_rmtree(dir);
+}
+
 /* Counts that would overflow when summed are refused, not summed (found
  * by fuzzing: totals past 2^63 were undefined behaviour). */
 static void test_totals_bounded(void **state)
@@ -120,6 +162,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_load_sniffing),
+		cmocka_unit_test(test_load_keeps_source),
 		cmocka_unit_test(test_totals_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

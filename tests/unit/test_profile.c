@@ -42,6 +42,46 @@ static void test_dedup_and_merge(void **state)
 	tf_profile_free(p);
 }
 
+/* Many keys at once: the same comments as setting them one by one, an
+ * existing key (even a prefix of another) replaced in place, a key given
+ * twice keeping its last value. */
+static void test_set_metas(void **state)
+{
+	(void)state;
+	tf_profile *p = make_profile(), *q = make_profile();
+	char *keys[2003], *values[2003];
+	size_t n = 0;
+	tf_profile_set_meta(p, "test.a", "old");
+	tf_profile_set_meta(q, "test.a", "old");
+	for (int i = 0; i < 2000; i++) {
+		keys[n] = tf_xasprintf("test.t%d", i);
+		values[n++] = tf_xasprintf("cpu=%d", i);
+	}
+	keys[n] = tf_xstrdup("test.a");
+	values[n++] = tf_xstrdup("new");
+	keys[n] = tf_xstrdup("event");
+	values[n++] = tf_xstrdup("cpu-clock");
+	keys[n] = tf_xstrdup("test.t7");
+	values[n++] = tf_xstrdup("last");
+	tf_profile_set_metas(p, keys, values, n);
+	for (size_t i = 0; i < n; i++)
+		tf_profile_set_meta(q, keys[i], values[i]);
+	assert_int_equal(p->comments.n, q->comments.n);
+	assert_int_equal(p->comments.n, 2002);
+	for (size_t i = 0; i < p->comments.n; i++)
+		assert_string_equal(tf_profile_str(p, p->comments.v[i]), tf_profile_str(q, q->comments.v[i]));
+	assert_string_equal(tf_profile_meta(p, "test.a"), "new");
+	assert_string_equal(tf_profile_meta(p, "event"), "cpu-clock");
+	assert_string_equal(tf_profile_meta(p, "test.t7"), "last");
+	assert_string_equal(tf_profile_meta(p, "test.t1999"), "cpu=1999");
+	for (size_t i = 0; i < n; i++) {
+		free(keys[i]);
+		free(values[i]);
+	}
+	tf_profile_free(p);
+	tf_profile_free(q);
+}
+
 static void test_pprof_round_trip(void **state)
 {
 	(void)state;
@@ -177,6 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dedup_and_merge),
+		cmocka_unit_test(test_set_metas),
 		cmocka_unit_test(test_pprof_round_trip),
 		cmocka_unit_test(test_pprof_corrupt),
 		cmocka_unit_test(test_folded),

@@ -11,6 +11,9 @@
 #include "symbolize/symbolize_int.h"
 
 #include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <elf.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -139,6 +142,220 @@ static void test_inlined_frames(void **state)
 	assert_int_equal(l->frames[0].line, lo);
 	tf_symbolizer_free(s);
 	fixture_stop(&f);
+	free(path);
+}
+
+/* The line tables as lines.c reads them answer as libdw's do, at every
+ * row's address and the bytes around it, in every CU of a binary: the C
+ * and C++ fixtures (a sequence per template instance) and this test
+ * itself (the symbolizer's own CUs, sequences long enough to be decoded
+ * from checkpoints). */
+static void check_lines_as_libdw(tf_symbolizer *s, const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	Dwarf *dbg = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dbg);
+	Dwarf_Off off = 0, next;
+	size_t hsize, cus = 0, checked = 0, cks = 0, seqs = 0;
+	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n;
+		tf_sym_lines l;
+		bool ok = dwarf_offdie(dbg, off + hsize, &cu) != NULL;
+		off = next;
+		if (!ok || dwarf_getsrclines(&cu, &lines, &n) != 0)
+			continue;
+		memset(&l, 0, sizeof(l));
+		assert_true(tf_sym_lines_read(&l, &cu));
+		assert_true(l.lazy);
+		cus++;
+		cks += l.cks.n;
+		seqs += l.seqs.n;
+		for (size_t i = 0; i < n; i++) {
+			Dwarf_Addr a;
+			assert_int_equal(dwarf_lineaddr(dwarf_onesrcline(lines, i), &a), 0);
+			for (uint64_t pc = a ? a - 1 : 0; pc <= a + 1; pc++) {
+				Dwarf_Line *want = dwarf_getsrc_die(&cu, pc);
+				const tf_sym_row *got = tf_sym_lines_find(&l, pc);
+				checked++;
+				if (!want) {
+					assert_null(got);
+					continue;
+				}
+				assert_non_null(got);
+				int wl = 0;
+				Dwarf_Addr wa = 0;
+				dwarf_lineno(want, &wl);
+				dwarf_lineaddr(want, &wa);
+				assert_int_equal(got->line, (uint32_t)wl);
+				assert_int_equal(got->addr, wa);
+				assert_string_equal(tf_sym_lines_file(s, &l, got->file),
+						    dwarf_linesrc(want, NULL, NULL));
+			}
+		}
+		tf_sym_lines_free(&l);
+	}
+	assert_true(cus >= 1);
+	assert_true(checked >= 30);
+	dwarf_end(dbg);
+	close(fd);
+	if (cus > 10)
+		assert_true(cks > seqs); /* sequences decoded from checkpoints */
+}
+
+static void test_line_tables(void **state)
+{
+	(void)state;
+	tf_symbolizer *s = new_sym();
+	const char *names[] = { "symbolize_nofp", "symbolize_cxx", "symbolize" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = fixture_path(names[i]);
+		check_lines_as_libdw(s, path);
+		free(path);
+	}
+	check_lines_as_libdw(s, "/proc/self/exe");
+	tf_symbolizer_free(s);
+}
+
+/* The answers kept by build-id: a second symbolizer with the same user
+ * cache answers from them (no DWARF), with the same frames; a damaged
+ * file is ignored; other options keep their own file. */
+static const tf_symloc *kept_lookup(const char *dir, const fixture *f, uint64_t addr,
+				    bool inline_frames, tf_symbolizer_stats *st, tf_symbolizer **out)
+{
+	tf_symbolizer_opts o;
+	tf_symbolizer_opts_init(&o);
+	o.persist_dir = dir;
+	o.inline_frames = inline_frames;
+	assert_int_equal(tf_symbolizer_new(out, &o), 0);
+	feed_maps(*out, f->pid, false, true);
+	const tf_symloc *l = look(*out, f->pid, addr);
+	tf_symbolizer_save(*out);
+	tf_symbolizer_stats_get(*out, st);
+	return l;
+}
+
+static void test_kept_answers(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize_nofp"), *dir = unit_tmpdir();
+	fixture f;
+	unsigned long long ra;
+	int lb, la, lo, db, da, dout;
+	tf_symbolizer *s1, *s2;
+	tf_symbolizer_stats st;
+
+	fixture_start(&f, path, NULL);
+	assert_int_equal(sscanf(fixture_get(&f, "inline"), "%llx %d %d %d %d %d %d", &ra, &lb, &la,
+				&lo, &db, &da, &dout), 7);
+	const tf_symloc *a = kept_lookup(dir, &f, ra - 1, true, &st, &s1);
+	assert_int_equal(st.symcache_hits, 0);
+	assert_true(st.symcache_saved >= 1);
+	const tf_symloc *b = kept_lookup(dir, &f, ra - 1, true, &st, &s2);
+	assert_int_equal(st.symcache_hits, 1);
+	assert_true(st.symcache_loaded >= 1);
+	assert_int_equal(st.symcache_saved, 0); /* nothing new */
+	assert_int_equal(b->nframes, 3);
+	assert_int_equal(a->nframes, b->nframes);
+	for (uint32_t i = 0; i < a->nframes; i++) {
+		assert_string_equal(a->frames[i].function, b->frames[i].function);
+		assert_string_equal(a->frames[i].system_name, b->frames[i].system_name);
+		assert_string_equal(a->frames[i].file, b->frames[i].file);
+		assert_int_equal(a->frames[i].line, b->frames[i].line);
+		assert_int_equal(a->frames[i].start_line, b->frames[i].start_line);
+	}
+	assert_int_equal(b->frames[0].line, lb);
+	assert_int_equal(b->frames[2].line, lo);
+	assert_string_equal(b->build_id, a->build_id);
+	tf_symbolizer_free(s1);
+	tf_symbolizer_free(s2);
+
+	/* a damaged file: not used, written again */
+	char *kept = tf_xasprintf("%s/sym/%s-di", dir, "*");
+	char *cmd = tf_xasprintf("for f in %s; do head -c 40 \"$f\" > \"$f.x\" && mv \"$f.x\" \"$f\"; done", kept);
+	assert_int_equal(system(cmd), 0);
+	b = kept_lookup(dir, &f, ra - 1, true, &st, &s2);
+	assert_int_equal(st.symcache_hits, 0);
+	assert_int_equal(b->nframes, 3);
+	assert_int_equal(b->frames[0].line, lb);
+	assert_true(st.symcache_saved >= 1);
+	tf_symbolizer_free(s2);
+
+	/* without inlined frames: its own file, its own answer */
+	b = kept_lookup(dir, &f, ra - 1, false, &st, &s2);
+	assert_int_equal(st.symcache_hits, 0);
+	assert_int_equal(b->nframes, 1);
+	assert_string_equal(b->frames[0].function, "sym_outer");
+	assert_int_equal(b->frames[0].line, lo);
+	tf_symbolizer_free(s2);
+
+	/* the function kept whole: other addresses of sym_outer, never
+	 * looked up before, answered from it as the DWARF answers them */
+	tf_symbolizer *s0 = new_sym();
+	feed_maps(s0, f.pid, false, true);
+	kept_lookup(dir, &f, ra - 1, true, &st, &s2);
+	size_t same = 0;
+	for (uint64_t pc = ra - 64; pc < ra + 64; pc++) {
+		const tf_symloc *want = look(s0, f.pid, pc);
+		if (strcmp(want->frames[want->nframes - 1].function, "sym_outer") != 0)
+			continue;
+		const tf_symloc *got = look(s2, f.pid, pc);
+		assert_int_equal(got->nframes, want->nframes);
+		for (uint32_t i = 0; i < want->nframes; i++) {
+			assert_string_equal(got->frames[i].function, want->frames[i].function);
+			assert_string_equal(got->frames[i].system_name, want->frames[i].system_name);
+			assert_string_equal(got->frames[i].file, want->frames[i].file);
+			assert_int_equal(got->frames[i].line, want->frames[i].line);
+			assert_int_equal(got->frames[i].start_line, want->frames[i].start_line);
+		}
+		same++;
+	}
+	tf_symbolizer_stats_get(s2, &st);
+	assert_true(same >= 16);
+	assert_true(st.symcache_hits >= same); /* none of them from the DWARF */
+	tf_symbolizer_free(s2);
+
+	/* the CU kept: addresses of its other functions resolved from its
+	 * kept index (no walk of the DIEs, no scan of the line table) as
+	 * from the DWARF; a damaged index is not used */
+	for (int damaged = 0; damaged < 2; damaged++) {
+		if (damaged) {
+			/* the last bytes are the CU's record: cut it short */
+			char *cut = tf_xasprintf("for f in %s; do n=$(($(stat -c %%s \"$f\") - 7)); "
+						 "head -c $n \"$f\" > \"$f.x\" && mv \"$f.x\" \"$f\"; done", kept);
+			assert_int_equal(system(cut), 0);
+			free(cut);
+		}
+		kept_lookup(dir, &f, ra - 1, true, &st, &s2);
+		size_t other = 0;
+		for (uint64_t pc = ra - 4096; pc < ra + 4096; pc += 3) {
+			const tf_symloc *want = tf_symbolizer_lookup(s0, (uint32_t)f.pid, 0, pc, false);
+			const tf_symloc *got = tf_symbolizer_lookup(s2, (uint32_t)f.pid, 0, pc, false);
+			assert_int_equal(!want, !got);
+			if (!want || !want->resolved || !want->nframes)
+				continue;
+			assert_int_equal(got->nframes, want->nframes);
+			for (uint32_t i = 0; i < want->nframes; i++) {
+				assert_string_equal(got->frames[i].function, want->frames[i].function);
+				assert_int_equal(got->frames[i].line, want->frames[i].line);
+				assert_true(!want->frames[i].file ||
+					    strcmp(got->frames[i].file, want->frames[i].file) == 0);
+			}
+			if (strcmp(want->frames[want->nframes - 1].function, "sym_outer") != 0)
+				other++;
+		}
+		assert_true(other >= 50);
+		tf_symbolizer_stats_get(s2, &st);
+		assert_int_equal(st.symcache_cus, damaged ? 0 : 1);
+		tf_symbolizer_free(s2);
+	}
+	tf_symbolizer_free(s0);
+	free(kept);
+	free(cmd);
+	fixture_stop(&f);
+	unit_rmtree(dir);
 	free(path);
 }
 
@@ -853,6 +1070,8 @@ int main(void)
 		cmocka_unit_test(test_pie),
 		cmocka_unit_test(test_nopie),
 		cmocka_unit_test(test_inlined_frames),
+		cmocka_unit_test(test_line_tables),
+		cmocka_unit_test(test_kept_answers),
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_demangle_names),
 		cmocka_unit_test(test_deleted_binary),
