@@ -108,14 +108,14 @@ static int collect(path_list *out, tf_run_opts *o, char **args, int nargs)
 	if (out->n)
 		return 0;
 	/* the dir: store keeps the shards of HEAD apart */
-	tf_store *st_ = NULL;
+	tf_store *store = NULL;
 	char *dir = NULL;
 	if (o->rec.ctx->commit &&
-	    tf_cli_store_open(&st_, o->store_spec, o->rec.cfg, o->remote) == 0 &&
-	    tf_store_shard_dir(&dir, st_, o->rec.ctx->commit) == 0)
+	    tf_cli_store_open(&store, o->store_spec, o->rec.cfg, o->remote) == 0 &&
+	    tf_store_shard_dir(&dir, store, o->rec.ctx->commit) == 0)
 		find_shard_files(out, dir, 0);
 	tf_error_clear();
-	tf_store_free(st_);
+	tf_store_free(store);
 	if (!out->n)
 		tf_errorf("no shard run files in '%s'%s%s%s: give the shards' files or the "
 			  "directories their artifacts were unpacked in", o->report_dir,
@@ -253,9 +253,9 @@ int cmd_merge(int argc, char **argv)
 		status = tf_fail(rc);
 		goto out;
 	}
-	if (!m.suite || !m.commit) {
+	if (!m.suite || !m.commit || !m.kind) {
 		tf_errorf("'%s' names no %s: not a run file of `testflame run --shard`", files.v[0],
-			  !m.suite ? "suite" : "commit");
+			  !m.suite ? "suite" : !m.commit ? "commit" : "event or sampler");
 		status = TF_EXIT_USAGE;
 		goto out;
 	}
