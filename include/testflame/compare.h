@@ -80,6 +80,9 @@ typedef struct {
 	/* How the verdict was confirmed on this runner, for the reports
 	 * ("the merge-base built and run here, 3 runs each"); NULL: not. */
 	const char *confirmation;
+	/* Where the head's runs come from when not from one job, for the
+	 * reports ("merged from 3 shards, judged as recorded"); NULL: not. */
+	const char *origin;
 	/* Each side's runs are one job of its own (run against a stored
 	 * baseline): the runs of a job share its moment (the runner, its other
 	 * tenants), and more runs of a side cannot average that job-to-job
@@ -207,6 +210,7 @@ typedef struct {
 	size_t touching_tests;   /* tests that ran changed code */
 	const char *shift_note;
 	const char *confirmation; /* tf_compare_opts.confirmation */
+	const char *origin;       /* tf_compare_opts.origin */
 	bool gate_outside;
 	tf_correction correction;
 	bool separate_jobs;      /* tf_compare_opts.separate_jobs */

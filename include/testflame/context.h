@@ -52,6 +52,10 @@ typedef struct {
 	/* Set by TESTFLAME_COMMIT / TESTFLAME_DEFAULT_BRANCH: these beat what
 	 * git says; CI's own values only fill in where git knows nothing. */
 	bool commit_forced, default_branch_forced;
+	/* This job is copy `shard_index` (from 1) of `shard_total` > 1 that
+	 * the CI runs in parallel (GitLab's parallel:, CircleCI's
+	 * parallelism); 0 and 0 otherwise. */
+	unsigned shard_index, shard_total;
 	/* Problems met while reading (an unreadable event payload, ...): the
 	 * context is still filled as far as possible. */
 	tf_msglist warnings;

@@ -208,6 +208,14 @@ int tf_profile_select(tf_profile **out, const tf_profile *p, const uint8_t *mask
 #define TF_MAX_RUNS 1000
 int tf_profile_join_runs(tf_profile **out, const tf_profile *const *runs, size_t n);
 size_t tf_profile_count_runs(const tf_profile *p);
+/*
+ * Parts of one run recorded apart (the shards of a suite, each run by its
+ * own CI job) as one run: every part's samples and per-test lines, the
+ * first part's header and metadata, the durations summed. The parts must
+ * have the same sample types (TF_EINVAL). Tests keep their names: the
+ * caller checks that no two parts hold the same test.
+ */
+int tf_profile_join_parts(tf_profile **out, const tf_profile *const *parts, size_t n);
 int tf_profile_split_runs(tf_profile ***out, size_t *n, const tf_profile *p);
 
 /*

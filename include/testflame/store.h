@@ -218,6 +218,66 @@ size_t tf_store_history(tf_profile ***out, tf_store *s, const char *before, cons
 int tf_store_save_runs(tf_store *s, const char *rev, const char *suite, const char *kind,
 		       const tf_profile *const *runs, size_t n);
 
+/* ---- the shards of a suite (shards.c) ----
+ *
+ * A suite split across CI jobs: each job records shard K of N
+ * (`run --shard K/N`, metadata testflame.shard=K/N) and one job merges
+ * them into the runs of the whole suite.
+ */
+
+#define TF_SHARD_MAX 1000
+
+typedef struct {
+	unsigned index, total; /* shard `index` (from 1) of `total` */
+} tf_shard;
+
+/* "K/N" with 1 <= K <= N <= TF_SHARD_MAX; TF_EUSAGE saying so otherwise. */
+int tf_shard_parse(tf_shard *out, const char *spec);
+/* "K/N" into buf; returns buf. */
+const char *tf_shard_format(char *buf, size_t size, tf_shard s);
+
+/* One shard's run file, as the merge found it. */
+typedef struct {
+	const tf_profile *profile; /* borrowed */
+	const char *name;          /* the file's name, for messages (borrowed) */
+	tf_shard shard;
+	int exit_status;           /* its suite's exit status */
+	bool interrupted;
+	size_t runs;               /* runs it holds (run --shard K/N --repeat R) */
+} tf_shard_info;
+
+typedef struct {
+	tf_profile **runs;      /* the merged runs: run r holds every shard's run r */
+	size_t nruns;           /* the fewest runs a shard holds */
+	tf_shard_info *shards;  /* sorted by index */
+	size_t nshards;
+	unsigned total;
+	const char *commit, *suite; /* the shards' (borrowed from them) */
+	char *kind;             /* their runner kind (tf_store_kind), NULL if unknown */
+} tf_shards_merged;
+
+/*
+ * Merge the run files of a sharded suite (borrowed; `names` say where each
+ * came from). TF_EUSAGE, with one line naming the files, when they are not
+ * every shard of one suite at one commit exactly once: a file without a
+ * shard, two commits, suites, runner kinds or splits, a shard doubled or
+ * missing, a test recorded by two shards (work that is no test of its own,
+ * "[outside tests]", the build, is summed over the shards instead). The
+ * merged runs' metadata are the first shard's, with "shards" = N, the
+ * counters summed, exit_status the first failing shard's. `out` is to be
+ * cleared whatever the result.
+ */
+int tf_shards_merge(tf_shards_merged *out, const tf_profile *const *files,
+		    const char *const *names, size_t n);
+void tf_shards_merged_clear(tf_shards_merged *m);
+
+/* dir: store: where shard files of `rev` are kept, PATH/shards/<commit>
+ * (caller frees); TF_EUNSUPPORTED for other stores, which keep none. */
+int tf_store_shard_dir(char **out, tf_store *s, const char *rev);
+/* Keep one shard's run file there, as <suite>/<kind>.shard-K-of-N.pb.gz. */
+int tf_store_save_shard(tf_store *s, const char *rev, const char *suite, const char *kind,
+			tf_shard shard, const void *data, size_t len);
+
 /* Remote operations (git store only). */
 typedef struct {
 	char commit[TF_STORE_ID_HEX + 1];

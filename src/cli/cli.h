@@ -121,6 +121,7 @@ bool tf_cli_isatty(int fd);
 /* Command entry points, one file each (cmd_<name>.c). */
 int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_show(int argc, char **argv);

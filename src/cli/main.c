@@ -15,6 +15,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", cmd_run, "record the suite, compare each test with its baseline, report, gate" },
+	{ "merge", cmd_merge, "merge the shards of a suite run by parallel CI jobs, then compare, report, gate" },
 	{ "record", cmd_record, "run a command under the sampling profiler and write a run file" },
 	{ "view", cmd_view, "show or convert a profile (top table, page, flame graph, folded, pprof, speedscope)" },
 	{ "show", cmd_show, "print a run file's metadata and per-test totals" },

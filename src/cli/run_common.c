@@ -132,6 +132,7 @@ static int compare_sides(tf_comparison **c, const tf_run_opts *o, const tf_run_s
 	co.separate_jobs = o->against == NULL && !o->interleaved;
 	co.gate_outside = tf_config_bool(o->rec.cfg->gate.outside, false);
 	co.confirmation = o->confirmation;
+	co.origin = o->origin;
 	rc = tf_compare(c, &bs, &hs, &co);
 	tf_vec_free(&bp);
 	tf_vec_free(&hp);
@@ -242,3 +243,187 @@ bool tf_run_will_save(const tf_run_opts *o)
 	return ctx->commit && !o->no_save && (o->save || (ctx->on_default_branch && !ctx->dirty));
 }
 
+
+const tf_option *tf_run_cli_options(tf_run_opts *o)
+{
+	const tf_option opts[] = {
+		TF_OPT_DOUBLE(0, "threshold", &o->threshold, "PCT",
+			      "smallest slowdown that fails the gate (default 5)"),
+		TF_OPT_STRING(0, "target", &o->rec.target_branch, "BRANCH",
+			      "the branch to compare with (default: the PR's base, else the default branch)"),
+		TF_OPT_STRING(0, "store", &o->store_spec, "SPEC",
+			      "where baselines live: git (default), git:REMOTE, dir:PATH, pyroscope:URL"),
+		TF_OPT_STRING(0, "remote", &o->remote, "NAME",
+			      "the git remote baselines are fetched from and pushed to (default origin)"),
+		TF_OPT_FLAG(0, "save", &o->save,
+			    "save this run as HEAD's baseline (default: on the default branch, clean tree)"),
+		TF_OPT_FLAG(0, "no-save", &o->no_save, "never save a baseline"),
+		TF_OPT_FLAG(0, "push", &o->push, "push a saved baseline to the remote (default in CI)"),
+		TF_OPT_FLAG(0, "no-push", &o->no_push, "never push baselines"),
+		TF_OPT_FLAG(0, "fetch", &o->fetch,
+			    "fetch baselines from the remote outside CI too (default in CI)"),
+		TF_OPT_FLAG(0, "no-fetch", &o->no_fetch, "do not fetch baselines from the remote"),
+		TF_OPT_INT(0, "history", &o->history, "N",
+			   "learn each test's noise from up to N stored baselines (default 10; 1 = off)",
+			   1, 1000),
+		TF_OPT_FLAG(0, "no-fail", &o->no_fail, "report regressions but exit 0"),
+		TF_OPT_GROUP("report:"),
+		TF_OPT_STRING(0, "report", &o->report_dir, "DIR",
+			      "the report directory (default testflame-report)"),
+		TF_OPT_FLAG(0, "all", &o->all, "list unchanged tests too"),
+		TF_OPT_STRING(0, "color", &o->color, "WHEN", "colour the table",
+			      .choices = tf_cli_colour_choices),
+		TF_OPT_GROUP("publishing (in CI):"),
+		TF_OPT_FLAG(0, "no-publish", &o->no_publish,
+			    "no comment, annotations, step summary or outputs"),
+		TF_OPT_FLAG(0, "no-comment", &o->no_comment, "no PR/MR comment (publish.comment)"),
+		TF_OPT_FLAG(0, "no-annotations", &o->no_annotations,
+			    "no annotations or review comments (publish.annotations)"),
+		TF_OPT_FLAG(0, "no-step-summary", &o->no_step_summary,
+			    "no $GITHUB_STEP_SUMMARY (publish.step_summary)"),
+		TF_OPTS_END,
+	};
+
+	/* the table points into `o`, so it lives with it */
+	free(o->options);
+	o->options = tf_xmalloc(sizeof(opts));
+	memcpy(o->options, opts, sizeof(opts));
+	return o->options;
+}
+
+int tf_run_check_flags(const tf_run_opts *o, const char *const *usage)
+{
+	if (o->save && o->no_save)
+		return tf_usage_error(usage, "--save and --no-save contradict each other");
+	if (o->threshold != -1 && (o->threshold < 0 || o->threshold > 1000))
+		return tf_usage_error(usage, "--threshold must be a percentage between 0 and 1000");
+	return 0;
+}
+
+void tf_run_resolve(tf_run_opts *o)
+{
+	const tf_config *cfg = o->rec.cfg;
+
+	if (o->threshold < 0)
+		o->threshold = cfg->gate.threshold >= 0 ? cfg->gate.threshold : 5.0;
+	if (!o->no_fail && !tf_config_bool(cfg->gate.fail_on_regression, true))
+		o->no_fail = true;
+	if (!o->report_dir)
+		o->report_dir = cfg->report.dir ? cfg->report.dir : "testflame-report";
+	if (!o->history)
+		o->history = 10;
+}
+
+/* Each test's run-to-run noise, from the baseline `first` (of `from`) and
+ * up to --history - 1 baselines before it. */
+static void learn_noise(tf_run_opts *o, tf_store *st, const tf_profile *first, const char *from,
+			const char *kind, const tf_store_resolve_opts *ro)
+{
+	TF_VEC(const tf_profile *) runs = { 0 };
+	tf_profile **earlier;
+	size_t n = tf_store_history(&earlier, st, from, o->rec.suite_name, kind,
+				    (size_t)o->history - 1, ro), draws = 0;
+
+	tf_vec_push(&runs, first);
+	for (size_t i = 0; i < n; i++)
+		tf_vec_push(&runs, earlier[i]);
+	for (size_t i = 0; i < runs.n; i++)
+		draws += tf_profile_count_runs(runs.v[i]);
+	if (draws >= 3 &&
+	    tf_compare_history_noise(&o->noise, &o->nnoise, runs.v, runs.n, NULL) == 0)
+		tf_verbosef("learned the run-to-run noise of %zu tests from %zu runs in %zu baselines",
+			    o->nnoise, draws, runs.n);
+	for (size_t i = 0; i < n; i++)
+		tf_profile_free(earlier[i]);
+	free(earlier);
+	tf_vec_free(&runs);
+}
+
+bool tf_run_find_baseline(tf_run_opts *o, tf_store *st, const char *start, const char *kind,
+			  tf_run_side *base, char commit[TF_STORE_ID_HEX + 1], char **note,
+			  char **why)
+{
+	const tf_context *ctx = o->rec.ctx;
+	const bool in_ci = ctx->ci && ctx->ci->provider != TF_CI_LOCAL;
+	tf_store_resolve_opts ro = { 0, !o->no_fetch && tf_store_is_git(st) && (o->fetch || in_ci) };
+	tf_store_found f;
+	const tf_store_match *m = &f.match;
+	int rc = tf_store_find_runs(&f, st, start, o->rec.suite_name, kind, &ro);
+
+	if (m->remote_error[0]) {
+		tf_warnf("%s; looking at local baselines only", m->remote_error);
+		ro.fetch = false;
+	}
+	if (rc == TF_ENOTFOUND && !m->commit[0]) { /* git holds none: Pyroscope may */
+		tf_store_match pm;
+		if ((rc = tf_cli_pyroscope_resolve(&pm, st, start, &o->rec, kind)) == 0)
+			rc = tf_store_read_runs(&f, st, &pm, o->rec.suite_name, kind);
+	}
+	if (rc == 0) {
+		/* a baseline saved from --repeat holds its runs apart */
+		for (size_t i = 0; i < f.nruns; i++) {
+			tf_run_side_add(base, f.runs[i],
+					f.nruns > 1 ? tf_xasprintf("baseline %.12s run %zu", m->commit, i + 1)
+						    : tf_xasprintf("baseline %.12s", m->commit));
+			f.runs[i] = NULL;
+		}
+		memcpy(commit, m->commit, TF_STORE_ID_HEX + 1);
+		if (o->history > 1)
+			learn_noise(o, st, f.stored, m->commit, kind, &ro);
+		bool at_head = !(ctx->merge_base && strcmp(start, ctx->merge_base) == 0);
+		unsigned dist = m->distance + (at_head ? 1 : 0);
+		char nr[32] = "";
+		if (f.nruns > 1)
+			snprintf(nr, sizeof(nr), ", %zu runs", f.nruns);
+		*note = tf_xasprintf("baseline: %.12s%s%s%s, %u commit%s before %s%s%s", m->commit,
+				     f.subject ? " (" : "", f.subject ? f.subject : "",
+				     f.subject ? ")" : "", dist, dist == 1 ? "" : "s",
+				     at_head ? "HEAD" : "the merge-base", nr,
+				     m->source[0] ? m->source : m->fetched ? ", fetched" : "");
+	} else if (m->commit[0]) {
+		tf_warnf("%s", tf_error_last());
+		*why = tf_xasprintf("the baseline of %.12s cannot be read", m->commit);
+	} else if (rc == TF_ENOTFOUND) {
+		tf_notef("no baseline to compare with: %s", tf_error_last());
+		*why = tf_xstrdup(tf_error_last());
+	} else {
+		tf_warnf("no baseline: %s", tf_error_last());
+		*why = tf_xstrdup(tf_error_last());
+	}
+	tf_store_found_clear(&f);
+	return rc == 0;
+}
+
+int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *head,
+		  const char *note, const char *why, const char *base_commit, const char *kind,
+		  int exit_status)
+{
+	const tf_context *ctx = o->rec.ctx;
+	int status = TF_EXIT_OK;
+	bool interrupted = head->runs.v[0].info.interrupted ||
+			   tf_profile_meta(head->runs.v[0].profile, "interrupted");
+
+	if (base) {
+		status = tf_run_report(o, base, head, note, base_commit,
+				       tf_run_head_distance(ctx, base_commit));
+		if (status == TF_EXIT_ERROR)
+			return status;
+	} else {
+		/* still leave the run where the report would be */
+		if (tf_report_write_no_baseline(o->report_dir, o->rec.suite_name,
+						head->runs.v[0].profile, why) == 0)
+			printf("no baseline yet; this run is in %s/head.pb.gz\n", o->report_dir);
+		else
+			tf_warnf("%s", tf_error_last());
+		tf_run_publish(o, NULL, NULL, NULL);
+	}
+
+	if (!exit_status && !interrupted) /* as for saving */
+		tf_cli_pyroscope_push(st, &o->rec, kind, head->runs.v, head->runs.n);
+	/* keep this run as the baseline of HEAD where it belongs */
+	if (st && !exit_status && !interrupted && tf_run_will_save(o))
+		tf_run_save_baseline(o, st, head, kind);
+	else if (st && o->save && exit_status)
+		tf_warnf("not saving a baseline of a failing suite (exit status %d)", exit_status);
+	return tf_run_status(o, exit_status, status == TF_EXIT_REGRESSION);
+}

@@ -25,6 +25,7 @@ typedef struct {
 	long confirm_runs;          /* rerun: how many more runs */
 	bool interleaved;           /* the sides ran alternately in this job */
 	const char *confirmation;   /* how the verdict was confirmed (report) */
+	const char *origin;         /* merge: where the head's runs came from (report) */
 	double threshold;
 	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
 	bool no_publish, no_comment, no_annotations, no_step_summary;
@@ -36,7 +37,23 @@ typedef struct {
 	size_t nnoise;
 	tf_store *store;            /* run_stored: its store and runner kind (Pyroscope's links) */
 	const char *kind;
+	/* run --shard K/N: record shard K of N for `merge` (shard_common.c) */
+	const char *shard_flag;     /* --shard */
+	bool no_shard;              /* --no-shard: not from the CI's parallel jobs */
+	tf_shard shard;             /* total 0: the whole suite */
+	tf_option *options;         /* the table of tf_run_cli_options() */
 } tf_run_opts;
+
+/* The options `run` and `merge` share (the baseline, the gate, the report,
+ * publishing), a table over `o` for a command's own table to include; it
+ * lives as long as `o` (free o->options). */
+const tf_option *tf_run_cli_options(tf_run_opts *o);
+/* Flags that contradict each other or are out of range: TF_EXIT_USAGE
+ * after saying which, else 0. */
+int tf_run_check_flags(const tf_run_opts *o, const char *const *usage);
+/* The shared settings, flags over .testflame.yml over defaults (needs
+ * o->rec.cfg). */
+void tf_run_resolve(tf_run_opts *o);
 
 /* The runs of one side, each with its name in the report. */
 typedef struct {
@@ -86,6 +103,27 @@ int tf_run_status(const tf_run_opts *o, int exit_status, bool regressed);
 /* First-parent steps from HEAD back to `commit`; -1 when it is not on that
  * line (a merge of the target into the branch) or unknown. */
 long tf_run_head_distance(const tf_context *ctx, const char *commit);
+
+/*
+ * The stored baseline nearest to `start` into `base`, its commit into
+ * `commit` and the line that introduces it into *note; learns the noise
+ * history on the way. False when there is none, *why saying why (for
+ * report.md).
+ */
+bool tf_run_find_baseline(tf_run_opts *o, tf_store *st, const char *start, const char *kind,
+			  tf_run_side *base, char commit[TF_STORE_ID_HEX + 1], char **note,
+			  char **why);
+/*
+ * What follows the comparison's inputs: compare with `base` (NULL: there
+ * is none, `why` says why) and report, or write the head alone; push to
+ * Pyroscope; keep `head` as HEAD's baseline where it belongs (not of a
+ * failing or interrupted suite); and return the exit status: the suite's
+ * `exit_status` first, else the gate's (TF_EXIT_ERROR when the report
+ * could not be written).
+ */
+int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *head,
+		  const char *note, const char *why, const char *base_commit, const char *kind,
+		  int exit_status);
 
 /* Whether a run that succeeds will be kept as HEAD's baseline. */
 bool tf_run_will_save(const tf_run_opts *o);

@@ -947,6 +947,7 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 				pv->periodic = false;
 		s->correction = opts->correction;
 		s->confirmation = opts->confirmation ? tf_arena_strdup(pv->arena, opts->confirmation) : NULL;
+		s->origin = opts->origin ? tf_arena_strdup(pv->arena, opts->origin) : NULL;
 		s->separate_jobs = opts->separate_jobs;
 		s->base_runs = pv->nbase;
 		s->head_runs = pv->nhead;

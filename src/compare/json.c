@@ -186,6 +186,7 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	json_object_set_new(root, "gate_outside", json_boolean(s->gate_outside));
 	json_object_set_new(root, "environments_differ", s->env_diff ? jstr(s->env_diff) : json_null());
 	json_object_set_new(root, "confirmation", s->confirmation ? jstr(s->confirmation) : json_null());
+	json_object_set_new(root, "head_origin", s->origin ? jstr(s->origin) : json_null());
 	{
 		json_t *sh = json_object();
 		json_object_set_new(sh, "pct", jnum(s->shift_pct));

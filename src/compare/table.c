@@ -172,6 +172,11 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 		tf_buf_printf(&line, ", %s -> %s", *br ? br : "?", *hr ? hr : "?");
 	put_fit(b, line.ptr, o->width, false);
 	tf_buf_puts(b, "\n");
+	if (s->origin) {
+		tf_buf_puts(b, "  head: ");
+		tf_buf_put_printable(b, s->origin);
+		tf_buf_putc(b, '\n');
+	}
 	if (s->confirmation) {
 		tf_buf_puts(b, "  confirmed: ");
 		tf_buf_put_printable(b, s->confirmation);

@@ -33,6 +33,10 @@
  *   CIRCLE_PULL_REQUEST (the PR's URL, ".../pull/123"), CIRCLE_PR_NUMBER
  *   (forked PRs only), CIRCLE_PROJECT_USERNAME, CIRCLE_PROJECT_REPONAME,
  *   CIRCLE_BUILD_URL. CircleCI does not name a PR's base branch.
+ * - Parallel copies of one job (the shards of a suite): GitLab's
+ *   `parallel: N`, CI_NODE_INDEX (1..N) and CI_NODE_TOTAL ("CI/CD YAML
+ *   syntax reference", parallel); CircleCI's `parallelism: N`,
+ *   CIRCLE_NODE_INDEX (0..N-1) and CIRCLE_NODE_TOTAL.
  * - Any CI: CI=true.
  */
 #include "testflame/context.h"
@@ -240,6 +244,36 @@ static void detect_github(tf_ci *ci, char *const *envp)
 					   ci->repository, run);
 }
 
+/*
+ * The CI's own split of a job into parallel copies, when there are several:
+ * GitLab's `parallel: N` counts its jobs from 1 (CI_NODE_INDEX, and
+ * CI_NODE_TOTAL is 1 without `parallel:`), CircleCI's `parallelism: N`
+ * from 0 (CIRCLE_NODE_INDEX, CIRCLE_NODE_TOTAL). Kept from 1 here.
+ */
+static void detect_nodes(tf_ci *ci, char *const *envp, const char *index_var,
+			 const char *total_var, long first)
+{
+	const char *iv = env(envp, index_var), *tv = env(envp, total_var);
+	long total = parse_number(tv), index = -1;
+	char *end;
+
+	if (!tv || total == 1)
+		return;
+	if (iv && *iv >= '0' && *iv <= '9') {
+		errno = 0;
+		index = strtol(iv, &end, 10);
+		if (errno || *end)
+			index = -1;
+	}
+	if (total < 1 || total > 1000 || index < first || index - first >= total) {
+		warn(ci, "%s=%s and %s=%s do not name one job of several: not a shard", index_var,
+		     iv ? iv : "", total_var, tv);
+		return;
+	}
+	ci->shard_index = (unsigned)(index - first + 1);
+	ci->shard_total = (unsigned)total;
+}
+
 static void detect_gitlab(tf_ci *ci, char *const *envp)
 {
 	set(&ci->event, env(envp, "CI_PIPELINE_SOURCE"));
@@ -270,6 +304,7 @@ static void detect_gitlab(tf_ci *ci, char *const *envp)
 	/* CI_COMMIT_REF_NAME is a tag's name in tag pipelines: not a branch. */
 	if (!env(envp, "CI_COMMIT_TAG"))
 		set_if_unset(&ci->branch, env(envp, "CI_COMMIT_REF_NAME"));
+	detect_nodes(ci, envp, "CI_NODE_INDEX", "CI_NODE_TOTAL", 1);
 }
 
 static void detect_circleci(tf_ci *ci, char *const *envp)
@@ -291,6 +326,7 @@ static void detect_circleci(tf_ci *ci, char *const *envp)
 		set(&ci->event, "tag");
 	else
 		set(&ci->event, "push");
+	detect_nodes(ci, envp, "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", 0);
 }
 
 static int apply_overrides(tf_ci *ci, char *const *envp)

@@ -191,27 +191,58 @@ int tf_profile_select(tf_profile **out, const tf_profile *p, const uint8_t *mask
 	return 0;
 }
 
-int tf_profile_join_runs(tf_profile **out, const tf_profile *const *runs, size_t n)
+/* Whether two profiles have the same sample types, so that samples copy
+ * from one to the other value for value. */
+static bool same_sample_types(const tf_profile *a, const tf_profile *b)
+{
+	if (a->sample_types.n != b->sample_types.n)
+		return false;
+	for (size_t i = 0; i < a->sample_types.n; i++)
+		if (strcmp(tf_profile_str(a, a->sample_types.v[i].type),
+			   tf_profile_str(b, b->sample_types.v[i].type)) != 0 ||
+		    strcmp(tf_profile_str(a, a->sample_types.v[i].unit),
+			   tf_profile_str(b, b->sample_types.v[i].unit)) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Every sample of `parts` in one profile with the first part's header and
+ * metadata, and the per-test lines of the others: as runs kept apart
+ * (`as_runs`: a run label on each sample, each later run's test lines
+ * under its own prefix) or as parts of one run (the shards of a suite:
+ * samples and test lines as they are).
+ */
+static int join(tf_profile **out, const tf_profile *const *parts, size_t n, bool as_runs)
 {
 	tf_profile *q;
 	char num[32];
 
+	*out = NULL;
 	if (n == 0)
 		return tf_error_set(TF_EINVAL, "no runs to join");
+	for (size_t r = 1; r < n; r++)
+		if (!same_sample_types(parts[0], parts[r]))
+			return tf_error_set(TF_EINVAL, "cannot join profiles of different sample "
+					    "types (part 1 and part %zu)", r + 1);
 	tf_profile_new(&q);
 	tf_profile_set_merge(q, false);
 	for (size_t r = 0; r < n; r++) {
 		copier c;
-		copier_init(&c, runs[r], q);
+		copier_init(&c, parts[r], q);
 		if (r == 0) {
 			copy_header(&c);
 		} else {
-			q->duration_nanos += runs[r]->duration_nanos;
+			q->duration_nanos += parts[r]->duration_nanos;
 			/* its per-test lines, under the run's own prefix */
-			for (size_t i = 0; i < runs[r]->comments.n; i++) {
-				const char *cm = tf_profile_str(runs[r], runs[r]->comments.v[i]);
+			for (size_t i = 0; i < parts[r]->comments.n; i++) {
+				const char *cm = tf_profile_str(parts[r], parts[r]->comments.v[i]);
 				if (strncmp(cm, TEST_META, sizeof(TEST_META) - 1) != 0)
 					continue;
+				if (!as_runs) {
+					tf_vec_push(&q->comments, tf_profile_intern(q, cm));
+					continue;
+				}
 				char *line = tf_xasprintf("testflame.run%zu.test.%s", r + 1,
 							  cm + sizeof(TEST_META) - 1);
 				tf_vec_push(&q->comments, tf_profile_intern(q, line));
@@ -220,15 +251,27 @@ int tf_profile_join_runs(tf_profile **out, const tf_profile *const *runs, size_t
 		}
 		snprintf(num, sizeof(num), "%zu", r + 1);
 		tf_label run = { tf_profile_intern(q, TF_RUN_LABEL), tf_profile_intern(q, num), 0, 0 };
-		for (size_t i = 0; i < runs[r]->samples.n; i++)
-			copy_sample(&c, i, &run);
+		for (size_t i = 0; i < parts[r]->samples.n; i++)
+			copy_sample(&c, i, as_runs ? &run : NULL);
 		copier_free(&c);
 	}
 	tf_profile_set_merge(q, true);
-	snprintf(num, sizeof(num), "%zu", n);
-	tf_profile_set_meta(q, "runs", num);
+	if (as_runs) {
+		snprintf(num, sizeof(num), "%zu", n);
+		tf_profile_set_meta(q, "runs", num);
+	}
 	*out = q;
 	return 0;
+}
+
+int tf_profile_join_runs(tf_profile **out, const tf_profile *const *runs, size_t n)
+{
+	return join(out, runs, n, true);
+}
+
+int tf_profile_join_parts(tf_profile **out, const tf_profile *const *parts, size_t n)
+{
+	return join(out, parts, n, false);
 }
 
 size_t tf_profile_count_runs(const tf_profile *p)

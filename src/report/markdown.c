@@ -134,6 +134,11 @@ static void headline(tf_buf *b, rp_ctx *x)
 	if (x->o.artifact_url)
 		tf_buf_printf(b, " \xc2\xb7 [full report](%s)", x->o.artifact_url);
 	tf_buf_puts(b, "\n\n");
+	if (s->origin) {
+		tf_buf_puts(b, "_Head: ");
+		rp_put_md(b, s->origin, 600);
+		tf_buf_puts(b, "._\n\n");
+	}
 	if (s->confirmation) {
 		tf_buf_puts(b, "_Confirmed: ");
 		rp_put_md(b, s->confirmation, 600);

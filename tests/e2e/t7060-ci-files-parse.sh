@@ -53,13 +53,17 @@ test_expect_success 'GitHub'\''s parser rejects a broken action' '
 
 test_expect_success 'the orb: packed from its source, every part parses with CircleCI'\''s parser' '
 	node "$NODE_DIR/circleci-check.mjs" "$TOP/circleci" >out 2>err || { cat err; exit 1; }
-	expect_contains out "jobs: profile" && expect_contains out "commands: allow-sampling, check, install" &&
-	expect_contains out "example pull-requests: workflows perf; jobs testflame/profile"
+	expect_contains out "jobs: merge, profile, shard" &&
+	expect_contains out "commands: allow-sampling, check, install, record-shard" &&
+	expect_contains out "example pull-requests: workflows perf; jobs testflame/profile" &&
+	expect_contains out "example sharded: workflows perf; jobs testflame/shard, testflame/merge"
 '
 
-test_expect_success 'the example CircleCI config parses with the orb'\''s jobs' '
-	node "$NODE_DIR/circleci-check.mjs" "$TOP/circleci" "$TOP/examples/.circleci/config.yml" >out 2>err || { cat err; exit 1; }
-	expect_contains out "config.yml: workflows perf; jobs testflame/profile"
+test_expect_success 'the example CircleCI configs parse with the orb'\''s jobs' '
+	node "$NODE_DIR/circleci-check.mjs" "$TOP/circleci" "$TOP/examples/.circleci/config.yml" \
+		"$TOP/examples/.circleci/config.sharded.yml" >out 2>err || { cat err; exit 1; }
+	expect_contains out "config.yml: workflows perf; jobs testflame/profile" &&
+	expect_contains out "config.sharded.yml: workflows perf; jobs testflame/shard, testflame/merge"
 '
 
 test_expect_success 'the CircleCI check rejects a stale orb.yml and a broken job' '
@@ -78,6 +82,15 @@ test_expect_success 'the GitLab template and the example .gitlab-ci.yml pass git
 	 git remote add origin https://gitlab.example/acme/libmini.git &&
 	 "$GCL" --list --variable CI_PIPELINE_SOURCE=merge_request_event) >out 2>err || { cat out err; exit 1; }
 	grep -q "^testflame " out
+'
+
+test_expect_success 'the sharded example .gitlab-ci.yml: parallel shards, then the merge in .post' '
+	cp gl/.gitlab-ci.yml gl/plain.yml &&
+	sed "s|^  - project: testflame/testflame.*|  - local: gitlab/testflame.gitlab-ci.yml|; /^    ref: v1/d; /^    file: gitlab/d" \
+		"$TOP/examples/.gitlab-ci.sharded.yml" >gl/.gitlab-ci.yml &&
+	(cd gl && "$GCL" --list --variable CI_PIPELINE_SOURCE=merge_request_event) >out 2>err || { cat out err; exit 1; }
+	grep -Eq "^testflame-shard: \[3/3\] +test" out && grep -Eq "^testflame +\.post +always" out &&
+	cp gl/plain.yml gl/.gitlab-ci.yml
 '
 
 test_expect_success 'gitlab-ci-local rejects a broken template' '

@@ -303,6 +303,57 @@ static void test_circleci(void **state)
 	tf_ci_free(ci);
 }
 
+/* Parallel copies of a job: GitLab counts from 1, CircleCI from 0; one
+ * copy, or values that name no copy, are no shard. */
+static void test_parallel_nodes(void **state)
+{
+	(void)state;
+	char *gl[] = { "GITLAB_CI=true", "CI_NODE_INDEX=2", "CI_NODE_TOTAL=3", NULL };
+	tf_ci *ci = detect(gl);
+	assert_int_equal(ci->shard_index, 2);
+	assert_int_equal(ci->shard_total, 3);
+	tf_ci_free(ci);
+	char *cc[] = { "CIRCLECI=true", "CIRCLE_NODE_INDEX=0", "CIRCLE_NODE_TOTAL=3", NULL };
+	ci = detect(cc);
+	assert_int_equal(ci->shard_index, 1);
+	assert_int_equal(ci->shard_total, 3);
+	tf_ci_free(ci);
+	char *cc_last[] = { "CIRCLECI=true", "CIRCLE_NODE_INDEX=2", "CIRCLE_NODE_TOTAL=3", NULL };
+	ci = detect(cc_last);
+	assert_int_equal(ci->shard_index, 3);
+	tf_ci_free(ci);
+	/* not parallel: GitLab sets CI_NODE_TOTAL=1, CircleCI 1 and index 0 */
+	char *one[] = { "GITLAB_CI=true", "CI_NODE_TOTAL=1", NULL };
+	ci = detect(one);
+	assert_int_equal(ci->shard_total, 0);
+	assert_int_equal(ci->warnings.n, 0);
+	tf_ci_free(ci);
+	char *cc_one[] = { "CIRCLECI=true", "CIRCLE_NODE_INDEX=0", "CIRCLE_NODE_TOTAL=1", NULL };
+	ci = detect(cc_one);
+	assert_int_equal(ci->shard_total, 0);
+	tf_ci_free(ci);
+	/* GitLab's index is never 0, CircleCI's never N; nor a word */
+	char *bad[] = { "GITLAB_CI=true", "CI_NODE_INDEX=0", "CI_NODE_TOTAL=3", NULL };
+	ci = detect(bad);
+	assert_int_equal(ci->shard_total, 0);
+	assert_int_equal(ci->warnings.n, 1);
+	assert_non_null(strstr(ci->warnings.v[0], "CI_NODE_INDEX=0"));
+	tf_ci_free(ci);
+	char *bad2[] = { "CIRCLECI=true", "CIRCLE_NODE_INDEX=3", "CIRCLE_NODE_TOTAL=3", NULL };
+	ci = detect(bad2);
+	assert_int_equal(ci->shard_total, 0);
+	tf_ci_free(ci);
+	char *bad3[] = { "GITLAB_CI=true", "CI_NODE_INDEX=two", "CI_NODE_TOTAL=3", NULL };
+	ci = detect(bad3);
+	assert_int_equal(ci->shard_total, 0);
+	tf_ci_free(ci);
+	/* another CI's variables mean nothing on GitHub */
+	char *gh[] = { "GITHUB_ACTIONS=true", "CI_NODE_INDEX=2", "CI_NODE_TOTAL=3", NULL };
+	ci = detect(gh);
+	assert_int_equal(ci->shard_total, 0);
+	tf_ci_free(ci);
+}
+
 static void test_overrides(void **state)
 {
 	(void)state;
@@ -360,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_gitlab_merged_results),
 		cmocka_unit_test(test_gitlab_branch_and_tag),
 		cmocka_unit_test(test_circleci),
+		cmocka_unit_test(test_parallel_nodes),
 		cmocka_unit_test(test_overrides),
 		cmocka_unit_test(test_bad_overrides),
 	};

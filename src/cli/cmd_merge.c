@@ -1,0 +1,284 @@
+/*
+ * cmd_merge.c - `testflame merge [options] [FILE|DIR...]`, the fan-in job of
+ * a suite split across parallel CI jobs (SPEC §2, §10). Each shard job ran
+ * `testflame run --shard K/N` and left a run file tagged with its shard
+ * (the report directory, which CI passes on as an artifact, or the dir:
+ * store); this job takes them all, checks that they are every shard of
+ * one suite at one commit exactly once and merges them test by test
+ * (store/shards.c), then does what `run` does after recording: the
+ * merge-base's baseline, one comparison, one report directory, one
+ * comment and set of annotations, the gate, and on the default branch the
+ * merged run kept as the baseline (one push, from one job).
+ *
+ * There is no suite to run here, so nothing is confirmed: a test that
+ * looks slower is judged on the shards' runs as recorded (with the runs a
+ * shard repeated, --repeat), and the report says so. A shard whose suite
+ * failed is merged, named, and fails the merge with its exit status, as a
+ * failing suite fails `run`; no baseline is kept of it.
+ *
+ * Exit status: a failing shard's own status first; else 3 on a regression
+ * (unless the gate is off); else 0. Files that are not every shard exactly
+ * once, of one commit and suite: 2, with one line saying which.
+ */
+#include "run_common.h"
+#include "shard_common.h"
+#include "store_common.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+extern char **environ;
+
+static const char *const merge_usage[] = {
+	"testflame merge [options] [FILE|DIR...]",
+	"",
+	"The fan-in job of a sharded suite: merges the run files of `testflame run",
+	"--shard K/N` test by test (files, and directories searched for shard-*.pb.gz;",
+	"default: the report directory, else the dir: store's shards of HEAD), then",
+	"compares with the baseline of the merge-base, reports, publishes, keeps the",
+	"baseline and exits 3 on a regression, as `run` does.",
+	NULL,
+};
+
+typedef TF_VEC(char *) path_list;
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Shard files under `dir` (CI artifacts unpack one directory per job). */
+static void find_shard_files(path_list *out, const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	path_list here = { 0 };
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		char *path = tf_xasprintf("%s/%s", dir, de->d_name);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && depth < 4)
+			find_shard_files(&here, path, depth + 1);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    tf_cli_is_shard_file_name(de->d_name)) {
+			tf_vec_push(&here, path);
+			path = NULL;
+		}
+		free(path);
+	}
+	closedir(d);
+	if (here.n)
+		qsort(here.v, here.n, sizeof(*here.v), cmp_str);
+	for (size_t i = 0; i < here.n; i++)
+		tf_vec_push(out, here.v[i]);
+	tf_vec_free(&here);
+}
+
+/* The files named on the command line, else the default places. Returns
+ * 0, or the exit status after saying why there are none. */
+static int collect(path_list *out, tf_run_opts *o, char **args, int nargs)
+{
+	struct stat st;
+
+	for (int i = 0; i < nargs; i++) {
+		size_t before = out->n;
+		if (stat(args[i], &st) != 0) {
+			tf_errorf("cannot read '%s': no such file or directory", args[i]);
+			return TF_EXIT_USAGE;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			tf_vec_push(out, tf_xstrdup(args[i]));
+			continue;
+		}
+		find_shard_files(out, args[i], 0);
+		if (out->n == before) {
+			tf_errorf("no shard run files (shard-K-of-N.pb.gz) in '%s'", args[i]);
+			return TF_EXIT_USAGE;
+		}
+	}
+	if (nargs > 0)
+		return 0;
+	find_shard_files(out, o->report_dir, 0);
+	if (out->n)
+		return 0;
+	/* the dir: store keeps the shards of HEAD apart */
+	tf_store *store = NULL;
+	char *dir = NULL;
+	if (o->rec.ctx->commit &&
+	    tf_cli_store_open(&store, o->store_spec, o->rec.cfg, o->remote) == 0 &&
+	    tf_store_shard_dir(&dir, store, o->rec.ctx->commit) == 0)
+		find_shard_files(out, dir, 0);
+	tf_error_clear();
+	tf_store_free(store);
+	if (!out->n)
+		tf_errorf("no shard run files in '%s'%s%s%s: give the shards' files or the "
+			  "directories their artifacts were unpacked in", o->report_dir,
+			  dir ? " nor in '" : "", dir ? dir : "", dir ? "'" : "");
+	free(dir);
+	return out->n ? 0 : TF_EXIT_USAGE;
+}
+
+/* Config and context, as `run` has them, without a command to run. */
+static int prepare(tf_run_opts *o)
+{
+	tf_config *cfg = NULL;
+	int rc;
+
+	tf_cli_verbosity = o->rec.quiet ? -1 : o->rec.verbose;
+	if ((rc = tf_config_load(&cfg, o->rec.config, NULL)))
+		return tf_fail(rc);
+	o->rec.cfg = cfg;
+	if (o->rec.target_branch)
+		setenv("TESTFLAME_BASE_BRANCH", o->rec.target_branch, 1);
+	if ((rc = tf_context_detect(&o->rec.ctx, NULL, environ, cfg)))
+		return tf_fail(rc);
+	for (size_t i = 0; i < o->rec.ctx->warnings.n; i++)
+		tf_warnf("%s", o->rec.ctx->warnings.v[i]);
+	return 0;
+}
+
+/* The merged shards against the stored baseline of the merge-base. */
+static int judge(tf_run_opts *o, tf_shards_merged *m)
+{
+	const tf_context *ctx = o->rec.ctx;
+	tf_run_side base = { 0 }, head = { 0 };
+	tf_store *st = NULL;
+	char *start = NULL, *note = NULL, *why = NULL;
+	char base_commit[TF_STORE_ID_HEX + 1] = "";
+	bool have_base = false;
+	int exit_status = 0, status;
+
+	for (size_t i = 0; i < m->nshards; i++) {
+		const tf_shard_info *s = &m->shards[i];
+		if (s->exit_status && !exit_status)
+			exit_status = s->exit_status;
+		if (s->exit_status)
+			tf_errorf("shard %u/%u ('%s'): the suite failed (exit status %d); its tests "
+				  "are merged, the merge fails", s->shard.index, s->shard.total,
+				  s->name, s->exit_status);
+		else if (s->interrupted)
+			tf_warnf("shard %u/%u ('%s') was interrupted: its tests stopped early",
+				 s->shard.index, s->shard.total, s->name);
+		if (s->runs != m->nruns)
+			tf_warnf("shard %u/%u ('%s') holds %zu runs, the merge the %zu every shard has",
+				 s->shard.index, s->shard.total, s->name, s->runs, m->nruns);
+	}
+	for (size_t r = 0; r < m->nruns; r++) {
+		tf_run_side_add(&head, m->runs[r],
+				m->nruns > 1 ? tf_xasprintf("%u shards, run %zu", m->total, r + 1)
+					     : tf_xasprintf("%u shards", m->total));
+		m->runs[r] = NULL;
+	}
+	o->origin = tf_xasprintf("merged from %u shards (%s), judged on their runs as "
+					"recorded: the merge job has no suite to confirm with",
+					m->total, m->nruns > 1 ? "several runs each" : "one run each");
+	if (tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote)) {
+		tf_warnf("no baselines: %s", tf_error_last());
+		why = tf_xstrdup(tf_error_last());
+	} else {
+		o->store = st;
+		o->kind = m->kind;
+		start = tf_context_baseline_start(ctx);
+		if (!start) {
+			tf_notef("no baseline to compare with: no commit history here");
+			why = tf_xstrdup("no commit history here");
+		} else {
+			have_base = tf_run_find_baseline(o, st, start, m->kind, &base, base_commit,
+							 &note, &why);
+		}
+	}
+	status = tf_run_finish(o, st, have_base ? &base : NULL, &head, note, why, base_commit,
+			       m->kind, exit_status);
+	tf_run_side_free(&base);
+	tf_run_side_free(&head);
+	tf_store_free(st);
+	free(start);
+	free(note);
+	free(why);
+	free((char *)o->origin);
+	o->origin = NULL;
+	return status;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	tf_run_opts o;
+	path_list files = { 0 };
+	TF_VEC(tf_profile *) profiles = { 0 };
+	tf_shards_merged m;
+	int nargs, status, rc;
+
+	memset(&o, 0, sizeof(o));
+	memset(&m, 0, sizeof(m));
+	tf_record_cli_init(&o.rec);
+	o.threshold = -1;
+
+	const tf_option opts[] = {
+		TF_OPT_GROUP("baseline and gate:"),
+		TF_OPT_INCLUDE(tf_run_cli_options(&o)),
+		TF_OPT_GROUP("general:"),
+		TF_OPT_STRING(0, "config", &o.rec.config, "FILE",
+			      "the config file (default: .testflame.yml at the repository root)"),
+		TF_OPT_QUIET(&o.rec.quiet, "only errors"),
+		TF_OPT_VERBOSE(&o.rec.verbose, "say more (repeat for more)"),
+		TF_OPTS_END,
+	};
+
+	nargs = tf_parse_options(argc, argv, opts, merge_usage, 0, NULL);
+	status = nargs == -2 ? TF_EXIT_OK : nargs < 0 ? TF_EXIT_USAGE : 0;
+	if (nargs < 0 || (status = tf_run_check_flags(&o, merge_usage)) || (status = prepare(&o)))
+		goto out;
+	tf_run_resolve(&o);
+	if ((status = collect(&files, &o, argv + 1, nargs - 1)))
+		goto out;
+
+	for (size_t i = 0; i < files.n; i++) {
+		tf_profile *p = NULL;
+		if ((rc = tf_profile_load(&p, files.v[i]))) {
+			status = tf_fail(rc);
+			goto out;
+		}
+		tf_vec_push(&profiles, p);
+		tf_verbosef("'%s': shard %s", files.v[i],
+			    tf_profile_meta(p, "shard") ? tf_profile_meta(p, "shard") : "(none)");
+	}
+	if ((rc = tf_shards_merge(&m, (const tf_profile *const *)profiles.v,
+				  (const char *const *)files.v, files.n))) {
+		status = tf_fail(rc);
+		goto out;
+	}
+	if (!m.suite || !m.commit || !m.kind) {
+		tf_errorf("'%s' names no %s: not a run file of `testflame run --shard`", files.v[0],
+			  !m.suite ? "suite" : !m.commit ? "commit" : "event or sampler");
+		status = TF_EXIT_USAGE;
+		goto out;
+	}
+	/* the shards' commit is the one this job compares and saves */
+	if (o.rec.ctx->commit && strcmp(o.rec.ctx->commit, m.commit) != 0) {
+		tf_errorf("the shards were recorded at %.12s, but this checkout is %.12s: merge "
+			  "them in a job of the same pipeline", m.commit, o.rec.ctx->commit);
+		status = TF_EXIT_USAGE;
+		goto out;
+	}
+	o.rec.suite_name = m.suite;
+	tf_notef("merged %u shards of '%s' at %.12s", m.total, m.suite, m.commit);
+	status = judge(&o, &m);
+out:
+	tf_shards_merged_clear(&m);
+	for (size_t i = 0; i < profiles.n; i++)
+		tf_profile_free(profiles.v[i]);
+	tf_vec_free(&profiles);
+	for (size_t i = 0; i < files.n; i++)
+		free(files.v[i]);
+	tf_vec_free(&files);
+	tf_test_noise_free(o.noise, o.nnoise);
+	tf_record_cli_free(&o.rec);
+	free(o.options);
+	return status;
+}
