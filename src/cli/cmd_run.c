@@ -215,17 +215,29 @@ static bool find_baseline(tf_run_opts *o, tf_store *st, const char *start, const
 		char nr[32] = "";
 		if (f.nruns > 1)
 			snprintf(nr, sizeof(nr), ", %zu runs", f.nruns);
-		*note = tf_xasprintf("baseline: %.12s%s%s%s, %u commit%s before %s%s%s", m->commit,
+		char where[64];
+		if (dist)
+			snprintf(where, sizeof(where), "%u commit%s before %s", dist, dist == 1 ? "" : "s",
+				 at_head ? "HEAD" : "the merge-base");
+		else
+			snprintf(where, sizeof(where), "the merge-base");
+		*note = tf_xasprintf("baseline: %.12s%s%s%s, %s%s%s; suite '%s'", m->commit,
 				     f.subject ? " (" : "", f.subject ? f.subject : "",
-				     f.subject ? ")" : "", dist, dist == 1 ? "" : "s",
-				     at_head ? "HEAD" : "the merge-base", nr,
-				     m->source[0] ? m->source : m->fetched ? ", fetched" : "");
+				     f.subject ? ")" : "", where, nr,
+				     m->source[0] ? m->source : m->fetched ? ", fetched" : "",
+				     o->rec.suite_name);
 	} else if (m->commit[0]) {
 		tf_warnf("%s", tf_error_last());
 		*why = tf_xasprintf("the baseline of %.12s cannot be read", m->commit);
 	} else if (rc == TF_ENOTFOUND) {
-		tf_notef("no baseline to compare with: %s", tf_error_last());
-		*why = tf_xstrdup(tf_error_last());
+		char *none = tf_xstrdup(tf_error_last());
+		char *others = tf_cli_store_others(st, start, o->rec.suite_name, kind);
+		*why = others ? tf_xasprintf("%s; %s", none, others) : tf_xstrdup(none);
+		tf_notef("%s", none);
+		free(none);
+		if (others)
+			tf_notef("%s", others);
+		free(others);
 	} else {
 		tf_warnf("no baseline: %s", tf_error_last());
 		*why = tf_xstrdup(tf_error_last());
@@ -384,8 +396,11 @@ static int run_stored(tf_run_opts *o)
 		start = tf_context_baseline_start(ctx);
 	}
 	if (st && !start) {
-		tf_notef("no baseline to compare with: no commit history here");
-		why = tf_xstrdup("no commit history here");
+		bool first = tf_context_first_commit(ctx);
+		why = tf_xstrdup(first ? "this is the repository's first commit: nothing before "
+					 "it to compare with"
+				       : "no commit history here to find a baseline in");
+		tf_notef("%s%s", first ? "" : "no baseline to compare with: ", why);
 	} else if (st) {
 		have_base = find_baseline(o, st, start, kind, &base, base_commit, &note, &why);
 	}

@@ -220,18 +220,18 @@ void tf_run_save_baseline(tf_run_opts *o, tf_store *st, const tf_run_side *head,
 	if (rc)
 		tf_warnf("could not save the baseline: %s", tf_error_last());
 	else if (ps.n > 1)
-		tf_notef("saved the baseline of %.12s (%s, %zu runs) in the %s", ctx->commit, kind,
-			 ps.n, tf_store_describe(st));
+		tf_notef("saved the baseline of '%s' for %.12s (%s, %zu runs) in the %s",
+			 o->rec.suite_name, ctx->commit, kind, ps.n, tf_store_describe(st));
 	else
-		tf_notef("saved the baseline of %.12s (%s) in the %s", ctx->commit, kind,
-			 tf_store_describe(st));
+		tf_notef("saved the baseline of '%s' for %.12s (%s) in the %s", o->rec.suite_name,
+			 ctx->commit, kind, tf_store_describe(st));
 	tf_vec_free(&ps);
 	if (rc || !tf_store_is_git(st) || o->no_push || !(o->push || in_ci))
 		return;
 	if (tf_store_push(&sl, st, revs, 1))
 		tf_warnf("could not push the baseline: %s", tf_error_last());
 	else
-		tf_notef("pushed the baseline of %.12s to '%s'", ctx->commit,
+		tf_notef("pushed the baseline of '%s' for %.12s to '%s'", o->rec.suite_name, ctx->commit,
 			 tf_store_remote_url(st) ? tf_store_remote_url(st) : "the remote");
 	tf_store_sync_list_free(&sl);
 }

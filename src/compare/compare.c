@@ -1110,6 +1110,9 @@ const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double t
 		const tf_test_delta *t = &c->tests[i];
 		if (t->verdict != TF_VERDICT_REGRESSED && t->verdict != TF_VERDICT_INCONCLUSIVE)
 			continue;
+		/* what the gate does not judge needs no confirming */
+		if (t->outside && !c->summary.gate_outside)
+			continue;
 		if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= threshold))
 			continue;
 		if (!worst || t->delta_pct > worst->delta_pct)

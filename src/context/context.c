@@ -107,8 +107,17 @@ int tf_context_detect(tf_context **out, const char *path, char *const *envp,
 	return 0;
 }
 
+bool tf_context_first_commit(const tf_context *ctx)
+{
+	/* only HEAD's parents are known: a forced commit may be another */
+	return ctx->git && ctx->git->root && ctx->commit && ctx->git->commit &&
+	       strcmp(ctx->commit, ctx->git->commit) == 0;
+}
+
 char *tf_context_baseline_start(const tf_context *ctx)
 {
+	if (tf_context_first_commit(ctx))
+		return NULL;
 	if (ctx->merge_base && ctx->commit && strcmp(ctx->merge_base, ctx->commit) != 0)
 		return tf_xstrdup(ctx->merge_base);
 	if (ctx->commit)

@@ -50,7 +50,7 @@ test_expect_success 'an unchanged branch: compared with the merge-base baseline,
 	expect_contains err "learned the run-to-run noise of" &&
 	expect_contains err "in 10 baselines" &&
 	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
-	expect_contains out "0 commits before the merge-base" &&
+	expect_contains out ", the merge-base; suite '\''examples'\''" &&
 	expect_not_contains out "REGRESSION" && test -s testflame-report/report.json
 '
 
