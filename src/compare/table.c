@@ -114,6 +114,42 @@ static void put_fit(tf_buf *b, const char *s, size_t width, bool pad)
 			tf_buf_putc(b, ' ');
 }
 
+/* Append `s` wrapped at spaces into lines of at most `width` columns,
+ * each after `indent` spaces; control characters replaced. */
+static void put_wrapped(tf_buf *b, const char *s, size_t indent, size_t width)
+{
+	tf_buf word = TF_BUF_INIT;
+	size_t col = 0;
+
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		const char *e = s;
+		while (*e && *e != ' ')
+			e++;
+		if (e == s)
+			break;
+		tf_buf_clear(&word);
+		tf_buf_put(&word, s, (size_t)(e - s));
+		size_t w = width_of(word.ptr);
+		if (col && col + 1 + w > width) {
+			tf_buf_putc(b, '\n');
+			col = 0;
+		}
+		if (!col)
+			for (size_t i = 0; i < indent; i++)
+				tf_buf_putc(b, ' ');
+		else
+			tf_buf_putc(b, ' ');
+		put_fit(b, word.ptr, w, false);
+		col += (col ? 1 : 0) + w;
+		s = e;
+	}
+	if (col)
+		tf_buf_putc(b, '\n');
+	tf_buf_free(&word);
+}
+
 static void pad_left(tf_buf *b, const char *s, size_t width)
 {
 	for (size_t w = width_of(s); w < width; w++)
@@ -232,6 +268,9 @@ static void row(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 	tf_buf_puts(b, "  ");
 	put_fit(b, t->name, wname, false);
 	tf_buf_putc(b, '\n');
+	/* undecided: why, and what would decide it */
+	if (t->verdict == TF_VERDICT_INCONCLUSIVE && t->reason && t->attention <= TF_ATTENTION_UNSURE)
+		put_wrapped(b, t->reason, 16, o->width > 20 ? o->width - 16 : 60);
 }
 
 static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,

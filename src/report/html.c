@@ -106,7 +106,7 @@ static size_t choose(uint8_t *keep, const rp_ctx *x, const rp_tree *t, size_t *n
 	uint8_t *changed = tf_xcalloc(n + 1, 1);
 
 	for (size_t i = 0; i < x->c->ntests; i++)
-		if (t->test_pos[i] != TF_DIFF_NONE && rp_changed(x->c->tests[i].verdict))
+		if (t->test_pos[i] != TF_DIFF_NONE && rp_changed(&x->c->tests[i]))
 			changed[t->test_pos[i]] = 1;
 	for (size_t p = 0; p < n; p++) {
 		const tf_diff_node *nd = &t->t->nodes[t->order[p]];
@@ -225,7 +225,7 @@ static size_t function_stats(fstat **out, const rp_tree *t, uint32_t root, uint3
 static size_t function_rows(const rp_ctx *x, const tf_test_delta *td)
 {
 	size_t max = x->o.html_max_functions;
-	if (!td || rp_changed(td->verdict) || !x->c->ntests)
+	if (!td || rp_changed(td) || !x->c->ntests)
 		return max;
 	return TF_MIN(max, TF_MAX((size_t)FX_MIN, FX_BUDGET / x->c->ntests));
 }
@@ -397,8 +397,8 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 	for (size_t i = 0; i < c->ntests; i++) {
 		const tf_test_delta *td = &c->tests[i];
 		uint32_t p = t->test_pos[i];
-		tf_buf_printf(&tests, "%s{\"n\":%u,\"v\":%d,\"b\":", i ? "," : "",
-			      str_id(&pg, td->name), (int)td->verdict);
+		tf_buf_printf(&tests, "%s{\"n\":%u,\"v\":%d,\"a\":%d,\"b\":", i ? "," : "",
+			      str_id(&pg, td->name), (int)td->verdict, (int)td->attention);
 		put_exact(&tests, td->base.cost);
 		tf_buf_puts(&tests, ",\"h\":");
 		put_exact(&tests, td->head.cost);

@@ -911,6 +911,46 @@ static void test_sim_job_noise_calibrated(void **state)
 
 /* What run --confirm runs the suite again for: the slowest of the tests
  * whose interval is above zero and reaches the threshold. */
+/* The order of attention: a large undecided change comes before new and
+ * gone tests, whatever the verdicts' own order, and says what decides it. */
+static void test_attention_order(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	add(b, "reg", 1000, "main:1;r:2");
+	add(h, "reg", 3000, "main:1;r:2");
+	add(b, "big", 3, "main:1;g:2");
+	add(h, "big", 6, "main:1;g:2");
+	add(b, "fast", 1000, "main:1;f:2");
+	add(h, "fast", 300, "main:1;f:2");
+	add(h, "fresh", 4000, "main:1;n:2");
+	add(b, "same", 1000, "main:1;s:2");
+	add(h, "same", 1000, "main:1;s:2");
+	tf_comparison *c = compare1(b, h, NULL);
+	const char *want[] = { "reg", "big", "fast", "fresh", "same" };
+
+	assert_int_equal(c->ntests, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_string_equal(c->tests[i].name, want[i]);
+	assert_int_equal(c->tests[1].verdict, TF_VERDICT_INCONCLUSIVE);
+	assert_int_equal(c->tests[1].attention, TF_ATTENTION_UNDECIDED);
+	assert_non_null(strstr(c->tests[1].reason, "6 samples against 3"));
+	assert_non_null(strstr(c->tests[1].reason, "run with --freq 999 or --repeat 3 to decide"));
+
+	/* the terminal table: the same order, the undecided row's reason under it */
+	tf_buf out = TF_BUF_INIT;
+	assert_int_equal(tf_comparison_render_table(&out, c, NULL), 0);
+	const char *reg = strstr(out.ptr, "  reg\n"), *big = strstr(out.ptr, "  big\n");
+	const char *fresh = strstr(out.ptr, "  fresh\n");
+	assert_true(reg && big && fresh && reg < big && big < fresh);
+	assert_non_null(strstr(big, "run with --freq 999"));
+	assert_true(strstr(big, "run with --freq 999") < fresh);
+	tf_buf_free(&out);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
 static void test_looks_slower(void **state)
 {
 	(void)state;
@@ -1064,7 +1104,7 @@ static void test_min_samples(void **state)
 	const tf_test_delta *sm = tf_comparison_find(c, "sampled"), *ex = tf_comparison_find(c, "t0");
 	assert_int_equal(sm->measure, TF_MEASURE_SAMPLES);
 	assert_int_equal(sm->verdict, TF_VERDICT_INCONCLUSIVE);
-	assert_non_null(strstr(sm->reason, "min_samples is 1000"));
+	assert_non_null(strstr(sm->reason, "fewer than gate.min_samples (1000)"));
 	assert_int_equal(ex->measure, TF_MEASURE_COUNT);
 	assert_int_equal(ex->verdict, TF_VERDICT_UNCHANGED);
 	tf_comparison_free(c);
@@ -1185,6 +1225,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_format_cost),
 		cmocka_unit_test(test_looks_slower),
+		cmocka_unit_test(test_attention_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

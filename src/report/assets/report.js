@@ -368,7 +368,7 @@ function tkey(i, col) {
 var t = i < 0 ? null : D.tests[i];
 if (i < 0) return col === (SINGLE ? 0 : 1) ? '' : -Infinity;
 if (SINGLE) return [S[t.n], t.h, t.h, t.hs][col];
-return [t.v, S[t.n], t.b, t.h, t.d === null ? -Infinity : t.d, t.lo === null ? -Infinity : t.lo][col];
+return [t.a * 8 + t.v, S[t.n], t.b, t.h, t.d === null ? -Infinity : t.d, t.lo === null ? -Infinity : t.lo][col];
 }
 function renderTests() {
 var table = $('tests'), body = table.tBodies[0];
@@ -378,7 +378,7 @@ var filter = $('tfilter').value.toLowerCase(), changed = $('tchanged').checked;
 var rows = [];
 for (var i = 0; i < D.tests.length; i++) {
 var t = D.tests[i];
-if (changed && t.v > 3) continue;
+if (changed && t.a > 4) continue; // the order of attention (compare.h): up to new and gone
 if (filter && S[t.n].toLowerCase().indexOf(filter) < 0) continue;
 rows.push(i);
 }
