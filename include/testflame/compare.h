@@ -151,6 +151,7 @@ typedef struct {
 	int64_t line;      /* 0 when unknown */
 	double base_self, head_self, base_total, head_total;
 	double delta_self, delta_total; /* head - base */
+	bool changed;      /* a sampled line of it changed (the head's "changes") */
 } tf_func_delta;
 
 /* One side of one test. */
@@ -193,7 +194,10 @@ typedef struct {
 	bool noise_from_history;   /* it came from the test's stored history */
 	bool noise_from_suite;     /* from the spread of the suite's tests of its size */
 	/* Functions that moved most, for regressed and improved tests only:
-	 * sorted by growth of self cost (regressed) or by shrinkage (improved). */
+	 * those whose self cost moved the test's way beyond the sampling noise
+	 * (ancestors that only pass a change on are left out), the ones whose
+	 * changed lines ran first, then by growth of self cost (regressed) or
+	 * by shrinkage (improved). */
 	const tf_func_delta *functions;
 	size_t nfunctions;
 } tf_test_delta;
