@@ -55,13 +55,17 @@ static void add(tf_profile *p, const char *test, int64_t n, const char *stack)
 		for (char *s2 = NULL, *q = strtok_r(f, "+", &s2); q && np < 4; q = strtok_r(NULL, "+", &s2))
 			parts[np++] = q;
 		for (int k = np; k-- > 0;) {
-			char name[128], file[160];
+			char name[256], file[300];
 			long line = 0;
-			char *colon = strchr(parts[k], ':');
+			char *colon = strrchr(parts[k], ':');
 			snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - parts[k]) : (int)strlen(parts[k]), parts[k]);
 			if (colon)
 				line = atol(colon + 1);
-			snprintf(file, sizeof(file), "src/%s.c", name);
+			/* a C++ name's file: "src/emitterutils.c" for "YAML::Utils::WriteAlias(...)" */
+			if (strchr(name, '('))
+				snprintf(file, sizeof(file), "src/emitterutils.c");
+			else
+				snprintf(file, sizeof(file), "src/%s.c", name);
 			lines[nl].function = tf_profile_function(p, name, file, 1);
 			lines[nl].line = line;
 			lines[nl].column = 0;
@@ -366,6 +370,38 @@ static void test_function_culprit(void **state)
 	assert_string_equal(t->functions[1].name, "loop");
 	assert_false(t->functions[1].changed);
 	assert_true(t->functions[1].delta_total == 2000.0 * PERIOD);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+/* A long C++ name in the terminal: its argument list elided, its start
+ * and its file:line kept; the summary line cut at its end, not its start. */
+static void test_table_long_names(void **state)
+{
+	(void)state;
+	const char *name = "YAML::Utils::WriteAlias(YAML::ostream_wrapper&, std::__cxx11::basic_string"
+			   "<char, std::char_traits<char>, std::allocator<char> > const&)";
+	char stack[512];
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	snprintf(stack, sizeof(stack), "main:1;%s:432", name);
+	add(b, "T", 1000, stack);
+	add(h, "T", 3000, stack);
+	tf_comparison *c = compare1(b, h, NULL);
+	tf_table_opts o;
+	tf_table_opts_init(&o);
+	o.width = 80;
+	tf_buf out = TF_BUF_INIT;
+	assert_int_equal(tf_comparison_render_table(&out, c, &o), 0);
+	const char *row = strstr(out.ptr, "YAML::Utils::WriteAlias(\xe2\x80\xa6)");
+	assert_non_null(row);
+	const char *eol = strchr(row, '\n');
+	assert_non_null(eol);
+	assert_true(eol - row > 30 && memcmp(eol - 4, ":432", 4) == 0);
+	/* no line of the table starts its text with an elision */
+	assert_null(strstr(out.ptr, "\n..."));
+	assert_null(strstr(out.ptr, "  ..."));
+	tf_buf_free(&out);
 	tf_comparison_free(c);
 	tf_profile_free(b);
 	tf_profile_free(h);
@@ -1256,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_looks_slower),
 		cmocka_unit_test(test_attention_order),
 		cmocka_unit_test(test_function_culprit),
+		cmocka_unit_test(test_table_long_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
