@@ -55,9 +55,12 @@ test_expect_success 'an unchanged branch: compared with the merge-base baseline,
 '
 
 test_expect_success 'in a CI build without the remote: a warning, then the local baselines' '
-	cd repo && CI=true "$TF" run -q --no-fail >out 2>err &&
+	cd repo && CI=true "$TF" run --no-fail >out 2>err &&
 	expect_contains err "no remote named '\''origin'\''" &&
 	expect_contains err "looking at local baselines only" &&
+	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
+	CI=true "$TF" run -q --no-fail >out 2>err &&
+	expect_not_contains err "warning" &&
 	expect_contains out "baseline: $(git rev-parse --short=12 main)"
 '
 

@@ -44,4 +44,11 @@ test_expect_success 'the suite stored under another runner kind: the event and s
 	expect_contains err "run with the same --event and --sampler"
 '
 
+test_expect_success '-q is only errors: a warning is not printed' '
+	cd repo && CI=true "$TF" run --freq 499 --no-save --no-fail -- "$FIX/split7030" 3 >out 2>err &&
+	expect_contains err "warning: " &&
+	CI=true "$TF" run -q --freq 499 --no-save --no-fail -- "$FIX/split7030" 3 >out 2>err &&
+	cat err && test ! -s err
+'
+
 test_done
