@@ -378,7 +378,9 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		tf_warnf("the kernel lost %llu and throttled %llu samples",
 			 (unsigned long long)res->info.lost, (unsigned long long)res->info.throttled);
 	if (res->stats.frames && res->stats.unresolved * 10 > res->stats.frames)
-		tf_warnf("%llu of %llu frames have no symbol (stripped binaries?)",
+		tf_warnf("%llu of %llu frames have no symbol: stripped programs or libraries (build "
+			 "with -g, or install the -dbg/-dbgsym package; 'testflame doctor PROGRAM' "
+			 "checks one)",
 			 (unsigned long long)res->stats.unresolved,
 			 (unsigned long long)res->stats.frames);
 	if (res->stats.helper_samples)
