@@ -133,7 +133,8 @@ test_expect_code 3 'compare with git revisions reads their stored baselines' '
 
 test_expect_code 1 'compare with a revision that has no baseline says so' '
 	cd repo && "$TF" compare main same 2>err; rc=$?
-	expect_contains err "no baseline is stored" && exit $rc
+	expect_contains err "no baseline for $(git rev-parse --short=12 same) ('\''same'\'')" &&
+	expect_contains err "'\''testflame baseline list'\'' shows the stored ones" && exit $rc
 '
 
 test_expect_code 4 'the command'\''s own failure comes before the gate' '
