@@ -388,7 +388,9 @@ static int run_stored(tf_run_opts *o)
 		goto done;
 	kind = tf_record_kind(&head.runs.v[0]);
 	if ((rc = tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote))) {
-		tf_warnf("no baselines: %s", tf_error_last());
+		/* outside a repository the context said it already */
+		if (ctx->git || tf_cli_store_spec(o->store_spec, o->rec.cfg))
+			tf_warnf("no baselines: %s", tf_error_last());
 		why = tf_xstrdup(tf_error_last());
 	} else {
 		o->store = st;

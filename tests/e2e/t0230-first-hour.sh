@@ -51,4 +51,14 @@ test_expect_success '-q is only errors: a warning is not printed' '
 	cat err && test ! -s err
 '
 
+test_expect_success 'outside a repository: one warning that says what it means and the way out' '
+	mkdir -p norepo && cd norepo &&
+	"$TF" run --freq 499 -- "$FIX/split7030" 2 >out 2>err &&
+	cat err &&
+	test "$(grep -c "^testflame: warning: " err)" = 1 &&
+	expect_contains err "/norepo'\'' is not in a git repository: the run carries no commit" &&
+	expect_contains err "--store dir:PATH" &&
+	expect_contains out "no baseline yet"
+'
+
 test_done
