@@ -65,6 +65,17 @@ typedef struct {
 
 void tf_attribute_opts_init(tf_attribute_opts *o);
 
+/*
+ * The default name of the suite that `argv` runs (NULL-terminated): the
+ * program's base name and the words that say what it runs, without
+ * options, VAR=value words, numbers, wrappers (env, nice, timeout) or the
+ * shell of `sh -c STRING`: `make -s -j4 check` is "make check",
+ * `sh -c 'CFLAGS=-O2 ./run-tests --fast unit'` is "run-tests unit". So a
+ * flag changed on the command line keeps the suite and its baselines. The
+ * caller frees.
+ */
+char *tf_attribute_suite_name(const char *const *argv);
+
 typedef struct {
 	uint64_t samples;        /* samples in the profile */
 	uint64_t frames, unresolved; /* frames, and frames with no symbol */

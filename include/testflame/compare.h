@@ -37,6 +37,22 @@ typedef enum {
 /* "regressed", "improved", "new", "gone", "inconclusive", "unchanged". */
 const char *tf_verdict_name(tf_verdict v);
 
+/*
+ * The order of attention: one ranking for every list of tests (the
+ * terminal table, report.md, index.html, report.json), so what a reviewer
+ * must look at is on the first screen whatever the verdict counts are.
+ */
+typedef enum {
+	TF_ATTENTION_REGRESSED = 0, /* fails the gate */
+	TF_ATTENTION_UNDECIDED,     /* a change of at least the threshold the noise
+				     * does not yet tell from none */
+	TF_ATTENTION_CHANGED_CODE,  /* ran code the change touched, and moved */
+	TF_ATTENTION_IMPROVED,
+	TF_ATTENTION_NEW_GONE,      /* ran on one side only */
+	TF_ATTENTION_UNSURE,        /* undecided, smaller than the threshold */
+	TF_ATTENTION_REST,          /* unchanged; the work outside tests */
+} tf_attention;
+
 /* Multiple-comparison correction across the tests of a comparison. */
 typedef enum {
 	TF_CORRECTION_HOLM = 0, /* family-wise error rate (default: the gate) */
@@ -138,6 +154,7 @@ typedef struct {
 	int64_t line;      /* 0 when unknown */
 	double base_self, head_self, base_total, head_total;
 	double delta_self, delta_total; /* head - base */
+	bool changed;      /* a sampled line of it changed (the head's "changes") */
 } tf_func_delta;
 
 /* One side of one test. */
@@ -164,6 +181,9 @@ typedef struct {
 	const char *parent;        /* the test it ran inside, or NULL */
 	uint32_t nested;           /* tests that ran inside it */
 	bool outside;              /* "[outside tests]": gated only with gate_outside */
+	bool ran_changed;          /* a sample on either side ran a changed line
+				    * (the head's "changes" metadata; shift.c) */
+	tf_attention attention;    /* its rank in the order of attention */
 	double delta_pct;          /* (head - base) / base * 100 beyond the runner's
 				    * shift; NAN for new / gone */
 	double raw_delta_pct;      /* the same with the shift left in */
@@ -177,7 +197,10 @@ typedef struct {
 	bool noise_from_history;   /* it came from the test's stored history */
 	bool noise_from_suite;     /* from the spread of the suite's tests of its size */
 	/* Functions that moved most, for regressed and improved tests only:
-	 * sorted by growth of self cost (regressed) or by shrinkage (improved). */
+	 * those whose self cost moved the test's way beyond the sampling noise
+	 * (ancestors that only pass a change on are left out), the ones whose
+	 * changed lines ran first, then by growth of self cost (regressed) or
+	 * by shrinkage (improved). */
 	const tf_func_delta *functions;
 	size_t nfunctions;
 } tf_test_delta;
@@ -220,8 +243,9 @@ typedef struct {
 } tf_compare_summary;
 
 typedef struct tf_comparison {
-	/* Ordered by verdict (tf_verdict order), then by |delta_pct| (new and
-	 * gone: by cost), largest first, then by name. */
+	/* Ordered by attention (tf_compare_attention), then by verdict
+	 * (tf_verdict order), then by |delta_pct| (new and gone: by cost),
+	 * largest first, then by name. */
 	tf_test_delta *tests;
 	size_t ntests;
 	tf_compare_summary summary;
@@ -241,6 +265,10 @@ typedef struct tf_comparison {
 int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	       const tf_compare_side *head, const tf_compare_opts *opts);
 void tf_comparison_free(tf_comparison *c);
+
+/* A test's rank in the order of attention, its verdict decided; the
+ * threshold in percent. */
+tf_attention tf_compare_attention(const tf_test_delta *t, double threshold, bool gate_outside);
 
 /* Whether any test regressed (the gate). */
 bool tf_comparison_regressed(const tf_comparison *c);

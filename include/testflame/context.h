@@ -214,6 +214,7 @@ typedef struct {
 	char *commit;         /* HEAD; NULL in a repository without commits */
 	char *branch;         /* HEAD's branch (also when unborn); NULL when detached */
 	bool detached, unborn, dirty, shallow;
+	bool root;            /* HEAD has no parent: the repository's first commit */
 	char *default_branch;
 	const char *default_branch_source; /* "origin/HEAD", "ci", "init.defaultBranch", "main", "master", ... */
 	char *target_branch;  /* what the merge-base was computed against */
@@ -290,8 +291,12 @@ void tf_context_free(tf_context *ctx);
 
 /* Where the walk for this run's baseline starts: the merge-base, or, on
  * the target branch itself (where HEAD is the merge-base), the commit
- * before HEAD. NULL without a commit to start from; the caller frees. */
+ * before HEAD. NULL without a commit to start from, or when HEAD is the
+ * repository's first commit (tf_context_first_commit); the caller frees. */
 char *tf_context_baseline_start(const tf_context *ctx);
+/* Whether the commit measured is the repository's first: nothing before
+ * it to compare with. */
+bool tf_context_first_commit(const tf_context *ctx);
 
 /*
  * Metadata keys written by tf_context_apply_meta() (the run file's

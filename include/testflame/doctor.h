@@ -36,6 +36,8 @@ typedef struct {
 	TF_VEC(tf_check) checks;
 	tf_record_caps caps;
 	bool can_sample;         /* perf or ptrace works */
+	size_t program_problems; /* programs given that cannot be profiled well:
+				  * missing, not ELF, stripped */
 	tf_sampler sampler;      /* what --sampler auto would use */
 } tf_doctor_report;
 

@@ -176,6 +176,16 @@ int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 int tf_store_resolve_suite(tf_store_match *out, tf_store *s, const char *start_rev,
 			   const char *suite, const tf_store_resolve_opts *opts);
 
+/*
+ * The baseline of the nearest commit on the first-parent history of
+ * `start_rev` (itself first, TF_STORE_DEFAULT_DEPTH commits at most) that
+ * has one here, whatever suites and kinds it holds, and its distance:
+ * what is stored near when no baseline matches a run's suite and kind, so
+ * that the user can be told which suites exist. TF_ENOTFOUND when none;
+ * the caller clears *out with tf_baseline_clear().
+ */
+int tf_store_nearest(tf_baseline *out, unsigned *distance, tf_store *s, const char *start_rev);
+
 /* ---- run files as profiles (runs.c) ---- */
 
 /* A baseline found for a run, read back as the runs it holds. */

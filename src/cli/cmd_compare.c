@@ -118,7 +118,13 @@ static int load_operand(tf_profile **out, const char *operand)
 		if (!first_error)
 			first_error = tf_xstrdup(tf_error_last());
 	}
-	if (rc == TF_ENOTFOUND && first_error)
+	/* a revision git knows: its missing baseline is the news, not the file */
+	if (rc == TF_ENOTFOUND && first_error && strncmp(tf_error_last(), "no baseline for ", 16) == 0) {
+		char *why = tf_xstrdup(tf_error_last());
+		tf_error_set(rc, "%s, and no file of that name: 'testflame baseline list' shows the "
+			     "stored ones", why);
+		free(why);
+	} else if (rc == TF_ENOTFOUND && first_error)
 		tf_error_set(rc, "%s (and no baseline is stored for a revision of that name)",
 			     first_error);
 	free(first_error);

@@ -6,7 +6,9 @@
  * line per check, with the exact fix for each problem.
  *
  * Exit status 0 when testflame can sample here at all (with perf, or with
- * ptrace where perf is refused), 1 when it cannot, 2 on a usage error.
+ * ptrace where perf is refused) and every program given can be profiled
+ * (it exists, is ELF or a script, and is not stripped); 1 when not; 2 on
+ * a usage error.
  */
 #include "cli.h"
 #include "testflame/doctor.h"
@@ -53,7 +55,10 @@ int cmd_doctor(int argc, char **argv)
 		printf("testflame can sample here, with %s\n", tf_sampler_name(r->sampler));
 	else
 		printf("testflame cannot sample here: fix one of the problems above\n");
-	rc = r->can_sample ? TF_EXIT_OK : TF_EXIT_ERROR;
+	if (r->program_problems)
+		printf("%zu of the programs given cannot be profiled as they are: see the "
+		       "problems above\n", r->program_problems);
+	rc = r->can_sample && !r->program_problems ? TF_EXIT_OK : TF_EXIT_ERROR;
 	tf_doctor_report_free(r);
 	return rc;
 }

@@ -150,7 +150,9 @@ static int run_stored(tf_run_opts *o)
 		goto done;
 	kind = tf_record_kind(&head.runs.v[0]);
 	if ((rc = tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote))) {
-		tf_warnf("no baselines: %s", tf_error_last());
+		/* outside a repository the context said it already */
+		if (ctx->git || tf_cli_store_spec(o->store_spec, o->rec.cfg))
+			tf_warnf("no baselines: %s", tf_error_last());
 		why = tf_xstrdup(tf_error_last());
 	} else {
 		o->store = st;
@@ -158,8 +160,11 @@ static int run_stored(tf_run_opts *o)
 		start = tf_context_baseline_start(ctx);
 	}
 	if (st && !start) {
-		tf_notef("no baseline to compare with: no commit history here");
-		why = tf_xstrdup("no commit history here");
+		bool first = tf_context_first_commit(ctx);
+		why = tf_xstrdup(first ? "this is the repository's first commit: nothing before "
+					 "it to compare with"
+				       : "no commit history here to find a baseline in");
+		tf_notef("%s%s", first ? "" : "no baseline to compare with: ", why);
 	} else if (st) {
 		have_base = tf_run_find_baseline(o, st, start, kind, &base, base_commit, &note, &why);
 	}

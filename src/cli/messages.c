@@ -31,6 +31,9 @@ void tf_errorf(const char *fmt, ...)
 void tf_warnf(const char *fmt, ...)
 {
 	va_list ap;
+	/* -q is "only errors": a warning is not one */
+	if (tf_cli_verbosity < 0)
+		return;
 	va_start(ap, fmt);
 	emit("warning: ", fmt, ap);
 	va_end(ap);

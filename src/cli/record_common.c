@@ -50,7 +50,8 @@ const tf_option *tf_record_cli_options(tf_record_cli *o)
 		TF_OPT_STRING(0, "split", &o->split, "LIST",
 			      "how to find tests: markers,frames,processes (default all; none)"),
 		TF_OPT_STRING(0, "suite", &o->suite, "NAME",
-			      "the suite's name (default: from .testflame.yml, else the command)"),
+			      "the suite's name, which keys its baselines (default: suite: in "
+			      ".testflame.yml, else the program and its targets: 'make check')"),
 		TF_OPT_STRING(0, "config", &o->config, "FILE",
 			      "the config file (default: .testflame.yml at the repository root)"),
 		TF_OPT_QUIET(&o->quiet, "only errors"),
@@ -146,7 +147,13 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 		o->sources &= ~(unsigned)TF_SOURCE_MARKERS;
 	o->ro.markers = (o->sources & TF_SOURCE_MARKERS) != 0;
 
-	o->suite_name = pick(o->suite, cfg->suite, o->command);
+	/* without a name, what the command runs: not its flags */
+	char *derived = NULL;
+	if (!o->suite && !cfg->suite) {
+		derived = tf_attribute_suite_name((const char *const *)o->cmd);
+		tf_vec_push(&o->owned, derived);
+	}
+	o->suite_name = pick(o->suite, cfg->suite, derived);
 	/* without --test, work no test claims is "[outside tests]" */
 	o->ao.test_name = pick(o->test, cfg->test, NULL);
 	for (size_t i = 0; i < o->runner_reports.items.n; i++)
@@ -393,7 +400,9 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		tf_warnf("the kernel lost %llu and throttled %llu samples",
 			 (unsigned long long)res->info.lost, (unsigned long long)res->info.throttled);
 	if (res->stats.frames && res->stats.unresolved * 10 > res->stats.frames)
-		tf_warnf("%llu of %llu frames have no symbol (stripped binaries?)",
+		tf_warnf("%llu of %llu frames have no symbol: stripped programs or libraries (build "
+			 "with -g, or install the -dbg/-dbgsym package; 'testflame doctor PROGRAM' "
+			 "checks one)",
 			 (unsigned long long)res->stats.unresolved,
 			 (unsigned long long)res->stats.frames);
 	if (res->stats.helper_samples)

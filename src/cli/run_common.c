@@ -6,6 +6,7 @@
 #include "pyroscope_common.h"
 #include "report_common.h"
 #include "run_common.h"
+#include "store_common.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -221,18 +222,18 @@ void tf_run_save_baseline(tf_run_opts *o, tf_store *st, const tf_run_side *head,
 	if (rc)
 		tf_warnf("could not save the baseline: %s", tf_error_last());
 	else if (ps.n > 1)
-		tf_notef("saved the baseline of %.12s (%s, %zu runs) in the %s", ctx->commit, kind,
-			 ps.n, tf_store_describe(st));
+		tf_notef("saved the baseline of '%s' for %.12s (%s, %zu runs) in the %s",
+			 o->rec.suite_name, ctx->commit, kind, ps.n, tf_store_describe(st));
 	else
-		tf_notef("saved the baseline of %.12s (%s) in the %s", ctx->commit, kind,
-			 tf_store_describe(st));
+		tf_notef("saved the baseline of '%s' for %.12s (%s) in the %s", o->rec.suite_name,
+			 ctx->commit, kind, tf_store_describe(st));
 	tf_vec_free(&ps);
 	if (rc || !tf_store_is_git(st) || o->no_push || !(o->push || in_ci))
 		return;
 	if (tf_store_push(&sl, st, revs, 1))
 		tf_warnf("could not push the baseline: %s", tf_error_last());
 	else
-		tf_notef("pushed the baseline of %.12s to '%s'", ctx->commit,
+		tf_notef("pushed the baseline of '%s' for %.12s to '%s'", o->rec.suite_name, ctx->commit,
 			 tf_store_remote_url(st) ? tf_store_remote_url(st) : "the remote");
 	tf_store_sync_list_free(&sl);
 }
@@ -375,17 +376,29 @@ bool tf_run_find_baseline(tf_run_opts *o, tf_store *st, const char *start, const
 		char nr[32] = "";
 		if (f.nruns > 1)
 			snprintf(nr, sizeof(nr), ", %zu runs", f.nruns);
-		*note = tf_xasprintf("baseline: %.12s%s%s%s, %u commit%s before %s%s%s", m->commit,
+		char where[64];
+		if (dist)
+			snprintf(where, sizeof(where), "%u commit%s before %s", dist, dist == 1 ? "" : "s",
+				 at_head ? "HEAD" : "the merge-base");
+		else
+			snprintf(where, sizeof(where), "the merge-base");
+		*note = tf_xasprintf("baseline: %.12s%s%s%s, %s%s%s; suite '%s'", m->commit,
 				     f.subject ? " (" : "", f.subject ? f.subject : "",
-				     f.subject ? ")" : "", dist, dist == 1 ? "" : "s",
-				     at_head ? "HEAD" : "the merge-base", nr,
-				     m->source[0] ? m->source : m->fetched ? ", fetched" : "");
+				     f.subject ? ")" : "", where, nr,
+				     m->source[0] ? m->source : m->fetched ? ", fetched" : "",
+				     o->rec.suite_name);
 	} else if (m->commit[0]) {
 		tf_warnf("%s", tf_error_last());
 		*why = tf_xasprintf("the baseline of %.12s cannot be read", m->commit);
 	} else if (rc == TF_ENOTFOUND) {
-		tf_notef("no baseline to compare with: %s", tf_error_last());
-		*why = tf_xstrdup(tf_error_last());
+		char *none = tf_xstrdup(tf_error_last());
+		char *others = tf_cli_store_others(st, start, o->rec.suite_name, kind);
+		*why = others ? tf_xasprintf("%s; %s", none, others) : tf_xstrdup(none);
+		tf_notef("%s", none);
+		free(none);
+		if (others)
+			tf_notef("%s", others);
+		free(others);
 	} else {
 		tf_warnf("no baseline: %s", tf_error_last());
 		*why = tf_xstrdup(tf_error_last());

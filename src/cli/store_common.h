@@ -24,4 +24,12 @@ const char *tf_cli_store_spec(const char *flag, const tf_config *cfg);
 int tf_cli_store_open(tf_store **out, const char *flag, const tf_config *cfg,
 		      const char *remote);
 
+/*
+ * When no baseline of `suite` and `kind` was found from `start`: what the
+ * nearest stored baseline holds instead, and how to pick it (--suite,
+ * `suite:` in .testflame.yml, or the same event and sampler), as one line
+ * to print; NULL when nothing is stored near. The caller frees.
+ */
+char *tf_cli_store_others(tf_store *st, const char *start, const char *suite, const char *kind);
+
 #endif

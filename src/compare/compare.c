@@ -360,9 +360,32 @@ static void aggregate_run(agg *a, size_t run)
 	free(str_test);
 }
 
+tf_attention tf_compare_attention(const tf_test_delta *t, double threshold, bool gate_outside)
+{
+	if (t->verdict == TF_VERDICT_REGRESSED)
+		return TF_ATTENTION_REGRESSED;
+	/* the command's own work is shown, not judged, unless the gate asks */
+	if (t->outside && !gate_outside)
+		return TF_ATTENTION_REST;
+	if (t->verdict == TF_VERDICT_INCONCLUSIVE && fabs(t->delta_pct) >= threshold)
+		return TF_ATTENTION_UNDECIDED;
+	if (t->ran_changed && t->verdict != TF_VERDICT_UNCHANGED && t->verdict != TF_VERDICT_NEW &&
+	    t->verdict != TF_VERDICT_GONE)
+		return TF_ATTENTION_CHANGED_CODE;
+	if (t->verdict == TF_VERDICT_IMPROVED)
+		return TF_ATTENTION_IMPROVED;
+	if (t->verdict == TF_VERDICT_NEW || t->verdict == TF_VERDICT_GONE)
+		return TF_ATTENTION_NEW_GONE;
+	if (t->verdict == TF_VERDICT_INCONCLUSIVE)
+		return TF_ATTENTION_UNSURE;
+	return TF_ATTENTION_REST;
+}
+
 static int by_report_order(const void *x, const void *y)
 {
 	const tf_test_delta *a = x, *b = y;
+	if (a->attention != b->attention)
+		return a->attention < b->attention ? -1 : 1;
 	if (a->verdict != b->verdict)
 		return a->verdict < b->verdict ? -1 : 1;
 	double da = isnan(a->delta_pct) ? TF_MAX(a->base.cost, a->head.cost) : fabs(a->delta_pct);
@@ -686,6 +709,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	double shift = 0, shift_var = 0;
 	double *shifted = tf_xcalloc(pv->nhead + 1, sizeof(double));
 
+	tf_cmp_mark_changed(c);
 	if (!o->keep_shift)
 		tf_cmp_runner_shift(c, &shift, &shift_var);
 	else
@@ -714,14 +738,14 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		}
 		if (at->measure == TF_MEASURE_SAMPLES && t->base.samples == 0 && t->head.samples == 0) {
 			t->verdict = TF_VERDICT_INCONCLUSIVE;
-			t->reason = "ran, but too briefly to be sampled on either side, and nothing "
-				    "measured it exactly (a higher --freq, or --repeat 3, decides)";
+			t->reason = "ran too briefly for a sample on either side, and nothing timed "
+				    "it exactly; run with --freq 999 or --repeat 3 to decide";
 			continue;
 		}
 		if (t->base.cost <= 0 || t->head.cost <= 0) {
 			t->verdict = TF_VERDICT_INCONCLUSIVE;
-			t->reason = "ran, but nothing measured it on one side: no sample, no "
-				    "exact cost (run with a higher --freq or --repeat 3)";
+			t->reason = "ran too briefly on one side for a sample, and nothing timed "
+				    "it exactly; run with --freq 999 or --repeat 3 to decide";
 			continue;
 		}
 		/* a test whose noise nothing measured is assumed twice as noisy as
@@ -822,8 +846,9 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		     (double)t->head.samples < o->min_samples)) {
 			t->verdict = TF_VERDICT_INCONCLUSIVE;
 			snprintf(reason, sizeof(reason),
-				 "too few samples to tell (%lld base, %lld head; min_samples is %.0f)",
-				 (long long)t->base.samples, (long long)t->head.samples, o->min_samples);
+				 "%lld samples against %lld, fewer than gate.min_samples (%.0f); run "
+				 "with --freq 999 or --repeat 3 to decide",
+				 (long long)t->head.samples, (long long)t->base.samples, o->min_samples);
 		}
 		t->reason = tf_arena_strdup(pv->arena, reason);
 	}
@@ -1012,6 +1037,9 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	/* sort tests and their internal ids together */
 	{
 		size_t n = c->ntests;
+		for (size_t i = 0; i < n; i++)
+			c->tests[i].attention = tf_compare_attention(&c->tests[i], opts->threshold,
+								     opts->gate_outside);
 		struct pair { tf_test_delta d; uint32_t id; } *tmp = tf_xmalloc((n + 1) * sizeof(*tmp));
 		for (size_t i = 0; i < n; i++) {
 			tmp[i].d = c->tests[i];
@@ -1110,6 +1138,9 @@ const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double t
 	for (size_t i = 0; i < c->ntests; i++) {
 		const tf_test_delta *t = &c->tests[i];
 		if (t->verdict != TF_VERDICT_REGRESSED && t->verdict != TF_VERDICT_INCONCLUSIVE)
+			continue;
+		/* what the gate does not judge needs no confirming */
+		if (t->outside && !c->summary.gate_outside)
 			continue;
 		if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= threshold))
 			continue;

@@ -61,6 +61,9 @@ static inline double cmp_sample_value(const cmp_run *r, size_t i)
  * changed code, and its variance; 0 and 0 without a control group. Fills
  * the summary's shift fields (shift.c). */
 void tf_cmp_runner_shift(tf_comparison *c, double *shift, double *shift_var);
+/* Set each test's ran_changed from the head's "changes" metadata; needed
+ * by tf_cmp_runner_shift (shift.c). */
+void tf_cmp_mark_changed(tf_comparison *c);
 
 /* Function deltas of the regressed and improved tests (functions.c). */
 void tf_cmp_function_deltas(tf_comparison *c, size_t top);

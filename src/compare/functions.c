@@ -7,8 +7,16 @@
  * reported line is the one whose self cost moved most in the test's
  * direction, which points a reader at the loop that got slower rather than
  * at the function's first line.
+ *
+ * The list leads with the culprit: functions whose own (self) cost moved,
+ * by how much, with the total beside it; a function whose lines the change
+ * touched (the head's "changes" metadata) first of all. Ancestors that
+ * only pass the growth on (_start, __libc_start_main, main) and moves
+ * within the sampling noise (a kernel function seen in two samples more)
+ * are not listed: every test shares the first, and the second is chance.
  */
 #include "compare/compare_priv.h"
+#include "testflame/context.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -123,6 +131,7 @@ typedef struct {
 	double self[2], total[2];
 	int64_t best_line;   /* WHOLE entries: the line that moved most */
 	double best_delta;
+	bool changed;        /* WHOLE entries: a sampled line was changed */
 } fstat;
 
 typedef struct {
@@ -168,6 +177,8 @@ static int by_growth(const void *x, const void *y, void *ctx)
 	const tf_func_delta *a = x, *b = y;
 	int sort_sign = *(const int *)ctx;
 	double da = sort_sign * a->delta_self, db = sort_sign * b->delta_self;
+	if (a->changed != b->changed)
+		return a->changed ? -1 : 1;
 	if (da != db)
 		return da > db ? -1 : 1;
 	da = sort_sign * a->delta_total;
@@ -246,6 +257,32 @@ static uint32_t *ancestor_slots(const tf_comparison *c, const uint32_t *slot_of)
 	return up;
 }
 
+/*
+ * Whether a function's own cost moved the test's way beyond the sampling
+ * noise: three standard deviations of the difference of two Poisson
+ * counts of its samples, and at least 1% of the test's change. A function
+ * whose changed lines ran only needs to have moved.
+ */
+static bool self_moved(const tf_func_delta *d, const tf_test_delta *t, int sg,
+		       const struct tf_compare_priv *pv)
+{
+	double moved = sg * d->delta_self;
+	if (moved <= 0)
+		return false;
+	if (d->changed)
+		return true;
+	if (moved < 0.01 * fabs(t->head.cost - t->base.cost))
+		return false;
+	/* the value of one sample, from the test's head (else base) side */
+	const tf_test_side *s = t->head.samples > 0 ? &t->head : &t->base;
+	size_t runs = s == &t->head ? pv->nhead : pv->nbase;
+	if (s->samples <= 0)
+		return true;
+	double per = s->sampled * (double)runs / (double)s->samples;
+	double var = per * (d->head_self / (double)pv->nhead + d->base_self / (double)pv->nbase);
+	return moved > 3 * sqrt(var);
+}
+
 void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 {
 	struct tf_compare_priv *pv = c->priv;
@@ -293,12 +330,23 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 		}
 	}
 
+	/* what the change touched, when the head's run file says */
+	tf_changes ch;
+	const char *json = tf_comparison_meta(c, true, "changes");
+	bool have_changes = json && tf_changes_from_json(&ch, json) == 0;
+	if (!have_changes)
+		tf_error_clear();
+
 	/* the line of each function whose self cost moved most the test's way */
 	for (size_t i = 0, n = a.f.n; i < n; i++) {
 		const fstat l = a.f.v[i];
 		if (l.line == WHOLE || l.line <= 0)
 			continue;
 		fstat *f = fstat_get(&a, l.slot, l.func, WHOLE);
+		const char *file = cmp_name(pv, pv->funcs.v[l.func].file);
+		if (have_changes && *file && l.line <= UINT32_MAX &&
+		    tf_changes_touch(&ch, file, (uint32_t)l.line))
+			f->changed = true;
 		int sg = sign_of(c->tests[test_of_slot[l.slot]].verdict);
 		double d = sg * (l.self[1] / (double)pv->nhead - l.self[0] / (double)pv->nbase);
 		if (d > f->best_delta || (d == f->best_delta && l.line < f->best_line)) {
@@ -325,8 +373,12 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 			d.delta_self = d.head_self - d.base_self;
 			d.delta_total = d.head_total - d.base_total;
 			d.line = f->best_delta > 0 ? f->best_line : cf->start_line;
-			int sg = sign_of(c->tests[test_of_slot[f->slot]].verdict);
+			d.changed = f->changed;
+			const tf_test_delta *t = &c->tests[test_of_slot[f->slot]];
+			int sg = sign_of(t->verdict);
 			if (sg * d.delta_self <= 0 && sg * d.delta_total <= 0)
+				continue;
+			if (!self_moved(&d, t, sg, pv))
 				continue;
 			tf_vec_push(&lists[f->slot], d);
 		}
@@ -347,6 +399,8 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 		free(lists);
 	}
 
+	if (have_changes)
+		tf_changes_free(&ch);
 	free(stamp);
 	tf_vec_free(&a.f);
 	tf_htab_free(&a.index);

@@ -129,6 +129,8 @@ static json_t *test_json(const tf_test_delta *t)
 	json_object_set_new(o, "nested", json_integer(t->nested));
 	json_object_set_new(o, "outside", json_boolean(t->outside));
 	json_object_set_new(o, "gated", json_boolean(!t->outside));
+	json_object_set_new(o, "attention", json_integer(t->attention));
+	json_object_set_new(o, "ran_changed", json_boolean(t->ran_changed));
 	json_object_set_new(o, "delta_pct", jnum(t->delta_pct));
 	json_object_set_new(o, "raw_delta_pct", jnum(t->raw_delta_pct));
 	json_array_append_new(ci, jnum(t->ci_low_pct));
@@ -150,6 +152,7 @@ static json_t *test_json(const tf_test_delta *t)
 		json_object_set_new(fo, "name", jstr(f->name));
 		json_object_set_new(fo, "file", jstr(f->file));
 		json_object_set_new(fo, "line", json_integer(f->line));
+		json_object_set_new(fo, "changed", json_boolean(f->changed));
 		json_object_set_new(fo, "base_self", jnum(f->base_self));
 		json_object_set_new(fo, "head_self", jnum(f->head_self));
 		json_object_set_new(fo, "base_total", jnum(f->base_total));

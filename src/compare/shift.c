@@ -141,8 +141,6 @@ void tf_cmp_runner_shift(tf_comparison *c, double *shift, double *shift_var)
 		tf_changes_free(&ch);
 		return;
 	}
-	bool *touched = tf_xcalloc(pv->ninternal + 1, sizeof(bool));
-	mark_touched(pv, &ch, touched);
 	tf_changes_free(&ch);
 
 	double *d = tf_xcalloc(c->ntests + 1, sizeof(double));
@@ -152,7 +150,7 @@ void tf_cmp_runner_shift(tf_comparison *c, double *shift, double *shift_var)
 		if (t->outside || !t->base.ran || !t->head.ran || t->base.cost <= 0 ||
 		    t->head.cost <= 0)
 			continue;
-		if (touched[pv->test_id[i]]) {
+		if (t->ran_changed) {
 			touching++;
 			continue;
 		}
@@ -178,5 +176,22 @@ void tf_cmp_runner_shift(tf_comparison *c, double *shift, double *shift_var)
 		s->shift_ci_pct = 1.959963984540054 * sqrt(*shift_var) * 100;
 	}
 	free(d);
+}
+
+void tf_cmp_mark_changed(tf_comparison *c)
+{
+	struct tf_compare_priv *pv = c->priv;
+	const char *json = tf_comparison_meta(c, true, "changes");
+	tf_changes ch;
+
+	if (!json || tf_changes_from_json(&ch, json) != 0) {
+		tf_error_clear();
+		return;
+	}
+	bool *touched = tf_xcalloc(pv->ninternal + 1, sizeof(bool));
+	mark_touched(pv, &ch, touched);
+	for (size_t i = 0; i < c->ntests; i++)
+		c->tests[i].ran_changed = touched[pv->test_id[i]];
 	free(touched);
+	tf_changes_free(&ch);
 }

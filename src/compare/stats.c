@@ -572,15 +572,24 @@ tf_verdict tf_stats_verdict(const tf_stats_result *r, double p_adjusted, double 
 			 d, thr, lo, hi);
 		return TF_VERDICT_UNCHANGED;
 	}
+	/* undecided: say why in the reader's words, and what decides it */
+	if (fabs(r->delta) >= threshold && TF_MIN(base_samples, head_samples) < 100) {
+		snprintf(reason, reason_len, "%+.1f%% from %.0f samples against %.0f, too few to tell "
+			 "from chance (95%% CI %+.1f%% to %+.1f%%); run with --freq 999 or --repeat 3 "
+			 "to decide", d, head_samples, base_samples, lo, hi);
+		return TF_VERDICT_INCONCLUSIVE;
+	}
 	if (fabs(r->delta) >= threshold) {
-		snprintf(reason, reason_len, "%+.1f%% is within the noise (95%% CI %+.1f%% to %+.1f%%, p=%.2g)",
-			 d, lo, hi, p_adjusted);
+		snprintf(reason, reason_len, "%+.1f%%, but this test varies as much from run to run "
+			 "(95%% CI %+.1f%% to %+.1f%%, p=%.2g); run with --repeat 3 to decide", d, lo,
+			 hi, p_adjusted);
 		return TF_VERDICT_INCONCLUSIVE;
 	}
 	if (base_samples < min_samples || head_samples < min_samples) {
 		snprintf(reason, reason_len,
-			 "too few samples to tell (%.0f base, %.0f head; %.0f needed at a %g%% threshold)",
-			 base_samples, head_samples, min_samples, thr);
+			 "%.0f samples against %.0f, too few to call a %g%% change unchanged (%.0f "
+			 "needed); run with --freq 999 or --repeat 3 to decide",
+			 head_samples, base_samples, thr, min_samples);
 		return TF_VERDICT_INCONCLUSIVE;
 	}
 	snprintf(reason, reason_len, "no significant change (95%% CI %+.1f%% to %+.1f%%)", lo, hi);

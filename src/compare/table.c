@@ -1,8 +1,9 @@
 /*
  * table.c - the terminal table: what a developer reads in a CI log or after
- * a local run. It fits 80-100 columns (long test and function names are
- * shortened from the left, where their least specific part is), lists the
- * changed tests first with their delta and 95% interval, then for each
+ * a local run. It fits 80-100 columns (long test names are shortened from
+ * the left, where their least specific part is; long function names lose
+ * their argument lists and template arguments, then their end, never
+ * their file:line), lists the tests in the order of attention with their delta and 95% interval, then for each
  * regressed test the functions that grew most with file:line, and ends with
  * one line a person can grep for. Colour only when asked (a TTY), and
  * control characters in names are neutralised so a test name cannot drive
@@ -114,6 +115,101 @@ static void put_fit(tf_buf *b, const char *s, size_t width, bool pad)
 			tf_buf_putc(b, ' ');
 }
 
+/* Append `s` wrapped at spaces into lines of at most `width` columns,
+ * each after `indent` spaces; control characters replaced. */
+static void put_wrapped(tf_buf *b, const char *s, size_t indent, size_t width)
+{
+	tf_buf word = TF_BUF_INIT;
+	size_t col = 0;
+
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		const char *e = s;
+		while (*e && *e != ' ')
+			e++;
+		if (e == s)
+			break;
+		tf_buf_clear(&word);
+		tf_buf_put(&word, s, (size_t)(e - s));
+		size_t w = width_of(word.ptr);
+		if (col && col + 1 + w > width) {
+			tf_buf_putc(b, '\n');
+			col = 0;
+		}
+		if (!col)
+			for (size_t i = 0; i < indent; i++)
+				tf_buf_putc(b, ' ');
+		else
+			tf_buf_putc(b, ' ');
+		put_fit(b, word.ptr, w, false);
+		col += (col ? 1 : 0) + w;
+		s = e;
+	}
+	if (col)
+		tf_buf_putc(b, '\n');
+	tf_buf_free(&word);
+}
+
+/* Append `s` in at most `width` columns, the end elided ("...") when too
+ * long: for lines whose start says what they are. */
+static void put_fit_end(tf_buf *b, const char *s, size_t width)
+{
+	size_t w = width_of(s), keep = w > width ? (width > 3 ? width - 3 : 0) : w;
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t n = 0; *p && n < keep; n++) {
+		tf_buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+		for (p++; (*p & 0xc0) == 0x80; p++)
+			tf_buf_putc(b, (char)*p);
+	}
+	if (w > width)
+		tf_buf_put(b, "...", width > 3 ? 3 : width);
+}
+
+/*
+ * A C++ (or Rust) name with its argument lists and template arguments
+ * elided: "YAML::Utils::WriteAlias(YAML::ostream_wrapper&, ...)" is
+ * "YAML::Utils::WriteAlias(…)", "std::vector<int>::push_back(int&&)" is
+ * "std::vector<…>::push_back(…)". What names the function stays; the
+ * operator of "operator<<" or "operator()" is part of the name.
+ */
+static void elide_args(tf_buf *out, const char *s)
+{
+	int depth = 0;
+	for (const char *p = s; *p; p++) {
+		if (depth == 0 && out->len >= 8 && memcmp(out->ptr + out->len - 8, "operator", 8) == 0) {
+			/* the operator's own characters */
+			while (*p && strchr("<>()[]=!+-*/%&|^~,", *p) && *p != '(' )
+				tf_buf_putc(out, *p++);
+			if (p[0] == '(' && p[1] == ')') {
+				tf_buf_puts(out, "()");
+				p += 2;
+			}
+			if (!*p)
+				break;
+		}
+		char c = *p;
+		if (c == '<' || c == '(') {
+			if (depth++ == 0) {
+				tf_buf_putc(out, c);
+				tf_buf_puts(out, "\xe2\x80\xa6"); /* … */
+			}
+			continue;
+		}
+		if ((c == '>' || c == ')') && depth > 0) {
+			if (--depth == 0)
+				tf_buf_putc(out, c);
+			continue;
+		}
+		if (depth == 0)
+			tf_buf_putc(out, c);
+	}
+	/* unbalanced (a name cut short): closed */
+	if (depth && out->len > 3)
+		tf_buf_putc(out, out->ptr[out->len - 4] == '<' ? '>' : ')');
+}
+
 static void pad_left(tf_buf *b, const char *s, size_t width)
 {
 	for (size_t w = width_of(s); w < width; w++)
@@ -160,7 +256,7 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 			      tf_verdict_name(order[i]));
 		first = false;
 	}
-	put_fit(b, line.ptr, o->width, false);
+	put_fit_end(b, line.ptr, o->width);
 	tf_buf_putc(b, '\n');
 	tf_buf_clear(&line);
 	tf_buf_printf(&line, "  %s, threshold %g%%, %zu base run%s vs %zu head run%s",
@@ -170,7 +266,7 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 	short_rev(hr, sizeof(hr), tf_comparison_meta(c, true, "commit"));
 	if (*br || *hr)
 		tf_buf_printf(&line, ", %s -> %s", *br ? br : "?", *hr ? hr : "?");
-	put_fit(b, line.ptr, o->width, false);
+	put_fit_end(b, line.ptr, o->width);
 	tf_buf_puts(b, "\n");
 	if (s->origin) {
 		tf_buf_puts(b, "  head: ");
@@ -237,6 +333,9 @@ static void row(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 	tf_buf_puts(b, "  ");
 	put_fit(b, t->name, wname, false);
 	tf_buf_putc(b, '\n');
+	/* undecided: why, and what would decide it */
+	if (t->verdict == TF_VERDICT_INCONCLUSIVE && t->reason && t->attention <= TF_ATTENTION_UNSURE)
+		put_wrapped(b, t->reason, 16, o->width > 20 ? o->width - 16 : 60);
 }
 
 static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
@@ -271,15 +370,27 @@ static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 		pad_left(b, self, 16);
 		pad_left(b, total, 12);
 		tf_buf_puts(b, "   ");
+		/* the name from its start, then where it is: never cut the other way */
+		size_t avail = o->width > 31 ? o->width - 31 : 20;
 		tf_buf_clear(&line);
-		tf_buf_puts(&line, f->name);
 		if (*f->file) {
 			const char *base = strrchr(f->file, '/');
 			tf_buf_printf(&line, "  %s", base ? base + 1 : f->file);
 			if (f->line > 0)
 				tf_buf_printf(&line, ":%lld", (long long)f->line);
 		}
-		put_fit(b, line.ptr, o->width > 31 ? o->width - 31 : 20, false);
+		size_t wloc = width_of(line.ptr);
+		if (wloc > avail / 2)
+			wloc = avail / 2;
+		tf_buf name = TF_BUF_INIT;
+		if (width_of(f->name) + wloc > avail)
+			elide_args(&name, f->name);
+		else
+			tf_buf_puts(&name, f->name);
+		put_fit_end(b, name.ptr, avail - wloc);
+		if (*f->file)
+			put_fit(b, line.ptr, wloc, false);
+		tf_buf_free(&name);
 		tf_buf_putc(b, '\n');
 	}
 	tf_buf_free(&line);

@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The changed lines kept in a run file; a huge diff is cut, and says so. */
 #define CHANGES_META_MAX (64 * 1024)
@@ -38,8 +39,12 @@ static void collect_git(tf_context *ctx, const char *path, const tf_config *cfg)
 	int rc = tf_repo_open(&repo, path);
 
 	if (rc == TF_ENOTFOUND) {
-		warn(ctx, "%s: no commit, branch or merge-base to tag the run with, and no "
-			  "baselines kept in git", tf_error_last());
+		char cwd[4096];
+		if (!path)
+			path = getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+		warn(ctx, "'%s' is not in a git repository: the run carries no commit, and no "
+			  "baseline is found or kept in git (run inside the project's git checkout, "
+			  "or keep baselines with --store dir:PATH)", path);
 		return;
 	}
 	if (rc < 0) {
@@ -107,8 +112,17 @@ int tf_context_detect(tf_context **out, const char *path, char *const *envp,
 	return 0;
 }
 
+bool tf_context_first_commit(const tf_context *ctx)
+{
+	/* only HEAD's parents are known: a forced commit may be another */
+	return ctx->git && ctx->git->root && ctx->commit && ctx->git->commit &&
+	       strcmp(ctx->commit, ctx->git->commit) == 0;
+}
+
 char *tf_context_baseline_start(const tf_context *ctx)
 {
+	if (tf_context_first_commit(ctx))
+		return NULL;
 	if (ctx->merge_base && ctx->commit && strcmp(ctx->merge_base, ctx->commit) != 0)
 		return tf_xstrdup(ctx->merge_base);
 	if (ctx->commit)

@@ -474,8 +474,14 @@ static int read_head(tf_git *g, tf_repo *r)
 	}
 	if (rc < 0)
 		return tf_git_error(rc, 0, "cannot read HEAD");
-	if (git_reference_target(head))
+	if (git_reference_target(head)) {
+		git_commit *c;
 		g->commit = oid_hex(git_reference_target(head));
+		if (git_commit_lookup(&c, r->repo, git_reference_target(head)) == 0) {
+			g->root = git_commit_parentcount(c) == 0;
+			git_commit_free(c);
+		}
+	}
 	if (!g->detached && git_reference_is_branch(head))
 		g->branch = tf_xstrdup(git_reference_shorthand(head));
 	git_reference_free(head);

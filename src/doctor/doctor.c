@@ -371,6 +371,8 @@ static void check_binary(tf_doctor_report *r, const char *name)
 		    "build with -g and do not strip it (no 'install -s', no 'strip'), or install "
 		    "its debug symbols (Debian: the -dbgsym package, from the debian-debug archive)",
 		    "'%s' is stripped: only exported functions have names, no file:line", path);
+	if (r->checks.v[r->checks.n - 1].level == TF_CHECK_PROBLEM)
+		r->program_problems++;
 	tf_debuginfo_clear(&d);
 	free(path);
 }

@@ -385,6 +385,12 @@ int tf_profile_load(tf_profile **out, const char *path)
 			goto done;
 		}
 	}
+	bool gz = raw.ptr != NULL;
+	if (gz && len > 262 && memcmp(data + 257, "ustar", 5) == 0) {
+		rc = tf_error_set(TF_EINVAL, "'%s': a gzip-compressed tar archive, not a profile "
+				  "(give one of the files in it)", path);
+		goto done;
+	}
 	switch (tf_profile_sniff(data, len)) {
 	case TF_FORMAT_FOLDED:
 		rc = tf_folded_decode(out, data, len, path);
@@ -395,11 +401,35 @@ int tf_profile_load(tf_profile **out, const char *path)
 			tf_profile_keep_source(*out, &file);
 		if (rc && mostly_text(data, len))
 			rc = tf_folded_decode(out, data, len, path);
+		else if (rc && gz) {
+			/* what the file is, then why the pprof reader refused it */
+			const char *why = tf_error_last();
+			const char *pre = "not a valid pprof profile";
+			char *w = tf_xstrdup(strncmp(why, pre, strlen(pre)) == 0 ? why + strlen(pre)
+										  : why);
+			rc = tf_error_set(rc, "'%s': gzip data that is not a pprof profile%s%s", path,
+					  *w == ' ' || !*w ? "" : ": ", w);
+			free(w);
+		}
 		else if (rc)
 			tf_error_wrap(rc, "'%s'", path);
 		break;
 	default:
 		rc = tf_error_set(TF_EINVAL, "'%s': not a profile", path);
+	}
+	if (rc && !*out) {
+		/* text that fails on its first line was never folded stacks */
+		char *first = tf_xasprintf("%s:1: ", path);
+		const char *msg = tf_error_last();
+		if (strncmp(msg, first, strlen(first)) == 0) {
+			char *why = tf_xstrdup(msg + strlen(first));
+			rc = gz ? tf_error_set(rc, "'%s': gzip data that is not a pprof profile, nor "
+					       "folded stacks (line 1: %s)", path, why)
+				: tf_error_set(rc, "'%s' is not a pprof profile, nor folded stacks (line "
+					       "1: %s)", path, why);
+			free(why);
+		}
+		free(first);
 	}
 done:
 	tf_buf_free(&file);

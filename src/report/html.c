@@ -106,7 +106,7 @@ static size_t choose(uint8_t *keep, const rp_ctx *x, const rp_tree *t, size_t *n
 	uint8_t *changed = tf_xcalloc(n + 1, 1);
 
 	for (size_t i = 0; i < x->c->ntests; i++)
-		if (t->test_pos[i] != TF_DIFF_NONE && rp_changed(x->c->tests[i].verdict))
+		if (t->test_pos[i] != TF_DIFF_NONE && rp_changed(&x->c->tests[i]))
 			changed[t->test_pos[i]] = 1;
 	for (size_t p = 0; p < n; p++) {
 		const tf_diff_node *nd = &t->t->nodes[t->order[p]];
@@ -225,7 +225,7 @@ static size_t function_stats(fstat **out, const rp_tree *t, uint32_t root, uint3
 static size_t function_rows(const rp_ctx *x, const tf_test_delta *td)
 {
 	size_t max = x->o.html_max_functions;
-	if (!td || rp_changed(td->verdict) || !x->c->ntests)
+	if (!td || rp_changed(td) || !x->c->ntests)
 		return max;
 	return TF_MIN(max, TF_MAX((size_t)FX_MIN, FX_BUDGET / x->c->ntests));
 }
@@ -265,6 +265,75 @@ static void put_functions(tf_buf *b, page *pg, uint32_t root, const tf_test_delt
 
 /* ---- the data block ----------------------------------------------------- */
 
+/* The program an unresolved frame is in: its mapping's file (a location
+ * without lines), or the "program+0xOFFSET" name the symbolizer gives a
+ * frame it could not name; NULL for a resolved frame. Into `out`. */
+static const char *unresolved_program(tf_buf *out, const tf_profile *p, const tf_location *l)
+{
+	tf_buf_clear(out);
+	if (!l->nlines) {
+		if (l->mapping == TF_NO_MAPPING || l->mapping >= p->mappings.n)
+			return NULL;
+		tf_buf_puts(out, tf_profile_str(p, p->mappings.v[l->mapping].filename));
+	} else {
+		const tf_function *f = &p->functions.v[p->lines.v[l->lines_off].function];
+		const char *name = tf_profile_str(p, f->name), *plus = strstr(name, "+0x");
+		if (*tf_profile_str(p, f->filename) || !plus || plus == name)
+			return NULL;
+		tf_buf_put(out, name, (size_t)(plus - name));
+	}
+	const char *base = strrchr(out->ptr, '/');
+	return base && base[1] ? base + 1 : out->ptr;
+}
+
+/* The programs whose frames have no symbol, most first (at most 3), as
+ * [["name", frames], ...]: what the page's note names with the fix. */
+static void put_unresolved_in(tf_buf *b, const tf_profile *p)
+{
+	tf_strtab names;
+	TF_VEC(uint64_t) n = { 0 };
+	tf_buf prog = TF_BUF_INIT;
+
+	/* frames as the run file counts them: once per sample drawn */
+	size_t col = SIZE_MAX;
+	for (size_t i = 0; i < p->sample_types.n && col == SIZE_MAX; i++)
+		if (strcmp(tf_profile_str(p, p->sample_types.v[i].type), "samples") == 0)
+			col = i;
+	tf_strtab_init(&names);
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const tf_sample *sm = &p->samples.v[i];
+		uint64_t w = col == SIZE_MAX ? 1
+			     : (uint64_t)TF_MAX(p->values.v[i * p->sample_types.n + col], (int64_t)0);
+		for (uint32_t k = 0; k < sm->nlocs; k++) {
+			const tf_location *l = &p->locations.v[p->stack.v[sm->locs_off + k]];
+			const char *name = unresolved_program(&prog, p, l);
+			if (!name)
+				continue;
+			uint32_t id = tf_strtab_intern(&names, name, strlen(name));
+			while (n.n <= id)
+				tf_vec_push(&n, 0);
+			n.v[id] += w;
+		}
+	}
+	tf_buf_putc(b, '[');
+	for (int shown = 0; shown < 3; shown++) {
+		size_t best = SIZE_MAX;
+		for (size_t m = 0; m < n.n; m++)
+			if (n.v[m] && (best == SIZE_MAX || n.v[m] > n.v[best]))
+				best = m;
+		if (best == SIZE_MAX)
+			break;
+		tf_buf_puts(b, shown ? ",[" : "[");
+		rp_put_json_html(b, names.strs.v[best], 120);
+		tf_buf_printf(b, ",%llu]", (unsigned long long)n.v[best]);
+		n.v[best] = 0;
+	}
+	tf_buf_putc(b, ']');
+	tf_buf_free(&prog);
+	tf_vec_free(&n);
+	tf_strtab_free(&names);
+}
+
 static void put_meta_side(tf_buf *b, const tf_comparison *c, bool head)
 {
 	static const char *const keys[] = {
@@ -280,7 +349,9 @@ static void put_meta_side(tf_buf *b, const tf_comparison *c, bool head)
 			tf_buf_putc(b, ',');
 		rp_put_json_html(b, s->names[i], 300);
 	}
-	tf_buf_puts(b, "],\"meta\":{");
+	tf_buf_puts(b, "],\"unresolved_in\":");
+	put_unresolved_in(b, s->profiles[0]);
+	tf_buf_puts(b, ",\"meta\":{");
 	for (size_t i = 0; i < TF_ARRAY_SIZE(keys); i++) {
 		const char *v = tf_comparison_meta(c, head, keys[i]);
 		if (!v)
@@ -397,8 +468,8 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 	for (size_t i = 0; i < c->ntests; i++) {
 		const tf_test_delta *td = &c->tests[i];
 		uint32_t p = t->test_pos[i];
-		tf_buf_printf(&tests, "%s{\"n\":%u,\"v\":%d,\"b\":", i ? "," : "",
-			      str_id(&pg, td->name), (int)td->verdict);
+		tf_buf_printf(&tests, "%s{\"n\":%u,\"v\":%d,\"a\":%d,\"b\":", i ? "," : "",
+			      str_id(&pg, td->name), (int)td->verdict, (int)td->attention);
 		put_exact(&tests, td->base.cost);
 		tf_buf_puts(&tests, ",\"h\":");
 		put_exact(&tests, td->head.cost);

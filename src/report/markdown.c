@@ -11,9 +11,11 @@
  * against a byte budget: when it does not fit, the least important rows go
  * first (the tail of the table, then functions, then whole detail blocks,
  * then long names get shorter) and the comment says what it left out.
- * Names are put inside <code> with every ASCII punctuation character as a
- * numeric reference: no pipe can split a cell, no backtick or bracket can
- * open markup, no "@name" can notify anyone, no URL becomes a link.
+ * Names are put inside <code> with the characters that could act where
+ * they stand as numeric references (markup.c): no pipe can split a cell,
+ * no backtick or bracket can open markup, no "@name" can notify anyone, no
+ * URL becomes a link; `lib.c:30` and `YAML::Emitter` stay as they are, for
+ * whoever reads the raw text (notifications, the API, logs).
  */
 #include "report/report_priv.h"
 
@@ -141,7 +143,7 @@ static void headline(tf_buf *b, rp_ctx *x)
 	}
 	if (s->confirmation) {
 		tf_buf_puts(b, "_Confirmed: ");
-		rp_put_md(b, s->confirmation, 600);
+		rp_put_md_text(b, s->confirmation, 600);
 		tf_buf_puts(b, "._\n\n");
 	}
 	if (!isnan(s->shift_pct))
@@ -151,13 +153,13 @@ static void headline(tf_buf *b, rp_ctx *x)
 			      s->control_tests);
 	else if (s->shift_note && s->env_diff) {
 		tf_buf_puts(b, "_Runner: its shift is not measured (");
-		rp_put_md(b, s->shift_note, 300);
+		rp_put_md_text(b, s->shift_note, 300);
 		tf_buf_puts(b, ")._\n\n");
 	}
 	if (s->env_diff) {
 		/* every test may move with the machine */
 		tf_buf_puts(b, "_The two sides ran on different machines: ");
-		rp_put_md(b, s->env_diff, 600);
+		rp_put_md_text(b, s->env_diff, 600);
 		tf_buf_puts(b, "._\n\n");
 	}
 }
@@ -173,7 +175,7 @@ static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 	for (size_t i = 0; i < c->ntests; i++) {
 		const tf_test_delta *t = &c->tests[i];
 		char base[48], head[48], d[32], lo[32], hi[32];
-		if (!rp_changed(t->verdict))
+		if (!rp_changed(t))
 			continue;
 		if (shown >= pl->rows) {
 			(*left_out)++;
@@ -205,6 +207,26 @@ static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 		tf_buf_puts(b, " |\n");
 	}
 	tf_buf_putc(b, '\n');
+	/* the undecided rows: why, and what would decide them */
+	bool first = true;
+	for (size_t i = 0, row = 0; i < c->ntests && row < shown; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		if (!rp_changed(t))
+			continue;
+		row++;
+		if (t->verdict != TF_VERDICT_INCONCLUSIVE || !t->reason)
+			continue;
+		if (first)
+			tf_buf_puts(b, "Undecided, so not failing the check:\n\n");
+		first = false;
+		tf_buf_puts(b, "- ");
+		code(b, t->name, pl->name_max);
+		tf_buf_puts(b, ": ");
+		rp_put_md_text(b, t->reason, 400);
+		tf_buf_putc(b, '\n');
+	}
+	if (!first)
+		tf_buf_putc(b, '\n');
 }
 
 static void location(tf_buf *b, rp_ctx *x, const tf_func_delta *f, size_t name_max)

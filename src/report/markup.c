@@ -97,19 +97,75 @@ void rp_put_html(tf_buf *b, const char *s, size_t max)
 	free(c);
 }
 
-void rp_put_md(tf_buf *b, const char *s, size_t max)
+static bool word_char(unsigned char c)
+{
+	return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
+/*
+ * Markdown's active characters, escaped where they could act and nowhere
+ * else, so `lib.c:30` and `__libc_start_main` read (and grep) as they are:
+ *   always    & < > (HTML), | (a table cell), ` (a code span), [ (a link or
+ *             image), \ (an escape), * and ~ (emphasis, strikethrough,
+ *             even inside a word), $ (math)
+ *   _         unless inside a word: intraword _ opens no emphasis
+ *   @         before a letter or digit: a mention, or an e-mail autolink
+ *   :         before "//": an URL autolink
+ *   .         after "www": a www autolink
+ * A line never starts with a name, so # + - = and digits (block markup)
+ * need nothing. `text`: outside <code>, where a host turns "@name" into a
+ * mention whatever its escaping: a word joiner after the @ keeps it text.
+ */
+static void put_md(tf_buf *b, const char *s, size_t max, bool text)
 {
 	char *c = rp_clean(s, max);
-	for (const unsigned char *p = (const unsigned char *)c; *p; p++) {
-		/* these mean nothing in GFM away from the start of a line, and a
-		 * name inside <code> never starts one */
-		if (*p >= 0x80 || strchr(" /,-=+;%", *p) || (*p >= '0' && *p <= '9') ||
-		    (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
-			tf_buf_putc(b, (char)*p);
+	const unsigned char *p = (const unsigned char *)c;
+
+	for (size_t i = 0; p[i]; i++) {
+		unsigned char ch = p[i], prev = i ? p[i - 1] : 0, next = p[i + 1];
+		bool esc;
+		switch (ch) {
+		case '&': case '<': case '>': case '|': case '`': case '[': case '\\':
+		case '*': case '~': case '$':
+			esc = true;
+			break;
+		case '_':
+			esc = !(prev && word_char(prev) && word_char(next));
+			break;
+		case '@':
+			esc = word_char(next);
+			if (esc && text) {
+				tf_buf_puts(b, "@\xe2\x81\xa0"); /* U+2060 */
+				continue;
+			}
+			break;
+		case ':':
+			esc = next == '/' && p[i + 2] == '/';
+			break;
+		case '.':
+			esc = i >= 3 && (p[i - 1] | 0x20) == 'w' && (p[i - 2] | 0x20) == 'w' &&
+			      (p[i - 3] | 0x20) == 'w';
+			break;
+		default:
+			esc = false;
+		}
+		if (esc)
+			tf_buf_printf(b, "&#%d;", ch);
 		else
-			tf_buf_printf(b, "&#%d;", *p);
+			tf_buf_putc(b, (char)ch);
 	}
 	free(c);
+}
+
+void rp_put_md(tf_buf *b, const char *s, size_t max)
+{
+	put_md(b, s, max, false);
+}
+
+void rp_put_md_text(tf_buf *b, const char *s, size_t max)
+{
+	put_md(b, s, max, true);
 }
 
 void rp_put_json(tf_buf *b, const char *s, size_t max)

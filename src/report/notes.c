@@ -75,7 +75,7 @@ void tf_report_markdown_message(tf_buf *out, const char *suite, const char *text
 	tf_buf_puts(out, "### testflame \xc2\xb7 ");
 	code(out, suite && *suite ? suite : "tests", 80);
 	tf_buf_puts(out, "\n\n");
-	rp_put_md(out, text, 2000);
+	rp_put_md_text(out, text, 2000);
 	tf_buf_printf(out, "\n\n<sub>testflame %s</sub>\n", TF_VERSION);
 }
 

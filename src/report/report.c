@@ -44,10 +44,9 @@ void tf_report_opts_init(tf_report_opts *o)
 	o->name_max = 200;
 }
 
-bool rp_changed(tf_verdict v)
+bool rp_changed(const tf_test_delta *t)
 {
-	return v == TF_VERDICT_REGRESSED || v == TF_VERDICT_IMPROVED || v == TF_VERDICT_NEW ||
-	       v == TF_VERDICT_GONE;
+	return t->attention <= TF_ATTENTION_NEW_GONE;
 }
 
 static const char *nonempty(const char *s)
@@ -165,7 +164,7 @@ int rp_ctx_init(rp_ctx *x, const tf_comparison *c, const tf_report_opts *o)
 	else
 		x->title = tf_xasprintf("testflame: %s", x->suite);
 	for (size_t i = 0; i < c->ntests; i++)
-		if (rp_changed(c->tests[i].verdict))
+		if (rp_changed(&c->tests[i]))
 			x->nchanged++;
 	return 0;
 }
@@ -327,9 +326,9 @@ static int write_per_test(rp_ctx *x, const rp_tree *forest)
 	size_t written = 0;
 	int rc = 0;
 
-	/* c->tests is ordered by verdict, then by size of the change */
+	/* c->tests is in the order of attention */
 	for (size_t i = 0; i < c->ntests && written < x->o.svg_max_files && !rc; i++) {
-		if (!rp_changed(c->tests[i].verdict))
+		if (!rp_changed(&c->tests[i]))
 			continue;
 		uint32_t pos = forest->test_pos[i];
 		if (pos == TF_DIFF_NONE)

@@ -26,14 +26,17 @@ typedef struct {
 	char *repo_url;           /* owned, no trailing slash; NULL when unknown */
 	char *title;              /* owned */
 	rp_host host;
-	size_t nchanged;          /* regressed + improved + new + gone */
+	size_t nchanged;          /* tests rp_changed() lists */
 } rp_ctx;
 
 int rp_ctx_init(rp_ctx *x, const tf_comparison *c, const tf_report_opts *o);
 void rp_ctx_free(rp_ctx *x);
 
-/* A verdict that a report lists as a change. */
-bool rp_changed(tf_verdict v);
+/* A test that a report lists for the reader: up to new and gone in the
+ * order of attention (regressed, large undecided, moved while running
+ * changed code, improved, new, gone), not the small undecided or the
+ * unchanged. */
+bool rp_changed(const tf_test_delta *t);
 
 /*
  * Untrusted text. rp_clean() returns a malloc'd copy that is valid UTF-8
@@ -45,11 +48,15 @@ bool rp_changed(tf_verdict v);
 char *rp_clean(const char *s, size_t max);
 /* HTML/XML text and attribute values: & < > " ' as references. */
 void rp_put_html(tf_buf *b, const char *s, size_t max);
-/* Markdown, for use inside <code>...</code>: every ASCII character but
- * letters, digits, space and / , - = + ; % as a numeric reference, so
- * nothing in the name is markup, a table cell border, an autolink, an
- * emoji code, math or a mention. */
+/* Markdown, for use inside <code>...</code> (in a table cell too): the
+ * characters that could act as markup where they stand, as numeric
+ * references (& < > | ` [ \ * ~ $ always; _ @ : . only where they could
+ * open emphasis, a mention or an autolink), the rest as it is: nothing in
+ * the name is markup, a cell border, an autolink, math or a mention. */
 void rp_put_md(tf_buf *b, const char *s, size_t max);
+/* The same for running text outside <code>, where "@name" also gets a
+ * word joiner after the @, so no host mentions anyone. */
+void rp_put_md_text(tf_buf *b, const char *s, size_t max);
 /* A JSON string literal that is also safe inside an HTML <script> element
  * (< > & and U+2028/2029 as \u escapes). */
 void rp_put_json_html(tf_buf *b, const char *s, size_t max);

@@ -537,7 +537,7 @@ int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 		break;
 	}
 	rc = tf_error_set(TF_ENOTFOUND,
-		"no baseline for suite '%s', kind '%s' in the %u first-parent commit%s from %.12s%s",
+		"no baseline of the suite '%s' (%s) in the %u first-parent commit%s from %.12s%s",
 		suite, kind, out->walked, out->walked == 1 ? "" : "s", git_oid_tostr_s(&start), why);
 done:
 	tf_remote_session_free(w.rs);
@@ -585,6 +585,56 @@ int tf_store_resolve_suite(tf_store_match *out, tf_store *s, const char *start_r
 	if (!rc || rc == TF_ENOTFOUND)
 		rc = tf_error_set(TF_ENOTFOUND, "no baseline of suite '%s' near '%s' in the %s", suite,
 				  start_rev, s->desc);
+	return rc;
+}
+
+struct nearest_walk {
+	tf_baseline_list *l;
+	size_t found;
+	unsigned distance;
+};
+
+static int nearest_step(const git_oid *commit, unsigned distance, void *payload)
+{
+	struct nearest_walk *w = payload;
+	char hex[TF_STORE_ID_HEX + 1];
+
+	tf_git_id_hex(hex, commit);
+	for (size_t i = 0; i < w->l->items.n; i++)
+		if (strcmp(w->l->items.v[i].commit, hex) == 0 && w->l->items.v[i].files.n) {
+			w->found = i;
+			w->distance = distance;
+			return 1;
+		}
+	return 0;
+}
+
+int tf_store_nearest(tf_baseline *out, unsigned *distance, tf_store *s, const char *start_rev)
+{
+	tf_baseline_list l;
+	struct nearest_walk w = { &l, SIZE_MAX, 0 };
+	git_oid start;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	*distance = 0;
+	if (!s->repo)
+		return tf_error_set(TF_EUSAGE, "finding a baseline walks git history: %s",
+				    s->repo_error ? s->repo_error : "no repository");
+	if ((rc = tf_store_list(&l, s)))
+		return rc;
+	if (l.items.n && !(rc = tf_git_rev(&start, s->repo, start_rev)))
+		rc = tf_git_walk_first_parent(s->repo, &start, TF_STORE_DEFAULT_DEPTH, nearest_step,
+					      &w, NULL);
+	if (!rc && w.found == SIZE_MAX)
+		rc = tf_error_set(TF_ENOTFOUND, "no baseline on the first-parent history of '%s' "
+				  "in the %s", start_rev, s->desc);
+	if (!rc) {
+		*out = l.items.v[w.found];
+		*distance = w.distance;
+		memset(&l.items.v[w.found], 0, sizeof(*out));
+	}
+	tf_baseline_list_free(&l);
 	return rc;
 }
 

@@ -50,14 +50,17 @@ test_expect_success 'an unchanged branch: compared with the merge-base baseline,
 	expect_contains err "learned the run-to-run noise of" &&
 	expect_contains err "in 10 baselines" &&
 	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
-	expect_contains out "0 commits before the merge-base" &&
+	expect_contains out ", the merge-base; suite '\''examples'\''" &&
 	expect_not_contains out "REGRESSION" && test -s testflame-report/report.json
 '
 
 test_expect_success 'in a CI build without the remote: a warning, then the local baselines' '
-	cd repo && CI=true "$TF" run -q --no-fail >out 2>err &&
+	cd repo && CI=true "$TF" run --no-fail >out 2>err &&
 	expect_contains err "no remote named '\''origin'\''" &&
 	expect_contains err "looking at local baselines only" &&
+	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
+	CI=true "$TF" run -q --no-fail >out 2>err &&
+	expect_not_contains err "warning" &&
 	expect_contains out "baseline: $(git rev-parse --short=12 main)"
 '
 
@@ -130,7 +133,8 @@ test_expect_code 3 'compare with git revisions reads their stored baselines' '
 
 test_expect_code 1 'compare with a revision that has no baseline says so' '
 	cd repo && "$TF" compare main same 2>err; rc=$?
-	expect_contains err "no baseline is stored" && exit $rc
+	expect_contains err "no baseline for $(git rev-parse --short=12 same) ('\''same'\'')" &&
+	expect_contains err "'\''testflame baseline list'\'' shows the stored ones" && exit $rc
 '
 
 test_expect_code 4 'the command'\''s own failure comes before the gate' '

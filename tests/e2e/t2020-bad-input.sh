@@ -79,6 +79,21 @@ for cmd in view show; do
 	"
 done
 
+# A file that is not a profile says what it is, not where folded stacks
+# parsing gave up on it.
+for cmd in view show compare; do
+	test_expect_success "$cmd: gzip data, text or a tar archive that is no profile says what it is" '
+		two() { if [ '$cmd' = compare ]; then echo "$1 $1"; else echo "$1"; fi; }
+		printf "hello world\nthis is a log\n" | gzip > log.gz &&
+		run_bad 1 "'\''log.gz'\'': gzip data that is not a pprof profile, nor folded stacks (line 1: expected" -- $TF '$cmd' $(two log.gz) &&
+		printf "hello world\n" > log.txt &&
+		run_bad 1 "'\''log.txt'\'' is not a pprof profile, nor folded stacks (line 1:" -- $TF '$cmd' $(two log.txt) &&
+		tar czf files.tgz good.folded &&
+		run_bad 1 "'\''files.tgz'\'': a gzip-compressed tar archive, not a profile" -- $TF '$cmd' $(two files.tgz) &&
+		gzip -c good.folded > goodfolded.gz && $TF '$cmd' $(two goodfolded.gz) > /dev/null
+	'
+done
+
 test_expect_success 'view: a bad --format value is a usage error listing the choices' '
 	run_bad 2 "invalid value '\''xml'\'' for --format" "text, folded, pprof, speedscope" -- \
 		$TF view --format xml good.folded

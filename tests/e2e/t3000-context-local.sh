@@ -118,7 +118,7 @@ test_expect_success 'outside a repository: one warning, no crash, no git keys' '
 	expect_eq "$(jfield n.json commit)" null &&
 	expect_eq "$(jfield n.json dirty)" null &&
 	test "$(grep -c "^testflame: warning: " n.err)" = 1 &&
-	expect_contains n.err "not a git repository"
+	expect_contains n.err "/norepo'\'' is not in a git repository"
 '
 
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then

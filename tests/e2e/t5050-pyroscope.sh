@@ -55,7 +55,7 @@ test_expect_code 3 'a fresh clone with no git baselines gets the baseline from P
 	YML
 	(cd clone && TESTFLAME_PR=12 "$TF" run --store "pyroscope:$PYRO") >pr.out 2>pr.err; rc=$?
 	cat pr.out pr.err &&
-	grep -Eq "^baseline: ${MAIN:0:12}, 0 commits before the merge-base, from Pyroscope, pushed [0-9]+ seconds? ago" pr.out &&
+	grep -Eq "^baseline: ${MAIN:0:12}, the merge-base, from Pyroscope, pushed [0-9]+ seconds? ago; suite '\''burn'\''" pr.out &&
 	grep -Eq "regressed +\+[0-9.]+%.* burner" pr.out &&
 	expect_contains clone/testflame-report/report.md "burner" &&
 	pyro_clean && exit $rc

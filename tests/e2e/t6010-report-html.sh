@@ -130,4 +130,13 @@ test_expect_success "view --format html --test: one test only" '
 	expect_contains p.txt "graph Flame graph: TestParse"
 '
 
+test_expect_success "what a run lost: one small note naming the program without symbols, and the fix" '
+	objcopy --strip-all "$FIX/split7030" stripped &&
+	"$TF" record -q --freq 499 -o s.pb.gz -- ./stripped 2 &&
+	{ "$TF" compare --report s s.pb.gz s.pb.gz > /dev/null 2>&1 || :; } &&
+	check s/index.html > s.txt &&
+	grep "^note Both runs: [0-9]* frames without a symbol, most in stripped ([0-9]*) (build with -g, or install the -dbg/-dbgsym package" s.txt &&
+	test "$(grep -c "^note " s.txt)" = 1
+'
+
 test_done

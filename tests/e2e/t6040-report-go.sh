@@ -30,7 +30,7 @@ test_expect_success "report.md: Encode on top, at its line in work.go" '
 	line=$(jget r/report.json "[t for t in d[\"tests\"] if t[\"name\"] == \"TestEncode\"][0][\"functions\"][0][\"line\"]") &&
 	test "$line" -ge 6 && test "$line" -le 11 &&
 	expect_contains r/report.md "<code>TestEncode</code>" &&
-	grep -F "| <code>example&#46;com/tfwork&#46;Encode</code> | +" r/report.md | grep -qF "<code>work&#46;go&#58;$line</code>"
+	grep -F "| <code>example.com/tfwork.Encode</code> | +" r/report.md | grep -qF "<code>work.go:$line</code>"
 '
 
 test_expect_success "the page in Chromium: rows equal report.json; Encode sandwiched under the Go test runner" '

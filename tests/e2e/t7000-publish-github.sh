@@ -53,12 +53,12 @@ import json, sys
 pr = json.load(open("state"))["repos"]["acme/libmini"]["pulls"]["7"]
 c = [c for c in pr["comments"] if c["user"] == "github-actions[bot]"][0]["body"]
 assert c.startswith("<!-- testflame:report suite=examples -->"), c[:80]
-assert "test&#95;matrix" in c and "matrix&#95;multiply" in c, c
+assert "test_matrix" in c and "matrix_multiply" in c, c
 r = pr["review_comments"][0]
 assert (r["path"], r.get("start_line"), r["line"]) == ("src/matrix.c", 11, 12), r
 assert r["commit_id"] == sys.argv[1], r["commit_id"]
 assert r["body"].startswith("<!-- testflame:review suite=examples key=")
-assert "matrix&#95;multiply" in r["body"] and "test&#95;matrix" in r["body"]
+assert "matrix_multiply" in r["body"] and "test_matrix" in r["body"]
 PY
 	api_conforms && exit $rc
 '
@@ -68,7 +68,7 @@ test_expect_success 'outputs and the step summary' '
 	expect_contains github_output "baseline=$BASE" &&
 	expect_contains github_output "report=testflame-report" &&
 	grep -q "^comment-url=https://" github_output &&
-	grep -Eq "[0-9]+ of [67] tests? regressed" step_summary && expect_contains step_summary "test&#95;matrix" &&
+	grep -Eq "[0-9]+ of [67] tests? regressed" step_summary && expect_contains step_summary "test_matrix" &&
 	expect_not_contains step_summary "testflame:report"
 '
 

@@ -52,7 +52,7 @@ test_expect_code 3 'an MR pipeline: exit 3, one note with the regression, the re
 import json, sys
 n = json.load(sys.stdin)[\"projects\"][\"acme/libmini\"][\"merge_requests\"][\"3\"][\"notes\"][-1][\"body\"]
 assert n.startswith(\"<!-- testflame:report suite=examples -->\"), n[:60]
-assert \"test&#95;matrix\" in n and \"matrix&#95;multiply\" in n
+assert \"test_matrix\" in n and \"matrix_multiply\" in n
 assert \"https://gitlab.example/acme/libmini/-/blob/\" in n, \"source links to the project\"
 " &&
 	test -s repo/testflame-report/junit.xml && test -s repo/testflame-report/codequality.json &&

@@ -31,7 +31,7 @@ test_expect_code 3 'a PR build on CircleCI with a token: the comment and a revie
 	api_state | python3 -c "
 import json, sys
 pr = json.load(sys.stdin)[\"repos\"][\"upstream/libmini\"][\"pulls\"][\"12\"]
-assert len(pr[\"comments\"]) == 1 and \"matrix&#95;multiply\" in pr[\"comments\"][0][\"body\"]
+assert len(pr[\"comments\"]) == 1 and \"matrix_multiply\" in pr[\"comments\"][0][\"body\"]
 assert [(r[\"path\"], r[\"line\"]) for r in pr[\"review_comments\"]] == [(\"src/matrix.c\", 12)], pr[\"review_comments\"]
 " && expect_not_contains out "::error" && api_conforms && exit $rc
 '

@@ -79,7 +79,7 @@ test_expect_success 'a PR build: the GitHub PR gets the comment, the report is s
 	api_state | python3 -c "
 import json, sys
 pr = json.load(sys.stdin)[\"repos\"][\"acme/libmini\"][\"pulls\"][\"5\"]
-assert len(pr[\"comments\"]) == 1 and \"matrix&#95;multiply\" in pr[\"comments\"][0][\"body\"]
+assert len(pr[\"comments\"]) == 1 and \"matrix_multiply\" in pr[\"comments\"][0][\"body\"]
 assert [r[\"path\"] for r in pr[\"review_comments\"]] == [\"src/matrix.c\"], pr[\"review_comments\"]
 " && api_conforms && ! grep -F "$TOKEN" pr.log
 '

@@ -64,21 +64,23 @@ test_expect_code 1 'where ptrace is refused too, nothing can sample: exit 1' '
 	expect_contains out "testflame cannot sample here" && exit $rc
 '
 
-test_expect_success 'debug info of the test programs: DWARF, stripped, a script' '
+test_expect_code 1 'debug info of the test programs: DWARF, stripped (a problem: exit 1), a script' '
 	objcopy --strip-all "$FIX/split7030" stripped &&
 	objcopy --strip-debug "$FIX/split7030" nodwarf &&
 	printf "#!/bin/sh\ntrue\n" >script.sh && chmod +x script.sh &&
-	"$TF" doctor "$FIX/split7030" ./stripped ./nodwarf ./script.sh sh >out &&
+	"$TF" doctor "$FIX/split7030" ./nodwarf ./script.sh sh >out &&
+	"$TF" doctor "$FIX/split7030" ./stripped ./nodwarf ./script.sh sh >>out; rc=$?
+	expect_contains out "1 of the programs given cannot be profiled as they are" &&
 	grep -q "^ok *debug info: .*split7030.*: symbols and DWARF line info, build-id [0-9a-f]\{40\}" out &&
 	grep -q "^problem *debug info: .*stripped.* is stripped.*; fix: build with -g" out &&
 	grep -q "^warning *debug info: .*nodwarf.*: function names, but no DWARF.*fix: " out &&
 	grep -q "^ok *debug info: .*script.sh.* is a script" out &&
-	grep -q "debug info: .*/sh" out
+	grep -q "debug info: .*/sh" out && exit $rc
 '
 
-test_expect_success 'a missing program is a problem line, not a failure of doctor' '
-	"$TF" doctor ./no-such-program >out &&
-	grep -q "^problem *debug info: cannot open .*no-such-program" out
+test_expect_code 1 'a missing program is a problem line, and exit 1' '
+	"$TF" doctor ./no-such-program >out; rc=$?
+	grep -q "^problem *debug info: cannot open .*no-such-program" out && exit $rc
 '
 
 test_expect_success 'git: a checkout, its branch, a shallow clone, none' '

@@ -634,6 +634,35 @@ static void test_sources(void **state)
 	assert_non_null(strstr(tf_error_last(), "'bogus'"));
 }
 
+/* The default suite name: what the command runs, not how. */
+static void check_suite(const char *want, const char *const *argv)
+{
+	char *got = tf_attribute_suite_name(argv);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_suite_name(void **state)
+{
+	(void)state;
+	check_suite("make check", (const char *const[]){ "make", "-s", "check", NULL });
+	check_suite("make check", (const char *const[]){ "make", "-j4", "check", NULL });
+	check_suite("make check", (const char *const[]){ "make", "-j", "4", "V=1", "check", NULL });
+	check_suite("make examples check",
+		    (const char *const[]){ "make", "-s", "-C", "/home/u/src/examples", "check", NULL });
+	check_suite("run-tests unit",
+		    (const char *const[]){ "/bin/sh", "-c", "CFLAGS=-O2 ./run-tests --fast 'unit'", NULL });
+	check_suite("pytest tests/", (const char *const[]){ "env", "PYTHONHASHSEED=0", "pytest",
+							    "-x", "-q", "tests/", NULL });
+	check_suite("ctest", (const char *const[]){ "ctest", "--output-on-failure", "-j", "2", NULL });
+	check_suite("go test ./...", (const char *const[]){ "go", "test", "-count=1", "./...", NULL });
+	check_suite("split7030", (const char *const[]){ "/x/y/split7030", "1", NULL });
+	check_suite("sh suite.sh", (const char *const[]){ "sh", "suite.sh", NULL });
+	check_suite("tests", (const char *const[]){ NULL });
+	/* at most four words after the program, a name of at most 80 bytes */
+	check_suite("prog a b c d", (const char *const[]){ "prog", "a", "b", "c", "d", "e", NULL });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -646,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_marker_lines),
 		cmocka_unit_test(test_ctest_names),
 		cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_suite_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

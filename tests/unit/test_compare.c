@@ -55,13 +55,17 @@ static void add(tf_profile *p, const char *test, int64_t n, const char *stack)
 		for (char *s2 = NULL, *q = strtok_r(f, "+", &s2); q && np < 4; q = strtok_r(NULL, "+", &s2))
 			parts[np++] = q;
 		for (int k = np; k-- > 0;) {
-			char name[128], file[160];
+			char name[256], file[300];
 			long line = 0;
-			char *colon = strchr(parts[k], ':');
+			char *colon = strrchr(parts[k], ':');
 			snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - parts[k]) : (int)strlen(parts[k]), parts[k]);
 			if (colon)
 				line = atol(colon + 1);
-			snprintf(file, sizeof(file), "src/%s.c", name);
+			/* a C++ name's file: "src/emitterutils.c" for "YAML::Utils::WriteAlias(...)" */
+			if (strchr(name, '('))
+				snprintf(file, sizeof(file), "src/emitterutils.c");
+			else
+				snprintf(file, sizeof(file), "src/%s.c", name);
 			lines[nl].function = tf_profile_function(p, name, file, 1);
 			lines[nl].line = line;
 			lines[nl].column = 0;
@@ -341,6 +345,68 @@ static const tf_func_delta *func(const tf_test_delta *t, const char *name)
 	return NULL;
 }
 
+/* The culprit leads "where it grew": the function whose lines the change
+ * touched first, then self growth; ancestors and a move of a few samples
+ * (kernel noise) are left out. */
+static void test_function_culprit(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	tf_profile_set_meta(h, "changes", "[{\"path\":\"src/edited.c\",\"status\":\"M\","
+					  "\"lines\":[[5,5]]}]");
+	add(b, "T", 1000, "_start:1;libc:2;main:3;loop:10");
+	add(b, "T", 20, "_start:1;libc:2;main:3;knoise:4");
+	add(b, "T", 200, "_start:1;libc:2;main:3;edited:5");
+	add(h, "T", 3000, "_start:1;libc:2;main:3;loop:10");
+	add(h, "T", 24, "_start:1;libc:2;main:3;knoise:4");
+	add(h, "T", 260, "_start:1;libc:2;main:3;edited:5");
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *t = &c->tests[0];
+
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+	assert_int_equal(t->nfunctions, 2);
+	assert_string_equal(t->functions[0].name, "edited");
+	assert_true(t->functions[0].changed);
+	assert_string_equal(t->functions[1].name, "loop");
+	assert_false(t->functions[1].changed);
+	assert_true(t->functions[1].delta_total == 2000.0 * PERIOD);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+/* A long C++ name in the terminal: its argument list elided, its start
+ * and its file:line kept; the summary line cut at its end, not its start. */
+static void test_table_long_names(void **state)
+{
+	(void)state;
+	const char *name = "YAML::Utils::WriteAlias(YAML::ostream_wrapper&, std::__cxx11::basic_string"
+			   "<char, std::char_traits<char>, std::allocator<char> > const&)";
+	char stack[512];
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	snprintf(stack, sizeof(stack), "main:1;%s:432", name);
+	add(b, "T", 1000, stack);
+	add(h, "T", 3000, stack);
+	tf_comparison *c = compare1(b, h, NULL);
+	tf_table_opts o;
+	tf_table_opts_init(&o);
+	o.width = 80;
+	tf_buf out = TF_BUF_INIT;
+	assert_int_equal(tf_comparison_render_table(&out, c, &o), 0);
+	const char *row = strstr(out.ptr, "YAML::Utils::WriteAlias(\xe2\x80\xa6)");
+	assert_non_null(row);
+	const char *eol = strchr(row, '\n');
+	assert_non_null(eol);
+	assert_true(eol - row > 30 && memcmp(eol - 4, ":432", 4) == 0);
+	/* no line of the table starts its text with an elision */
+	assert_null(strstr(out.ptr, "\n..."));
+	assert_null(strstr(out.ptr, "  ..."));
+	tf_buf_free(&out);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
 static void test_function_deltas(void **state)
 {
 	(void)state;
@@ -371,16 +437,15 @@ static void test_function_deltas(void **state)
 	const tf_func_delta *rec = func(t, "rec");
 	assert_true(rec->base_total == 200.0 * PERIOD);
 	assert_true(rec->head_self == 400.0 * PERIOD);
-	/* inlined frames: the inlined function has the self cost, its host the
-	 * total, and the host did not grow in self so its line is its first */
-	const tf_func_delta *inl = func(t, "inl"), *outer = func(t, "outer");
+	/* inlined frames: the inlined function has the self cost */
+	const tf_func_delta *inl = func(t, "inl");
 	assert_true(inl->delta_self == 300.0 * PERIOD);
 	assert_int_equal(inl->line, 7);
-	assert_true(outer->delta_self == 0 && outer->delta_total == 300.0 * PERIOD);
-	assert_int_equal(outer->line, 1);
-	/* work's self did not change: it is listed by its total growth */
-	const tf_func_delta *work = func(t, "work");
-	assert_true(work->delta_self == 0 && work->delta_total == 1000.0 * PERIOD);
+	/* ancestors whose self did not change (the inlined function's host,
+	 * work, main) only pass the growth on: not listed */
+	assert_null(func(t, "outer"));
+	assert_null(func(t, "work"));
+	assert_null(func(t, "main"));
 	tf_comparison_free(c);
 
 	/* an improvement lists what shrank, most first */
@@ -985,6 +1050,46 @@ static void test_sim_job_noise_calibrated(void **state)
 
 /* What run --confirm runs the suite again for: the slowest of the tests
  * whose interval is above zero and reaches the threshold. */
+/* The order of attention: a large undecided change comes before new and
+ * gone tests, whatever the verdicts' own order, and says what decides it. */
+static void test_attention_order(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	add(b, "reg", 1000, "main:1;r:2");
+	add(h, "reg", 3000, "main:1;r:2");
+	add(b, "big", 3, "main:1;g:2");
+	add(h, "big", 6, "main:1;g:2");
+	add(b, "fast", 1000, "main:1;f:2");
+	add(h, "fast", 300, "main:1;f:2");
+	add(h, "fresh", 4000, "main:1;n:2");
+	add(b, "same", 1000, "main:1;s:2");
+	add(h, "same", 1000, "main:1;s:2");
+	tf_comparison *c = compare1(b, h, NULL);
+	const char *want[] = { "reg", "big", "fast", "fresh", "same" };
+
+	assert_int_equal(c->ntests, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_string_equal(c->tests[i].name, want[i]);
+	assert_int_equal(c->tests[1].verdict, TF_VERDICT_INCONCLUSIVE);
+	assert_int_equal(c->tests[1].attention, TF_ATTENTION_UNDECIDED);
+	assert_non_null(strstr(c->tests[1].reason, "6 samples against 3"));
+	assert_non_null(strstr(c->tests[1].reason, "run with --freq 999 or --repeat 3 to decide"));
+
+	/* the terminal table: the same order, the undecided row's reason under it */
+	tf_buf out = TF_BUF_INIT;
+	assert_int_equal(tf_comparison_render_table(&out, c, NULL), 0);
+	const char *reg = strstr(out.ptr, "  reg\n"), *big = strstr(out.ptr, "  big\n");
+	const char *fresh = strstr(out.ptr, "  fresh\n");
+	assert_true(reg && big && fresh && reg < big && big < fresh);
+	assert_non_null(strstr(big, "run with --freq 999"));
+	assert_true(strstr(big, "run with --freq 999") < fresh);
+	tf_buf_free(&out);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
 static void test_looks_slower(void **state)
 {
 	(void)state;
@@ -1105,10 +1210,9 @@ static void test_nested_functions_in_parent(void **state)
 	assert_string_equal(prog->functions[0].name, "hot");
 	assert_true(prog->functions[0].delta_self == 2000.0 * PERIOD);
 	assert_int_equal(prog->functions[0].line, 10);
-	/* work ran in both, its self cost unchanged: no growth of its own */
-	const tf_func_delta *work = func(prog, "work");
-	assert_non_null(work);
-	assert_true(work->delta_self == 0 && work->delta_total == 2000.0 * PERIOD);
+	/* work only passed hot's growth on: not listed beside it */
+	for (size_t i = 0; i < prog->nfunctions; i++)
+		assert_string_not_equal(prog->functions[i].name, "work");
 	/* and the nested test keeps its own list */
 	if (inner->verdict == TF_VERDICT_REGRESSED)
 		assert_string_equal(inner->functions[0].name, "hot");
@@ -1192,7 +1296,7 @@ static void test_min_samples(void **state)
 	const tf_test_delta *sm = tf_comparison_find(c, "sampled"), *ex = tf_comparison_find(c, "t0");
 	assert_int_equal(sm->measure, TF_MEASURE_SAMPLES);
 	assert_int_equal(sm->verdict, TF_VERDICT_INCONCLUSIVE);
-	assert_non_null(strstr(sm->reason, "min_samples is 1000"));
+	assert_non_null(strstr(sm->reason, "fewer than gate.min_samples (1000)"));
 	assert_int_equal(ex->measure, TF_MEASURE_COUNT);
 	assert_int_equal(ex->verdict, TF_VERDICT_UNCHANGED);
 	tf_comparison_free(c);
@@ -1315,6 +1419,9 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_format_cost),
 		cmocka_unit_test(test_looks_slower),
+		cmocka_unit_test(test_attention_order),
+		cmocka_unit_test(test_function_culprit),
+		cmocka_unit_test(test_table_long_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -606,7 +606,7 @@ static void test_not_a_repository(void **state)
 	assert_null(ctx->git);
 	assert_string_equal(ctx->commit, "abc");
 	assert_int_equal(ctx->warnings.n, 1);
-	assert_non_null(strstr(ctx->warnings.v[0], "not a git repository"));
+	assert_non_null(strstr(ctx->warnings.v[0], "is not in a git repository"));
 	tf_profile *p;
 	tf_profile_new(&p);
 	tf_context_apply_meta(p, ctx);

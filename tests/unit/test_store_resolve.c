@@ -113,7 +113,7 @@ static void test_not_found(void **state)
 	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "none", NULL), TF_ENOTFOUND);
 	assert_int_equal(m.walked, 5);       /* m5 M m3 m2 m1 */
 	assert_true(m.history_ended);
-	assert_non_null(strstr(tf_error_last(), "no baseline for suite 'unit', kind 'none'"));
+	assert_non_null(strstr(tf_error_last(), "no baseline of the suite 'unit' (none)"));
 	assert_non_null(strstr(tf_error_last(), "back to the first commit"));
 
 	assert_int_equal(tf_store_resolve(&m, s, "m5", "unit", "k", &o), TF_ENOTFOUND);

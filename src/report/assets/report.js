@@ -368,7 +368,7 @@ function tkey(i, col) {
 var t = i < 0 ? null : D.tests[i];
 if (i < 0) return col === (SINGLE ? 0 : 1) ? '' : -Infinity;
 if (SINGLE) return [S[t.n], t.h, t.h, t.hs][col];
-return [t.v, S[t.n], t.b, t.h, t.d === null ? -Infinity : t.d, t.lo === null ? -Infinity : t.lo][col];
+return [t.a * 8 + t.v, S[t.n], t.b, t.h, t.d === null ? -Infinity : t.d, t.lo === null ? -Infinity : t.lo][col];
 }
 function renderTests() {
 var table = $('tests'), body = table.tBodies[0];
@@ -378,7 +378,7 @@ var filter = $('tfilter').value.toLowerCase(), changed = $('tchanged').checked;
 var rows = [];
 for (var i = 0; i < D.tests.length; i++) {
 var t = D.tests[i];
-if (changed && t.v > 3) continue;
+if (changed && t.a > 4) continue; // the order of attention (compare.h): up to new and gone
 if (filter && S[t.n].toLowerCase().indexOf(filter) < 0) continue;
 rows.push(i);
 }
@@ -517,11 +517,21 @@ var notes = $('notes');
 if (D.pruned.others > 0) {
 notes.appendChild(el('p', 'note', 'To keep this page fast, ' + (D.pruned.frames - D.pruned.kept) + ' of ' + D.pruned.frames + ' frames, each smaller than ' + (D.pruned.bar * 100).toPrecision(2) + '% of its test (' + (D.pruned.bar * 100 / D.pruned.detail).toPrecision(2) + '% in changed tests), are merged into hatched "(other)" frames. The function table and the test totals are exact.'));
 }
-[['head', hm], ['base', bm]].forEach(function (x) {
-var lost = [];
-['lost', 'throttled', 'unresolved', 'truncated'].forEach(function (k) { if (x[1][k] && x[1][k] !== '0') lost.push(x[1][k] + ' ' + k + (k === 'lost' || k === 'throttled' ? ' samples' : k === 'unresolved' ? ' frames' : ' stacks')); });
-if (lost.length && !(SINGLE && x[0] === 'base')) notes.appendChild(el('p', 'note', 'The ' + x[0] + ' run has ' + lost.join(', ') + '.'));
+// what a run lost, in one small line per side (one when both say the
+// same): which programs, and the fix
+var losses = [['head', hm, D.head], ['base', bm, D.base]].map(function (x) {
+var m = x[1], parts = [], n = function (k) { return m[k] && m[k] !== '0' ? m[k] : null; };
+if (SINGLE && x[0] === 'base') return '';
+if (n('lost') || n('throttled')) parts.push((n('lost') || 0) + ' samples lost and ' + (n('throttled') || 0) + ' throttled by the kernel (a lower --freq)');
+if (n('unresolved')) {
+var inb = (x[2].unresolved_in || []).map(function (u) { return u[0] + ' (' + u[1] + ')'; });
+parts.push(n('unresolved') + ' frames without a symbol' + (inb.length ? ', most in ' + inb.join(', ') : '') + ' (build with -g, or install the -dbg/-dbgsym package of a library)');
+}
+if (n('truncated')) parts.push(n('truncated') + ' stacks cut short (a larger --stack-size, up to 65000, or build with -fno-omit-frame-pointer)');
+return parts.join('; ');
 });
+if (losses[0] && losses[0] === losses[1]) notes.appendChild(el('p', 'note small', 'Both runs: ' + losses[0] + '.'));
+else ['head', 'base'].forEach(function (side, i) { if (losses[i]) notes.appendChild(el('p', 'note small', 'The ' + side + ' run: ' + losses[i] + '.')); });
 $('foot').textContent = 'testflame ' + D.version + ' \u00b7 ' + (SINGLE ? D.head.files.join(', ') : 'base: ' + D.base.files.join(', ') + ' \u00b7 head: ' + D.head.files.join(', '));
 }
 function renderLegend() {
