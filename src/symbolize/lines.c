@@ -596,7 +596,8 @@ static int cmp_lazy_seq(const void *x, const void *y)
 
 static bool index_seqs(tf_sym_lines *l)
 {
-	qsort(l->seqs.v, l->seqs.n, sizeof(tf_sym_seq), cmp_lazy_seq);
+	if (l->seqs.n) /* a CU may have no code */
+		qsort(l->seqs.v, l->seqs.n, sizeof(tf_sym_seq), cmp_lazy_seq);
 	for (size_t i = 1; i < l->seqs.n; i++)
 		if (l->seqs.v[i - 1].hi > l->seqs.v[i].lo)
 			return false;

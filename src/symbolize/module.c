@@ -178,6 +178,8 @@ static int cmp_raw_sym(const void *a, const void *b)
 static void sort_symbols(raw_sym *v, size_t n)
 {
 	bool fits = true;
+	if (n < 2)
+		return;
 	for (size_t i = 0; i < n && fits; i++)
 		fits = v[i].addr < (UINT64_C(1) << 59) && v[i].rank < 16;
 	if (!fits) {
