@@ -379,6 +379,8 @@ static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 			if (f->line > 0)
 				tf_buf_printf(&line, ":%lld", (long long)f->line);
 		}
+		if (f->changed) /* its lines changed in this change: the likely culprit */
+			tf_buf_puts(&line, " (changed)");
 		size_t wloc = width_of(line.ptr);
 		if (wloc > avail / 2)
 			wloc = avail / 2;
@@ -388,7 +390,7 @@ static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 		else
 			tf_buf_puts(&name, f->name);
 		put_fit_end(b, name.ptr, avail - wloc);
-		if (*f->file)
+		if (line.len)
 			put_fit(b, line.ptr, wloc, false);
 		tf_buf_free(&name);
 		tf_buf_putc(b, '\n');

@@ -314,7 +314,7 @@ static void details(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 			code(b, f->name, pl->name_max);
 			tf_buf_printf(b, " | %s | %s | %s \xe2\x86\x92 %s | ", ds, dt, bs, hs);
 			location(b, x, f, pl->name_max);
-			tf_buf_puts(b, " |\n");
+			tf_buf_puts(b, f->changed ? " (changed) |\n" : " |\n");
 		}
 		if (t->nfunctions > pl->funcs)
 			tf_buf_printf(b, "\n_%zu more function%s in the full report._\n",

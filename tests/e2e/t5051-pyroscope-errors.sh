@@ -100,7 +100,7 @@ test_expect_success 'looking for a baseline in a server that is down: a warning,
 	(cd clone && "$TF" run --confirm 0 --no-save --store pyroscope:http://127.0.0.1:1) >out 2>err; rc=$?
 	expect_eq "$rc" 0 "exit status" &&
 	expect_contains err "warning: cannot look for a baseline in Pyroscope" &&
-	expect_contains err "no baseline to compare with" &&
+	expect_contains err "no baseline of the suite '\''burn'\''" &&
 	expect_contains out "no baseline yet"
 '
 

@@ -370,6 +370,12 @@ static void test_function_culprit(void **state)
 	assert_string_equal(t->functions[1].name, "loop");
 	assert_false(t->functions[1].changed);
 	assert_true(t->functions[1].delta_total == 2000.0 * PERIOD);
+	/* the terminal says which one changed */
+	tf_buf out = TF_BUF_INIT;
+	assert_int_equal(tf_comparison_render_table(&out, c, NULL), 0);
+	assert_non_null(strstr(out.ptr, "   edited  edited.c:5 (changed)\n"));
+	assert_non_null(strstr(out.ptr, "   loop  loop.c:10\n"));
+	tf_buf_free(&out);
 	tf_comparison_free(c);
 	tf_profile_free(b);
 	tf_profile_free(h);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t0230-first-hour.sh - what a newcomer reads in their first session
+# t0240-first-hour.sh - what a newcomer reads in their first session
 # (issue 15): the first run of a new repository says in plain words why
 # there is nothing to compare with; the suite keeps its name, and so its
 # baselines, when a flag of the command changes; every message about a
