@@ -132,7 +132,10 @@ test_expect_success "view --format html --test: one test only" '
 
 test_expect_success "what a run lost: one small note naming the program without symbols, and the fix" '
 	objcopy --strip-all "$FIX/split7030" stripped &&
-	"$TF" record -q --freq 499 -o s.pb.gz -- ./stripped 2 &&
+	# a cache of its own: the stripped copy keeps the build-id, and the
+	# cache of the suite holds the symbols of the unstripped one under it
+	TESTFLAME_CACHE_DIR="$SCRATCH/cache-stripped" \
+		"$TF" record -q --freq 499 -o s.pb.gz -- ./stripped 2 &&
 	{ "$TF" compare --report s s.pb.gz s.pb.gz > /dev/null 2>&1 || :; } &&
 	check s/index.html > s.txt &&
 	grep "^note Both runs: [0-9]* frames without a symbol, most in stripped ([0-9]*) (build with -g, or install the -dbg/-dbgsym package" s.txt &&
