@@ -96,6 +96,13 @@ typedef struct {
 	/* How the verdict was confirmed on this runner, for the reports
 	 * ("the merge-base built and run here, 3 runs each"); NULL: not. */
 	const char *confirmation;
+	/* The tests that looked slower in the run that raised the suspicion
+	 * when the head was run again to confirm it (--confirm rerun): only
+	 * these may come out regressed. Among many tests, a few look slower
+	 * by chance in every run, so the reruns would raise suspicions of
+	 * their own that nothing confirms. Sorted (strcmp); NULL: no limit. */
+	const char *const *suspects;
+	size_t nsuspects;
 	/* Where the head's runs come from when not from one job, for the
 	 * reports ("merged from 3 shards, judged as recorded"); NULL: not. */
 	const char *origin;
@@ -274,9 +281,12 @@ tf_attention tf_compare_attention(const tf_test_delta *t, double threshold, bool
 bool tf_comparison_regressed(const tf_comparison *c);
 /* The test named `name`, or NULL. */
 const tf_test_delta *tf_comparison_find(const tf_comparison *c, const char *name);
-/* The test that looks slowest among those that look slower: regressed or
- * inconclusive, its 95% interval above zero and reaching `threshold`
- * percent (run --confirm runs the suite again for it). NULL if none. */
+/* Whether test `t` of `c` looks slower, worth confirming before a build
+ * fails on it: regressed, or inconclusive with a corrected p-value under
+ * 0.05; its 95% interval above zero and reaching `threshold` percent. */
+bool tf_comparison_suspect(const tf_comparison *c, const tf_test_delta *t, double threshold);
+/* The test that looks slowest among those that look slower (run --confirm
+ * runs the suite again for it). NULL if none. */
 const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double threshold);
 /* Metadata ("commit", "branch", ...) of the first run of a side, or NULL. */
 const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *key);

@@ -185,6 +185,8 @@ done:
 	free(note);
 	free((char *)o->confirmation);
 	o->confirmation = NULL;
+	tf_run_suspects_free(o);
+	o->only_suspects = false;
 	return status;
 }
 

@@ -133,6 +133,10 @@ static int compare_sides(tf_comparison **c, const tf_run_opts *o, const tf_run_s
 	co.separate_jobs = o->against == NULL && !o->interleaved;
 	co.gate_outside = tf_config_bool(o->rec.cfg->gate.outside, false);
 	co.confirmation = o->confirmation;
+	if (o->only_suspects) {
+		co.suspects = (const char *const *)o->suspects.v;
+		co.nsuspects = o->suspects.n;
+	}
 	co.origin = o->origin;
 	rc = tf_compare(c, &bs, &hs, &co);
 	tf_vec_free(&bp);
@@ -140,16 +144,34 @@ static int compare_sides(tf_comparison **c, const tf_run_opts *o, const tf_run_s
 	return rc;
 }
 
-char *tf_run_looks_slower(const tf_run_opts *o, const tf_run_side *base, const tf_run_side *head)
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void tf_run_suspects_free(tf_run_opts *o)
+{
+	for (size_t i = 0; i < o->suspects.n; i++)
+		free(o->suspects.v[i]);
+	tf_vec_free(&o->suspects);
+}
+
+char *tf_run_looks_slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head)
 {
 	tf_comparison *c = NULL;
 	const tf_test_delta *t;
 	char *why = NULL;
 
+	tf_run_suspects_free(o);
 	if (compare_sides(&c, o, base, head, false) == 0 &&
-	    (t = tf_comparison_looks_slower(c, o->threshold)))
+	    (t = tf_comparison_looks_slower(c, o->threshold))) {
 		why = tf_xasprintf("%s looks %.1f%% slower (95%% CI %+.1f%% to %+.1f%%)", t->name,
 				   t->delta_pct, t->ci_low_pct, t->ci_high_pct);
+		for (size_t i = 0; i < c->ntests; i++)
+			if (tf_comparison_suspect(c, &c->tests[i], o->threshold))
+				tf_vec_push(&o->suspects, tf_xstrdup(c->tests[i].name));
+		qsort(o->suspects.v, o->suspects.n, sizeof(*o->suspects.v), by_name);
+	}
 	tf_error_clear();
 	tf_comparison_free(c);
 	return why;

@@ -25,6 +25,10 @@ typedef struct {
 	long confirm_runs;          /* rerun: how many more runs */
 	bool interleaved;           /* the sides ran alternately in this job */
 	const char *confirmation;   /* how the verdict was confirmed (report) */
+	/* the tests that looked slower before a rerun confirmed them, sorted:
+	 * the reruns judge only these (tf_compare_opts.suspects) */
+	TF_VEC(char *) suspects;
+	bool only_suspects;
 	const char *origin;         /* merge: where the head's runs came from (report) */
 	double threshold;
 	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
@@ -85,8 +89,11 @@ bool tf_run_record_head(tf_run_side *head, tf_run_opts *o, long count, int *exit
 			int *status);
 
 /* A line naming the test that looks slowest of those that look slower
- * than the base (to free), or NULL when none does. */
-char *tf_run_looks_slower(const tf_run_opts *o, const tf_run_side *base, const tf_run_side *head);
+ * than the base (to free), or NULL when none does; o->suspects then names
+ * them all. */
+char *tf_run_looks_slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head);
+/* Free o->suspects. */
+void tf_run_suspects_free(tf_run_opts *o);
 /*
  * Compare, write the report directory, print `note` and the table, and
  * publish in CI. `base_commit` and `distance` (< 0 unknown) head the

@@ -15,11 +15,14 @@
  *            the code changed stays. The default where `build` is set.
  *   rerun    this tree run again (N times, default 2) and judged on those
  *            runs, not on the one that raised the suspicion: that run was
- *            chosen for looking slow. The default without `build`, and
- *            what `against` falls back to when the merge-base cannot be
- *            built; the report then says why.
+ *            chosen for looking slow. Only the tests that looked slower in
+ *            it can fail: among hundreds of tests a few look slower by
+ *            chance in any run, the reruns too. The default without
+ *            `build`, and what `against` falls back to when the
+ *            merge-base cannot be built; the report then says why.
  *   none     the first run's verdict.
- * An unchanged PR whose tests look as they did pays nothing for it.
+ * An unchanged PR whose tests look as they did pays nothing for it; one
+ * in twenty, by chance, pays for a confirmation that clears it.
  */
 #include "run_common.h"
 
@@ -187,6 +190,7 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 				 runs == 1 ? "" : "s");
 		if (!confirm_rerun(o, head, runs, exit_status, status))
 			goto done;
+		o->only_suspects = true;
 		/* say what would have made it certain: the merge-base run here */
 		more = tf_xasprintf("against the stored baseline, %s; so this tree was run %ld more "
 				    "time%s and judged on those%s%s%s", why_confirm, runs,

@@ -692,6 +692,16 @@ static double tick_variance(const agg_test *at, const struct tf_compare_priv *pv
 	return v;
 }
 
+static int by_suspect_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool was_suspect(const tf_compare_opts *o, const char *name)
+{
+	return bsearch(&name, o->suspects, o->nsuspects, sizeof(*o->suspects), by_suspect_name) != NULL;
+}
+
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
 	struct tf_compare_priv *pv = c->priv;
@@ -849,6 +859,14 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 				 "%lld samples against %lld, fewer than gate.min_samples (%.0f); run "
 				 "with --freq 999 or --repeat 3 to decide",
 				 (long long)t->head.samples, (long long)t->base.samples, o->min_samples);
+		}
+		/* a slowdown only the confirming runs show: chance among many */
+		if (t->verdict == TF_VERDICT_REGRESSED && o->suspects && !was_suspect(o, t->name)) {
+			t->verdict = TF_VERDICT_INCONCLUSIVE;
+			snprintf(reason, sizeof(reason),
+				 "%+.1f%% in the runs that confirmed another test, not in the first "
+				 "(95%% CI %+.1f%% to %+.1f%%); run with --repeat 3 to decide",
+				 t->delta_pct, t->ci_low_pct, t->ci_high_pct);
 		}
 		t->reason = tf_arena_strdup(pv->arena, reason);
 	}
@@ -1131,18 +1149,32 @@ const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *ke
 
 /* A slowdown that is seen (the interval is above zero) and may be as big
  * as the threshold: not yet a verdict after one run, worth more runs. */
+/* The corrected p-value below which an undecided slowdown is worth
+ * confirming: one unchanged suite in twenty pays for a confirmation. */
+#define TF_SUSPECT_P 0.05
+
+bool tf_comparison_suspect(const tf_comparison *c, const tf_test_delta *t, double threshold)
+{
+	if (t->verdict != TF_VERDICT_REGRESSED && t->verdict != TF_VERDICT_INCONCLUSIVE)
+		return false;
+	/* what the gate does not judge needs no confirming */
+	if (t->outside && !c->summary.gate_outside)
+		return false;
+	if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= threshold))
+		return false;
+	/* Among many tests, some 95% intervals miss by chance in every run
+	 * (one in forty): an undecided test is a suspect only when it stands
+	 * out of the family too, its corrected p-value small. */
+	return t->verdict == TF_VERDICT_REGRESSED || t->p_adjusted < TF_SUSPECT_P;
+}
+
 const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double threshold)
 {
 	const tf_test_delta *worst = NULL;
 
 	for (size_t i = 0; i < c->ntests; i++) {
 		const tf_test_delta *t = &c->tests[i];
-		if (t->verdict != TF_VERDICT_REGRESSED && t->verdict != TF_VERDICT_INCONCLUSIVE)
-			continue;
-		/* what the gate does not judge needs no confirming */
-		if (t->outside && !c->summary.gate_outside)
-			continue;
-		if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= threshold))
+		if (!tf_comparison_suspect(c, t, threshold))
 			continue;
 		if (!worst || t->delta_pct > worst->delta_pct)
 			worst = t;
