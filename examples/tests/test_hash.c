@@ -14,7 +14,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(i * 31);
 	uint32_t c = 0;
-	for (int round = 0; round < 8; round++)
+	for (int round = 0; round < 4; round++)
 		c ^= hash_crc32(buf, sizeof(buf));
 	CHECK(c == 0);
 	printf("test_hash: ok\n");

@@ -10,7 +10,7 @@ int main(void)
 	int *v = malloc(n * sizeof(int)), *tmp = malloc(n * sizeof(int));
 	uint32_t x = 12345;
 	CHECK(v && tmp);
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < 2; round++) {
 		for (size_t i = 0; i < n; i++) {
 			x = x * 1664525u + 1013904223u;
 			v[i] = (int)(x >> 1);

@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	snprintf(helper, sizeof(helper), "%.*srle_helper",
 		 slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 3; i++) {
 		pid_t pid = fork();
 		CHECK(pid >= 0);
 		if (pid == 0) {

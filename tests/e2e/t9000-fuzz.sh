@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 FUZZ=$BUILD/fuzz
-SECS=${TESTFLAME_FUZZ_SECONDS:-2}
+SECS=${TESTFLAME_FUZZ_SECONDS:-1}
 
 for src in "$TOP"/tests/fuzz/*.c; do
 	name=$(basename "$src" .c)

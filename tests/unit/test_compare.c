@@ -1174,6 +1174,48 @@ static void test_exact_measures(void **state)
 	tf_profile_free(h);
 }
 
+/* A run of tests timed by their runner (a GoogleTest XML's milliseconds):
+ * `ms` each, tests[i] named "t<i>". */
+static tf_profile *runner_run(const double *ms, size_t n)
+{
+	tf_profile *p = new_run("cpu-clock");
+	for (size_t i = 0; i < n; i++) {
+		char key[40], val[160];
+		snprintf(key, sizeof(key), "test.t%zu", i);
+		snprintf(val, sizeof(val), "samples=0 value=0 wall_ns=1 source=frames runner_ns=%.0f "
+			 "runner_q_ns=1000000", ms[i] * 1e6);
+		tf_profile_set_meta(p, key, val);
+	}
+	return p;
+}
+
+/*
+ * A runner's duration is wall-clock time: with two runs on a side, one
+ * descheduled for 69 ms does not make a 5 ms test slower (yaml-cpp under
+ * load): the quickest of a side is its cost, and two slow runs stay slow.
+ */
+static void test_runner_wall_clock_least(void **state)
+{
+	(void)state;
+	double bc[12], h1[12], h2[12];
+	for (int i = 0; i < 12; i++)
+		bc[i] = h1[i] = h2[i] = 5 + 3 * (i % 4);
+	h2[0] = 74;
+	h1[1] = h2[1] = 40;
+	tf_profile *b = runner_run(bc, 12), *h[2] = { runner_run(h1, 12), runner_run(h2, 12) };
+	tf_comparison *c = compare_n(&b, 1, h, 2, NULL);
+	const tf_test_delta *t0 = tf_comparison_find(c, "t0"), *t1 = tf_comparison_find(c, "t1");
+	assert_int_equal(t0->measure, TF_MEASURE_RUNNER);
+	assert_int_not_equal(t0->verdict, TF_VERDICT_REGRESSED);
+	assert_true(fabs(t0->delta_pct) < 1);
+	assert_true(fabs(t1->delta_pct - 400) < 1);
+	assert_int_not_equal(t1->verdict, TF_VERDICT_UNCHANGED);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h[0]);
+	tf_profile_free(h[1]);
+}
+
 /*
  * After a rerun confirmed a suspicion, only the tests that raised it may
  * fail: among 200 tests of a millisecond (jansson's, t0920's), one looks
@@ -1451,6 +1493,7 @@ int main(void)
 		cmocka_unit_test(test_run_metadata),
 		cmocka_unit_test(test_exact_measures),
 		cmocka_unit_test(test_only_suspects_after_rerun),
+		cmocka_unit_test(test_runner_wall_clock_least),
 		cmocka_unit_test(test_nested_functions_in_parent),
 		cmocka_unit_test(test_new_gone_ran),
 		cmocka_unit_test(test_min_samples),
