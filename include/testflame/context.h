@@ -152,6 +152,8 @@ const char *tf_worktree_source(const tf_worktree *w);
  * -1 when the command could not be started (the message says why).
  */
 int tf_worktree_run(const tf_worktree *w, const char *cmd, bool here);
+/* The same in directory `dir` (NULL: the current one). */
+int tf_shell_run(const char *dir, const char *cmd);
 
 /*
  * How to fetch the history a shallow or partial checkout lacks, for the

@@ -10,11 +10,17 @@
  * comment and set of annotations, the gate, and on the default branch the
  * merged run kept as the baseline (one push, from one job).
  *
- * There is no suite to run here, so nothing is confirmed: a test that
- * looks slower is judged on the shards' runs as recorded (with the runs a
- * shard repeated, --repeat), and the report says so. A shard whose suite
- * failed is merged, named, and fails the merge with its exit status, as a
- * failing suite fails `run`; no baseline is kept of it.
+ * A test that looks slower is confirmed here as `run` confirms it
+ * (gate.confirm, --confirm) when this job can run the suite: the config
+ * names its `command` and the `build` that makes it runnable (or
+ * gate.confirm asks for reruns of a tree the job built itself). This tree
+ * is built, then the merge-base is built beside it and both are run whole,
+ * alternately, on this runner (or this tree is run again); one run per
+ * shard is the noisiest of verdicts, and this is what decides it. Without
+ * them, the shards' runs are judged as recorded (with the runs a shard
+ * repeated, --repeat), and the report says so. A shard whose suite failed
+ * is merged, named, and fails the merge with its exit status, as a failing
+ * suite fails `run`; no baseline is kept of it.
  *
  * Exit status: a failing shard's own status first; else 3 on a regression
  * (unless the gate is off); else 0. Files that are not every shard exactly
@@ -28,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 extern char **environ;
 
@@ -38,7 +45,9 @@ static const char *const merge_usage[] = {
 	"--shard K/N` test by test (files, and directories searched for shard-*.pb.gz;",
 	"default: the report directory, else the dir: store's shards of HEAD), then",
 	"compares with the baseline of the merge-base, reports, publishes, keeps the",
-	"baseline and exits 3 on a regression, as `run` does.",
+	"baseline and exits 3 on a regression, as `run` does. A test that looks slower",
+	"is confirmed here, as `run` confirms it, when .testflame.yml names the suite's",
+	"command and build.",
 	NULL,
 };
 
@@ -133,6 +142,12 @@ static int prepare(tf_run_opts *o)
 	tf_cli_verbosity = o->rec.quiet ? -1 : o->rec.verbose;
 	if ((rc = tf_config_load(&cfg, o->rec.config, NULL)))
 		return tf_fail(rc);
+	/* a suite to run: this job can confirm what looks slower */
+	if (cfg->command_argv && cfg->command_argv[0]) {
+		tf_config_free(cfg);
+		o->rec.needs_git = true;
+		return tf_record_cli_prepare(&o->rec, merge_usage, NULL);
+	}
 	o->rec.cfg = cfg;
 	if (o->rec.target_branch)
 		setenv("TESTFLAME_BASE_BRANCH", o->rec.target_branch, 1);
@@ -141,6 +156,59 @@ static int prepare(tf_run_opts *o)
 	for (size_t i = 0; i < o->rec.ctx->warnings.n; i++)
 		tf_warnf("%s", o->rec.ctx->warnings.v[i]);
 	return 0;
+}
+
+/*
+ * Confirm what looks slower in the merged shards, as `run` does, when this
+ * job can run the suite (see the top); o->origin says how the head's runs
+ * were judged. False when a run could not be recorded (*status says why).
+ */
+static bool confirm(tf_run_opts *o, const tf_shards_merged *m, const char *start,
+		    tf_run_side *base, tf_run_side *head, char commit[TF_STORE_ID_HEX + 1],
+		    int *exit_status, int *status)
+{
+	const tf_config *cfg = o->rec.cfg;
+	const char *each = m->nruns > 1 ? "several runs each" : "one run each";
+	char *why = NULL;
+	int rc;
+
+	*status = TF_EXIT_OK;
+	if (o->confirm == TF_CONFIRM_NONE) {
+		o->origin = tf_xasprintf("merged from %u shards (%s), judged on their runs as "
+					 "recorded (gate.confirm: none)", m->total, each);
+		return true;
+	}
+	if (!o->rec.cmd || (!cfg->build && !o->confirm_asked)) {
+		o->origin = tf_xasprintf("merged from %u shards (%s), judged on their runs as "
+					 "recorded: with `command:` and `build:` in .testflame.yml "
+					 "the merge job would confirm a slowdown on its runner",
+					 m->total, each);
+		return true;
+	}
+	if (!(why = tf_run_looks_slower(o, base, head))) {
+		o->origin = tf_xasprintf("merged from %u shards (%s); no test looked slower, so "
+					 "nothing was run here to confirm", m->total, each);
+		return true;
+	}
+	free(why);
+	if (cfg->build) {
+		tf_notef("building this tree to confirm in the merge job: %s", cfg->build);
+		if ((rc = tf_shell_run(NULL, cfg->build)) != 0) {
+			tf_warnf("cannot confirm in the merge job: this tree did not build (`%s` "
+				 "exited %d); judging the shards' runs as recorded", cfg->build,
+				 WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc));
+			o->origin = tf_xasprintf("merged from %u shards (%s), judged on their runs "
+						 "as recorded: this tree did not build in the merge "
+						 "job", m->total, each);
+			return true;
+		}
+	}
+	if (!tf_run_confirm(o, start, base, head, commit, exit_status, status))
+		return false;
+	o->origin = tf_xasprintf("merged from %u shards (%s); a test looked slower, so the "
+				 "merge job ran the whole suite on its runner to confirm", m->total,
+				 each);
+	return true;
 }
 
 /* The merged shards against the stored baseline of the merge-base. */
@@ -175,9 +243,6 @@ static int judge(tf_run_opts *o, tf_shards_merged *m)
 					     : tf_xasprintf("%u shards", m->total));
 		m->runs[r] = NULL;
 	}
-	o->origin = tf_xasprintf("merged from %u shards (%s), judged on their runs as "
-					"recorded: the merge job has no suite to confirm with",
-					m->total, m->nruns > 1 ? "several runs each" : "one run each");
 	if (tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote)) {
 		tf_warnf("no baselines: %s", tf_error_last());
 		why = tf_xstrdup(tf_error_last());
@@ -193,8 +258,13 @@ static int judge(tf_run_opts *o, tf_shards_merged *m)
 							 &note, &why);
 		}
 	}
+	/* a failing shard fails the merge whatever its times: nothing to confirm */
+	if (have_base && !exit_status && !confirm(o, m, start, &base, &head, base_commit,
+						  &exit_status, &status))
+		goto done;
 	status = tf_run_finish(o, st, have_base ? &base : NULL, &head, note, why, base_commit,
 			       m->kind, exit_status);
+done:
 	tf_run_side_free(&base);
 	tf_run_side_free(&head);
 	tf_store_free(st);
@@ -203,6 +273,9 @@ static int judge(tf_run_opts *o, tf_shards_merged *m)
 	free(why);
 	free((char *)o->origin);
 	o->origin = NULL;
+	free((char *)o->confirmation);
+	o->confirmation = NULL;
+	tf_run_suspects_free(o);
 	return status;
 }
 
@@ -221,6 +294,8 @@ int cmd_merge(int argc, char **argv)
 
 	const tf_option opts[] = {
 		TF_OPT_GROUP("baseline and gate:"),
+		TF_OPT_STRING(0, "confirm", &o.confirm_flag, "HOW",
+			      "when a test looks slower and the config names the suite's command and build: against (build the merge-base, run both whole here), rerun, N reruns, or none (default: against)"),
 		TF_OPT_INCLUDE(tf_run_cli_options(&o)),
 		TF_OPT_GROUP("general:"),
 		TF_OPT_STRING(0, "config", &o.rec.config, "FILE",
@@ -235,6 +310,8 @@ int cmd_merge(int argc, char **argv)
 	if (nargs < 0 || (status = tf_run_check_flags(&o, merge_usage)) || (status = prepare(&o)))
 		goto out;
 	tf_run_resolve(&o);
+	if ((status = tf_run_resolve_confirm(&o, merge_usage)))
+		goto out;
 	if ((status = collect(&files, &o, argv + 1, nargs - 1)))
 		goto out;
 

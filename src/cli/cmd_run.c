@@ -289,27 +289,8 @@ int cmd_run(int argc, char **argv)
 	if (!o.repeat)
 		o.repeat = cfg->repeat ? cfg->repeat : o.against ? 3 : 1;
 	tf_run_resolve(&o);
-	{
-		const char *how = o.confirm_flag ? o.confirm_flag : cfg->gate.confirm;
-		if (how && !tf_config_confirm_ok(how)) {
-			status = tf_usage_error(run_usage, "--confirm must be against, rerun, none or a "
-						"number of runs between 0 and 100, not '%s'", how);
-			goto out;
-		}
-		o.confirm_runs = 2;
-		if (!how)
-			o.confirm = cfg->build ? TF_CONFIRM_AGAINST : TF_CONFIRM_RERUN;
-		else if (!strcmp(how, "against"))
-			o.confirm = TF_CONFIRM_AGAINST;
-		else if (!strcmp(how, "none") || !strcmp(how, "0"))
-			o.confirm = TF_CONFIRM_NONE;
-		else if (!strcmp(how, "rerun"))
-			o.confirm = TF_CONFIRM_RERUN;
-		else {
-			o.confirm = TF_CONFIRM_RERUN;
-			o.confirm_runs = strtol(how, NULL, 10);
-		}
-	}
+	if ((status = tf_run_resolve_confirm(&o, run_usage)))
+		goto out;
 
 	status = o.shard.total ? tf_run_shard(&o) : o.against ? run_against(&o) : run_stored(&o);
 out:

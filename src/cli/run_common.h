@@ -23,6 +23,7 @@ typedef struct {
 	const char *confirm_flag;   /* --confirm */
 	enum { TF_CONFIRM_AGAINST, TF_CONFIRM_RERUN, TF_CONFIRM_NONE } confirm;
 	long confirm_runs;          /* rerun: how many more runs */
+	bool confirm_asked;         /* by --confirm or gate.confirm, not by default */
 	bool interleaved;           /* the sides ran alternately in this job */
 	const char *confirmation;   /* how the verdict was confirmed (report) */
 	/* the tests that looked slower before a rerun confirmed them, sorted:
@@ -80,6 +81,10 @@ bool tf_run_record(tf_run_side *side, tf_run_opts *o, const char *cwd, const cha
  * the merge-base) or rerun this tree (`head` replaced), per o->confirm;
  * o->confirmation then says how. False when a run could not be recorded
  * or was interrupted (*status says why). */
+/* o->confirm and o->confirm_runs from --confirm over gate.confirm over
+ * the default (against with `build:`, else 2 reruns); TF_EXIT_USAGE after
+ * saying what is wrong with the setting. */
+int tf_run_resolve_confirm(tf_run_opts *o, const char *const *usage);
 bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run_side *head,
 		    char commit[TF_STORE_ID_HEX + 1], int *exit_status, int *status);
 /* Record `count` more runs of this tree, stopping early when one is

@@ -158,6 +158,31 @@ static bool confirm_rerun(tf_run_opts *o, tf_run_side *head, long runs, int *exi
 	return true;
 }
 
+int tf_run_resolve_confirm(tf_run_opts *o, const char *const *usage)
+{
+	const tf_config *cfg = o->rec.cfg;
+	const char *how = o->confirm_flag ? o->confirm_flag : cfg->gate.confirm;
+
+	if (how && !tf_config_confirm_ok(how))
+		return tf_usage_error(usage, "--confirm must be against, rerun, none or a number of "
+				      "runs between 0 and 100, not '%s'", how);
+	o->confirm_runs = 2;
+	o->confirm_asked = how != NULL;
+	if (!how)
+		o->confirm = cfg->build ? TF_CONFIRM_AGAINST : TF_CONFIRM_RERUN;
+	else if (!strcmp(how, "against"))
+		o->confirm = TF_CONFIRM_AGAINST;
+	else if (!strcmp(how, "none") || !strcmp(how, "0"))
+		o->confirm = TF_CONFIRM_NONE;
+	else if (!strcmp(how, "rerun"))
+		o->confirm = TF_CONFIRM_RERUN;
+	else {
+		o->confirm = TF_CONFIRM_RERUN;
+		o->confirm_runs = strtol(how, NULL, 10);
+	}
+	return 0;
+}
+
 bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run_side *head,
 		    char commit[TF_STORE_ID_HEX + 1], int *exit_status, int *status)
 {

@@ -121,9 +121,13 @@ const char *tf_worktree_source(const tf_worktree *w)
 
 int tf_worktree_run(const tf_worktree *w, const char *cmd, bool here)
 {
+	return tf_shell_run(here ? w->source : w->root, cmd);
+}
+
+int tf_shell_run(const char *dir, const char *cmd)
+{
 	struct sigaction ign, old_int, old_quit;
 	sigset_t chld, old_mask;
-	const char *dir = here ? w->source : w->root;
 	int st = -1;
 	pid_t pid;
 
@@ -142,7 +146,7 @@ int tf_worktree_run(const tf_worktree *w, const char *cmd, bool here)
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
-		if (chdir(dir) == 0)
+		if (!dir || chdir(dir) == 0)
 			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}

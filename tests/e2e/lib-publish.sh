@@ -91,6 +91,71 @@ copy_testflame() { # dir
 		grep -zv '^tests/node/node_modules/' | xargs -0 tar cf - 2>/dev/null) | tar xf - -C "$SCRATCH/$1"
 }
 
+# A new user's repository as the CI tests start from it: examples/ copied
+# into $SCRATCH/project (after EDIT, run there, when given), committed on
+# main, with a bare clone origin.git; main's commit in $MAIN.
+example_project() { # message [edit]
+	mkdir "$SCRATCH/project" && cp -r "$TOP/examples/." "$SCRATCH/project/" &&
+	rm -rf "$SCRATCH/project/build" "$SCRATCH/project/testflame-report" &&
+	(cd "$SCRATCH/project" && eval "${2:-:}" && git init -q -b main &&
+		git config user.email dev@example.com && git config user.name dev &&
+		git add -A && git commit -qm "$1") >/dev/null &&
+	git clone -q --bare "$SCRATCH/project" "$SCRATCH/origin.git" &&
+	MAIN=$(git -C "$SCRATCH/origin.git" rev-parse main)
+}
+
+# The CircleCI tests' start: testflame's repository tagged v1 in
+# $SCRATCH/testflame, as the orb clones it, and example_project with
+# examples/.circleci/CONFIG as its config.yml, each job of it building
+# testflame in $SCRATCH/tf-src (inside the test, not in /tmp).
+orb_project() { # message config
+	copy_testflame testflame &&
+	(cd "$SCRATCH/testflame" && git init -q -b main && git add -A &&
+		git -c user.email=t@e -c user.name=t commit -qm testflame && git tag v1) >/dev/null &&
+	example_project "$1" "orb_config $2"
+}
+orb_config() { # config: run in the project
+	[ "$1" = config.yml ] || mv ".circleci/$1" .circleci/config.yml
+	python3 - .circleci/config.yml "$SCRATCH/tf-src" <<-\PY
+	import sys, yaml
+	p, src = sys.argv[1:3]
+	doc = yaml.safe_load(open(p))
+	for j in doc["workflows"]["perf"]["jobs"]:
+	    list(j.values())[0]["source"] = src
+	yaml.safe_dump(doc, open(p, "w"), sort_keys=False)
+	PY
+}
+
+# A developer's branch `slow`, whose commit slows matrix_multiply, pushed
+# to origin.git; its commit in $HEAD_SHA, the head of the API's pull
+# request NUMBER from now on.
+push_slow_branch() { # number
+	git clone -q "$SCRATCH/origin.git" "$SCRATCH/dev" &&
+	(cd "$SCRATCH/dev" && git config user.email dev@example.com && git config user.name dev &&
+		git checkout -q -b slow && slow_down_matrix && git commit -qam "matrix: slower" &&
+		git push -q origin slow) &&
+	HEAD_SHA=$(git -C "$SCRATCH/origin.git" rev-parse slow) &&
+	api_patch "{\"repos\":{\"acme/libmini\":{\"pulls\":{\"$1\":{\"head_sha\":\"$HEAD_SHA\"}}}}}"
+}
+
+# The loopback GitHub API holding pull request NUMBER of acme/libmini, whose
+# base is $MAIN and whose diff is read from origin.git; its URL in $API.
+start_github_api() { # number
+	printf '{"token":"%s","repos":{"acme/libmini":{"pulls":{"%s":{"head_sha":"0","base_sha":"%s","diff_repo":"%s"}}}}}\n' \
+		"$TOKEN" "$1" "$MAIN" "$SCRATCH/origin.git" >"$SCRATCH/state.json" &&
+	start_api github "$SCRATCH/state.json"
+}
+
+# "outcome exit_code" of the last step of a CI job's result file (gha-run,
+# circleci-run) whose label contains LABEL; exit_code empty when skipped.
+job_step() { # result label
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = [s for s in r["steps"] if sys.argv[2] in s["label"]][-1]
+print(s["outcome"], s.get("exit_code", ""))' "$1" "$2"
+}
+
 # The example project in $SCRATCH/$1, committed on main, built.
 make_example_repo() { # dir
 	mkdir "$1" && cp -r "$TOP/examples/." "$1/" && rm -rf "$1/build" "$1/.github" "$1/.gitlab-ci.yml" "$1/.circleci"

@@ -60,7 +60,8 @@ r = json.load(open(\"testflame-report/report.json\"))
 assert r[\"base\"][\"runs\"] == 3 and r[\"head\"][\"runs\"] == 1, r[\"base\"][\"runs\"]
 v = {t[\"name\"]: t for t in r[\"tests\"]}
 assert v[\"victim\"][\"base\"][\"runs\"] == 3, v[\"victim\"][\"base\"]
-assert not [t for t in r[\"tests\"] if t[\"verdict\"] == \"regressed\"]
+# the work outside the tests is shown, not gated: a loaded machine may move it
+assert not [t for t in r[\"tests\"] if t[\"verdict\"] == \"regressed\" and t[\"gated\"]], r[\"tests\"]
 " && test -s testflame-report/base-3.pb.gz
 '
 

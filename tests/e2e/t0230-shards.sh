@@ -20,12 +20,14 @@ cc -O1 -g -fno-omit-frame-pointer -o suite detect_suite.c || exit 1
 for t in parse hash sorting victim alloc walk mix copy; do ln -s suite "$t"; done
 cat >suite.sh <<\SH
 # test i runs in shard (i + offset) % N + 1; a file fail-K fails shard K
+# (unsharded, as the merge job runs it to confirm: all of them)
 off=${SPLIT_OFFSET:-$(cat offset)} i=0 rc=0
+n=${TESTFLAME_SHARD_TOTAL:-1} k=${TESTFLAME_SHARD_INDEX:-1}
 for t in parse hash sorting victim alloc walk mix copy; do
-	[ $(( (i + off) % TESTFLAME_SHARD_TOTAL + 1 )) -eq "$TESTFLAME_SHARD_INDEX" ] && ./$t 1
+	[ $(( (i + off) % n + 1 )) -eq "$k" ] && ./$t 1
 	i=$((i + 1))
 done
-[ ! -f "fail-$TESTFLAME_SHARD_INDEX" ] || rc=1
+[ ! -f "fail-$k" ] || rc=1
 exit $rc
 SH
 cat >.testflame.yml <<\YML
@@ -133,6 +135,33 @@ assert \"spin\" in fs and fs[\"spin\"][\"file\"].endswith(\"detect_suite.c\"), f
 others = [n for n, t in v.items() if t[\"verdict\"] == \"regressed\" and t[\"gated\"] and n != \"victim\"]
 assert not others, others
 " && expect_contains testflame-report/report.md "spin" && exit $rc
+'
+
+# One run per shard is too little to decide +50% on: the merge job builds
+# this tree and the merge-base (the config's build) and runs both whole,
+# alternately, on its runner, as `run` confirms.
+cat >confirm.yml <<\YML
+suite: mini
+command: "sh suite.sh"
+build: "cc -O1 -g -fno-omit-frame-pointer -o suite detect_suite.c"
+freq: 999
+YML
+test_expect_code 3 'one run per shard: the merge job confirms against the merge-base built here, exit 3' '
+	cd repo && pr_shards c && "$TF" merge --config ../confirm.yml c1 c2 c3 >out 2>err; rc=$?
+	expect_contains err "building this tree to confirm in the merge job" &&
+	expect_contains err "checked out into" &&
+	expect_contains out "confirmed: against the stored baseline, victim looks" &&
+	python3 -c "
+import json
+r = json.load(open(\"testflame-report/report.json\"))
+assert \"ran the whole suite on its runner to confirm\" in r[\"head_origin\"], r[\"head_origin\"]
+assert r[\"base\"][\"runs\"] >= 3 and r[\"head\"][\"runs\"] >= 3, (r[\"base\"], r[\"head\"])
+v = {t[\"name\"]: t for t in r[\"tests\"]}
+assert v[\"victim\"][\"verdict\"] == \"regressed\", v[\"victim\"]
+others = [n for n, t in v.items() if t[\"verdict\"] == \"regressed\" and t[\"gated\"] and n != \"victim\"]
+assert not others, others
+" || { cat out err; exit 1; }
+	exit $rc
 '
 
 test_expect_code 2 'a missing shard: one line naming it, exit 2' '

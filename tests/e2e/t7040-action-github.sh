@@ -24,24 +24,13 @@ TOKEN=ghs_t7040ActionToken0123456789
 # of this tree, without its build
 copy_testflame testflame
 # the new user's repository: the example project with its workflow
-mkdir project && cp -r "$TOP/examples/." project/ && rm -rf project/build project/testflame-report
-(cd project && git init -q -b main && git config user.email dev@example.com && git config user.name dev &&
-	git add -A && git commit -qm "libmini with testflame") >/dev/null
-git clone -q --bare project origin.git
-MAIN=$(git -C origin.git rev-parse main)
+example_project "libmini with testflame" || exit 1
 
 gha() { # event sha ref payload workspace name
 	node "$NODE_DIR/gha-run.mjs" --workflow "$SCRATCH/project/.github/workflows/testflame.yml" --job perf \
 		--event "$1" --sha "$2" --ref "$3" --payload "$4" --origin "$SCRATCH/origin.git" \
 		--workspace "$SCRATCH/$5" --testflame "$SCRATCH/testflame" --artifacts "$SCRATCH/artifacts-$6" \
 		--result "$SCRATCH/$6.json" --api-url "$API" --token "$TOKEN" --temp "$(mktemp -d "$SCRATCH/runner.XXXXXX")"
-}
-step() { # result label-part -> "outcome exit"
-	python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-s = [s for s in r["steps"] if sys.argv[2] in s["label"]][-1]
-print(s["outcome"], s.get("exit_code", ""))' "$1" "$2"
 }
 ours() {
 	api_state | python3 -c '
@@ -51,10 +40,7 @@ mine = [c for c in pr.get("comments", []) if c["user"] == "github-actions[bot]"]
 print(len(mine), sum(c.get("edits", 0) for c in mine), len(pr.get("review_comments", [])))'
 }
 
-cat >state.json <<EOF
-{"token":"$TOKEN","repos":{"acme/libmini":{"pulls":{"7":{"head_sha":"0","base_sha":"$MAIN","diff_repo":"$SCRATCH/origin.git"}}}}}
-EOF
-start_api github "$SCRATCH/state.json" || exit 1
+start_github_api 7 || exit 1
 
 test_expect_success 'GitHub parses the action and the example workflow' '
 	(cd "$NODE_DIR" && node -e "
@@ -79,9 +65,9 @@ test_expect_success 'a push to main: the action builds testflame, records the ba
 	EOF
 	gha push "$MAIN" refs/heads/main event-main.json ws-main main >main.log 2>&1 ||
 		{ tail -n 60 main.log; exit 1; }
-	expect_eq "$(step main.json "Build testflame")" "success 0" &&
-	expect_eq "$(step main.json "Push the baseline")" "success 0" &&
-	expect_eq "$(step main.json "Fail on regression")" "skipped " &&
+	expect_eq "$(job_step main.json "Build testflame")" "success 0" &&
+	expect_eq "$(job_step main.json "Push the baseline")" "success 0" &&
+	expect_eq "$(job_step main.json "Fail on regression")" "skipped " &&
 	git --git-dir=origin.git rev-parse -q --verify "refs/testflame/runs/$MAIN" >/dev/null &&
 	expect_contains main.log "nothing posted: not a pull request build"
 '
@@ -104,12 +90,12 @@ pr_run() { # name start-point edit
 	github_pr_event "event-$1.json" 7 "$HEAD_SHA" slow "$MAIN" main acme/libmini || return 1
 	gha pull_request "$MERGE" refs/pull/7/merge "event-$1.json" "ws-$1" "$1" >"$1.log" 2>&1
 	[ $? = 1 ] || { tail -n 80 "$1.log"; return 1; }
-	expect_eq "$(step "$1.json" "Fail on regression")" "failure 3"
+	expect_eq "$(job_step "$1.json" "Fail on regression")" "failure 3"
 }
 
 test_expect_code 3 'a PR that slows a test: one comment, one annotation on the changed line, the step fails with 3' '
 	pr_run pr origin/main slow_down_matrix &&
-	expect_eq "$(step pr.json "Profile and compare")" "success 0" &&
+	expect_eq "$(job_step pr.json "Profile and compare")" "success 0" &&
 	expect_eq "$(ours)" "1 0 1" "comments, edits, review comments" &&
 	api_state | python3 -c "
 import json, sys

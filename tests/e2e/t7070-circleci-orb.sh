@@ -15,22 +15,7 @@ need_node_modules 'the CircleCI orb end to end'
 
 TOKEN=ghp_t7070OrbToken0123456789
 # testflame's repository, tagged v1, as the orb clones it
-copy_testflame testflame
-(cd testflame && git init -q -b main && git add -A && git -c user.email=t@e -c user.name=t commit -qm testflame &&
-	git tag v1) >/dev/null
-mkdir project && cp -r "$TOP/examples/." project/ && rm -rf project/build project/testflame-report
-# where the orb builds testflame: inside this test, not in /tmp
-python3 - project/.circleci/config.yml "$SCRATCH/tf-src" <<\PY
-import sys, yaml
-p, src = sys.argv[1:3]
-doc = yaml.safe_load(open(p))
-doc["workflows"]["perf"]["jobs"][0]["testflame/profile"]["source"] = src
-yaml.safe_dump(doc, open(p, "w"), sort_keys=False)
-PY
-(cd project && git init -q -b main && git config user.email dev@example.com && git config user.name dev &&
-	git add -A && git commit -qm "libmini with testflame") >/dev/null
-git clone -q --bare project origin.git
-MAIN=$(git -C origin.git rev-parse main)
+orb_project "libmini with testflame" config.yml || exit 1
 
 circle() { # name branch sha [env...]
 	local name=$1 branch=$2 sha=$3
@@ -44,35 +29,22 @@ circle() { # name branch sha [env...]
 		--env CIRCLE_PROJECT_REPONAME=libmini --env CIRCLE_BUILD_URL=https://circleci.example/gh/acme/libmini/77 \
 		--env "TESTFLAME_REPO=file://$SCRATCH/testflame" "${envs[@]}"
 }
-step() { python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-s = [s for s in r["steps"] if s["label"] == sys.argv[2]][-1]
-print(s["outcome"], s.get("exit_code", ""))' "$1" "$2"; }
-
-cat >state.json <<EOF
-{"token":"$TOKEN","repos":{"acme/libmini":{"pulls":{"5":{"head_sha":"0","base_sha":"$MAIN","diff_repo":"$SCRATCH/origin.git"}}}}}
-EOF
-start_api github "$SCRATCH/state.json" || exit 1
+start_github_api 5 || exit 1
 
 test_expect_success 'a build of main: testflame built from its repository, the baseline pushed' '
 	circle main main "$MAIN" >main.log 2>&1 || { tail -n 60 main.log; exit 1; }
-	expect_eq "$(step main.json "Install testflame")" "success 0" &&
-	expect_eq "$(step main.json "Push the baseline")" "success 0" &&
+	expect_eq "$(job_step main.json "Install testflame")" "success 0" &&
+	expect_eq "$(job_step main.json "Push the baseline")" "success 0" &&
 	git --git-dir=origin.git rev-parse -q --verify "refs/testflame/runs/$MAIN" >/dev/null &&
 	test -s out-main/artifacts/testflame-report/head.pb.gz
 '
 
 test_expect_success 'a PR build: the GitHub PR gets the comment, the report is stored, the job fails with 3' '
-	git clone -q origin.git dev && (cd dev && git config user.email dev@example.com && git config user.name dev &&
-		git checkout -q -b slow && slow_down_matrix && git commit -qam "matrix: a second pass" &&
-		git push -q origin slow) &&
-	HEAD_SHA=$(git -C origin.git rev-parse slow) &&
-	api_patch "{\"repos\":{\"acme/libmini\":{\"pulls\":{\"5\":{\"head_sha\":\"$HEAD_SHA\"}}}}}" &&
+	push_slow_branch 5 &&
 	! circle pr slow "$HEAD_SHA" CIRCLE_PULL_REQUEST=https://github.com/acme/libmini/pull/5 \
 		"GITHUB_TOKEN=$TOKEN" "TESTFLAME_GITHUB_API_URL=$API" >pr.log 2>&1 &&
-	expect_eq "$(step pr.json "Fail on regression")" "failure 3" &&
-	expect_eq "$(step pr.json "Profile and compare")" "success 0" &&
+	expect_eq "$(job_step pr.json "Fail on regression")" "failure 3" &&
+	expect_eq "$(job_step pr.json "Profile and compare")" "success 0" &&
 	expect_contains pr.log "baseline: $(git -C origin.git rev-parse --short=12 main)" &&
 	expect_contains pr.log "posted the comment on pull request #5" &&
 	test -s out-pr/artifacts/testflame-report/index.html && test -s out-pr/test-results/testflame-report/junit.xml &&

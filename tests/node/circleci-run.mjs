@@ -10,13 +10,17 @@
 // config. Steps then run in order: `checkout` (clone of --origin, the
 // branch at CIRCLE_SHA1, as CircleCI's checkout does), `run` (bash -eo
 // pipefail, with the step's `environment`, BASH_ENV carried between steps),
-// `store_artifacts` and `store_test_results` (copied into --out); after a
-// failed step the rest are skipped unless `when: always`. The job's environment is
-// CircleCI's built-in variables plus the project's (--env KEY=VALUE).
+// `store_artifacts` and `store_test_results` (copied into --out),
+// `persist_to_workspace` and `attach_workspace` (the workflow's workspace,
+// --workspace, shared by its jobs); after a failed step the rest are
+// skipped unless `when: always`. The job's environment is CircleCI's
+// built-in variables plus the project's (--env KEY=VALUE); a job with
+// `parallelism` above 1 runs as one of its containers, --node INDEX
+// (CIRCLE_NODE_INDEX, from 0, of CIRCLE_NODE_TOTAL).
 //
 //   node circleci-run.mjs --config CONFIG.yml --orb ORB.yml --job ALIAS/NAME
 //     --origin REPO --workdir DIR --out DIR --result OUT.json
-//     --env KEY=VALUE ...
+//     [--workspace DIR] [--node INDEX] --env KEY=VALUE ...
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -38,6 +42,9 @@ const wfJob = Object.values(config.workflows).flatMap((w) => w.jobs)
 if (!wfJob) throw new Error(`no workflow runs ${opt.job}`);
 const projectEnv = Object.fromEntries(opt.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
 
+// what a workflow's job entry may say besides the job's parameters
+const RESERVED = ['name', 'when', 'requires', 'context', 'filters', 'matrix', 'type', 'pre-steps', 'post-steps'];
+
 // << parameters.x >> with the values of one component
 function bindParams(defs, given, where) {
 	const values = {};
@@ -47,7 +54,7 @@ function bindParams(defs, given, where) {
 		else throw new Error(`${where}: parameter '${name}' is required`);
 	}
 	for (const name of Object.keys(given || {}))
-		if (!(name in (defs || {})) && !['name', 'when'].includes(name)) throw new Error(`${where}: unknown parameter '${name}'`);
+		if (!(name in (defs || {})) && !RESERVED.includes(name)) throw new Error(`${where}: unknown parameter '${name}'`);
 	return values;
 }
 function substitute(node, values) {
@@ -70,7 +77,8 @@ function expand(steps, where) {
 	for (const step of steps) {
 		const [name, args] = typeof step === 'string' ? [step, {}] : Object.entries(step)[0];
 		const bare = name.startsWith(`${alias}/`) ? name.slice(alias.length + 1) : name;
-		if (['run', 'checkout', 'store_artifacts', 'store_test_results'].includes(name)) {
+		if (['run', 'checkout', 'store_artifacts', 'store_test_results', 'persist_to_workspace',
+			'attach_workspace'].includes(name)) {
 			out.push({ type: name, args: typeof args === 'string' ? { command: args } : (args || {}) });
 		} else if (orb.commands[bare]) {
 			const cmd = orb.commands[bare];
@@ -87,6 +95,10 @@ const job = orb.jobs[jobName];
 if (!job) throw new Error(`the orb has no job '${jobName}'`);
 const jobValues = bindParams(job.parameters, Object.values(wfJob)[0] || {}, opt.job);
 const steps = expand(substitute(job.steps, jobValues), opt.job);
+const parallelism = Number(substitute(job.parallelism || 1, jobValues));
+if (parallelism > 1 && opt.node === undefined) throw new Error(`${opt.job} runs ${parallelism} containers: name one with --node`);
+if (opt.node !== undefined && !(Number(opt.node) >= 0 && Number(opt.node) < parallelism))
+	throw new Error(`--node ${opt.node}: ${opt.job} has ${parallelism} containers`);
 
 const workdir = path.resolve(opt.workdir);
 fs.mkdirSync(workdir, { recursive: true });
@@ -96,8 +108,39 @@ fs.writeFileSync(bashEnv, '');
 const baseEnv = {
 	PATH: process.env.PATH, HOME: process.env.HOME || '/root', LANG: 'C.UTF-8', CI: 'true', CIRCLECI: 'true',
 	CIRCLE_WORKING_DIRECTORY: workdir, CIRCLE_JOB: opt.job, CIRCLE_BUILD_NUM: '77', BASH_ENV: bashEnv,
+	CIRCLE_NODE_INDEX: String(opt.node || 0), CIRCLE_NODE_TOTAL: String(parallelism),
 	...projectEnv,
 };
+
+// a glob of *, ? (no /) against a name
+function globRe(g) {
+	return new RegExp('^' + g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]') + '$');
+}
+function persist(args) {
+	if (!opt.workspace) throw new Error('persist_to_workspace: no --workspace');
+	const root = path.resolve(workdir, args.root || '.');
+	let n = 0;
+	for (const p of args.paths || []) {
+		const dir = path.join(root, path.dirname(p)), re = globRe(path.basename(p));
+		for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+			if (!re.test(f)) continue;
+			const rel = path.relative(root, path.join(dir, f));
+			fs.mkdirSync(path.dirname(path.join(opt.workspace, rel)), { recursive: true });
+			fs.cpSync(path.join(dir, f), path.join(opt.workspace, rel), { recursive: true });
+			process.stdout.write(`    persisted ${rel}\n`);
+			n++;
+		}
+	}
+	return n ? 0 : 1; /* CircleCI fails a persist that matched nothing */
+}
+function attach(args) {
+	if (!opt.workspace) throw new Error('attach_workspace: no --workspace');
+	const at = path.resolve(workdir, args.at || '.');
+	fs.mkdirSync(at, { recursive: true });
+	if (fs.existsSync(opt.workspace)) fs.cpSync(opt.workspace, at, { recursive: true });
+	process.stdout.write(`    attached the workspace at ${at}\n`);
+	return 0;
+}
 const result = { steps: [], status: 'success', artifacts: [], test_results: [] };
 
 function runBash(script, env, label) {
@@ -123,6 +166,10 @@ for (const s of steps) {
 		code = runBash(`git clone -q "${opt.origin}" .\ngit checkout -q -B "${branch}" "${sha}"\n`, baseEnv, label);
 	} else if (s.type === 'run') {
 		code = runBash(s.args.command, { ...baseEnv, ...(s.args.environment || {}) }, label);
+	} else if (s.type === 'persist_to_workspace') {
+		code = persist(s.args);
+	} else if (s.type === 'attach_workspace') {
+		code = attach(s.args);
 	} else {
 		const src = path.resolve(workdir, s.args.path);
 		if (fs.existsSync(src)) {

@@ -14,15 +14,19 @@
 // GITHUB_PATH and GITHUB_STEP_SUMMARY); workflow commands on stdout
 // (::error, ::warning, ::notice, ::add-mask::) become annotations; a
 // composite action gets its inputs (defaults evaluated), GITHUB_ACTION_PATH
-// and its outputs. Two actions are emulated: actions/checkout (the fetch
-// and checkout commands actions/checkout runs, at its fetch depth) and
-// actions/upload-artifact (a copy into --artifacts). `uses:` of
+// and its outputs. Three actions are emulated: actions/checkout (the fetch
+// and checkout commands actions/checkout runs, at its fetch depth),
+// actions/upload-artifact (a copy into --artifacts, the workflow run's
+// store) and actions/download-artifact (by name or pattern, each artifact
+// into a directory of its name unless merge-multiple). `uses:` of
 // OWNER/testflame/actions@REF resolves to --testflame (a testflame tree).
+// One job of a matrix runs with --matrix (its combination, as JSON): the
+// matrix context, and the job's name with the values, as GitHub shows it.
 //
 //   node gha-run.mjs --workflow FILE --job ID --event pull_request|push
 //     --payload EVENT.json --sha SHA --ref REF --origin REPO_URL
 //     --workspace DIR --testflame DIR --artifacts DIR --result OUT.json
-//     [--api-url URL] [--token TOKEN] [--temp DIR]
+//     [--matrix JSON] [--api-url URL] [--token TOKEN] [--temp DIR]
 import { register } from 'node:module';
 register('./json-hooks.mjs', import.meta.url);
 
@@ -39,6 +43,7 @@ for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].replace(/^-
 for (const k of ['workflow', 'job', 'event', 'payload', 'sha', 'ref', 'origin', 'workspace', 'testflame', 'artifacts', 'result'])
 	if (!opt[k]) { console.error(`gha-run: --${k} is required`); process.exit(2); }
 const payload = JSON.parse(fs.readFileSync(opt.payload, 'utf8'));
+const matrix = opt.matrix ? JSON.parse(opt.matrix) : {};
 const temp = opt.temp || fs.mkdtempSync('/tmp/gha-run.');
 const token = opt.token || '';
 const masks = token ? [token] : [];
@@ -217,7 +222,8 @@ function makeScope(parent, extra) {
 			return {
 				github: { ...github, action_path: s.actionPath || '' }, env: { ...runnerEnv, ...jobEnv },
 				steps: s.steps, inputs: s.inputs || {}, runner: { os: 'Linux', arch: 'X64', temp },
-				secrets: { GITHUB_TOKEN: token }, job: { status: s.status }, vars: {}, matrix: {}, strategy: {},
+				secrets: { GITHUB_TOKEN: token }, job: { status: s.status }, vars: {}, matrix,
+				strategy: opt.matrix ? { 'fail-fast': false, 'job-total': 0, 'max-parallel': 0 } : {},
 			};
 		},
 	};
@@ -284,6 +290,33 @@ function uploadArtifact(withs, scope) {
 	return { code: 0, outputs: { 'artifact-id': '1' } };
 }
 
+// actions/download-artifact@v4: `name`, else every artifact matching
+// `pattern` (a glob of * and ?), each into PATH/<name>, or all into PATH
+// with merge-multiple
+function downloadArtifact(withs) {
+	const dst = path.resolve(ws, withs.path || '.');
+	const names = fs.existsSync(opt.artifacts) ? fs.readdirSync(opt.artifacts).sort() : [];
+	let want;
+	if (withs.name) want = names.filter((n) => n === withs.name);
+	else {
+		const re = new RegExp('^' + (withs.pattern || '*').replace(/[.+^${}()|[\]\\]/g, '\\$&')
+			.replace(/\*/g, '.*').replace(/\?/g, '.') + '$');
+		want = names.filter((n) => re.test(n));
+	}
+	if (withs.name && !want.length) {
+		out(`    no artifact named '${withs.name}'`);
+		return { code: 1, outputs: {} };
+	}
+	const merge = withs.name || String(withs['merge-multiple']) === 'true';
+	for (const n of want) {
+		const to = merge ? dst : path.join(dst, n);
+		fs.mkdirSync(to, { recursive: true });
+		fs.cpSync(path.join(opt.artifacts, n), to, { recursive: true });
+		out(`    downloaded artifact '${n}' to ${to}`);
+	}
+	return { code: 0, outputs: { 'download-path': dst } };
+}
+
 function compositeAction(dir, withs, parentScope, label) {
 	const file = ['action.yml', 'action.yaml'].map((f) => path.join(dir, f)).find((f) => fs.existsSync(f));
 	if (!file) throw new Error(`${label}: no action.yml in ${dir}`);
@@ -324,6 +357,7 @@ function runSteps(steps, scope, where) {
 			const withs = interpolated(step.with, scope);
 			if (/^actions\/checkout@/.test(uses)) r = checkout(withs);
 			else if (/^actions\/upload-artifact@/.test(uses)) r = uploadArtifact(withs, scope);
+			else if (/^actions\/download-artifact@/.test(uses)) r = downloadArtifact(withs);
 			else if (/^[^/]+\/testflame\/actions@/.test(uses)) r = compositeAction(path.join(opt.testflame, 'actions'), withs, scope, label);
 			else if (uses.startsWith('./')) r = compositeAction(path.resolve(ws, uses), withs, scope, label);
 			else throw new Error(`${label}: '${uses}' is not emulated`);

@@ -397,7 +397,8 @@ if (SINGLE) {
 td(tr, S[t.n]).title = S[t.n];
 td(tr, cost(t.h), 'num'); td(tr, share(t.h, D.total.h), 'num'); td(tr, String(t.hs), 'num');
 } else {
-td(tr, VERDICTS[t.v], 'v-' + VERDICTS[t.v]).title = t.why;
+td(tr, VERDICTS[t.v], 'v-' + VERDICTS[t.v]).title = t.why !== null ? t.why :
+'no significant change (95% CI ' + pct(t.lo) + ' to ' + pct(t.hi) + ')';
 td(tr, S[t.n]).title = S[t.n];
 td(tr, t.b > 0 ? cost(t.b) : '-', 'num');
 td(tr, t.h > 0 ? cost(t.h) : '-', 'num');
@@ -515,7 +516,9 @@ m.appendChild(document.createTextNode(D.event + ' (' + D.value_type + ', ' + D.u
 if (D.links.run) { m.appendChild(document.createTextNode(' \u00b7 ')); m.appendChild(link('CI run', D.links.run)); }
 var notes = $('notes');
 if (D.pruned.others > 0) {
-notes.appendChild(el('p', 'note', 'To keep this page fast, ' + (D.pruned.frames - D.pruned.kept) + ' of ' + D.pruned.frames + ' frames, each smaller than ' + (D.pruned.bar * 100).toPrecision(2) + '% of its test (' + (D.pruned.bar * 100 / D.pruned.detail).toPrecision(2) + '% in changed tests), are merged into hatched "(other)" frames. The function table and the test totals are exact.'));
+var inChanged = (D.pruned.bar * 100 / D.pruned.detail).toPrecision(2) + '% of its test';
+// a suite of thousands of tests: past 100%, every frame of an unchanged test
+notes.appendChild(el('p', 'note', 'To keep this page fast, ' + (D.pruned.frames - D.pruned.kept) + ' of ' + D.pruned.frames + ' frames' + (D.pruned.bar >= 1 ? ' (all of the unchanged tests\' frames, and in changed tests those smaller than ' + inChanged + ')' : ', each smaller than ' + (D.pruned.bar * 100).toPrecision(2) + '% of its test (' + inChanged.replace(' of its test', '') + ' in changed tests),') + ' are merged into hatched "(other)" frames. The function table and the test totals are exact.'));
 }
 // what a run lost, in one small line per side (one when both say the
 // same): which programs, and the fix
