@@ -84,11 +84,18 @@ for line in open(sys.argv[1]):
 }
 
 # This tree of testflame as its repository holds it (tracked and new files,
-# no build, no node_modules), in $SCRATCH/$1: what an action, template or
-# orb builds testflame from.
+# no node_modules), in $SCRATCH/$1: what an action, template or orb builds
+# testflame from.
 copy_testflame() { # dir
 	mkdir "$SCRATCH/$1" && (cd "$TOP" && git ls-files -co --exclude-standard -z |
-		grep -zv '^tests/node/node_modules/' | xargs -0 tar cf - 2>/dev/null) | tar xf - -C "$SCRATCH/$1"
+		grep -zv '^tests/node/node_modules/' | xargs -0 tar cf - 2>/dev/null) | tar xf - -C "$SCRATCH/$1" &&
+	# with this tree's objects, newer than its sources: the CI job's `make`
+	# finds testflame built (CI's own build is the one from nothing), and
+	# each of these tests is 15 s shorter
+	if [ "$BUILD" = "$TOP/build" ] && [ -x "$BUILD/testflame" ]; then
+		(cd "$TOP" && tar cf - build/src build/gen build/libtestflame.a build/testflame) |
+			tar xf - -C "$SCRATCH/$1"
+	fi
 }
 
 # A new user's repository as the CI tests start from it: examples/ copied
