@@ -11,16 +11,23 @@
 # run.
 #
 #   bench/record-overhead.sh [ROUNDS] [FREQ]
+#
+# SUITE_DIR=DIR SUITE_CMD=CMD measures another suite built in DIR (e.g.
+# jansson's, from bench/realworld.sh: SUITE_DIR=WORK/jansson/build
+# SUITE_CMD=ctest).
 . "$(dirname "$0")/common.sh"
 ROUNDS=${1:-15}
 FREQ=${2:-99}
 bench_build
+SUITE_DIR=${SUITE_DIR:-$TOP/examples}
+SUITE_CMD=${SUITE_CMD:-make -s check}
 
 # the suite, timing itself into $OUT
 cat >"$WORK/suite.sh" <<EOF
 #!/bin/sh
+cd "$SUITE_DIR" || exit 1
 s=\$(date +%s%N)
-make -s -C "$TOP/examples" check >/dev/null
+$SUITE_CMD >/dev/null
 e=\$(date +%s%N)
 echo \$(( (e - s) / 1000 )) >>"\$OUT"
 EOF
@@ -43,7 +50,7 @@ for r in $(seq "$ROUNDS"); do
 done
 
 machine
-echo "workload: make -C examples check, timed from inside; $ROUNDS alternating rounds at $FREQ Hz"
+echo "workload: $SUITE_CMD in $SUITE_DIR, timed from inside; $ROUNDS alternating rounds at $FREQ Hz"
 echo "ratio: each run divided by the bare run of its own round (pairs cancel the machine's drift)"
 printf '%-12s %12s %10s %18s\n' variant "median ms" "÷ bare" "ratio IQR"
 for v in "${order[@]}"; do

@@ -98,9 +98,10 @@ typedef struct {
 	const char *confirmation;
 	/* The tests that looked slower in the run that raised the suspicion
 	 * when the head was run again to confirm it (--confirm rerun): only
-	 * these may come out regressed. Among many tests, a few look slower
-	 * by chance in every run, so the reruns would raise suspicions of
-	 * their own that nothing confirms. Sorted (strcmp); NULL: no limit. */
+	 * these, and tests that ran changed code, may come out regressed.
+	 * Among many tests, a few look slower by chance in every run, so the
+	 * reruns would raise suspicions of their own that nothing confirms.
+	 * Sorted (strcmp); NULL: no limit. */
 	const char *const *suspects;
 	size_t nsuspects;
 	/* Where the head's runs come from when not from one job, for the

@@ -171,6 +171,8 @@ char *tf_run_looks_slower(tf_run_opts *o, const tf_run_side *base, const tf_run_
 			if (tf_comparison_suspect(c, &c->tests[i], o->threshold))
 				tf_vec_push(&o->suspects, tf_xstrdup(c->tests[i].name));
 		qsort(o->suspects.v, o->suspects.n, sizeof(*o->suspects.v), by_name);
+		for (size_t i = 0; i < o->suspects.n; i++)
+			tf_verbosef("looks slower: %s", o->suspects.v[i]);
 	}
 	tf_error_clear();
 	tf_comparison_free(c);

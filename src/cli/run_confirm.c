@@ -16,8 +16,8 @@
  *   rerun    this tree run again (N times, default 2) and judged on those
  *            runs, not on the one that raised the suspicion: that run was
  *            chosen for looking slow. Only the tests that looked slower in
- *            it can fail: among hundreds of tests a few look slower by
- *            chance in any run, the reruns too. The default without
+ *            it, or ran changed code, can fail: among hundreds of tests a
+ *            few look slower by chance in any run, the reruns too. The default without
  *            `build`, and what `against` falls back to when the
  *            merge-base cannot be built; the report then says why.
  *   none     the first run's verdict.

@@ -884,11 +884,16 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 				 "with --freq 999 or --repeat 3 to decide",
 				 (long long)t->head.samples, (long long)t->base.samples, o->min_samples);
 		}
-		/* a slowdown only the confirming runs show: chance among many */
-		if (t->verdict == TF_VERDICT_REGRESSED && o->suspects && !was_suspect(o, t->name)) {
+		/* a slowdown only the confirming runs show, in a test that ran no
+		 * changed code: chance among many. One whose samples reached a
+		 * changed line may have been too noisy to decide on one run (half
+		 * a suite slowed widens the spread every test is judged by) */
+		if (t->verdict == TF_VERDICT_REGRESSED && o->suspects && !t->ran_changed &&
+		    !was_suspect(o, t->name)) {
 			t->verdict = TF_VERDICT_INCONCLUSIVE;
 			snprintf(reason, sizeof(reason),
-				 "%+.1f%% in the runs that confirmed another test, not in the first "
+				 "%+.1f%% in the runs that confirmed another test, not in the first, and "
+				 "it ran no changed code "
 				 "(95%% CI %+.1f%% to %+.1f%%); run with --repeat 3 to decide",
 				 t->delta_pct, t->ci_low_pct, t->ci_high_pct);
 		}

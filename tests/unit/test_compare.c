@@ -1217,10 +1217,13 @@ static void test_runner_wall_clock_least(void **state)
 }
 
 /*
- * After a rerun confirmed a suspicion, only the tests that raised it may
- * fail: among 200 tests of a millisecond (jansson's, t0920's), one looks
- * twice as slow by chance in a run, the reruns included, and nothing
- * would confirm that one (a README-only branch failed on case_145).
+ * After a rerun confirmed a suspicion, only the tests that raised it, and
+ * tests that ran changed code, may fail: among 200 tests of a millisecond
+ * (jansson's, t0920's), one looks twice as slow by chance in a run, the
+ * reruns included, and nothing would confirm that one (a README-only
+ * branch failed on case_145); but half of cJSON's tests slowed a
+ * thousandfold widen every test's interval in the first run, and those
+ * are decided by the reruns.
  */
 static void test_only_suspects_after_rerun(void **state)
 {
@@ -1250,6 +1253,18 @@ static void test_only_suspects_after_rerun(void **state)
 	assert_non_null(strstr(t0->reason, "+200.0% in the runs that confirmed another test"));
 	assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], 1);
 	assert_int_equal(tf_comparison_find(c, "t7")->verdict, TF_VERDICT_UNCHANGED);
+	tf_comparison_free(c);
+
+	/* t0 ran a changed line (work.c:3): the first run may have been too
+	 * noisy to decide it, the reruns decide it */
+	add(b, "t0", 5, "main:1;work:3");
+	add(h, "t0", 5, "main:1;work:3");
+	tf_profile_set_meta(h, "changes", "[{\"path\":\"src/work.c\",\"status\":\"M\","
+					  "\"lines\":[[3,4]]}]");
+	c = compare1(b, h, &o);
+	assert_true(tf_comparison_find(c, "t0")->ran_changed);
+	assert_int_equal(tf_comparison_find(c, "t0")->verdict, TF_VERDICT_REGRESSED);
+	assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], 2);
 	tf_comparison_free(c);
 	tf_profile_free(b);
 	tf_profile_free(h);
