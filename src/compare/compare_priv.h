@@ -67,6 +67,10 @@ void tf_cmp_mark_changed(tf_comparison *c);
 
 /* Function deltas of the regressed and improved tests (functions.c). */
 void tf_cmp_function_deltas(tf_comparison *c, size_t top);
+/* c->tests by name, into `h` (to free with tf_htab_free), and the index of
+ * the test named `name` there, or TF_HTAB_NONE (functions.c). */
+void tf_cmp_index_tests(const tf_comparison *c, tf_htab *h);
+uint32_t tf_cmp_find_test(const tf_comparison *c, const tf_htab *h, const char *name);
 
 static inline const char *cmp_name(const struct tf_compare_priv *pv, uint32_t id)
 {

@@ -228,22 +228,32 @@ static bool test_name_eq(const void *ctx, uint32_t index, const void *key)
  * test's samples mostly belong to the framework's tests nested in it, and
  * "where it grew" of the ctest test must include them. NO_ID for none.
  */
+void tf_cmp_index_tests(const tf_comparison *c, tf_htab *h)
+{
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; i < c->ntests; i++)
+		tf_htab_insert(h, tf_hash_bytes(c->tests[i].name, strlen(c->tests[i].name), 0),
+			       (uint32_t)i);
+}
+
+uint32_t tf_cmp_find_test(const tf_comparison *c, const tf_htab *h, const char *name)
+{
+	return tf_htab_find(h, tf_hash_bytes(name, strlen(name), 0), test_name_eq, c, name);
+}
+
 static uint32_t *ancestor_slots(const tf_comparison *c, const uint32_t *slot_of)
 {
 	const struct tf_compare_priv *pv = c->priv;
 	uint32_t *up = tf_xmalloc((pv->ninternal + 1) * sizeof(uint32_t));
-	tf_htab by_name = { 0 };
+	tf_htab by_name;
 
 	memset(up, 0xff, (pv->ninternal + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < c->ntests; i++)
-		tf_htab_insert(&by_name, tf_hash_bytes(c->tests[i].name, strlen(c->tests[i].name), 0),
-			       (uint32_t)i);
+	tf_cmp_index_tests(c, &by_name);
 	for (size_t i = 0; i < c->ntests; i++) {
 		const char *parent = c->tests[i].parent;
 		/* bounded: a cycle in hostile metadata ends the walk */
 		for (size_t depth = 0; parent && depth < 16; depth++) {
-			uint32_t j = tf_htab_find(&by_name, tf_hash_bytes(parent, strlen(parent), 0),
-						  test_name_eq, c, parent);
+			uint32_t j = tf_cmp_find_test(c, &by_name, parent);
 			if (j == TF_HTAB_NONE || j == i)
 				break;
 			if (slot_of[pv->test_id[j]] != NO_ID) {

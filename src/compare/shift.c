@@ -192,6 +192,24 @@ void tf_cmp_mark_changed(tf_comparison *c)
 	mark_touched(pv, &ch, touched);
 	for (size_t i = 0; i < c->ntests; i++)
 		c->tests[i].ran_changed = touched[pv->test_id[i]];
+	/* a test ran what its nested tests ran (a ctest test whose samples
+	 * are its Unity tests'): cJSON's json_patch_tests */
+	tf_htab by_name;
+	tf_cmp_index_tests(c, &by_name);
+	for (size_t i = 0; i < c->ntests; i++) {
+		if (!touched[pv->test_id[i]])
+			continue;
+		const char *parent = c->tests[i].parent;
+		/* bounded: a cycle in hostile metadata ends the walk */
+		for (size_t depth = 0; parent && depth < 16; depth++) {
+			uint32_t j = tf_cmp_find_test(c, &by_name, parent);
+			if (j == TF_HTAB_NONE || j == i)
+				break;
+			c->tests[j].ran_changed = true;
+			parent = c->tests[j].parent;
+		}
+	}
+	tf_htab_free(&by_name);
 	free(touched);
 	tf_changes_free(&ch);
 }

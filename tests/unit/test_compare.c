@@ -1299,11 +1299,17 @@ static void test_nested_functions_in_parent(void **state)
 	tf_profile *b = exact_run(bc, bs, 12), *h = exact_run(hc, hs, 12);
 	add_nested(b, 1100.0 * PERIOD, 1000);
 	add_nested(h, 3100.0 * PERIOD, 3000);
+	/* hot.c:10 changed: the nested test ran it, so its parent did */
+	tf_profile_set_meta(h, "changes", "[{\"path\":\"src/hot.c\",\"status\":\"M\","
+					  "\"lines\":[[10,10]]}]");
 	tf_comparison *c = compare1(b, h, NULL);
 	const tf_test_delta *prog = tf_comparison_find(c, "prog");
 	const tf_test_delta *inner = tf_comparison_find(c, "inner");
 	assert_non_null(prog);
 	assert_non_null(inner);
+	assert_true(inner->ran_changed);
+	assert_true(prog->ran_changed);
+	assert_false(tf_comparison_find(c, "t1")->ran_changed);
 	assert_int_equal(prog->verdict, TF_VERDICT_REGRESSED);
 	assert_string_equal(prog->parent ? prog->parent : "", "");
 	assert_string_equal(inner->parent, "prog");
