@@ -59,6 +59,7 @@ for m in $MODES; do
 	esac
 done
 SIZES=${SIZES:-0 2 5 10 20}
+[ -z "${KEEP_REPORTS:-}" ] || mkdir -p "$KEEP_REPORTS"
 bench_build
 
 repo=$WORK/repo
