@@ -87,7 +87,7 @@ git add -A && git commit -qm "the suite"
 # it from a loop of their own
 HOG= TOGGLER=
 hog_on() { [ -n "$HOG" ] || { ./"${1:-hog}" & HOG=$!; }; }
-hog_off() { [ -z "$HOG" ] || { kill "$HOG" 2>/dev/null; wait "$HOG" 2>/dev/null; HOG=; }; }
+hog_off() { [ -z "$HOG" ] || { kill "$HOG" 2>/dev/null; wait "$HOG" 2>/dev/null || true; HOG=; }; }
 trap 'hog_off; [ -z "$TOGGLER" ] || kill "$TOGGLER" 2>/dev/null; rm -rf "$WORK"' EXIT
 case $NEIGHBOUR in
 steady) hog_on ;;
