@@ -284,7 +284,7 @@ bool tf_comparison_regressed(const tf_comparison *c);
 const tf_test_delta *tf_comparison_find(const tf_comparison *c, const char *name);
 /* Whether test `t` of `c` looks slower, worth confirming before a build
  * fails on it: regressed, or inconclusive with a corrected p-value under
- * 0.05; its 95% interval above zero and reaching `threshold` percent. */
+ * 0.2; its 95% interval above zero and reaching `threshold` percent. */
 bool tf_comparison_suspect(const tf_comparison *c, const tf_test_delta *t, double threshold);
 /* The test that looks slowest among those that look slower (run --confirm
  * runs the suite again for it). NULL if none. */

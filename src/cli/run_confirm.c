@@ -21,8 +21,8 @@
  *            `build`, and what `against` falls back to when the
  *            merge-base cannot be built; the report then says why.
  *   none     the first run's verdict.
- * An unchanged PR whose tests look as they did pays nothing for it; one
- * in twenty, by chance, pays for a confirmation that clears it.
+ * An unchanged PR whose tests look as they did pays nothing for it; about
+ * one in five, by chance, pays for a confirmation that clears it.
  */
 #include "run_common.h"
 
