@@ -149,6 +149,25 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head)
+{
+	tf_comparison *c = NULL;
+	bool open = false, was = o->interleaved;
+
+	/* judged as the verdict will be: the gate's settings, the history's
+	 * noise, the sides alternating in this job */
+	o->interleaved = true;
+	if (compare_sides(&c, o, base, head, false) == 0)
+		for (size_t i = 0; i < c->ntests && !open; i++)
+			open = c->tests[i].verdict == TF_VERDICT_INCONCLUSIVE &&
+			       !(c->tests[i].outside && !c->summary.gate_outside) &&
+			       c->tests[i].delta_pct >= o->threshold;
+	o->interleaved = was;
+	tf_error_clear();
+	tf_comparison_free(c);
+	return open;
+}
+
 void tf_run_suspects_free(tf_run_opts *o)
 {
 	for (size_t i = 0; i < o->suspects.n; i++)

@@ -97,6 +97,10 @@ bool tf_run_record_head(tf_run_side *head, tf_run_opts *o, long count, int *exit
  * than the base (to free), or NULL when none does; o->suspects then names
  * them all. */
 char *tf_run_looks_slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head);
+/* Whether comparing the alternating runs `base` and `head` with the gate's
+ * settings (as the verdict will be made) leaves a slowdown the size of
+ * the threshold undecided: another round of confirmation is worth it. */
+bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head);
 /* Free o->suspects. */
 void tf_run_suspects_free(tf_run_opts *o);
 /*

@@ -31,33 +31,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-/* Whether a comparison leaves a test undecided: a slowdown the size of the
- * threshold that the noise does not yet tell from none. */
-static bool undecided(tf_run_opts *o, tf_run_side *base, tf_run_side *head)
-{
-	TF_VEC(const tf_profile *) bp = { 0 }, hp = { 0 };
-	tf_compare_opts co;
-	tf_comparison *c = NULL;
-	bool open = false;
-
-	for (size_t i = 0; i < base->runs.n; i++)
-		tf_vec_push(&bp, base->runs.v[i].profile);
-	for (size_t i = 0; i < head->runs.n; i++)
-		tf_vec_push(&hp, head->runs.v[i].profile);
-	tf_compare_side bs = { bp.v, NULL, bp.n }, hs = { hp.v, NULL, hp.n };
-	tf_compare_opts_init(&co);
-	co.threshold = o->threshold;
-	if (tf_compare(&c, &bs, &hs, &co) == 0)
-		for (size_t i = 0; i < c->ntests && !open; i++)
-			open = c->tests[i].verdict == TF_VERDICT_INCONCLUSIVE &&
-			       !c->tests[i].outside && c->tests[i].delta_pct >= o->threshold;
-	tf_error_clear();
-	tf_comparison_free(c);
-	tf_vec_free(&bp);
-	tf_vec_free(&hp);
-	return open;
-}
-
 /*
  * Confirm against the merge-base `start`: check it out, build it, and run
  * it and this tree alternately until the verdict is decided. On success
@@ -120,7 +93,7 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 			*status = 130;
 			goto done;
 		}
-		if (rounds >= 3 && !undecided(o, &b, &h))
+		if (rounds >= 3 && !tf_run_undecided(o, &b, &h))
 			break;
 	}
 	if (rounds > 5)
