@@ -41,6 +41,7 @@ typedef TF_VEC(int) int_vec;
 
 struct tf_perf {
 	TF_VEC(struct ring) rings;
+	bool thread_counts;   /* inherit_stat: the kernel reports each thread's count */
 	uint64_t thread_sum;  /* counts of the threads the kernel reported */
 	uint8_t *scratch;   /* linear copy of one buffer's new records */
 	size_t scratch_len;
@@ -100,10 +101,14 @@ static void online_cpus(int_vec *cpus)
 
 /*
  * Two events per CPU: the sampling event, and a dummy software event that
- * carries the side-band (mmap, comm, fork, exit) and wakes the reader on
- * every record. Reading an exec's record within microseconds is what lets
- * us read its /proc/PID/cmdline and pin its binary before a short-lived
- * process (or `go test`, which deletes its test binary) is gone.
+ * carries the side-band (mmap, comm, fork, exit). Neither wakes the reader
+ * for a record: a wake-up is an interrupt to the reader's CPU, and one per
+ * exec and per mmap cost a process of a millisecond a fifth of its time
+ * here, where perf record, which is not woken, costs it nothing. The reader
+ * polls on a timer instead, every millisecond while processes start
+ * (record.c): reading an exec's record soon is what lets us read its
+ * /proc/PID/cmdline and pin its binary before a short-lived process (or
+ * `go test`, which deletes its test binary) is gone.
  */
 static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 		      tf_event ev, bool kernel, tf_spool_layout *layout)
@@ -129,9 +134,12 @@ static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 	}
 	a->sample_id_all = 1;
 	a->inherit = 1;
-	/* every inherited thread's exact count, in a PERF_RECORD_READ when
-	 * it exits: what a test process cost, however few samples it got */
-	a->inherit_stat = 1;
+	/* every inherited thread's exact count of a hardware event, in a
+	 * PERF_RECORD_READ when it exits: what a test process cost, however
+	 * few samples it got. A time event's cost comes from the switches
+	 * below instead, so it does without (the counts cost every exit and
+	 * every context swap between a parent and its child) */
+	a->inherit_stat = hw;
 	/* and every moment a thread goes on or off a CPU: its CPU time, to
 	 * the nanosecond, whatever the kernel does with the counters of
 	 * threads that share a parent (see the attributor) */
@@ -178,12 +186,7 @@ static void fill_sideband_attr(struct perf_event_attr *a, const struct perf_even
 	a->exclude_hv = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	/* wake the reader at every record: wakeup_events counts samples only,
-	 * and this event has none, so without a byte watermark an exec would
-	 * wait for the poll's timeout, and a process of a millisecond would
-	 * be gone (a zombie's cmdline is empty) before its argv was read */
-	a->watermark = 1;
-	a->wakeup_watermark = 1;
+	/* wake the reader when half full, like the sampling event's ring */
 }
 
 static void close_rings(tf_perf *p)
@@ -209,6 +212,7 @@ static int open_rung(tf_perf *p, const tf_perf_opts *o, bool hw, tf_event ev,
 
 	fill_attr(&attr, o, hw, ev, kernel, layout);
 	fill_sideband_attr(&side, &attr);
+	p->thread_counts = attr.inherit_stat;
 	for (size_t i = 0; i < cpus->n; i++) {
 		long fd = perf_event_open(&attr, o->pid, cpus->v[i], -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
@@ -486,6 +490,8 @@ int tf_perf_finish(tf_perf *p, tf_recording *rec, uint32_t root_pid, uint64_t ti
 {
 	uint64_t total = 0;
 
+	if (!p->thread_counts)
+		return 0; /* costs come from the context switches */
 	/*
 	 * An event's count includes what its inherited children handed back
 	 * when they exited (each in a PERF_RECORD_READ): what is left is one

@@ -81,9 +81,8 @@ static void ladder_notice(const tf_record_opts *o, int perf_rc)
  * The kernel announces an exec (COMM) before the new program's arguments
  * are in place: /proc/PID/cmdline reads empty until the exec is done. So a
  * pid whose arguments did not read yet waits in `pending`, and is read
- * again at its next side-band record (the dynamic loader's first mmap
- * comes right after the exec), at every turn of the loop, and lastly when
- * it exits, while it still has its memory.
+ * again at its next side-band record, at every turn of the loop (see the
+ * pace below), and lastly when it exits.
  */
 typedef struct {
 	uint32_t pid, tid;
@@ -96,6 +95,7 @@ typedef struct {
 	tf_markers *markers;
 	tf_pyread *py;
 	TF_VEC(pending_exec) pending;
+	uint64_t last_exec; /* when the reader last saw an exec */
 } live_ctx;
 
 /* Read and spool one process's arguments; false when they are not there
@@ -156,6 +156,7 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 	live_ctx *lc = ctx;
 
 	if (ev->type == TF_REC_COMM && ev->comm.exec) {
+		lc->last_exec = tf_now_ns();
 		retry_pending(lc, ev->pid, true); /* an exec again: the last one is gone */
 		if (!read_cmdline(lc, ev->pid, ev->tid, ev->time)) {
 			pending_exec pe = { ev->pid, ev->tid, ev->time };
@@ -167,6 +168,35 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 	tf_pyread_event(lc->py, ev);
 	if (lc->o->live)
 		lc->o->live(lc->o->live_ctx, ev);
+}
+
+/*
+ * The reader's pace: the kernel does not wake it for the side-band (perf.c
+ * says why), so it looks every 10 ms for a second after it last saw an
+ * exec, which is about when a suite's processes come and go, and every
+ * 100 ms otherwise (samples and markers wake it too). That reads the
+ * arguments of every interpreter (a Python, Ruby or Node program lives
+ * 15 ms at least, and its script is its name), while a program of a few
+ * milliseconds is named by its binary (the exec's mmap), and under ctest by
+ * ctest's log. An exec whose arguments did not read yet is tried again
+ * every millisecond, for at most 50 ms: a program that never has any (an
+ * empty argv) is not polled for ever.
+ */
+#define PACE_IDLE_NS (100 * 1000 * 1000)
+#define PACE_EXECS_NS (10 * 1000 * 1000)
+#define PACE_EXECS_FOR_NS (1000ULL * 1000 * 1000)
+#define PACE_PENDING_NS (1000 * 1000)
+#define PENDING_FOR_NS (50 * 1000 * 1000)
+
+static long pace_ns(const live_ctx *lc)
+{
+	uint64_t now = tf_now_ns();
+	for (size_t i = 0; i < lc->pending.n; i++)
+		if (lc->pending.v[i].time + PENDING_FOR_NS > now)
+			return PACE_PENDING_NS;
+	if (lc->last_exec && lc->last_exec + PACE_EXECS_FOR_NS > now)
+		return PACE_EXECS_NS;
+	return PACE_IDLE_NS;
 }
 
 static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
@@ -185,8 +215,8 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 		fds[n + 1].events = POLLIN;
 		fds[n + 2].fd = lc->markers ? tf_markers_fd(lc->markers) : -1;
 		fds[n + 2].events = POLLIN;
-		/* side-band and markers wake us; the timeout only paces progress */
-		if (poll(fds, n + 3, 100) < 0 && errno != EINTR)
+		struct timespec wait = { 0, pace_ns(lc) };
+		if (ppoll(fds, n + 3, &wait, NULL) < 0 && errno != EINTR)
 			return tf_error_set_errno(TF_ERROR, "poll failed");
 		if (tf_launch_forward_signals(l, sigfd))
 			rec->info.interrupted = true;
