@@ -207,6 +207,7 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 	tf_launch_state st = { 0 };
 	int rc = 0;
 
+	lc->last_exec = tf_now_ns(); /* the command starts: processes come */
 	for (;;) {
 		size_t n = tf_perf_pollfds(perf, fds, TF_ARRAY_SIZE(fds) - 3);
 		fds[n].fd = tf_launch_fd(l);

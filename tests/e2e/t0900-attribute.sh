@@ -16,6 +16,20 @@ test_expect_success 'processes: a ctest suite, tests named by ctest' '
 	expect_shares ctest.pb.gz 3 burn_1:1 burn_2:2 burn_3:3 burn_4:4 burn_5:5 burn_6:6
 '
 
+test_expect_success 'processes: a script is named by its arguments, a short program by its executable' '
+	printf "x = 0\nfor i in range(300000):\n    x += i\n" >first_script.py &&
+	cp first_script.py second_script.py &&
+	printf "int main(void) { return 0; }\n" >p.c &&
+	cc -o a_program_with_a_long_name p.c &&
+	printf "python3 first_script.py\n./a_program_with_a_long_name\npython3 second_script.py\n" >scripts.sh &&
+	"$TF" record -q -o scripts.pb.gz -- sh scripts.sh &&
+	"$TF" show scripts.pb.gz | sed -n "/^Tests/,/^\$/p" >scripts.txt &&
+	grep -q "^  first_script.py " scripts.txt &&
+	grep -q "^  second_script.py " scripts.txt &&
+	grep -q "^  a_program_with_a_long_name " scripts.txt &&
+	! grep -q "^  python3 " scripts.txt
+'
+
 test_expect_success 'processes: the build is reported apart, never a test' '
 	rm -rf ct2 && cmake -S "$SUITES" -B ct2 >/dev/null &&
 	"$TF" record -q --freq 999 -o build.pb.gz -- cmake --build ct2 >/dev/null &&

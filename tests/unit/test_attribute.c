@@ -554,6 +554,40 @@ static void test_runner_reports(void **state)
 	tf_runner_tests_free(&t);
 }
 
+/* The numbers of the metadata line are written without printf: they
+ * read as printf's %.0f and %lld would write them, edges included. */
+static void test_test_meta_numbers(void **state)
+{
+	static const double walls[] = { 0, 1, 9, 10, 1500, 123456789012, 0x1p53 - 1, 0x1p53,
+					1e300, 2.5, 3.5, 0.49, -0.0, -7, -2.5 };
+	static const int64_t values[] = { 0, -1, 42, INT64_MAX, INT64_MIN };
+	(void)state;
+
+	for (size_t i = 0; i < TF_ARRAY_SIZE(walls); i++) {
+		for (size_t k = 0; k < TF_ARRAY_SIZE(values); k++) {
+			tf_test_meta m;
+			tf_buf b = TF_BUF_INIT;
+			char *want;
+			tf_test_meta_init(&m);
+			m.samples = UINT64_MAX - k;
+			m.value = values[k];
+			m.wall_ns = walls[i];
+			m.count = walls[TF_ARRAY_SIZE(walls) - 1 - i];
+			m.source = "process";
+			m.has_exit = true;
+			m.exit_status = (int)k - 2;
+			tf_test_meta_format(&b, &m);
+			want = tf_xasprintf("samples=%llu value=%lld wall_ns=%.0f source=process "
+					    "count=%.0f exit=%d",
+					    (unsigned long long)m.samples, (long long)m.value,
+					    m.wall_ns, m.count, m.exit_status);
+			assert_string_equal(b.ptr, want);
+			free(want);
+			tf_buf_free(&b);
+		}
+	}
+}
+
 /* The per-test metadata line: one writer, one reader, both ways. */
 static void test_test_meta(void **state)
 {
@@ -671,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_runner_reports),
 		cmocka_unit_test(test_costs_from_switches),
 		cmocka_unit_test(test_test_meta),
+		cmocka_unit_test(test_test_meta_numbers),
 		cmocka_unit_test(test_presets_limited_and_custom),
 		cmocka_unit_test(test_marker_lines),
 		cmocka_unit_test(test_ctest_names),
