@@ -207,10 +207,83 @@ static void sort_symbols(raw_sym *v, size_t n)
  * aliases, global beats weak beats local, and a sized symbol beats an
  * unsized one, which only reaches up to the next symbol.
  */
-static void load_symbols(tf_sym_module *m)
+typedef TF_VEC(raw_sym) raw_syms;
+
+static void add_symbol(tf_sym_module *m, raw_syms *raw, const char *name, uint64_t addr,
+		       uint64_t size, int type, int bind)
 {
-	TF_VEC(raw_sym) raw = { 0 };
-	int n = dwfl_module_getsymtab(m->mod);
+	uint32_t rank = (bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : 1) + (size ? 4 : 0) +
+			(type != STT_NOTYPE ? 8 : 0);
+	raw_sym r = { addr, size, (uint32_t)m->symnames.n, rank };
+	tf_vec_push(raw, r);
+	tf_vec_push(&m->symnames, name);
+}
+
+/*
+ * The main file's .symtab read in place, when it is one libdwfl would use
+ * as it is (64-bit, this machine's byte order): what
+ * dwfl_module_getsym_info() answers symbol by symbol, at a tenth of the
+ * cost (it looks up each symbol's section and file). A C++ test binary
+ * holds a hundred thousand symbols, and a warm run that meets one new
+ * function pays for all of them. False when the table is not there or
+ * not of that kind: libdwfl reads it then.
+ */
+static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr sh, symsh;
+	size_t nsec;
+	char *ident;
+
+	if (!elf || !(ident = elf_getident(elf, NULL)) || ident[EI_CLASS] != ELFCLASS64 ||
+	    ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
+	    elf_getshdrnum(elf, &nsec) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			symscn = scn;
+			symsh = sh;
+			break;
+		}
+	if (!symscn || symsh.sh_entsize != sizeof(Elf64_Sym))
+		return false;
+	Elf_Data *d = elf_getdata(symscn, NULL);
+	Elf_Scn *strscn = elf_getscn(elf, symsh.sh_link);
+	Elf_Data *sd = strscn ? elf_getdata(strscn, NULL) : NULL;
+	if (!d || !d->d_buf || !sd || !sd->d_buf || !sd->d_size)
+		return false;
+	/* which sections hold code */
+	bool *exec = tf_xcalloc(nsec + 1, sizeof(bool));
+	for (size_t i = 1; i < nsec; i++) {
+		Elf_Scn *x = elf_getscn(elf, i);
+		exec[i] = x && gelf_getshdr(x, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+	}
+	const Elf64_Sym *syms = d->d_buf;
+	const char *strs = sd->d_buf;
+	size_t n = d->d_size / sizeof(Elf64_Sym);
+	for (size_t i = 1; i < n; i++) {
+		const Elf64_Sym *y = &syms[i];
+		int type = ELF64_ST_TYPE(y->st_info), bind = ELF64_ST_BIND(y->st_info);
+		if (!y->st_name || y->st_name >= sd->d_size || !strs[y->st_name] ||
+		    y->st_shndx == SHN_UNDEF || y->st_shndx >= SHN_LORESERVE ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		     !(type == STT_NOTYPE && y->st_shndx < nsec && exec[y->st_shndx])))
+			continue;
+		/* a name runs to its NUL inside the table, or it is not one */
+		if (!memchr(strs + y->st_name, '\0', sd->d_size - y->st_name))
+			continue;
+		add_symbol(m, raw, strs + y->st_name, y->st_value + bias, y->st_size, type, bind);
+	}
+	free(exec);
+	return true;
+}
+
+static void load_symbols(tf_sym_module *m, bool libdwfl)
+{
+	raw_syms raw = { 0 };
+	int n = libdwfl || !load_symtab_fast(m, &raw) ? dwfl_module_getsymtab(m->mod) : 0;
 
 	m->syms_loaded = true;
 	for (int i = 1; i < n; i++) {
@@ -225,17 +298,14 @@ static void load_symbols(tf_sym_module *m)
 		    (type != STT_FUNC && type != STT_GNU_IFUNC &&
 		     !(type == STT_NOTYPE && in_exec_section(elf, shndx))))
 			continue;
-		uint32_t rank = (bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : 1) +
-				(sym.st_size ? 4 : 0) + (type != STT_NOTYPE ? 8 : 0);
-		raw_sym r = { addr, sym.st_size, (uint32_t)m->symnames.n, rank };
-		tf_vec_push(&raw, r);
-		tf_vec_push(&m->symnames, name);
+		add_symbol(m, &raw, name, addr, sym.st_size, type, bind);
 	}
 	if (!raw.n) {
 		/* no function symbols: a Go binary still has its runtime table */
 		GElf_Addr gbias;
 		Elf *elf = dwfl_module_getelf(m->mod, &gbias);
-		m->go = elf ? tf_sym_go_open(elf) : NULL;
+		if (!m->go)
+			m->go = elf ? tf_sym_go_open(elf) : NULL;
 		for (size_t i = 0; m->go && i < tf_sym_go_nfuncs(m->go); i++) {
 			uint64_t lo, hi;
 			const char *name;
@@ -264,13 +334,21 @@ static void load_symbols(tf_sym_module *m)
 void tf_sym_module_symbols(tf_sym_module *m)
 {
 	if (!m->syms_loaded)
-		load_symbols(m);
+		load_symbols(m, false);
+}
+
+void tf_sym_module_symbols_reload(tf_sym_module *m, bool libdwfl)
+{
+	tf_sym_ivls_free(&m->syms);
+	memset(&m->syms, 0, sizeof(m->syms));
+	m->symnames.n = 0;
+	load_symbols(m, libdwfl);
 }
 
 const char *tf_sym_module_symbol(tf_sym_module *m, uint64_t vaddr)
 {
 	if (!m->syms_loaded)
-		load_symbols(m);
+		load_symbols(m, false);
 	const tf_sym_ivl *e = tf_sym_ivls_find(&m->syms, vaddr);
 	return e ? m->symnames.v[e->val] : NULL;
 }

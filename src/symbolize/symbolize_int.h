@@ -225,6 +225,8 @@ void tf_sym_module_free(tf_sym_module *m);
 bool tf_sym_map_vaddr(tf_symbolizer *s, tf_sym_map *map, uint64_t addr, uint64_t *vaddr);
 bool tf_sym_module_has_fp(tf_sym_module *m);
 /* The function symbol containing vaddr (binary search), or NULL. */
+/* The function symbols read again, by libdwfl or in place (tests). */
+void tf_sym_module_symbols_reload(tf_sym_module *m, bool libdwfl);
 const char *tf_sym_module_symbol(tf_sym_module *m, uint64_t vaddr);
 
 /* Frames for (module, vaddr), appended to s->scratch; returns resolved. */

@@ -219,6 +219,65 @@ static void test_line_tables(void **state)
 	tf_symbolizer_free(s);
 }
 
+/* The function symbols read in place from .symtab are the ones libdwfl
+ * answers symbol by symbol: same ranges, same names, same winner among
+ * aliases, for a C program, a C++ one (templates, weak symbols), this test
+ * binary and the system's Python (whichever of them has a .symtab; the
+ * others take libdwfl's path both times). */
+static void check_symtab_in_place(const char *path)
+{
+	tf_symbolizer *s = new_sym();
+	TF_VEC(tf_sym_ivl) fast = { 0 };
+	TF_VEC(const char *) fast_names = { 0 };
+	tf_rec_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = TF_REC_MMAP;
+	ev.pid = ev.tid = 4242;
+	ev.mmap.start = 0x400000;
+	ev.mmap.len = 0x1000;
+	ev.mmap.prot = PROT_READ | PROT_EXEC;
+	ev.mmap.filename = path;
+	bool deleted;
+	uint32_t file = tf_sym_file_for_event(s, &ev, &deleted);
+	assert_int_not_equal(file, UINT32_MAX);
+	assert_true(tf_sym_file_module(s, file));
+	tf_sym_module *m = s->mods.v[s->files.v[file].module];
+
+	tf_sym_module_symbols_reload(m, false);
+	for (size_t i = 0; i < m->syms.v.n; i++) {
+		tf_vec_push(&fast, m->syms.v.v[i]);
+		tf_vec_push(&fast_names, m->symnames.v[m->syms.v.v[i].val]);
+	}
+	tf_sym_module_symbols_reload(m, true);
+	assert_int_equal(m->syms.v.n, fast.n);
+	assert_true(fast.n > 3);
+	for (size_t i = 0; i < fast.n; i++) {
+		const tf_sym_ivl *a = &fast.v[i], *b = &m->syms.v.v[i];
+		assert_true(a->lo == b->lo && a->hi == b->hi && a->rank == b->rank);
+		assert_string_equal(fast_names.v[i], m->symnames.v[b->val]);
+		/* and a lookup inside answers alike */
+		const char *name = tf_sym_module_symbol(m, a->lo);
+		assert_non_null(name);
+	}
+	tf_vec_free(&fast);
+	tf_vec_free(&fast_names);
+	tf_symbolizer_free(s);
+}
+
+static void test_symtab_in_place(void **state)
+{
+	(void)state;
+	char *c = fixture_path("symbolize"), *cxx = fixture_path("symbolize_cxx");
+	check_symtab_in_place(c);
+	check_symtab_in_place(cxx);
+	check_symtab_in_place("/proc/self/exe");
+	if (access("/usr/bin/python3", R_OK) == 0)
+		check_symtab_in_place("/usr/bin/python3");
+	free(c);
+	free(cxx);
+}
+
 /* The answers kept by build-id: a second symbolizer with the same user
  * cache answers from them (no DWARF), with the same frames; a damaged
  * file is ignored; other options keep their own file. */
@@ -1071,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_nopie),
 		cmocka_unit_test(test_inlined_frames),
 		cmocka_unit_test(test_line_tables),
+		cmocka_unit_test(test_symtab_in_place),
 		cmocka_unit_test(test_kept_answers),
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_demangle_names),
