@@ -23,7 +23,7 @@
 # In the stored modes a PR run whose first run makes a test look slower
 # is confirmed before the verdict (run --confirm; the suite's config has
 # `build:`, so by default the merge-base is run here alternately with the
-# PR, 3 to 5 rounds); the table counts how often that happened. PR_OPTS
+# PR, 3 to 8 rounds); the table counts how often that happened. PR_OPTS
 # adds options to the PR's run (PR_OPTS=--confirm=2: two more runs of the
 # PR judged instead; PR_OPTS=--confirm=none: the first run alone).
 #
