@@ -33,7 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define PC_MAGIC "TFSYMC\001\n"
 #define PC_FORMAT 3
@@ -50,10 +53,13 @@ typedef struct {
 	bool ok;
 } pc_entry;
 
-/* A CU kept: its offset and its record (see tf_sym_pcache_put_cu). */
+/* A CU kept: its offset and its record (see tf_sym_pcache_put_cu), in
+ * the mapped file as it was read, or in `own` when this run made it. */
 typedef struct {
 	uint64_t off;
-	tf_buf rec;
+	const uint8_t *rec;
+	size_t len;
+	tf_buf own;
 } kept_cu;
 
 struct tf_sym_pcache {
@@ -68,6 +74,8 @@ struct tf_sym_pcache {
 	tf_htab cu_index;       /* cu offset -> cus */
 	int8_t has_fp;          /* -1 unknown */
 	bool dirty;
+	void *map;              /* the file read, mapped: the CUs' records */
+	size_t map_len;
 };
 
 static bool kept_cu_eq(const void *ctx, uint32_t idx, const void *key)
@@ -228,7 +236,7 @@ static bool load_fns(rd *r, struct tf_sym_pcache *c, const uint32_t *ids, uint32
 static void free_cus(struct tf_sym_pcache *c)
 {
 	for (size_t i = 0; i < c->cus.n; i++)
-		tf_buf_free(&c->cus.v[i].rec);
+		tf_buf_free(&c->cus.v[i].own);
 	tf_vec_free(&c->cus);
 	tf_htab_free(&c->cu_index);
 }
@@ -240,14 +248,15 @@ static bool load_cus(rd *r, struct tf_sym_pcache *c)
 	if (r->bad || n > PC_MAX_ENTRIES)
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
-		kept_cu k = { rd64(r), TF_BUF_INIT };
+		kept_cu k = { rd64(r), NULL, 0, TF_BUF_INIT };
 		uint32_t len = rd32(r);
 		if (r->bad || len > (size_t)(r->end - r->p))
 			return false;
 		uint64_t h = tf_hash_u64(k.off);
 		if (tf_htab_find(&c->cu_index, h, kept_cu_eq, c, &k.off) != TF_HTAB_NONE)
 			return false;
-		tf_buf_put(&k.rec, r->p, len);
+		k.rec = r->p;
+		k.len = len;
 		r->p += len;
 		tf_vec_push(&c->cus, k);
 		tf_htab_insert(&c->cu_index, h, (uint32_t)c->cus.n - 1);
@@ -259,18 +268,31 @@ static bool load_cus(rd *r, struct tf_sym_pcache *c)
  * not one of ours. */
 static bool load(tf_symbolizer *s, struct tf_sym_pcache *c)
 {
-	tf_buf file = TF_BUF_INIT, want = TF_BUF_INIT;
+	tf_buf want = TF_BUF_INIT;
 	TF_VEC(uint32_t) ids = { 0 };
 	bool ok = false;
+	struct stat st;
 
-	if (tf_file_read(&file, c->path) != 0) {
-		tf_error_clear();
+	/* mapped, not read: a C++ binary's file is megabytes, mostly CU
+	 * records that a run asks few of; they are decoded from the map */
+	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		goto done;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		c->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (c->map == MAP_FAILED)
+			c->map = NULL;
+		else
+			c->map_len = (size_t)st.st_size;
 	}
-	header(&want, s);
-	if (file.len < want.len || memcmp(file.ptr, want.ptr, want.len) != 0)
+	close(fd);
+	if (!c->map)
 		goto done;
-	rd r = { (const uint8_t *)file.ptr + want.len, (const uint8_t *)file.ptr + file.len, false };
+	const uint8_t *file = c->map;
+	header(&want, s);
+	if (c->map_len < want.len || memcmp(file, want.ptr, want.len) != 0)
+		goto done;
+	rd r = { file + want.len, file + c->map_len, false };
 	int32_t has_fp = (int32_t)rd32(&r);
 	uint32_t nstr = rd32(&r), strbytes = rd32(&r);
 	if (r.bad || strbytes > (size_t)(r.end - r.p) || nstr > strbytes)
@@ -329,9 +351,12 @@ done:
 		c->fns.n = 0;
 		free_cus(c);
 		c->has_fp = -1;
+		if (c->map)
+			munmap(c->map, c->map_len);
+		c->map = NULL;
+		c->map_len = 0;
 	}
 	tf_vec_free(&ids);
-	tf_buf_free(&file);
 	tf_buf_free(&want);
 	return ok;
 }
@@ -446,8 +471,8 @@ void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu)
 	struct tf_sym_pcache *c = m->pc;
 	if (!c || c->cus.n >= PC_MAX_ENTRIES)
 		return;
-	kept_cu k = { cu->cu_off, TF_BUF_INIT };
-	tf_buf *b = &k.rec;
+	kept_cu k = { cu->cu_off, NULL, 0, TF_BUF_INIT };
+	tf_buf *b = &k.own;
 	put32(b, (uint32_t)cu->funcs.v.n);
 	for (size_t i = 0; i < cu->funcs.v.n; i++) {
 		const tf_sym_ivl *e = &cu->funcs.v.v[i];
@@ -483,12 +508,14 @@ void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu)
 			put32(b, q->line);
 		}
 	}
+	k.rec = (const uint8_t *)k.own.ptr;
+	k.len = k.own.len;
 	uint64_t h = tf_hash_u64(k.off);
 	uint32_t at = tf_htab_find(&c->cu_index, h, kept_cu_eq, c, &k.off);
 	if (at != TF_HTAB_NONE) {
 		/* known before its line table was read: now with it */
-		tf_buf_free(&c->cus.v[at].rec);
-		c->cus.v[at].rec = k.rec;
+		tf_buf_free(&c->cus.v[at].own);
+		c->cus.v[at] = k;
 	} else {
 		tf_vec_push(&c->cus, k);
 		tf_htab_insert(&c->cu_index, h, (uint32_t)c->cus.n - 1);
@@ -504,9 +531,9 @@ bool tf_sym_pcache_get_cu(tf_sym_module *m, tf_sym_cu *cu)
 	uint32_t at = tf_htab_find(&c->cu_index, tf_hash_u64(cu->cu_off), kept_cu_eq, c, &cu->cu_off);
 	if (at == TF_HTAB_NONE)
 		return false;
-	const tf_buf *b = &c->cus.v[at].rec;
+	const kept_cu *k = &c->cus.v[at];
 	tf_sym_lines *l = &cu->lines;
-	rd r = { (const uint8_t *)b->ptr, (const uint8_t *)b->ptr + b->len, false };
+	rd r = { k->rec, k->rec + k->len, false };
 	uint32_t n = rd32(&r);
 	if (r.bad || n > (size_t)(r.end - r.p) / 24)
 		goto bad;
@@ -680,8 +707,8 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 	put32(b, (uint32_t)c->cus.n);
 	for (size_t i = 0; i < c->cus.n; i++) {
 		put64(b, c->cus.v[i].off);
-		put32(b, (uint32_t)c->cus.v[i].rec.len);
-		tf_buf_put(b, c->cus.v[i].rec.ptr, c->cus.v[i].rec.len);
+		put32(b, (uint32_t)c->cus.v[i].len);
+		tf_buf_put(b, c->cus.v[i].rec, c->cus.v[i].len);
 	}
 	free(local);
 	tf_vec_free(&order);
@@ -705,6 +732,7 @@ void tf_symbolizer_save(tf_symbolizer *s)
 				break;
 		}
 		tf_buf_clear(&b);
+		tf_buf_grow(&b, c->map_len + c->map_len / 4 + 4096); /* written once, not regrown */
 		encode(&b, s, c);
 		if (tf_file_write_atomic(c->path, b.ptr, b.len) == 0) {
 			c->dirty = false;
@@ -726,6 +754,8 @@ void tf_sym_pcache_free(struct tf_sym_pcache *c)
 	tf_vec_free(&c->fns);
 	tf_sym_ivls_free(&c->fn_index);
 	free_cus(c);
+	if (c->map)
+		munmap(c->map, c->map_len);
 	tf_vec_free(&c->entries);
 	tf_vec_free(&c->frames);
 	tf_htab_free(&c->index);
