@@ -19,8 +19,14 @@
  * offsets, its line table's sequences and checkpoints: no walk of its
  * DIEs, no scan of its line program, only the DIEs and rows asked for).
  * New addresses are resolved as before and added when the symbolizer is
- * saved (tf_symbolizer_save: temp file, then rename, so a concurrent run
- * sees the old file or the new one). Binaries without DWARF are cheap to
+ * saved (tf_symbolizer_save). The file is a header and segments, each
+ * framed by its length and a checksum: a run appends one segment with what
+ * it added (one write, O_APPEND: a C++ binary's file is megabytes, and
+ * writing it whole again cost a warm run a fifth of its time), and every
+ * 16 segments, or when one is torn (a run killed while it wrote, a full
+ * disk), the file is written whole again (temp file, then rename, so a
+ * concurrent run sees the old file or the new one). A torn segment and
+ * what follows it are ignored. Binaries without DWARF are cheap to
  * resolve and have no file: their answers could change when a debug
  * package is installed.
  *
@@ -33,13 +39,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define PC_MAGIC "TFSYMC\001\n"
-#define PC_FORMAT 3
+#define PC_FORMAT 4
+#define PC_SEGMENT 0x47455354u /* "TSEG" */
+#define PC_SEGMENTS_MAX 16 /* then the file is written whole again */
 #define PC_MAX_ENTRIES 500000 /* past this, new addresses are not kept */
 
 typedef struct {
@@ -60,6 +69,7 @@ typedef struct {
 	const uint8_t *rec;
 	size_t len;
 	tf_buf own;
+	bool fresh;             /* made by this run, not saved yet */
 } kept_cu;
 
 struct tf_sym_pcache {
@@ -76,6 +86,9 @@ struct tf_sym_pcache {
 	bool dirty;
 	void *map;              /* the file read, mapped: the CUs' records */
 	size_t map_len;
+	size_t segments;        /* in the file read (0: none, or none read) */
+	bool torn;              /* a segment of it was not whole */
+	size_t entries_saved, fns_saved; /* what the file has already */
 };
 
 static bool kept_cu_eq(const void *ctx, uint32_t idx, const void *key)
@@ -248,51 +261,35 @@ static bool load_cus(rd *r, struct tf_sym_pcache *c)
 	if (r->bad || n > PC_MAX_ENTRIES)
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
-		kept_cu k = { rd64(r), NULL, 0, TF_BUF_INIT };
+		kept_cu k = { rd64(r), NULL, 0, TF_BUF_INIT, false };
 		uint32_t len = rd32(r);
 		if (r->bad || len > (size_t)(r->end - r->p))
 			return false;
 		uint64_t h = tf_hash_u64(k.off);
-		if (tf_htab_find(&c->cu_index, h, kept_cu_eq, c, &k.off) != TF_HTAB_NONE)
-			return false;
 		k.rec = r->p;
 		k.len = len;
 		r->p += len;
+		/* a later segment's record of a CU (with its line table now) wins */
+		uint32_t at = tf_htab_find(&c->cu_index, h, kept_cu_eq, c, &k.off);
+		if (at != TF_HTAB_NONE) {
+			c->cus.v[at] = k;
+			continue;
+		}
 		tf_vec_push(&c->cus, k);
 		tf_htab_insert(&c->cu_index, h, (uint32_t)c->cus.n - 1);
 	}
 	return true;
 }
 
-/* Read the file into `c`; false (and `c` left empty) when it is absent or
- * not one of ours. */
-static bool load(tf_symbolizer *s, struct tf_sym_pcache *c)
+/* One segment's payload: its strings, then the entries, functions and CUs
+ * it added. An entry already read (two runs resolved it at once) is
+ * skipped. False when it is not one of ours. */
+static bool load_segment(tf_symbolizer *s, struct tf_sym_pcache *c, rd *seg)
 {
-	tf_buf want = TF_BUF_INIT;
 	TF_VEC(uint32_t) ids = { 0 };
+	rd r = *seg;
 	bool ok = false;
-	struct stat st;
 
-	/* mapped, not read: a C++ binary's file is megabytes, mostly CU
-	 * records that a run asks few of; they are decoded from the map */
-	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto done;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		c->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (c->map == MAP_FAILED)
-			c->map = NULL;
-		else
-			c->map_len = (size_t)st.st_size;
-	}
-	close(fd);
-	if (!c->map)
-		goto done;
-	const uint8_t *file = c->map;
-	header(&want, s);
-	if (c->map_len < want.len || memcmp(file, want.ptr, want.len) != 0)
-		goto done;
-	rd r = { file + want.len, file + c->map_len, false };
 	int32_t has_fp = (int32_t)rd32(&r);
 	uint32_t nstr = rd32(&r), strbytes = rd32(&r);
 	if (r.bad || strbytes > (size_t)(r.end - r.p) || nstr > strbytes)
@@ -332,15 +329,68 @@ static bool load(tf_symbolizer *s, struct tf_sym_pcache *c)
 			tf_vec_push(&c->frames, f);
 		}
 		uint64_t h = tf_hash_u64(e.vaddr);
-		if (tf_htab_find(&c->index, h, entry_eq, c, &e.vaddr) != TF_HTAB_NONE)
+		if (tf_htab_find(&c->index, h, entry_eq, c, &e.vaddr) != TF_HTAB_NONE) {
+			c->frames.n = e.off;
+			continue;
+		}
+		if (c->entries.n >= PC_MAX_ENTRIES)
 			goto done;
 		tf_vec_push(&c->entries, e);
 		tf_htab_insert(&c->index, h, (uint32_t)c->entries.n - 1);
 	}
 	if (!load_fns(&r, c, ids.v, nstr) || !load_cus(&r, c) || r.p != r.end)
 		goto done;
-	c->has_fp = has_fp < 0 ? -1 : has_fp > 0;
+	if (has_fp >= 0)
+		c->has_fp = has_fp > 0;
 	ok = true;
+done:
+	tf_vec_free(&ids);
+	return ok;
+}
+
+/* Read the file into `c`: its segments, up to a torn one; false (and `c`
+ * left empty) when it is absent or not one of ours. */
+static bool load(tf_symbolizer *s, struct tf_sym_pcache *c)
+{
+	tf_buf want = TF_BUF_INIT;
+	bool ok = false;
+	struct stat st;
+
+	/* mapped, not read: a C++ binary's file is megabytes, mostly CU
+	 * records that a run asks few of; they are decoded from the map */
+	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto done;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		c->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (c->map == MAP_FAILED)
+			c->map = NULL;
+		else
+			c->map_len = (size_t)st.st_size;
+	}
+	close(fd);
+	if (!c->map)
+		goto done;
+	const uint8_t *file = c->map;
+	header(&want, s);
+	if (c->map_len < want.len || memcmp(file, want.ptr, want.len) != 0)
+		goto done;
+	rd r = { file + want.len, file + c->map_len, false };
+	while (r.p < r.end) {
+		uint32_t magic = rd32(&r), len = rd32(&r);
+		uint64_t sum = rd64(&r);
+		if (r.bad || magic != PC_SEGMENT || len > (size_t)(r.end - r.p) ||
+		    tf_hash_bytes(r.p, len, PC_SEGMENT) != sum) {
+			c->torn = true; /* and what follows it is not framed */
+			break;
+		}
+		rd seg = { r.p, r.p + len, false };
+		if (!load_segment(s, c, &seg))
+			goto done;
+		r.p += len;
+		c->segments++;
+	}
+	ok = c->segments > 0;
 done:
 	if (!ok) {
 		c->entries.n = 0;
@@ -351,12 +401,16 @@ done:
 		c->fns.n = 0;
 		free_cus(c);
 		c->has_fp = -1;
+		c->segments = 0;
 		if (c->map)
 			munmap(c->map, c->map_len);
 		c->map = NULL;
 		c->map_len = 0;
 	}
-	tf_vec_free(&ids);
+	c->entries_saved = c->entries.n;
+	c->fns_saved = c->fns.n;
+	/* a torn segment goes when the file is next written whole */
+	c->dirty = c->torn;
 	tf_buf_free(&want);
 	return ok;
 }
@@ -471,7 +525,7 @@ void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu)
 	struct tf_sym_pcache *c = m->pc;
 	if (!c || c->cus.n >= PC_MAX_ENTRIES)
 		return;
-	kept_cu k = { cu->cu_off, NULL, 0, TF_BUF_INIT };
+	kept_cu k = { cu->cu_off, NULL, 0, TF_BUF_INIT, true };
 	tf_buf *b = &k.own;
 	put32(b, (uint32_t)cu->funcs.v.n);
 	for (size_t i = 0; i < cu->funcs.v.n; i++) {
@@ -510,6 +564,7 @@ void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu)
 	}
 	k.rec = (const uint8_t *)k.own.ptr;
 	k.len = k.own.len;
+	k.fresh = true;
 	uint64_t h = tf_hash_u64(k.off);
 	uint32_t at = tf_htab_find(&c->cu_index, h, kept_cu_eq, c, &k.off);
 	if (at != TF_HTAB_NONE) {
@@ -609,8 +664,10 @@ void tf_sym_pcache_set_has_fp(tf_sym_module *m, bool has_fp)
 }
 
 /* The file's bytes: the strings the entries use, then the entries. */
-static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache *c)
+/* A segment's payload: everything (`whole`), or what this run added. */
+static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache *c, bool whole)
 {
+	size_t e0 = whole ? 0 : c->entries_saved, f0 = whole ? 0 : c->fns_saved;
 	size_t nstrs = s->strs.strs.n;
 	uint32_t *local = tf_xcalloc(nstrs + 1, sizeof(uint32_t)); /* id + 1 */
 	TF_VEC(uint32_t) order = { 0 };
@@ -625,13 +682,15 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 		} \
 	} while (0)
 #define USE1(idp1) USE((idp1) ? (idp1) - 1 : UINT32_MAX)
-	for (size_t i = 0; i < c->frames.n; i++) {
-		const pc_frame *f = &c->frames.v[i];
-		USE(f->fn);
-		USE(f->sys);
-		USE1(f->file);
+	for (size_t i = e0; i < c->entries.n; i++) {
+		for (uint32_t k = 0; k < c->entries.v[i].n; k++) {
+			const pc_frame *f = &c->frames.v[c->entries.v[i].off + k];
+			USE(f->fn);
+			USE(f->sys);
+			USE1(f->file);
+		}
 	}
-	for (size_t i = 0; i < c->fns.n; i++) {
+	for (size_t i = f0; i < c->fns.n; i++) {
 		const tf_sym_kept_fn *f = &c->fns.v[i];
 		USE1(f->name);
 		for (size_t k = 0; k < f->ranges.n; k++)
@@ -645,13 +704,12 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 	}
 #undef USE1
 #undef USE
-	header(b, s);
 	put32(b, (uint32_t)(int32_t)c->has_fp);
 	put32(b, (uint32_t)order.n);
 	put32(b, (uint32_t)strs.len);
 	tf_buf_put(b, strs.ptr, strs.len);
-	put32(b, (uint32_t)c->entries.n);
-	for (size_t i = 0; i < c->entries.n; i++) {
+	put32(b, (uint32_t)(c->entries.n - e0));
+	for (size_t i = e0; i < c->entries.n; i++) {
 		const pc_entry *e = &c->entries.v[i];
 		put64(b, e->vaddr);
 		put32(b, e->n | (e->ok ? 0x80000000u : 0));
@@ -666,8 +724,8 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 	}
 	/* string fields: local index + 1, 0 for none */
 #define SID(idp1) ((idp1) ? local[(idp1) - 1] : 0)
-	put32(b, (uint32_t)c->fns.n);
-	for (size_t i = 0; i < c->fns.n; i++) {
+	put32(b, (uint32_t)(c->fns.n - f0));
+	for (size_t i = f0; i < c->fns.n; i++) {
 		const tf_sym_kept_fn *f = &c->fns.v[i];
 		put32(b, SID(f->name));
 		put32(b, f->linkage);
@@ -704,8 +762,13 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 		}
 	}
 #undef SID
-	put32(b, (uint32_t)c->cus.n);
+	size_t ncus = 0;
+	for (size_t i = 0; i < c->cus.n; i++)
+		ncus += whole || c->cus.v[i].fresh;
+	put32(b, (uint32_t)ncus);
 	for (size_t i = 0; i < c->cus.n; i++) {
+		if (!whole && !c->cus.v[i].fresh)
+			continue;
 		put64(b, c->cus.v[i].off);
 		put32(b, (uint32_t)c->cus.v[i].len);
 		tf_buf_put(b, c->cus.v[i].rec, c->cus.v[i].len);
@@ -715,9 +778,36 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 	tf_buf_free(&strs);
 }
 
+/* Frame a payload as a segment: magic, length, checksum, payload. */
+static void segment(tf_buf *out, const tf_buf *payload)
+{
+	put32(out, PC_SEGMENT);
+	put32(out, (uint32_t)payload->len);
+	put64(out, tf_hash_bytes(payload->ptr, payload->len, PC_SEGMENT));
+	tf_buf_put(out, payload->ptr, payload->len);
+}
+
+/* Append one segment with one write; false when it could not be (the
+ * file is gone, or the write fell short: its segment is torn, and the
+ * next run that reads it writes the file whole). */
+static bool append_segment(const char *path, const tf_buf *seg)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t w;
+	do
+		w = write(fd, seg->ptr, seg->len);
+	while (w < 0 && errno == EINTR);
+	bool ok = w == (ssize_t)seg->len;
+	if (close(fd) != 0)
+		ok = false;
+	return ok;
+}
+
 void tf_symbolizer_save(tf_symbolizer *s)
 {
-	tf_buf b = TF_BUF_INIT;
+	tf_buf payload = TF_BUF_INIT, b = TF_BUF_INIT;
 	char *dir = NULL;
 
 	for (size_t i = 0; i < s->mods.n; i++) {
@@ -731,16 +821,34 @@ void tf_symbolizer_save(tf_symbolizer *s)
 			if (tf_mkdir_p(dir, 0700) != 0)
 				break;
 		}
+		bool whole = !c->segments || c->torn || c->segments >= PC_SEGMENTS_MAX;
+		bool ok;
+		tf_buf_clear(&payload);
 		tf_buf_clear(&b);
-		tf_buf_grow(&b, c->map_len + c->map_len / 4 + 4096); /* written once, not regrown */
-		encode(&b, s, c);
-		if (tf_file_write_atomic(c->path, b.ptr, b.len) == 0) {
-			c->dirty = false;
-			s->stats.symcache_saved++;
+		encode(&payload, s, c, whole);
+		if (whole) {
+			tf_buf_grow(&b, payload.len + 64);
+			header(&b, s);
+			segment(&b, &payload);
+			ok = tf_file_write_atomic(c->path, b.ptr, b.len) == 0;
+		} else {
+			segment(&b, &payload);
+			ok = append_segment(c->path, &b);
 		}
+		if (!ok)
+			continue;
+		c->segments = whole ? 1 : c->segments + 1;
+		c->torn = false;
+		c->entries_saved = c->entries.n;
+		c->fns_saved = c->fns.n;
+		for (size_t k = 0; k < c->cus.n; k++)
+			c->cus.v[k].fresh = false;
+		c->dirty = false;
+		s->stats.symcache_saved++;
 	}
 	tf_error_clear();
 	free(dir);
+	tf_buf_free(&payload);
 	tf_buf_free(&b);
 }
 

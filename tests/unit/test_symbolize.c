@@ -10,6 +10,8 @@
 #include "symbolize_helpers.h"
 #include "symbolize/symbolize_int.h"
 
+#include <dirent.h>
+
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -294,6 +296,101 @@ static const tf_symloc *kept_lookup(const char *dir, const fixture *f, uint64_t 
 	tf_symbolizer_save(*out);
 	tf_symbolizer_stats_get(*out, st);
 	return l;
+}
+
+/* The kept file grows by segments: a run that adds answers appends one
+ * (the file is not written again: same inode), the next run reads them
+ * all; a torn last segment is ignored and the file written whole again,
+ * and so is a file of 16 segments. */
+static ino_t kept_inode(const char *dir, off_t *size)
+{
+	char *cmd = tf_xasprintf("%s/sym", dir);
+	DIR *d = opendir(cmd);
+	struct dirent *e;
+	struct stat st = { 0 };
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, "-di") && !strchr(e->d_name, '.')) {
+			char *p = tf_xasprintf("%s/%s", cmd, e->d_name);
+			assert_int_equal(stat(p, &st), 0);
+			free(p);
+			break;
+		}
+	closedir(d);
+	free(cmd);
+	*size = st.st_size;
+	return st.st_ino;
+}
+
+static void test_kept_segments(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize_nofp"), *dir = unit_tmpdir();
+	fixture f;
+	unsigned long long ra, mainp;
+	int lb, la, lo, db, da, dout;
+	tf_symbolizer *s1;
+	tf_symbolizer_stats st;
+	off_t size0, size1, size2;
+
+	fixture_start(&f, path, NULL);
+	assert_int_equal(sscanf(fixture_get(&f, "inline"), "%llx %d %d %d %d %d %d", &ra, &lb, &la,
+				&lo, &db, &da, &dout), 7);
+	mainp = fixture_addr(&f, "fn uw_level3", NULL);
+	kept_lookup(dir, &f, ra - 1, true, &st, &s1);
+	tf_symbolizer_free(s1);
+	ino_t ino = kept_inode(dir, &size0);
+	/* a new address: appended */
+	const tf_symloc *m = kept_lookup(dir, &f, mainp, true, &st, &s1);
+	assert_string_equal(m->frames[0].function, "uw_level3");
+	assert_int_equal(st.symcache_saved, 1);
+	tf_symbolizer_free(s1);
+	assert_true(kept_inode(dir, &size1) == ino);
+	assert_true(size1 > size0);
+	/* both answered from the two segments */
+	kept_lookup(dir, &f, ra - 1, true, &st, &s1);
+	m = look(s1, f.pid, mainp);
+	assert_string_equal(m->frames[0].function, "uw_level3");
+	tf_symbolizer_stats_get(s1, &st);
+	assert_int_equal(st.symcache_hits, 2);
+	tf_symbolizer_free(s1);
+
+	/* torn: the last segment cut short is not read, the first is */
+	char *cut = tf_xasprintf("cd %s/sym && for f in *-di; do truncate -s -5 \"$f\"; done", dir);
+	assert_int_equal(system(cut), 0);
+	kept_lookup(dir, &f, ra - 1, true, &st, &s1);
+	assert_int_equal(st.symcache_hits, 1);
+	m = look(s1, f.pid, mainp);
+	assert_string_equal(m->frames[0].function, "uw_level3");
+	tf_symbolizer_save(s1);
+	tf_symbolizer_free(s1);
+	assert_true(kept_inode(dir, &size2) != ino); /* written whole */
+	ino = kept_inode(dir, &size2);
+	kept_lookup(dir, &f, mainp, true, &st, &s1);
+	assert_int_equal(st.symcache_hits, 1);
+	assert_int_equal(st.symcache_saved, 0);
+	tf_symbolizer_free(s1);
+
+	/* sixteen segments (the file written whole, then fifteen runs that
+	 * added to it), then one file again: runs that each resolve new
+	 * addresses, spread over the binary's other functions */
+	int saves = 0, rewritten = 0;
+	for (int k = 0; k < 200 && !rewritten; k++) {
+		kept_lookup(dir, &f, ra - 8192 + 97 * (uint64_t)k, true, &st, &s1);
+		tf_symbolizer_free(s1);
+		if (!st.symcache_saved)
+			continue;
+		saves++;
+		ino_t now = kept_inode(dir, &size2);
+		if (now != ino)
+			rewritten = saves;
+		ino = now;
+	}
+	assert_int_equal(rewritten, 16);
+	free(cut);
+	fixture_stop(&f);
+	unit_rmtree(dir);
+	free(path);
 }
 
 static void test_kept_answers(void **state)
@@ -1132,6 +1229,7 @@ int main(void)
 		cmocka_unit_test(test_line_tables),
 		cmocka_unit_test(test_symtab_in_place),
 		cmocka_unit_test(test_kept_answers),
+		cmocka_unit_test(test_kept_segments),
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_demangle_names),
 		cmocka_unit_test(test_deleted_binary),
