@@ -17,8 +17,12 @@
 
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *debuginfo_path;
@@ -130,6 +134,8 @@ bad:
 	return tf_error_set(TF_EINVAL, "'%s' is not a usable ELF file", file->path);
 }
 
+static void free_symbols(tf_sym_module *m);
+
 void tf_sym_module_free(tf_sym_module *m)
 {
 	if (!m)
@@ -144,8 +150,9 @@ void tf_sym_module_free(tf_sym_module *m)
 	tf_vec_free(&m->cus);
 	tf_htab_free(&m->cu_index);
 	tf_vec_free(&m->loads);
-	tf_sym_ivls_free(&m->syms);
+	free_symbols(m);
 	tf_vec_free(&m->symnames);
+	free(m->syms_path);
 	tf_sym_go_free(m->go);
 	tf_sym_pcache_free(m->pc);
 	free(m->build_id);
@@ -220,13 +227,15 @@ static void add_symbol(tf_sym_module *m, raw_syms *raw, const char *name, uint64
 }
 
 /*
- * The main file's .symtab read in place, when it is one libdwfl would use
- * as it is (64-bit, this machine's byte order): what
- * dwfl_module_getsym_info() answers symbol by symbol, at a tenth of the
- * cost (it looks up each symbol's section and file). A C++ test binary
- * holds a hundred thousand symbols, and a warm run that meets one new
- * function pays for all of them. False when the table is not there or
- * not of that kind: libdwfl reads it then.
+ * The main file's symbol table read in place, when it is the one libdwfl
+ * would use as it is (64-bit, this machine's byte order): its .symtab,
+ * or, in a stripped library, its .dynsym when libdwfl found nothing else
+ * (same file, same count). That is what dwfl_module_getsym_info() answers
+ * symbol by symbol, at a tenth of the cost (it looks up each symbol's
+ * section and file): a C++ test binary holds tens of thousands of
+ * symbols, libstdc++ six thousand, and a warm run that meets one new
+ * function paid for all of them. False when the table is not of that
+ * kind: libdwfl reads it then.
  */
 static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 {
@@ -241,12 +250,30 @@ static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 	    ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
 	    elf_getshdrnum(elf, &nsec) != 0)
 		return false;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
-			symscn = scn;
-			symsh = sh;
-			break;
+	for (int pass = 0; pass < 2 && !symscn; pass++) {
+		Elf64_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+		scn = NULL;
+		while ((scn = elf_nextscn(elf, scn)))
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == want) {
+				symscn = scn;
+				symsh = sh;
+				break;
+			}
+		if (symscn && want == SHT_DYNSYM) {
+			/* libdwfl's table is this one only if it has nothing
+			 * better (a debug file's .symtab, a mini debuginfo) */
+			GElf_Sym y;
+			GElf_Word shndx;
+			Elf *from = NULL;
+			Dwarf_Addr b;
+			GElf_Addr a;
+			int n = dwfl_module_getsymtab(m->mod);
+			if (n <= 1 || !symsh.sh_entsize || (size_t)n != symsh.sh_size / symsh.sh_entsize ||
+			    !dwfl_module_getsym_info(m->mod, 1, &y, &a, &shndx, &from, &b) ||
+			    from != elf)
+				return false;
 		}
+	}
 	if (!symscn || symsh.sh_entsize != sizeof(Elf64_Sym))
 		return false;
 	Elf_Data *d = elf_getdata(symscn, NULL);
@@ -271,21 +298,126 @@ static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 		    (type != STT_FUNC && type != STT_GNU_IFUNC &&
 		     !(type == STT_NOTYPE && y->st_shndx < nsec && exec[y->st_shndx])))
 			continue;
-		/* a name runs to its NUL inside the table, or it is not one */
-		if (!memchr(strs + y->st_name, '\0', sd->d_size - y->st_name))
-			continue;
-		add_symbol(m, raw, strs + y->st_name, y->st_value + bias, y->st_size, type, bind);
+		uint32_t rank = (bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : 1) +
+				(y->st_size ? 4 : 0) + (type != STT_NOTYPE ? 8 : 0);
+		raw_sym r = { y->st_value + bias, y->st_size, y->st_name, rank };
+		tf_vec_push(raw, r);
 	}
 	free(exec);
+	/* names by their offset in the table, which ends in a NUL */
+	m->symstr = strs;
+	m->symstr_len = sd->d_size;
+	if (strs[sd->d_size - 1] != '\0' || !raw->n) {
+		m->symstr = NULL;
+		raw->n = 0;
+		return false;
+	}
 	return true;
+}
+
+/*
+ * The sorted index of a binary's function symbols, kept by build-id beside
+ * its answers (<build-id>.syms) and mapped by the next runs: a warm run
+ * that meets one new function would otherwise read and sort every symbol
+ * of the binary again (a fifth of its time on yaml-cpp's tests). Only for
+ * a .symtab read in place: the index names symbols by their offset in its
+ * string table, which the build-id fixes. Anything that does not fit is
+ * ignored, and the index built again.
+ */
+#define SYMS_MAGIC "TFSYMX\001\n"
+
+typedef struct {
+	char magic[8];
+	char version[24];
+	uint64_t n, strsize;
+} syms_header;
+
+static void syms_header_init(syms_header *h, size_t n, size_t strsize)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, SYMS_MAGIC, 8);
+	snprintf(h->version, sizeof(h->version), "%s/%zu", TF_VERSION, sizeof(tf_sym_ivl));
+	h->n = n;
+	h->strsize = strsize;
+}
+
+static void free_symbols(tf_sym_module *m)
+{
+	if (m->syms_map) {
+		munmap(m->syms_map, m->syms_map_len);
+		m->syms_map = NULL;
+		memset(&m->syms, 0, sizeof(m->syms));
+	} else {
+		tf_sym_ivls_free(&m->syms);
+	}
+}
+
+static bool map_kept_symbols(tf_sym_module *m)
+{
+	struct stat st;
+	syms_header want, *h;
+	void *map;
+	int fd = open(m->syms_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(*h) ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	h = map;
+	syms_header_init(&want, (size_t)h->n, m->symstr_len);
+	const tf_sym_ivl *v = (const tf_sym_ivl *)(h + 1);
+	bool ok = memcmp(h, &want, sizeof(want)) == 0 && h->n &&
+		  h->n <= ((size_t)st.st_size - sizeof(*h)) / (sizeof(tf_sym_ivl) + 8) &&
+		  (size_t)st.st_size == sizeof(*h) + h->n * (sizeof(tf_sym_ivl) + 8);
+	for (size_t i = 0; ok && i < h->n; i++)
+		ok = v[i].val < m->symstr_len;
+	if (!ok) {
+		munmap(map, (size_t)st.st_size);
+		return false;
+	}
+	m->syms_map = map;
+	m->syms_map_len = (size_t)st.st_size;
+	m->syms.v.v = (tf_sym_ivl *)v;
+	m->syms.v.n = (size_t)h->n;
+	m->syms.maxhi = (uint64_t *)(v + h->n);
+	m->syms.built = true;
+	return true;
+}
+
+static void keep_symbols(const tf_sym_module *m)
+{
+	tf_buf b = TF_BUF_INIT;
+	syms_header h;
+	char *dir = tf_xstrdup(m->syms_path), *slash = strrchr(dir, '/');
+
+	if (slash)
+		*slash = '\0';
+	syms_header_init(&h, m->syms.v.n, m->symstr_len);
+	tf_buf_grow(&b, sizeof(h) + m->syms.v.n * (sizeof(tf_sym_ivl) + 8));
+	tf_buf_put(&b, &h, sizeof(h));
+	tf_buf_put(&b, m->syms.v.v, m->syms.v.n * sizeof(tf_sym_ivl));
+	tf_buf_put(&b, m->syms.maxhi, m->syms.v.n * 8);
+	if (tf_mkdir_p(dir, 0700) != 0 || tf_file_write_atomic(m->syms_path, b.ptr, b.len) != 0)
+		tf_error_clear(); /* a cache: the next run builds it again */
+	free(dir);
+	tf_buf_free(&b);
 }
 
 static void load_symbols(tf_sym_module *m, bool libdwfl)
 {
 	raw_syms raw = { 0 };
-	int n = libdwfl || !load_symtab_fast(m, &raw) ? dwfl_module_getsymtab(m->mod) : 0;
+	bool in_place = !libdwfl && load_symtab_fast(m, &raw);
+	int n = in_place ? 0 : dwfl_module_getsymtab(m->mod);
 
 	m->syms_loaded = true;
+	if (in_place && m->syms_path && map_kept_symbols(m)) {
+		tf_vec_free(&raw);
+		return;
+	}
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -329,6 +461,8 @@ static void load_symbols(tf_sym_module *m, bool libdwfl)
 	}
 	tf_sym_ivls_build(&m->syms);
 	tf_vec_free(&raw);
+	if (in_place && m->syms_path && m->syms.v.n)
+		keep_symbols(m);
 }
 
 void tf_sym_module_symbols(tf_sym_module *m)
@@ -339,9 +473,10 @@ void tf_sym_module_symbols(tf_sym_module *m)
 
 void tf_sym_module_symbols_reload(tf_sym_module *m, bool libdwfl)
 {
-	tf_sym_ivls_free(&m->syms);
+	free_symbols(m);
 	memset(&m->syms, 0, sizeof(m->syms));
 	m->symnames.n = 0;
+	m->symstr = NULL;
 	load_symbols(m, libdwfl);
 }
 
@@ -350,7 +485,9 @@ const char *tf_sym_module_symbol(tf_sym_module *m, uint64_t vaddr)
 	if (!m->syms_loaded)
 		load_symbols(m, false);
 	const tf_sym_ivl *e = tf_sym_ivls_find(&m->syms, vaddr);
-	return e ? m->symnames.v[e->val] : NULL;
+	if (!e)
+		return NULL;
+	return m->symstr ? m->symstr + e->val : m->symnames.v[e->val];
 }
 
 bool tf_sym_map_vaddr(tf_symbolizer *s, tf_sym_map *map, uint64_t addr, uint64_t *vaddr)

@@ -208,8 +208,14 @@ typedef struct {
 	struct tf_sym_go *go;   /* Go's .gopclntab, when the binary has one */
 	struct tf_sym_pcache *pc; /* answers kept in the user cache (symcache.c) */
 	uint8_t dwarf_state;    /* TF_SYM_DWARF_*: whether it has DWARF */
-	tf_sym_ivls syms;      /* function symbols; val = index into symnames */
+	tf_sym_ivls syms;      /* function symbols; val = index into symnames, or
+				* with symstr the name's offset in it */
 	TF_VEC(const char *) symnames; /* into libdwfl's string tables */
+	const char *symstr;    /* .symtab's string table, read in place */
+	size_t symstr_len;
+	char *syms_path;       /* the index of syms kept by build-id (symcache.c) */
+	void *syms_map;        /* that index, mapped: syms points into it */
+	size_t syms_map_len;
 } tf_sym_module;
 
 enum {

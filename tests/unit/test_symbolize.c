@@ -224,8 +224,7 @@ static void test_line_tables(void **state)
 /* The function symbols read in place from .symtab are the ones libdwfl
  * answers symbol by symbol: same ranges, same names, same winner among
  * aliases, for a C program, a C++ one (templates, weak symbols), this test
- * binary and the system's Python (whichever of them has a .symtab; the
- * others take libdwfl's path both times). */
+ * binary, the system's Python and two stripped libraries (.dynsym). */
 static void check_symtab_in_place(const char *path)
 {
 	tf_symbolizer *s = new_sym();
@@ -249,7 +248,8 @@ static void check_symtab_in_place(const char *path)
 	tf_sym_module_symbols_reload(m, false);
 	for (size_t i = 0; i < m->syms.v.n; i++) {
 		tf_vec_push(&fast, m->syms.v.v[i]);
-		tf_vec_push(&fast_names, m->symnames.v[m->syms.v.v[i].val]);
+		tf_vec_push(&fast_names, m->symstr ? m->symstr + m->syms.v.v[i].val
+						  : m->symnames.v[m->syms.v.v[i].val]);
 	}
 	tf_sym_module_symbols_reload(m, true);
 	assert_int_equal(m->syms.v.n, fast.n);
@@ -267,6 +267,66 @@ static void check_symtab_in_place(const char *path)
 	tf_symbolizer_free(s);
 }
 
+/* The sorted symbol index kept by build-id: written by the first run,
+ * mapped by the next (same answers), built again when damaged. */
+static tf_sym_module *module_of(tf_symbolizer **s, const char *dir, const char *path)
+{
+	tf_symbolizer_opts o;
+	tf_rec_event ev;
+	bool deleted;
+
+	tf_symbolizer_opts_init(&o);
+	o.persist_dir = dir;
+	assert_int_equal(tf_symbolizer_new(s, &o), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = TF_REC_MMAP;
+	ev.pid = ev.tid = 4242;
+	ev.mmap.start = 0x400000;
+	ev.mmap.len = 0x1000;
+	ev.mmap.prot = PROT_READ | PROT_EXEC;
+	ev.mmap.filename = path;
+	uint32_t file = tf_sym_file_for_event(*s, &ev, &deleted);
+	assert_int_not_equal(file, UINT32_MAX);
+	assert_true(tf_sym_file_module(*s, file));
+	return (*s)->mods.v[(*s)->files.v[file].module];
+}
+
+static void test_kept_symbol_index(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize_cxx"), *dir = unit_tmpdir();
+	tf_symbolizer *s1, *s2;
+	struct stat st;
+
+	tf_sym_module *m1 = module_of(&s1, dir, path);
+	tf_sym_module_symbols(m1);
+	assert_null(m1->syms_map); /* built, and kept */
+	assert_non_null(m1->syms_path);
+	assert_int_equal(stat(m1->syms_path, &st), 0);
+	off_t size = st.st_size;
+	for (int damaged = 0; damaged < 2; damaged++) {
+		tf_sym_module *m2 = module_of(&s2, dir, path);
+		tf_sym_module_symbols(m2);
+		if (damaged)
+			assert_null(m2->syms_map);
+		else
+			assert_non_null(m2->syms_map);
+		assert_int_equal(m2->syms.v.n, m1->syms.v.n);
+		for (size_t i = 0; i < m1->syms.v.n; i++) {
+			uint64_t a = m1->syms.v.v[i].lo;
+			assert_string_equal(tf_sym_module_symbol(m1, a), tf_sym_module_symbol(m2, a));
+		}
+		tf_symbolizer_free(s2);
+		/* cut short: not used, and written whole again */
+		assert_int_equal(truncate(m1->syms_path, size - 8), 0);
+	}
+	assert_int_equal(stat(m1->syms_path, &st), 0);
+	assert_int_equal(st.st_size, size - 8); /* the damaged run rebuilt it, then cut again */
+	tf_symbolizer_free(s1);
+	unit_rmtree(dir);
+	free(path);
+}
+
 static void test_symtab_in_place(void **state)
 {
 	(void)state;
@@ -274,8 +334,13 @@ static void test_symtab_in_place(void **state)
 	check_symtab_in_place(c);
 	check_symtab_in_place(cxx);
 	check_symtab_in_place("/proc/self/exe");
-	if (access("/usr/bin/python3", R_OK) == 0)
-		check_symtab_in_place("/usr/bin/python3");
+	/* stripped libraries: their .dynsym, as libdwfl reads it */
+	static const char *const more[] = { "/usr/bin/python3",
+					    "/usr/lib/x86_64-linux-gnu/libc.so.6",
+					    "/usr/lib/x86_64-linux-gnu/libstdc++.so.6" };
+	for (size_t i = 0; i < TF_ARRAY_SIZE(more); i++)
+		if (access(more[i], R_OK) == 0)
+			check_symtab_in_place(more[i]);
 	free(c);
 	free(cxx);
 }
@@ -1228,6 +1293,7 @@ int main(void)
 		cmocka_unit_test(test_inlined_frames),
 		cmocka_unit_test(test_line_tables),
 		cmocka_unit_test(test_symtab_in_place),
+		cmocka_unit_test(test_kept_symbol_index),
 		cmocka_unit_test(test_kept_answers),
 		cmocka_unit_test(test_kept_segments),
 		cmocka_unit_test(test_cxx_demangled),
