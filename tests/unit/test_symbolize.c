@@ -221,17 +221,16 @@ static void test_line_tables(void **state)
 	tf_symbolizer_free(s);
 }
 
-/* The function symbols read in place from .symtab are the ones libdwfl
- * answers symbol by symbol: same ranges, same names, same winner among
- * aliases, for a C program, a C++ one (templates, weak symbols), this test
- * binary, the system's Python and two stripped libraries (.dynsym). */
-static void check_symtab_in_place(const char *path)
+/* The module of the binary at `path`, loaded by a new symbolizer. */
+static tf_sym_module *module_of(tf_symbolizer **s, const char *dir, const char *path)
 {
-	tf_symbolizer *s = new_sym();
-	TF_VEC(tf_sym_ivl) fast = { 0 };
-	TF_VEC(const char *) fast_names = { 0 };
+	tf_symbolizer_opts o;
 	tf_rec_event ev;
+	bool deleted;
 
+	tf_symbolizer_opts_init(&o);
+	o.persist_dir = dir; /* NULL: none */
+	assert_int_equal(tf_symbolizer_new(s, &o), 0);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = TF_REC_MMAP;
 	ev.pid = ev.tid = 4242;
@@ -239,11 +238,22 @@ static void check_symtab_in_place(const char *path)
 	ev.mmap.len = 0x1000;
 	ev.mmap.prot = PROT_READ | PROT_EXEC;
 	ev.mmap.filename = path;
-	bool deleted;
-	uint32_t file = tf_sym_file_for_event(s, &ev, &deleted);
+	uint32_t file = tf_sym_file_for_event(*s, &ev, &deleted);
 	assert_int_not_equal(file, UINT32_MAX);
-	assert_true(tf_sym_file_module(s, file));
-	tf_sym_module *m = s->mods.v[s->files.v[file].module];
+	assert_true(tf_sym_file_module(*s, file));
+	return (*s)->mods.v[(*s)->files.v[file].module];
+}
+
+/* The function symbols read in place from .symtab are the ones libdwfl
+ * answers symbol by symbol: same ranges, same names, same winner among
+ * aliases, for a C program, a C++ one (templates, weak symbols), this test
+ * binary, the system's Python and two stripped libraries (.dynsym). */
+static void check_symtab_in_place(const char *path)
+{
+	tf_symbolizer *s;
+	TF_VEC(tf_sym_ivl) fast = { 0 };
+	TF_VEC(const char *) fast_names = { 0 };
+	tf_sym_module *m = module_of(&s, NULL, path);
 
 	tf_sym_module_symbols_reload(m, false);
 	for (size_t i = 0; i < m->syms.v.n; i++) {
@@ -269,28 +279,6 @@ static void check_symtab_in_place(const char *path)
 
 /* The sorted symbol index kept by build-id: written by the first run,
  * mapped by the next (same answers), built again when damaged. */
-static tf_sym_module *module_of(tf_symbolizer **s, const char *dir, const char *path)
-{
-	tf_symbolizer_opts o;
-	tf_rec_event ev;
-	bool deleted;
-
-	tf_symbolizer_opts_init(&o);
-	o.persist_dir = dir;
-	assert_int_equal(tf_symbolizer_new(s, &o), 0);
-	memset(&ev, 0, sizeof(ev));
-	ev.type = TF_REC_MMAP;
-	ev.pid = ev.tid = 4242;
-	ev.mmap.start = 0x400000;
-	ev.mmap.len = 0x1000;
-	ev.mmap.prot = PROT_READ | PROT_EXEC;
-	ev.mmap.filename = path;
-	uint32_t file = tf_sym_file_for_event(*s, &ev, &deleted);
-	assert_int_not_equal(file, UINT32_MAX);
-	assert_true(tf_sym_file_module(*s, file));
-	return (*s)->mods.v[(*s)->files.v[file].module];
-}
-
 static void test_kept_symbol_index(void **state)
 {
 	(void)state;
