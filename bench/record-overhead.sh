@@ -14,7 +14,12 @@
 #
 # SUITE_DIR=DIR SUITE_CMD=CMD measures another suite built in DIR (e.g.
 # jansson's, from bench/realworld.sh: SUITE_DIR=WORK/jansson/build
-# SUITE_CMD=ctest).
+# SUITE_CMD=ctest). OLD_TF=PATH adds an older testflame build (frame
+# pointers) as the variant tf_old, to measure a change of the recorder
+# side by side. VARIANTS="bare tf_fp ..." picks the variants. Besides the
+# median and IQR, the mean paired ratio is printed with its 95% interval:
+# on a VM whose runs wander by 10%, the interval says which differences
+# the rounds resolved.
 . "$(dirname "$0")/common.sh"
 ROUNDS=${1:-15}
 FREQ=${2:-99}
@@ -41,6 +46,13 @@ cmd[tf_auto]="$TF record -q --freq $FREQ -o $WORK/auto.pb.gz --"
 cmd[perf_fp]="perf record -q -F $FREQ -g -o $WORK/perf.data --"
 cmd[perf_dwarf]="perf record -q -F $FREQ --call-graph dwarf -o $WORK/perfdw.data --"
 order=(bare tf_fp perf_fp tf_dwarf perf_dwarf tf_auto)
+if [ -n "${OLD_TF:-}" ]; then
+	cmd[tf_old]="$OLD_TF record -q --freq $FREQ --call-graph fp -o $WORK/old.pb.gz --"
+	order+=(tf_old)
+fi
+if [ -n "${VARIANTS:-}" ]; then
+	read -r -a order <<<"$VARIANTS"
+fi
 
 OUT=/dev/null "$WORK/suite.sh" # warm the page cache
 for r in $(seq "$ROUNDS"); do
@@ -52,15 +64,17 @@ done
 machine
 echo "workload: $SUITE_CMD in $SUITE_DIR, timed from inside; $ROUNDS alternating rounds at $FREQ Hz"
 echo "ratio: each run divided by the bare run of its own round (pairs cancel the machine's drift)"
-printf '%-12s %12s %10s %18s\n' variant "median ms" "÷ bare" "ratio IQR"
+printf '%-12s %12s %10s %18s %24s\n' variant "median ms" "÷ bare" "ratio IQR" "mean ÷ bare (95% CI)"
 for v in "${order[@]}"; do
 	m=$(median <"$WORK/$v.times")
 	paste "$WORK/$v.times" "$WORK/bare.times" | awk '{ print $1 / $2 }' | sort -g >"$WORK/$v.ratios"
 	awk -v name="$v" -v m="$m" '
-		{ r[NR] = $1 }
+		{ r[NR] = $1; s += $1; ss += $1 * $1 }
 		END {
 			med = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
 			q1 = r[int((NR + 3) / 4)]; q3 = r[int((3 * NR + 1) / 4)]
-			printf "%-12s %12.1f %10.3f %9.3f-%-8.3f\n", name, m / 1000, med, q1, q3
+			mean = s / NR; sd = NR > 1 ? sqrt((ss - NR * mean * mean) / (NR - 1)) : 0
+			half = NR > 1 ? 2 * sd / sqrt(NR) : 0
+			printf "%-12s %12.1f %10.3f %9.3f-%-8.3f %10.3f (%.3f-%.3f)\n", name, m / 1000, med, q1, q3, mean, mean - half, mean + half
 		}' "$WORK/$v.ratios"
 done

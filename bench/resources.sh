@@ -36,8 +36,19 @@ run() {
 		sleep 0.01
 	done
 	wait "$tpid" || { cat "$WORK/log" >&2; return 1; }
+	local build
+	build=$(sed -n 's/.*built the profile in [0-9.]* ms, \([0-9.]*\) ms of CPU.*/\1/p' "$WORK/log")
 	sed -n 's/.*recorded \([0-9]*\) samples.*, \([0-9]*\) bytes of records.*/\1 \2/p' "$WORK/log" |
-		awk -v h="$(tail -n 1 "$WORK/maxrss")" -v a="$anon" '{ print $1, $2, h, a }'
+		awk -v h="$(tail -n 1 "$WORK/maxrss")" -v a="$anon" -v b="${build:-0}" '{ print $1, $2, h, a, b }'
+}
+
+# wall seconds of a command run bare
+bare() {
+	local t0 t1
+	t0=$(now_ns)
+	"$@" >/dev/null 2>&1
+	t1=$(now_ns)
+	echo "($t1 - $t0) / 1000000000" | bc -l
 }
 
 machine
@@ -48,7 +59,7 @@ for cg in fp auto; do
 	if [ "$cg" = fp ]; then secs=("${FP_SECS[@]}"); else secs=("${AUTO_SECS[@]}"); fi
 	for s in "${secs[@]}"; do
 		units=$((s * 450)) # a unit is about 2.2 ms of CPU
-		read -r n spool hwm anon < <(run "$TF" record -v --freq 9999 --call-graph "$cg" \
+		read -r n spool hwm anon _ < <(run "$TF" record -v --freq 9999 --call-graph "$cg" \
 			-o "$WORK/run.pb.gz" -- "$TOP/build/fixtures/threads8" 2 "$units")
 		printf '%-8s %8s %10s %12.1f %10.1f %10.1f %12.0f %12.0f\n' "$cg" "$s" "$n" \
 			"$(echo "$spool / 1048576" | bc -l)" "$(echo "$hwm / 1024" | bc -l)" \
@@ -58,29 +69,33 @@ for cg in fp auto; do
 done
 echo
 echo "tests: bench/manytests N 1 (markers, about 0.2 ms of CPU a test) at 999 Hz, frame pointers"
-printf '%-8s %10s %12s %10s %10s %10s\n' tests samples spool_MB peak_MB anon_MB seconds
+echo "(seconds: testflame record in all; bare: the suite alone; build_ms: building the profile, CPU)"
+printf '%-8s %10s %12s %10s %10s %10s %8s %10s\n' tests samples spool_MB peak_MB anon_MB seconds bare build_ms
 for t in "${TESTS[@]}"; do
+	b=$(bare "$TOP/build/bench/manytests" "$t" 1)
 	t0=$(now_ns)
-	read -r n spool hwm anon < <(run "$TF" record -v --freq 999 --call-graph fp \
+	read -r n spool hwm anon build < <(run "$TF" record -v --freq 999 --call-graph fp \
 		-o "$WORK/run.pb.gz" -- "$TOP/build/bench/manytests" "$t" 1)
 	t1=$(now_ns)
-	printf '%-8s %10s %12.2f %10.1f %10.1f %10.2f\n' "$t" "$n" "$(echo "$spool / 1048576" | bc -l)" \
+	printf '%-8s %10s %12.2f %10.1f %10.1f %10.2f %8.2f %10s\n' "$t" "$n" "$(echo "$spool / 1048576" | bc -l)" \
 		"$(echo "$hwm / 1024" | bc -l)" "$(echo "$anon / 1024" | bc -l)" \
-		"$(echo "($t1 - $t0) / 1000000000" | bc -l)"
+		"$(echo "($t1 - $t0) / 1000000000" | bc -l)" "$b" "$build"
 	"$TF" show "$WORK/run.pb.gz" | grep -c 'suite/test_' | sed 's/^/  tests in the run file: /'
 done
 echo
 echo "processes: a shell loop running N programs (one test each), at 999 Hz, frame pointers"
-printf '%-8s %10s %12s %10s %10s %10s\n' procs samples spool_MB peak_MB anon_MB seconds
+printf '%-8s %10s %12s %10s %10s %10s %8s %10s\n' procs samples spool_MB peak_MB anon_MB seconds bare build_ms
 for t in "${PROCS[@]}"; do
 	mkdir -p "$WORK/progs"
 	printf '#!/bin/sh\ni=0\nwhile [ $i -lt %s ]; do "%s" 1 0; i=$((i + 1)); done\n' "$t" \
 		"$TOP/build/fixtures/threads8" > "$WORK/procs.sh"
+	b=$(bare sh "$WORK/procs.sh")
 	t0=$(now_ns)
-	read -r n spool hwm anon < <(run "$TF" record -v --freq 999 --call-graph fp \
+	read -r n spool hwm anon build < <(run "$TF" record -v --freq 999 --call-graph fp \
 		-o "$WORK/run.pb.gz" -- sh "$WORK/procs.sh")
 	t1=$(now_ns)
-	printf '%-8s %10s %12.2f %10.1f %10.1f %10.2f\n' "$t" "$n" "$(echo "$spool / 1048576" | bc -l)" \
+	printf '%-8s %10s %12.2f %10.1f %10.1f %10.2f %8.2f %10s\n' "$t" "$n" "$(echo "$spool / 1048576" | bc -l)" \
 		"$(echo "$hwm / 1024" | bc -l)" "$(echo "$anon / 1024" | bc -l)" \
-		"$(echo "($t1 - $t0) / 1000000000" | bc -l)"
+		"$(echo "($t1 - $t0) / 1000000000" | bc -l)" "$b" "$build"
+	"$TF" show "$WORK/run.pb.gz" | sed -n 's/^Tests (\([0-9]*\)).*/  tests in the run file: \1/p'
 done

@@ -284,7 +284,9 @@ bool tf_comparison_regressed(const tf_comparison *c);
 const tf_test_delta *tf_comparison_find(const tf_comparison *c, const char *name);
 /* Whether test `t` of `c` looks slower, worth confirming before a build
  * fails on it: regressed, or inconclusive with a corrected p-value under
- * 0.2; its 95% interval above zero and reaching `threshold` percent. */
+ * 0.2, its 95% interval above zero and reaching `threshold` percent; or
+ * inconclusive at `threshold` or more, its interval above -`threshold`,
+ * and that slowdown half a percent of the whole suite's cost. */
 bool tf_comparison_suspect(const tf_comparison *c, const tf_test_delta *t, double threshold);
 /* The test that looks slowest among those that look slower (run --confirm
  * runs the suite again for it). NULL if none. */

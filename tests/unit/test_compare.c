@@ -1096,6 +1096,42 @@ static void test_attention_order(void **state)
 	tf_profile_free(h);
 }
 
+/* A big test undecided at the threshold is a suspect when its slowdown
+ * would matter to the whole suite; a small or wildly noisy one is not. */
+static void test_suspect_material(void **state)
+{
+	(void)state;
+	tf_comparison c;
+	tf_test_delta t;
+	struct {
+		double base_cost, delta, lo, hi, suite;
+		tf_verdict verdict;
+		bool suspect;
+	} cases[] = {
+		{ 220e6, 8, -1, 17, 1.5e9, TF_VERDICT_INCONCLUSIVE, true },  /* victim under a neighbour */
+		{ 220e6, 5.4, -3.5, 13.5, 1.5e9, TF_VERDICT_INCONCLUSIVE, true },
+		{ 220e6, 4.9, -1, 10, 1.5e9, TF_VERDICT_INCONCLUSIVE, false }, /* under the threshold */
+		{ 220e6, 8, -6, 22, 1.5e9, TF_VERDICT_INCONCLUSIVE, false },   /* a speed-up not ruled out */
+		{ 1e6, 8, -1, 17, 2e8, TF_VERDICT_INCONCLUSIVE, false },       /* 1 ms of 200: too small */
+		{ 1e6, 200, -60, 500, 2e8, TF_VERDICT_INCONCLUSIVE, false },   /* a spike */
+		{ 220e6, 8, -1, 17, 1.5e9, TF_VERDICT_UNCHANGED, false },
+		{ 220e6, 8, 1, 15, 1.5e9, TF_VERDICT_REGRESSED, true },
+	};
+	for (size_t i = 0; i < TF_ARRAY_SIZE(cases); i++) {
+		memset(&c, 0, sizeof(c));
+		memset(&t, 0, sizeof(t));
+		c.summary.base_cost = cases[i].suite;
+		t.name = "x";
+		t.verdict = cases[i].verdict;
+		t.base.cost = cases[i].base_cost;
+		t.delta_pct = cases[i].delta;
+		t.ci_low_pct = cases[i].lo;
+		t.ci_high_pct = cases[i].hi;
+		t.p_adjusted = 0.5;
+		assert_int_equal(tf_comparison_suspect(&c, &t, 5), cases[i].suspect);
+	}
+}
+
 static void test_looks_slower(void **state)
 {
 	(void)state;
@@ -1529,6 +1565,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_format_cost),
 		cmocka_unit_test(test_looks_slower),
+		cmocka_unit_test(test_suspect_material),
 		cmocka_unit_test(test_attention_order),
 		cmocka_unit_test(test_function_culprit),
 		cmocka_unit_test(test_table_long_names),
