@@ -51,6 +51,30 @@ test_expect_success() { # DESC BODY
 	test_expect_code 0 "$1" "$2"
 }
 
+# A test of shares of CPU time measured on this machine: a VM's host
+# takes time from whichever test runs at that moment (cpu-clock counts the
+# stolen time too), which moves a share by several points now and then.
+# The body runs once more when it fails; a wrong attribution fails both.
+test_expect_shares() { # DESC BODY
+	local desc=$1 body=$2 rc
+	test_count=$((test_count + 1))
+	( cd "$SCRATCH" && eval "$body" ) > "$SCRATCH/.out.$test_count" 2>&1
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		( cd "$SCRATCH" && eval "$body" ) > "$SCRATCH/.out2.$test_count" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] && sed 's/^/#   first try: /' "$SCRATCH/.out.$test_count" | tail -n 3
+		cat "$SCRATCH/.out2.$test_count" > "$SCRATCH/.out.$test_count"
+	fi
+	if [ "$rc" = 0 ]; then
+		echo "ok $test_count - $desc"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $desc (exit $rc, twice)"
+		sed 's/^/#   /' "$SCRATCH/.out.$test_count" | tail -n 30
+	fi
+}
+
 test_skip() { # DESC REASON
 	test_count=$((test_count + 1))
 	echo "ok $test_count # skip $1: $2"

@@ -9,7 +9,7 @@
 SUITES=$TOP/tests/fixtures/suites
 SIX="1 2 3 4 5 6"
 
-test_expect_success 'processes: a ctest suite, tests named by ctest' '
+test_expect_shares 'processes: a ctest suite, tests named by ctest' '
 	cmake -S "$SUITES" -B ct -DCMAKE_BUILD_TYPE=Debug >/dev/null &&
 	cmake --build ct >/dev/null &&
 	(cd ct && "$TF" record -q --freq 4999 -o ../ctest.pb.gz -- ctest >/dev/null) &&
@@ -39,7 +39,7 @@ test_expect_success 'processes: the build is reported apart, never a test' '
 '
 
 if need go; then
-test_expect_success 'frames: go test (no symbols: Go'\''s pclntab), tests named by the function testing.tRunner calls' '
+test_expect_shares 'frames: go test (no symbols: Go'\''s pclntab), tests named by the function testing.tRunner calls' '
 	mkdir -p gomod && cp "$SUITES/burn_test.go" gomod/ &&
 	(cd gomod && printf "module burn\n\ngo 1.19\n" >go.mod &&
 	 GOCACHE=$SCRATCH/gocache GOPATH=$SCRATCH/gopath GOFLAGS=-mod=mod \
@@ -53,27 +53,27 @@ else
 test_skip 'frames: go test' 'go is not installed'
 fi
 
-test_expect_success 'frames: GoogleTest, tests named Suite.Name' '
+test_expect_shares 'frames: GoogleTest, tests named Suite.Name' '
 	g++ -O1 -g -fno-omit-frame-pointer -I"$SUITES" -o gt "$SUITES/gtest_burn.cc" \
 		-lgtest -lgtest_main -pthread &&
 	"$TF" record -q --freq 4999 -o gtest.pb.gz -- ./gt >/dev/null &&
 	expect_shares gtest.pb.gz 3 Burn.One:1 Burn.Two:2 Burn.Three:3 Burn.Four:4 Burn.Five:5 Burn.Six:6
 '
 
-test_expect_success 'frames: cmocka, tests named by their function' '
+test_expect_shares 'frames: cmocka, tests named by their function' '
 	cc -O1 -g -fno-omit-frame-pointer -I"$SUITES" -o cm "$SUITES/cmocka_burn.c" -lcmocka &&
 	"$TF" record -q --freq 4999 -o cmocka.pb.gz -- ./cm >/dev/null 2>&1 &&
 	expect_shares cmocka.pb.gz 4 test_burn_1:1 test_burn_2:2 test_burn_3:3
 '
 
-test_expect_success 'frames: Check (a process per test), tests named by START_TEST' '
+test_expect_shares 'frames: Check (a process per test), tests named by START_TEST' '
 	cc -O1 -g -fno-omit-frame-pointer -I"$SUITES" -o ck "$SUITES/check_burn.c" \
 		$(pkg-config --cflags --libs check) &&
 	"$TF" record -q --freq 4999 -o check.pb.gz -- ./ck &&
 	expect_shares check.pb.gz 4 burn_one:1 burn_two:2 burn_three:3
 '
 
-test_expect_success 'frames: Criterion (worker processes), tests named by Test(suite, name)' '
+test_expect_shares 'frames: Criterion (worker processes), tests named by Test(suite, name)' '
 	cat >crit.c <<-\EOF &&
 	#include <criterion/criterion.h>
 	#include "burn.h"
@@ -92,7 +92,7 @@ if /usr/bin/python3 -c "import pytest" 2>/dev/null; then
 # CPU), so the shares are checked against the times pytest itself measured
 # for each test (its JUnit file), which see the same machine: what is
 # tested is that every sample lands in its own test.
-test_expect_success 'markers: pytest with the contrib plugin, tests named by node id' '
+test_expect_shares 'markers: pytest with the contrib plugin, tests named by node id' '
 	cp "$SUITES/test_burn.py" . &&
 	PYTHONPATH="$TOP/contrib" "$TF" record -q --freq 4999 -o py.pb.gz -- \
 		/usr/bin/python3 -m pytest -q -p pytest_testflame -p no:cacheprovider \
@@ -104,13 +104,13 @@ import xml.etree.ElementTree as ET
 for c in ET.parse(\"py-junit.xml\").iter(\"testcase\"):
     print(\"test_burn.py::%s:%s\" % (c.get(\"name\"), c.get(\"name\").rsplit(\"_\", 1)[1]))
 ") && test $# = 6 &&
-	expect_shares py.pb.gz 3 "$@"
+	expect_shares py.pb.gz 4 "$@"
 '
 else
 test_skip 'markers: pytest' 'python3-pytest is not installed'
 fi
 
-test_expect_success 'markers: the C header, per thread, over other sources' '
+test_expect_shares 'markers: the C header, per thread, over other sources' '
 	cat >mk.c <<-\EOF &&
 	#include "testflame.h"
 	#include "burn.h"
@@ -125,7 +125,7 @@ test_expect_success 'markers: the C header, per thread, over other sources' '
 	expect_shares mk.pb.gz 4 alpha:1 "beta with spaces:3"
 '
 
-test_expect_success 'markers: the shell helper covers the commands a shell runs' '
+test_expect_shares 'markers: the shell helper covers the commands a shell runs' '
 	cc -O1 -g -I"$SUITES" -o bk "$SUITES/burnk.c" &&
 	cat >suite.sh <<-EOF &&
 	. "$TOP/contrib/testflame.sh"

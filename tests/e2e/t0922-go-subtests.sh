@@ -14,7 +14,7 @@ if ! need go; then
 	exit
 fi
 
-test_expect_success 'subtests of one closure, told apart by the time go test -json gives' '
+test_expect_shares 'subtests of one closure, told apart by the time go test -json gives' '
 	mkdir mod && cp "$GOSUB"/*.go mod/ && cd mod &&
 	printf "module gosub\n\ngo 1.19\n" >go.mod &&
 	GOCACHE=$SCRATCH/gocache GOPATH=$SCRATCH/gopath GOFLAGS=-mod=mod \
