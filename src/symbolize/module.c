@@ -237,6 +237,8 @@ static void add_symbol(tf_sym_module *m, raw_syms *raw, const char *name, uint64
  * function paid for all of them. False when the table is not of that
  * kind: libdwfl reads it then.
  */
+static bool map_kept_symbols(tf_sym_module *m);
+
 static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 {
 	GElf_Addr bias;
@@ -281,6 +283,14 @@ static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 	Elf_Data *sd = strscn ? elf_getdata(strscn, NULL) : NULL;
 	if (!d || !d->d_buf || !sd || !sd->d_buf || !sd->d_size)
 		return false;
+	/* names by their offset in the table, which ends in a NUL; a run
+	 * before kept the sorted index of this table: mapped, nothing read */
+	if (((const char *)sd->d_buf)[sd->d_size - 1] != '\0')
+		return false;
+	m->symstr = sd->d_buf;
+	m->symstr_len = sd->d_size;
+	if (m->syms_path && map_kept_symbols(m))
+		return true;
 	/* which sections hold code */
 	bool *exec = tf_xcalloc(nsec + 1, sizeof(bool));
 	for (size_t i = 1; i < nsec; i++) {
@@ -304,10 +314,7 @@ static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 		tf_vec_push(raw, r);
 	}
 	free(exec);
-	/* names by their offset in the table, which ends in a NUL */
-	m->symstr = strs;
-	m->symstr_len = sd->d_size;
-	if (strs[sd->d_size - 1] != '\0' || !raw->n) {
+	if (!raw->n) {
 		m->symstr = NULL;
 		raw->n = 0;
 		return false;
@@ -414,7 +421,7 @@ static void load_symbols(tf_sym_module *m, bool libdwfl)
 	int n = in_place ? 0 : dwfl_module_getsymtab(m->mod);
 
 	m->syms_loaded = true;
-	if (in_place && m->syms_path && map_kept_symbols(m)) {
+	if (in_place && m->syms_map) {
 		tf_vec_free(&raw);
 		return;
 	}
