@@ -265,7 +265,12 @@ deps: deps-build
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm; }
 	@tests/node/install.sh
 
+# The build takes every core (JOBS); the tests run one at a time, since
+# many of them judge timings that a neighbour would move.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 test: deps
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) all unit fixtures bench fuzz-build
 	$(Q)$(MAKE) --no-print-directory test-only
 
 test-only: all unit fixtures bench fuzz-build

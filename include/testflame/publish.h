@@ -84,6 +84,17 @@ void tf_publish_target_clear(tf_publish_target *t);
 /* Sleeping between retries and logging requests, replaceable by callers. */
 typedef void (*tf_publish_sleep_fn)(double seconds, void *payload);
 typedef void (*tf_publish_log_fn)(const char *line, void *payload);
+/*
+ * In place of the network (the fuzz targets: millions of exchanges, where
+ * a TCP connection each would be most of the time): the whole response to
+ * one request, as a server sends it ("HTTP/1.1 STATUS ...", header lines,
+ * an empty line, the body; 1xx responses before it), appended to `out`,
+ * framed already (the body is what follows the head). Nothing appended:
+ * the connection closed without an answer. What testflame reads of a
+ * response goes through the same code as with libcurl.
+ */
+typedef void (*tf_publish_exchange_fn)(const char *method, const char *url, const void *body,
+				       size_t len, tf_buf *out, void *payload);
 
 typedef struct {
 	const tf_publish_target *target;
@@ -101,6 +112,7 @@ typedef struct {
 	double timeout;             /* seconds per request (default 60) */
 	tf_publish_sleep_fn sleep;  /* NULL: nanosleep */
 	tf_publish_log_fn log;      /* one line per request and retry (-v); never a token */
+	tf_publish_exchange_fn exchange; /* NULL: HTTP with libcurl */
 	void *payload;
 } tf_publish_opts;
 

@@ -169,6 +169,20 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 	*status = TF_EXIT_OK;
 	if (o->confirm == TF_CONFIRM_NONE || !(why_confirm = tf_run_looks_slower(o, base, head)))
 		return true;
+	/*
+	 * Confirming decides whether the build fails; where nothing can fail
+	 * it (--no-fail, gate.fail_on_regression: false) it would only cost
+	 * the runs, unless --confirm or gate.confirm asks for them anyway.
+	 */
+	if (o->no_fail && !o->confirm_asked) {
+		tf_notef("%s against the stored baseline %.12s; not confirmed, since nothing fails "
+			 "this build (--no-fail; --confirm would confirm it anyway)", why_confirm, commit);
+		o->confirmation = tf_xasprintf("no (nothing fails this build under --no-fail, so "
+					       "it was not run again); against the stored "
+					       "baseline, %s", why_confirm);
+		free(why_confirm);
+		return true;
+	}
 	if (o->confirm == TF_CONFIRM_AGAINST && !o->rec.cfg->build)
 		why_not = tf_xstrdup("no `build:` in .testflame.yml to build the merge-base with");
 	if (o->confirm == TF_CONFIRM_AGAINST && !why_not) {

@@ -458,9 +458,65 @@ typedef struct {
 	const char *type;  /* its Content-Type */
 } req_body;
 
+/*
+ * The response from o->exchange, read as libcurl hands one over: each
+ * line of each head (a 1xx, then the final one) to on_header, the status
+ * of the last head, the body to on_body.
+ */
+static CURLcode perform_exchange(pb_http *h, pb_response *r, const char *method, const char *url,
+				 const req_body *body)
+{
+	tf_buf out = TF_BUF_INIT;
+	const char *p, *end;
+	CURLcode rc = CURLE_OK;
+
+	h->errbuf[0] = '\0';
+	h->o->exchange(method, url, body->data, body->data ? body->len : 0, &out, h->o->payload);
+	if (!out.len)
+		return CURLE_GOT_NOTHING;
+	p = out.ptr;
+	end = p + out.len;
+	for (;;) {
+		long status = -1;
+		if (p == end || (size_t)(end - p) < 12 || strncmp(p, "HTTP/", 5) != 0) {
+			rc = CURLE_WEIRD_SERVER_REPLY;
+			goto done;
+		}
+		for (;;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t n = nl ? (size_t)(nl + 1 - p) : (size_t)(end - p);
+			if (status < 0) {
+				const char *sp = memchr(p, ' ', n);
+				status = sp && n - (size_t)(sp - p) > 3 ? strtol(sp + 1, NULL, 10) : 0;
+			}
+			on_header((char *)p, 1, n, r);
+			bool blank = n <= 2 && (*p == '\r' || *p == '\n');
+			p += n;
+			if (blank || !nl)
+				break;
+		}
+		if (status < 100 || status > 999) {
+			rc = CURLE_WEIRD_SERVER_REPLY;
+			goto done;
+		}
+		r->status = status;
+		if (status >= 200 || p == end)
+			break;
+	}
+	if (p < end && on_body((char *)p, 1, (size_t)(end - p), r) != (size_t)(end - p))
+		rc = CURLE_WRITE_ERROR;
+done:
+	if (rc != CURLE_OK)
+		r->status = 0;
+	tf_buf_free(&out);
+	return rc;
+}
+
 static CURLcode perform(pb_http *h, pb_response *r, const char *method, const char *url,
 			const req_body *body)
 {
+	if (h->o->exchange)
+		return perform_exchange(h, r, method, url, body);
 	CURL *c = curl_easy_init();
 	struct curl_slist *headers = NULL;
 	char *ctype;

@@ -24,6 +24,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* the write buffer: small for a short recording, up to SPOOL_BUF */
+#define SPOOL_BUF_FIRST (64 << 10)
 #define SPOOL_BUF (1 << 20)
 #define SPOOL_MAX_DEFAULT (4ULL << 30)
 
@@ -32,6 +34,7 @@ struct tf_spool {
 	char *dir;
 	uint64_t max;
 	char *buf;
+	size_t cap;
 	size_t used;
 	uint64_t size;
 	uint8_t *map;
@@ -88,7 +91,8 @@ int tf_spool_open(tf_spool **out)
 	s->fd = fd;
 	s->dir = tf_xstrdup(dir);
 	s->max = max;
-	s->buf = tf_xmalloc(SPOOL_BUF);
+	s->cap = SPOOL_BUF_FIRST;
+	s->buf = tf_xmalloc(s->cap);
 	*out = s;
 	return 0;
 }
@@ -124,13 +128,16 @@ int tf_spool_append(tf_spool *s, const void *data, size_t len)
 				    "less", size);
 	}
 	while (len) {
-		size_t room = SPOOL_BUF - s->used, n = TF_MIN(room, len);
+		size_t room = s->cap - s->used, n = TF_MIN(room, len);
 		memcpy(s->buf + s->used, p, n);
 		s->used += n;
 		s->size += n;
 		p += n;
 		len -= n;
-		if (s->used == SPOOL_BUF) {
+		if (s->used == s->cap && s->cap < SPOOL_BUF) {
+			s->cap *= 2;
+			s->buf = tf_xrealloc(s->buf, s->cap);
+		} else if (s->used == s->cap) {
 			int rc = flush(s);
 			if (rc)
 				return rc;

@@ -121,8 +121,10 @@ test_expect_code 3 '--against main builds main beside this tree and runs both, i
 	exit $rc
 '
 
-test_expect_success '--no-fail reports the regression and exits 0' '
-	cd repo && "$TF" run -q --confirm none --no-fail >out 2>err && expect_contains out REGRESSION
+test_expect_success '--no-fail reports the regression and exits 0, without confirming it' '
+	cd repo && "$TF" run -q --no-fail >out 2>err && expect_contains out REGRESSION &&
+	expect_contains out "confirmed: no (nothing fails this build under --no-fail" &&
+	expect_not_contains err "to confirm"
 '
 
 test_expect_code 3 'compare with git revisions reads their stored baselines' '

@@ -14,7 +14,7 @@
 #include "symbolize/symbolize_int.h"
 
 #define PID 4242
-#define MAX_CHECKED 64
+#define MAX_CHECKED 16
 
 /* The entry a scan finds for addr: the highest rank holding it. */
 static const tf_sym_ivl *scan(const tf_sym_ivls *x, uint64_t addr)
