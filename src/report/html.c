@@ -306,21 +306,26 @@ static void put_unresolved_in(tf_buf *b, const tf_profile *p)
 		if (strcmp(tf_profile_str(p, p->sample_types.v[i].type), "samples") == 0)
 			col = i;
 	tf_strtab_init(&names);
+	/* each location's program once (UINT32_MAX: resolved), not per frame */
+	uint32_t *prog_of = tf_xmalloc((p->locations.n ? p->locations.n : 1) * sizeof(*prog_of));
+	for (size_t i = 0; i < p->locations.n; i++) {
+		const char *name = unresolved_program(&prog, p, &p->locations.v[i]);
+		prog_of[i] = name ? tf_strtab_intern(&names, name, strlen(name)) : UINT32_MAX;
+	}
+	tf_vec_reserve(&n, names.strs.n + 1);
+	memset(n.v, 0, names.strs.n * sizeof(*n.v));
+	n.n = names.strs.n;
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const tf_sample *sm = &p->samples.v[i];
 		uint64_t w = col == SIZE_MAX ? 1
 			     : (uint64_t)TF_MAX(p->values.v[i * p->sample_types.n + col], (int64_t)0);
 		for (uint32_t k = 0; k < sm->nlocs; k++) {
-			const tf_location *l = &p->locations.v[p->stack.v[sm->locs_off + k]];
-			const char *name = unresolved_program(&prog, p, l);
-			if (!name)
-				continue;
-			uint32_t id = tf_strtab_intern(&names, name, strlen(name));
-			while (n.n <= id)
-				tf_vec_push(&n, 0);
-			n.v[id] += w;
+			uint32_t id = prog_of[p->stack.v[sm->locs_off + k]];
+			if (id != UINT32_MAX)
+				n.v[id] += w;
 		}
 	}
+	free(prog_of);
 	tf_buf_putc(b, '[');
 	for (int shown = 0; shown < 3; shown++) {
 		size_t best = SIZE_MAX;
