@@ -170,16 +170,19 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 	if (o->confirm == TF_CONFIRM_NONE || !(why_confirm = tf_run_looks_slower(o, base, head)))
 		return true;
 	/*
-	 * Confirming decides whether the build fails; where nothing can fail
-	 * it (--no-fail, gate.fail_on_regression: false) it would only cost
-	 * the runs, unless --confirm or gate.confirm asks for them anyway.
+	 * A run that saves a baseline (the default branch) where nothing can
+	 * fail the build (--no-fail, gate.fail_on_regression: false) is
+	 * recording history: confirming would only cost the runs. A PR's
+	 * report under --no-fail is still confirmed, since its comment is
+	 * what people read; --confirm or gate.confirm asks for it anyway.
 	 */
-	if (o->no_fail && !o->confirm_asked) {
-		tf_notef("%s against the stored baseline %.12s; not confirmed, since nothing fails "
-			 "this build (--no-fail; --confirm would confirm it anyway)", why_confirm, commit);
-		o->confirmation = tf_xasprintf("no (nothing fails this build under --no-fail, so "
-					       "it was not run again); against the stored "
-					       "baseline, %s", why_confirm);
+	if (o->no_fail && !o->confirm_asked && tf_run_will_save(o)) {
+		tf_notef("%s against the stored baseline %.12s; not confirmed: this run saves a "
+			 "baseline and nothing fails it (--no-fail; --confirm would)", why_confirm,
+			 commit);
+		o->confirmation = tf_xasprintf("no (this run saves a baseline and nothing fails it "
+					       "under --no-fail); against the stored baseline, %s",
+					       why_confirm);
 		free(why_confirm);
 		return true;
 	}

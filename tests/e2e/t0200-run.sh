@@ -121,10 +121,8 @@ test_expect_code 3 '--against main builds main beside this tree and runs both, i
 	exit $rc
 '
 
-test_expect_success '--no-fail reports the regression and exits 0, without confirming it' '
-	cd repo && "$TF" run -q --no-fail >out 2>err && expect_contains out REGRESSION &&
-	expect_contains out "confirmed: no (nothing fails this build under --no-fail" &&
-	expect_not_contains err "to confirm"
+test_expect_success '--no-fail reports the regression and exits 0' '
+	cd repo && "$TF" run -q --confirm none --no-fail >out 2>err && expect_contains out REGRESSION
 '
 
 test_expect_code 3 'compare with git revisions reads their stored baselines' '
@@ -153,6 +151,16 @@ test_expect_success 'outside a git repository: recorded, no baseline, exit 0' '
 	mkdir -p plain && cd plain &&
 	"$TF" run -q -- "$FIX/split7030" 1 >out 2>err &&
 	expect_contains out "no baseline yet"
+'
+
+# The default branch under --no-fail records history: what looks slower
+# there is reported, and not run again (nothing would fail on it).
+test_expect_success 'a saving run under --no-fail reports a slowdown without confirming it' '
+	cd repo && git checkout -q main && slow_down_matrix && git commit -qam "matrix on main" &&
+	make -s all >/dev/null && "$TF" run --no-fail >out 2>err &&
+	expect_contains out "confirmed: no (this run saves a baseline and nothing fails it" &&
+	expect_not_contains err "to confirm" &&
+	"$TF" baseline list >list && expect_contains list "$(git rev-parse --short=12 HEAD)"
 '
 
 test_expect_code 2 'usage errors exit 2' '
