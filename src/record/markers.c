@@ -8,13 +8,17 @@
  *     end [NAME] [@tid=TID] [@pid=PID] [@t=NANOSECONDS] [@cpu=NANOSECONDS]
  *
  * @tid scopes the marker to one thread, @pid to a process and everything
- * it runs, neither to the whole tree. @t is CLOCK_MONOTONIC, the clock of the samples; a line
- * without it is stamped when testflame reads it (the loop polls every
- * 50 ms). @cpu is the writer's CPU clock (CLOCK_THREAD_CPUTIME_ID with
- * @tid, CLOCK_PROCESS_CPUTIME_ID with @pid): a begin and an end that both
- * carry it give the test's exact CPU time, which the comparison prefers to
- * the sampled one. The helpers in contrib/ write all four fields. A plain
- * `echo "begin x" >> "$TESTFLAME_MARKERS"` works too, at 50 ms resolution.
+ * it runs, neither to the whole tree. @t is CLOCK_MONOTONIC, the clock of
+ * the samples; a line without it is stamped when testflame reads it: the
+ * recording loop watches the file (inotify) and reads new lines before it
+ * drains the rings, so the stamp trails the write by the loop's wake-up,
+ * not by its work. @cpu is the writer's CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID with @tid, CLOCK_PROCESS_CPUTIME_ID with @pid):
+ * a begin and an end that both carry it give the test's exact CPU time,
+ * which the comparison prefers to the sampled one. The C, pytest and Go
+ * helpers in contrib/ write all four fields; the shell one, having no
+ * clock to read, writes @pid only, as a plain
+ * `echo "begin x" >> "$TESTFLAME_MARKERS"` may.
  * NAME may contain spaces: fields are taken from the end of the line.
  */
 #include "markers.h"

@@ -221,9 +221,12 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 			return tf_error_set_errno(TF_ERROR, "poll failed");
 		if (tf_launch_forward_signals(l, sigfd))
 			rec->info.interrupted = true;
-		rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
-		if (!rc && lc->markers)
+		/* the markers first: a line without @t= is stamped when it is read,
+		 * and draining the rings first would stamp it later by their size */
+		if (lc->markers)
 			rc = tf_markers_poll(lc->markers, rec->spool, false);
+		if (!rc)
+			rc = tf_perf_drain(perf, rec, on_live, lc, &processes);
 		if (rc)
 			return rc;
 		if (lc->pending.n)
