@@ -152,13 +152,9 @@ static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 	a->exclude_guest = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
+	/* the reader drains on its own pace (record.c), which is quick while
+	 * a Python process lives (see pyread.c); no wake-up per sample */
 	a->watermark = 1;
-	if (o->py) {
-		/* every sample wakes the reader, which reads the thread's
-		 * Python stack while it is still where the sample saw it */
-		a->watermark = 0;
-		a->wakeup_events = 1;
-	}
 	layout->sample_type = a->sample_type;
 	layout->regs_mask = a->sample_regs_user;
 	layout->sample_id_all = true;

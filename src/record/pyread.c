@@ -11,10 +11,15 @@
  * sample of such a process it walks the sampled thread's frames there and
  * then through process_vm_readv (/proc/PID/mem where that is refused):
  *
- *   perf    the sampling event wakes the reader at every sample, and the
- *           reader, at a higher priority than the command where allowed,
- *           reads within microseconds of the sample while the thread runs
- *           on; a read that raced the thread ends early and is flagged
+ *   perf    while a process with a readable interpreter lives, the
+ *           recording loop drains the rings every quarter of a sampling
+ *           period, 250 us at most (4,000 wake-ups a second of testflame's
+ *           own, on its side of the machine), and the reader, at a
+ *           higher priority than the command where allowed, reads the
+ *           thread as it runs on; a read that raced the thread ends early
+ *           and is flagged. (Waking the reader at every sample, as this
+ *           did first, cost every suite a wake-up per sample, Python or
+ *           not: 2-3% of jansson's ctest suite at 249 Hz.)
  *   ptrace  the thread is stopped for its sample: the read is exact
  *
  * The stack goes into the spool as a TF_SPOOL_PYSTACK record stamped with
@@ -63,6 +68,7 @@ struct tf_pyread {
 	TF_VEC(proc_entry *) procs;
 	tf_htab proc_index;
 	uint32_t next_code;
+	size_t live;          /* processes whose interpreter is read (pp set) */
 	/* the sample being read, for the code records it makes */
 	uint32_t cur_pid, cur_tid;
 	uint64_t cur_time;
@@ -94,8 +100,10 @@ static proc_entry *proc_get(tf_pyread *r, uint32_t pid, bool create)
 
 /* Forget what a process ran (it exec'd or exited); the entry stays for
  * the pid's next life. */
-static void proc_reset(proc_entry *pe)
+static void proc_reset(tf_pyread *r, proc_entry *pe)
 {
+	if (pe->pp)
+		r->live--;
 	tf_pyproc_free(pe->pp);
 	pe->pp = NULL;
 	pe->unreadable = 0;
@@ -194,7 +202,7 @@ void tf_pyread_free(tf_pyread *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->procs.n; i++) {
-		proc_reset(r->procs.v[i]);
+		proc_reset(r, r->procs.v[i]);
 		free(r->procs.v[i]);
 	}
 	tf_vec_free(&r->procs);
@@ -296,7 +304,13 @@ static void on_mmap(tf_pyread *r, const tf_rec_event *ev)
 		pe->pp = NULL;
 		return;
 	}
+	r->live++;
 	pe->unreadable = 0;
+}
+
+bool tf_pyread_live(const tf_pyread *r)
+{
+	return r && r->live > 0;
 }
 
 void tf_pyread_event(tf_pyread *r, const tf_rec_event *ev)
@@ -311,7 +325,7 @@ void tf_pyread_event(tf_pyread *r, const tf_rec_event *ev)
 		break;
 	case TF_REC_COMM:
 		if (ev->comm.exec && (pe = proc_get(r, ev->pid, false)))
-			proc_reset(pe);
+			proc_reset(r, pe);
 		break;
 	case TF_REC_FORK:
 		if (ev->pid == ev->fork.ppid)
@@ -320,15 +334,15 @@ void tf_pyread_event(tf_pyread *r, const tf_rec_event *ev)
 		if (!pe || (!pe->pp && !pe->unreadable))
 			break;
 		child = proc_get(r, ev->pid, true);
-		proc_reset(child);
+		proc_reset(r, child);
 		/* the same memory, copied: the same interpreter at the same place */
 		child->unreadable = pe->unreadable;
-		if (pe->pp)
-			child->pp = tf_pyproc_fork(pe->pp, ev->pid, child);
+		if (pe->pp && (child->pp = tf_pyproc_fork(pe->pp, ev->pid, child)))
+			r->live++;
 		break;
 	case TF_REC_EXIT:
 		if (ev->pid == ev->tid && (pe = proc_get(r, ev->pid, false)))
-			proc_reset(pe);
+			proc_reset(r, pe);
 		break;
 	default:
 		break;

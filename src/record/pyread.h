@@ -22,6 +22,10 @@ void tf_pyread_sample(tf_pyread *r, uint32_t pid, uint32_t tid, uint64_t time);
 /* The first spool error met (0 if none): samples go on without Python
  * stacks after one, and the recording fails with it. */
 int tf_pyread_error(const tf_pyread *r);
+/* Whether a process whose Python stacks are read lives now: the
+ * recording loop then drains often enough to read them near their
+ * samples. */
+bool tf_pyread_live(const tf_pyread *r);
 void tf_pyread_free(tf_pyread *r);
 
 #endif

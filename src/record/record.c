@@ -186,11 +186,18 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 #define PACE_EXECS_NS (10 * 1000 * 1000)
 #define PACE_EXECS_FOR_NS (1000ULL * 1000 * 1000)
 #define PACE_PENDING_NS (1000 * 1000)
+#define PACE_PY_NS (250 * 1000)
 #define PENDING_FOR_NS (50 * 1000 * 1000)
 
 static long pace_ns(const live_ctx *lc)
 {
 	uint64_t now = tf_now_ns();
+	/* Python stacks are read when their samples are drained: a quarter
+	 * of a sampling period after them, 250 us at most (pyread.c) */
+	if (tf_pyread_live(lc->py)) {
+		long q = (long)(250000000ULL / (lc->o->freq ? lc->o->freq : 1));
+		return TF_MAX(TF_MIN(q, PACE_PY_NS), 50 * 1000L);
+	}
 	for (size_t i = 0; i < lc->pending.n; i++)
 		if (lc->pending.v[i].time + PENDING_FOR_NS > now)
 			return PACE_PENDING_NS;
