@@ -65,7 +65,8 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 					o->rec.cfg->build, WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc));
 		goto done;
 	}
-	/* B H B H B H: three rounds, and more while a test is undecided. A
+	/* B H B H B H: three rounds, and more while a test is undecided, or
+	 * one that looked slower still is and may reach the threshold. A
 	 * 10% slowdown under a neighbour that comes and goes was still
 	 * undecided after five rounds in 1 trial of 15 (p 0.0023 against the
 	 * gate's 0.001), where eight narrow its interval by a fifth. */

@@ -1096,38 +1096,45 @@ static void test_attention_order(void **state)
 	tf_profile_free(h);
 }
 
-/* A big test undecided at the threshold is a suspect when its slowdown
- * would matter to the whole suite; a small or wildly noisy one is not. */
+/* A big test that may be as slow as the threshold is a suspect when its
+ * slowdown would matter to the whole suite; a small, wildly noisy or
+ * surely smaller one is not. */
 static void test_suspect_material(void **state)
 {
 	(void)state;
 	tf_comparison c;
 	tf_test_delta t;
 	struct {
-		double base_cost, delta, lo, hi, suite;
+		double base_cost, delta, lo, hi, suite, p;
 		tf_verdict verdict;
 		bool suspect;
 	} cases[] = {
-		{ 220e6, 8, -1, 17, 1.5e9, TF_VERDICT_INCONCLUSIVE, true },  /* victim under a neighbour */
-		{ 220e6, 5.4, -3.5, 13.5, 1.5e9, TF_VERDICT_INCONCLUSIVE, true },
-		{ 220e6, 4.9, -1, 10, 1.5e9, TF_VERDICT_INCONCLUSIVE, false }, /* under the threshold */
-		{ 220e6, 8, -6, 22, 1.5e9, TF_VERDICT_INCONCLUSIVE, false },   /* a speed-up not ruled out */
-		{ 1e6, 8, -1, 17, 2e8, TF_VERDICT_INCONCLUSIVE, false },       /* 1 ms of 200: too small */
-		{ 1e6, 200, -60, 500, 2e8, TF_VERDICT_INCONCLUSIVE, false },   /* a spike */
-		{ 220e6, 8, -1, 17, 1.5e9, TF_VERDICT_UNCHANGED, false },
-		{ 220e6, 8, 1, 15, 1.5e9, TF_VERDICT_REGRESSED, true },
+		{ 220e6, 8, -1, 17, 1.5e9, 0.5, TF_VERDICT_INCONCLUSIVE, true },  /* victim under a neighbour */
+		{ 220e6, 5.4, -3.5, 13.5, 1.5e9, 0.5, TF_VERDICT_INCONCLUSIVE, true },
+		{ 220e6, 4.9, -1.9, 12.2, 1.5e9, 0.5, TF_VERDICT_UNCHANGED, true }, /* half the threshold */
+		{ 220e6, 4.3, -0.6, 9.3, 1.5e9, 0.5, TF_VERDICT_UNCHANGED, true },
+		{ 220e6, 2.4, -1, 6, 1.5e9, 0.5, TF_VERDICT_UNCHANGED, false },   /* under half */
+		{ 220e6, 3, -1, 8, 1.5e9, 0.5, TF_VERDICT_UNCHANGED, false },     /* adds 0.44% */
+		{ 220e6, 4, -1, 4.9, 1.5e9, 0.5, TF_VERDICT_UNCHANGED, false },   /* cannot reach 5% */
+		{ 220e6, 4, 3, 4.9, 1.5e9, 1e-5, TF_VERDICT_UNCHANGED, false },   /* surely below */
+		{ 220e6, 8, -6, 22, 1.5e9, 0.5, TF_VERDICT_INCONCLUSIVE, false },   /* a speed-up not ruled out */
+		{ 1e6, 8, -1, 17, 2e8, 0.5, TF_VERDICT_INCONCLUSIVE, false },       /* 1 ms of 200: too small */
+		{ 1e6, 200, -60, 500, 2e8, 0.5, TF_VERDICT_INCONCLUSIVE, false },   /* a spike */
+		{ 220e6, 8, -1, 17, 1.5e9, 0.5, TF_VERDICT_IMPROVED, false },
+		{ 220e6, 8, 1, 15, 1.5e9, 1e-5, TF_VERDICT_REGRESSED, true },
 	};
 	for (size_t i = 0; i < TF_ARRAY_SIZE(cases); i++) {
 		memset(&c, 0, sizeof(c));
 		memset(&t, 0, sizeof(t));
 		c.summary.base_cost = cases[i].suite;
+		c.summary.alpha = 0.001;
 		t.name = "x";
 		t.verdict = cases[i].verdict;
 		t.base.cost = cases[i].base_cost;
 		t.delta_pct = cases[i].delta;
 		t.ci_low_pct = cases[i].lo;
 		t.ci_high_pct = cases[i].hi;
-		t.p_adjusted = 0.5;
+		t.p_adjusted = cases[i].p;
 		assert_int_equal(tf_comparison_suspect(&c, &t, 5), cases[i].suspect);
 	}
 }
