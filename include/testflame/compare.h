@@ -283,11 +283,16 @@ bool tf_comparison_regressed(const tf_comparison *c);
 /* The test named `name`, or NULL. */
 const tf_test_delta *tf_comparison_find(const tf_comparison *c, const char *name);
 /* Whether test `t` of `c` looks slower, worth confirming before a build
- * fails on it: regressed, or inconclusive with a corrected p-value under
- * 0.2, its 95% interval above zero and reaching `threshold` percent; or
- * inconclusive at `threshold` or more, its interval above -`threshold`,
- * and that slowdown half a percent of the whole suite's cost. */
+ * fails on it: regressed, or undecided and tf_comparison_may_reach(); or
+ * not significant, slower by half `threshold` or more, its interval
+ * reaching `threshold` and above -`threshold`, and that slowdown half a
+ * percent of the whole suite's cost. */
 bool tf_comparison_suspect(const tf_comparison *c, const tf_test_delta *t, double threshold);
+/* Whether undecided test `t` is slower (its 95% interval above zero) and
+ * may reach `threshold` percent (the interval does), standing out of the
+ * family of tests (its corrected p-value under 0.2): what more runs
+ * would decide. */
+bool tf_comparison_may_reach(const tf_comparison *c, const tf_test_delta *t, double threshold);
 /* The test that looks slowest among those that look slower (run --confirm
  * runs the suite again for it). NULL if none. */
 const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double threshold);

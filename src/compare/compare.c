@@ -1208,14 +1208,25 @@ bool tf_comparison_suspect(const tf_comparison *c, const tf_test_delta *t, doubl
 	    t->ci_low_pct > -threshold && c->summary.base_cost > 0 &&
 	    t->base.cost * t->delta_pct / 100 >= TF_SUSPECT_SHARE * c->summary.base_cost)
 		return true;
-	if (t->verdict != TF_VERDICT_REGRESSED && t->verdict != TF_VERDICT_INCONCLUSIVE)
+	if (t->verdict == TF_VERDICT_REGRESSED)
+		return t->ci_low_pct > 0 && t->ci_high_pct >= threshold;
+	return t->verdict == TF_VERDICT_INCONCLUSIVE && tf_comparison_may_reach(c, t, threshold);
+}
+
+bool tf_comparison_may_reach(const tf_comparison *c, const tf_test_delta *t, double threshold)
+{
+	if (t->verdict == TF_VERDICT_REGRESSED || t->verdict == TF_VERDICT_IMPROVED ||
+	    t->verdict == TF_VERDICT_NEW || t->verdict == TF_VERDICT_GONE)
 		return false;
-	if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= threshold))
+	if (t->outside && !c->summary.gate_outside)
+		return false;
+	if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= threshold) ||
+	    t->p_adjusted < c->summary.alpha)
 		return false;
 	/* Among many tests, some 95% intervals miss by chance in every run
-	 * (one in forty): an undecided test is a suspect only when it stands
-	 * out of the family too, its corrected p-value small. */
-	return t->verdict == TF_VERDICT_REGRESSED || t->p_adjusted < TF_SUSPECT_P;
+	 * (one in forty): an undecided test counts only when it stands out
+	 * of the family too, its corrected p-value small. */
+	return t->p_adjusted < TF_SUSPECT_P;
 }
 
 const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double threshold)

@@ -1139,6 +1139,43 @@ static void test_suspect_material(void **state)
 	}
 }
 
+/* What more confirming runs would decide: a test still slower that may
+ * reach the threshold and stands out of the family. */
+static void test_may_reach(void **state)
+{
+	(void)state;
+	tf_comparison c;
+	tf_test_delta t;
+	struct {
+		double delta, lo, hi, p;
+		tf_verdict verdict;
+		bool outside, may;
+	} cases[] = {
+		{ 4.9, 2.0, 7.8, 0.01, TF_VERDICT_UNCHANGED, false, true },   /* a true 5% */
+		{ 4.1, 1.5, 6.8, 0.15, TF_VERDICT_UNCHANGED, false, true },
+		{ 8, 1, 15, 0.05, TF_VERDICT_INCONCLUSIVE, false, true },
+		{ 4.1, 1.5, 6.8, 0.3, TF_VERDICT_UNCHANGED, false, false },  /* one of many */
+		{ 3.9, -0.5, 8.5, 0.1, TF_VERDICT_UNCHANGED, false, false }, /* may be zero */
+		{ 3, 1.2, 4.8, 0.1, TF_VERDICT_UNCHANGED, false, false },    /* cannot reach 5% */
+		{ 3, 2, 4.1, 1e-5, TF_VERDICT_UNCHANGED, false, false },     /* surely below */
+		{ 8, 5, 11, 1e-5, TF_VERDICT_REGRESSED, false, false },      /* decided */
+		{ 8, 1, 15, 0.05, TF_VERDICT_INCONCLUSIVE, true, false },    /* not judged */
+	};
+	for (size_t i = 0; i < TF_ARRAY_SIZE(cases); i++) {
+		memset(&c, 0, sizeof(c));
+		memset(&t, 0, sizeof(t));
+		c.summary.alpha = 0.001;
+		t.name = "x";
+		t.verdict = cases[i].verdict;
+		t.outside = cases[i].outside;
+		t.delta_pct = cases[i].delta;
+		t.ci_low_pct = cases[i].lo;
+		t.ci_high_pct = cases[i].hi;
+		t.p_adjusted = cases[i].p;
+		assert_int_equal(tf_comparison_may_reach(&c, &t, 5), cases[i].may);
+	}
+}
+
 static void test_looks_slower(void **state)
 {
 	(void)state;
@@ -1573,6 +1610,7 @@ int main(void)
 		cmocka_unit_test(test_format_cost),
 		cmocka_unit_test(test_looks_slower),
 		cmocka_unit_test(test_suspect_material),
+		cmocka_unit_test(test_may_reach),
 		cmocka_unit_test(test_attention_order),
 		cmocka_unit_test(test_function_culprit),
 		cmocka_unit_test(test_table_long_names),
