@@ -14,7 +14,9 @@
 #
 # SUITE_DIR=DIR SUITE_CMD=CMD measures another suite built in DIR (e.g.
 # jansson's, from bench/realworld.sh: SUITE_DIR=WORK/jansson/build
-# SUITE_CMD=ctest). OLD_TF=PATH adds an older testflame build (frame
+# SUITE_CMD=ctest; or SUITE_DIR=bench SUITE_CMD="./many-processes.sh 500",
+# 500 processes of a millisecond, where following a process is all that
+# costs). OLD_TF=PATH adds an older testflame build (frame
 # pointers) as the variant tf_old, to measure a change of the recorder
 # side by side. VARIANTS="bare tf_fp ..." picks the variants. Besides the
 # median and IQR, the mean paired ratio is printed with its 95% interval:
@@ -25,6 +27,7 @@ ROUNDS=${1:-15}
 FREQ=${2:-99}
 bench_build
 SUITE_DIR=${SUITE_DIR:-$TOP/examples}
+case $SUITE_DIR in /*) ;; *) SUITE_DIR=$PWD/$SUITE_DIR ;; esac
 SUITE_CMD=${SUITE_CMD:-make -s check}
 
 # the suite, timing itself into $OUT
