@@ -81,6 +81,13 @@ typedef struct {
 	double min_samples;   /* fewer samples on a side: not "unchanged" but
 			       * "inconclusive"; <= 0: one sample must be worth
 			       * less than the threshold (the default) */
+	/* The least change of a test's cost, per run, that counts, in
+	 * nanoseconds, when the cost is a time (default 1 ms; 0: none): a
+	 * test's threshold is raised to it. A test of a third of a
+	 * millisecond moves by a tenth of one from one run to the next (an
+	 * interrupt, a page fault, the interpreter's state the test before
+	 * left), and the same in every run of the same tree. */
+	double min_delta_ns;
 	tf_correction correction;
 	/* Run-to-run noise of each test as its history shows it (see
 	 * tf_compare_history_noise); raises the noise above the event's floor
@@ -202,6 +209,9 @@ typedef struct {
 	tf_compare_method method;
 	double df;                 /* Welch's degrees of freedom; INFINITY for the z test */
 	double noise_pct;          /* run-to-run noise assumed (single-run test), percent */
+	double threshold_pct;      /* the change this test must reach to count:
+				    * the gate's threshold, raised to min_delta
+				    * of its base cost; NAN for new / gone */
 	bool noise_from_history;   /* it came from the test's stored history */
 	bool noise_from_suite;     /* from the spread of the suite's tests of its size */
 	/* Functions that moved most, for regressed and improved tests only:
@@ -222,6 +232,7 @@ typedef struct {
 	double threshold;        /* percent */
 	double alpha;
 	double min_samples;      /* gate.min_samples; 0: by the threshold */
+	double min_delta_ns;     /* gate.min_delta, 0 when none or the cost is no time */
 	double noise;            /* percent: the event's floor; tests without a
 				  * stored history assume twice that */
 	double prior_noise;      /* percent: with repeats, the spread tests are
@@ -282,6 +293,10 @@ tf_attention tf_compare_attention(const tf_test_delta *t, double threshold, bool
 bool tf_comparison_regressed(const tf_comparison *c);
 /* The test named `name`, or NULL. */
 const tf_test_delta *tf_comparison_find(const tf_comparison *c, const char *name);
+/* The threshold, percent, test `t` is judged by when the gate's is
+ * `threshold`: the larger of the two (gate.min_delta raises a short
+ * test's). Every `threshold` below is taken through it. */
+double tf_test_threshold(const tf_test_delta *t, double threshold);
 /* Whether test `t` of `c` looks slower, worth confirming before a build
  * fails on it: regressed, or undecided and tf_comparison_may_reach(); or
  * not significant, slower by half `threshold` or more, its interval
@@ -307,6 +322,8 @@ const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *ke
  * nodes[0] is the root, named after the test; children are sorted by name.
  */
 #define TF_DIFF_NONE UINT32_MAX
+/* gate.min_delta's default: a millisecond of a test's cost a run */
+#define TF_MIN_DELTA_NS 1e6
 #define TF_ALL_TESTS SIZE_MAX
 /* Every test in one tree, in one pass over the samples: the root "all" has
  * one child per test (depth 1, named after the test, file ""), and below

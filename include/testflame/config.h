@@ -71,6 +71,8 @@ typedef struct {
 		int outside;            /* gate "[outside tests]" like a test (default off) */
 		double alpha;           /* significance level in (0, 0.5]; -1 unset
 					 * (`confidence: 0.95` is alpha 0.05) */
+		double min_delta_ns;    /* the least change of a test's time a run
+					 * that counts, >= 0; -1 unset */
 	} gate;
 
 	struct {
@@ -109,6 +111,10 @@ typedef struct {
 /* `attribution.frames` accepts tf_frame_preset_names (attribute.h). */
 /* Report formats `report.formats` accepts, NULL-terminated. */
 extern const char *const tf_config_report_formats[];
+
+/* A duration as gate.min_delta and --min-delta take it: a number and
+ * its unit (ns, us, ms, s), or 0; nanoseconds in `*ns`. false: not one. */
+bool tf_config_parse_duration(const char *s, double *ns);
 
 /* Whether `s` is a value gate.confirm takes (--confirm too). */
 bool tf_config_confirm_ok(const char *s);

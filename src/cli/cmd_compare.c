@@ -213,6 +213,8 @@ int cmd_compare(int argc, char **argv)
 {
 	struct tf_strlist bases = { { 0 } }, heads = { { 0 } };
 	const char *value = NULL, *test = NULL, *report = "testflame-report", *colour = "auto";
+	const char *min_delta = NULL;
+	double min_delta_ns = TF_MIN_DELTA_NS;
 	double threshold = 5, alpha = 0.001, noise = -1;
 	bool json = false, all = false, quiet = false, colorblind = false;
 	int verbose = 0, npos, rc, exit_code = TF_EXIT_ERROR;
@@ -236,6 +238,7 @@ int cmd_compare(int argc, char **argv)
 		TF_OPT_DOUBLE(0, "threshold", &threshold, "PCT", "minimum change that counts, percent (default 5)"),
 		TF_OPT_DOUBLE(0, "alpha", &alpha, "P", "false-alarm rate across all tests (default 0.001)"),
 		TF_OPT_DOUBLE(0, "noise", &noise, "PCT", "run-to-run noise of one run, percent (default: by event)"),
+		TF_OPT_STRING(0, "min-delta", &min_delta, "TIME", "least change of a test's time a run that counts (default 1ms; 0: none)"),
 		TF_OPT_GROUP("Output"),
 		TF_OPT_STRING(0, "report", &report, "DIR", "write the report into DIR (default testflame-report)"),
 		TF_OPT_FLAG(0, "colorblind", &colorblind, "orange/blue instead of red/blue in the flame graphs"),
@@ -274,6 +277,10 @@ int cmd_compare(int argc, char **argv)
 		exit_code = tf_usage_error(usage, "--noise must be between 0 and 100 (percent), not %g", noise);
 		goto done;
 	}
+	if (min_delta && !tf_config_parse_duration(min_delta, &min_delta_ns)) {
+		exit_code = tf_usage_error(usage, "--min-delta must be a duration such as 1ms, 500us or 0, not '%s'", min_delta);
+		goto done;
+	}
 	if (!*report) {
 		exit_code = tf_usage_error(usage, "--report needs a directory");
 		goto done;
@@ -305,6 +312,7 @@ int cmd_compare(int argc, char **argv)
 		co.threshold = threshold;
 		co.alpha = alpha;
 		co.noise = noise;
+		co.min_delta_ns = min_delta_ns;
 		co.value = value;
 		co.test = test;
 		if ((rc = tf_compare(&c, &bs, &hs, &co))) {

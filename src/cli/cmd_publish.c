@@ -99,6 +99,9 @@ static int read_settings(tf_compare_opts *co, bool *regressed, const char *path)
 		co->threshold = json_number_value(v);
 	if (json_is_number(v = json_object_get(j, "alpha")))
 		co->alpha = json_number_value(v);
+	/* a report from before gate.min_delta was judged without one */
+	v = json_object_get(j, "min_delta_ns");
+	co->min_delta_ns = json_is_number(v) ? json_number_value(v) : 0;
 	if (json_is_number(v = json_object_get(j, "min_samples")))
 		co->min_samples = json_number_value(v);
 	if (json_is_number(v = json_object_get(j, "noise_pct")))

@@ -122,6 +122,7 @@ static int compare_sides(tf_comparison **c, const tf_run_opts *o, const tf_run_s
 	tf_compare_side hs = { hp.v, named ? (const char *const *)head->names.v : NULL, hp.n };
 	tf_compare_opts_init(&co);
 	co.threshold = o->threshold;
+	co.min_delta_ns = o->min_delta_ns;
 	if (o->rec.cfg->gate.alpha > 0)
 		co.alpha = o->rec.cfg->gate.alpha;
 	if (o->rec.cfg->gate.min_samples > 0)
@@ -160,9 +161,10 @@ bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side
 	if (compare_sides(&c, o, base, head, false) == 0)
 		for (size_t i = 0; i < c->ntests && !open; i++) {
 			const tf_test_delta *t = &c->tests[i];
+			double thr = tf_test_threshold(t, o->threshold);
 			if (t->outside && !c->summary.gate_outside)
 				continue;
-			open = t->verdict == TF_VERDICT_INCONCLUSIVE && t->delta_pct >= o->threshold;
+			open = t->verdict == TF_VERDICT_INCONCLUSIVE && t->delta_pct >= thr;
 			/* a test still slower (its interval above zero) that may yet
 			 * reach the threshold, standing out of the family or one
 			 * that looked slower in the first run: under a neighbour that
@@ -173,7 +175,7 @@ bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side
 			if (!open && tf_comparison_may_reach(c, t, o->threshold))
 				open = true;
 			if (!open && t->verdict != TF_VERDICT_REGRESSED && t->ci_low_pct > 0 &&
-			    t->ci_high_pct >= o->threshold && !(t->p_adjusted < c->summary.alpha))
+			    t->ci_high_pct >= thr && !(t->p_adjusted < c->summary.alpha))
 				for (size_t k = 0; k < o->suspects.n && !open; k++)
 					open = strcmp(o->suspects.v[k], t->name) == 0;
 		}
@@ -308,6 +310,8 @@ const tf_option *tf_run_cli_options(tf_run_opts *o)
 	const tf_option opts[] = {
 		TF_OPT_DOUBLE(0, "threshold", &o->threshold, "PCT",
 			      "smallest slowdown that fails the gate (default 5)"),
+		TF_OPT_STRING(0, "min-delta", &o->min_delta, "TIME",
+			      "smallest change of a test's time a run that counts (default 1ms; 0: none)"),
 		TF_OPT_STRING(0, "target", &o->rec.target_branch, "BRANCH",
 			      "the branch to compare with (default: the PR's base, else the default branch)"),
 		TF_OPT_STRING(0, "store", &o->store_spec, "SPEC",
@@ -356,6 +360,9 @@ int tf_run_check_flags(const tf_run_opts *o, const char *const *usage)
 		return tf_usage_error(usage, "--save and --no-save contradict each other");
 	if (o->threshold != -1 && (o->threshold < 0 || o->threshold > 1000))
 		return tf_usage_error(usage, "--threshold must be a percentage between 0 and 1000");
+	if (o->min_delta && !tf_config_parse_duration(o->min_delta, &(double){ 0 }))
+		return tf_usage_error(usage, "--min-delta must be a duration such as 1ms, 500us or 0, "
+				      "not '%s'", o->min_delta);
 	return 0;
 }
 
@@ -365,6 +372,9 @@ void tf_run_resolve(tf_run_opts *o)
 
 	if (o->threshold < 0)
 		o->threshold = cfg->gate.threshold >= 0 ? cfg->gate.threshold : 5.0;
+	o->min_delta_ns = cfg->gate.min_delta_ns >= 0 ? cfg->gate.min_delta_ns : TF_MIN_DELTA_NS;
+	if (o->min_delta)
+		tf_config_parse_duration(o->min_delta, &o->min_delta_ns);
 	if (!o->no_fail && !tf_config_bool(cfg->gate.fail_on_regression, true))
 		o->no_fail = true;
 	if (!o->report_dir)

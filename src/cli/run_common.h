@@ -32,6 +32,8 @@ typedef struct {
 	bool only_suspects;
 	const char *origin;         /* merge: where the head's runs came from (report) */
 	double threshold;
+	const char *min_delta;      /* --min-delta, else gate.min_delta */
+	double min_delta_ns;
 	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
 	bool no_publish, no_comment, no_annotations, no_step_summary;
 	bool or_against_merge_base;

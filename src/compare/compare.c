@@ -50,6 +50,7 @@ void tf_compare_opts_init(tf_compare_opts *o)
 	o->noise = -1;
 	o->top_functions = 10;
 	o->correction = TF_CORRECTION_HOLM;
+	o->min_delta_ns = TF_MIN_DELTA_NS;
 }
 
 /* Per internal test, while aggregating. */
@@ -710,6 +711,26 @@ static bool was_suspect(const tf_compare_opts *o, const char *name)
 	return bsearch(&name, o->suspects, o->nsuspects, sizeof(*o->suspects), by_suspect_name) != NULL;
 }
 
+double tf_test_threshold(const tf_test_delta *t, double threshold)
+{
+	return t->threshold_pct > threshold ? t->threshold_pct : threshold;
+}
+
+/* An unchanged verdict that only gate.min_delta made one says so: the
+ * change in percent, and in time a run. */
+static void under_min_delta(const tf_comparison *c, const tf_test_delta *t, char *reason,
+			    size_t len)
+{
+	if (t->verdict != TF_VERDICT_UNCHANGED || !(t->threshold_pct > c->summary.threshold) ||
+	    !(fabs(t->delta_pct) >= c->summary.threshold))
+		return;
+	snprintf(reason, len,
+		 "%+.1f%%, %+.2f ms a run: less than the %g ms a test must move by to count "
+		 "(gate.min_delta; 95%% CI %+.1f%% to %+.1f%%)",
+		 t->delta_pct, t->delta_pct / 100 * t->base.cost / 1e6,
+		 c->summary.min_delta_ns / 1e6, t->ci_low_pct, t->ci_high_pct);
+}
+
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
 	struct tf_compare_priv *pv = c->priv;
@@ -748,6 +769,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		t->p_value = t->p_adjusted = NAN;
 		t->df = NAN;
 		t->method = TF_METHOD_NONE;
+		t->threshold_pct = o->threshold;
 		if (!t->base.ran || !t->head.ran) {
 			/* new and gone say one thing only: it did not run there */
 			bool none = !t->base.ran;
@@ -813,6 +835,9 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 			}
 		}
 		t->noise_pct = noise;
+		/* gate.min_delta: a short test must move by that much time too */
+		if (c->summary.min_delta_ns > 0)
+			t->threshold_pct = fmax(o->threshold, 100 * c->summary.min_delta_ns / t->base.cost);
 		/* repeats: the prior is what the history showed, else the
 		 * suite's spread in this comparison (suite_prior), else the floor */
 		double prior = pv->noise_given ? c->summary.noise
@@ -856,8 +881,9 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 			double one;
 			tf_stats_adjust(&one, &res[i].p, 1, TF_CORRECTION_NONE);
 			t->p_adjusted = one;
-			t->verdict = tf_stats_verdict(&res[i], one, o->threshold / 100, o->alpha,
+			t->verdict = tf_stats_verdict(&res[i], one, t->threshold_pct / 100, o->alpha,
 						      INFINITY, INFINITY, reason, sizeof(reason));
+			under_min_delta(c, t, reason, sizeof(reason));
 			t->reason = tf_arena_strdup(pv->arena, reason);
 			continue;
 		}
@@ -870,10 +896,11 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		t->p_adjusted = adj[k];
 		/* a measured cost needs no samples to be called unchanged */
 		bool exact = t->measure != TF_MEASURE_SAMPLES;
-		t->verdict = tf_stats_verdict(&res[tested[k]], adj[k], o->threshold / 100, o->alpha,
+		t->verdict = tf_stats_verdict(&res[tested[k]], adj[k], t->threshold_pct / 100, o->alpha,
 					      exact ? INFINITY : (double)t->base.samples,
 					      exact ? INFINITY : (double)t->head.samples,
 					      reason, sizeof(reason));
+		under_min_delta(c, t, reason, sizeof(reason));
 		/* gate.min_samples: a test seen this little is not called unchanged */
 		if (t->verdict == TF_VERDICT_UNCHANGED && o->min_samples > 0 && !exact &&
 		    ((double)t->base.samples < o->min_samples ||
@@ -921,6 +948,9 @@ static int check_opts(const tf_compare_side *base, const tf_compare_side *head,
 		return tf_error_set(TF_EUSAGE, "alpha must be between 0 and 1, not %g", o->alpha);
 	if (o->noise >= 100)
 		return tf_error_set(TF_EUSAGE, "the noise must be below 100 percent, not %g", o->noise);
+	if (!(o->min_delta_ns >= 0 && o->min_delta_ns <= 3600e9))
+		return tf_error_set(TF_EUSAGE, "the least change must be between 0 and an hour, not %g ns",
+				    o->min_delta_ns);
 	for (size_t i = 0; i < base->n; i++)
 		if (!base->profiles[i])
 			return tf_error_set(TF_EUSAGE, "base profile %zu is missing", i + 1);
@@ -1011,6 +1041,8 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		s->threshold = opts->threshold;
 		s->alpha = opts->alpha;
 		s->min_samples = opts->min_samples > 0 ? opts->min_samples : 0;
+		/* a floor in time for costs that are times */
+		s->min_delta_ns = strcmp(s->unit, "nanoseconds") == 0 ? opts->min_delta_ns : 0;
 		s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
 		pv->noise_given = opts->noise >= 0;
 		/* testflame's run files sample on counter overflow */
@@ -1086,8 +1118,9 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	{
 		size_t n = c->ntests;
 		for (size_t i = 0; i < n; i++)
-			c->tests[i].attention = tf_compare_attention(&c->tests[i], opts->threshold,
-								     opts->gate_outside);
+			c->tests[i].attention = tf_compare_attention(
+				&c->tests[i], tf_test_threshold(&c->tests[i], opts->threshold),
+				opts->gate_outside);
 		struct pair { tf_test_delta d; uint32_t id; } *tmp = tf_xmalloc((n + 1) * sizeof(*tmp));
 		for (size_t i = 0; i < n; i++) {
 			tmp[i].d = c->tests[i];
@@ -1191,6 +1224,7 @@ bool tf_comparison_suspect(const tf_comparison *c, const tf_test_delta *t, doubl
 	/* what the gate does not judge needs no confirming */
 	if (t->outside && !c->summary.gate_outside)
 		return false;
+	threshold = tf_test_threshold(t, threshold);
 	/* A big test whose one run says it may be as slow as the threshold:
 	 * slower by half the threshold or more, an interval that reaches the
 	 * threshold and rules out a speed-up as large, and a slowdown that
@@ -1220,6 +1254,7 @@ bool tf_comparison_may_reach(const tf_comparison *c, const tf_test_delta *t, dou
 		return false;
 	if (t->outside && !c->summary.gate_outside)
 		return false;
+	threshold = tf_test_threshold(t, threshold);
 	if (!(t->ci_low_pct > 0) || !(t->ci_high_pct >= threshold) ||
 	    t->p_adjusted < c->summary.alpha)
 		return false;

@@ -133,6 +133,7 @@ static json_t *test_json(const tf_test_delta *t)
 	json_object_set_new(o, "ran_changed", json_boolean(t->ran_changed));
 	json_object_set_new(o, "delta_pct", jnum(t->delta_pct));
 	json_object_set_new(o, "raw_delta_pct", jnum(t->raw_delta_pct));
+	json_object_set_new(o, "threshold_pct", jnum(t->threshold_pct));
 	json_array_append_new(ci, jnum(t->ci_low_pct));
 	json_array_append_new(ci, jnum(t->ci_high_pct));
 	json_object_set_new(o, "ci_pct", ci);
@@ -179,6 +180,7 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	json_object_set_new(root, "unit", jstr(s->unit));
 	json_object_set_new(root, "threshold_pct", jnum(s->threshold));
 	json_object_set_new(root, "alpha", jnum(s->alpha));
+	json_object_set_new(root, "min_delta_ns", jnum(s->min_delta_ns));
 	if (s->min_samples > 0)
 		json_object_set_new(root, "min_samples", jnum(s->min_samples));
 	json_object_set_new(root, "noise_pct", jnum(s->noise));

@@ -15,6 +15,7 @@
 #include "testflame/record.h"
 #include "testflame/store.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <regex.h>
@@ -41,6 +42,7 @@ typedef enum {
 	K_BOOL,       /* int tri-state */
 	K_PERCENT,    /* double >= 0, "5" or "5%"; unset -1 */
 	K_ALPHA,      /* double in (0, 0.5]; unset -1 */
+	K_DURATION,   /* double nanoseconds >= 0, "1ms", "500us", "0"; unset -1 */
 	K_CONFIDENCE, /* stored as alpha = 1 - confidence */
 	K_CONFIRM,    /* char *: against | rerun | none | a number 0..100 */
 	K_LIST,       /* char **, NULL-terminated; a scalar is a list of one */
@@ -75,6 +77,7 @@ static const key gate_keys[] = {
 	{ "fail_on_regression", K_BOOL, OFF(gate.fail_on_regression), 0, 0, NULL, NULL },
 	{ "outside", K_BOOL, OFF(gate.outside), 0, 0, NULL, NULL },
 	{ "min_samples", K_INT, OFF(gate.min_samples), 0, 1000000000, NULL, NULL },
+	{ "min_delta", K_DURATION, OFF(gate.min_delta_ns), 0, 0, NULL, NULL },
 	{ "confirm", K_CONFIRM, OFF(gate.confirm), 0, 100, NULL, NULL },
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "confidence", K_CONFIDENCE, OFF(gate.alpha), 0, 0, NULL, NULL },
@@ -157,6 +160,7 @@ static void table_unset(tf_config *cfg, const key *keys)
 		case K_INT: *FIELD(cfg, k, long) = k->min - 1; break;
 		case K_BOOL: *FIELD(cfg, k, int) = TF_CONFIG_UNSET; break;
 		case K_PERCENT:
+		case K_DURATION:
 		case K_ALPHA: *FIELD(cfg, k, double) = -1; break;
 		default: break; /* zero from calloc */
 		}
@@ -250,6 +254,7 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 				*FIELD(cfg, k, int) = *FIELD(over, k, int);
 			break;
 		case K_PERCENT:
+		case K_DURATION:
 		case K_ALPHA:
 			if (*FIELD(over, k, double) >= 0)
 				*FIELD(cfg, k, double) = *FIELD(over, k, double);
@@ -429,6 +434,36 @@ static bool parse_double(const char *s, const char *suffix, double *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+bool tf_config_parse_duration(const char *s, double *ns)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+
+	if (!s || !*s || strchr(s, 'x') || strchr(s, 'X') || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return false;
+	if (!*end) {
+		if (v != 0)
+			return false; /* a number without its unit says nothing */
+		*ns = 0;
+		return true;
+	}
+	for (size_t i = 0; i < TF_ARRAY_SIZE(units); i++)
+		if (strcmp(end, units[i].unit) == 0) {
+			if (v * units[i].ns > 3600e9)
+				return false;
+			*ns = v * units[i].ns;
+			return true;
+		}
+	return false;
 }
 
 /* The store's own check of the spec (store.c), at the value's place. */
@@ -750,6 +785,12 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 	case K_PERCENT:
 		if (!parse_double(scalar(n), "%", &d) || d < 0 || d > 10000)
 			return fail_at(w, n->start_mark, "'%s' must be a percentage such as 5 or 2.5%%", path);
+		*FIELD(cfg, k, double) = d;
+		return 0;
+	case K_DURATION:
+		if (!tf_config_parse_duration(scalar(n), &d))
+			return fail_at(w, n->start_mark, "'%s' must be a duration such as 1ms, 500us or "
+				       "0, not '%s'", path, scalar(n) ? scalar(n) : "");
 		*FIELD(cfg, k, double) = d;
 		return 0;
 	case K_ALPHA:

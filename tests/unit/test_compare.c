@@ -1254,6 +1254,65 @@ static void test_exact_measures(void **state)
 	tf_profile_free(h);
 }
 
+/*
+ * gate.min_delta: a short test must move by that much time a run to count.
+ * The pytest test after a slowed one pays a tenth of a millisecond for the
+ * state its neighbour left (0.35 ms to 0.55 ms, in every run of the
+ * branch): not a regression of its own. A 27-fold one still is, and with
+ * no floor the small move fails as before.
+ */
+static void test_min_delta(void **state)
+{
+	(void)state;
+	double bc[40], hc[40];
+	int64_t zero[40] = { 0 };
+	for (int i = 0; i < 40; i++)
+		bc[i] = hc[i] = 0.35e6 * (1 + 0.01 * (i % 5));
+	hc[0] = bc[0] * 1.6;  /* +0.21 ms */
+	hc[1] = bc[1] * 27;   /* +9 ms */
+	bc[2] = 20e6;
+	hc[2] = 26e6;         /* +30%, +6 ms */
+	tf_profile *b = exact_run(bc, zero, 40), *h = exact_run(hc, zero, 40);
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	assert_true(o.min_delta_ns == 1e6);
+	tf_comparison *c = compare1(b, h, &o);
+	const tf_test_delta *t0 = tf_comparison_find(c, "t0"), *t1 = tf_comparison_find(c, "t1");
+	const tf_test_delta *t2 = tf_comparison_find(c, "t2");
+	assert_true(c->summary.min_delta_ns == 1e6);
+	assert_int_equal(t0->verdict, TF_VERDICT_UNCHANGED);
+	assert_true(fabs(t0->threshold_pct - 100 * 1e6 / bc[0]) < 0.01);
+	assert_non_null(strstr(t0->reason, "gate.min_delta"));
+	assert_non_null(strstr(t0->reason, "+0.21 ms a run"));
+	assert_false(tf_comparison_suspect(c, t0, 5));
+	assert_int_equal(t1->verdict, TF_VERDICT_REGRESSED);
+	assert_true(tf_comparison_suspect(c, t1, 5));
+	assert_int_equal(t2->verdict, TF_VERDICT_REGRESSED);
+	assert_true(t2->threshold_pct == 5);
+	assert_true(tf_test_threshold(t2, 5) == 5 && tf_test_threshold(t0, 5) > 280);
+	tf_buf js = TF_BUF_INIT;
+	assert_int_equal(tf_comparison_to_json(&js, c), 0);
+	assert_non_null(strstr(js.ptr, "\"min_delta_ns\": 1000000"));
+	tf_buf_free(&js);
+	tf_comparison_free(c);
+
+	o.min_delta_ns = 0;
+	c = compare1(b, h, &o);
+	t0 = tf_comparison_find(c, "t0");
+	assert_int_equal(t0->verdict, TF_VERDICT_REGRESSED);
+	assert_true(t0->threshold_pct == 5);
+	tf_comparison_free(c);
+
+	o.min_delta_ns = -1;
+	tf_compare_side bs = { (const tf_profile *const *)&b, NULL, 1 };
+	tf_compare_side hs = { (const tf_profile *const *)&h, NULL, 1 };
+	assert_int_not_equal(tf_compare(&c, &bs, &hs, &o), 0);
+	assert_non_null(strstr(tf_error_last(), "least change"));
+	tf_error_clear();
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
 /* A run of tests timed by their runner (a GoogleTest XML's milliseconds):
  * `ms` each, tests[i] named "t<i>". */
 static tf_profile *runner_run(const double *ms, size_t n)
@@ -1593,6 +1652,7 @@ int main(void)
 		cmocka_unit_test(test_several_runs),
 		cmocka_unit_test(test_run_metadata),
 		cmocka_unit_test(test_exact_measures),
+		cmocka_unit_test(test_min_delta),
 		cmocka_unit_test(test_only_suspects_after_rerun),
 		cmocka_unit_test(test_runner_wall_clock_least),
 		cmocka_unit_test(test_nested_functions_in_parent),

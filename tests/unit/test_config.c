@@ -61,6 +61,7 @@ static void test_full(void **state)
 		"  threshold: 2.5%\n"
 		"  fail_on_regression: true\n"
 		"  min_samples: 50\n"
+		"  min_delta: 2.5ms\n"
 		"  confirm: 4\n"
 		"  confidence: 0.99\n"
 		"report:\n"
@@ -106,6 +107,7 @@ static void test_full(void **state)
 	assert_true(fabs(c->gate.threshold - 2.5) < 1e-9);
 	assert_int_equal(c->gate.fail_on_regression, 1);
 	assert_int_equal(c->gate.min_samples, 50);
+	assert_true(c->gate.min_delta_ns == 2.5e6);
 	assert_string_equal(c->gate.confirm, "4");
 	assert_true(fabs(c->gate.alpha - 0.01) < 1e-9);
 	assert_string_equal(c->report.dir, "out/report");
@@ -135,6 +137,7 @@ static void test_unset(void **state)
 		assert_true(c->gate.threshold < 0);
 		assert_true(c->gate.alpha < 0);
 		assert_int_equal(c->gate.min_samples, -1);
+		assert_true(c->gate.min_delta_ns < 0);
 		assert_null(c->gate.confirm);
 		assert_int_equal(c->gate.fail_on_regression, TF_CONFIG_UNSET);
 		assert_int_equal(c->publish.comment, TF_CONFIG_UNSET);
@@ -260,6 +263,22 @@ static void test_bad_values(void **state)
 	parse_err("suite: [a, b]\n", "t.yml:1:8: 'suite' must be a string, not a list");
 	parse_err("suite: ''\n", "t.yml:1:8: 'suite' must not be empty");
 	parse_err("gate: 5\n", "t.yml:1:7: 'gate' must be a mapping of settings, not a value");
+	parse_err("gate:\n  min_delta: 5\n",
+		  "t.yml:2:14: 'gate.min_delta' must be a duration such as 1ms, 500us or 0, not '5'");
+	parse_err("gate:\n  min_delta: -1ms\n",
+		  "t.yml:2:14: 'gate.min_delta' must be a duration such as 1ms, 500us or 0, not '-1ms'");
+	{
+		double ns = -1;
+		assert_true(tf_config_parse_duration("0", &ns) && ns == 0);
+		assert_true(tf_config_parse_duration("500us", &ns) && ns == 500e3);
+		assert_true(tf_config_parse_duration("1.5s", &ns) && ns == 1.5e9);
+		assert_true(tf_config_parse_duration("20ns", &ns) && ns == 20);
+		assert_false(tf_config_parse_duration("1 ms", &ns));
+		assert_false(tf_config_parse_duration("2h", &ns));
+		assert_false(tf_config_parse_duration("0x10ms", &ns));
+		assert_false(tf_config_parse_duration("", &ns));
+		assert_false(tf_config_parse_duration("nan", &ns));
+	}
 	parse_err("gate:\n  threshold: -1\n", "t.yml:2:14: 'gate.threshold' must be a percentage such as 5 or 2.5%");
 	parse_err("gate:\n  threshold: 5 percent\n",
 		  "t.yml:2:14: 'gate.threshold' must be a percentage such as 5 or 2.5%");
