@@ -173,4 +173,10 @@ test_expect_code 2 'a bad --threshold names the flag' '
 	expect_contains err "--threshold" && exit $rc
 '
 
+test_expect_code 2 'a --min-delta without its unit names the flag and the forms it takes' '
+	cd repo && "$TF" run --min-delta 5 -- true 2>err; rc=$?
+	expect_contains err "--min-delta must be a duration such as 1ms, 500us or 0, not '\''5'\''" &&
+	exit $rc
+'
+
 test_done

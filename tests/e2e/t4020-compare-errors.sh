@@ -52,6 +52,11 @@ test_expect_code 2 "a negative threshold" '
 	one_error err.txt "--threshold must be between 0 and 1000" && exit $rc
 '
 
+test_expect_code 2 "a least change that is no duration" '
+	"$TF" compare --min-delta 1hour a.folded a.folded 2> err.txt; rc=$?
+	one_error err.txt "--min-delta must be a duration such as 1ms, 500us or 0, not '\''1hour'\''" && exit $rc
+'
+
 test_expect_code 2 "alpha out of range" '
 	"$TF" compare --alpha 2 a.folded a.folded 2> err.txt; rc=$?
 	one_error err.txt "--alpha must be between 0 and 1" && exit $rc
