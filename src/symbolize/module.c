@@ -244,7 +244,7 @@ static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(m->mod, &bias);
 	Elf_Scn *scn = NULL, *symscn = NULL;
-	GElf_Shdr sh, symsh;
+	GElf_Shdr sh, symsh = { 0 };
 	size_t nsec;
 	char *ident;
 
