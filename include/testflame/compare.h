@@ -211,7 +211,7 @@ typedef struct {
 	double noise_pct;          /* run-to-run noise assumed (single-run test), percent */
 	double threshold_pct;      /* the change this test must reach to count:
 				    * the gate's threshold, raised to min_delta
-				    * of its base cost; NAN for new / gone */
+				    * of its base cost (the gate's for new / gone) */
 	bool noise_from_history;   /* it came from the test's stored history */
 	bool noise_from_suite;     /* from the spread of the suite's tests of its size */
 	/* Functions that moved most, for regressed and improved tests only:

@@ -15,7 +15,6 @@
 #include "testflame/record.h"
 #include "testflame/store.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <regex.h>
@@ -441,24 +440,18 @@ bool tf_config_parse_duration(const char *s, double *ns)
 	static const struct { const char *unit; double ns; } units[] = {
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
 	};
-	char *end;
 	double v;
 
-	if (!s || !*s || strchr(s, 'x') || strchr(s, 'X') || isspace((unsigned char)*s))
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
-		return false;
-	if (!*end) {
+	/* a number without its unit says nothing, but for 0 */
+	if (parse_double(s, NULL, &v)) {
 		if (v != 0)
-			return false; /* a number without its unit says nothing */
+			return false;
 		*ns = 0;
 		return true;
 	}
 	for (size_t i = 0; i < TF_ARRAY_SIZE(units); i++)
-		if (strcmp(end, units[i].unit) == 0) {
-			if (v * units[i].ns > 3600e9)
+		if (parse_double(s, units[i].unit, &v)) {
+			if (v < 0 || v * units[i].ns > 3600e9)
 				return false;
 			*ns = v * units[i].ns;
 			return true;
