@@ -159,13 +159,16 @@ for p in json.load(sys.stdin)[\"profiles\"]:
 "
 '
 
+# The verdict is not what this looks at: one run against one, of a change
+# to the Makefile (no control group), gates on whatever the runner did
+# between them, and a CI runner slowed by a neighbour failed it once.
 test_expect_success 'a commit pushed many times: the baseline is its newest run, not their sum' '
 	[ "$(pyro_state | python3 -c "
 import json, sys
 print(len({p[\"time_ms\"] for p in json.load(sys.stdin)[\"profiles\"] if p[\"labels\"][\"service_git_ref\"] == \"$MAIN\"}))")" -ge 4 ] &&
 	git clone -q repo again && (cd again && git checkout -q -b tidy && echo "# tidy" >>Makefile &&
 		git commit -qam tidy && make -s all >/dev/null &&
-		"$TF" run --confirm 0 --store "pyroscope:$PYRO") >again.out 2>again.err &&
+		"$TF" run --confirm 0 --no-fail --store "pyroscope:$PYRO") >again.out 2>again.err &&
 	expect_contains again.out "from Pyroscope" &&
 	python3 - again/testflame-report/report.json <<\PY
 import json, sys
