@@ -45,7 +45,9 @@ tf() {
 		>/dev/null 2>"$WORK/log" || true
 	"$TF" show "$WORK/r.pb.gz" >"$WORK/show"
 	awk -v t="$(tail -n 1 "$WORK/t")" '
-		FNR == NR && /own CPU while recording/ { tf = $(NF - 5) + $(NF - 2) }
+		FNR == NR && /own CPU while recording/ {
+			for (i = 1; i < NF; i++) if ($(i + 1) == "ms") tf += $i
+		}
 		FNR != NR && $1 == "samples" && !s { s = $2 }
 		FNR != NR && $1 == "python_stacks" { p = $2 }
 		END { split(t, v, " "); printf "%s %.3f %.1f %d %d\n", v[1], v[2] + v[3], tf, s, p }' \

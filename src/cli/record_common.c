@@ -306,9 +306,11 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	{
 		struct rusage ru;
 		if (getrusage(RUSAGE_SELF, &ru) == 0)
-			tf_verbosef("testflame's own CPU while recording: %.1f ms user, %.1f ms system",
+			tf_verbosef("testflame's own CPU while recording: %.1f ms user, %.1f ms "
+				    "system, woken %ld times",
 				    (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3,
-				    (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3);
+				    (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3,
+				    ru.ru_nvcsw);
 	}
 	rc = tf_runner_session_collect(runners, &o->runner_tests, o->reports.v,
 				       (uint64_t)started.tv_sec * 1000000000ULL +

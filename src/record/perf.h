@@ -29,6 +29,14 @@ typedef struct {
  * fix it), TF_EUNSUPPORTED when the kernel lacks what we need.
  */
 int tf_perf_open(tf_perf **out, const tf_perf_opts *o, tf_recording *rec);
+/* Have the kernel send `sig` to the calling thread when a side-band ring
+ * is half full, instead of waking the pollers of the descriptors below
+ * (perf.c says why). Returns 0, or an error when a descriptor refused:
+ * then poll them. */
+int tf_perf_signal(tf_perf *p, int sig);
+/* Nanoseconds: the reader's timer must drain at least this often when it
+ * does not poll the sampling rings (a quarter of what fills one). */
+uint64_t tf_perf_drain_within(const tf_perf *p);
 /* Descriptors to poll for data. Returns how many were written. */
 size_t tf_perf_pollfds(const tf_perf *p, struct pollfd *fds, size_t max);
 /* Copy everything the ring buffers hold into the spool; call `live` for

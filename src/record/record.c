@@ -96,6 +96,7 @@ typedef struct {
 	tf_pyread *py;
 	TF_VEC(pending_exec) pending;
 	uint64_t last_exec; /* when the reader last saw an exec */
+	uint64_t drain_within; /* the sampling rings' own pace, when not polled */
 } live_ctx;
 
 /* Read and spool one process's arguments: CMDLINE_READ, CMDLINE_LATER
@@ -177,10 +178,10 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 }
 
 /*
- * The reader's pace: the kernel does not wake it for the side-band (perf.c
- * says why), so it looks every 10 ms for a second after it last saw an
- * exec, which is about when a suite's processes come and go, and every
- * 100 ms otherwise (samples and markers wake it too). That reads the
+ * The reader's pace: the kernel wakes it only for a half-full ring (perf.c
+ * says why), not for each record, so it looks every 10 ms for a second
+ * after it last saw an exec, which is about when a suite's processes come
+ * and go, and every 100 ms otherwise (markers wake it too). That reads the
  * arguments of every interpreter (a Python, Ruby or Node program lives
  * 15 ms at least, and its script is its name), while a program of a few
  * milliseconds is named by its binary (the exec's mmap), and under ctest by
@@ -195,7 +196,7 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 #define PACE_PY_NS (250 * 1000)
 #define PENDING_FOR_NS (50 * 1000 * 1000)
 
-static long pace_ns(const live_ctx *lc)
+static long pace_for(const live_ctx *lc)
 {
 	uint64_t now = tf_now_ns();
 	/* Python stacks are read when their samples are drained: a quarter
@@ -212,7 +213,24 @@ static long pace_ns(const live_ctx *lc)
 	return PACE_IDLE_NS;
 }
 
-static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
+static long pace_ns(const live_ctx *lc)
+{
+	long pace = pace_for(lc);
+	if (lc->drain_within && lc->drain_within < (uint64_t)pace)
+		pace = (long)TF_MAX(lc->drain_within, 1000000ULL);
+	return pace;
+}
+
+/* Read the ring signals that woke us (perf.c): the drain that follows
+ * is what they asked for. */
+static void drain_ring_signals(int iofd)
+{
+	struct signalfd_siginfo si;
+	while (iofd >= 0 && read(iofd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		;
+}
+
+static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd, int iofd,
 		     const tf_record_opts *o, live_ctx *lc)
 {
 	struct pollfd fds[1024];
@@ -222,7 +240,11 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 
 	lc->last_exec = tf_now_ns(); /* the command starts: processes come */
 	for (;;) {
-		size_t n = tf_perf_pollfds(perf, fds, TF_ARRAY_SIZE(fds) - 3);
+		size_t n = 1;
+		fds[0].fd = iofd;
+		fds[0].events = POLLIN;
+		if (iofd < 0)
+			n = tf_perf_pollfds(perf, fds, TF_ARRAY_SIZE(fds) - 3);
 		fds[n].fd = tf_launch_fd(l);
 		fds[n].events = POLLIN;
 		fds[n + 1].fd = sigfd;
@@ -234,6 +256,7 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd,
 			return tf_error_set_errno(TF_ERROR, "poll failed");
 		if (tf_launch_forward_signals(l, sigfd))
 			rec->info.interrupted = true;
+		drain_ring_signals(iofd);
 		/* the markers first: a line without @t= is stamped when it is read,
 		 * and draining the rings first would stamp it later by their size */
 		if (lc->markers)
@@ -285,6 +308,21 @@ static void stop_recording(tf_recording *rec, tf_perf **perf, tf_launch *l, int 
 	}
 }
 
+/* The signal mask as it was, once the rings are closed: a SIGIO still
+ * pending from them is dropped, not delivered (its default kills). */
+static void restore_signals(int iofd, const sigset_t *orig)
+{
+	struct sigaction ign, old;
+
+	if (iofd >= 0)
+		close(iofd);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGIO, &ign, &old);
+	sigprocmask(SIG_SETMASK, orig, NULL);
+	sigaction(SIGIO, &old, NULL);
+}
+
 int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 {
 	tf_record_opts o = *opts;
@@ -292,9 +330,10 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	tf_launch *launch = NULL;
 	tf_perf *perf = NULL;
 	tf_launch_opts lo;
-	sigset_t set, orig;
+	sigset_t set, ioset, orig;
 	char *path = NULL;
-	int sigfd = -1, rc;
+	int sigfd = -1, iofd = -1, rc;
+	bool blocked = false;
 	live_ctx lc;
 	TF_VEC(char *) env = { 0 };
 	char *marker_env = NULL, *stopped = NULL;
@@ -361,12 +400,21 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 			continue;
 		sigaddset(&set, handled_signals[i]);
 	}
-	sigprocmask(SIG_BLOCK, &set, &orig);
+	/* and SIGIO, the rings' own (perf.c), read from a signalfd of its own */
+	sigemptyset(&ioset);
+	sigaddset(&ioset, SIGIO);
+	{
+		sigset_t both = set;
+		sigaddset(&both, SIGIO);
+		sigprocmask(SIG_BLOCK, &both, &orig);
+		blocked = true;
+	}
 	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0) {
 		rc = tf_error_set_errno(TF_ERROR, "cannot create a signalfd");
 		goto fail;
 	}
+	iofd = signalfd(-1, &ioset, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	lo.argv = o.argv;
 	lo.extra_env = env.v;
@@ -401,13 +449,20 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		}
 		if (rc)
 			goto fail;
+		/* where the rings cannot signal, the reader polls them */
+		if (perf && iofd >= 0 && tf_perf_signal(perf, SIGIO) != 0) {
+			close(iofd);
+			iofd = -1;
+		}
+		if (perf && iofd >= 0)
+			lc.drain_within = tf_perf_drain_within(perf);
 	}
 
 	rec->info.start_ns = tf_now_ns();
 	rec->info.start_realtime_ns = realtime_ns();
 	if (perf) {
 		rc = tf_launch_release(launch);
-		if (!rc && (rc = pump_perf(rec, perf, launch, sigfd, &o, &lc)) != 0) {
+		if (!rc && (rc = pump_perf(rec, perf, launch, sigfd, iofd, &o, &lc)) != 0) {
 			stop_recording(rec, &perf, launch, sigfd, &stopped);
 			rc = 0;
 		}
@@ -452,7 +507,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	tf_vec_free(&lc.pending);
 	free(marker_env);
 	close(sigfd);
-	sigprocmask(SIG_SETMASK, &orig, NULL);
+	restore_signals(iofd, &orig);
 	if (stopped) {
 		tf_error_set(TF_ERROR, "%s", stopped);
 		free(stopped);
@@ -470,10 +525,10 @@ fail:
 	free(marker_env);
 	tf_perf_close(perf);
 	tf_launch_free(launch);
-	if (sigfd >= 0) {
+	if (sigfd >= 0)
 		close(sigfd);
-		sigprocmask(SIG_SETMASK, &orig, NULL);
-	}
+	if (blocked)
+		restore_signals(iofd, &orig);
 	tf_recording_free(rec);
 	return rc;
 }
