@@ -103,10 +103,10 @@ static void online_cpus(int_vec *cpus)
 /*
  * Two events per CPU: the sampling event, and a dummy software event that
  * carries the side-band (mmap, comm, fork, exit). Neither wakes the reader
- * for a record, only when half full (tf_perf_signal): a wake-up is an
- * interrupt to the reader's CPU, and one per exec and per mmap cost a
- * process of a millisecond a fifth of its time here. The reader
- * polls on a timer instead, every millisecond while processes start
+ * for a record (the side-band signals when half full, tf_perf_signal): a
+ * wake-up is an interrupt to the reader's CPU, and one per exec and per
+ * mmap cost a process of a millisecond a fifth of its time here. The
+ * reader drains on a timer instead, every 10 ms while processes start
  * (record.c): reading an exec's record soon is what lets us read its
  * /proc/PID/cmdline and pin its binary before a short-lived process (or
  * `go test`, which deletes its test binary) is gone.

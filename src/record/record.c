@@ -450,12 +450,14 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		if (rc)
 			goto fail;
 		/* where the rings cannot signal, the reader polls them */
-		if (perf && iofd >= 0 && tf_perf_signal(perf, SIGIO) != 0) {
-			close(iofd);
-			iofd = -1;
+		if (perf && iofd >= 0) {
+			if (tf_perf_signal(perf, SIGIO) == 0) {
+				lc.drain_within = tf_perf_drain_within(perf);
+			} else {
+				close(iofd);
+				iofd = -1;
+			}
 		}
-		if (perf && iofd >= 0)
-			lc.drain_within = tf_perf_drain_within(perf);
 	}
 
 	rec->info.start_ns = tf_now_ns();
