@@ -74,14 +74,21 @@ static bool build(const tf_run_opts *o, const tf_worktree *wt, bool here)
 	return false;
 }
 
-/* --against REV: build REV beside us, run both sides interleaved. */
+/*
+ * --against REV: build REV beside us, run both sides interleaved. A test
+ * the gate would fail on after those rounds must be slower again in as
+ * many new rounds (three to eight, while undecided), judged on those
+ * alone: the first rounds were picked for looking slow, and a neighbour
+ * that came during one of them is no regression. Only what looked slower
+ * then, or ran changed code, can fail.
+ */
 static int run_against(tf_run_opts *o)
 {
 	tf_worktree *wt = NULL;
 	tf_run_side base = { 0 }, head = { 0 };
 	const char *commit;
-	char *note = NULL;
-	int rc, status = TF_EXIT_ERROR, exit_status = 0;
+	char *note = NULL, *why = NULL;
+	int rc, st, status = TF_EXIT_ERROR, exit_status = 0;
 
 	if ((rc = tf_worktree_create(&wt, o->against, NULL))) {
 		status = tf_fail(rc);
@@ -93,34 +100,39 @@ static int run_against(tf_run_opts *o)
 		goto done;
 
 	/* A B A B: both sides meet the same machine, warm caches and noise */
-	for (long i = 0; i < o->repeat; i++) {
-		int st;
-		tf_notef("round %ld of %ld: %.12s, then this tree", i + 1, o->repeat, commit);
-		if (!tf_run_record(&base, o, tf_worktree_cwd(wt), "base", &st)) {
-			status = st;
-			goto done;
-		}
-		/* the base ran from REV's tree: say so in its metadata */
-		tf_profile *bp = base.runs.v[base.runs.n - 1].profile;
-		tf_profile_set_meta(bp, "commit", commit);
-		tf_profile_set_meta(bp, "branch", o->against);
-		tf_profile_set_meta(bp, "dirty", "false");
-		if (st)
-			tf_warnf("the suite failed on %.12s (exit status %d)", commit, st);
-		if (!tf_run_record(&head, o, NULL, "head", &st)) {
-			status = st;
-			goto done;
-		}
-		if (st && !exit_status)
-			exit_status = st;
-		if (head.runs.v[head.runs.n - 1].info.interrupted) {
-			tf_errorf("interrupted");
-			status = 130;
-			goto done;
-		}
+	if (!tf_run_alternate(o, wt, "base", o->repeat, o->repeat, &base, &head, &exit_status, &st,
+			      NULL)) {
+		status = st;
+		goto done;
 	}
-	note = tf_xasprintf("against %.12s (%s), %ld interleaved runs per side", commit,
-			    o->against, o->repeat);
+	if (o->confirm != TF_CONFIRM_NONE && !exit_status &&
+	    (why = tf_run_would_fail(o, &base, &head))) {
+		tf_run_side b = { 0 }, h = { 0 };
+		long min = o->repeat < 3 ? 3 : o->repeat;
+		tf_notef("%s in %ld rounds; running both again to confirm, judged on the new rounds",
+			 why, o->repeat);
+		if (!tf_run_alternate(o, wt, "base", min, min > TF_CONFIRM_ROUNDS_MAX ? min :
+				      TF_CONFIRM_ROUNDS_MAX, &b, &h, &exit_status, &st, NULL)) {
+			tf_run_side_free(&b);
+			tf_run_side_free(&h);
+			status = st;
+			goto done;
+		}
+		tf_run_side_free(&base);
+		tf_run_side_free(&head);
+		base = b;
+		head = h;
+		o->only_suspects = true;
+		o->confirmation = tf_xasprintf("%s in the first %ld rounds; so both were run "
+					       "alternately %zu more times and judged on those",
+					       why, o->repeat, head.runs.n);
+	}
+	if (o->confirmation)
+		note = tf_xasprintf("against %.12s (%s), %ld interleaved runs per side, then %zu "
+				    "more to confirm", commit, o->against, o->repeat, head.runs.n);
+	else
+		note = tf_xasprintf("against %.12s (%s), %ld interleaved runs per side", commit,
+				    o->against, o->repeat);
 	status = tf_run_report(o, &base, &head, note, commit,
 			       tf_run_head_distance(o->rec.ctx, commit));
 	if (status != TF_EXIT_ERROR)
@@ -132,6 +144,11 @@ done:
 	tf_run_side_free(&base);
 	tf_run_side_free(&head);
 	free(note);
+	free(why);
+	free((char *)o->confirmation);
+	o->confirmation = NULL;
+	tf_run_suspects_free(o);
+	o->only_suspects = false;
 	return status;
 }
 

@@ -192,15 +192,27 @@ void tf_run_suspects_free(tf_run_opts *o)
 	tf_vec_free(&o->suspects);
 }
 
-char *tf_run_looks_slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head)
+/* The worst test that looks slower (with `failing`: of those the gate
+ * would fail on), o->suspects naming them all. */
+static char *slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head,
+		    bool failing)
 {
 	tf_comparison *c = NULL;
-	const tf_test_delta *t;
+	const tf_test_delta *t = NULL;
 	char *why = NULL;
 
 	tf_run_suspects_free(o);
-	if (compare_sides(&c, o, base, head, false) == 0 &&
-	    (t = tf_comparison_looks_slower(c, o->threshold))) {
+	if (compare_sides(&c, o, base, head, false) == 0) {
+		if (!failing)
+			t = tf_comparison_looks_slower(c, o->threshold);
+		else
+			for (size_t i = 0; i < c->ntests; i++)
+				if (c->tests[i].verdict == TF_VERDICT_REGRESSED &&
+				    (!c->tests[i].outside || c->summary.gate_outside) &&
+				    (!t || c->tests[i].delta_pct > t->delta_pct))
+					t = &c->tests[i];
+	}
+	if (t) {
 		why = tf_xasprintf("%s looks %.1f%% slower (95%% CI %+.1f%% to %+.1f%%)", t->name,
 				   t->delta_pct, t->ci_low_pct, t->ci_high_pct);
 		for (size_t i = 0; i < c->ntests; i++)
@@ -213,6 +225,16 @@ char *tf_run_looks_slower(tf_run_opts *o, const tf_run_side *base, const tf_run_
 	tf_error_clear();
 	tf_comparison_free(c);
 	return why;
+}
+
+char *tf_run_looks_slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head)
+{
+	return slower(o, base, head, false);
+}
+
+char *tf_run_would_fail(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head)
+{
+	return slower(o, base, head, true);
 }
 
 int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const char *note,

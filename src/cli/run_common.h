@@ -77,18 +77,32 @@ void tf_run_side_add(tf_run_side *s, tf_profile *p, char *name);
  * command's exit status either way. */
 bool tf_run_record(tf_run_side *side, tf_run_opts *o, const char *cwd, const char *label,
 		   int *status);
+/* o->confirm and o->confirm_runs from --confirm over gate.confirm over
+ * the default (against with `build:`, else 2 reruns); TF_EXIT_USAGE after
+ * saying what is wrong with the setting. */
+int tf_run_resolve_confirm(tf_run_opts *o, const char *const *usage);
 /* Confirm a suspicion against a stored baseline (run_confirm.c): when a
  * test of `head` looks slower than in `base`, build and run the merge-base
  * `start` here alternately with this tree (the sides replaced, *commit
  * the merge-base) or rerun this tree (`head` replaced), per o->confirm;
  * o->confirmation then says how. False when a run could not be recorded
  * or was interrupted (*status says why). */
-/* o->confirm and o->confirm_runs from --confirm over gate.confirm over
- * the default (against with `build:`, else 2 reruns); TF_EXIT_USAGE after
- * saying what is wrong with the setting. */
-int tf_run_resolve_confirm(tf_run_opts *o, const char *const *usage);
 bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run_side *head,
 		    char commit[TF_STORE_ID_HEX + 1], int *exit_status, int *status);
+/* The most rounds a confirmation runs. */
+#define TF_CONFIRM_ROUNDS_MAX 8
+/*
+ * Rounds of the base checked out in `wt` (its runs named LABEL) and of
+ * this tree, alternately, into `b` and `h`: `min` rounds, then more while
+ * a test is undecided (tf_run_undecided), `max` at most. The first failing
+ * exit status of this tree goes to *exit_status. With `why_not`, a base
+ * whose suite fails is no baseline: false, *why_not saying so; without,
+ * a warning. False too when a run could not be recorded or was
+ * interrupted (*status says why).
+ */
+bool tf_run_alternate(tf_run_opts *o, const tf_worktree *wt, const char *label, long min,
+		      long max, tf_run_side *b, tf_run_side *h, int *exit_status, int *status,
+		      char **why_not);
 /* Record `count` more runs of this tree, stopping early when one is
  * interrupted; the first failing exit status goes to *exit_status. False
  * when a run could not be recorded (*status says why). */
@@ -99,6 +113,9 @@ bool tf_run_record_head(tf_run_side *head, tf_run_opts *o, long count, int *exit
  * than the base (to free), or NULL when none does; o->suspects then names
  * them all. */
 char *tf_run_looks_slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head);
+/* The same for the tests the gate would fail the build on: a line naming
+ * the one that regressed most, or NULL when none did. */
+char *tf_run_would_fail(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head);
 /* Whether comparing the alternating runs `base` and `head` with the gate's
  * settings (as the verdict will be made) leaves a slowdown the size of
  * the threshold undecided: another round of confirmation is worth it. */

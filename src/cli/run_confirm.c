@@ -23,6 +23,10 @@
  *   none     the first run's verdict.
  * An unchanged PR whose tests look as they did pays nothing for it; about
  * one in five, by chance, pays for a confirmation that clears it.
+ *
+ * The alternating rounds themselves (tf_run_alternate) are also what
+ * `run --against` runs, and what it runs again, judged alone, when its
+ * first rounds would fail the build (cmd_run.c).
  */
 #include "run_common.h"
 
@@ -31,7 +35,56 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#define CONFIRM_ROUNDS_MAX 8
+bool tf_run_alternate(tf_run_opts *o, const tf_worktree *wt, const char *label, long min,
+		      long max, tf_run_side *b, tf_run_side *h, int *exit_status, int *status,
+		      char **why_not)
+{
+	const char *commit = tf_worktree_commit(wt);
+
+	*status = TF_EXIT_OK;
+	for (long round = 1; round <= max; round++) {
+		int st;
+		if (min == max)
+			tf_notef("round %ld of %ld: %.12s, then this tree", round, max, commit);
+		else
+			tf_notef("round %ld (%ld to %ld): %.12s, then this tree", round, min, max,
+				 commit);
+		if (!tf_run_record(b, o, tf_worktree_cwd(wt), label, &st)) {
+			*status = st ? st : TF_EXIT_ERROR;
+			return false;
+		}
+		/* the base ran from REV's tree: say so in its metadata */
+		tf_profile *bp = b->runs.v[b->runs.n - 1].profile;
+		tf_profile_set_meta(bp, "commit", commit);
+		if (o->against)
+			tf_profile_set_meta(bp, "branch", o->against);
+		tf_profile_set_meta(bp, "dirty", "false");
+		if (b->runs.v[b->runs.n - 1].info.interrupted) {
+			*status = 130;
+			return false;
+		}
+		if (st && why_not) {
+			/* a failing suite is no baseline: its tests stopped early */
+			*why_not = tf_xasprintf("the merge-base's suite exited %d on this runner", st);
+			return false;
+		}
+		if (st)
+			tf_warnf("the suite failed on %.12s (exit status %d)", commit, st);
+		if (!tf_run_record(h, o, NULL, "head", &st)) {
+			*status = st ? st : TF_EXIT_ERROR;
+			return false;
+		}
+		if (st && !*exit_status)
+			*exit_status = st;
+		if (h->runs.v[h->runs.n - 1].info.interrupted) {
+			*status = 130;
+			return false;
+		}
+		if (round >= min && (round == max || !tf_run_undecided(o, b, h)))
+			break;
+	}
+	return true;
+}
 
 /*
  * Confirm against the merge-base `start`: check it out, build it, and run
@@ -48,7 +101,6 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 	tf_worktree *wt = NULL;
 	tf_run_side b = { 0 }, h = { 0 };
 	bool ok = false;
-	long rounds = 0;
 	int rc;
 
 	*status = TF_EXIT_OK;
@@ -70,40 +122,9 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 	 * 10% slowdown under a neighbour that comes and goes was still
 	 * undecided after five rounds in 1 trial of 15 (p 0.0023 against the
 	 * gate's 0.001), where eight narrow its interval by a fifth. */
-	for (rounds = 1; rounds <= CONFIRM_ROUNDS_MAX; rounds++) {
-		int st;
-		if (!tf_run_record(&b, o, tf_worktree_cwd(wt), "merge-base", &st)) {
-			*status = st ? st : TF_EXIT_ERROR;
-			goto done;
-		}
-		if (b.runs.v[b.runs.n - 1].info.interrupted) {
-			*status = 130;
-			goto done;
-		}
-		if (st) {
-			/* a failing suite is no baseline: its tests stopped early */
-			*why_not = tf_xasprintf("the merge-base's suite exited %d on this runner",
-						st);
-			goto done;
-		}
-		if (!tf_run_record(&h, o, NULL, "head", &st)) {
-			*status = st ? st : TF_EXIT_ERROR;
-			goto done;
-		}
-		if (st && !*exit_status)
-			*exit_status = st;
-		tf_profile *bp = b.runs.v[b.runs.n - 1].profile;
-		tf_profile_set_meta(bp, "commit", tf_worktree_commit(wt));
-		tf_profile_set_meta(bp, "dirty", "false");
-		if (h.runs.v[h.runs.n - 1].info.interrupted) {
-			*status = 130;
-			goto done;
-		}
-		if (rounds >= 3 && !tf_run_undecided(o, &b, &h))
-			break;
-	}
-	if (rounds > CONFIRM_ROUNDS_MAX)
-		rounds = CONFIRM_ROUNDS_MAX;
+	if (!tf_run_alternate(o, wt, "merge-base", 3, TF_CONFIRM_ROUNDS_MAX, &b, &h, exit_status,
+			      status, why_not))
+		goto done;
 	memcpy(commit, tf_worktree_commit(wt), TF_STORE_ID_HEX);
 	commit[TF_STORE_ID_HEX] = '\0';
 	tf_run_side_free(base);

@@ -115,10 +115,40 @@ test_expect_success 'the PR branch does not save a baseline' '
 test_expect_code 3 '--against main builds main beside this tree and runs both, interleaved' '
 	mkdir -p "$SCRATCH/tmp" &&
 	cd repo && TMPDIR="$SCRATCH/tmp" "$TF" run -q --against main --repeat 2 >out 2>err; rc=$?
-	expect_contains out "against $(git rev-parse --short=12 main) (main), 2 interleaved runs" &&
+	expect_contains out "against $(git rev-parse --short=12 main) (main), 2 interleaved runs per side, then 3 more to confirm" &&
+	expect_contains out "confirmed: test_matrix looks" &&
+	expect_contains out "in the first 2 rounds; so both were run alternately 3 more times and judged on those" &&
 	grep -q "regressed.*test_matrix" out &&
 	test -z "$(ls -A "$SCRATCH/tmp")" &&
 	exit $rc
+'
+
+# A neighbour that slows only the first rounds is no regression: the
+# rounds that confirm it are judged alone. Here the head's first three
+# runs run test_sort twice (as a moment twice as slow would), the next
+# ones once.
+test_expect_success '--against: a slowdown in the first rounds only is cleared by the rounds that confirm it' '
+	cd repo && git checkout -q -b flaky-base main &&
+	cat >suite.sh <<-\SH &&
+	#!/bin/sh
+	./build/test_matrix && ./build/test_sort || exit 1
+	n=$(cat "$SLOW_RUNS")
+	if [ "$PWD" = "$HEAD_TREE" ] && [ "$n" -gt 0 ]; then
+		echo $((n - 1)) >"$SLOW_RUNS" && ./build/test_sort
+	fi
+	SH
+	git add suite.sh && git commit -qm "a suite script" && git checkout -q -b flaky &&
+	echo "unchanged code" >>NOTES && git add NOTES && git commit -qm "notes" &&
+	echo 3 >"$SCRATCH/slow-runs" &&
+	SLOW_RUNS="$SCRATCH/slow-runs" HEAD_TREE="$PWD" "$TF" run -q --against flaky-base \
+		--no-save -- sh suite.sh >out 2>err &&
+	expect_eq "$(cat "$SCRATCH/slow-runs")" 0 "slow runs left" &&
+	expect_contains out "3 interleaved runs per side, then 3 more to confirm" &&
+	expect_contains out "confirmed: test_sort looks" &&
+	expect_contains out "in the first 3 rounds; so both were run alternately 3 more times and judged on those" &&
+	expect_eq "$(verdict testflame-report/report.json test_sort)" unchanged "test_sort" &&
+	expect_not_contains out REGRESSION &&
+	git checkout -q slow && make -s all >/dev/null
 '
 
 test_expect_success '--no-fail reports the regression and exits 0' '
