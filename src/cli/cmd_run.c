@@ -75,12 +75,13 @@ static bool build(const tf_run_opts *o, const tf_worktree *wt, bool here)
 }
 
 /*
- * --against REV: build REV beside us, run both sides interleaved. A test
- * the gate would fail on after those rounds must be slower again in as
- * many new rounds (three to eight, while undecided), judged on those
- * alone: the first rounds were picked for looking slow, and a neighbour
- * that came during one of them is no regression. Only what looked slower
- * then, or ran changed code, can fail.
+ * --against REV: build REV beside us, run both sides interleaved, --repeat
+ * rounds and more while a slowdown is undecided (eight in all). A test the
+ * gate would fail on after those rounds must be slower again in as many
+ * new rounds (three to eight, while undecided), judged on those alone:
+ * the first rounds were picked for looking slow, and a neighbour that
+ * came during one of them is no regression. Only what looked slower then,
+ * or ran changed code, can fail. --confirm none: --repeat rounds, judged.
  */
 static int run_against(tf_run_opts *o)
 {
@@ -99,18 +100,22 @@ static int run_against(tf_run_opts *o)
 	if (o->rec.cfg->build && (!build(o, wt, false) || !build(o, wt, true)))
 		goto done;
 
-	/* A B A B: both sides meet the same machine, warm caches and noise */
-	if (!tf_run_alternate(o, wt, "base", o->repeat, o->repeat, &base, &head, &exit_status, &st,
+	/* A B A B: both sides meet the same machine, warm caches and noise;
+	 * more rounds while a slowdown is undecided, unless --confirm none */
+	long most = o->confirm == TF_CONFIRM_NONE ? o->repeat :
+		    o->repeat > TF_CONFIRM_ROUNDS_MAX ? o->repeat : TF_CONFIRM_ROUNDS_MAX;
+	if (!tf_run_alternate(o, wt, "base", o->repeat, most, &base, &head, &exit_status, &st,
 			      NULL)) {
 		status = st;
 		goto done;
 	}
+	size_t first = head.runs.n;
 	if (o->confirm != TF_CONFIRM_NONE && !exit_status &&
 	    (why = tf_run_would_fail(o, &base, &head))) {
 		tf_run_side b = { 0 }, h = { 0 };
 		long min = o->repeat < 3 ? 3 : o->repeat;
-		tf_notef("%s in %ld rounds; running both again to confirm, judged on the new rounds",
-			 why, o->repeat);
+		tf_notef("%s in %zu rounds; running both again to confirm, judged on the new rounds",
+			 why, first);
 		if (!tf_run_alternate(o, wt, "base", min, min > TF_CONFIRM_ROUNDS_MAX ? min :
 				      TF_CONFIRM_ROUNDS_MAX, &b, &h, &exit_status, &st, NULL)) {
 			tf_run_side_free(&b);
@@ -123,16 +128,16 @@ static int run_against(tf_run_opts *o)
 		base = b;
 		head = h;
 		o->only_suspects = true;
-		o->confirmation = tf_xasprintf("%s in the first %ld rounds; so both were run "
+		o->confirmation = tf_xasprintf("%s in the first %zu rounds; so both were run "
 					       "alternately %zu more times and judged on those",
-					       why, o->repeat, head.runs.n);
+					       why, first, head.runs.n);
 	}
 	if (o->confirmation)
-		note = tf_xasprintf("against %.12s (%s), %ld interleaved runs per side, then %zu "
-				    "more to confirm", commit, o->against, o->repeat, head.runs.n);
+		note = tf_xasprintf("against %.12s (%s), %zu interleaved runs per side, then %zu "
+				    "more to confirm", commit, o->against, first, head.runs.n);
 	else
-		note = tf_xasprintf("against %.12s (%s), %ld interleaved runs per side", commit,
-				    o->against, o->repeat);
+		note = tf_xasprintf("against %.12s (%s), %zu interleaved runs per side", commit,
+				    o->against, first);
 	status = tf_run_report(o, &base, &head, note, commit,
 			       tf_run_head_distance(o->rec.ctx, commit));
 	if (status != TF_EXIT_ERROR)
