@@ -102,13 +102,10 @@ static int run_against(tf_run_opts *o)
 
 	/* A B A B: both sides meet the same machine, warm caches and noise;
 	 * more rounds while a slowdown is undecided, unless --confirm none */
-	long most = o->confirm == TF_CONFIRM_NONE ? o->repeat :
-		    o->repeat > TF_CONFIRM_ROUNDS_MAX ? o->repeat : TF_CONFIRM_ROUNDS_MAX;
-	if (!tf_run_alternate(o, wt, "base", o->repeat, most, &base, &head, &exit_status, &st,
-			      NULL)) {
-		status = st;
-		goto done;
-	}
+	if (!tf_run_alternate(o, wt, "base", o->repeat,
+			      o->confirm == TF_CONFIRM_NONE ? o->repeat : TF_CONFIRM_ROUNDS_MAX,
+			      &base, &head, &exit_status, &st, NULL))
+		goto failed;
 	size_t first = head.runs.n;
 	if (o->confirm != TF_CONFIRM_NONE && !exit_status &&
 	    (why = tf_run_would_fail(o, &base, &head))) {
@@ -116,12 +113,11 @@ static int run_against(tf_run_opts *o)
 		long min = o->repeat < 3 ? 3 : o->repeat;
 		tf_notef("%s in %zu rounds; running both again to confirm, judged on the new rounds",
 			 why, first);
-		if (!tf_run_alternate(o, wt, "base", min, min > TF_CONFIRM_ROUNDS_MAX ? min :
-				      TF_CONFIRM_ROUNDS_MAX, &b, &h, &exit_status, &st, NULL)) {
+		if (!tf_run_alternate(o, wt, "base", min, TF_CONFIRM_ROUNDS_MAX, &b, &h,
+				      &exit_status, &st, NULL)) {
 			tf_run_side_free(&b);
 			tf_run_side_free(&h);
-			status = st;
-			goto done;
+			goto failed;
 		}
 		tf_run_side_free(&base);
 		tf_run_side_free(&head);
@@ -142,6 +138,11 @@ static int run_against(tf_run_opts *o)
 			       tf_run_head_distance(o->rec.ctx, commit));
 	if (status != TF_EXIT_ERROR)
 		status = tf_run_status(o, exit_status, status == TF_EXIT_REGRESSION);
+	goto done;
+failed:
+	if (st == 130)
+		tf_errorf("interrupted");
+	status = st;
 done:
 	if (wt && tf_worktree_root(wt) && tf_worktree_remove(wt))
 		tf_warnf("could not remove the checkout: %s", tf_error_last());

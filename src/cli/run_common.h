@@ -94,7 +94,8 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 /*
  * Rounds of the base checked out in `wt` (its runs named LABEL) and of
  * this tree, alternately, into `b` and `h`: `min` rounds, then more while
- * a test is undecided (tf_run_undecided), `max` at most. The first failing
+ * a test is undecided (tf_run_undecided), `max` at most (`min` when it is
+ * more). The first failing
  * exit status of this tree goes to *exit_status. With `why_not`, a base
  * whose suite fails is no baseline: false, *why_not saying so; without,
  * a warning. False too when a run could not be recorded or was

@@ -42,6 +42,8 @@ bool tf_run_alternate(tf_run_opts *o, const tf_worktree *wt, const char *label, 
 	const char *commit = tf_worktree_commit(wt);
 
 	*status = TF_EXIT_OK;
+	if (max < min)
+		max = min;
 	for (long round = 1; round <= max; round++) {
 		int st;
 		if (min == max)
