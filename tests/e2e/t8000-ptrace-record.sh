@@ -51,7 +51,10 @@ test_expect_success 'the run file says sampler=ptrace and what was sampled' '
 	grep -q "process:\[split7030\]" raw.txt
 '
 
-test_expect_success 'the cpu time weights add up to the CPU the workload used' '
+# Two runs of the workload, one recorded, one timed: a VM that takes time
+# from one of them moves the ratio (77.8% in one CI run), so it gets the
+# retry that measured shares get.
+test_expect_shares 'the cpu time weights add up to the CPU the workload used' '
 	"$NOPERF" "$TF" record -q --freq 99 -o w99.pb.gz -- "$FIX/threads8" 4 20 &&
 	go tool pprof -comments w99.pb.gz >c.txt 2>/dev/null &&
 	value=$(sed -n "s/.*=samples=[0-9]* value=\([0-9]*\) .*/\1/p" c.txt | head -1) &&
