@@ -43,11 +43,24 @@ chmod +x "$WORK/suite.sh"
 
 declare -A cmd
 cmd[bare]=""
+# bare once more, for VARIANTS=: where it runs after a profiler's work
+# (its symbolization, its files written), the null check of the method
+cmd[bare_again]=""
 cmd[tf_fp]="$TF record -q --freq $FREQ --call-graph fp -o $WORK/fp.pb.gz --"
 cmd[tf_dwarf]="$TF record -q --freq $FREQ --call-graph dwarf -o $WORK/dw.pb.gz --"
 cmd[tf_auto]="$TF record -q --freq $FREQ -o $WORK/auto.pb.gz --"
+# the events copied into every process, as perf record does, instead of
+# following the command's cgroup (the default where allowed)
+cmd[tf_inherit]="$TF record -q --freq $FREQ --follow inherit -o $WORK/inh.pb.gz --"
 cmd[perf_fp]="perf record -q -F $FREQ -g -o $WORK/perf.data --"
 cmd[perf_dwarf]="perf record -q -F $FREQ --call-graph dwarf -o $WORK/perfdw.data --"
+# the floor of following a process tree, for VARIANTS=: an inherited
+# counter and no record at all (perf_count), the side-band records alone
+# (perf_side: exec, mmap, fork, exit), samples without call chains
+# (perf_flat)
+cmd[perf_count]="perf stat -e task-clock -x, -o $WORK/stat.txt --"
+cmd[perf_side]="perf record -q -e dummy -o $WORK/side.data --"
+cmd[perf_flat]="perf record -q -F $FREQ -o $WORK/flat.data --"
 order=(bare tf_fp perf_fp tf_dwarf perf_dwarf tf_auto)
 if [ -n "${OLD_TF:-}" ]; then
 	cmd[tf_old]="$OLD_TF record -q --freq $FREQ --call-graph fp -o $WORK/old.pb.gz --"

@@ -42,6 +42,7 @@ typedef struct {
 	long freq;            /* Hz, 1..10000; 0 unset */
 	char *call_graph;     /* auto|fp|dwarf */
 	char *sampler;        /* auto|perf|ptrace */
+	char *follow;         /* auto|cgroup|inherit */
 	char *test;           /* default test name (--test) */
 	char *target_branch;  /* what PR-less runs compare against */
 	long repeat;          /* --repeat, 1..1000; 0 unset */

@@ -39,6 +39,15 @@ typedef enum {
 	TF_SAMPLER_PTRACE,
 } tf_sampler;
 
+/* How perf events reach the command's processes: by a cgroup of the
+ * command's own where the machine allows it (auto), required (cgroup), or
+ * copied into every new process, as `perf record` does (inherit). */
+typedef enum {
+	TF_FOLLOW_AUTO = 0,
+	TF_FOLLOW_CGROUP,
+	TF_FOLLOW_INHERIT,
+} tf_follow;
+
 typedef enum {
 	TF_CALLGRAPH_AUTO = 0,
 	TF_CALLGRAPH_FP,
@@ -51,6 +60,7 @@ typedef enum {
 extern const char *const tf_event_names[];
 extern const char *const tf_sampler_names[];
 extern const char *const tf_callgraph_names[];
+extern const char *const tf_follow_names[];
 const char *tf_event_name(tf_event e);         /* "cpu-clock", ... */
 const char *tf_sampler_name(tf_sampler s);
 const char *tf_callgraph_name(tf_callgraph c);
@@ -58,6 +68,7 @@ const char *tf_callgraph_name(tf_callgraph c);
 int tf_event_parse(tf_event *out, const char *s);
 int tf_sampler_parse(tf_sampler *out, const char *s);
 int tf_callgraph_parse(tf_callgraph *out, const char *s);
+int tf_follow_parse(tf_follow *out, const char *s);
 /* The pprof value type of an event: ("cpu","nanoseconds"), ... */
 void tf_event_value_type(tf_event e, const char **type, const char **unit);
 
@@ -84,6 +95,7 @@ typedef struct {
 	tf_event event;
 	tf_sampler sampler;
 	tf_callgraph callgraph;
+	tf_follow follow;
 	unsigned freq;              /* Hz, default TF_DEFAULT_FREQ */
 	unsigned stack_bytes;       /* user stack copied per sample (DWARF) */
 	tf_notice_fn notice;
@@ -112,6 +124,7 @@ typedef struct {
 	tf_callgraph callgraph;     /* as requested (auto stays auto) */
 	char rung[96];              /* "perf kernel+user", "perf user-only", ... */
 	bool kernel;                /* kernel frames were recorded */
+	bool by_cgroup;             /* the events followed the command's cgroup */
 	unsigned freq;
 	pid_t root_pid;
 	int wait_status;            /* as from waitpid() */

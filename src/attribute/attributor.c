@@ -112,6 +112,7 @@ struct test_acc {
 struct thread {
 	uint32_t tid, pid;
 	bool exited, costed;
+	bool switched;        /* a switch record of it was seen */
 	uint64_t start;       /* when it began (fork, or first seen) */
 	uint64_t on_since;    /* on a CPU since then; 0 off */
 	uint64_t oncpu;       /* time on a CPU so far */
@@ -233,7 +234,7 @@ static struct thread *thread_get(tf_attributor *a, uint32_t tid)
 	uint32_t i = tf_htab_find(&a->tid_index, tf_hash_u64(tid), tid_eq, a->tids.v, &tid);
 	if (i != TF_HTAB_NONE)
 		return &a->tids.v[i];
-	struct thread t = { tid, 0, false, false, 0, 0, 0 };
+	struct thread t = { tid, 0, false, false, false, 0, 0, 0 };
 	tf_vec_push(&a->tids, t);
 	tf_htab_insert(&a->tid_index, tf_hash_u64(tid), (uint32_t)a->tids.n - 1);
 	return &a->tids.v[a->tids.n - 1];
@@ -312,14 +313,19 @@ static void on_switch(tf_attributor *a, const tf_rec_event *ev)
 	if (!th->pid)
 		th->pid = ev->pid;
 	if (!ev->cswitch.out) {
-		th->on_since = ev->time;
+		if (!th->exited)
+			th->on_since = ev->time;
 	} else {
-		/* off without on: it ran since it began */
-		uint64_t since = th->on_since ? th->on_since : th->start;
+		/* off without on: it ran since it began, if this is its first
+		 * switch; after its exit (records of a CPU, which see the dead
+		 * thread leave it) or a lost record, nothing is known */
+		uint64_t since = th->on_since ? th->on_since :
+				 th->switched || th->exited ? 0 : th->start;
 		if (since && ev->time > since)
 			th->oncpu += ev->time - since;
 		th->on_since = 0;
 	}
+	th->switched = true;
 }
 
 #define GMEMO_TIMED UINT32_MAX

@@ -257,6 +257,9 @@ static void write_meta(builder *b, const tf_record_info *ri)
 	meta_u64(p, "period", (uint64_t)p->period);
 	tf_profile_set_meta(p, "sampler", tf_sampler_name(ri->sampler));
 	tf_profile_set_meta(p, "rung", ri->rung);
+	/* how the perf events reached the processes (perf.c) */
+	if (ri->sampler == TF_SAMPLER_PERF)
+		tf_profile_set_meta(p, "follow", ri->by_cgroup ? "cgroup" : "inherit");
 	tf_profile_set_meta(p, "kernel", ri->kernel ? "true" : "false");
 	if (b->opts->callgraph == TF_CALLGRAPH_AUTO)
 		snprintf(buf, sizeof(buf), "auto fp=%llu dwarf=%llu",

@@ -35,6 +35,10 @@ const tf_option *tf_record_cli_options(tf_record_cli *o)
 			      .choices = tf_event_names),
 		TF_OPT_STRING(0, "sampler", &o->sampler, "KIND",
 			      "perf_event, or ptrace where perf is refused", .choices = tf_sampler_names),
+		TF_OPT_STRING(0, "follow", &o->follow, "HOW",
+			      "how perf events reach every process: a cgroup of the command's "
+			      "own where allowed (auto), only that (cgroup), or inherited, "
+			      "as perf record does", .choices = tf_follow_names),
 		TF_OPT_STRING(0, "call-graph", &o->callgraph, "MODE",
 			      "frame pointers, DWARF unwinding, or auto (per sample)",
 			      .choices = tf_callgraph_names),
@@ -98,7 +102,7 @@ static char *join_command(char **cmd)
 int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd)
 {
 	tf_config *cfg = NULL;
-	const char *event, *sampler, *callgraph;
+	const char *event, *sampler, *callgraph, *follow;
 	int rc;
 
 	tf_cli_verbosity = o->quiet ? -1 : o->verbose;
@@ -133,9 +137,10 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	event = pick(o->event, cfg->event, "auto");
 	sampler = pick(o->sampler, cfg->sampler, "auto");
 	callgraph = pick(o->callgraph, cfg->call_graph, "auto");
+	follow = pick(o->follow, cfg->follow, "auto");
 	if (tf_event_parse(&o->ro.event, event) || tf_sampler_parse(&o->ro.sampler, sampler) ||
-	    tf_callgraph_parse(&o->ro.callgraph, callgraph))
-		return tf_usage_error(usage, "invalid event, sampler or call graph in the config");
+	    tf_callgraph_parse(&o->ro.callgraph, callgraph) || tf_follow_parse(&o->ro.follow, follow))
+		return tf_usage_error(usage, "invalid event, sampler, follow or call graph in the config");
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 	o->ro.python = !o->no_python_frames;

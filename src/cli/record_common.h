@@ -17,7 +17,7 @@
 
 typedef struct {
 	/* flags; NULL / 0 when not given (the config or a default decides) */
-	const char *event, *sampler, *callgraph, *test, *suite, *split, *config;
+	const char *event, *sampler, *callgraph, *follow, *test, *suite, *split, *config;
 	long freq, stack_size;
 	int verbose;
 	bool quiet;

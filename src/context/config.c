@@ -123,6 +123,7 @@ static const key top_keys[] = {
 	{ "freq", K_INT, OFF(freq), 1, 10000, NULL, NULL },
 	{ "call_graph", K_CHOICE, OFF(call_graph), 0, 0, tf_callgraph_names, NULL },
 	{ "sampler", K_CHOICE, OFF(sampler), 0, 0, tf_sampler_names, NULL },
+	{ "follow", K_CHOICE, OFF(follow), 0, 0, tf_follow_names, NULL },
 	{ "test", K_STR, OFF(test), 0, 0, NULL, NULL },
 	{ "target_branch", K_STR, OFF(target_branch), 0, 0, NULL, NULL },
 	{ "repeat", K_INT, OFF(repeat), 1, 1000, NULL, NULL },

@@ -29,6 +29,13 @@ const char *const tf_callgraph_names[] = {
 	NULL,
 };
 
+const char *const tf_follow_names[] = {
+	[TF_FOLLOW_AUTO] = "auto",
+	[TF_FOLLOW_CGROUP] = "cgroup",
+	[TF_FOLLOW_INHERIT] = "inherit",
+	NULL,
+};
+
 /* The index of `s` in a NULL-terminated list, or -1. */
 static int name_index(const char *const *names, const char *s)
 {
@@ -117,4 +124,13 @@ bool tf_regs_get(const uint64_t *regs, uint64_t mask, int reg, uint64_t *out)
 	/* regs are packed: the value's index is the number of mask bits below */
 	*out = regs[__builtin_popcountll(mask & ((1ULL << reg) - 1))];
 	return true;
+}
+
+int tf_follow_parse(tf_follow *out, const char *s)
+{
+	int i = name_index(tf_follow_names, s);
+	if (i < 0)
+		return tf_error_set(TF_EUSAGE, "unknown way to follow the command '%s'", s);
+	*out = (tf_follow)i;
+	return 0;
 }

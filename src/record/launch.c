@@ -8,8 +8,8 @@
  * PR_SET_PDEATHSIG and then kills every descendant it has: as a subreaper
  * it inherits the orphans, so even grandchildren of a dead shell are found.
  * It then removes what testflame would have removed after the command (the
- * markers' directory, the runners' reports): a killed testflame leaves
- * nothing in TMPDIR.
+ * markers' directory, the runners' reports, the command's cgroup): a
+ * killed testflame leaves nothing in TMPDIR or in the cgroup hierarchy.
  */
 #include "launch.h"
 #include "procfs.h"
@@ -261,6 +261,10 @@ static void guard_main(const tf_launch_opts *o, pid_t parent, int go_rd, int inf
 			for (size_t i = 0; i < TF_ARRAY_SIZE(o->remove_dir); i++)
 				if (o->remove_dir[i])
 					remove_tree(AT_FDCWD, o->remove_dir[i], 4);
+			/* its last process may take a moment to leave it */
+			for (int i = 0; o->cgroup_dir && i < 100 && rmdir(o->cgroup_dir) != 0 &&
+					errno == EBUSY; i++)
+				usleep(1000);
 			_exit(1);
 		}
 	}

@@ -27,6 +27,7 @@ typedef struct {
 	const char *remove_dir[2]; /* directories (the markers', the runners'
 				    * reports), removed with what they hold by the
 				    * guard when testflame dies before the command */
+	const char *cgroup_dir;    /* the command's cgroup, removed (empty) then too */
 } tf_launch_opts;
 
 /*

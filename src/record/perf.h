@@ -20,6 +20,8 @@ typedef struct {
 	tf_notice_fn notice;
 	void *notice_ctx;
 	tf_pyread *py;          /* Python stacks: read at every sample, or NULL */
+	int cgroup_fd;          /* >= 0: the cgroup `pid` is in, which time events
+				 * follow instead of inheriting (perf.c); -1 */
 } tf_perf_opts;
 
 /*
@@ -34,6 +36,8 @@ int tf_perf_open(tf_perf **out, const tf_perf_opts *o, tf_recording *rec);
  * (perf.c says why). Returns 0, or an error when a descriptor refused:
  * then poll them. */
 int tf_perf_signal(tf_perf *p, int sig);
+/* Whether the events follow the command's cgroup rather than inherit. */
+bool tf_perf_by_cgroup(const tf_perf *p);
 /* Nanoseconds: the reader's timer must drain at least this often when it
  * does not poll the sampling rings (a quarter of what fills one). */
 uint64_t tf_perf_drain_within(const tf_perf *p);

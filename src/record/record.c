@@ -14,6 +14,7 @@
  * the command, which shares our process group, so it is not sent twice;
  * one sent to testflame alone (kill(1), a CI runner) is forwarded.
  */
+#include "cgroup.h"
 #include "launch.h"
 #include "markers.h"
 #include "notice.h"
@@ -328,6 +329,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	tf_record_opts o = *opts;
 	tf_recording *rec;
 	tf_launch *launch = NULL;
+	tf_cgroup *cg = NULL;
 	tf_perf *perf = NULL;
 	tf_launch_opts lo;
 	sigset_t set, ioset, orig;
@@ -422,10 +424,39 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	lo.orig_mask = &orig;
 	lo.remove_dir[0] = lc.markers ? tf_markers_dir(lc.markers) : NULL;
 	lo.remove_dir[1] = o.scratch_dir;
+	/* a cgroup of the command's own, which the events follow (perf.c);
+	 * --follow inherit copies them into every process instead, as perf
+	 * record does */
+	if (o.sampler != TF_SAMPLER_PTRACE && o.follow != TF_FOLLOW_INHERIT) {
+		if (tf_cgroup_create(&cg) == 0) {
+			lo.cgroup_dir = tf_cgroup_path(cg);
+		} else if (o.follow == TF_FOLLOW_CGROUP) {
+			char *why = tf_xstrdup(tf_error_last());
+			rc = tf_error_set(TF_EUNSUPPORTED, "--follow cgroup: %s", why);
+			free(why);
+			goto fail;
+		} else {
+			tf_record_notice(o.notice, o.notice_ctx, TF_NOTICE_VERBOSE,
+					 "no cgroup for the command (%s): events are inherited",
+					 tf_error_last());
+		}
+	}
 	rc = tf_launch_start(&launch, &lo);
 	if (rc)
 		goto fail;
 	rec->info.root_pid = tf_launch_pid(launch);
+	if (cg && tf_cgroup_add(cg, tf_launch_pid(launch)) != 0) {
+		if (o.follow == TF_FOLLOW_CGROUP) {
+			char *why = tf_xstrdup(tf_error_last());
+			rc = tf_error_set(TF_EUNSUPPORTED, "--follow cgroup: %s", why);
+			free(why);
+			goto fail;
+		}
+		tf_record_notice(o.notice, o.notice_ctx, TF_NOTICE_VERBOSE,
+				 "%s: events are inherited", tf_error_last());
+		tf_cgroup_free(cg);
+		cg = NULL;
+	}
 	/*
 	 * The reader must run as soon as the kernel has news: a program of a
 	 * millisecond is gone before a reader that waits for the scheduler
@@ -441,8 +472,23 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 
 	if (o.sampler != TF_SAMPLER_PTRACE) {
 		tf_perf_opts po = { tf_launch_pid(launch), o.event, o.callgraph, o.freq,
-				    o.stack_bytes, o.notice, o.notice_ctx, lc.py };
+				    o.stack_bytes, o.notice, o.notice_ctx, lc.py,
+				    cg ? tf_cgroup_fd(cg) : -1 };
 		rc = tf_perf_open(&perf, &po, rec);
+		if (perf && cg)
+			tf_record_notice(o.notice, o.notice_ctx, TF_NOTICE_VERBOSE,
+					 tf_perf_by_cgroup(perf) ?
+					 "events follow the command's cgroup '%s', not inherited" :
+					 "events are inherited: CPU-wide events on the cgroup '%s' "
+					 "were refused", tf_cgroup_path(cg));
+		if (!rc && perf && o.follow == TF_FOLLOW_CGROUP && !tf_perf_by_cgroup(perf)) {
+			rc = tf_error_set(TF_EUNSUPPORTED,
+					  "--follow cgroup: CPU-wide events on the cgroup were refused "
+					  "(they need perf_event_paranoid <= 0 or CAP_PERFMON; "
+					  "hardware events always inherit)");
+			goto fail;
+		}
+		rec->info.by_cgroup = tf_perf_by_cgroup(perf);
 		if ((rc == TF_EPERM || rc == TF_EUNSUPPORTED) && o.sampler == TF_SAMPLER_AUTO) {
 			ladder_notice(&o, rc);
 			rc = 0;
@@ -495,6 +541,8 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	perf = NULL;
 	tf_launch_free(launch);
 	launch = NULL;
+	tf_cgroup_free(cg);
+	cg = NULL;
 	if (!stopped && tf_spool_finish(rec->spool) != 0) {
 		/* the last records did not fit: the command has run, say how */
 		stopped = tf_xstrdup(tf_error_last());
@@ -527,6 +575,7 @@ fail:
 	free(marker_env);
 	tf_perf_close(perf);
 	tf_launch_free(launch);
+	tf_cgroup_free(cg);
 	if (sigfd >= 0)
 		close(sigfd);
 	if (blocked)

@@ -460,6 +460,17 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		ev->cswitch.out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
 		decode_sample_id(l, h, ev);
 		return ev->tid ? 1 : -1;
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		/* events that follow a cgroup (perf.c): the thread going on or
+		 * off is the sample_id's, as above; the other one is named in
+		 * the record (next or previous), and may not be ours */
+		ev->type = TF_REC_SWITCH;
+		ev->cswitch.out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+		take64(&c);
+		if (c.bad)
+			return -1;
+		decode_sample_id(l, h, ev);
+		return ev->tid ? 1 : 0;
 	case PERF_RECORD_READ:
 		/* inherit_stat: an inherited event's count when its thread
 		 * exits (read_format 0: the value alone) */

@@ -7,6 +7,7 @@
 #             (a seccomp filter that refuses perf_event_open) for ptrace
 #   N         0 or 1: keeps the long-lived processes of the two scripts
 #             apart for pgrep, should they ever run side by side
+#   LABEL     what the titles say (default: $SAMPLER)
 #
 # Bodies are eval'd by test_expect_success, so they read these variables
 # when they run; $WITH is left unquoted on purpose (empty for perf).
@@ -14,22 +15,22 @@
 # The command's exit statuses, signals and stdio, as without testflame.
 record_process_cases() {
 	for code in 0 1 7; do
-		test_expect_code $code "exit status $code passes through ($SAMPLER)" "
+		test_expect_code $code "exit status $code passes through (${LABEL:-$SAMPLER})" "
 			\$WITH \"\$TF\" record -q -o r$code.pb.gz -- sh -c 'exit $code' && exit 0
 		"
 	done
 
-	test_expect_code 137 "a SIGKILLed command gives 128+9 ($SAMPLER)" '
+	test_expect_code 137 "a SIGKILLed command gives 128+9 (${LABEL:-$SAMPLER})" '
 		$WITH "$TF" record -q -o k.pb.gz -- sh -c "kill -9 \$\$"
 	'
 
-	test_expect_success "the signal death is in the run file too ($SAMPLER)" '
+	test_expect_success "the signal death is in the run file too (${LABEL:-$SAMPLER})" '
 		go tool pprof -comments k.pb.gz 2>/dev/null >c.txt &&
 		expect_contains c.txt "testflame.exit_status=137" &&
 		expect_contains c.txt "testflame.sampler=$SAMPLER"
 	'
 
-	test_expect_success "stdin, stdout, stderr, environment and cwd are the command's ($SAMPLER)" '
+	test_expect_success "stdin, stdout, stderr, environment and cwd are the command's (${LABEL:-$SAMPLER})" '
 		mkdir -p sub && cd sub &&
 		echo hello-in | TF_PROBE=probe-value $WITH "$TF" record -q -o ../io.pb.gz -- \
 			sh -c "cat; echo \$TF_PROBE; pwd; echo to-stderr >&2" >out 2>errout &&
@@ -37,7 +38,7 @@ record_process_cases() {
 		cmp want out && expect_eq "$(cat errout)" "to-stderr"
 	'
 
-	test_expect_success "SIGINT to testflame reaches the command and the profile is still written ($SAMPLER)" '
+	test_expect_success "SIGINT to testflame reaches the command and the profile is still written (${LABEL:-$SAMPLER})" '
 		# job control: background jobs keep SIGINT (bash ignores it otherwise);
 		# and SIGINT ignored by whatever started this suite (a job started in
 		# the background) is inherited by the command, which would rightly
@@ -53,7 +54,7 @@ record_process_cases() {
 		expect_contains c.txt "testflame.sampler=$SAMPLER"
 	'
 
-	test_expect_success "SIGTERM is forwarded too ($SAMPLER)" '
+	test_expect_success "SIGTERM is forwarded too (${LABEL:-$SAMPLER})" '
 		$WITH "$TF" record -q -o term.pb.gz -- sleep 77.$((25 + 50 * N)) &
 		tf=$!
 		wait_for_proc "^sleep 77.$((25 + 50 * N))" &&
@@ -61,7 +62,7 @@ record_process_cases() {
 		expect_eq $rc 143 "exit status" && test -s term.pb.gz
 	'
 
-	test_expect_success "if testflame is killed, the whole tree dies with it ($SAMPLER)" '
+	test_expect_success "if testflame is killed, the whole tree dies with it (${LABEL:-$SAMPLER})" '
 		a=9$((1 + 2 * N)).5 b=9$((2 + 2 * N)).5
 		$WITH "$TF" record -q -o kill.pb.gz -- sh -c "sleep $a & sleep $b & wait" &
 		tf=$!
@@ -78,7 +79,7 @@ record_process_cases() {
 record_tree_cases() { # FREQ (of the fork/exec tree)
 	TREE_FREQ=$1
 
-	test_expect_success "a fork/exec tree of 15 short processes: every one is present ($SAMPLER)" '
+	test_expect_success "a fork/exec tree of 15 short processes: every one is present (${LABEL:-$SAMPLER})" '
 		$WITH "$TF" record -q --freq $TREE_FREQ -o tree.pb.gz -- "$FIX/forktree" 3 2 &&
 		go tool pprof -comments tree.pb.gz 2>/dev/null | grep -q "testflame.sampler=$SAMPLER" &&
 		go tool pprof -raw tree.pb.gz 2>/dev/null >raw.txt &&
@@ -88,13 +89,13 @@ record_tree_cases() { # FREQ (of the fork/exec tree)
 		expect_contains top.txt leaf_work
 	'
 
-	test_expect_success "processes of a few milliseconds: their mappings were seen in time ($SAMPLER)" '
+	test_expect_success "processes of a few milliseconds: their mappings were seen in time (${LABEL:-$SAMPLER})" '
 		go tool pprof -traces tree.pb.gz 2>/dev/null >traces.txt &&
 		grep -q "leaf_work" traces.txt && grep -q "main" traces.txt &&
 		! grep -q "^ *0x" traces.txt
 	'
 
-	test_expect_success "8 threads: every worker function and thread is sampled ($SAMPLER)" '
+	test_expect_success "8 threads: every worker function and thread is sampled (${LABEL:-$SAMPLER})" '
 		$WITH "$TF" record -q --freq 999 -o thr.pb.gz -- "$FIX/threads8" 8 20 &&
 		go tool pprof -top thr.pb.gz 2>/dev/null >thr.txt &&
 		for i in 0 1 2 3 4 5 6 7; do expect_contains thr.txt "worker_$i" || exit 1; done &&
@@ -102,7 +103,7 @@ record_tree_cases() { # FREQ (of the fork/exec tree)
 		test "$(wc -l <tids)" -ge 8
 	'
 
-	test_expect_success "the example suite under make: all its test programs appear ($SAMPLER)" '
+	test_expect_success "the example suite under make: all its test programs appear (${LABEL:-$SAMPLER})" '
 		cp -r "$TOP/examples" ex && make -s -C ex all >/dev/null &&
 		$WITH "$TF" record -q -o ex.pb.gz -- make -s -C ex check >out &&
 		expect_contains out "test_spawn: ok" &&

@@ -21,4 +21,87 @@ test_expect_success 'processes of a millisecond do not wake the reader one by on
 	[ -n "$woken" ] && [ "$woken" -lt 200 ] || { cat err >&2; false; }
 '
 
+# Where the command can have a cgroup of its own (root, a writable
+# cgroup2, CPU-wide events allowed), the events follow it instead of being
+# copied into every process (perf.c); --follow inherit copies them, as
+# perf record does. Either way every process is there, each one's CPU time
+# is exact, and the cgroup is gone afterwards, even when the suite leaves
+# a process running or testflame is killed.
+cg_of() { sed -n "s/.*events follow the command.s cgroup .\(.*\)., not inherited$/\1/p" "$1"; }
+if "$TF" record -v -o probe.pb.gz -- true 2>probe.err && [ -n "$(cg_of probe.err)" ]; then
+	printf '#!/bin/sh\ntf=$1 sub=$2; shift 2; exec "$tf" "$sub" --follow inherit "$@"\n' >inherit.sh
+	chmod +x inherit.sh
+	SAMPLER=perf WITH=$PWD/inherit.sh N=1 LABEL="perf, inherited"
+	record_tree_cases 4999
+	SAMPLER=perf WITH= N=0 LABEL=
+
+	test_expect_success 'the tree followed by its cgroup: every process, and the cgroup gone after' '
+		"$TF" record -v --freq 4999 -o cg.pb.gz -- "$FIX/forktree" 3 2 2>err &&
+		cg=$(cg_of err) && [ -n "$cg" ] && case $cg in */testflame-[0-9]*) ;; *) false ;; esac &&
+		! test -e "$cg" &&
+		go tool pprof -comments cg.pb.gz 2>/dev/null | grep -q "testflame.follow=cgroup" &&
+		go tool pprof -raw cg.pb.gz 2>/dev/null | grep -o "pid:\[[0-9]*\]" | sort -u >pids &&
+		expect_eq "$(wc -l <pids)" 15 "distinct pids with samples"
+	'
+
+	# A CPU's switch records also see a thread leave it after its exit;
+	# counted from its start, that last one doubled every process.
+	test_expect_success 'by cgroup and inherited, each test program measures its own CPU time' '
+		cp -r "$TOP/examples" ex2 && make -s -C ex2 all >/dev/null &&
+		for how in cgroup inherit; do
+			"$TF" record -q --follow $how -o $how.pb.gz -- make -s -C ex2 check >/dev/null &&
+			"$TF" show --json $how.pb.gz >$how.json || exit 1
+		done &&
+		for t in test_primes test_sort test_matrix; do
+			jq -r --arg t $t ".tests[] | select(.name == \$t) | .count" cgroup.json inherit.json >c.txt &&
+			jq -r --arg t $t ".tests[] | select(.name == \$t) | .wall_ns" cgroup.json >w.txt &&
+			set -- $(cat c.txt) $(cat w.txt) &&
+			echo "$t: cgroup $1 inherit $2 wall $3" &&
+			awk -v c=$1 -v i=$2 -v w=$3 "BEGIN { exit !(c > 0.8 * w && c < 1.1 * w && c > 0.8 * i && c < 1.25 * i) }" ||
+				{ echo "$t: measured $1 by cgroup, $2 inherited, wall $3"; exit 1; }
+		done
+	'
+
+	# An inherited event starts each new process on a fresh period, so a
+	# program shorter than one (4 ms at 249 Hz) is never sampled; a CPU's
+	# event runs on across processes, and samples them as their time says.
+	test_expect_success 'programs of a millisecond get their share of samples only by cgroup' '
+		"$TF" record -v --freq 249 -o short-cg.pb.gz -- "$FIX/forktree" 8 1 2>err-cg &&
+		"$TF" record -v --freq 249 --follow inherit -o short-in.pb.gz -- "$FIX/forktree" 8 1 2>err-in &&
+		go tool pprof -raw short-cg.pb.gz 2>/dev/null | grep -o "pid:\[[0-9]*\]" | sort -u | wc -l >n-cg &&
+		go tool pprof -raw short-in.pb.gz 2>/dev/null | grep -o "pid:\[[0-9]*\]" | sort -u | wc -l >n-in &&
+		echo "processes with samples: cgroup $(cat n-cg), inherited $(cat n-in)" &&
+		[ "$(cat n-cg)" -gt "$(cat n-in)" ]
+	'
+
+	test_expect_success '--follow cgroup where there can be none: a one-line error, exit 1' '
+		out=$(mktemp -u) &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$TF" record -q --follow cgroup -o "$out" -- true 2>err; rc=$?
+		cat err && expect_eq $rc 1 "exit status" &&
+		expect_eq "$(wc -l <err)" 1 "lines" &&
+		grep -q "^testflame: --follow cgroup: cannot make the cgroup .*: Permission denied$" err &&
+		! test -e "$out"
+	'
+
+	test_expect_success 'a process the suite leaves running goes back to the parent cgroup' '
+		"$TF" record -v -o left.pb.gz -- sh -c "sleep 7.71 & exit 0" 2>err &&
+		cg=$(cg_of err) && ! test -e "$cg" &&
+		pid=$(pgrep -f "^sleep 7.71") && [ -n "$pid" ] &&
+		! grep -q "testflame-" /proc/$pid/cgroup; rc=$?
+		pkill -f "^sleep 7.71"; exit $rc
+	'
+
+	test_expect_success 'a killed testflame leaves no cgroup behind' '
+		"$TF" record -v -o killed.pb.gz -- sleep 9.71 2>err &
+		tf=$!
+		wait_for_proc "^sleep 9.71" && cg=$(cg_of err) && test -d "$cg" &&
+		kill -KILL $tf; wait $tf 2>/dev/null
+		for i in $(seq 50); do test -e "$cg" || break; sleep 0.1; done
+		! test -e "$cg" && ! pgrep -f "^sleep 9.71"
+	'
+else
+	test_skip 'the tree followed by its cgroup' "no cgroup here: $(grep -i cgroup probe.err)"
+fi
+
 test_done

@@ -6,11 +6,13 @@
 # cannot be written costs nothing else.
 . "$(dirname "$0")/lib.sh"
 
-# a run that spends its time in libc (read, write) and in the kernel
+# a run that spends its time in libc (read, write) and in the kernel, long
+# enough (half a second, ~500 samples) that vfs_read, a few percent of it
+# by itself, has samples of its own in every run
 workload() { # OUT LOG [env...]
 	local out=$1 log=$2; shift 2
 	env "$@" "$TF" record -v --freq 999 -o "$out" -- \
-		dd if=/dev/zero of=/dev/null bs=4k count=400000 2>"$log" >/dev/null
+		dd if=/dev/zero of=/dev/null bs=4k count=2000000 2>"$log" >/dev/null
 }
 
 test_expect_success 'the first run makes the cache under XDG_CACHE_HOME' '

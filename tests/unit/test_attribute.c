@@ -349,6 +349,60 @@ static tf_rec_event ev_of(tf_rec_type type, uint32_t pid, uint32_t tid, uint64_t
 	return e;
 }
 
+/* An attributor of process tests for a time event, into a new profile
+ * (it keeps a pointer to its options). */
+static tf_attributor *process_attributor(tf_profile **p)
+{
+	static tf_attribute_opts o;
+	tf_attributor *a;
+	tf_profile_new(p);
+	tf_attribute_opts_init(&o);
+	o.sources = TF_SOURCE_PROCESSES;
+	assert_int_equal(tf_attributor_new(&a, *p, &o), 0);
+	tf_attributor_set_time_event(a, true);
+	return a;
+}
+
+/* A driver (`driver`, pid dpid, exec'd at 0) that forks pid tpid at t0,
+ * which execs test program `name` at t0 + 10. */
+static void driver_and_test(tf_attributor *a, const char *driver, uint32_t dpid,
+			    uint32_t tpid, uint64_t t0, const char *name)
+{
+	tf_rec_event e = ev_of(TF_REC_COMM, dpid, dpid, 0);
+	e.comm.comm = driver;
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_FORK, tpid, tpid, t0);
+	e.fork.ppid = dpid;
+	e.fork.ptid = dpid;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_COMM, tpid, tpid, t0 + 10);
+	e.comm.comm = name;
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+}
+
+/* The exact cost the profile's comments give test `name`. */
+static double count_of(tf_profile *p, const char *name)
+{
+	char key[128];
+	const char *line = NULL;
+	tf_test_meta m;
+	snprintf(key, sizeof(key), "testflame.test.%s=", name);
+	for (size_t i = 0; i < p->comments.n; i++) {
+		const char *c = tf_profile_str(p, p->comments.v[i]);
+		if (strstr(c, key))
+			line = c;
+	}
+	assert_non_null(line);
+	assert_int_equal(tf_test_meta_parse(&m, line), 0);
+	double count = m.count;
+	assert_int_equal(m.samples, 0);
+	assert_string_equal(m.source, "process");
+	tf_test_meta_clear(&m);
+	return count;
+}
+
 /*
  * A test's exact cost from its threads' context switches: a test process
  * on and off a CPU twice (50 + 60 ns), with a second thread (30), under a
@@ -359,26 +413,9 @@ static void test_costs_from_switches(void **state)
 {
 	(void)state;
 	tf_profile *p;
-	tf_attributor *a;
-	tf_attribute_opts o;
-	tf_profile_new(&p);
-	tf_attribute_opts_init(&o);
-	o.sources = TF_SOURCE_PROCESSES;
-	assert_int_equal(tf_attributor_new(&a, p, &o), 0);
-	tf_attributor_set_time_event(a, true);
-	tf_rec_event e = ev_of(TF_REC_COMM, 10, 10, 0);
-	e.comm.comm = "make";
-	e.comm.exec = true;
-	tf_attributor_event(a, &e);
-	e = ev_of(TF_REC_FORK, 11, 11, 100);
-	e.fork.ppid = 10;
-	e.fork.ptid = 10;
-	tf_attributor_event(a, &e);
-	e = ev_of(TF_REC_COMM, 11, 11, 110);
-	e.comm.comm = "test_a";
-	e.comm.exec = true;
-	tf_attributor_event(a, &e);
-	e = ev_of(TF_REC_SWITCH, 11, 11, 120);
+	tf_attributor *a = process_attributor(&p);
+	driver_and_test(a, "make", 10, 11, 100, "test_a");
+	tf_rec_event e = ev_of(TF_REC_SWITCH, 11, 11, 120);
 	tf_attributor_event(a, &e);
 	e.time = 170;
 	e.cswitch.out = true;
@@ -402,19 +439,37 @@ static void test_costs_from_switches(void **state)
 	e.cswitch.out = true;
 	tf_attributor_event(a, &e);
 	assert_int_equal(tf_attributor_write_meta(a, 400), 2);
-	tf_test_meta m;
-	const char *line = NULL;
-	for (size_t i = 0; i < p->comments.n; i++) {
-		const char *c = tf_profile_str(p, p->comments.v[i]);
-		if (strstr(c, "testflame.test.test_a="))
-			line = c;
-	}
-	assert_non_null(line);
-	assert_int_equal(tf_test_meta_parse(&m, line), 0);
-	assert_true(m.count == 140);
-	assert_int_equal(m.samples, 0);
-	assert_string_equal(m.source, "process");
-	tf_test_meta_clear(&m);
+	assert_true(count_of(p, "test_a") == 140);
+	tf_attributor_free(a);
+	tf_profile_free(p);
+}
+
+/*
+ * The switch records of a CPU (events that follow a cgroup) also see a
+ * thread leave the CPU after its exit: that last one adds nothing. Counted
+ * from the thread's start, it doubled every process's time.
+ */
+static void test_costs_from_cpu_switches(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_attributor *a = process_attributor(&p);
+	driver_and_test(a, "sh", 20, 21, 100, "test_b");
+	tf_rec_event e = ev_of(TF_REC_SWITCH, 21, 21, 110); /* on */
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_SWITCH, 21, 21, 150); /* off: 40 */
+	e.cswitch.out = true;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_SWITCH, 21, 21, 170); /* on again */
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_EXIT, 21, 21, 200); /* ends: 30 more */
+	e.fork.ppid = 20;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_SWITCH, 21, 21, 205); /* the CPU sees it go */
+	e.cswitch.out = true;
+	tf_attributor_event(a, &e);
+	assert_int_equal(tf_attributor_write_meta(a, 400), 2);
+	assert_true(count_of(p, "test_b") == 70);
 	tf_attributor_free(a);
 	tf_profile_free(p);
 }
@@ -704,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_pytest_frames),
 		cmocka_unit_test(test_runner_reports),
 		cmocka_unit_test(test_costs_from_switches),
+		cmocka_unit_test(test_costs_from_cpu_switches),
 		cmocka_unit_test(test_test_meta),
 		cmocka_unit_test(test_test_meta_numbers),
 		cmocka_unit_test(test_presets_limited_and_custom),
