@@ -27,6 +27,18 @@ time_once() {
 # median of numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# $WORK/suite.sh (which times itself into $OUT) under each variant of
+# "${order[@]}", prefixed by its "${cmd[$v]}", ROUNDS alternating rounds:
+# $WORK/VARIANT.times, a run per line
+alternate_rounds() {
+	OUT=/dev/null "$WORK/suite.sh" # warm the page cache
+	for r in $(seq "$ROUNDS"); do
+		for v in "${order[@]}"; do
+			OUT="$WORK/$v.times" ${cmd[$v]} "$WORK/suite.sh" >/dev/null 2>&1
+		done
+	done
+}
+
 machine() {
 	echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"

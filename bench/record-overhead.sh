@@ -70,12 +70,7 @@ if [ -n "${VARIANTS:-}" ]; then
 	read -r -a order <<<"$VARIANTS"
 fi
 
-OUT=/dev/null "$WORK/suite.sh" # warm the page cache
-for r in $(seq "$ROUNDS"); do
-	for v in "${order[@]}"; do
-		OUT="$WORK/$v.times" ${cmd[$v]} "$WORK/suite.sh" >/dev/null 2>&1
-	done
-done
+alternate_rounds
 
 machine
 echo "workload: $SUITE_CMD in $SUITE_DIR, timed from inside; $ROUNDS alternating rounds at $FREQ Hz"
