@@ -125,7 +125,7 @@ test_expect_code 3 'a PR whose shard 2 runs a slower victim: one report naming i
 	git commit -qam "victim: slower" && pr_shards q --repeat 3 &&
 	expect_eq "$(tests_of q2/shard-2-of-3.pb.gz)" "mix parse victim" "PR shard 2" &&
 	"$TF" merge q3 q1 q2 >out 2>err; rc=$?
-	grep -q "regressed.*victim" out &&
+	{ grep -q "regressed.*victim" out || { cat out err; false; }; } &&
 	python3 -c "
 import json
 r = json.load(open(\"testflame-report/report.json\"))

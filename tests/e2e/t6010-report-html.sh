@@ -140,7 +140,7 @@ test_expect_success "what a run lost: one small note naming the program without 
 	check s/index.html > s.txt &&
 	{ grep "^note Both runs: [0-9]* frames without a symbol, most in stripped ([0-9]*) (build with -g, or install the -dbg/-dbgsym package" s.txt &&
 	  test "$(grep -c "^note " s.txt)" = 1 ||
-	  { echo "the page's notes:"; grep "^note " s.txt; false; }; }
+	  { echo "notes on the page:"; grep "^note " s.txt; false; }; }
 '
 
 test_done
