@@ -297,6 +297,7 @@ int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx);
 enum {
 	TF_PROBE_PERF = 1,
 	TF_PROBE_PTRACE = 2,
+	TF_PROBE_FOLLOW = 4,    /* makes a cgroup, opens an event on it, removes it */
 };
 
 typedef struct {
@@ -311,6 +312,8 @@ typedef struct {
 	int vm_readv_errno;     /* process_vm_readv() on that child */
 	bool cap_perfmon, cap_sys_admin, cap_sys_ptrace;
 	const char *container;  /* "docker", "podman", "kubernetes", "lxc", or NULL */
+	bool follow_cgroup;     /* --follow auto gets a cgroup of the command's own */
+	char follow_why[256];   /* else why not */
 } tf_record_caps;
 
 /* Fill `out` with what the `what` flags (TF_PROBE_*) ask; never fails. */

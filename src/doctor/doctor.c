@@ -201,6 +201,25 @@ static void check_sampler(tf_doctor_report *r)
 	}
 }
 
+/* How the perf sampler reaches every process of the command (--follow). */
+static void check_follow(tf_doctor_report *r)
+{
+	const tf_record_caps *c = &r->caps;
+
+	if (c->perf_errno)
+		return;
+	if (c->follow_cgroup)
+		add(r, "follow", TF_CHECK_OK, NULL,
+		    "by a cgroup of the command's own: every program is sampled by its time, "
+		    "however short");
+	else
+		add(r, "follow", TF_CHECK_WARN,
+		    "run testflame as root, or with CAP_PERFMON (or perf_event_paranoid <= 0) "
+		    "and a cgroup2 hierarchy it may write",
+		    "inherited (%s): a program shorter than a sampling period (4 ms at 249 Hz) "
+		    "is rarely sampled; its exact cost is still measured", c->follow_why);
+}
+
 /* debug info */
 
 void tf_debuginfo_clear(tf_debuginfo *d)
@@ -568,11 +587,12 @@ int tf_doctor_run(tf_doctor_report **out, const tf_doctor_opts *o)
 	tf_doctor_report *r = tf_xcalloc(1, sizeof(*r));
 	char *const *envp = o->envp ? o->envp : environ;
 
-	tf_record_probe(&r->caps, TF_PROBE_PERF | TF_PROBE_PTRACE);
+	tf_record_probe(&r->caps, TF_PROBE_PERF | TF_PROBE_PTRACE | TF_PROBE_FOLLOW);
 	check_perf(r, o);
 	check_seccomp(r);
 	check_ptrace(r);
 	check_sampler(r);
+	check_follow(r);
 	for (char *const *b = o->binaries; b && *b; b++)
 		check_binary(r, *b);
 	if (!o->binaries || !*o->binaries)

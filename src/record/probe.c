@@ -12,6 +12,7 @@
  * reason and the exact fix. The ptrace probe traces a throwaway child the
  * way the ptrace sampler does, so its verdict is the sampler's own.
  */
+#include "cgroup.h"
 #include "perf.h"
 #include "procfs.h"
 
@@ -90,6 +91,36 @@ static int try_perf(uint32_t type, uint64_t config, bool kernel)
 		return errno;
 	close((int)fd);
 	return 0;
+}
+
+/* What --follow auto would get: a cgroup of the command's own, and a
+ * CPU-wide cpu-clock event that follows it (perf.c). */
+static void probe_follow(tf_record_caps *c)
+{
+	tf_cgroup *cg;
+	struct perf_event_attr a;
+
+	if (tf_cgroup_create(&cg) != 0) {
+		snprintf(c->follow_why, sizeof(c->follow_why), "%s", tf_error_last());
+		tf_error_clear();
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.disabled = 1;
+	a.exclude_hv = 1;
+	long fd = syscall(SYS_perf_event_open, &a, tf_cgroup_fd(cg), 0, -1,
+			  PERF_FLAG_FD_CLOEXEC | PERF_FLAG_PID_CGROUP);
+	if (fd >= 0) {
+		c->follow_cgroup = true;
+		close((int)fd);
+	} else {
+		snprintf(c->follow_why, sizeof(c->follow_why),
+			 "CPU-wide events on a cgroup are refused (%s)", strerror(errno));
+	}
+	tf_cgroup_free(cg);
 }
 
 /* Trace a child the way the ptrace sampler does: seize, interrupt, read
@@ -198,6 +229,8 @@ void tf_record_probe(tf_record_caps *c, int what)
 	}
 	if (what & TF_PROBE_PTRACE)
 		probe_ptrace(c);
+	if ((what & TF_PROBE_FOLLOW) && !c->perf_errno)
+		probe_follow(c);
 }
 
 /* The kernel itself would let this process open a user-space event. */

@@ -27,6 +27,18 @@ test_expect_success 'what it says agrees with the machine' '
 	fi
 '
 
+# --follow auto: by a cgroup where testflame may make one and open events
+# on it (root here), else inherited, with the reason and the fix
+test_expect_success 'how the command is followed: by cgroup as root, inherited as nobody' '
+	if [ "$(id -u)" = 0 ] && awk '\''$3 == "cgroup2"'\'' /proc/mounts | grep -q .; then
+		grep -q "^ok *follow: by a cgroup of the command.s own" checks || exit 1
+	fi &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TF" doctor >nobody.out 2>&1;
+	# (without perf at all there is nothing to follow with)
+	grep -q "perf_event_open: refused" nobody.out ||
+	grep -E "^warning +follow: inherited \(.*\): a program shorter than a sampling period .*; fix: run testflame as root" nobody.out
+'
+
 test_expect_success 'every warning and problem line carries its fix' '
 	! grep -E "^(warning|problem)" checks | grep -v "; fix: "
 '
