@@ -261,8 +261,9 @@ static void guard_main(const tf_launch_opts *o, pid_t parent, int go_rd, int inf
 			for (size_t i = 0; i < TF_ARRAY_SIZE(o->remove_dir); i++)
 				if (o->remove_dir[i])
 					remove_tree(AT_FDCWD, o->remove_dir[i], 4);
-			/* its last process may take a moment to leave it */
-			for (int i = 0; o->cgroup_dir && i < 100 && rmdir(o->cgroup_dir) != 0 &&
+			/* its last processes may take a moment to leave it (a
+			 * second at most) */
+			for (int i = 0; o->cgroup_dir && i < 1000 && rmdir(o->cgroup_dir) != 0 &&
 					errno == EBUSY; i++)
 				usleep(1000);
 			_exit(1);

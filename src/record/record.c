@@ -495,6 +495,13 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		}
 		if (rc)
 			goto fail;
+		/* a cgroup no event follows (perf refused, ptrace instead; or
+		 * inherited events) is given back now, while the command is
+		 * still held in it */
+		if (cg && !tf_perf_by_cgroup(perf)) {
+			tf_cgroup_free(cg);
+			cg = NULL;
+		}
 		/* where the rings cannot signal, the reader polls them */
 		if (perf && iofd >= 0) {
 			if (tf_perf_signal(perf, SIGIO) == 0) {

@@ -84,6 +84,15 @@ if "$TF" record -v -o probe.pb.gz -- true 2>probe.err && [ -n "$(cg_of probe.err
 		! test -e "$out"
 	'
 
+	# no event follows the cgroup when perf is refused (ptrace samples):
+	# the command leaves it before it runs, and it is gone after
+	test_expect_success 'perf refused, ptrace instead: no cgroup for the command, none left' '
+		base=$(grep -m1 " cgroup2 " /proc/mounts | cut -d" " -f2)$(sed -n "s/^0:://p" /proc/self/cgroup) &&
+		{ "$FIX/noperf" "$TF" record -q -o np.pb.gz -- sh -c "cat /proc/self/cgroup >np.cg" & } &&
+		pid=$! && wait $pid &&
+		! test -e "$base/testflame-$pid" && test -s np.cg && ! grep testflame- np.cg
+	'
+
 	test_expect_success 'a process the suite leaves running goes back to the parent cgroup' '
 		"$TF" record -v -o left.pb.gz -- sh -c "sleep 7.71 & exit 0" 2>err &&
 		cg=$(cg_of err) && ! test -e "$cg" &&
