@@ -324,6 +324,15 @@ static void restore_signals(int iofd, const sigset_t *orig)
 	sigaction(SIGIO, &old, NULL);
 }
 
+/* --follow cgroup, and the cgroup could not be had: why, as the error. */
+static int follow_refused(void)
+{
+	char *why = tf_xstrdup(tf_error_last());
+	int rc = tf_error_set(TF_EUNSUPPORTED, "--follow cgroup: %s", why);
+	free(why);
+	return rc;
+}
+
 int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 {
 	tf_record_opts o = *opts;
@@ -431,9 +440,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		if (tf_cgroup_create(&cg) == 0) {
 			lo.cgroup_dir = tf_cgroup_path(cg);
 		} else if (o.follow == TF_FOLLOW_CGROUP) {
-			char *why = tf_xstrdup(tf_error_last());
-			rc = tf_error_set(TF_EUNSUPPORTED, "--follow cgroup: %s", why);
-			free(why);
+			rc = follow_refused();
 			goto fail;
 		} else {
 			tf_record_notice(o.notice, o.notice_ctx, TF_NOTICE_VERBOSE,
@@ -447,9 +454,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	rec->info.root_pid = tf_launch_pid(launch);
 	if (cg && tf_cgroup_add(cg, tf_launch_pid(launch)) != 0) {
 		if (o.follow == TF_FOLLOW_CGROUP) {
-			char *why = tf_xstrdup(tf_error_last());
-			rc = tf_error_set(TF_EUNSUPPORTED, "--follow cgroup: %s", why);
-			free(why);
+			rc = follow_refused();
 			goto fail;
 		}
 		tf_record_notice(o.notice, o.notice_ctx, TF_NOTICE_VERBOSE,
