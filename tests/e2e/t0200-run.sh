@@ -126,7 +126,9 @@ test_expect_code 3 '--against main builds main beside this tree and runs both, i
 # A neighbour that slows only the first rounds is no regression: the
 # rounds that confirm it are judged alone. Here the head's first three
 # runs run test_sort twice (as a moment twice as slow would), the next
-# ones once.
+# ones once. The confirming rounds then find test_sort unchanged, or at
+# worst looking faster within the noise (a CI runner once measured the
+# head's three runs that much faster); never slower.
 test_expect_success '--against: a slowdown in the first rounds only is cleared by the rounds that confirm it' '
 	cd repo && git checkout -q -b flaky-base main &&
 	cat >suite.sh <<-\SH &&
@@ -140,15 +142,21 @@ test_expect_success '--against: a slowdown in the first rounds only is cleared b
 	git add suite.sh && git commit -qm "a suite script" && git checkout -q -b flaky &&
 	echo "unchanged code" >>NOTES && git add NOTES && git commit -qm "notes" &&
 	echo 3 >"$SCRATCH/slow-runs" &&
-	SLOW_RUNS="$SCRATCH/slow-runs" HEAD_TREE="$PWD" "$TF" run -q --against flaky-base \
+	{ SLOW_RUNS="$SCRATCH/slow-runs" HEAD_TREE="$PWD" "$TF" run -q --against flaky-base \
 		--no-save -- sh suite.sh >out 2>err &&
 	expect_eq "$(cat "$SCRATCH/slow-runs")" 0 "slow runs left" &&
 	expect_contains out "3 interleaved runs per side, then 3 more to confirm" &&
 	expect_contains out "confirmed: test_sort looks" &&
 	expect_contains out "in the first 3 rounds; so both were run alternately 3 more times and judged on those" &&
-	expect_eq "$(verdict testflame-report/report.json test_sort)" unchanged "test_sort" &&
-	expect_not_contains out REGRESSION &&
-	git checkout -q slow && make -s all >/dev/null
+	sort=$(jget testflame-report/report.json "[t[\"verdict\"] + (\" faster\" if t[\"delta_pct\"] < 0 else \"\") for t in d[\"tests\"] if t[\"name\"] == \"test_sort\"][0]") &&
+	case $sort in
+	unchanged*|"inconclusive faster"|"improved faster") ;;
+	*) echo "test_sort: $sort" && false ;;
+	esac &&
+	expect_not_contains out REGRESSION; }; rc=$?
+	[ $rc -eq 0 ] || { sed "s/^/#   /" out err &&
+		jget testflame-report/report.json "[t[\"reason\"] for t in d[\"tests\"] if t[\"name\"] == \"test_sort\"][0]"; }
+	git checkout -q slow && make -s all >/dev/null && exit $rc
 '
 
 test_expect_success '--no-fail reports the regression and exits 0' '
