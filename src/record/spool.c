@@ -646,6 +646,42 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
  * long runs of sorted records, one per ring buffer read. */
 typedef tf_keyed index_entry;
 
+/*
+ * The thread each CPU runs, from the switch records, for the samples the
+ * kernel could not name: a thread sampled in its last moments, after its
+ * pid was released (the end of do_exit, a thread of a process that goes
+ * on), is reported as pid and tid -1. Its switch onto the CPU said who it
+ * was, and nothing else ran there in between.
+ */
+typedef struct {
+	uint32_t pid, tid; /* tid 0: not known */
+} on_cpu;
+
+typedef TF_VEC(on_cpu) on_cpu_vec;
+
+#define TF_NO_ID UINT32_MAX
+
+static void track_cpu(on_cpu_vec *cpus, const tf_rec_event *ev)
+{
+	if (ev->cpu >= 4096)
+		return; /* no CPU number a machine gives */
+	while (cpus->n <= ev->cpu)
+		tf_vec_push(cpus, ((on_cpu){ 0, 0 }));
+	on_cpu *c = &cpus->v[ev->cpu];
+	if (!ev->cswitch.out && ev->tid != TF_NO_ID)
+		*c = (on_cpu){ ev->pid, ev->tid };
+	else if (ev->cswitch.out && (c->tid == ev->tid || ev->tid == TF_NO_ID))
+		*c = (on_cpu){ 0, 0 };
+}
+
+static void name_sample(const on_cpu_vec *cpus, tf_rec_event *ev)
+{
+	if (ev->cpu < cpus->n && cpus->v[ev->cpu].tid) {
+		ev->pid = cpus->v[ev->cpu].pid;
+		ev->tid = cpus->v[ev->cpu].tid;
+	}
+}
+
 int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx)
 {
 	size_t len, off = 0, n = 0;
@@ -675,13 +711,20 @@ int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx)
 		off += h->size;
 	}
 	tf_sort_keyed(idx, n);
+	on_cpu_vec cpus = { 0 };
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct perf_event_header *h = (const void *)(data + idx[i].val);
 		tf_rec_event ev;
 		int d = tf_spool_decode(&r->layout, h, &ev);
-		if (d > 0)
-			rc = fn(ctx, &ev);
+		if (d <= 0)
+			continue;
+		if (ev.type == TF_REC_SWITCH)
+			track_cpu(&cpus, &ev);
+		else if (ev.type == TF_REC_SAMPLE && ev.tid == TF_NO_ID)
+			name_sample(&cpus, &ev);
+		rc = fn(ctx, &ev);
 	}
+	tf_vec_free(&cpus);
 	free(idx);
 	return rc;
 }
