@@ -319,7 +319,8 @@ const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *ke
  * tests: TF_ALL_TESTS) merged by frame name along the path from the root,
  * inlined frames expanded (the caller above the inlined callee). Values are
  * means per run in the summary's unit; a node's total includes its self.
- * nodes[0] is the root, named after the test; children are sorted by name.
+ * nodes[0] is the root, named after the test; children are sorted by name,
+ * and the nodes are in preorder (a subtree is a range of indices).
  */
 #define TF_DIFF_NONE UINT32_MAX
 /* gate.min_delta's default: a millisecond of a test's cost a run */

@@ -99,6 +99,9 @@ typedef struct {
 
 int rp_tree_build(rp_tree *out, const tf_comparison *c, size_t test);
 void rp_tree_free(rp_tree *t);
+/* The tree's preorder (order: position -> node, pos: node -> position) and
+ * end[position], one past the subtree's last position; n entries each. */
+void rp_tree_order(const tf_diff_tree *t, uint32_t *order, uint32_t *pos, uint32_t *end);
 
 /* The renderers, on a prepared tree (positions are preorder positions). */
 int rp_html_render(tf_buf *out, rp_ctx *x, const rp_tree *forest);

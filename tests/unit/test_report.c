@@ -699,6 +699,64 @@ static void test_write_no_baseline(void **state)
 	unit_rmtree(dir);
 }
 
+/* A tree of six nodes, by (parent, first child, next sibling):
+ * root 0 over A 1 (over a 2) and B 3 (over b 4 and c 5). */
+static void six_nodes(tf_diff_node *nd)
+{
+	const uint32_t N = TF_DIFF_NONE;
+	const uint32_t link[6][3] = { { N, 1, N }, { 0, 2, 3 }, { 1, N, N },
+				      { 0, 4, N }, { 3, N, 5 }, { 3, N, N } };
+	memset(nd, 0, 6 * sizeof(*nd));
+	for (size_t i = 0; i < 6; i++) {
+		nd[i].parent = link[i][0];
+		nd[i].first_child = link[i][1];
+		nd[i].next_sibling = link[i][2];
+	}
+}
+
+static void check_order(const tf_diff_node *nd, const uint32_t *order, const uint32_t *end)
+{
+	tf_diff_tree t = { (tf_diff_node *)nd, 6 };
+	uint32_t o[6], p[6], e[6];
+	rp_tree_order(&t, o, p, e);
+	for (uint32_t i = 0; i < 6; i++) {
+		assert_int_equal(o[i], order[i]);
+		assert_int_equal(p[o[i]], i);
+		assert_int_equal(e[i], end[i]);
+	}
+}
+
+/* compare's trees come in preorder and are taken as they are; a tree whose
+ * sibling lists say otherwise is walked as the lists say. */
+static void test_tree_order(void **state)
+{
+	(void)state;
+	tf_diff_node nd[6];
+
+	six_nodes(nd);
+	check_order(nd, (const uint32_t[]){ 0, 1, 2, 3, 4, 5 },
+		    (const uint32_t[]){ 6, 3, 3, 6, 5, 6 });
+	/* B's children listed c first */
+	nd[3].first_child = 5;
+	nd[5].next_sibling = 4;
+	nd[4].next_sibling = TF_DIFF_NONE;
+	check_order(nd, (const uint32_t[]){ 0, 1, 2, 3, 5, 4 },
+		    (const uint32_t[]){ 6, 3, 3, 6, 5, 6 });
+	six_nodes(nd);
+	/* made breadth first: root 0 over A 1 (over a 3) and B 2 (over b 4
+	 * and c 5) */
+	const uint32_t N = TF_DIFF_NONE;
+	const uint32_t wide[6][3] = { { N, 1, N }, { 0, 3, 2 }, { 0, 4, N },
+				      { 1, N, N }, { 2, N, 5 }, { 2, N, N } };
+	for (size_t i = 0; i < 6; i++) {
+		nd[i].parent = wide[i][0];
+		nd[i].first_child = wide[i][1];
+		nd[i].next_sibling = wide[i][2];
+	}
+	check_order(nd, (const uint32_t[]){ 0, 1, 3, 2, 4, 5 },
+		    (const uint32_t[]){ 6, 3, 3, 6, 5, 6 });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_write_dir),
 		cmocka_unit_test(test_write_no_baseline),
+		cmocka_unit_test(test_tree_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
