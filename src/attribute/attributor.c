@@ -825,6 +825,21 @@ static tf_strid marker_test(tf_attributor *a, const tf_rec_event *ev)
 
 /* side-band */
 
+/* A name the kernel gave the exec that says nothing of the program: the
+ * file's base name is "exe" when a program runs itself again through
+ * /proc/self/exe, and a number for fexecve (/dev/fd/N). */
+static bool comm_says_nothing(const char *comm)
+{
+	if (strcmp(comm, "exe") == 0)
+		return true;
+	if (!*comm)
+		return false;
+	for (const char *c = comm; *c; c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	return true;
+}
+
 static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, uint64_t t)
 {
 	pr->name = tf_profile_intern(a->p, comm);
@@ -946,11 +961,14 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			pr->argv_len++; /* the kernel cut it: terminate the last arg */
 		pr->cwd = tf_xstrdup(ev->cmdline.cwd);
 		{
-			/* widen a comm cut at 15 characters with argv[0]'s name */
+			/* widen a comm cut at 15 characters with argv[0]'s name,
+			 * or replace one that says nothing */
 			const char *comm = tf_profile_str(a->p, pr->name);
 			const char *a0 = base_name(pr->argv);
 			size_t cl = strlen(comm);
-			if (cl >= 15 && strlen(a0) > cl && strncmp(a0, comm, cl) == 0)
+			if ((cl >= 15 && strlen(a0) > cl && strncmp(a0, comm, cl) == 0) ||
+			    (pr->exec_named && comm_says_nothing(comm) && *a0 &&
+			     !comm_says_nothing(a0)))
 				pr->name = tf_profile_intern(a->p, a0);
 		}
 		break;
@@ -962,7 +980,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			const char *comm = tf_profile_str(a->p, pr->name);
 			size_t cl = strlen(comm);
 			pr->main_bin = tf_profile_intern(a->p, bn);
-			if (cl >= 15 && strlen(bn) > cl && strncmp(bn, comm, cl) == 0)
+			if ((cl >= 15 && strlen(bn) > cl && strncmp(bn, comm, cl) == 0) ||
+			    comm_says_nothing(comm))
 				pr->name = pr->main_bin;
 			pr->main_seen = true;
 		}

@@ -75,7 +75,9 @@ record_process_cases() {
 
 # The whole tree: short-lived processes, threads, a suite under make. The
 # threads' `go tool pprof -top` stays in thr.txt and the example project,
-# built, in ex/, for the script's own cases after these.
+# built, in ex/, for the script's own cases after these. The fork/exec
+# tree runs itself again through /proc/self/exe, which the kernel names
+# "exe": its tests are named after the program.
 record_tree_cases() { # FREQ (of the fork/exec tree)
 	TREE_FREQ=$1
 
@@ -85,6 +87,7 @@ record_tree_cases() { # FREQ (of the fork/exec tree)
 		go tool pprof -raw tree.pb.gz 2>/dev/null >raw.txt &&
 		grep -o "pid:\[[0-9]*\]" raw.txt | sort -u >pids &&
 		expect_eq "$(wc -l <pids)" 15 "distinct pids with samples" &&
+		grep -q "test:\[forktree\]" raw.txt && ! grep -q "test:\[exe\]" raw.txt &&
 		go tool pprof -top tree.pb.gz 2>/dev/null >top.txt &&
 		expect_contains top.txt leaf_work
 	'
