@@ -12,7 +12,7 @@
  * its longest common prefix with the one before it and every frame past
  * that prefix is a new node (samples with that prefix and that next name
  * would sit next to each other). Nodes are thus made in preorder with
- * children in name order, which the sibling lists keep for free. A
+ * children in name order, and linked to their siblings as they are made. A
  * (parent, name) hash index cost a cache miss per frame of every sample;
  * a forest of forty tests and two million nodes spent most of the report
  * in it.
@@ -147,11 +147,19 @@ static void walk(builder *b, member *m, size_t lo, size_t hi, uint32_t top, uint
 		uint32_t c = 0;
 		while (c < mb->len && c < prev_len && ranks[c] == prev[c])
 			c++;
+		/* the first new node follows the previous member's node at
+		 * that depth, if it had one: a parent's children come one after
+		 * the other, and a path's prefixes sort before it */
+		uint32_t sib = c < prev_len ? b->path.v[c + 1] : TF_DIFF_NONE;
 		b->path.n = c + 1;
 		for (uint32_t d = c; d < mb->len; d++) {
 			const cmp_func *f = &pv->funcs.v[b->funcs.v[mb->off + d]];
-			uint32_t node = new_node(b, b->path.v[d], f->name, cmp_name(pv, f->file),
-						 f->start_line);
+			uint32_t up = b->path.v[d];
+			uint32_t node = new_node(b, up, f->name, cmp_name(pv, f->file), f->start_line);
+			if (d == c && sib != TF_DIFF_NONE)
+				b->nodes.v[sib].next_sibling = node;
+			else
+				b->nodes.v[up].first_child = node;
 			tf_vec_push(&b->path, node);
 		}
 		prev = ranks;
@@ -254,12 +262,18 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 		for (size_t i = 0; i < ntests; i++)
 			byname[i] = (uint64_t)rank[pv->test_name[tests[i]]] << 32 | tests[i];
 		qsort(byname, ntests, sizeof(uint64_t), cmp_u64);
+		uint32_t last = TF_DIFF_NONE;
 		for (size_t i = 0; i < ntests; i++) {
 			uint32_t t = (uint32_t)byname[i];
 			if (start[t] == start[t + 1])
 				continue;
 			/* a test's node sits at depth 1, where no frame lives */
 			uint32_t tn = new_node(&b, 0, pv->test_name[t], "", 0);
+			if (last == TF_DIFF_NONE)
+				b.nodes.v[0].first_child = tn;
+			else
+				b.nodes.v[last].next_sibling = tn;
+			last = tn;
 			walk(&b, m, start[t], start[t + 1], tn, 0);
 		}
 		free(byname);
@@ -270,16 +284,6 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 	free(tnames);
 	free(tests);
 	free(in);
-
-	/* nodes were made in preorder, siblings in name order: walking them
-	 * backwards and pushing each to the front of its parent's list keeps
-	 * that order */
-	tf_diff_node *nodes = b.nodes.v;
-	for (size_t i = b.nodes.n; i-- > 1;) {
-		tf_diff_node *p = &nodes[nodes[i].parent];
-		nodes[i].next_sibling = p->first_child;
-		p->first_child = (uint32_t)i;
-	}
 
 	tf_diff_tree *t = tf_xcalloc(1, sizeof(*t));
 	t->nodes = b.nodes.v;
