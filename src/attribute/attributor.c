@@ -840,6 +840,27 @@ static bool comm_says_nothing(const char *comm)
 	return true;
 }
 
+/* Whether `name` (argv[0]'s or the main binary's base name) names the
+ * process better than its comm: the comm cut at 15 characters from it, or
+ * a comm that says nothing where `name` says something. */
+static bool better_name(const char *comm, const char *name)
+{
+	size_t cl = strlen(comm);
+	if (cl >= 15 && strlen(name) > cl && strncmp(name, comm, cl) == 0)
+		return true;
+	return comm_says_nothing(comm) && *name && !comm_says_nothing(name);
+}
+
+/* Whether the process's name may still change: an exec named by a comm
+ * its main binary's mapping, not yet seen, may replace. */
+static bool name_pending(tf_attributor *a, const struct proc *pr)
+{
+	if (!pr->exec_named || pr->main_seen)
+		return false;
+	const char *comm = tf_profile_str(a->p, pr->name);
+	return strlen(comm) >= 15 || comm_says_nothing(comm);
+}
+
 static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, uint64_t t)
 {
 	pr->name = tf_profile_intern(a->p, comm);
@@ -962,13 +983,10 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 		pr->cwd = tf_xstrdup(ev->cmdline.cwd);
 		{
 			/* widen a comm cut at 15 characters with argv[0]'s name,
-			 * or replace one that says nothing */
+			 * or replace an exec's that says nothing */
 			const char *comm = tf_profile_str(a->p, pr->name);
 			const char *a0 = base_name(pr->argv);
-			size_t cl = strlen(comm);
-			if ((cl >= 15 && strlen(a0) > cl && strncmp(a0, comm, cl) == 0) ||
-			    (pr->exec_named && comm_says_nothing(comm) && *a0 &&
-			     !comm_says_nothing(a0)))
+			if (better_name(comm, a0) && (pr->exec_named || !comm_says_nothing(comm)))
 				pr->name = tf_profile_intern(a->p, a0);
 		}
 		break;
@@ -977,11 +995,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 		if (pr->exec_named && !pr->main_seen && ev->mmap.filename[0] == '/' &&
 		    (ev->mmap.prot & 4 /* PROT_EXEC */)) {
 			const char *bn = base_name(ev->mmap.filename);
-			const char *comm = tf_profile_str(a->p, pr->name);
-			size_t cl = strlen(comm);
 			pr->main_bin = tf_profile_intern(a->p, bn);
-			if ((cl >= 15 && strlen(bn) > cl && strncmp(bn, comm, cl) == 0) ||
-			    comm_says_nothing(comm))
+			if (better_name(tf_profile_str(a->p, pr->name), bn))
 				pr->name = pr->main_bin;
 			pr->main_seen = true;
 		}
@@ -1011,7 +1026,13 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 	struct proc *pr = proc_find(a, ev->pid);
 	tf_strid ptest = 0;
 	if (pr && (a->sources & TF_SOURCE_PROCESSES)) {
-		ptest = proc_test(a, pr, 0);
+		/* an exec whose name its binary may yet correct (a comm cut
+		 * at 15 characters or saying nothing) is not decided on that
+		 * name: its first moments count for its parent's test */
+		struct proc *named = pr;
+		if (name_pending(a, pr))
+			named = pr->pid == a->root_pid ? NULL : proc_find(a, pr->ppid);
+		ptest = named ? proc_test(a, named, 0) : 0;
 		if (ptest == a->build_test) {
 			test = ptest;
 			src = SRC_BUILD;
