@@ -1,13 +1,13 @@
 /*
  * store_int.h - what the store's files share: the backend table behind
- * tf_store, baseline refs and the tree merge over libgit2 (whose boundary
- * is git.h) and the remote layer. libgit2 stays behind these headers; the
- * public store.h speaks only in hex ids and bytes.
+ * tf_store, baseline refs and the tree merge over libgit2 (whose
+ * boundary is testflame/git.h) and the remote layer. libgit2 stays behind
+ * these headers; the public store.h speaks only in hex ids and bytes.
  */
 #ifndef TESTFLAME_STORE_INT_H
 #define TESTFLAME_STORE_INT_H
 
-#include "git.h"
+#include "testflame/git.h"
 #include "testflame/store.h"
 
 typedef struct {
@@ -46,7 +46,7 @@ extern const tf_store_backend tf_store_dir_backend;
 #define TF_STORE_NAME_PREFIX 120
 #define TF_STORE_FILE_SUFFIX ".pb.gz"
 
-/* ---- baseline refs (git.c, after the libgit2 boundary of git.h) ---- */
+/* ---- baseline refs (refs.c, over the libgit2 boundary of testflame/git.h) ---- */
 
 /* The ref name of a commit's baseline (caller frees). */
 char *tf_git_ref_name(const git_oid *commit);

@@ -5,8 +5,8 @@
  * context (context/git.c) are the two modules that use libgit2; both go
  * through this for what they share, so the two cannot drift apart again.
  */
-#ifndef TESTFLAME_STORE_GIT_H
-#define TESTFLAME_STORE_GIT_H
+#ifndef TESTFLAME_GIT_H
+#define TESTFLAME_GIT_H
 
 #include "testflame/common.h"
 
