@@ -23,7 +23,7 @@ else
 Q := @
 endif
 
-# libcurl: headers only; src/publish/http.c opens libcurl.so.4 when it is
+# libcurl: headers only; src/net/http.c opens libcurl.so.4 when it is
 # first needed, so the other commands don't pay its start-up
 PKGS := libgit2 libdw libelf libprotobuf-c zlib yaml-0.1 jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libcurl 2>/dev/null)
