@@ -26,7 +26,7 @@
  * (unless the gate is off); else 0. Files that are not every shard exactly
  * once, of one commit and suite: 2, with one line saying which.
  */
-#include "run_common.h"
+#include "run/run.h"
 #include "shard_common.h"
 #include "store_common.h"
 

@@ -35,7 +35,7 @@
  * comparing, the report and publishing, saving) is in run_common.c.
  */
 #include "pyroscope_common.h"
-#include "run_common.h"
+#include "run/run.h"
 #include "shard_common.h"
 #include "store_common.h"
 

@@ -28,7 +28,7 @@
  * `run --against` runs, and what it runs again, judged alone, when its
  * first rounds would fail the build (cmd_run.c).
  */
-#include "run_common.h"
+#include "run/run.h"
 
 #include <math.h>
 #include <stdlib.h>

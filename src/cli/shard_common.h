@@ -7,7 +7,7 @@
 #ifndef TESTFLAME_CLI_SHARD_COMMON_H
 #define TESTFLAME_CLI_SHARD_COMMON_H
 
-#include "run_common.h"
+#include "run/run.h"
 
 /* The run file of a shard in the report directory: "shard-K-of-N.pb.gz". */
 char *tf_cli_shard_file_name(tf_shard s);

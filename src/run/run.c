@@ -1,12 +1,12 @@
 /*
- * run_common.c - the runs of `testflame run` (see run_common.h): what
+ * run.c - the runs of `testflame run` (see run.h): what
  * happens to them whichever mode found the base side.
  */
-#include "publish_common.h"
-#include "pyroscope_common.h"
-#include "report_common.h"
-#include "run_common.h"
-#include "store_common.h"
+#include "cli/publish_common.h"
+#include "cli/pyroscope_common.h"
+#include "cli/report_common.h"
+#include "run/run.h"
+#include "cli/store_common.h"
 
 #include <stdlib.h>
 #include <string.h>

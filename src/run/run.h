@@ -1,14 +1,14 @@
 /*
- * run_common.h - the runs of `testflame run`, which its two modes (against
+ * run.h - the runs of `testflame run`, which its two modes (against
  * the stored baseline, --against REV built here) handle alike: recording
  * them, comparing two sides with the gate's settings, writing the report,
  * printing the table and publishing it, and keeping this tree's runs as
  * HEAD's baseline.
  */
-#ifndef TESTFLAME_CLI_RUN_COMMON_H
-#define TESTFLAME_CLI_RUN_COMMON_H
+#ifndef TESTFLAME_RUN_RUN_H
+#define TESTFLAME_RUN_RUN_H
 
-#include "record_common.h"
+#include "cli/record_common.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
 #include "testflame/store.h"
