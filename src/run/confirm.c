@@ -1,5 +1,5 @@
 /*
- * run_confirm.c - what `run` does before it fails a build on one run
+ * confirm.c - what `run` does before it fails a build on one run
  * against a stored baseline.
  *
  * One run against a stored baseline is the cheap, usual case, and the
