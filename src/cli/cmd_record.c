@@ -8,7 +8,7 @@
  * it can wrap any test command in a script or a CI step unnoticed.
  */
 #include "cli.h"
-#include "record_common.h"
+#include "run/record.h"
 
 #include <stdlib.h>
 #include <string.h>

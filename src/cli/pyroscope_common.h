@@ -9,7 +9,7 @@
 #define TESTFLAME_CLI_PYROSCOPE_COMMON_H
 
 #include "cli.h"
-#include "record_common.h"
+#include "run/record.h"
 #include "testflame/report.h"
 #include "testflame/store.h"
 

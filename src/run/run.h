@@ -8,7 +8,7 @@
 #ifndef TESTFLAME_RUN_RUN_H
 #define TESTFLAME_RUN_RUN_H
 
-#include "cli/record_common.h"
+#include "run/record.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
 #include "testflame/store.h"

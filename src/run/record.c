@@ -1,9 +1,9 @@
 /*
- * record_common.c - the recording half of `record` and `run` (see
- * record_common.h): options over config over defaults, the context,
+ * record.c - the recording half of `record` and `run` (see
+ * record.h): options over config over defaults, the context,
  * progress line, notices, run file and summary.
  */
-#include "record_common.h"
+#include "run/record.h"
 #include "testflame/store.h"
 #include "testflame/symbolize.h"
 

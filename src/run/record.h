@@ -1,14 +1,14 @@
 /*
- * record_common.h - what `record` and `run` share: the recording options
+ * record.h - what `record` and `run` share: the recording options
  * (one table, so both commands spell and document them alike), the
  * .testflame.yml defaults under them, the run's git/CI context, running the
  * command under the sampler with progress and notices, and writing the run
  * file with its one-line summary.
  */
-#ifndef TESTFLAME_CLI_RECORD_COMMON_H
-#define TESTFLAME_CLI_RECORD_COMMON_H
+#ifndef TESTFLAME_RUN_RECORD_H
+#define TESTFLAME_RUN_RECORD_H
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "testflame/attribute.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
