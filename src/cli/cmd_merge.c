@@ -27,7 +27,7 @@
  * once, of one commit and suite: 2, with one line saying which.
  */
 #include "run/run.h"
-#include "shard_common.h"
+#include "run/shard.h"
 #include "store_common.h"
 
 #include <dirent.h>

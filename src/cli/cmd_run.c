@@ -26,7 +26,7 @@
  * Exit status: the command's own failure first; else 3 when a test
  * regressed (unless the gate is off); else 0. No baseline is not an error.
  * A shard (--shard K/N, or the CI's parallel jobs) only records its part of
- * the suite, for `merge` (shard_common.c), and exits with the suite's status.
+ * the suite, for `merge` (run/shard.c), and exits with the suite's status.
  *
  * This file is the command and the flow of its two modes; the work is the
  * engine's: the baseline found, read and split into runs, and the history
@@ -36,7 +36,7 @@
  */
 #include "pyroscope_common.h"
 #include "run/run.h"
-#include "shard_common.h"
+#include "run/shard.h"
 #include "store_common.h"
 
 #include <math.h>

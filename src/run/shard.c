@@ -1,5 +1,5 @@
 /*
- * shard_common.c - shards from the command line (see shard_common.h):
+ * shard.c - shards from the command line (see shard.h):
  * which shard a job is, recording it, and the names of shard files.
  *
  * A shard job stops after recording. Comparing one part of a suite with
@@ -8,8 +8,8 @@
  * baselines of the same commit at once would race on its ref: the fan-in
  * job (`merge`) does all of that once.
  */
-#include "shard_common.h"
-#include "store_common.h"
+#include "run/shard.h"
+#include "cli/store_common.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /*
- * shard_common.h - a suite split across CI jobs, from the command line:
+ * shard.h - a suite split across CI jobs, from the command line:
  * `run --shard K/N` (or the CI's own parallel jobs) records one part of
  * the suite into a run file tagged with its shard, and `merge` finds those
  * files (named here) to merge and judge them as one run.
  */
-#ifndef TESTFLAME_CLI_SHARD_COMMON_H
-#define TESTFLAME_CLI_SHARD_COMMON_H
+#ifndef TESTFLAME_RUN_SHARD_H
+#define TESTFLAME_RUN_SHARD_H
 
 #include "run/run.h"
 
