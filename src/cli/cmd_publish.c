@@ -15,7 +15,7 @@
  * refused or could not be reached; 2 for usage errors.
  */
 #include "cli.h"
-#include "publish_common.h"
+#include "run/publish.h"
 #include "testflame/compare.h"
 #include "testflame/context.h"
 #include "testflame/report.h"

@@ -19,7 +19,7 @@
  * noisiest; a test that looks slower is confirmed on this runner before the
  * build fails (run_confirm.c).
  *
- * In CI the report then goes out (publish_common.c): annotations, step
+ * In CI the report then goes out (run/publish.c): annotations, step
  * summary, outputs and the PR/MR comment. Publishing problems are
  * warnings: they never change the exit status.
  *

@@ -2,7 +2,7 @@
  * run.c - the runs of `testflame run` (see run.h): what
  * happens to them whichever mode found the base side.
  */
-#include "cli/publish_common.h"
+#include "run/publish.h"
 #include "cli/pyroscope_common.h"
 #include "cli/report_common.h"
 #include "run/run.h"

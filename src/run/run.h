@@ -44,7 +44,7 @@ typedef struct {
 	size_t nnoise;
 	tf_store *store;            /* run_stored: its store and runner kind (Pyroscope's links) */
 	const char *kind;
-	/* run --shard K/N: record shard K of N for `merge` (run/shard.c) */
+	/* run --shard K/N: record shard K of N for `merge` (shard.c) */
 	const char *shard_flag;     /* --shard */
 	bool no_shard;              /* --no-shard: not from the CI's parallel jobs */
 	tf_shard shard;             /* total 0: the whole suite */

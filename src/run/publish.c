@@ -1,11 +1,11 @@
 /*
- * publish_common.c - the CI-side end of a report, shared by `run` and
+ * publish.c - the CI-side end of a report, shared by `run` and
  * `publish`: workflow annotations (stdout, where the runner reads them),
  * the step summary, the step's outputs, and the comment. Each part that is
  * skipped says why in one line; tokens never reach a message (the engine
  * scrubs them, and requests are logged by path only).
  */
-#include "publish_common.h"
+#include "run/publish.h"
 
 #include <stdlib.h>
 #include <string.h>

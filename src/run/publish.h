@@ -1,13 +1,13 @@
 /*
- * publish_common.h - what `run` (in CI) and `publish REPORT_DIR` share: the
+ * publish.h - what `run` (in CI) and `publish REPORT_DIR` share: the
  * CI-side end of a report. GitHub workflow annotations on stdout, the step
  * summary, $GITHUB_OUTPUT, and the sticky comment with its review comments,
  * with one line for each thing done or not done and why.
  */
-#ifndef TESTFLAME_CLI_PUBLISH_COMMON_H
-#define TESTFLAME_CLI_PUBLISH_COMMON_H
+#ifndef TESTFLAME_RUN_PUBLISH_H
+#define TESTFLAME_RUN_PUBLISH_H
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "testflame/publish.h"
 
 typedef struct {
