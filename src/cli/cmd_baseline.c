@@ -5,7 +5,7 @@
  * option table, git style; the work is all in the store module.
  */
 #include "cli.h"
-#include "store_common.h"
+#include "run/store.h"
 #include "testflame/profile.h"
 #include "testflame/store.h"
 

@@ -7,7 +7,7 @@
  */
 #include "cli.h"
 #include "report_common.h"
-#include "store_common.h"
+#include "run/store.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
 #include "testflame/store.h"

@@ -28,7 +28,7 @@
  */
 #include "run/run.h"
 #include "run/shard.h"
-#include "store_common.h"
+#include "run/store.h"
 
 #include <dirent.h>
 #include <stdlib.h>

@@ -37,7 +37,7 @@
 #include "pyroscope_common.h"
 #include "run/run.h"
 #include "run/shard.h"
-#include "store_common.h"
+#include "run/store.h"
 
 #include <math.h>
 #include <stdlib.h>

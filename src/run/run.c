@@ -6,7 +6,7 @@
 #include "cli/pyroscope_common.h"
 #include "cli/report_common.h"
 #include "run/run.h"
-#include "cli/store_common.h"
+#include "run/store.h"
 
 #include <stdlib.h>
 #include <string.h>

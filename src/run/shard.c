@@ -9,7 +9,7 @@
  * job (`merge`) does all of that once.
  */
 #include "run/shard.h"
-#include "cli/store_common.h"
+#include "run/store.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /*
- * store_common.c - the store a command uses (see store_common.h). The
+ * store.c - the store a command uses (see store.h). The
  * config comes before the environment because it is the project's own
  * choice, checked in with it; $TESTFLAME_STORE is for a runner that has
  * nothing in the repository to say.
  */
-#include "pyroscope_common.h"
-#include "store_common.h"
+#include "cli/pyroscope_common.h"
+#include "run/store.h"
 
 #include <stdlib.h>
 #include <string.h>

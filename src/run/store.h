@@ -1,12 +1,12 @@
 /*
- * store_common.h - which store a command uses, one rule for every command
+ * store.h - which store a command uses, one rule for every command
  * that touches baselines (run, baseline, compare): --store, else `store:`
  * in .testflame.yml, else $TESTFLAME_STORE, else the git store.
  */
-#ifndef TESTFLAME_CLI_STORE_COMMON_H
-#define TESTFLAME_CLI_STORE_COMMON_H
+#ifndef TESTFLAME_RUN_STORE_H
+#define TESTFLAME_RUN_STORE_H
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "testflame/config.h"
 #include "testflame/store.h"
 
