@@ -34,7 +34,7 @@
  * verdicts (compare/); what happens to the runs either way (recording,
  * comparing, the report and publishing, saving) is in run_common.c.
  */
-#include "pyroscope_common.h"
+#include "run/pyroscope.h"
 #include "run/run.h"
 #include "run/shard.h"
 #include "run/store.h"

@@ -3,7 +3,7 @@
  * happens to them whichever mode found the base side.
  */
 #include "run/publish.h"
-#include "cli/pyroscope_common.h"
+#include "run/pyroscope.h"
 #include "cli/report_common.h"
 #include "run/run.h"
 #include "run/store.h"

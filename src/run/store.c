@@ -4,7 +4,7 @@
  * choice, checked in with it; $TESTFLAME_STORE is for a runner that has
  * nothing in the repository to say.
  */
-#include "cli/pyroscope_common.h"
+#include "run/pyroscope.h"
 #include "run/store.h"
 
 #include <stdlib.h>

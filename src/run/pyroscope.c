@@ -1,11 +1,11 @@
 /*
- * pyroscope_common.c - `run` with a "pyroscope:URL" store (see
- * pyroscope_common.h): the labels of the run's series from its context,
+ * pyroscope.c - `run` with a "pyroscope:URL" store (see
+ * pyroscope.h): the labels of the run's series from its context,
  * the baseline from Pyroscope when git holds none, Grafana's comparison
  * links in the report, and the push. Pyroscope is a mirror: whatever it
  * answers, the verdict is made and the report written as without it.
  */
-#include "pyroscope_common.h"
+#include "run/pyroscope.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,14 +1,14 @@
 /*
- * pyroscope_common.h - what `run` does with a "pyroscope:URL" store, in a
+ * pyroscope.h - what `run` does with a "pyroscope:URL" store, in a
  * few calls so that the command keeps one line for each: the config's
  * credentials, the baseline git does not hold, the Grafana links of the
  * report, and the push of the run's profiles. Each prints its own one-line
  * note or warning; none of them changes the exit status.
  */
-#ifndef TESTFLAME_CLI_PYROSCOPE_COMMON_H
-#define TESTFLAME_CLI_PYROSCOPE_COMMON_H
+#ifndef TESTFLAME_RUN_PYROSCOPE_H
+#define TESTFLAME_RUN_PYROSCOPE_H
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "run/record.h"
 #include "testflame/report.h"
 #include "testflame/store.h"
