@@ -1,7 +1,7 @@
 /*
  * cli.h - what the command files share: the declarative option parser, the
- * message functions (the only code that prints to the user), and the
- * command entry points.
+ * message functions and the comparison's table (the only code that prints
+ * to the user), and the command entry points.
  *
  * Exit statuses (SPEC §7): 0 fine, 1 testflame failed, 2 usage error,
  * 3 regression found; `record` and `run` pass the command's own status
@@ -117,6 +117,20 @@ void tf_verbosef(const char *fmt, ...) TF_PRINTF(1, 2);
 int tf_fail(int rc);
 /* Whether stdout / stderr is a terminal (colour, progress lines). */
 bool tf_cli_isatty(int fd);
+
+/* --color's values. */
+extern const char *const tf_cli_colour_choices[];
+
+/*
+ * Print the table of `c` ending with a link to `report_dir`/index.html
+ * (table.c): coloured with --color `colour` (auto: on a terminal, unless
+ * NO_COLOR is set or TERM is dumb), as wide as the terminal within the 72
+ * to 100 columns it is laid out for (100 in a log), unchanged tests too
+ * with `all`. Returns 0 or the engine's error, not printed.
+ */
+struct tf_comparison;
+int tf_cli_print_table(const struct tf_comparison *c, const char *report_dir,
+		       const char *colour, bool all);
 
 /* Command entry points, one file each (cmd_<name>.c). */
 int cmd_record(int argc, char **argv);

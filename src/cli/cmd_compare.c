@@ -6,7 +6,6 @@
  * when a test regressed so scripts can gate on it.
  */
 #include "cli.h"
-#include "report_common.h"
 #include "run/store.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"

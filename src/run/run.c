@@ -4,7 +4,7 @@
  */
 #include "run/publish.h"
 #include "run/pyroscope.h"
-#include "cli/report_common.h"
+#include "cli/cli.h"
 #include "run/run.h"
 #include "run/store.h"
 

@@ -1,8 +1,9 @@
 /*
- * report_common.c - the comparison's table on stdout (see
- * report_common.h), drawn alike by `compare` and `run`.
+ * table.c - the comparison's table on stdout (see cli.h), drawn alike by
+ * `compare`, `run` and `merge`.
  */
-#include "report_common.h"
+#include "cli.h"
+#include "testflame/report.h"
 
 #include <stdlib.h>
 #include <string.h>
