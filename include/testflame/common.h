@@ -117,6 +117,29 @@ typedef TF_VEC(char *) tf_msglist;
 void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...) TF_PRINTF(2, 3);
 void tf_msglist_free(tf_msglist *l);
 
+/*
+ * Notices: the one-line messages an engine module hands its caller while
+ * it works (a sampler's rung, a warning, what -v shows), through a callback
+ * the caller gives it; the cli prints them, a test collects them. Engine
+ * modules never print.
+ */
+typedef enum {
+	TF_NOTICE_INFO,    /* said unless --quiet */
+	TF_NOTICE_WARN,    /* "warning: ..." */
+	TF_NOTICE_VERBOSE, /* only with -v */
+	TF_NOTICE_ERROR,   /* always; the engine goes on or returns an error */
+} tf_notice_level;
+typedef void (*tf_notice_fn)(void *ctx, tf_notice_level level, const char *msg);
+/* Format a notice and hand it to `fn` (nothing when fn is NULL). */
+void tf_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
+	TF_PRINTF(4, 5);
+void tf_vnotice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, va_list ap);
+
+/* A list of borrowed strings (repeatable flags, paths); zero-initialise. */
+struct tf_strlist {
+	TF_VEC(const char *) items;
+};
+
 /* NULL-terminated string vectors, each string malloc'd. */
 char **tf_strv_dup(char *const *v);
 void tf_strv_free(char **v); /* accepts NULL */

@@ -31,10 +31,6 @@ typedef enum {
 	TF_OPT_INCLUDE,  /* another table's options, here (`include`) */
 } tf_opt_type;
 
-struct tf_strlist {
-	TF_VEC(const char *) items;
-};
-
 typedef struct tf_option {
 	tf_opt_type type;
 	char short_name;
