@@ -345,7 +345,7 @@ int tf_store_push(tf_store_sync_list *out, tf_store *s, const char *const *revs,
 /* ---- Grafana Pyroscope (pyroscope.c) ----------------------------------
  *
  * A client of Pyroscope's Connect API (binary protobuf over HTTP POST) on
- * publish/'s libcurl session: pushes go to /push.v1.PusherService/Push,
+ * the net module's libcurl session: pushes go to /push.v1.PusherService/Push,
  * or to /ingest?format=pprof on servers without it; baselines come back
  * with /querier.v1.QuerierService/SelectSeries (which commits and tests
  * were pushed, when, and how many samples) and SelectMergeProfile (each

@@ -1,5 +1,5 @@
 /*
- * http.c - the JSON-over-HTTPS client the publishers share, on libcurl:
+ * http.c - the HTTP client (net.h), the one owner of libcurl:
  * one easy handle per session, an authentication header that only ever goes
  * to the API's own origin over https (or http on loopback), retries with
  * exponential backoff on network failures, 5xx and rate limits (Retry-After,
@@ -9,14 +9,14 @@
  * says so in the error instead of receiving the token elsewhere. Bodies are
  * JSON for the code hosts; the Pyroscope store (store/pyroscope.c) sends
  * binary protobuf and pprof through the same session with
- * pb_request_body(), so libcurl keeps one owner.
+ * tf_http_request_body(), so libcurl keeps one owner.
  *
  * Each request gets a fresh easy handle; the session's connections and TLS
  * sessions are kept in a share handle. (libcurl 7.88, Debian 12's, reads
  * freed memory when a reused handle meets a response whose first header
  * line is folded: curl issue 11101, fixed in 8.1. The fuzzer found it.)
  */
-#include "publish/publish_priv.h"
+#include "testflame/net.h"
 
 #include <ctype.h>
 #define CURL_DISABLE_TYPECHECK
@@ -33,7 +33,7 @@
 #define BODY_MAX (64u << 20) /* responses larger than this are cut off */
 #define SECRETS_MAX 4        /* token, password, tenant, user:password in base64 */
 
-struct pb_http {
+struct tf_http {
 	CURLSH *share;         /* connections, TLS sessions and DNS of the session */
 	char *base;            /* API URL without a trailing slash */
 	char *origin;          /* scheme://host[:port] of the base */
@@ -41,8 +41,8 @@ struct pb_http {
 	char *secrets[SECRETS_MAX]; /* scrubbed from every message */
 	bool https, loopback;  /* of the base URL: where credentials may go */
 	struct curl_slist *headers;
-	const tf_publish_opts *o;
-	tf_publish_result *res;
+	tf_http_opts o;        /* the caller's, copied */
+	unsigned requests, retries;
 	double waited;
 	char errbuf[CURL_ERROR_SIZE];
 };
@@ -138,13 +138,13 @@ static void curl_init(void)
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-static void scrub_all(const pb_http *h, char *s)
+static void scrub_all(const tf_http *h, char *s)
 {
 	for (size_t i = 0; i < SECRETS_MAX; i++)
-		tf_publish_scrub(s, h->secrets[i]);
+		tf_http_scrub(s, h->secrets[i]);
 }
 
-void tf_publish_scrub(char *s, const char *secret)
+void tf_http_scrub(char *s, const char *secret)
 {
 	size_t n;
 	char *p;
@@ -189,7 +189,7 @@ static char *url_origin(const char *url, bool *https, bool *loopback)
 	return out;
 }
 
-bool pb_same_origin(pb_http *h, const char *url)
+bool tf_http_same_origin(tf_http *h, const char *url)
 {
 	char *o = url_origin(url, NULL, NULL);
 	bool same = o && strcmp(o, h->origin) == 0;
@@ -197,7 +197,7 @@ bool pb_same_origin(pb_http *h, const char *url)
 	return same;
 }
 
-void pb_put_segment(tf_buf *b, const char *s)
+void tf_http_put_segment(tf_buf *b, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (isalnum(*p) || strchr("-._~", *p))
@@ -209,13 +209,22 @@ void pb_put_segment(tf_buf *b, const char *s)
 
 /* ---- sessions ----------------------------------------------------------- */
 
-int pb_http_open(pb_http **out, const char *api_url, const char *auth_header,
+void tf_http_opts_init(tf_http_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->name = "HTTP API";
+	o->max_attempts = 5;
+	o->max_wait = 120;
+	o->timeout = 60;
+}
+
+int tf_http_open(tf_http **out, const char *api_url, const char *auth_header,
 		 const char *secret, const char *accept, const char *extra_header,
-		 const tf_publish_opts *o, tf_publish_result *res)
+		 const tf_http_opts *o)
 {
 	bool https = false, loopback = false;
 	char *origin;
-	pb_http *h;
+	tf_http *h;
 	size_t n;
 
 	*out = NULL;
@@ -251,10 +260,9 @@ int pb_http_open(pb_http **out, const char *api_url, const char *auth_header,
 	n = strlen(h->base);
 	while (n > 0 && h->base[n - 1] == '/')
 		h->base[--n] = '\0';
-	h->name = o->target && o->target->host == TF_PUBLISH_GITLAB ? "GitLab API" : "GitHub API";
+	h->o = *o;
+	h->name = o->name;
 	h->secrets[0] = secret ? tf_xstrdup(secret) : NULL;
-	h->o = o;
-	h->res = res;
 	char *ua = tf_xasprintf("User-Agent: testflame/%s", TF_VERSION);
 	char *acc = tf_xasprintf("Accept: %s", accept ? accept : "application/json");
 	h->headers = curl_slist_append(h->headers, ua);
@@ -271,7 +279,7 @@ int pb_http_open(pb_http **out, const char *api_url, const char *auth_header,
 	return 0;
 }
 
-void pb_http_free(pb_http *h)
+void tf_http_free(tf_http *h)
 {
 	if (!h)
 		return;
@@ -290,17 +298,18 @@ void pb_http_free(pb_http *h)
 	free(h);
 }
 
-const char *pb_http_name(const pb_http *h)
+const char *tf_http_name(const tf_http *h)
 {
 	return h->name;
 }
 
-void pb_http_set_name(pb_http *h, const char *name)
+void tf_http_counts(const tf_http *h, unsigned *requests, unsigned *retries)
 {
-	h->name = name;
+	*requests = h->requests;
+	*retries = h->retries;
 }
 
-int pb_http_add_header(pb_http *h, const char *header, const char *secret)
+int tf_http_add_header(tf_http *h, const char *header, const char *secret)
 {
 	if (header && secret && !h->https && !h->loopback)
 		return tf_error_set(TF_EUSAGE,
@@ -319,7 +328,7 @@ int pb_http_add_header(pb_http *h, const char *header, const char *secret)
 	return 0;
 }
 
-void pb_response_clear(pb_response *r)
+void tf_http_response_clear(tf_http_response *r)
 {
 	tf_buf_free(&r->body);
 	free(r->link_next);
@@ -335,7 +344,7 @@ void pb_response_clear(pb_response *r)
 
 static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
 {
-	pb_response *r = ud;
+	tf_http_response *r = ud;
 	size_t n = size * nmemb;
 	if (r->body.len + n > BODY_MAX)
 		return 0; /* aborts the transfer: CURLE_WRITE_ERROR */
@@ -351,7 +360,7 @@ static void set_header(char **slot, const char *v, size_t n)
 
 static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 {
-	pb_response *r = ud;
+	tf_http_response *r = ud;
 	size_t n = size * nitems, klen;
 	const char *colon, *v, *end = buf + n;
 
@@ -377,7 +386,7 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 #define IS(name) (klen == sizeof(name) - 1 && strncasecmp(buf, name, klen) == 0)
 	if (IS("link")) {
 		char *all = tf_xstrndup(v, (size_t)(end - v));
-		char *next = tf_publish_link_next(all);
+		char *next = tf_http_link_next(all);
 		free(all);
 		if (next) {
 			free(r->link_next);
@@ -418,28 +427,28 @@ static bool transport_retryable(CURLcode rc)
 }
 
 /* The request's path for messages: the part after the API base. */
-static const char *shown_path(const pb_http *h, const char *url)
+static const char *shown_path(const tf_http *h, const char *url)
 {
 	size_t n = strlen(h->base);
 	return strncmp(url, h->base, n) == 0 && url[n] ? url + n : url;
 }
 
-static void logf_(pb_http *h, const char *fmt, ...) TF_PRINTF(2, 3);
-static void logf_(pb_http *h, const char *fmt, ...)
+static void logf_(tf_http *h, const char *fmt, ...) TF_PRINTF(2, 3);
+static void logf_(tf_http *h, const char *fmt, ...)
 {
 	va_list ap;
 	tf_buf b = TF_BUF_INIT;
-	if (!h->o->log)
+	if (!h->o.log)
 		return;
 	va_start(ap, fmt);
 	tf_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	scrub_all(h, b.ptr);
-	h->o->log(b.ptr, h->o->payload);
+	h->o.log(b.ptr, h->o.payload);
 	tf_buf_free(&b);
 }
 
-static void do_sleep(const tf_publish_opts *o, double s)
+static void do_sleep(const tf_http_opts *o, double s)
 {
 	if (s <= 0)
 		return;
@@ -463,7 +472,7 @@ typedef struct {
  * line of each head (a 1xx, then the final one) to on_header, the status
  * of the last head, the body to on_body.
  */
-static CURLcode perform_exchange(pb_http *h, pb_response *r, const char *method, const char *url,
+static CURLcode perform_exchange(tf_http *h, tf_http_response *r, const char *method, const char *url,
 				 const req_body *body)
 {
 	tf_buf out = TF_BUF_INIT;
@@ -471,7 +480,7 @@ static CURLcode perform_exchange(pb_http *h, pb_response *r, const char *method,
 	CURLcode rc = CURLE_OK;
 
 	h->errbuf[0] = '\0';
-	h->o->exchange(method, url, body->data, body->data ? body->len : 0, &out, h->o->payload);
+	h->o.exchange(method, url, body->data, body->data ? body->len : 0, &out, h->o.payload);
 	if (!out.len)
 		return CURLE_GOT_NOTHING;
 	p = out.ptr;
@@ -512,10 +521,10 @@ done:
 	return rc;
 }
 
-static CURLcode perform(pb_http *h, pb_response *r, const char *method, const char *url,
+static CURLcode perform(tf_http *h, tf_http_response *r, const char *method, const char *url,
 			const req_body *body)
 {
-	if (h->o->exchange)
+	if (h->o.exchange)
 		return perform_exchange(h, r, method, url, body);
 	CURL *c = curl_easy_init();
 	struct curl_slist *headers = NULL;
@@ -540,7 +549,7 @@ static CURLcode perform(pb_http *h, pb_response *r, const char *method, const ch
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(h->o->timeout * 1000));
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(h->o.timeout * 1000));
 	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
@@ -566,54 +575,54 @@ static CURLcode perform(pb_http *h, pb_response *r, const char *method, const ch
 	return rc;
 }
 
-static int request(pb_response *out, pb_http *h, const char *method, const char *url,
+static int request(tf_http_response *out, tf_http *h, const char *method, const char *url,
 		   const req_body *body);
 
-int pb_request(pb_response *out, pb_http *h, const char *method, const char *url,
+int tf_http_request(tf_http_response *out, tf_http *h, const char *method, const char *url,
 	       const char *json)
 {
 	req_body b = { json, json ? strlen(json) : 0, "application/json" };
 	return request(out, h, method, url, &b);
 }
 
-int pb_request_body(pb_response *out, pb_http *h, const char *method, const char *url,
+int tf_http_request_body(tf_http_response *out, tf_http *h, const char *method, const char *url,
 		    const void *body, size_t len, const char *content_type)
 {
 	req_body b = { body, len, content_type };
 	return request(out, h, method, url, &b);
 }
 
-static int request(pb_response *out, pb_http *h, const char *method, const char *url,
+static int request(tf_http_response *out, tf_http *h, const char *method, const char *url,
 		   const req_body *body)
 {
-	const tf_publish_opts *o = h->o;
+	const tf_http_opts *o = &h->o;
 	char *full = url[0] == '/' ? tf_xasprintf("%s%s", h->base, url) : tf_xstrdup(url);
 	const char *path = shown_path(h, full);
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (url[0] != '/' && !pb_same_origin(h, full)) {
-		rc = pb_error(h, TF_ERROR, "%s: not following '%s' away from '%s'", h->name,
+	if (url[0] != '/' && !tf_http_same_origin(h, full)) {
+		rc = tf_http_error(h, TF_ERROR, "%s: not following '%s' away from '%s'", h->name,
 				  full, h->base);
 		free(full);
 		return rc;
 	}
 	for (unsigned attempt = 1;; attempt++) {
 		uint64_t t0 = tf_now_ns();
-		pb_response_clear(out);
+		tf_http_response_clear(out);
 		CURLcode cc = perform(h, out, method, full, body);
 		double ms = (double)(tf_now_ns() - t0) / 1e6;
 		double delay;
-		h->res->requests++;
+		h->requests++;
 		if (cc != CURLE_OK) {
 			const char *why = h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc);
 			logf_(h, "%s %s: %s (%.0f ms)", method, path, why, ms);
 			delay = transport_retryable(cc)
-				? tf_publish_retry_delay(0, NULL, NULL, NULL, attempt, (int64_t)time(NULL))
+				? tf_http_retry_delay(0, NULL, NULL, NULL, attempt, (int64_t)time(NULL))
 				: -1;
 		} else {
 			logf_(h, "%s %s -> %ld (%.0f ms)", method, path, out->status, ms);
-			delay = tf_publish_retry_delay(out->status, out->retry_after, out->rl_remaining,
+			delay = tf_http_retry_delay(out->status, out->retry_after, out->rl_remaining,
 						       out->rl_reset, attempt, (int64_t)time(NULL));
 		}
 		if (delay < 0 || attempt >= o->max_attempts || h->waited + delay > o->max_wait) {
@@ -635,7 +644,7 @@ static int request(pb_response *out, pb_http *h, const char *method, const char 
 		}
 		logf_(h, "%s %s: retrying in %.1f s (attempt %u of %u)", method, path, delay,
 		      attempt + 1, o->max_attempts);
-		h->res->retries++;
+		h->retries++;
 		do_sleep(o, delay);
 		h->waited += delay;
 	}
@@ -661,7 +670,7 @@ static bool parse_seconds(const char *s, double *out)
 	return true;
 }
 
-double tf_publish_retry_delay(long status, const char *retry_after, const char *rl_remaining,
+double tf_http_retry_delay(long status, const char *retry_after, const char *rl_remaining,
 			      const char *rl_reset, unsigned attempt, int64_t now)
 {
 	double ra, reset, backoff;
@@ -694,7 +703,7 @@ double tf_publish_retry_delay(long status, const char *retry_after, const char *
 	return status == 403 ? 60 : TF_MAX(backoff, 5.0);
 }
 
-char *tf_publish_link_next(const char *link)
+char *tf_http_link_next(const char *link)
 {
 	/* <url>; rel="next", <url>; rel="last" */
 	const char *p = link;
@@ -770,7 +779,7 @@ static void put_detail(tf_buf *b, json_t *v)
 	}
 }
 
-int pb_fail(pb_http *h, const pb_response *r, int code, const char *method, const char *url)
+int tf_http_fail(tf_http *h, const tf_http_response *r, int code, const char *method, const char *url)
 {
 	tf_buf m = TF_BUF_INIT;
 	json_t *j = r->body.len ? json_loadb(r->body.ptr, r->body.len, 0, NULL) : NULL;
@@ -820,7 +829,7 @@ int pb_fail(pb_http *h, const pb_response *r, int code, const char *method, cons
 	return code;
 }
 
-int pb_error(pb_http *h, int code, const char *fmt, ...)
+int tf_http_error(tf_http *h, int code, const char *fmt, ...)
 {
 	tf_buf b = TF_BUF_INIT, line = TF_BUF_INIT;
 	va_list ap;
@@ -837,29 +846,95 @@ int pb_error(pb_http *h, int code, const char *fmt, ...)
 	return code;
 }
 
-json_t *pb_json(pb_http *h, const pb_response *r, const char *what)
+json_t *tf_http_json(tf_http *h, const tf_http_response *r, const char *what)
 {
 	json_error_t e;
 	json_t *j = json_loadb(r->body.ptr ? r->body.ptr : "", r->body.len, 0, &e);
 	if (!j)
-		pb_error(h, TF_ERROR, "%s: %s: the reply is not JSON (%s)", h->name, what, e.text);
+		tf_http_error(h, TF_ERROR, "%s: %s: the reply is not JSON (%s)", h->name, what, e.text);
 	return j;
 }
 
-char *pb_json_body(const char *text)
+/* ---- listings ----------------------------------------------------------- */
+
+#define MAX_PAGES 200
+
+/* The next page of a listing: the Link header's rel="next" (both hosts
+ * send it), else GitLab's X-Next-Page on the first page's URL. *out is
+ * NULL on the last page. */
+static int next_url(char **out, tf_http *h, const tf_http_response *r, const char *first)
 {
-	tf_buf b = TF_BUF_INIT;
-	tf_buf_puts(&b, "{\"body\":");
-	tf_buf_put_json(&b, text);
-	tf_buf_putc(&b, '}');
-	return tf_buf_detach(&b);
+	*out = NULL;
+	if (r->link_next) {
+		if (!tf_http_same_origin(h, r->link_next))
+			return tf_http_error(h, TF_ERROR, "%s: the next page '%s' is on another host; "
+					    "not following it", tf_http_name(h), r->link_next);
+		*out = tf_xstrdup(r->link_next);
+	} else if (r->next_page && *r->next_page) {
+		long page = strtol(r->next_page, NULL, 10);
+		if (page > 1)
+			*out = tf_xasprintf("%s%spage=%ld", first, strchr(first, '?') ? "&" : "?", page);
+	}
+	return 0;
 }
 
-bool pb_has_marker(const char *body, const char *marker)
+int tf_http_list_each(tf_http *h, const char *first, tf_http_item_fn fn, void *payload)
 {
-	if (!body)
-		return false;
-	while (*body == ' ' || *body == '\n' || *body == '\r' || *body == '\t')
-		body++;
-	return strncmp(body, marker, strlen(marker)) == 0;
+	char *url = tf_xstrdup(first);
+	int rc = 0;
+
+	for (unsigned page = 0; url && page < MAX_PAGES; page++) {
+		tf_http_response r;
+		json_t *j;
+		size_t i;
+		json_t *item;
+		int stop = 0;
+
+		rc = tf_http_request(&r, h, "GET", url, NULL);
+		if (rc) {
+			tf_http_response_clear(&r);
+			break;
+		}
+		if (r.status != 200) {
+			rc = tf_http_fail(h, &r, tf_http_status_code(r.status), "GET", url);
+			tf_http_response_clear(&r);
+			break;
+		}
+		j = tf_http_json(h, &r, url);
+		if (!j || !json_is_array(j)) {
+			if (j)
+				tf_http_error(h, TF_ERROR, "%s: GET %s: the reply is not a list", tf_http_name(h), url);
+			rc = TF_ERROR;
+			json_decref(j);
+			tf_http_response_clear(&r);
+			break;
+		}
+		json_array_foreach(j, i, item) {
+			if (json_is_object(item) && (stop = fn(item, payload)) != 0)
+				break;
+		}
+		json_decref(j);
+		free(url);
+		url = NULL;
+		if (stop < 0)
+			rc = stop;
+		else if (!stop)
+			rc = next_url(&url, h, &r, first);
+		tf_http_response_clear(&r);
+		if (rc)
+			break;
+	}
+	free(url);
+	return rc;
+}
+
+int tf_http_status_code(long status)
+{
+	/* 401 is a bad or expired token: an error to fix; 403 is a token that
+	 * may not do this, which a fork's read-only token meets */
+	if (status == 403)
+		return TF_EPERM;
+	if (status == 404 || status == 410)
+		return TF_ENOTFOUND;
+	return TF_ERROR;
 }

@@ -121,7 +121,7 @@ int tf_cli_publish(const tf_cli_publish_in *in, bool warn_only)
 			po.c = in->c;
 			po.report = in->ro;
 			po.changes = in->changes;
-			po.log = log_line;
+			po.http.log = log_line;
 			tf_verbosef("publishing to %s (%s, %s) with the token in %s",
 				    tf_publish_host_name(t.host), t.api_url,
 				    t.repository ? t.repository : t.project_id, t.token_var);

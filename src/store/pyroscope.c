@@ -9,8 +9,8 @@
  * one binary protobuf message (application/proto) to /PACKAGE.SERVICE/
  * METHOD, answered by 200 and the reply message, or by another status and
  * a JSON error {"code", "message"}. The messages are pyroscope.proto's,
- * encoded by protobuf-c; the HTTP session is publish/'s (libcurl has one
- * owner), which retries 429 and 5xx with backoff inside bounds and keeps
+ * encoded by protobuf-c; the HTTP session is the net module's (libcurl has
+ * one owner), which retries 429 and 5xx with backoff inside bounds and keeps
  * credentials out of every message.
  *
  * Pushes respect the limits Pyroscope documents, because a profile over
@@ -30,7 +30,7 @@
  * newest run only, since a commit built twice was pushed twice.
  */
 #include "store_int.h"
-#include "publish/publish_priv.h"
+#include "testflame/net.h"
 #include "pyroscope.pb-c.h"
 #include "testflame/record.h"
 
@@ -61,9 +61,7 @@ struct tf_pyroscope {
 	char *url;       /* without user-info */
 	char *user, *password, *token, *tenant;
 	tf_pyroscope_opts o;
-	pb_http *http;   /* opened on first use */
-	tf_publish_opts po;
-	tf_publish_result pr;
+	tf_http *http;   /* opened on first use */
 };
 
 /* ---- options, credentials, the session -------------------------------- */
@@ -183,8 +181,7 @@ void tf_pyroscope_free(tf_pyroscope *py)
 {
 	if (!py)
 		return;
-	pb_http_free(py->http);
-	tf_publish_result_clear(&py->pr);
+	tf_http_free(py->http);
 	free(py->url);
 	wipe(py->user);
 	wipe(py->password);
@@ -247,39 +244,40 @@ static int session(tf_pyroscope *py)
 
 	if (py->http)
 		return 0;
-	tf_publish_opts_init(&py->po);
-	py->po.timeout = py->o.timeout;
-	py->po.max_attempts = py->o.max_attempts ? py->o.max_attempts : 1;
-	py->po.max_wait = py->o.max_wait;
-	py->po.log = py->o.log ? log_line : NULL;
-	py->po.payload = py;
-	rc = pb_http_open(&py->http, py->url, NULL, NULL, "application/proto", NULL, &py->po, &py->pr);
+	tf_http_opts ho;
+	tf_http_opts_init(&ho);
+	ho.name = "Pyroscope";
+	ho.timeout = py->o.timeout;
+	ho.max_attempts = py->o.max_attempts ? py->o.max_attempts : 1;
+	ho.max_wait = py->o.max_wait;
+	ho.log = py->o.log ? log_line : NULL;
+	ho.payload = py;
+	rc = tf_http_open(&py->http, py->url, NULL, NULL, "application/proto", NULL, &ho);
 	if (rc)
 		return rc;
-	pb_http_set_name(py->http, "Pyroscope");
-	rc = pb_http_add_header(py->http, "Connect-Protocol-Version: 1", NULL);
+	rc = tf_http_add_header(py->http, "Connect-Protocol-Version: 1", NULL);
 	if (!rc && py->token) {
 		tf_buf_printf(&h, "Authorization: Bearer %s", py->token);
-		rc = pb_http_add_header(py->http, h.ptr, py->token);
+		rc = tf_http_add_header(py->http, h.ptr, py->token);
 	} else if (!rc && (py->user || py->password)) {
 		tf_buf_printf(&cred, "%s:%s", py->user ? py->user : "", py->password ? py->password : "");
 		tf_buf_puts(&h, "Authorization: Basic ");
 		base64(&h, cred.ptr);
-		rc = pb_http_add_header(py->http, h.ptr, h.ptr + strlen("Authorization: Basic "));
+		rc = tf_http_add_header(py->http, h.ptr, h.ptr + strlen("Authorization: Basic "));
 		/* the parts are secrets too, wherever a message might quote them */
 		if (!rc && py->password)
-			rc = pb_http_add_header(py->http, NULL, py->password);
+			rc = tf_http_add_header(py->http, NULL, py->password);
 		if (!rc && py->user)
-			rc = pb_http_add_header(py->http, NULL, py->user);
+			rc = tf_http_add_header(py->http, NULL, py->user);
 	}
 	if (!rc && py->tenant) {
 		/* not a credential (in-cluster servers take it over http), but
 		 * never printed */
 		tf_buf_clear(&h);
 		tf_buf_printf(&h, "X-Scope-OrgID: %s", py->tenant);
-		rc = pb_http_add_header(py->http, h.ptr, NULL);
+		rc = tf_http_add_header(py->http, h.ptr, NULL);
 		if (!rc)
-			rc = pb_http_add_header(py->http, NULL, py->tenant);
+			rc = tf_http_add_header(py->http, NULL, py->tenant);
 	}
 	if (h.ptr)
 		memset(h.ptr, 0, h.len);
@@ -288,7 +286,7 @@ static int session(tf_pyroscope *py)
 	tf_buf_free(&h);
 	tf_buf_free(&cred);
 	if (rc) {
-		pb_http_free(py->http);
+		tf_http_free(py->http);
 		py->http = NULL;
 	}
 	return rc;
@@ -299,7 +297,7 @@ static int session(tf_pyroscope *py)
  * error ("Pyroscope: POST PATH: 401 Unauthorized: message") and out->status
  * tells the caller what happened (0: no answer).
  */
-static int call(pb_response *out, tf_pyroscope *py, const char *path, const void *body,
+static int call(tf_http_response *out, tf_pyroscope *py, const char *path, const void *body,
 		size_t len, const char *type)
 {
 	int rc = session(py);
@@ -307,12 +305,12 @@ static int call(pb_response *out, tf_pyroscope *py, const char *path, const void
 	memset(out, 0, sizeof(*out));
 	if (rc)
 		return rc;
-	rc = pb_request_body(out, py->http, "POST", path, body, len, type);
+	rc = tf_http_request_body(out, py->http, "POST", path, body, len, type);
 	if (rc)
 		return rc;
 	if (out->status == 200)
 		return 0;
-	return pb_fail(py->http, out, out->status == 401 || out->status == 403 ? TF_EPERM
+	return tf_http_fail(py->http, out, out->status == 401 || out->status == 403 ? TF_EPERM
 				       : out->status == 404 ? TF_ENOTFOUND : TF_ERROR,
 		       "POST", path);
 }
@@ -705,7 +703,7 @@ static int push_ingest(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf
 		const tf_pyroscope_series *s = &b->items.v[i];
 		for (size_t k = 0; k < s->profiles.n && !rc; k++) {
 			tf_buf url = TF_BUF_INIT, name = TF_BUF_INIT;
-			pb_response r;
+			tf_http_response r;
 			ingest_name(&name, s);
 			tf_buf_puts(&url, "/ingest?name=");
 			put_query_value(&url, name.ptr);
@@ -723,7 +721,7 @@ static int push_ingest(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf
 			} else if (!rc) {
 				res->profiles++;
 			}
-			pb_response_clear(&r);
+			tf_http_response_clear(&r);
 			tf_buf_free(&url);
 			tf_buf_free(&name);
 		}
@@ -749,7 +747,7 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 		      size_t from, size_t n, int64_t time_ns)
 {
 	tf_buf body = TF_BUF_INIT;
-	pb_response r;
+	tf_http_response r;
 	int rc;
 
 	if (n == 0)
@@ -765,7 +763,7 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 	}
 	tf_buf_free(&body);
 	if (rc && (r.status == 404 || r.status == 405 || r.status == 415 || r.status == 501)) {
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		res->ingest = true;
 		tf_error_clear();
 		return push_ingest(res, py, b, from, n, time_ns);
@@ -775,7 +773,7 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 		 * limit lower than the documented one): halve until only what
 		 * it refuses is left, and push the rest */
 		bool too_large = r.status == 413;
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		snprintf(res->refusal, sizeof(res->refusal), "%s", tf_error_last());
 		tf_error_clear();
 		if (n > 1) {
@@ -802,7 +800,7 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 		res->refused += count_profiles(b, from, n);
 		return 0;
 	}
-	pb_response_clear(&r);
+	tf_http_response_clear(&r);
 	if (!rc)
 		res->profiles += count_profiles(b, from, n);
 	return rc;
@@ -928,7 +926,7 @@ static int series_query(scan *sc, char *selector, int64_t start, int64_t end, do
 	PbSeriesRequest req = TESTFLAME__PYROSCOPE__SELECT_SERIES_REQUEST__INIT;
 	PbSeriesResponse *resp;
 	tf_buf body = TF_BUF_INIT;
-	pb_response r;
+	tf_http_response r;
 	int rc;
 
 	req.profile_typeid = sc->count_type;
@@ -943,13 +941,13 @@ static int series_query(scan *sc, char *selector, int64_t start, int64_t end, do
 	rc = call(&r, sc->py, SERIES_PATH, body.ptr, body.len, "application/proto");
 	tf_buf_free(&body);
 	if (rc) {
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		return rc;
 	}
 	resp = testflame__pyroscope__select_series_response__unpack(NULL, r.body.len,
 								    (const uint8_t *)r.body.ptr);
 	if (!resp) {
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		return tf_error_set(TF_ERROR, "Pyroscope: %s: the reply is not a SelectSeriesResponse",
 				    SERIES_PATH);
 	}
@@ -978,7 +976,7 @@ static int series_query(scan *sc, char *selector, int64_t start, int64_t end, do
 		}
 	}
 	testflame__pyroscope__select_series_response__free_unpacked(resp, NULL);
-	pb_response_clear(&r);
+	tf_http_response_clear(&r);
 	return 0;
 }
 
@@ -1121,7 +1119,7 @@ static int fetch_baseline(tf_buf *out, scan *sc, const char *commit, int64_t *pu
 		const char *values[5] = { q->service, q->suite, q->kind, commit, s->test };
 		tf_buf sel = TF_BUF_INIT, body = TF_BUF_INIT;
 		tf_profile *tp = NULL;
-		pb_response r;
+		tf_http_response r;
 
 		if (strcmp(s->commit, commit) != 0 || s->newest_ms == INT64_MIN)
 			continue;
@@ -1159,7 +1157,7 @@ static int fetch_baseline(tf_buf *out, scan *sc, const char *commit, int64_t *pu
 		if (s->newest_ms > *pushed_ms)
 			*pushed_ms = s->newest_ms;
 		tf_profile_free(tp);
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		tf_buf_free(&sel);
 		tf_buf_free(&body);
 	}
