@@ -140,6 +140,10 @@ struct tf_strlist {
 	TF_VEC(const char *) items;
 };
 
+/* The value of NAME in an environment of "NAME=VALUE" strings (`envp` may
+ * be NULL), or NULL. */
+const char *tf_env_get(char *const *envp, const char *name);
+
 /* NULL-terminated string vectors, each string malloc'd. */
 char **tf_strv_dup(char *const *v);
 void tf_strv_free(char **v); /* accepts NULL */

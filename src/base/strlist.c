@@ -8,6 +8,16 @@
 #include "testflame/common.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+const char *tf_env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (; envp && *envp; envp++)
+		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+			return *envp + n + 1;
+	return NULL;
+}
 
 void tf_vnotice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, va_list ap)
 {

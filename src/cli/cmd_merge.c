@@ -113,21 +113,21 @@ static int collect(path_list *out, tf_run_opts *o, char **args, int nargs)
 	}
 	if (nargs > 0)
 		return 0;
-	find_shard_files(out, o->report_dir, 0);
+	find_shard_files(out, o->set.report_dir, 0);
 	if (out->n)
 		return 0;
 	/* the dir: store keeps the shards of HEAD apart */
 	tf_store *store = NULL;
 	char *dir = NULL;
 	if (o->rec.ctx->commit &&
-	    tf_cli_store_open(&store, o->store_spec, o->rec.cfg, o->remote) == 0 &&
+	    tf_cli_store_open(&store, o->flags.store, o->rec.cfg, o->remote) == 0 &&
 	    tf_store_shard_dir(&dir, store, o->rec.ctx->commit) == 0)
 		find_shard_files(out, dir, 0);
 	tf_error_clear();
 	tf_store_free(store);
 	if (!out->n)
 		tf_errorf("no shard run files in '%s'%s%s%s: give the shards' files or the "
-			  "directories their artifacts were unpacked in", o->report_dir,
+			  "directories their artifacts were unpacked in", o->set.report_dir,
 			  dir ? " nor in '" : "", dir ? dir : "", dir ? "'" : "");
 	free(dir);
 	return out->n ? 0 : TF_EXIT_USAGE;
@@ -243,7 +243,7 @@ static int judge(tf_run_opts *o, tf_shards_merged *m)
 					     : tf_xasprintf("%u shards", m->total));
 		m->runs[r] = NULL;
 	}
-	if (tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote)) {
+	if (tf_cli_store_open(&st, o->flags.store, o->rec.cfg, o->remote)) {
 		tf_warnf("no baselines: %s", tf_error_last());
 		why = tf_xstrdup(tf_error_last());
 	} else {
@@ -290,11 +290,10 @@ int cmd_merge(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	memset(&m, 0, sizeof(m));
 	tf_record_cli_init(&o.rec);
-	o.threshold = -1;
-
+	
 	const tf_option opts[] = {
 		TF_OPT_GROUP("baseline and gate:"),
-		TF_OPT_STRING(0, "confirm", &o.confirm_flag, "HOW",
+		TF_OPT_STRING(0, "confirm", &o.flags.confirm, "HOW",
 			      "when a test looks slower and the config names the suite's command and build: against (build the merge-base, run both whole here), rerun, N reruns, or none (default: against)"),
 		TF_OPT_INCLUDE(tf_run_cli_options(&o)),
 		TF_OPT_GROUP("general:"),
@@ -310,8 +309,7 @@ int cmd_merge(int argc, char **argv)
 	if (nargs < 0 || (status = tf_run_check_flags(&o, merge_usage)) || (status = prepare(&o)))
 		goto out;
 	tf_run_resolve(&o);
-	if ((status = tf_run_resolve_confirm(&o, merge_usage)))
-		goto out;
+	tf_run_resolve_confirm(&o);
 	if ((status = collect(&files, &o, argv + 1, nargs - 1)))
 		goto out;
 

@@ -172,9 +172,9 @@ static int run_stored(tf_run_opts *o)
 	if (!tf_run_record_head(&head, o, o->repeat, &exit_status, &status))
 		goto done;
 	kind = tf_record_kind(&head.runs.v[0]);
-	if ((rc = tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote))) {
+	if ((rc = tf_cli_store_open(&st, o->flags.store, o->rec.cfg, o->remote))) {
 		/* outside a repository the context said it already */
-		if (ctx->git || tf_cli_store_spec(o->store_spec, o->rec.cfg))
+		if (ctx->git || o->set.store)
 			tf_warnf("no baselines: %s", tf_error_last());
 		why = tf_xstrdup(tf_error_last());
 	} else {
@@ -245,7 +245,7 @@ static char *against_if_none(tf_run_opts *o)
 		return NULL;
 	/* the runner kind is known only after recording: any kind of this
 	 * suite that the walk finds will do, run_stored() resolves the exact one */
-	if (tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote) == 0) {
+	if (tf_cli_store_open(&st, o->flags.store, o->rec.cfg, o->remote) == 0) {
 		if (o->fetch && !o->no_fetch && tf_store_is_git(st))
 			fetch_nearest(st, start);
 		stored = tf_store_resolve_suite(&m, st, start, o->rec.suite_name, &ro) == 0;
@@ -269,8 +269,7 @@ int cmd_run(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	tf_record_cli_init(&o.rec);
 	o.rec.needs_git = true;
-	o.threshold = -1;
-
+	
 	const tf_option opts[] = {
 		TF_OPT_INCLUDE(tf_record_cli_options(&o.rec)),
 		TF_OPT_GROUP("baseline and gate:"),
@@ -279,7 +278,7 @@ int cmd_run(int argc, char **argv)
 		TF_OPT_FLAG(0, "or-against-merge-base", &o.or_against_merge_base,
 			    "when no baseline is stored, build the merge-base beside and run both (the pre-push hook)"),
 		TF_OPT_INT(0, "repeat", &o.repeat, "N", "runs per side (default 1; 3 with --against)", 1, 1000),
-		TF_OPT_STRING(0, "confirm", &o.confirm_flag, "HOW",
+		TF_OPT_STRING(0, "confirm", &o.flags.confirm, "HOW",
 			      "when a test looks slower than its stored baseline: against (build the merge-base, run both here), rerun, N reruns, or none (default: against with build:, else 2 reruns)"),
 		TF_OPT_STRING(0, "shard", &o.shard_flag, "K/N",
 			      "record shard K of N and keep its run file for `testflame merge` (default: GitLab's and CircleCI's parallel jobs); no comparison, gate or baseline here"),
@@ -312,8 +311,7 @@ int cmd_run(int argc, char **argv)
 	if (!o.repeat)
 		o.repeat = cfg->repeat ? cfg->repeat : o.against ? 3 : 1;
 	tf_run_resolve(&o);
-	if ((status = tf_run_resolve_confirm(&o, run_usage)))
-		goto out;
+	tf_run_resolve_confirm(&o);
 
 	status = o.shard.total ? tf_run_shard(&o) : o.against ? run_against(&o) : run_stored(&o);
 out:

@@ -45,12 +45,22 @@ const char *tf_compare_method_name(tf_compare_method m)
 void tf_compare_opts_init(tf_compare_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->threshold = 5;
-	o->alpha = 0.001;
+	o->threshold = TF_THRESHOLD_DEFAULT;
+	o->alpha = TF_ALPHA_DEFAULT;
 	o->noise = -1;
 	o->top_functions = 10;
 	o->correction = TF_CORRECTION_HOLM;
 	o->min_delta_ns = TF_MIN_DELTA_NS;
+}
+
+void tf_compare_opts_set(tf_compare_opts *o, const tf_settings *s)
+{
+	o->threshold = s->threshold;
+	o->alpha = s->alpha;
+	o->noise = s->noise;
+	o->min_delta_ns = s->min_delta_ns;
+	o->min_samples = s->min_samples;
+	o->gate_outside = s->outside;
 }
 
 /* Per internal test, while aggregating. */
@@ -939,18 +949,17 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 static int check_opts(const tf_compare_side *base, const tf_compare_side *head,
 		      const tf_compare_opts *o)
 {
+	int rc;
+
 	if (!base || !head || base->n == 0 || head->n == 0)
 		return tf_error_set(TF_EUSAGE, "a comparison needs at least one base and one head profile");
-	if (!(o->threshold >= 0 && o->threshold < 1000))
-		return tf_error_set(TF_EUSAGE, "the threshold must be between 0 and 1000 percent, not %g",
-				    o->threshold);
-	if (!(o->alpha > 0 && o->alpha < 1))
-		return tf_error_set(TF_EUSAGE, "alpha must be between 0 and 1, not %g", o->alpha);
-	if (o->noise >= 100)
-		return tf_error_set(TF_EUSAGE, "the noise must be below 100 percent, not %g", o->noise);
-	if (!(o->min_delta_ns >= 0 && o->min_delta_ns <= 3600e9))
-		return tf_error_set(TF_EUSAGE, "the least change must be between 0 and an hour, not %g ns",
-				    o->min_delta_ns);
+	/* the settings' own ranges (settings.c), for callers that fill the
+	 * options themselves */
+	if ((rc = tf_settings_check(TF_SETTING_THRESHOLD, "the threshold", o->threshold)) ||
+	    (rc = tf_settings_check(TF_SETTING_ALPHA, "alpha", o->alpha)) ||
+	    (o->noise >= 0 && (rc = tf_settings_check(TF_SETTING_NOISE, "the noise", o->noise))) ||
+	    (rc = tf_settings_check(TF_SETTING_MIN_DELTA, "the least change (ns)", o->min_delta_ns)))
+		return rc;
 	for (size_t i = 0; i < base->n; i++)
 		if (!base->profiles[i])
 			return tf_error_set(TF_EUSAGE, "base profile %zu is missing", i + 1);

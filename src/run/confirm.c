@@ -160,14 +160,11 @@ static bool confirm_rerun(tf_run_opts *o, tf_run_side *head, long runs, int *exi
 	return true;
 }
 
-int tf_run_resolve_confirm(tf_run_opts *o, const char *const *usage)
+void tf_run_resolve_confirm(tf_run_opts *o)
 {
 	const tf_config *cfg = o->rec.cfg;
-	const char *how = o->confirm_flag ? o->confirm_flag : cfg->gate.confirm;
+	const char *how = o->set.confirm; /* checked when read */
 
-	if (how && !tf_config_confirm_ok(how))
-		return tf_usage_error(usage, "--confirm must be against, rerun, none or a number of "
-				      "runs between 0 and 100, not '%s'", how);
 	o->confirm_runs = 2;
 	o->confirm_asked = how != NULL;
 	if (!how)
@@ -182,7 +179,6 @@ int tf_run_resolve_confirm(tf_run_opts *o, const char *const *usage)
 		o->confirm = TF_CONFIRM_RERUN;
 		o->confirm_runs = strtol(how, NULL, 10);
 	}
-	return 0;
 }
 
 bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run_side *head,
@@ -200,7 +196,7 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 	 * report under --no-fail is still confirmed, since its comment is
 	 * what people read; --confirm or gate.confirm asks for it anyway.
 	 */
-	if (o->no_fail && !o->confirm_asked && tf_run_will_save(o)) {
+	if (!o->set.fail_on_regression && !o->confirm_asked && tf_run_will_save(o)) {
 		tf_notef("%s against the stored baseline %.12s; not confirmed: this run saves a "
 			 "baseline and nothing fails it (--no-fail; --confirm would)", why_confirm,
 			 commit);

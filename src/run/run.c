@@ -65,7 +65,7 @@ int tf_run_status(const tf_run_opts *o, int exit_status, bool regressed)
 {
 	if (exit_status)
 		return exit_status;
-	return regressed && !o->no_fail ? TF_EXIT_REGRESSION : TF_EXIT_OK;
+	return regressed && o->set.fail_on_regression ? TF_EXIT_REGRESSION : TF_EXIT_OK;
 }
 
 long tf_run_head_distance(const tf_context *ctx, const char *commit)
@@ -94,7 +94,7 @@ void tf_run_publish(tf_run_opts *o, const tf_comparison *c, const tf_report_opts
 	memset(&in, 0, sizeof(in));
 	in.c = c;
 	in.ro = ro;
-	in.report_dir = o->report_dir;
+	in.report_dir = o->set.report_dir;
 	in.ci = ctx->ci;
 	in.cfg = cfg;
 	in.changes = ctx->git && ctx->git->changes_known ? &ctx->git->changes : NULL;
@@ -121,18 +121,12 @@ static int compare_sides(tf_comparison **c, const tf_run_opts *o, const tf_run_s
 	tf_compare_side bs = { bp.v, named ? (const char *const *)base->names.v : NULL, bp.n };
 	tf_compare_side hs = { hp.v, named ? (const char *const *)head->names.v : NULL, hp.n };
 	tf_compare_opts_init(&co);
-	co.threshold = o->threshold;
-	co.min_delta_ns = o->min_delta_ns;
-	if (o->rec.cfg->gate.alpha > 0)
-		co.alpha = o->rec.cfg->gate.alpha;
-	if (o->rec.cfg->gate.min_samples > 0)
-		co.min_samples = (double)o->rec.cfg->gate.min_samples;
+	tf_compare_opts_set(&co, &o->set);
 	co.history = o->noise;
 	co.nhistory = o->nnoise;
 	/* sides run alternately in this job share its moment: no job-to-job
 	 * noise between them */
 	co.separate_jobs = o->against == NULL && !o->interleaved;
-	co.gate_outside = tf_config_bool(o->rec.cfg->gate.outside, false);
 	co.confirmation = o->confirmation;
 	if (o->only_suspects) {
 		co.suspects = (const char *const *)o->suspects.v;
@@ -161,7 +155,7 @@ bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side
 	if (compare_sides(&c, o, base, head, false) == 0)
 		for (size_t i = 0; i < c->ntests && !open; i++) {
 			const tf_test_delta *t = &c->tests[i];
-			double thr = tf_test_threshold(t, o->threshold);
+			double thr = tf_test_threshold(t, o->set.threshold);
 			if (t->outside && !c->summary.gate_outside)
 				continue;
 			open = t->verdict == TF_VERDICT_INCONCLUSIVE && t->delta_pct >= thr;
@@ -172,7 +166,7 @@ bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side
 			 * in three rounds, and true 5%s +4.9% (+2.0% to +7.8%) and
 			 * +4.1% (+1.5% to +6.8%) in confirmations another test had
 			 * raised; all passed */
-			if (!open && tf_comparison_may_reach(c, t, o->threshold))
+			if (!open && tf_comparison_may_reach(c, t, o->set.threshold))
 				open = true;
 			if (!open && t->verdict != TF_VERDICT_REGRESSED && t->ci_low_pct > 0 &&
 			    t->ci_high_pct >= thr && !(t->p_adjusted < c->summary.alpha))
@@ -204,7 +198,7 @@ static char *slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *
 	tf_run_suspects_free(o);
 	if (compare_sides(&c, o, base, head, false) == 0) {
 		if (!failing)
-			t = tf_comparison_looks_slower(c, o->threshold);
+			t = tf_comparison_looks_slower(c, o->set.threshold);
 		else
 			for (size_t i = 0; i < c->ntests; i++)
 				if (c->tests[i].verdict == TF_VERDICT_REGRESSED &&
@@ -216,7 +210,7 @@ static char *slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *
 		why = tf_xasprintf("%s looks %.1f%% slower (95%% CI %+.1f%% to %+.1f%%)", t->name,
 				   t->delta_pct, t->ci_low_pct, t->ci_high_pct);
 		for (size_t i = 0; i < c->ntests; i++)
-			if (tf_comparison_suspect(c, &c->tests[i], o->threshold))
+			if (tf_comparison_suspect(c, &c->tests[i], o->set.threshold))
 				tf_vec_push(&o->suspects, tf_xstrdup(c->tests[i].name));
 		qsort(o->suspects.v, o->suspects.n, sizeof(*o->suspects.v), by_name);
 		for (size_t i = 0; i < o->suspects.n; i++)
@@ -258,7 +252,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	if (ctx->ci && ctx->ci->server_url && ctx->repository)
 		repo_url = tf_xasprintf("%s/%s", ctx->ci->server_url, ctx->repository);
 	tf_report_opts_init(&ro);
-	ro.dir = o->report_dir;
+	ro.dir = o->set.report_dir;
 	ro.suite = o->rec.suite_name;
 	ro.provider = ctx->ci ? tf_ci_provider_name(ctx->ci->provider) : NULL;
 	ro.repo_url = repo_url;
@@ -274,7 +268,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	}
 	if (note)
 		printf("%s\n", note);
-	if ((rc = tf_cli_print_table(c, o->report_dir, o->color, o->all))) {
+	if ((rc = tf_cli_print_table(c, o->set.report_dir, o->color, o->all))) {
 		tf_fail(rc);
 		goto done;
 	}
@@ -330,13 +324,13 @@ bool tf_run_will_save(const tf_run_opts *o)
 const tf_option *tf_run_cli_options(tf_run_opts *o)
 {
 	const tf_option opts[] = {
-		TF_OPT_DOUBLE(0, "threshold", &o->threshold, "PCT",
+		TF_OPT_STRING(0, "threshold", &o->flags.threshold, "PCT",
 			      "smallest slowdown that fails the gate (default 5)"),
-		TF_OPT_STRING(0, "min-delta", &o->min_delta, "TIME",
+		TF_OPT_STRING(0, "min-delta", &o->flags.min_delta, "TIME",
 			      "smallest change of a test's time a run that counts (default 1ms; 0: none)"),
 		TF_OPT_STRING(0, "target", &o->rec.target_branch, "BRANCH",
 			      "the branch to compare with (default: the PR's base, else the default branch)"),
-		TF_OPT_STRING(0, "store", &o->store_spec, "SPEC",
+		TF_OPT_STRING(0, "store", &o->flags.store, "SPEC",
 			      "where baselines live: git (default), git:REMOTE, dir:PATH, pyroscope:URL"),
 		TF_OPT_STRING(0, "remote", &o->remote, "NAME",
 			      "the git remote baselines are fetched from and pushed to (default origin)"),
@@ -348,12 +342,12 @@ const tf_option *tf_run_cli_options(tf_run_opts *o)
 		TF_OPT_FLAG(0, "fetch", &o->fetch,
 			    "fetch baselines from the remote outside CI too (default in CI)"),
 		TF_OPT_FLAG(0, "no-fetch", &o->no_fetch, "do not fetch baselines from the remote"),
-		TF_OPT_INT(0, "history", &o->history, "N",
+		TF_OPT_INT(0, "history", &o->flags.history, "N",
 			   "learn each test's noise from up to N stored baselines (default 10; 1 = off)",
 			   1, 1000),
-		TF_OPT_FLAG(0, "no-fail", &o->no_fail, "report regressions but exit 0"),
+		TF_OPT_FLAG(0, "no-fail", &o->flags.no_fail, "report regressions but exit 0"),
 		TF_OPT_GROUP("report:"),
-		TF_OPT_STRING(0, "report", &o->report_dir, "DIR",
+		TF_OPT_STRING(0, "report", &o->flags.report_dir, "DIR",
 			      "the report directory (default testflame-report)"),
 		TF_OPT_FLAG(0, "all", &o->all, "list unchanged tests too"),
 		TF_OPT_STRING(0, "color", &o->color, "WHEN", "colour the table",
@@ -380,29 +374,16 @@ int tf_run_check_flags(const tf_run_opts *o, const char *const *usage)
 {
 	if (o->save && o->no_save)
 		return tf_usage_error(usage, "--save and --no-save contradict each other");
-	if (o->threshold != -1 && (o->threshold < 0 || o->threshold > 1000))
-		return tf_usage_error(usage, "--threshold must be a percentage between 0 and 1000");
-	if (o->min_delta && !tf_config_parse_duration(o->min_delta, &(double){ 0 }))
-		return tf_usage_error(usage, "--min-delta must be a duration such as 1ms, 500us or 0, "
-				      "not '%s'", o->min_delta);
+	if (tf_settings_check_flags(&o->flags))
+		return tf_usage_error(usage, "%s", tf_error_last());
 	return 0;
 }
 
 void tf_run_resolve(tf_run_opts *o)
 {
-	const tf_config *cfg = o->rec.cfg;
-
-	if (o->threshold < 0)
-		o->threshold = cfg->gate.threshold >= 0 ? cfg->gate.threshold : 5.0;
-	o->min_delta_ns = cfg->gate.min_delta_ns >= 0 ? cfg->gate.min_delta_ns : TF_MIN_DELTA_NS;
-	if (o->min_delta)
-		tf_config_parse_duration(o->min_delta, &o->min_delta_ns);
-	if (!o->no_fail && !tf_config_bool(cfg->gate.fail_on_regression, true))
-		o->no_fail = true;
-	if (!o->report_dir)
-		o->report_dir = cfg->report.dir ? cfg->report.dir : "testflame-report";
-	if (!o->history)
-		o->history = 10;
+	extern char **environ;
+	/* the flags were checked with the options */
+	tf_settings_resolve(&o->set, &o->flags, o->rec.cfg, environ);
 }
 
 /* Each test's run-to-run noise, from the baseline `first` (of `from`) and
@@ -413,7 +394,7 @@ static void learn_noise(tf_run_opts *o, tf_store *st, const tf_profile *first, c
 	TF_VEC(const tf_profile *) runs = { 0 };
 	tf_profile **earlier;
 	size_t n = tf_store_history(&earlier, st, from, o->rec.suite_name, kind,
-				    (size_t)o->history - 1, ro), draws = 0;
+				    (size_t)o->set.history - 1, ro), draws = 0;
 
 	tf_vec_push(&runs, first);
 	for (size_t i = 0; i < n; i++)
@@ -459,7 +440,7 @@ bool tf_run_find_baseline(tf_run_opts *o, tf_store *st, const char *start, const
 			f.runs[i] = NULL;
 		}
 		memcpy(commit, m->commit, TF_STORE_ID_HEX + 1);
-		if (o->history > 1)
+		if (o->set.history > 1)
 			learn_noise(o, st, f.stored, m->commit, kind, &ro);
 		bool at_head = !(ctx->merge_base && strcmp(start, ctx->merge_base) == 0);
 		unsigned dist = m->distance + (at_head ? 1 : 0);
@@ -513,9 +494,9 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 			return status;
 	} else {
 		/* still leave the run where the report would be */
-		if (tf_report_write_no_baseline(o->report_dir, o->rec.suite_name,
+		if (tf_report_write_no_baseline(o->set.report_dir, o->rec.suite_name,
 						head->runs.v[0].profile, why) == 0)
-			printf("no baseline yet; this run is in %s/head.pb.gz\n", o->report_dir);
+			printf("no baseline yet; this run is in %s/head.pb.gz\n", o->set.report_dir);
 		else
 			tf_warnf("%s", tf_error_last());
 		tf_run_publish(o, NULL, NULL, NULL);

@@ -16,11 +16,12 @@
 /* run's options, resolved: flags over .testflame.yml over defaults. */
 typedef struct {
 	tf_record_cli rec;
-	const char *against, *store_spec, *report_dir, *remote;
+	const char *against, *remote;
 	long repeat;
+	tf_settings_flags flags;    /* the shared settings' flags (config.h) */
+	tf_settings set;            /* resolved by tf_run_resolve() */
 	/* when a test looks slower than the stored baseline (gate.confirm):
 	 * build and run the merge-base here, rerun this tree, or neither */
-	const char *confirm_flag;   /* --confirm */
 	enum { TF_CONFIRM_AGAINST, TF_CONFIRM_RERUN, TF_CONFIRM_NONE } confirm;
 	long confirm_runs;          /* rerun: how many more runs */
 	bool confirm_asked;         /* by --confirm or gate.confirm, not by default */
@@ -31,16 +32,12 @@ typedef struct {
 	TF_VEC(char *) suspects;
 	bool only_suspects;
 	const char *origin;         /* merge: where the head's runs came from (report) */
-	double threshold;
-	const char *min_delta;      /* --min-delta, else gate.min_delta */
-	double min_delta_ns;
-	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
+	bool save, no_save, fetch, no_fetch, push, no_push, all;
 	bool no_publish, no_comment, no_annotations, no_step_summary;
 	bool or_against_merge_base;
 	char *against_owned;
 	const char *color;
-	long history;               /* earlier baselines to learn noise from */
-	tf_test_noise *noise;       /* what they taught */
+	tf_test_noise *noise;       /* what the earlier baselines taught */
 	size_t nnoise;
 	tf_store *store;            /* run_stored: its store and runner kind (Pyroscope's links) */
 	const char *kind;
@@ -58,8 +55,8 @@ const tf_option *tf_run_cli_options(tf_run_opts *o);
 /* Flags that contradict each other or are out of range: TF_EXIT_USAGE
  * after saying which, else 0. */
 int tf_run_check_flags(const tf_run_opts *o, const char *const *usage);
-/* The shared settings, flags over .testflame.yml over defaults (needs
- * o->rec.cfg). */
+/* The shared settings, flags over .testflame.yml over the environment
+ * over defaults (needs o->rec.cfg). */
 void tf_run_resolve(tf_run_opts *o);
 
 /* The runs of one side, each with its name in the report. */
@@ -77,10 +74,9 @@ void tf_run_side_add(tf_run_side *s, tf_profile *p, char *name);
  * command's exit status either way. */
 bool tf_run_record(tf_run_side *side, tf_run_opts *o, const char *cwd, const char *label,
 		   int *status);
-/* o->confirm and o->confirm_runs from --confirm over gate.confirm over
- * the default (against with `build:`, else 2 reruns); TF_EXIT_USAGE after
- * saying what is wrong with the setting. */
-int tf_run_resolve_confirm(tf_run_opts *o, const char *const *usage);
+/* o->confirm and o->confirm_runs from --confirm over gate.confirm (the
+ * settings') over the default (against with `build:`, else 2 reruns). */
+void tf_run_resolve_confirm(tf_run_opts *o);
 /* Confirm a suspicion against a stored baseline (run_confirm.c): when a
  * test of `head` looks slower than in `base`, build and run the merge-base
  * `start` here alternately with this tree (the sides replaced, *commit

@@ -59,7 +59,7 @@ void tf_run_shard_from_ci(tf_run_opts *o)
 /* The dir: store keeps shard files too, where a later job finds them. */
 static void keep_in_store(tf_run_opts *o, const tf_profile *p, const char *kind)
 {
-	const char *spec = tf_cli_store_spec(o->store_spec, o->rec.cfg);
+	const char *spec = o->set.store;
 	tf_store_spec sp;
 	tf_store *st = NULL;
 	tf_buf bytes = TF_BUF_INIT;
@@ -71,7 +71,7 @@ static void keep_in_store(tf_run_opts *o, const tf_profile *p, const char *kind)
 	}
 	if (!o->rec.ctx->commit)
 		tf_warnf("not keeping the shard in the dir store: no commit to file it under");
-	else if (tf_cli_store_open(&st, o->store_spec, o->rec.cfg, o->remote) ||
+	else if (tf_cli_store_open(&st, o->flags.store, o->rec.cfg, o->remote) ||
 		 tf_pprof_encode(&bytes, p, 6) ||
 		 tf_store_save_shard(st, o->rec.ctx->commit, o->rec.suite_name, kind, o->shard,
 				     bytes.ptr, bytes.len))
@@ -109,8 +109,8 @@ int tf_run_shard(tf_run_opts *o)
 		goto done;
 	}
 	name = tf_cli_shard_file_name(o->shard);
-	path = tf_xasprintf("%s/%s", o->report_dir, name);
-	if (tf_mkdir_p(o->report_dir, 0777) || tf_pprof_write(joined ? joined : ps.v[0], path)) {
+	path = tf_xasprintf("%s/%s", o->set.report_dir, name);
+	if (tf_mkdir_p(o->set.report_dir, 0777) || tf_pprof_write(joined ? joined : ps.v[0], path)) {
 		tf_fail(TF_ERROR);
 		goto done;
 	}

@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern char **environ;
+
 const char *tf_cli_store_spec(const char *flag, const tf_config *cfg)
 {
-	if (flag)
-		return flag;
-	if (cfg && cfg->store)
-		return cfg->store;
-	return getenv("TESTFLAME_STORE");
+	tf_settings s;
+	tf_settings_flags f = { .store = flag };
+	tf_settings_resolve(&s, &f, cfg, environ);
+	return s.store;
 }
 
 int tf_cli_store_open(tf_store **out, const char *flag, const tf_config *cfg,

@@ -74,27 +74,25 @@ void tf_pyroscope_opts_init(tf_pyroscope_opts *o)
 	o->max_wait = 30;
 }
 
-static const char *env_get(char *const *envp, const char *name)
+/* A variable set to nothing is not set. */
+static const char *env_set(char *const *envp, const char *name)
 {
-	size_t n = strlen(name);
-	for (; envp && *envp; envp++)
-		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
-			return (*envp)[n + 1] ? *envp + n + 1 : NULL;
-	return NULL;
+	const char *v = tf_env_get(envp, name);
+	return v && *v ? v : NULL;
 }
 
 int tf_pyroscope_opts_env(tf_pyroscope_opts *o, char *const *envp)
 {
-	const char *t = env_get(envp, "TESTFLAME_PYROSCOPE_TIMEOUT");
+	const char *t = env_set(envp, "TESTFLAME_PYROSCOPE_TIMEOUT");
 
 	if (!o->user)
-		o->user = env_get(envp, "TESTFLAME_PYROSCOPE_USER");
+		o->user = env_set(envp, "TESTFLAME_PYROSCOPE_USER");
 	if (!o->password)
-		o->password = env_get(envp, "TESTFLAME_PYROSCOPE_PASSWORD");
+		o->password = env_set(envp, "TESTFLAME_PYROSCOPE_PASSWORD");
 	if (!o->token)
-		o->token = env_get(envp, "TESTFLAME_PYROSCOPE_TOKEN");
+		o->token = env_set(envp, "TESTFLAME_PYROSCOPE_TOKEN");
 	if (!o->tenant)
-		o->tenant = env_get(envp, "TESTFLAME_PYROSCOPE_TENANT");
+		o->tenant = env_set(envp, "TESTFLAME_PYROSCOPE_TENANT");
 	if (t) {
 		char *end;
 		errno = 0;
