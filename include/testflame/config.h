@@ -50,7 +50,9 @@ typedef struct {
 	long repeat;          /* --repeat, 1..1000; 0 unset */
 	long baseline_repeat; /* runs of a run that saves a baseline, 1..1000; 0 unset */
 	char *against;        /* --against REV */
-	char *store;          /* "git", "git:REMOTE", "dir:PATH", "pyroscope:URL" */
+	char *store;          /* "git", "git:REMOTE", "dir:PATH", "pyroscope:URL":
+			       * checked by the store (tf_store_check_config) */
+	char *store_at;       /* where `store:` is, "FILE:LINE:COLUMN" */
 
 	struct {
 		int markers;      /* TF_CONFIG_UNSET, 0, 1 */

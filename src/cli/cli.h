@@ -109,6 +109,8 @@ void tf_errorf(const char *fmt, ...) TF_PRINTF(1, 2);
 void tf_warnf(const char *fmt, ...) TF_PRINTF(1, 2);
 void tf_notef(const char *fmt, ...) TF_PRINTF(1, 2);
 void tf_verbosef(const char *fmt, ...) TF_PRINTF(1, 2);
+/* An engine's notices (tf_notice_fn), printed as the functions above do. */
+void tf_cli_notice(void *ctx, tf_notice_level level, const char *msg);
 /* Print the engine's last error; returns TF_EXIT_ERROR (or USAGE for TF_EUSAGE). */
 int tf_fail(int rc);
 /* Whether stdout / stderr is a terminal (colour, progress lines). */

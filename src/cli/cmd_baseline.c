@@ -82,7 +82,7 @@ static void format_time(char *buf, size_t n, int64_t t)
 
 static int open_store(tf_store **st)
 {
-	int rc = tf_cli_store_open(st, o.store, NULL, o.remote_seen ? o.remote : NULL);
+	int rc = tf_run_store_open(st, o.store, NULL, o.remote_seen ? o.remote : NULL, tf_cli_notice, NULL);
 
 	if (rc)
 		return tf_fail(rc);

@@ -59,7 +59,7 @@ static int resolve_revision(tf_profile **out, const char *operand)
 	int rc;
 
 	memset(&b, 0, sizeof(b));
-	rc = tf_cli_store_open(&st, rev_store, rev_cfg, NULL);
+	rc = tf_run_store_open(&st, rev_store, rev_cfg, NULL, tf_cli_notice, NULL);
 	if (rc == TF_EUSAGE)
 		return rc; /* a broken config or spec: say so, whatever the operand */
 	if (rc)
@@ -277,7 +277,7 @@ int cmd_compare(int argc, char **argv)
 		goto done;
 	}
 	/* the gate `run` judges with: flags over .testflame.yml over defaults */
-	if ((rc = tf_config_load(&cfg, config, NULL)) ||
+	if ((rc = tf_run_config_load(&cfg, config)) ||
 	    (rc = tf_settings_resolve(&set, &flags, cfg, environ))) {
 		exit_code = tf_fail(rc);
 		goto done;

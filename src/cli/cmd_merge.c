@@ -120,7 +120,7 @@ static int collect(path_list *out, tf_run_opts *o, char **args, int nargs)
 	tf_store *store = NULL;
 	char *dir = NULL;
 	if (o->rec.ctx->commit &&
-	    tf_cli_store_open(&store, o->flags.store, o->rec.cfg, o->remote) == 0 &&
+	    tf_run_store_open(&store, o->flags.store, o->rec.cfg, o->remote, tf_cli_notice, NULL) == 0 &&
 	    tf_store_shard_dir(&dir, store, o->rec.ctx->commit) == 0)
 		find_shard_files(out, dir, 0);
 	tf_error_clear();
@@ -140,7 +140,7 @@ static int prepare(tf_run_opts *o)
 	int rc;
 
 	tf_cli_verbosity = o->rec.quiet ? -1 : o->rec.verbose;
-	if ((rc = tf_config_load(&cfg, o->rec.config, NULL)))
+	if ((rc = tf_run_config_load(&cfg, o->rec.config)))
 		return tf_fail(rc);
 	/* a suite to run: this job can confirm what looks slower */
 	if (cfg->command_argv && cfg->command_argv[0]) {
@@ -243,7 +243,7 @@ static int judge(tf_run_opts *o, tf_shards_merged *m)
 					     : tf_xasprintf("%u shards", m->total));
 		m->runs[r] = NULL;
 	}
-	if (tf_cli_store_open(&st, o->flags.store, o->rec.cfg, o->remote)) {
+	if (tf_run_store_open(&st, o->flags.store, o->rec.cfg, o->remote, tf_cli_notice, NULL)) {
 		tf_warnf("no baselines: %s", tf_error_last());
 		why = tf_xstrdup(tf_error_last());
 	} else {

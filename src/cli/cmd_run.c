@@ -34,7 +34,6 @@
  * verdicts (compare/); what happens to the runs either way (recording,
  * comparing, the report and publishing, saving) is in run_common.c.
  */
-#include "run/pyroscope.h"
 #include "run/run.h"
 #include "run/shard.h"
 #include "run/store.h"
@@ -172,7 +171,7 @@ static int run_stored(tf_run_opts *o)
 	if (!tf_run_record_head(&head, o, o->repeat, &exit_status, &status))
 		goto done;
 	kind = tf_record_kind(&head.runs.v[0]);
-	if ((rc = tf_cli_store_open(&st, o->flags.store, o->rec.cfg, o->remote))) {
+	if ((rc = tf_run_store_open(&st, o->flags.store, o->rec.cfg, o->remote, tf_cli_notice, NULL))) {
 		/* outside a repository the context said it already */
 		if (ctx->git || o->set.store)
 			tf_warnf("no baselines: %s", tf_error_last());
@@ -245,7 +244,7 @@ static char *against_if_none(tf_run_opts *o)
 		return NULL;
 	/* the runner kind is known only after recording: any kind of this
 	 * suite that the walk finds will do, run_stored() resolves the exact one */
-	if (tf_cli_store_open(&st, o->flags.store, o->rec.cfg, o->remote) == 0) {
+	if (tf_run_store_open(&st, o->flags.store, o->rec.cfg, o->remote, tf_cli_notice, NULL) == 0) {
 		if (o->fetch && !o->no_fetch && tf_store_is_git(st))
 			fetch_nearest(st, start);
 		stored = tf_store_resolve_suite(&m, st, start, o->rec.suite_name, &ro) == 0;

@@ -59,6 +59,19 @@ void tf_verbosef(const char *fmt, ...)
 	va_end(ap);
 }
 
+void tf_cli_notice(void *ctx, tf_notice_level level, const char *msg)
+{
+	(void)ctx;
+	if (level == TF_NOTICE_ERROR)
+		tf_errorf("%s", msg);
+	else if (level == TF_NOTICE_WARN)
+		tf_warnf("%s", msg);
+	else if (level == TF_NOTICE_VERBOSE)
+		tf_verbosef("%s", msg);
+	else
+		tf_notef("%s", msg);
+}
+
 int tf_fail(int rc)
 {
 	tf_errorf("%s", tf_error_last());

@@ -14,7 +14,6 @@
 #include "testflame/config.h"
 #include "testflame/context.h"
 #include "testflame/record.h"
-#include "testflame/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,7 +34,7 @@ typedef enum {
 	K_MAP,        /* a nested mapping: `sub` */
 	K_STR,        /* char *, not empty */
 	K_CHOICE,     /* char *, one of `choices` */
-	K_STORE,      /* char *, a store spec (tf_store_spec_parse) */
+	K_STORE,      /* char *, a store spec, checked by the store (its place kept) */
 	K_URL,        /* char *, http(s)://... */
 	K_CMD,        /* command_argv + command_shell */
 	K_INT,        /* long in [min, max]; unset is min - 1 */
@@ -279,11 +278,16 @@ void tf_config_free(tf_config *cfg)
 		return;
 	table_free(cfg, top_keys);
 	free(cfg->path);
+	free(cfg->store_at);
 	free(cfg);
 }
 
 void tf_config_merge(tf_config *cfg, const tf_config *over)
 {
+	if (over->store) {
+		free(cfg->store_at);
+		cfg->store_at = over->store_at ? tf_xstrdup(over->store_at) : NULL;
+	}
 	table_merge(cfg, over, top_keys);
 }
 
@@ -409,15 +413,6 @@ static int parse_int(const walker *w, const yaml_node_t *n, const char *path, co
 	}
 	return fail_at(w, n->start_mark, "'%s' must be a whole number between %ld and %ld",
 		       path, k->min, k->max);
-}
-
-/* The store's own check of the spec (store.c), at the value's place. */
-static int parse_store(const walker *w, const yaml_node_t *n, const char *path, const char *s)
-{
-	tf_store_spec spec;
-	if (tf_store_spec_parse(&spec, s) == 0)
-		return 0;
-	return fail_at(w, n->start_mark, "'%s': %s", path, tf_error_last());
 }
 
 static bool is_url(const char *s)
@@ -701,8 +696,13 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 			tf_buf_free(&b);
 			return rc;
 		}
-		if (k->kind == K_STORE && (rc = parse_store(w, n, path, s)) < 0)
-			return rc;
+		if (k->kind == K_STORE) {
+			/* the store checks the spec (tf_store_check_config),
+			 * naming this place */
+			free(cfg->store_at);
+			cfg->store_at = tf_xasprintf("%s:%zu:%zu", w->name, n->start_mark.line + 1,
+						     n->start_mark.column + 1);
+		}
 		if (k->kind == K_URL && !is_url(s))
 			return fail_at(w, n->start_mark, "'%s' must be an http:// or https:// URL, not '%s'",
 				       path, s);

@@ -4,6 +4,7 @@
  * progress line, notices, run file and summary.
  */
 #include "run/record.h"
+#include "run/store.h"
 #include "testflame/store.h"
 #include "testflame/symbolize.h"
 
@@ -106,7 +107,7 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	int rc;
 
 	tf_cli_verbosity = o->quiet ? -1 : o->verbose;
-	rc = tf_config_load(&cfg, o->config, NULL);
+	rc = tf_run_config_load(&cfg, o->config);
 	if (rc)
 		return tf_fail(rc);
 	o->cfg = cfg;
@@ -194,17 +195,6 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	return 0;
 }
 
-static void on_notice(void *ctx, tf_notice_level lvl, const char *msg)
-{
-	(void)ctx;
-	if (lvl == TF_NOTICE_WARN)
-		tf_warnf("%s", msg);
-	else if (lvl == TF_NOTICE_VERBOSE)
-		tf_verbosef("%s", msg);
-	else
-		tf_notef("%s", msg);
-}
-
 struct progress {
 	bool tty;
 	bool shown;
@@ -254,7 +244,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		return false;
 	}
 	o->ro.argv = o->cmd;
-	o->ro.notice = on_notice;
+	o->ro.notice = tf_cli_notice;
 	o->ro.live = on_live;
 	o->ro.live_ctx = sym;
 	pg.tty = tf_cli_isatty(2) && tf_cli_verbosity >= 0 && !getenv("TESTFLAME_NO_PROGRESS");

@@ -3,7 +3,6 @@
  * happens to them whichever mode found the base side.
  */
 #include "run/publish.h"
-#include "run/pyroscope.h"
 #include "cli/cli.h"
 #include "run/run.h"
 #include "run/store.h"
@@ -231,13 +230,19 @@ char *tf_run_would_fail(tf_run_opts *o, const tf_run_side *base, const tf_run_si
 	return slower(o, base, head, true);
 }
 
+static char *store_link(const char *test, void *payload)
+{
+	return tf_store_link(payload, test);
+}
+
 int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const char *note,
 		  const char *base_commit, long distance)
 {
 	const tf_context *ctx = o->rec.ctx;
 	tf_comparison *c = NULL;
 	tf_report_opts ro;
-	tf_cli_pyroscope_link pl = { 0 };
+	tf_store_run sr = { ctx, o->rec.suite_name, o->kind };
+	tf_store_links *links = NULL;
 	char *repo_url = NULL;
 	int rc, status = TF_EXIT_ERROR;
 
@@ -261,7 +266,13 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	ro.base_distance = distance;
 	ro.run_url = ctx->run_url;
 	ro.source_root = ctx->git ? ctx->git->workdir : NULL;
-	tf_cli_pyroscope_links(&ro, &pl, o->store, &o->rec, base_commit, o->kind);
+	/* the store's links from each test to a comparison elsewhere (Grafana) */
+	tf_store_links_new(&links, o->store, &sr, base_commit);
+	if (links) {
+		ro.test_link = store_link;
+		ro.test_link_payload = links;
+		ro.test_link_text = tf_store_links_text(links);
+	}
 	if ((rc = tf_report_write(c, &ro))) {
 		tf_fail(rc);
 		goto done;
@@ -276,7 +287,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	tf_run_publish(o, c, &ro, base_commit);
 	status = tf_comparison_regressed(c) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
 done:
-	tf_cli_pyroscope_link_free(&pl);
+	tf_store_links_free(links);
 	tf_comparison_free(c);
 	free(repo_url);
 	return status;
@@ -428,7 +439,8 @@ bool tf_run_find_baseline(tf_run_opts *o, tf_store *st, const char *start, const
 	}
 	if (rc == TF_ENOTFOUND && !m->commit[0]) { /* git holds none: Pyroscope may */
 		tf_store_match pm;
-		if ((rc = tf_cli_pyroscope_resolve(&pm, st, start, &o->rec, kind)) == 0)
+		tf_store_run sr = { ctx, o->rec.suite_name, kind };
+		if ((rc = tf_store_find_elsewhere(&pm, st, start, &sr)) == 0)
 			rc = tf_store_read_runs(&f, st, &pm, o->rec.suite_name, kind);
 	}
 	if (rc == 0) {
@@ -463,7 +475,7 @@ bool tf_run_find_baseline(tf_run_opts *o, tf_store *st, const char *start, const
 		*why = tf_xasprintf("the baseline of %.12s cannot be read", m->commit);
 	} else if (rc == TF_ENOTFOUND) {
 		char *none = tf_xstrdup(tf_error_last());
-		char *others = tf_cli_store_others(st, start, o->rec.suite_name, kind);
+		char *others = tf_store_others(st, start, o->rec.suite_name, kind);
 		*why = others ? tf_xasprintf("%s; %s", none, others) : tf_xstrdup(none);
 		tf_notef("%s", none);
 		free(none);
@@ -502,8 +514,15 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 		tf_run_publish(o, NULL, NULL, NULL);
 	}
 
-	if (!exit_status && !interrupted) /* as for saving */
-		tf_cli_pyroscope_push(st, &o->rec, kind, head->runs.v, head->runs.n);
+	if (st && !exit_status && !interrupted) { /* as for saving */
+		TF_VEC(const tf_profile *) ps = { 0 };
+		tf_store_run sr = { ctx, o->rec.suite_name, kind };
+		for (size_t i = 0; i < head->runs.n; i++)
+			if (!head->runs.v[i].info.interrupted)
+				tf_vec_push(&ps, head->runs.v[i].profile);
+		tf_store_mirror(st, &sr, ps.v, ps.n);
+		tf_vec_free(&ps);
+	}
 	/* keep this run as the baseline of HEAD where it belongs */
 	if (st && !exit_status && !interrupted && tf_run_will_save(o))
 		tf_run_save_baseline(o, st, head, kind);

@@ -71,7 +71,7 @@ static void keep_in_store(tf_run_opts *o, const tf_profile *p, const char *kind)
 	}
 	if (!o->rec.ctx->commit)
 		tf_warnf("not keeping the shard in the dir store: no commit to file it under");
-	else if (tf_cli_store_open(&st, o->flags.store, o->rec.cfg, o->remote) ||
+	else if (tf_run_store_open(&st, o->flags.store, o->rec.cfg, o->remote, tf_cli_notice, NULL) ||
 		 tf_pprof_encode(&bytes, p, 6) ||
 		 tf_store_save_shard(st, o->rec.ctx->commit, o->rec.suite_name, kind, o->shard,
 				     bytes.ptr, bytes.len))

@@ -193,13 +193,6 @@ const char *tf_pyroscope_url(const tf_pyroscope *py)
 	return py->url;
 }
 
-void tf_pyroscope_set_log(tf_pyroscope *py, void (*log)(const char *line, void *payload),
-			  void *payload)
-{
-	py->o.log = log;
-	py->o.payload = payload;
-}
-
 void tf_pyroscope_default_credentials(tf_pyroscope *py, const char *user, const char *password,
 				      const char *token, const char *tenant)
 {
@@ -1208,11 +1201,6 @@ static void age(char *out, size_t size, int64_t ms)
 	snprintf(out, size, "%lld %s%s", (long long)n, unit, n == 1 ? "" : "s");
 }
 
-tf_pyroscope *tf_store_pyroscope(tf_store *s)
-{
-	return s ? s->pyro : NULL;
-}
-
 /* The first-parent walk of tf_store_resolve_pyroscope(), one commit at a
  * time (the walk itself is git.h's, the store's and the context's). */
 struct pyro_walk {
@@ -1261,7 +1249,7 @@ static int pyro_step(const git_oid *commit, unsigned distance, void *payload)
 		}
 		free(w->s->pyro_key);
 		tf_buf_free(&w->s->pyro_bytes);
-		w->s->pyro_key = tf_xasprintf("%s\x1f%s\x1f%s", hex, w->q->suite, w->q->kind);
+		w->s->pyro_key = tf_store_pyroscope_key(hex, w->q->suite, w->q->kind);
 		w->s->pyro_bytes = bytes;
 		memcpy(w->out->commit, hex, sizeof(w->out->commit));
 		w->out->fetched = true;
@@ -1325,19 +1313,6 @@ int tf_store_resolve_pyroscope(tf_store_match *out, tf_store *s, const char *sta
 done:
 	scan_free(&sc);
 	return rc;
-}
-
-int tf_store_pyroscope_get(tf_buf *out, tf_store *s, const char *commit, const char *suite,
-			   const char *kind)
-{
-	char *key = tf_xasprintf("%s\x1f%s\x1f%s", commit, suite, kind);
-	bool hit = s->pyro_key && strcmp(s->pyro_key, key) == 0;
-	free(key);
-	if (!hit)
-		return TF_ENOTFOUND;
-	if (out)
-		tf_buf_put(out, s->pyro_bytes.ptr, s->pyro_bytes.len);
-	return 0;
 }
 
 /* ---- Grafana ----------------------------------------------------------- */

@@ -186,5 +186,10 @@ static int dir_remove(tf_store *s, const tf_baseline *b)
 }
 
 const tf_store_backend tf_store_dir_backend = {
-	"dir", dir_save, dir_get, dir_list, dir_show, dir_remove,
+	.name = "dir",
+	.save = dir_save,
+	.get = dir_get,
+	.list = dir_list,
+	.show = dir_show,
+	.remove = dir_remove,
 };

@@ -295,14 +295,6 @@ static void test_bad_values(void **state)
 		  "t.yml:2:15: 'gate.confidence' must be a number at least 0.5 and below 1, such as 0.95 or 95%");
 	parse_err("gate:\n  alpha: 0.05\n  confidence: 0.95\n",
 		  "t.yml:3:3: give 'gate.alpha' or 'gate.confidence', not both");
-	parse_err("store: s3://bucket\n",
-		  "t.yml:1:8: 'store': unknown store 's3://bucket' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)");
-	parse_err("store: 'dir:'\n", "t.yml:1:8: 'store': store 'dir:' needs a path after the colon");
-	parse_err("store: 'git:'\n", "t.yml:1:8: 'store': store 'git:' needs a remote after the colon");
-	parse_err("store: pyroscope:localhost:4040\n",
-		  "t.yml:1:8: 'store': store 'pyroscope:localhost:4040' needs an http:// or https:// URL after the colon");
-	parse_err("store: 'pyroscope:https://'\n",
-		  "t.yml:1:8: 'store': store 'pyroscope:https://' needs an http:// or https:// URL after the colon");
 	parse_err("publish:\n  github_api_url: api.github.com\n",
 		  "t.yml:2:19: 'publish.github_api_url' must be an http:// or https:// URL, not 'api.github.com'");
 	parse_err("report:\n  formats: [html, pdf]\n",
