@@ -10,14 +10,7 @@
 #ifndef TESTFLAME_CLI_H
 #define TESTFLAME_CLI_H
 
-#include "testflame/common.h"
-
-enum {
-	TF_EXIT_OK = 0,
-	TF_EXIT_ERROR = 1,
-	TF_EXIT_USAGE = 2,
-	TF_EXIT_REGRESSION = 3,
-};
+#include "testflame/run.h" /* the engine the commands drive; TF_EXIT_* */
 
 typedef enum {
 	TF_OPT_END = 0,
@@ -98,6 +91,9 @@ enum {
  */
 int tf_parse_options(int argc, char **argv, const tf_option *opts,
 		     const char *const *usage, int flags, int *dashdash);
+/* A copy of a table built on the stack (`size` bytes), for a function that
+ * returns one for other tables to include; the caller frees it. */
+tf_option *tf_cli_options_dup(const tf_option *opts, size_t size);
 void tf_usage_print(FILE *fp, const char *const *usage, const tf_option *opts);
 /* Print "testflame: MESSAGE" plus the usage hint; returns TF_EXIT_USAGE. */
 int tf_usage_error(const char *const *usage, const char *fmt, ...) TF_PRINTF(2, 3);
@@ -111,6 +107,28 @@ void tf_notef(const char *fmt, ...) TF_PRINTF(1, 2);
 void tf_verbosef(const char *fmt, ...) TF_PRINTF(1, 2);
 /* An engine's notices (tf_notice_fn), printed as the functions above do. */
 void tf_cli_notice(void *ctx, tf_notice_level level, const char *msg);
+
+/* The engine's voice for commands that print nothing else: notices only. */
+extern const tf_run_io tf_cli_notices;
+
+/* How the commands that drive the run engine print: the flags they share. */
+typedef struct {
+	int verbose;                /* -v */
+	bool quiet;                 /* -q */
+	const char *colour;         /* --color: the table's */
+	bool all;                   /* --all: unchanged tests in the table too */
+	/* the progress line of a recording */
+	bool tty, shown;
+	uint64_t last_line_ns;
+} tf_cli_out;
+/*
+ * The engine's callbacks (tf_run_io over `out`, which must outlive it):
+ * notices on stderr by the message functions, output on stdout, the table
+ * as `compare` shows it, the progress of a recording as one line on a
+ * terminal or a heartbeat in a log (not with -q or $TESTFLAME_NO_PROGRESS).
+ * Sets the verbosity from -q and -v.
+ */
+void tf_cli_io(tf_run_io *io, tf_cli_out *out);
 /* Print the engine's last error; returns TF_EXIT_ERROR (or USAGE for TF_EUSAGE). */
 int tf_fail(int rc);
 /* Whether stdout / stderr is a terminal (colour, progress lines). */
@@ -129,6 +147,25 @@ extern const char *const tf_cli_colour_choices[];
 struct tf_comparison;
 int tf_cli_print_table(const struct tf_comparison *c, const char *report_dir,
 		       const char *colour, bool all);
+
+/* The table's callback of tf_run_io (table.c); `ctx` is a tf_cli_out. */
+int tf_cli_table(void *ctx, const struct tf_comparison *c, const char *report_dir);
+
+/*
+ * The option tables `run` and `merge` include (each malloc'd; the caller
+ * frees it): the recording's, over `s` (cmd_record.c, `record`'s own), and
+ * the baseline's, the gate's, the report's and publishing's, over `o`
+ * (cmd_run.c); -q, -v, --color and --all go to `out`.
+ */
+tf_option *tf_cli_record_options(tf_run_suite *s, tf_cli_out *out);
+tf_option *tf_cli_run_options(tf_run_opts *o, tf_cli_out *out);
+/*
+ * Check what follows the options of `record` or `run` (`name`), parsed
+ * with TF_PARSE_STOP_AT_NONOPT: nothing, or "--" and the command. Returns
+ * 0, or TF_EXIT_USAGE after printing what is wrong.
+ */
+int tf_cli_record_args(const char *const *usage, const char *name, char **argv, int nargs,
+		       int dashdash);
 
 /* Command entry points, one file each (cmd_<name>.c). */
 int cmd_record(int argc, char **argv);

@@ -9,7 +9,6 @@
  * the gate said.
  */
 #include "cli.h"
-#include "run/store.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
 #include "testflame/store.h"
@@ -59,7 +58,7 @@ static int resolve_revision(tf_profile **out, const char *operand)
 	int rc;
 
 	memset(&b, 0, sizeof(b));
-	rc = tf_run_store_open(&st, rev_store, rev_cfg, NULL, tf_cli_notice, NULL);
+	rc = tf_run_store_open(&st, rev_store, rev_cfg, NULL, &tf_cli_notices);
 	if (rc == TF_EUSAGE)
 		return rc; /* a broken config or spec: say so, whatever the operand */
 	if (rc)

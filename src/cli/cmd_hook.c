@@ -161,7 +161,7 @@ static int pre_push(const char *remote)
 	if (!pushes_head)
 		goto done;
 
-	if ((rc = tf_config_load(&cfg, NULL, NULL))) {
+	if ((rc = tf_run_config_load(&cfg, NULL))) {
 		status = tf_fail(rc);
 		goto done;
 	}

@@ -273,3 +273,10 @@ int tf_usage_error(const char *const *usage, const char *fmt, ...)
 		fprintf(stderr, "usage: %s\n", usage[0]);
 	return TF_EXIT_USAGE;
 }
+
+tf_option *tf_cli_options_dup(const tf_option *opts, size_t size)
+{
+	tf_option *copy = tf_xmalloc(size);
+	memcpy(copy, opts, size);
+	return copy;
+}

@@ -53,3 +53,11 @@ int tf_cli_print_table(const tf_comparison *c, const char *report_dir, const cha
 	tf_buf_free(&out);
 	return rc;
 }
+
+int tf_cli_table(void *ctx, const tf_comparison *c, const char *report_dir)
+{
+	const tf_cli_out *out = ctx;
+	int rc = tf_cli_print_table(c, report_dir, out->colour, out->all);
+	fflush(stdout);
+	return rc;
+}

@@ -26,9 +26,9 @@
  *
  * The alternating rounds themselves (tf_run_alternate) are also what
  * `run --against` runs, and what it runs again, judged alone, when its
- * first rounds would fail the build (cmd_run.c).
+ * first rounds would fail the build (against.c).
  */
-#include "run/run.h"
+#include "run/run_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,10 +47,11 @@ bool tf_run_alternate(tf_run_opts *o, const tf_worktree *wt, const char *label, 
 	for (long round = 1; round <= max; round++) {
 		int st;
 		if (min == max)
-			tf_notef("round %ld of %ld: %.12s, then this tree", round, max, commit);
+			tf_run_note(o->rec.io, "round %ld of %ld: %.12s, then this tree", round,
+				    max, commit);
 		else
-			tf_notef("round %ld (%ld to %ld): %.12s, then this tree", round, min, max,
-				 commit);
+			tf_run_note(o->rec.io, "round %ld (%ld to %ld): %.12s, then this tree",
+				    round, min, max, commit);
 		if (!tf_run_record(b, o, tf_worktree_cwd(wt), label, &st)) {
 			*status = st ? st : TF_EXIT_ERROR;
 			return false;
@@ -67,11 +68,13 @@ bool tf_run_alternate(tf_run_opts *o, const tf_worktree *wt, const char *label, 
 		}
 		if (st && why_not) {
 			/* a failing suite is no baseline: its tests stopped early */
-			*why_not = tf_xasprintf("the merge-base's suite exited %d on this runner", st);
+			*why_not = tf_xasprintf("the merge-base's suite exited %d on this runner",
+						st);
 			return false;
 		}
 		if (st)
-			tf_warnf("the suite failed on %.12s (exit status %d)", commit, st);
+			tf_run_warn(o->rec.io, "the suite failed on %.12s (exit status %d)", commit,
+				    st);
 		if (!tf_run_record(h, o, NULL, "head", &st)) {
 			*status = st ? st : TF_EXIT_ERROR;
 			return false;
@@ -111,12 +114,13 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 					tf_error_last());
 		goto done;
 	}
-	tf_notef("confirming on this runner: %.12s (the merge-base) checked out into '%s'",
-		 tf_worktree_commit(wt), tf_worktree_root(wt));
-	tf_notef("building %.12s: %s", tf_worktree_commit(wt), o->rec.cfg->build);
+	tf_run_note(o->rec.io, "confirming on this runner: %.12s (the merge-base) checked out into "
+		    "'%s'", tf_worktree_commit(wt), tf_worktree_root(wt));
+	tf_run_note(o->rec.io, "building %.12s: %s", tf_worktree_commit(wt), o->rec.cfg->build);
 	if ((rc = tf_worktree_run(wt, o->rec.cfg->build, false)) != 0) {
-		*why_not = tf_xasprintf("the merge-base %.12s did not build (`%s` exited %d)", start,
-					o->rec.cfg->build, WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc));
+		*why_not = tf_xasprintf("the merge-base %.12s did not build (`%s` exited %d)",
+					start, o->rec.cfg->build,
+					WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc));
 		goto done;
 	}
 	/* B H B H B H: three rounds, and more while a test is undecided, or
@@ -138,7 +142,7 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 	ok = true;
 done:
 	if (wt && tf_worktree_root(wt) && tf_worktree_remove(wt))
-		tf_warnf("could not remove the checkout: %s", tf_error_last());
+		tf_run_warn(o->rec.io, "could not remove the checkout: %s", tf_error_last());
 	tf_worktree_free(wt);
 	tf_run_side_free(&b);
 	tf_run_side_free(&h);
@@ -197,9 +201,9 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 	 * what people read; --confirm or gate.confirm asks for it anyway.
 	 */
 	if (!o->set.fail_on_regression && !o->confirm_asked && tf_run_will_save(o)) {
-		tf_notef("%s against the stored baseline %.12s; not confirmed: this run saves a "
-			 "baseline and nothing fails it (--no-fail; --confirm would)", why_confirm,
-			 commit);
+		tf_run_note(o->rec.io, "%s against the stored baseline %.12s; not confirmed: this "
+			    "run saves a baseline and nothing fails it (--no-fail; "
+			    "--confirm would)", why_confirm, commit);
 		o->confirmation = tf_xasprintf("no (this run saves a baseline and nothing fails it "
 					       "under --no-fail); against the stored baseline, %s",
 					       why_confirm);
@@ -209,13 +213,14 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 	if (o->confirm == TF_CONFIRM_AGAINST && !o->rec.cfg->build)
 		why_not = tf_xstrdup("no `build:` in .testflame.yml to build the merge-base with");
 	if (o->confirm == TF_CONFIRM_AGAINST && !why_not) {
-		tf_notef("%s against the stored baseline %.12s; confirming against the merge-base "
-			 "on this runner", why_confirm, commit);
+		tf_run_note(o->rec.io, "%s against the stored baseline %.12s; confirming against "
+			    "the merge-base on this runner", why_confirm, commit);
 		if (confirm_against(o, start, base, head, commit, exit_status, status, &why_not)) {
 			o->interleaved = true;
-			more = tf_xasprintf("against the stored baseline, %s; so the merge-base %.12s "
-					    "was built and run here, alternately with this tree, %zu "
-					    "runs each", why_confirm, commit, head->runs.n);
+			more = tf_xasprintf("against the stored baseline, %s; so the merge-base "
+					    "%.12s was built and run here, alternately with this "
+					    "tree, %zu runs each", why_confirm, commit,
+					    head->runs.n);
 		} else if (*status) {
 			goto done;
 		}
@@ -223,23 +228,23 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 	if (!more) {
 		long runs = o->confirm == TF_CONFIRM_RERUN ? o->confirm_runs : 2;
 		if (why_not)
-			tf_warnf("cannot confirm against the merge-base: %s; running this tree %ld "
-				 "more times instead", why_not, runs);
+			tf_run_warn(o->rec.io, "cannot confirm against the merge-base: %s; running "
+				    "this tree %ld more times instead", why_not, runs);
 		else
-			tf_notef("%s; running the suite %ld more time%s to confirm", why_confirm, runs,
-				 runs == 1 ? "" : "s");
+			tf_run_note(o->rec.io, "%s; running the suite %ld more time%s to confirm",
+				    why_confirm, runs, runs == 1 ? "" : "s");
 		if (!confirm_rerun(o, head, runs, exit_status, status))
 			goto done;
 		o->only_suspects = true;
 		/* say what would have made it certain: the merge-base run here */
-		more = tf_xasprintf("against the stored baseline, %s; so this tree was run %ld more "
-				    "time%s and judged on those%s%s%s", why_confirm, runs,
+		more = tf_xasprintf("against the stored baseline, %s; so this tree was run %ld "
+				    "more time%s and judged on those%s%s%s", why_confirm, runs,
 				    runs == 1 ? "" : "s",
 				    why_not ? ", not against the merge-base: " : "",
 				    why_not ? why_not : "",
-				    o->rec.cfg->build || why_not ? "" : " (a `build:` in .testflame.yml would let "
-				    "the merge-base be built and run here beside it, which the runner's "
-				    "speed cannot sway)");
+				    o->rec.cfg->build || why_not ? "" : " (a `build:` in .testflame.yml "
+				    "would let the merge-base be built and run here beside it, which "
+				    "the runner's speed cannot sway)");
 	}
 	o->confirmation = more;
 done:

@@ -1,11 +1,11 @@
 /*
- * record.c - the recording half of `record` and `run` (see
- * record.h): options over config over defaults, the context,
- * progress line, notices, run file and summary.
+ * record.c - a suite recorded under the sampler, for `record`, `run` and
+ * `merge` (run.h): its settings over the config over defaults, its
+ * context, one run of it (the runners asked which tests ran, the profile
+ * built per test and tagged), the run file with its summary; and the
+ * engine's voice, the caller's callbacks.
  */
-#include "run/record.h"
-#include "run/store.h"
-#include "testflame/store.h"
+#include "run/run_int.h"
 #include "testflame/symbolize.h"
 
 #include <errno.h>
@@ -19,69 +19,74 @@
 
 extern char **environ;
 
-void tf_record_cli_init(tf_record_cli *o)
+/* ---- the engine's voice ---- */
+
+static void say(const tf_run_io *io, tf_notice_level level, const char *fmt, va_list ap)
 {
-	memset(o, 0, sizeof(*o));
-	tf_record_opts_init(&o->ro);
-	tf_attribute_opts_init(&o->ao);
+	if (io)
+		tf_vnotice(io->notice, io->ctx, level, fmt, ap);
 }
 
-const tf_option *tf_record_cli_options(tf_record_cli *o)
+void tf_run_note(const tf_run_io *io, const char *fmt, ...)
 {
-	const tf_option opts[] = {
-		TF_OPT_INT(0, "freq", &o->freq, "HZ",
-			   "samples per second of CPU time (default 249)", 1, 100000),
-		TF_OPT_STRING(0, "event", &o->event, "EVENT",
-			      "what to sample (auto: instructions where a PMU exists, else cpu-clock)",
-			      .choices = tf_event_names),
-		TF_OPT_STRING(0, "sampler", &o->sampler, "KIND",
-			      "perf_event, or ptrace where perf is refused", .choices = tf_sampler_names),
-		TF_OPT_STRING(0, "follow", &o->follow, "HOW",
-			      "how perf events reach every process: a cgroup of the command's "
-			      "own where allowed (auto), only that (cgroup), or inherited, "
-			      "as perf record does", .choices = tf_follow_names),
-		TF_OPT_STRING(0, "call-graph", &o->callgraph, "MODE",
-			      "frame pointers, DWARF unwinding, or auto (per sample)",
-			      .choices = tf_callgraph_names),
-		TF_OPT_INT(0, "stack-size", &o->stack_size, "BYTES",
-			   "user stack copied per sample for DWARF unwinding (default 8192)", 512, 65000),
-		TF_OPT_FLAG(0, "no-python-frames", &o->no_python_frames,
-			    "keep CPython processes' samples native: do not read the interpreter's own frames"),
-		TF_OPT_STRING(0, "test", &o->test, "NAME",
-			      "the test name of samples no other source attributes"),
-		TF_OPT_LIST(0, "runner-report", &o->runner_reports, "PATH",
-			    "a test report the suite writes (JUnit XML, go test -json, TAP; "
-			    "a glob; repeatable): the tests that ran"),
-		TF_OPT_STRING(0, "split", &o->split, "LIST",
-			      "how to find tests: markers,frames,processes (default all; none)"),
-		TF_OPT_STRING(0, "suite", &o->suite, "NAME",
-			      "the suite's name, which keys its baselines (default: suite: in "
-			      ".testflame.yml, else the program and its targets: 'make check')"),
-		TF_OPT_STRING(0, "config", &o->config, "FILE",
-			      "the config file (default: .testflame.yml at the repository root)"),
-		TF_OPT_QUIET(&o->quiet, "only errors"),
-		TF_OPT_VERBOSE(&o->verbose, "say more (repeat for more)"),
-		TF_OPTS_END,
-	};
-
-	/* the table points into `o`, so it lives with it */
-	free(o->options);
-	o->options = tf_xmalloc(sizeof(opts));
-	memcpy(o->options, opts, sizeof(opts));
-	return o->options;
+	va_list ap;
+	va_start(ap, fmt);
+	say(io, TF_NOTICE_INFO, fmt, ap);
+	va_end(ap);
 }
 
-int tf_record_cli_args(const char *const *usage, const char *name, char **argv, int nargs,
-		       int dashdash)
+void tf_run_warn(const tf_run_io *io, const char *fmt, ...)
 {
-	if (dashdash < 0 && nargs > 1)
-		return tf_usage_error(usage, "missing '--' before the command (try: testflame %s -- %s ...)",
-				      name, argv[1]);
-	if (dashdash > 1)
-		return tf_usage_error(usage, "unexpected argument '%s' before '--'", argv[1]);
-	if (dashdash == 1 && nargs < 2)
-		return tf_usage_error(usage, "no command after '--'");
-	return 0;
+	va_list ap;
+	va_start(ap, fmt);
+	say(io, TF_NOTICE_WARN, fmt, ap);
+	va_end(ap);
+}
+
+void tf_run_verbose(const tf_run_io *io, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(io, TF_NOTICE_VERBOSE, fmt, ap);
+	va_end(ap);
+}
+
+void tf_run_error(const tf_run_io *io, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(io, TF_NOTICE_ERROR, fmt, ap);
+	va_end(ap);
+}
+
+void tf_run_print(const tf_run_io *io, const char *fmt, ...)
+{
+	tf_buf b = TF_BUF_INIT;
+	va_list ap;
+
+	if (!io || !io->print)
+		return;
+	va_start(ap, fmt);
+	tf_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	io->print(io->ctx, b.ptr ? b.ptr : "", b.len);
+	tf_buf_free(&b);
+}
+
+int tf_run_fail(const tf_run_io *io, int rc)
+{
+	tf_run_error(io, "%s", tf_error_last());
+	return rc == TF_EUSAGE ? TF_EXIT_USAGE : TF_EXIT_ERROR;
+}
+
+/* ---- the suite's settings ---- */
+
+void tf_run_suite_init(tf_run_suite *s, const tf_run_io *io)
+{
+	memset(s, 0, sizeof(*s));
+	s->io = io;
+	tf_record_opts_init(&s->ro);
+	tf_attribute_opts_init(&s->ao);
 }
 
 static const char *pick(const char *flag, const char *cfg, const char *dflt)
@@ -100,16 +105,15 @@ static char *join_command(char **cmd)
 	return tf_buf_detach(&b);
 }
 
-int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd)
+int tf_run_prepare(tf_run_suite *o, char **cmd)
 {
 	tf_config *cfg = NULL;
 	const char *event, *sampler, *callgraph, *follow;
 	int rc;
 
-	tf_cli_verbosity = o->quiet ? -1 : o->verbose;
 	rc = tf_run_config_load(&cfg, o->config);
 	if (rc)
-		return tf_fail(rc);
+		return rc;
 	o->cfg = cfg;
 	/* --target is the documented override, above what CI says */
 	if (o->target_branch)
@@ -130,8 +134,8 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	} else if (cfg->command_argv && cfg->command_argv[0]) {
 		o->cmd = cfg->command_argv;
 	} else {
-		return tf_usage_error(usage, "no command to run: give one after '--', or set "
-				      "'command' in %s", cfg->path ? cfg->path : ".testflame.yml");
+		return tf_error_set(TF_EUSAGE, "no command to run: give one after '--', or set "
+				    "'command' in %s", cfg->path ? cfg->path : ".testflame.yml");
 	}
 	o->command = join_command(o->cmd);
 
@@ -141,14 +145,14 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	follow = pick(o->follow, cfg->follow, "auto");
 	if (tf_event_parse(&o->ro.event, event) || tf_sampler_parse(&o->ro.sampler, sampler) ||
 	    tf_callgraph_parse(&o->ro.callgraph, callgraph) || tf_follow_parse(&o->ro.follow, follow))
-		return tf_usage_error(usage, "invalid event, sampler, follow or call graph in the config");
+		return tf_error_set(TF_EUSAGE, "invalid event, sampler, follow or call graph in the config");
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 	o->ro.python = !o->no_python_frames;
 
 	o->sources = TF_SOURCE_ALL;
 	if (o->split && tf_attribute_parse_sources(o->split, &o->sources))
-		return tf_usage_error(usage, "--split: %s", tf_error_last());
+		return tf_error_wrap(TF_EUSAGE, "--split");
 	if (!o->split && cfg->attribution.markers == 0)
 		o->sources &= ~(unsigned)TF_SOURCE_MARKERS;
 	o->ro.markers = (o->sources & TF_SOURCE_MARKERS) != 0;
@@ -184,39 +188,15 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 
 	rc = tf_context_detect(&o->ctx, NULL, environ, cfg);
 	if (rc)
-		return tf_fail(rc);
+		return rc;
 	/* record only tags the run with what git knows; run depends on it */
 	for (size_t i = 0; i < o->ctx->warnings.n; i++) {
 		if (o->needs_git)
-			tf_warnf("%s", o->ctx->warnings.v[i]);
+			tf_run_warn(o->io, "%s", o->ctx->warnings.v[i]);
 		else
-			tf_verbosef("%s", o->ctx->warnings.v[i]);
+			tf_run_verbose(o->io, "%s", o->ctx->warnings.v[i]);
 	}
 	return 0;
-}
-
-struct progress {
-	bool tty;
-	bool shown;
-	uint64_t last_line_ns;
-};
-
-static void on_progress(void *ctx, const tf_record_progress *p)
-{
-	struct progress *pg = ctx;
-	double secs = (double)p->elapsed_ns / 1e9;
-
-	if (pg->tty) {
-		fprintf(stderr, "\r\033[Ktestflame: %.1fs  %llu samples  %llu processes%s",
-			secs, (unsigned long long)p->samples, (unsigned long long)p->processes,
-			p->lost ? "  (samples lost)" : "");
-		pg->shown = true;
-	} else if (p->elapsed_ns - pg->last_line_ns >= 15000000000ULL) {
-		/* CI logs: a heartbeat, not a ticker */
-		fprintf(stderr, "testflame: %.0fs, %llu samples, %llu processes\n", secs,
-			(unsigned long long)p->samples, (unsigned long long)p->processes);
-		pg->last_line_ns = p->elapsed_ns;
-	}
 }
 
 static void on_live(void *ctx, const tf_rec_event *ev)
@@ -224,12 +204,12 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 	tf_symbolizer_live(ctx, ev);
 }
 
-bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
+bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 {
+	const tf_run_io *io = o->io;
 	tf_symbolizer *sym = NULL;
 	tf_symbolizer_opts so;
 	tf_recording *rec = NULL;
-	struct progress pg = { 0 };
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -240,19 +220,16 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	rc = tf_symbolizer_new(&sym, &so);
 	free(persist);
 	if (rc) {
-		tf_fail(rc);
+		tf_run_fail(io, rc);
 		return false;
 	}
 	o->ro.argv = o->cmd;
-	o->ro.notice = tf_cli_notice;
+	o->ro.notice = io ? io->notice : NULL;
+	o->ro.notice_ctx = io ? io->ctx : NULL;
 	o->ro.live = on_live;
 	o->ro.live_ctx = sym;
-	pg.tty = tf_cli_isatty(2) && tf_cli_verbosity >= 0 && !getenv("TESTFLAME_NO_PROGRESS");
-	o->ro.progress = NULL;
-	if (tf_cli_verbosity >= 0 && !getenv("TESTFLAME_NO_PROGRESS")) {
-		o->ro.progress = on_progress;
-		o->ro.progress_ctx = &pg;
-	}
+	o->ro.progress = io ? io->progress : NULL;
+	o->ro.progress_ctx = io ? io->ctx : NULL;
 
 	/* the runners we know report which tests ran (inject.c) */
 	tf_runner_session *runners = NULL;
@@ -265,7 +242,8 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		/* the runners' reports are a help, not the recording: without a
 		 * place for them (a full or read-only TMPDIR) the suite runs
 		 * as it is, and the spool in the same TMPDIR says what is wrong */
-		tf_verbosef("the runners are not asked for their reports: %s", tf_error_last());
+		tf_run_verbose(io, "the runners are not asked for their reports: %s",
+			       tf_error_last());
 		tf_error_clear();
 		runners = NULL;
 	}
@@ -274,26 +252,26 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 
 	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
-	if (pg.shown)
-		fputs("\r\033[K", stderr);
+	if (o->ro.progress) /* the recording is over: its line may go */
+		o->ro.progress(o->ro.progress_ctx, NULL);
 	if (rc) {
-		*status = tf_fail(rc);
+		*status = tf_run_fail(io, rc);
 		goto done;
 	}
 	res->info = *tf_recording_info(rec);
 	if (res->info.exec_failed) {
-		tf_errorf("%s", tf_error_last());
+		tf_run_error(io, "%s", tf_error_last());
 		*status = res->info.exit_status;
 		goto done;
 	}
 	if (res->info.stopped) {
 		/* the suite's own failure first; else ours */
-		tf_errorf("%s; recording stopped, the command ran on to its end (exit status %d)",
-			  tf_error_last(), res->info.exit_status);
+		tf_run_error(io, "%s; recording stopped, the command ran on to its end (exit "
+			     "status %d)", tf_error_last(), res->info.exit_status);
 		*status = res->info.exit_status ? res->info.exit_status : TF_EXIT_ERROR;
 		goto done;
 	}
-	tf_verbosef("recorded %llu samples (%s), %llu bytes of records",
+	tf_run_verbose(io, "recorded %llu samples (%s), %llu bytes of records",
 		    (unsigned long long)res->info.samples, res->info.rung,
 		    (unsigned long long)res->info.spool_bytes);
 
@@ -301,11 +279,11 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	{
 		struct rusage ru;
 		if (getrusage(RUSAGE_SELF, &ru) == 0)
-			tf_verbosef("testflame's own CPU while recording: %.1f ms user, %.1f ms "
-				    "system, woken %ld times",
-				    (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3,
-				    (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3,
-				    ru.ru_nvcsw);
+			tf_run_verbose(io, "testflame's own CPU while recording: %.1f ms user, "
+				       "%.1f ms system, woken %ld times",
+				       (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3,
+				       (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3,
+				       ru.ru_nvcsw);
 	}
 	rc = tf_runner_session_collect(runners, &o->runner_tests, o->reports.v,
 				       (uint64_t)started.tv_sec * 1000000000ULL +
@@ -317,7 +295,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	o->ro.extra_env = NULL;
 	o->ro.scratch_dir = NULL;
 	if (rc) {
-		*status = tf_fail(rc);
+		*status = tf_run_fail(io, rc);
 		goto done;
 	}
 	o->ao.runner_tests = &o->runner_tests;
@@ -326,28 +304,29 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	rc = tf_attribute_build(&res->profile, rec, sym, &o->ao, &res->stats);
 	tf_symbolizer_save(sym);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-	tf_verbosef("ran the command in %.3f s; built the profile in %.1f ms, %.1f ms of CPU "
-		    "(%llu samples, %llu frames)", (double)(t1 - t0) / 1e9,
-		    (double)(tf_now_ns() - t1) / 1e6,
-		    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6,
-		    (unsigned long long)res->stats.samples, (unsigned long long)res->stats.frames);
-	if (tf_cli_verbosity > 0) {
+	tf_run_verbose(io, "ran the command in %.3f s; built the profile in %.1f ms, %.1f ms of "
+		       "CPU (%llu samples, %llu frames)", (double)(t1 - t0) / 1e9,
+		       (double)(tf_now_ns() - t1) / 1e6,
+		       (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6,
+		       (unsigned long long)res->stats.samples,
+		       (unsigned long long)res->stats.frames);
+	if (io && io->verbosity > 0) {
 		tf_symbolizer_stats ss;
 		tf_symbolizer_stats_get(sym, &ss);
-		tf_verbosef("symbol cache: kernel symbols %s; %llu debug file(s) from the cache, "
-			    "%llu uncompressed into it; %llu of %llu addresses answered by the "
-			    "kept symbols of %llu binaries (%llu CUs' indexes), %llu binaries' kept",
-			    ss.kallsyms_cached ? "from the cache" : "read from /proc/kallsyms",
-			    (unsigned long long)ss.debug_cached,
-			    (unsigned long long)ss.debug_uncompressed,
-			    (unsigned long long)ss.symcache_hits,
-			    (unsigned long long)ss.symlocs,
-			    (unsigned long long)ss.symcache_loaded,
-			    (unsigned long long)ss.symcache_cus,
-			    (unsigned long long)ss.symcache_saved);
+		tf_run_verbose(io, "symbol cache: kernel symbols %s; %llu debug file(s) from the "
+			       "cache, %llu uncompressed into it; %llu of %llu addresses "
+			       "answered by the kept symbols of %llu binaries (%llu CUs' "
+			       "indexes), %llu binaries' kept",
+			       ss.kallsyms_cached ? "from the cache" : "read from /proc/kallsyms",
+			       (unsigned long long)ss.debug_cached,
+			       (unsigned long long)ss.debug_uncompressed,
+			       (unsigned long long)ss.symcache_hits, (unsigned long long)ss.symlocs,
+			       (unsigned long long)ss.symcache_loaded,
+			       (unsigned long long)ss.symcache_cus,
+			       (unsigned long long)ss.symcache_saved);
 	}
 	if (rc) {
-		*status = tf_fail(rc);
+		*status = tf_run_fail(io, rc);
 		goto done;
 	}
 	if (o->ctx)
@@ -362,13 +341,9 @@ done:
 	return res->profile != NULL;
 }
 
-int tf_record_cli_encode(tf_buf *out, const tf_record_result *res)
+int tf_run_write(const tf_run_result *res, const tf_run_suite *s, const char *path)
 {
-	return tf_pprof_encode(out, res->profile, 6);
-}
-
-int tf_record_cli_write(tf_record_result *res, const char *path)
-{
+	const tf_run_io *io = s->io;
 	char *dir = tf_xstrdup(path);
 	int rc = 0;
 
@@ -381,45 +356,47 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 	if (!rc)
 		rc = tf_pprof_write(res->profile, path);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-	tf_verbosef("wrote the run file in %.1f ms, %.1f ms of CPU", (double)(tf_now_ns() - t0) / 1e6,
-		    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6);
+	tf_run_verbose(io, "wrote the run file in %.1f ms, %.1f ms of CPU",
+		       (double)(tf_now_ns() - t0) / 1e6,
+		       (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6);
 	if (rc) {
-		tf_fail(rc);
+		tf_run_fail(io, rc);
 		return rc;
 	}
-	tf_notef("wrote '%s': %llu samples, %llu tests, %llu processes, %llu threads "
+	tf_run_note(io, "wrote '%s': %llu samples, %llu tests, %llu processes, %llu threads "
 		 "(%s at %u Hz, %s)%s",
 		 path, (unsigned long long)res->stats.samples, (unsigned long long)res->stats.tests,
 		 (unsigned long long)res->stats.processes, (unsigned long long)res->stats.threads,
 		 tf_event_name(res->info.event), res->info.freq, res->info.rung,
 		 res->info.interrupted ? ", interrupted" : "");
 	if (res->info.lost || res->info.throttled)
-		tf_warnf("the kernel lost %llu and throttled %llu samples",
-			 (unsigned long long)res->info.lost, (unsigned long long)res->info.throttled);
+		tf_run_warn(io, "the kernel lost %llu and throttled %llu samples",
+			    (unsigned long long)res->info.lost,
+			    (unsigned long long)res->info.throttled);
 	if (res->stats.frames && res->stats.unresolved * 10 > res->stats.frames)
-		tf_warnf("%llu of %llu frames have no symbol: stripped programs or libraries (build "
-			 "with -g, or install the -dbg/-dbgsym package; 'testflame doctor PROGRAM' "
-			 "checks one)",
-			 (unsigned long long)res->stats.unresolved,
-			 (unsigned long long)res->stats.frames);
+		tf_run_warn(io, "%llu of %llu frames have no symbol: stripped programs or "
+			    "libraries (build with -g, or install the -dbg/-dbgsym package; "
+			    "'testflame doctor PROGRAM' checks one)",
+			    (unsigned long long)res->stats.unresolved,
+			    (unsigned long long)res->stats.frames);
 	if (res->stats.helper_samples)
-		tf_notef("%llu samples were in functions a test tail-called, whose test the stack "
-			 "no longer shows: they count for the test's program (compile the tests with "
-			 "-fno-optimize-sibling-calls to name them)",
-			 (unsigned long long)res->stats.helper_samples);
+		tf_run_note(io, "%llu samples were in functions a test tail-called, whose test the "
+			    "stack no longer shows: they count for the test's program (compile "
+			    "the tests with -fno-optimize-sibling-calls to name them)",
+			    (unsigned long long)res->stats.helper_samples);
 	if (res->stats.samples && res->stats.truncated * 5 > res->stats.samples)
-		tf_warnf("%llu of %llu stacks were cut short (deeper than the stack copied per "
-			 "sample: --stack-size, up to 65000; or code without unwind information)",
-			 (unsigned long long)res->stats.truncated,
-			 (unsigned long long)res->stats.samples);
+		tf_run_warn(io, "%llu of %llu stacks were cut short (deeper than the stack copied "
+			    "per sample: --stack-size, up to 65000; or code without unwind "
+			    "information)", (unsigned long long)res->stats.truncated,
+			    (unsigned long long)res->stats.samples);
 	if (res->info.markers_ignored)
-		tf_warnf("%llu lines in $TESTFLAME_MARKERS were not markers "
+		tf_run_warn(io, "%llu lines in $TESTFLAME_MARKERS were not markers "
 			 "(expected 'begin NAME' or 'end NAME')",
 			 (unsigned long long)res->info.markers_ignored);
 	return 0;
 }
 
-char *tf_record_kind(const tf_record_result *res)
+char *tf_run_kind(const tf_run_result *res)
 {
 	struct utsname un;
 	const char *arch = uname(&un) == 0 ? un.machine : "unknown";
@@ -427,13 +404,13 @@ char *tf_record_kind(const tf_record_result *res)
 			     arch);
 }
 
-void tf_record_result_free(tf_record_result *res)
+void tf_run_result_free(tf_run_result *res)
 {
 	tf_profile_free(res->profile);
 	res->profile = NULL;
 }
 
-void tf_record_cli_free(tf_record_cli *o)
+void tf_run_suite_free(tf_run_suite *o)
 {
 	tf_config_free(o->cfg);
 	tf_context_free(o->ctx);
@@ -442,8 +419,6 @@ void tf_record_cli_free(tf_record_cli *o)
 		free(o->owned.v[i]);
 	tf_vec_free(&o->owned);
 	tf_vec_free(&o->patterns);
-	free(o->options);
-	o->options = NULL;
 	tf_vec_free(&o->reports);
 	tf_vec_free(&o->runner_reports.items);
 	tf_runner_tests_free(&o->runner_tests);

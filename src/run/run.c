@@ -1,19 +1,110 @@
 /*
- * run.c - the runs of `testflame run` (see run.h): what
- * happens to them whichever mode found the base side.
+ * run.c - the runs of `testflame run` and `merge`, whichever way the base
+ * side was found (see run_int.h): the two sides and the runs recorded into
+ * them, the comparison with the gate's settings and what is asked of it
+ * before the verdict (does a test look slower, would the gate fail, is a
+ * slowdown still undecided), the report and the table, publishing in CI,
+ * and the end of every flow: mirror, keep, exit status. The stored mode
+ * of `run` is here too; the others are against.c and shard.c.
  */
-#include "run/publish.h"
-#include "cli/cli.h"
-#include "run/run.h"
-#include "run/store.h"
+#include "run/run_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+extern char **environ;
+
+void tf_run_opts_init(tf_run_opts *o, const tf_run_io *io)
+{
+	memset(o, 0, sizeof(*o));
+	tf_run_suite_init(&o->rec, io);
+}
+
+void tf_run_flow_clear(tf_run_opts *o)
+{
+	free(o->confirmation);
+	o->confirmation = NULL;
+	free(o->origin);
+	o->origin = NULL;
+	tf_run_suspects_free(o);
+	o->only_suspects = false;
+	o->store = NULL; /* the flow's, freed by it */
+	o->kind = NULL;
+}
+
+void tf_run_opts_free(tf_run_opts *o)
+{
+	tf_run_flow_clear(o);
+	tf_test_noise_free(o->noise, o->nnoise);
+	o->noise = NULL;
+	o->nnoise = 0;
+	free(o->against_owned);
+	o->against_owned = NULL;
+	tf_run_suite_free(&o->rec);
+}
+
+int tf_run_check_flags(const tf_run_opts *o)
+{
+	int rc;
+
+	if (o->save && o->no_save)
+		return tf_error_set(TF_EUSAGE, "--save and --no-save contradict each other");
+	if ((rc = tf_settings_check_flags(&o->flags)))
+		return rc;
+	if (o->shard_flag && o->no_shard)
+		return tf_error_set(TF_EUSAGE, "--shard and --no-shard contradict each other");
+	if (!o->shard_flag)
+		return 0;
+	if (tf_shard_parse(&(tf_shard){ 0 }, o->shard_flag))
+		return tf_error_wrap(TF_EUSAGE, "--shard");
+	if (o->against || o->or_against_merge_base)
+		return tf_error_set(TF_EUSAGE, "--shard records a part of the suite: it compares "
+				    "with nothing (`testflame merge` compares the whole suite)");
+	if (o->save)
+		return tf_error_set(TF_EUSAGE, "--shard records a part of the suite: `testflame "
+				    "merge` saves the baseline of the whole suite");
+	return 0;
+}
+
+int tf_run_resolve(tf_run_opts *o)
+{
+	int rc = tf_settings_resolve(&o->set, &o->flags, o->rec.cfg, environ);
+	if (!rc)
+		tf_run_resolve_confirm(o);
+	return rc;
+}
+
+int tf_run_resolve_run(tf_run_opts *o)
+{
+	const tf_config *cfg = o->rec.cfg;
+
+	/* flags over .testflame.yml over defaults */
+	if (o->shard_flag)
+		tf_shard_parse(&o->shard, o->shard_flag);
+	else if (!o->no_shard)
+		tf_run_shard_from_ci(o);
+	if (!o->against && !o->shard.total)
+		o->against = cfg->against;
+	if (!o->against && o->or_against_merge_base)
+		o->against = o->against_owned = tf_run_against_if_none(o);
+	if (!o->repeat && !o->against && cfg->baseline_repeat && tf_run_will_save(o))
+		o->repeat = cfg->baseline_repeat;
+	if (!o->repeat)
+		o->repeat = cfg->repeat ? cfg->repeat : o->against ? 3 : 1;
+	return tf_run_resolve(o);
+}
+
+int tf_run_main(tf_run_opts *o)
+{
+	if (o->shard.total)
+		return tf_run_shard(o);
+	return o->against ? tf_run_against(o) : tf_run_stored(o);
+}
+
 void tf_run_side_free(tf_run_side *s)
 {
 	for (size_t i = 0; i < s->runs.n; i++)
-		tf_record_result_free(&s->runs.v[i]);
+		tf_run_result_free(&s->runs.v[i]);
 	for (size_t i = 0; i < s->names.n; i++)
 		free(s->names.v[i]);
 	tf_vec_free(&s->runs);
@@ -22,7 +113,7 @@ void tf_run_side_free(tf_run_side *s)
 
 void tf_run_side_add(tf_run_side *s, tf_profile *p, char *name)
 {
-	tf_record_result r;
+	tf_run_result r;
 	memset(&r, 0, sizeof(r));
 	r.profile = p;
 	tf_vec_push(&s->runs, r);
@@ -32,13 +123,13 @@ void tf_run_side_add(tf_run_side *s, tf_profile *p, char *name)
 bool tf_run_record(tf_run_side *side, tf_run_opts *o, const char *cwd, const char *label,
 		   int *status)
 {
-	tf_record_result res;
+	tf_run_result res;
 	o->rec.ro.cwd = cwd;
-	if (!tf_record_cli_run(&res, &o->rec, status))
+	if (!tf_run_record_one(&res, &o->rec, status))
 		return false;
 	tf_vec_push(&side->runs, res);
 	tf_vec_push(&side->names, tf_xasprintf("%s run %zu", label, side->runs.n));
-	tf_verbosef("%s run %zu: %llu samples, exit status %d", label, side->runs.n,
+	tf_run_verbose(o->rec.io, "%s run %zu: %llu samples, exit status %d", label, side->runs.n,
 		    (unsigned long long)res.stats.samples, *status);
 	return true;
 }
@@ -67,26 +158,12 @@ int tf_run_status(const tf_run_opts *o, int exit_status, bool regressed)
 	return regressed && o->set.fail_on_regression ? TF_EXIT_REGRESSION : TF_EXIT_OK;
 }
 
-long tf_run_head_distance(const tf_context *ctx, const char *commit)
-{
-	tf_repo *repo = NULL;
-	long d = -1;
-
-	if (ctx->commit && tf_repo_open(&repo, NULL) == 0)
-		d = tf_repo_distance(repo, ctx->commit, commit, 10000);
-	tf_repo_free(repo);
-	tf_error_clear();
-	return d;
-}
-
-/* Publishing, in CI: one call after the report is written. `c` is NULL
- * when there was nothing to compare (report.md then says why). */
-void tf_run_publish(tf_run_opts *o, const tf_comparison *c, const tf_report_opts *ro,
+void tf_run_publish_ci(tf_run_opts *o, const tf_comparison *c, const tf_report_opts *ro,
 		    const char *baseline)
 {
 	const tf_context *ctx = o->rec.ctx;
 	const tf_config *cfg = o->rec.cfg;
-	tf_cli_publish_in in;
+	tf_run_publish_in in;
 
 	if (o->no_publish || !ctx->ci || ctx->ci->provider == TF_CI_LOCAL)
 		return;
@@ -99,15 +176,15 @@ void tf_run_publish(tf_run_opts *o, const tf_comparison *c, const tf_report_opts
 	in.changes = ctx->git && ctx->git->changes_known ? &ctx->git->changes : NULL;
 	in.suite = o->rec.suite_name;
 	in.baseline = baseline;
-	in.comment = tf_cli_publish_switch(o->no_comment, cfg->publish.comment);
-	in.annotations = tf_cli_publish_switch(o->no_annotations, cfg->publish.annotations);
-	in.step_summary = tf_cli_publish_switch(o->no_step_summary, cfg->publish.step_summary);
-	tf_cli_publish(&in, true);
+	in.comment = tf_run_publish_switch(o->no_comment, cfg->publish.comment);
+	in.annotations = tf_run_publish_switch(o->no_annotations, cfg->publish.annotations);
+	in.step_summary = tf_run_publish_switch(o->no_step_summary, cfg->publish.step_summary);
+	in.io = o->rec.io;
+	tf_run_publish(&in, true);
 }
 
-/* Compare the two sides with the gate's settings. */
-static int compare_sides(tf_comparison **c, const tf_run_opts *o, const tf_run_side *base,
-			 const tf_run_side *head, bool named)
+int tf_run_compare(tf_comparison **c, const tf_run_opts *o, const tf_run_side *base,
+		   const tf_run_side *head, bool named)
 {
 	TF_VEC(const tf_profile *) bp = { 0 }, hp = { 0 };
 	tf_compare_opts co;
@@ -151,7 +228,7 @@ bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side
 	/* judged as the verdict will be: the gate's settings, the history's
 	 * noise, the sides alternating in this job */
 	o->interleaved = true;
-	if (compare_sides(&c, o, base, head, false) == 0)
+	if (tf_run_compare(&c, o, base, head, false) == 0)
 		for (size_t i = 0; i < c->ntests && !open; i++) {
 			const tf_test_delta *t = &c->tests[i];
 			double thr = tf_test_threshold(t, o->set.threshold);
@@ -195,7 +272,7 @@ static char *slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *
 	char *why = NULL;
 
 	tf_run_suspects_free(o);
-	if (compare_sides(&c, o, base, head, false) == 0) {
+	if (tf_run_compare(&c, o, base, head, false) == 0) {
 		if (!failing)
 			t = tf_comparison_looks_slower(c, o->set.threshold);
 		else
@@ -213,7 +290,7 @@ static char *slower(tf_run_opts *o, const tf_run_side *base, const tf_run_side *
 				tf_vec_push(&o->suspects, tf_xstrdup(c->tests[i].name));
 		qsort(o->suspects.v, o->suspects.n, sizeof(*o->suspects.v), by_name);
 		for (size_t i = 0; i < o->suspects.n; i++)
-			tf_verbosef("looks slower: %s", o->suspects.v[i]);
+			tf_run_verbose(o->rec.io, "looks slower: %s", o->suspects.v[i]);
 	}
 	tf_error_clear();
 	tf_comparison_free(c);
@@ -249,8 +326,8 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	/* where the sources were, so a later `publish` can make paths relative */
 	for (size_t i = 0; i < head->runs.n && ctx->git && ctx->git->workdir; i++)
 		tf_profile_set_meta(head->runs.v[i].profile, "workdir", ctx->git->workdir);
-	if ((rc = compare_sides(&c, o, base, head, true))) {
-		tf_fail(rc);
+	if ((rc = tf_run_compare(&c, o, base, head, true))) {
+		tf_run_fail(o->rec.io, rc);
 		goto done;
 	}
 	/* the repository's web page, for source links; else the report guesses */
@@ -274,220 +351,23 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 		ro.test_link_text = tf_store_links_text(links);
 	}
 	if ((rc = tf_report_write(c, &ro))) {
-		tf_fail(rc);
+		tf_run_fail(o->rec.io, rc);
 		goto done;
 	}
 	if (note)
-		printf("%s\n", note);
-	if ((rc = tf_cli_print_table(c, o->set.report_dir, o->color, o->all))) {
-		tf_fail(rc);
+		tf_run_print(o->rec.io, "%s\n", note);
+	if (o->rec.io && o->rec.io->table &&
+	    (rc = o->rec.io->table(o->rec.io->ctx, c, o->set.report_dir))) {
+		tf_run_fail(o->rec.io, rc);
 		goto done;
 	}
-	fflush(stdout);
-	tf_run_publish(o, c, &ro, base_commit);
+	tf_run_publish_ci(o, c, &ro, base_commit);
 	status = tf_comparison_regressed(c) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
 done:
 	tf_store_links_free(links);
 	tf_comparison_free(c);
 	free(repo_url);
 	return status;
-}
-
-void tf_run_save_baseline(tf_run_opts *o, tf_store *st, const tf_run_side *head,
-			  const char *kind)
-{
-	const tf_context *ctx = o->rec.ctx;
-	TF_VEC(const tf_profile *) ps = { 0 };
-	tf_store_sync_list sl = { 0 };
-	const char *revs[1] = { ctx->commit };
-	bool in_ci = ctx->ci && ctx->ci->provider != TF_CI_LOCAL;
-	int rc;
-
-	for (size_t i = 0; i < head->runs.n && !head->runs.v[i].info.interrupted; i++)
-		tf_vec_push(&ps, head->runs.v[i].profile);
-	rc = tf_store_save_runs(st, ctx->commit, o->rec.suite_name, kind, ps.v, ps.n);
-	if (rc)
-		tf_warnf("could not save the baseline: %s", tf_error_last());
-	else if (ps.n > 1)
-		tf_notef("saved the baseline of '%s' for %.12s (%s, %zu runs) in the %s",
-			 o->rec.suite_name, ctx->commit, kind, ps.n, tf_store_describe(st));
-	else
-		tf_notef("saved the baseline of '%s' for %.12s (%s) in the %s", o->rec.suite_name,
-			 ctx->commit, kind, tf_store_describe(st));
-	tf_vec_free(&ps);
-	if (rc || !tf_store_is_git(st) || o->no_push || !(o->push || in_ci))
-		return;
-	if (tf_store_push(&sl, st, revs, 1))
-		tf_warnf("could not push the baseline: %s", tf_error_last());
-	else
-		tf_notef("pushed the baseline of '%s' for %.12s to '%s'", o->rec.suite_name, ctx->commit,
-			 tf_store_remote_url(st) ? tf_store_remote_url(st) : "the remote");
-	tf_store_sync_list_free(&sl);
-}
-
-bool tf_run_will_save(const tf_run_opts *o)
-{
-	const tf_context *ctx = o->rec.ctx;
-	return ctx->commit && !o->no_save && (o->save || (ctx->on_default_branch && !ctx->dirty));
-}
-
-
-const tf_option *tf_run_cli_options(tf_run_opts *o)
-{
-	const tf_option opts[] = {
-		TF_OPT_STRING(0, "threshold", &o->flags.threshold, "PCT",
-			      "smallest slowdown that fails the gate (default 5)"),
-		TF_OPT_STRING(0, "min-delta", &o->flags.min_delta, "TIME",
-			      "smallest change of a test's time a run that counts (default 1ms; 0: none)"),
-		TF_OPT_STRING(0, "target", &o->rec.target_branch, "BRANCH",
-			      "the branch to compare with (default: the PR's base, else the default branch)"),
-		TF_OPT_STRING(0, "store", &o->flags.store, "SPEC",
-			      "where baselines live: git (default), git:REMOTE, dir:PATH, pyroscope:URL"),
-		TF_OPT_STRING(0, "remote", &o->remote, "NAME",
-			      "the git remote baselines are fetched from and pushed to (default origin)"),
-		TF_OPT_FLAG(0, "save", &o->save,
-			    "save this run as HEAD's baseline (default: on the default branch, clean tree)"),
-		TF_OPT_FLAG(0, "no-save", &o->no_save, "never save a baseline"),
-		TF_OPT_FLAG(0, "push", &o->push, "push a saved baseline to the remote (default in CI)"),
-		TF_OPT_FLAG(0, "no-push", &o->no_push, "never push baselines"),
-		TF_OPT_FLAG(0, "fetch", &o->fetch,
-			    "fetch baselines from the remote outside CI too (default in CI)"),
-		TF_OPT_FLAG(0, "no-fetch", &o->no_fetch, "do not fetch baselines from the remote"),
-		TF_OPT_INT(0, "history", &o->flags.history, "N",
-			   "learn each test's noise from up to N stored baselines (default 10; 1 = off)",
-			   1, 1000),
-		TF_OPT_FLAG(0, "no-fail", &o->flags.no_fail, "report regressions but exit 0"),
-		TF_OPT_GROUP("report:"),
-		TF_OPT_STRING(0, "report", &o->flags.report_dir, "DIR",
-			      "the report directory (default testflame-report)"),
-		TF_OPT_FLAG(0, "all", &o->all, "list unchanged tests too"),
-		TF_OPT_STRING(0, "color", &o->color, "WHEN", "colour the table",
-			      .choices = tf_cli_colour_choices),
-		TF_OPT_GROUP("publishing (in CI):"),
-		TF_OPT_FLAG(0, "no-publish", &o->no_publish,
-			    "no comment, annotations, step summary or outputs"),
-		TF_OPT_FLAG(0, "no-comment", &o->no_comment, "no PR/MR comment (publish.comment)"),
-		TF_OPT_FLAG(0, "no-annotations", &o->no_annotations,
-			    "no annotations or review comments (publish.annotations)"),
-		TF_OPT_FLAG(0, "no-step-summary", &o->no_step_summary,
-			    "no $GITHUB_STEP_SUMMARY (publish.step_summary)"),
-		TF_OPTS_END,
-	};
-
-	/* the table points into `o`, so it lives with it */
-	free(o->options);
-	o->options = tf_xmalloc(sizeof(opts));
-	memcpy(o->options, opts, sizeof(opts));
-	return o->options;
-}
-
-int tf_run_check_flags(const tf_run_opts *o, const char *const *usage)
-{
-	if (o->save && o->no_save)
-		return tf_usage_error(usage, "--save and --no-save contradict each other");
-	if (tf_settings_check_flags(&o->flags))
-		return tf_usage_error(usage, "%s", tf_error_last());
-	return 0;
-}
-
-void tf_run_resolve(tf_run_opts *o)
-{
-	extern char **environ;
-	/* the flags were checked with the options */
-	tf_settings_resolve(&o->set, &o->flags, o->rec.cfg, environ);
-}
-
-/* Each test's run-to-run noise, from the baseline `first` (of `from`) and
- * up to --history - 1 baselines before it. */
-static void learn_noise(tf_run_opts *o, tf_store *st, const tf_profile *first, const char *from,
-			const char *kind, const tf_store_resolve_opts *ro)
-{
-	TF_VEC(const tf_profile *) runs = { 0 };
-	tf_profile **earlier;
-	size_t n = tf_store_history(&earlier, st, from, o->rec.suite_name, kind,
-				    (size_t)o->set.history - 1, ro), draws = 0;
-
-	tf_vec_push(&runs, first);
-	for (size_t i = 0; i < n; i++)
-		tf_vec_push(&runs, earlier[i]);
-	for (size_t i = 0; i < runs.n; i++)
-		draws += tf_profile_count_runs(runs.v[i]);
-	if (draws >= 3 &&
-	    tf_compare_history_noise(&o->noise, &o->nnoise, runs.v, runs.n, NULL) == 0)
-		tf_verbosef("learned the run-to-run noise of %zu tests from %zu runs in %zu baselines",
-			    o->nnoise, draws, runs.n);
-	for (size_t i = 0; i < n; i++)
-		tf_profile_free(earlier[i]);
-	free(earlier);
-	tf_vec_free(&runs);
-}
-
-bool tf_run_find_baseline(tf_run_opts *o, tf_store *st, const char *start, const char *kind,
-			  tf_run_side *base, char commit[TF_STORE_ID_HEX + 1], char **note,
-			  char **why)
-{
-	const tf_context *ctx = o->rec.ctx;
-	const bool in_ci = ctx->ci && ctx->ci->provider != TF_CI_LOCAL;
-	tf_store_resolve_opts ro = { 0, !o->no_fetch && tf_store_is_git(st) && (o->fetch || in_ci) };
-	tf_store_found f;
-	const tf_store_match *m = &f.match;
-	int rc = tf_store_find_runs(&f, st, start, o->rec.suite_name, kind, &ro);
-
-	if (m->remote_error[0]) {
-		tf_warnf("%s; looking at local baselines only", m->remote_error);
-		ro.fetch = false;
-	}
-	if (rc == TF_ENOTFOUND && !m->commit[0]) { /* git holds none: Pyroscope may */
-		tf_store_match pm;
-		tf_store_run sr = { ctx, o->rec.suite_name, kind };
-		if ((rc = tf_store_find_elsewhere(&pm, st, start, &sr)) == 0)
-			rc = tf_store_read_runs(&f, st, &pm, o->rec.suite_name, kind);
-	}
-	if (rc == 0) {
-		/* a baseline saved from --repeat holds its runs apart */
-		for (size_t i = 0; i < f.nruns; i++) {
-			tf_run_side_add(base, f.runs[i],
-					f.nruns > 1 ? tf_xasprintf("baseline %.12s run %zu", m->commit, i + 1)
-						    : tf_xasprintf("baseline %.12s", m->commit));
-			f.runs[i] = NULL;
-		}
-		memcpy(commit, m->commit, TF_STORE_ID_HEX + 1);
-		if (o->set.history > 1)
-			learn_noise(o, st, f.stored, m->commit, kind, &ro);
-		bool at_head = !(ctx->merge_base && strcmp(start, ctx->merge_base) == 0);
-		unsigned dist = m->distance + (at_head ? 1 : 0);
-		char nr[32] = "";
-		if (f.nruns > 1)
-			snprintf(nr, sizeof(nr), ", %zu runs", f.nruns);
-		char where[64];
-		if (dist)
-			snprintf(where, sizeof(where), "%u commit%s before %s", dist, dist == 1 ? "" : "s",
-				 at_head ? "HEAD" : "the merge-base");
-		else
-			snprintf(where, sizeof(where), "the merge-base");
-		*note = tf_xasprintf("baseline: %.12s%s%s%s, %s%s%s; suite '%s'", m->commit,
-				     f.subject ? " (" : "", f.subject ? f.subject : "",
-				     f.subject ? ")" : "", where, nr,
-				     m->source[0] ? m->source : m->fetched ? ", fetched" : "",
-				     o->rec.suite_name);
-	} else if (m->commit[0]) {
-		tf_warnf("%s", tf_error_last());
-		*why = tf_xasprintf("the baseline of %.12s cannot be read", m->commit);
-	} else if (rc == TF_ENOTFOUND) {
-		char *none = tf_xstrdup(tf_error_last());
-		char *others = tf_store_others(st, start, o->rec.suite_name, kind);
-		*why = others ? tf_xasprintf("%s; %s", none, others) : tf_xstrdup(none);
-		tf_notef("%s", none);
-		free(none);
-		if (others)
-			tf_notef("%s", others);
-		free(others);
-	} else {
-		tf_warnf("no baseline: %s", tf_error_last());
-		*why = tf_xstrdup(tf_error_last());
-	}
-	tf_store_found_clear(&f);
-	return rc == 0;
 }
 
 int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *head,
@@ -508,10 +388,11 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 		/* still leave the run where the report would be */
 		if (tf_report_write_no_baseline(o->set.report_dir, o->rec.suite_name,
 						head->runs.v[0].profile, why) == 0)
-			printf("no baseline yet; this run is in %s/head.pb.gz\n", o->set.report_dir);
+			tf_run_print(o->rec.io, "no baseline yet; this run is in %s/head.pb.gz\n",
+				     o->set.report_dir);
 		else
-			tf_warnf("%s", tf_error_last());
-		tf_run_publish(o, NULL, NULL, NULL);
+			tf_run_warn(o->rec.io, "%s", tf_error_last());
+		tf_run_publish_ci(o, NULL, NULL, NULL);
 	}
 
 	if (st && !exit_status && !interrupted) { /* as for saving */
@@ -527,6 +408,59 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 	if (st && !exit_status && !interrupted && tf_run_will_save(o))
 		tf_run_save_baseline(o, st, head, kind);
 	else if (st && o->save && exit_status)
-		tf_warnf("not saving a baseline of a failing suite (exit status %d)", exit_status);
+		tf_run_warn(o->rec.io, "not saving a baseline of a failing suite (exit status %d)",
+			    exit_status);
 	return tf_run_status(o, exit_status, status == TF_EXIT_REGRESSION);
+}
+
+/* Against the stored baseline: record, find it, confirm, report, save. */
+int tf_run_stored(tf_run_opts *o)
+{
+	const tf_context *ctx = o->rec.ctx;
+	tf_run_side base = { 0 }, head = { 0 };
+	tf_store *st = NULL;
+	char *kind = NULL, *start = NULL, *note = NULL, *why = NULL;
+	int exit_status = 0, status = TF_EXIT_OK, rc;
+	bool have_base = false;
+	char base_commit[TF_STORE_ID_HEX + 1] = "";
+
+	if (!tf_run_record_head(&head, o, o->repeat, &exit_status, &status))
+		goto done;
+	kind = tf_run_kind(&head.runs.v[0]);
+	if ((rc = tf_run_store_open(&st, o->flags.store, o->rec.cfg, o->remote, o->rec.io))) {
+		/* outside a repository the context said it already */
+		if (ctx->git || o->set.store)
+			tf_run_warn(o->rec.io, "no baselines: %s", tf_error_last());
+		why = tf_xstrdup(tf_error_last());
+	} else {
+		o->store = st;
+		o->kind = kind;
+		start = tf_context_baseline_start(ctx);
+	}
+	if (st && !start) {
+		bool first = tf_context_first_commit(ctx);
+		why = tf_xstrdup(first ? "this is the repository's first commit: nothing before "
+					 "it to compare with"
+				       : "no commit history here to find a baseline in");
+		tf_run_note(o->rec.io, "%s%s", first ? "" : "no baseline to compare with: ", why);
+	} else if (st) {
+		have_base = tf_run_find_baseline(o, st, start, kind, &base, base_commit, &note, &why);
+	}
+
+	/* a failing suite fails the build whatever its times: nothing to confirm */
+	if (have_base && !exit_status && !head.runs.v[head.runs.n - 1].info.interrupted &&
+	    !tf_run_confirm(o, start, &base, &head, base_commit, &exit_status, &status))
+		goto done;
+	status = tf_run_finish(o, st, have_base ? &base : NULL, &head, note, why, base_commit,
+			       kind, exit_status);
+done:
+	free(why);
+	tf_run_side_free(&base);
+	tf_run_side_free(&head);
+	tf_store_free(st);
+	free(kind);
+	free(start);
+	free(note);
+	tf_run_flow_clear(o);
+	return status;
 }

@@ -1,6 +1,8 @@
 /*
- * shard.c - shards from the command line (see shard.h):
- * which shard a job is, recording it, and the names of shard files.
+ * shard.c - `run --shard K/N` (or the CI's own parallel jobs): which shard
+ * a job is, recording it into one run file tagged with its shard (the
+ * report directory, and the dir: store's shard files), and the names of
+ * shard files that `merge` looks for.
  *
  * A shard job stops after recording. Comparing one part of a suite with
  * a baseline of the whole would call every test the part did not run
@@ -8,39 +10,21 @@
  * baselines of the same commit at once would race on its ref: the fan-in
  * job (`merge`) does all of that once.
  */
-#include "run/shard.h"
-#include "run/store.h"
+#include "run/run_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-char *tf_cli_shard_file_name(tf_shard s)
+char *tf_run_shard_file_name(tf_shard s)
 {
 	return tf_xasprintf("shard-%u-of-%u.pb.gz", s.index, s.total);
 }
 
-bool tf_cli_is_shard_file_name(const char *name)
+bool tf_run_is_shard_file_name(const char *name)
 {
 	const char *sh = strstr(name, "shard-");
 	size_t len = strlen(name);
 	return sh && strstr(sh, "-of-") && len > 6 && strcmp(name + len - 6, ".pb.gz") == 0;
-}
-
-int tf_run_shard_flags(tf_run_opts *o, const char *const *usage)
-{
-	if (o->shard_flag && o->no_shard)
-		return tf_usage_error(usage, "--shard and --no-shard contradict each other");
-	if (!o->shard_flag)
-		return 0;
-	if (tf_shard_parse(&o->shard, o->shard_flag))
-		return tf_usage_error(usage, "--shard: %s", tf_error_last());
-	if (o->against || o->or_against_merge_base)
-		return tf_usage_error(usage, "--shard records a part of the suite: it compares "
-				      "with nothing (`testflame merge` compares the whole suite)");
-	if (o->save)
-		return tf_usage_error(usage, "--shard records a part of the suite: `testflame "
-				      "merge` saves the baseline of the whole suite");
-	return 0;
 }
 
 void tf_run_shard_from_ci(tf_run_opts *o)
@@ -51,9 +35,9 @@ void tf_run_shard_from_ci(tf_run_opts *o)
 		return;
 	o->shard.index = ci->shard_index;
 	o->shard.total = ci->shard_total;
-	tf_notef("this is job %u of %u that %s runs in parallel: recording shard %u/%u "
-		 "(--no-shard for the whole suite)", ci->shard_index, ci->shard_total,
-		 tf_ci_provider_name(ci->provider), ci->shard_index, ci->shard_total);
+	tf_run_note(o->rec.io, "this is job %u of %u that %s runs in parallel: recording shard "
+		    "%u/%u (--no-shard for the whole suite)", ci->shard_index, ci->shard_total,
+		    tf_ci_provider_name(ci->provider), ci->shard_index, ci->shard_total);
 }
 
 /* The dir: store keeps shard files too, where a later job finds them. */
@@ -70,14 +54,16 @@ static void keep_in_store(tf_run_opts *o, const tf_profile *p, const char *kind)
 		return;
 	}
 	if (!o->rec.ctx->commit)
-		tf_warnf("not keeping the shard in the dir store: no commit to file it under");
-	else if (tf_run_store_open(&st, o->flags.store, o->rec.cfg, o->remote, tf_cli_notice, NULL) ||
+		tf_run_warn(o->rec.io, "not keeping the shard in the dir store: no commit to file "
+			    "it under");
+	else if (tf_run_store_open(&st, o->flags.store, o->rec.cfg, o->remote, o->rec.io) ||
 		 tf_pprof_encode(&bytes, p, 6) ||
 		 tf_store_save_shard(st, o->rec.ctx->commit, o->rec.suite_name, kind, o->shard,
 				     bytes.ptr, bytes.len))
-		tf_warnf("%s", tf_error_last());
+		tf_run_warn(o->rec.io, "%s", tf_error_last());
 	else if (tf_store_shard_dir(&dir, st, o->rec.ctx->commit) == 0)
-		tf_notef("kept shard %u/%u in '%s'", o->shard.index, o->shard.total, dir);
+		tf_run_note(o->rec.io, "kept shard %u/%u in '%s'", o->shard.index, o->shard.total,
+			    dir);
 	free(dir);
 	tf_buf_free(&bytes);
 	tf_store_free(st);
@@ -105,25 +91,24 @@ int tf_run_shard(tf_run_opts *o)
 	status = TF_EXIT_ERROR;
 	/* --repeat: one file that keeps the runs apart, as a baseline does */
 	if (ps.n > 1 && tf_profile_join_runs(&joined, ps.v, ps.n)) {
-		tf_fail(TF_ERROR);
+		tf_run_fail(o->rec.io, TF_ERROR);
 		goto done;
 	}
-	name = tf_cli_shard_file_name(o->shard);
+	name = tf_run_shard_file_name(o->shard);
 	path = tf_xasprintf("%s/%s", o->set.report_dir, name);
 	if (tf_mkdir_p(o->set.report_dir, 0777) || tf_pprof_write(joined ? joined : ps.v[0], path)) {
-		tf_fail(TF_ERROR);
+		tf_run_fail(o->rec.io, TF_ERROR);
 		goto done;
 	}
-	kind = tf_record_kind(&head.runs.v[0]);
-	printf("shard %s of '%s': %llu samples in %zu run%s, written to %s; `testflame merge` "
-	       "compares the whole suite\n", spec, o->rec.suite_name,
-	       (unsigned long long)head.runs.v[0].stats.samples, head.runs.n,
-	       head.runs.n == 1 ? "" : "s", path);
-	fflush(stdout);
+	kind = tf_run_kind(&head.runs.v[0]);
+	tf_run_print(o->rec.io, "shard %s of '%s': %llu samples in %zu run%s, written to %s; "
+		     "`testflame merge` compares the whole suite\n", spec, o->rec.suite_name,
+		     (unsigned long long)head.runs.v[0].stats.samples, head.runs.n,
+		     head.runs.n == 1 ? "" : "s", path);
 	keep_in_store(o, joined ? joined : ps.v[0], kind);
 	if (exit_status)
-		tf_warnf("the suite's shard %s failed (exit status %d): `testflame merge` will say so",
-			 spec, exit_status);
+		tf_run_warn(o->rec.io, "the suite's shard %s failed (exit status %d): `testflame "
+			    "merge` will say so", spec, exit_status);
 	status = exit_status;
 done:
 	tf_run_side_free(&head);

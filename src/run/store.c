@@ -1,12 +1,12 @@
 /*
- * store.c - the config a command reads and the store it opens (see
- * store.h), one rule for every command that touches baselines (run,
+ * store.c - the config a command reads and the store it opens (run.h),
+ * one rule for every command that touches baselines (run,
  * merge, baseline, compare): the spec from --store over `store:` in
  * .testflame.yml over $TESTFLAME_STORE (tf_settings), Pyroscope's
  * credentials from the config under the environment's, and the store's
  * notices through the caller's callback.
  */
-#include "run/store.h"
+#include "run/run_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +26,19 @@ int tf_run_config_load(tf_config **out, const char *path)
 }
 
 int tf_run_store_open(tf_store **out, const char *flag, const tf_config *cfg,
-		      const char *remote, tf_notice_fn notice, void *notice_ctx)
+		      const char *remote, const tf_run_io *io)
 {
 	tf_config *loaded = NULL;
 	tf_settings set;
 	tf_settings_flags f = { .store = flag };
-	tf_store_open_opts so = { .remote = remote, .notice = notice, .notice_ctx = notice_ctx };
+	tf_store_open_opts so = { .remote = remote };
 	int rc;
 
 	*out = NULL;
+	if (io) {
+		so.notice = io->notice;
+		so.notice_ctx = io->ctx;
+	}
 	if (!cfg) {
 		if ((rc = tf_run_config_load(&loaded, NULL)))
 			return rc;
