@@ -2,9 +2,9 @@
 # check-layers.sh - the source's floors (SPEC §12, docs/architecture.md):
 # every #include of src/ and include/testflame/ goes down a floor or stays
 # on its own, a folder includes no other folder's private header, and no
-# two folders include each other, through any number of others. Prints
-# each violation with its file and line and exits 1; else one line saying
-# what it checked.
+# two folders include each other, through any number of others; a
+# folder's one private header is src/F/F_int.h. Prints each violation with
+# its file and line and exits 1; else one line saying what it checked.
 #
 #   tests/check-layers.sh [TOP]     (make check-layers; make test runs it)
 #
@@ -32,6 +32,7 @@ owners="common:base config:context aggregate:profile hook:publish"
 
 dirs=$(for d in src/*/; do basename "$d"; done)
 protos=$(for p in src/*/*.proto; do [ -e "$p" ] && echo "$(basename "$p"):$(basename "$(dirname "$p")")"; done)
+# (an empty file has no first line to be checked by: none is empty)
 files=$(ls src/*/*.c src/*/*.h include/testflame/*.h 2>/dev/null)
 
 awk -v floors="$(printf '%s\n' "${floors[@]}")" -v owners="$owners" -v dirs="$dirs" \
@@ -64,6 +65,8 @@ function header_owner(name) {
 }
 FNR == 1 {
 	from = folder_of(FILENAME)
+	if (FILENAME ~ /^src\/.*\.h$/ && FILENAME != "src/" from "/" from "_int.h")
+		problem(FILENAME ": a folder has one private header, src/" from "/" from "_int.h")
 	if (!(from in floor) && !(from in reported)) {
 		reported[from] = 1
 		if (from == "")

@@ -29,7 +29,7 @@
  * command's own work, the harness's), or, when none was, to the suite: the
  * command is then the test.
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <math.h>
 #include <stdlib.h>

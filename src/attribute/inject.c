@@ -18,7 +18,7 @@
  * After the run, tf_runner_session_collect() reads what was written, and any
  * report the user named (--runner-report), into one list.
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <errno.h>
 #include <glob.h>

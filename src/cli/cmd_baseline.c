@@ -4,7 +4,7 @@
  * same store and naming `testflame run` uses. Each subcommand has its own
  * option table, git style; the work is all in the store module.
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/profile.h"
 #include "testflame/store.h"
 

@@ -8,7 +8,7 @@
  * defaults (config.h's tf_settings), so that `compare REV REV` says what
  * the gate said.
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
 #include "testflame/store.h"

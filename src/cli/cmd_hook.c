@@ -18,7 +18,7 @@
  *                       with the merge-base built beside when there is
  *                       none; nothing is published, saved or pushed
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
 #include "testflame/hook.h"

@@ -10,7 +10,7 @@
  * (unless the gate is off); else 0. Files that are not every shard exactly
  * once, of one commit and suite: 2, with one line saying which.
  */
-#include "cli.h"
+#include "cli_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
  * no token, a fork's read-only token: one line says why); 1 when the host
  * refused or could not be reached; 2 for usage errors.
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/compare.h"
 #include "testflame/context.h"
 #include "testflame/report.h"

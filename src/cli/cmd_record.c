@@ -8,7 +8,7 @@
  * exits with the command's own exit status (128+N for a signal death), so
  * it can wrap any test command in a script or a CI step unnoticed.
  */
-#include "cli.h"
+#include "cli_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -32,7 +32,7 @@
  * and publishing options `merge` shares), and what it prints; the flow of
  * its modes is the run engine's (src/run, testflame/run.h).
  */
-#include "cli.h"
+#include "cli_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * file; what the file does not say (a Go profile has no testflame metadata)
  * is simply left out.
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/context.h"
 #include "testflame/aggregate.h"
 #include "testflame/attribute.h"

@@ -5,7 +5,7 @@
  * print; they return errors the commands pass to tf_fail(), and say the
  * rest through callbacks.
  */
-#include "cli.h"
+#include "cli_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * command describes its options in one table, and the same table parses
  * argv, validates values and prints --help, so the three never drift apart.
  */
-#include "cli.h"
+#include "cli_int.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
- * table.c - the comparison's table on stdout (see cli.h), drawn alike by
+ * table.c - the comparison's table on stdout (see cli_int.h), drawn alike by
  * `compare`, `run` and `merge`.
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/report.h"
 
 #include <stdlib.h>

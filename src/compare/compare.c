@@ -6,8 +6,7 @@
  * totals to the statistics (stats.c) for a verdict. Function deltas live in
  * functions.c, diff trees in tree.c, the renderings in json.c and table.c.
  */
-#include "compare/compare_priv.h"
-#include "compare/stats.h"
+#include "compare/compare_int.h"
 #include "testflame/attribute.h"
 #include "testflame/context.h"
 

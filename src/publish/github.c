@@ -15,7 +15,7 @@
  * A 403 on posting means the token may not write here: a fork's read-only
  * token, or a workflow without `pull-requests: write`.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <stdlib.h>
 #include <string.h>

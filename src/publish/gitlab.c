@@ -13,7 +13,7 @@
  * target says before anything is sent. Line comments on MR diffs are left
  * to Code Quality (codequality.json), which GitLab shows in the diff.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <stdlib.h>
 #include <string.h>

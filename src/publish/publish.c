@@ -8,7 +8,7 @@
  * fork's read-only token or a GitLab job token must still pass with its
  * report written: the caller prints the line and goes on.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>

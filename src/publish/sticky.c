@@ -6,7 +6,7 @@
  * create it. GitHub and GitLab differ only in URLs, the edit verb and
  * GitLab's system notes, so both publishers use this.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /*
  * notice.c - notices and progress for the caller of a recording (see
- * notice.h). Only the cli prints; the recorder hands it whole lines.
+ * record_int.h). Only the cli prints; the recorder hands it whole lines.
  */
-#include "notice.h"
 
+#include "record_int.h"
 #include <stdarg.h>
 #include <stdio.h>
 

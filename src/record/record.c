@@ -14,15 +14,8 @@
  * the command, which shares our process group, so it is not sent twice;
  * one sent to testflame alone (kill(1), a CI runner) is forwarded.
  */
-#include "cgroup.h"
-#include "launch.h"
-#include "markers.h"
-#include "notice.h"
-#include "perf.h"
-#include "ptrace.h"
-#include "pyread.h"
-#include "spool.h"
 
+#include "record_int.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

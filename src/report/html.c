@@ -13,7 +13,7 @@
  * string goes through rp_put_json_html(), which makes "</script>" and
  * friends impossible inside the data block.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * never swapped or removed: the new files are renamed into it one by one.
  * A staging directory a killed run left is removed by the next report.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <ctype.h>
 #include <dirent.h>

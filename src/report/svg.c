@@ -8,7 +8,7 @@
  * counts them); a graph that would hold too many frames raises that bar
  * and says so in its subtitle.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>

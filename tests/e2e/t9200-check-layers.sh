@@ -3,7 +3,8 @@
 # tree as it is keeps its floors (SPEC §12, docs/architecture.md), and a
 # copy of it with one include planted fails, naming the file and line: an
 # include that climbs a floor, a cycle between two folders of one floor,
-# another folder's private header, a folder on no floor.
+# another folder's private header, a second private header in a folder, a
+# folder on no floor.
 . "$(dirname "$0")/lib.sh"
 
 CHECK=$TOP/tests/check-layers.sh
@@ -47,6 +48,14 @@ test_expect_code 1 'another folder'"'"'s private header, even from above' '
 	"$CHECK" private >out; rc=$?
 	cat out &&
 	grep -Eq "^src/run/store.c:[0-9]+: includes \"store/store_int.h\", the private header of src/store" out &&
+	exit $rc
+'
+
+test_expect_code 1 'one private header a folder: src/F/F_int.h' '
+	copy second && printf "/* a second one */\n" > second/src/store/refs.h &&
+	"$CHECK" second >out; rc=$?
+	cat out &&
+	expect_contains out "src/store/refs.h: a folder has one private header, src/store/store_int.h" &&
 	exit $rc
 '
 

@@ -1,9 +1,9 @@
 /*
- * internal.h - helpers shared by the files of the profile module and by no
+ * profile_int.h - helpers shared by the files of the profile module and by no
  * one else.
  */
-#ifndef TESTFLAME_PROFILE_INTERNAL_H
-#define TESTFLAME_PROFILE_INTERNAL_H
+#ifndef TESTFLAME_PROFILE_INT_H
+#define TESTFLAME_PROFILE_INT_H
 
 #include "testflame/profile.h"
 

@@ -1,11 +1,11 @@
 /*
- * report_priv.h - what the report writers share behind report.h: the
+ * report_int.h - what the report writers share behind report.h: the
  * resolved context of one report (suite, commits, links, taken from the
  * options or else from the run metadata), the escapers every format needs
  * for untrusted names, and the prepared diff tree the flame graphs draw.
  */
-#ifndef TESTFLAME_REPORT_PRIV_H
-#define TESTFLAME_REPORT_PRIV_H
+#ifndef TESTFLAME_REPORT_INT_H
+#define TESTFLAME_REPORT_INT_H
 
 #include "testflame/report.h"
 

@@ -1,14 +1,15 @@
 /*
- * cli.h - what the command files share: the declarative option parser, the
- * message functions and the comparison's table (the only code that prints
- * to the user), and the command entry points.
+ * cli_int.h - what the command files share: the declarative option
+ * parser, the message functions and the comparison's table (the only code
+ * that prints to the user), the engine's callbacks over them, and the
+ * command entry points.
  *
  * Exit statuses (SPEC §7): 0 fine, 1 testflame failed, 2 usage error,
  * 3 regression found; `record` and `run` pass the command's own status
  * through (a signal death as 128+N).
  */
-#ifndef TESTFLAME_CLI_H
-#define TESTFLAME_CLI_H
+#ifndef TESTFLAME_CLI_INT_H
+#define TESTFLAME_CLI_INT_H
 
 #include "testflame/run.h" /* the engine the commands drive; TF_EXIT_* */
 

@@ -1,10 +1,10 @@
 /*
- * publish_priv.h - what the publishers share behind publish.h: the sticky
+ * publish_int.h - what the publishers share behind publish.h: the sticky
  * comment, the JSON bodies they post, and the per-host posting functions.
  * They speak HTTP through the net module's session (testflame/net.h).
  */
-#ifndef TESTFLAME_PUBLISH_PRIV_H
-#define TESTFLAME_PUBLISH_PRIV_H
+#ifndef TESTFLAME_PUBLISH_INT_H
+#define TESTFLAME_PUBLISH_INT_H
 
 #include "testflame/net.h"
 #include "testflame/publish.h"

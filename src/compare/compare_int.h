@@ -1,14 +1,90 @@
 /*
- * stats.h - the statistics behind the comparison verdicts (private to the
- * compare module and its unit tests): distributions, Welch's t test, the
- * Poisson-ratio model, multiple-comparison corrections and the verdict
- * rule. The model is explained at the top of stats.c.
+ * compare_int.h - what the files of the compare module share behind
+ * compare.h: the runs as prepared for aggregation (value column, test of
+ * every sample, functions mapped to comparison-wide keys), the string
+ * table the comparison's names live in, and the statistics behind the
+ * verdicts (stats.c).
  */
-#ifndef TESTFLAME_COMPARE_STATS_H
-#define TESTFLAME_COMPARE_STATS_H
+#ifndef TESTFLAME_COMPARE_INT_H
+#define TESTFLAME_COMPARE_INT_H
 
 #include "testflame/compare.h"
 
+#define NO_ID UINT32_MAX
+
+/* A function as the comparison knows it, across profiles (every profile
+ * numbers its functions its own way): keyed by name and file base name. */
+typedef struct {
+	uint32_t name, file;  /* ids in priv->names; file: the full path shown */
+	uint32_t key_file;    /* the file's base name, part of the key */
+	int64_t start_line;
+	bool from_head;       /* file and start_line come from a head run */
+} cmp_func;
+
+typedef struct {
+	const tf_profile *p;
+	const char *name;
+	bool head;
+	size_t col;            /* the compared value column */
+	size_t count_col;      /* samples/count, or SIZE_MAX */
+	double count_per_value;/* when there is no count column */
+	uint32_t *sample_test; /* internal test id of every sample */
+	uint32_t *fn_key;      /* profile function -> cmp_func, built lazily */
+	uint32_t *loc_key;     /* symbol-less location -> cmp_func, NO_ID otherwise */
+} cmp_run;
+
+struct tf_compare_priv {
+	tf_arena *arena;
+	tf_strtab names;       /* test, function and file names */
+	cmp_run *runs;         /* base runs first, then head runs */
+	size_t nruns, nbase, nhead;
+	uint32_t *test_id;     /* c->tests[i] -> internal test id */
+	uint32_t *test_name;   /* internal test id -> id in names */
+	size_t ninternal;
+	TF_VEC(cmp_func) funcs;
+	tf_htab func_index;
+	bool keys_ready;
+	size_t *columns;       /* value column per run, base then head */
+	bool periodic;         /* every run is a testflame run file */
+	bool noise_given;      /* --noise: the history does not override it */
+};
+
+/* Map every function and symbol-less location of every run to a cmp_func
+ * (once per comparison). */
+void tf_cmp_prepare_keys(struct tf_compare_priv *pv);
+
+static inline double cmp_sample_value(const cmp_run *r, size_t i)
+{
+	return (double)r->p->values.v[i * r->p->sample_types.n + r->col];
+}
+
+/* The runner's shift: the median log ratio of the tests that ran no
+ * changed code, and its variance; 0 and 0 without a control group. Fills
+ * the summary's shift fields (shift.c). */
+void tf_cmp_runner_shift(tf_comparison *c, double *shift, double *shift_var);
+/* Set each test's ran_changed from the head's "changes" metadata; needed
+ * by tf_cmp_runner_shift (shift.c). */
+void tf_cmp_mark_changed(tf_comparison *c);
+
+/* Function deltas of the regressed and improved tests (functions.c). */
+void tf_cmp_function_deltas(tf_comparison *c, size_t top);
+/* c->tests by name, into `h` (to free with tf_htab_free), and the index of
+ * the test named `name` there, or TF_HTAB_NONE (functions.c). */
+void tf_cmp_index_tests(const tf_comparison *c, tf_htab *h);
+uint32_t tf_cmp_find_test(const tf_comparison *c, const tf_htab *h, const char *name);
+
+static inline const char *cmp_name(const struct tf_compare_priv *pv, uint32_t id)
+{
+	return pv->names.strs.v[id];
+}
+
+
+/* ---- stats.c ----
+ *
+ * The statistics behind the comparison verdicts: distributions, Welch's t
+ * test, the Poisson-ratio model, multiple-comparison corrections and the
+ * verdict rule. The model is explained at the top of stats.c.
+ */
 /* Distributions. sf = survival function (upper tail), isf its inverse. */
 double tf_stats_norm_cdf(double x);
 double tf_stats_norm_sf(double x);
