@@ -237,6 +237,13 @@ int tf_atomic_commit(tf_atomic_file *f);
 void tf_atomic_abort(tf_atomic_file *f);
 /* Write a buffer to `path` atomically. */
 int tf_file_write_atomic(const char *path, const void *data, size_t len);
+/*
+ * What killed writers left in `dir`: each entry named PREFIX...PID (the
+ * number after the last '.') whose process is gone, handed to `remove`
+ * (NULL: unlinked). Those of live processes, and this one's, stay.
+ */
+void tf_remove_stale(const char *dir, const char *prefix,
+		     void (*remove)(const char *path, void *payload), void *payload);
 /* mkdir -p */
 int tf_mkdir_p(const char *path, int mode);
 /* rm -r: `path` and everything below it, symbolic links not followed;

@@ -125,16 +125,20 @@ void rp_base64(tf_buf *b, const uint8_t *data, size_t len);
 
 /*
  * A single profile seen through the comparison machinery: the profile
- * compared with itself (value column `value`, only `test` when set), and
- * a context in single mode titled `name`. Freed by rp_single_end().
+ * compared with itself (value column `value`, only `test` when set), a
+ * context in single mode titled `name`, and its tree of `tree` (a test's
+ * index, TF_EACH_TEST or TF_ALL_TESTS), for a page or an image to render.
+ * Freed by rp_single_end(), whatever the result.
  */
 typedef struct {
 	tf_comparison *c;
 	rp_ctx x;
+	rp_tree t;
+	bool have_tree;
 } rp_single;
 
 int rp_single_begin(rp_single *s, const tf_profile *p, size_t value, const char *test,
-		    const char *name, const tf_report_opts *o);
+		    const char *name, const tf_report_opts *o, size_t tree);
 void rp_single_end(rp_single *s);
 
 /* The embedded page assets (build/gen/report_assets.c). */
