@@ -195,4 +195,14 @@ void tf_report_markdown_message(tf_buf *out, const char *suite, const char *text
 int tf_report_write_no_baseline(const char *dir, const char *suite, const tf_profile *head,
 				const char *why);
 
+/*
+ * A run file at a glance (`testflame show`): its metadata (sorted), the
+ * totals with their units, what was lost on the way (lost, throttled,
+ * unresolved, truncated), the per-test table (wall time, attribution
+ * source and exit status where the run file records them; build steps
+ * apart) and the per-process one; as text, or as JSON with `json`. `file`
+ * names it. What a foreign profile does not say is left out.
+ */
+int tf_report_show(tf_buf *out, const tf_profile *p, const char *file, bool json);
+
 #endif
