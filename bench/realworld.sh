@@ -32,7 +32,7 @@
 #           "regressed", naming that function
 #
 # Which tests the slowdown really slowed is measured without testflame: the
-# suite is run twice on main and twice on the slow branch with the runner's
+# suite is run three times on main and on the slow branch with the runner's
 # own per-test times (ctest's LastTest.log, GoogleTest's XML, Catch2's
 # durations, pytest's JUnit, unittest's runner, go test -json, libtest's
 # JSON), and a test counts as slowed when its fastest time on the slow
@@ -186,6 +186,10 @@ pybin() { # debian | X.Y -> prints the directory to put first on PATH
 # Per suite: the source, build, the test command, the runner's list of
 # tests, the runner's own per-test times ("name seconds" lines, for the
 # truth), the slowdown, and the function it is in ("NAME[|NAME] FILE").
+# C and C++ builds go through ccache: each run of the bench starts from a
+# fresh copy of the source, and only what a branch changed is compiled again
+cmake_cfg() { need ccache cmake; CCACHE_DIR=$WORK/ccache cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@"; }
+cmake_make() { CCACHE_DIR=$WORK/ccache make -s -C build -j2; }
 SPIN_C='{ volatile unsigned long spin; for (spin = 0; spin < 20000000; spin++) ; }'
 
 ctest_list() { ctest --test-dir "$1" -N | sed -n 's/^ *Test *#[0-9]*: //p'; }
@@ -196,7 +200,7 @@ ctest_times() {
 }
 
 jansson_src() { fetch jansson; }
-jansson_build() { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJANSSON_BUILD_DOCS=OFF >/dev/null && make -s -C build -j2 >/dev/null 2>&1; }
+jansson_build() { cmake_cfg -DJANSSON_BUILD_DOCS=OFF && cmake_make; }
 jansson_cmd() { echo "ctest --test-dir build"; }
 jansson_list() { ctest_list build; }
 jansson_times() { ctest --test-dir build >/dev/null 2>&1 || true; ctest_times build; }
@@ -204,7 +208,7 @@ jansson_slow() { sed -i "s|^    jsonp_error_init(error, NULL);\$|&\n    $SPIN_C|
 jansson_fn() { echo "json_vpack_ex|json_vunpack_ex pack_unpack.c"; }
 
 cjson_src() { fetch cjson; }
-cjson_build() { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENABLE_CJSON_TEST=On -DENABLE_CJSON_UTILS=On >/dev/null && make -s -C build -j2 >/dev/null 2>&1; }
+cjson_build() { cmake_cfg -DENABLE_CJSON_TEST=On -DENABLE_CJSON_UTILS=On && cmake_make; }
 cjson_cmd() { echo "sh -c 'cd build && ctest'"; }
 cjson_list() { ctest_list build; }
 cjson_times() { (cd build && ctest >/dev/null 2>&1 || true); ctest_times build; }
@@ -212,7 +216,7 @@ cjson_slow() { sed -i '/^static cJSON_bool parse_number(cJSON \* const item, par
 cjson_fn() { echo "parse_number cJSON.c"; }
 
 yaml_cpp_src() { fetch yaml-cpp; }
-yaml_cpp_build() { need libgtest-dev libgmock-dev; cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DYAML_CPP_BUILD_TESTS=ON >/dev/null && make -s -C build -j2 >/dev/null 2>&1; }
+yaml_cpp_build() { need libgtest-dev libgmock-dev; cmake_cfg -DYAML_CPP_BUILD_TESTS=ON && cmake_make; }
 yaml_cpp_cmd() { echo "sh -c 'cd build && ctest'"; }
 yaml_cpp_list() { build/test/yaml-cpp-tests --gtest_list_tests | awk '/^[^ ]/ { s = $1; next } { print s $1 }'; }
 yaml_cpp_times() {
@@ -224,7 +228,7 @@ yaml_cpp_slow() { sed -i "s|^bool WriteAlias(ostream_wrapper& out, const std::st
 yaml_cpp_fn() { echo "YAML::Utils::WriteAlias emitterutils.cpp"; }
 
 spdlog_src() { fetch spdlog; }
-spdlog_build() { need libfmt-dev; cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPDLOG_BUILD_TESTS=ON -DSPDLOG_FMT_EXTERNAL=ON -DSPDLOG_BUILD_EXAMPLE=OFF >/dev/null && make -s -C build -j2 >/dev/null 2>&1; }
+spdlog_build() { need libfmt-dev; cmake_cfg -DSPDLOG_BUILD_TESTS=ON -DSPDLOG_FMT_EXTERNAL=ON -DSPDLOG_BUILD_EXAMPLE=OFF && cmake_make; }
 spdlog_cmd() { echo "build/tests/spdlog-utests"; }
 spdlog_list() { build/tests/spdlog-utests --list-test-names-only | sed '/^$/d'; }
 spdlog_times() { build/tests/spdlog-utests --durations yes 2>/dev/null | sed -n 's/^\([0-9.]*\) s: \(.*\)$/\2 \1/p' || true; }
@@ -302,7 +306,7 @@ gorilla_mux_slow() { sed -i "s|^func (r \*Route) Queries(pairs ...string) \*Rout
 gorilla_mux_fn() { echo "(*Route).Queries route.go"; }
 
 for m in go_cmp gorilla_mux; do
-	eval "${m}_build() { go test -run '^\$' ./... >/dev/null 2>&1; }"
+	eval "${m}_build() { go test -run '^\$' ./...; }"
 	eval "${m}_cmd() { echo 'go test ./...'; }"
 	eval "${m}_list() { go_list; }"
 	eval "${m}_times() { go_times; }"
@@ -321,7 +325,7 @@ strsim_slow() { sed -i "s|^pub fn osa_distance(a: &str, b: &str) -> usize {\$|&\
 strsim_fn() { echo "strsim::osa_distance lib.rs"; }
 
 for c in semver strsim; do
-	eval "${c}_build() { cargo test --no-run -q >/dev/null 2>&1; }"
+	eval "${c}_build() { cargo test --no-run; }"
 	eval "${c}_cmd() { echo 'cargo test'; }"
 	eval "${c}_list() { cargo_list; }"
 	eval "${c}_times() { cargo_times; }"
@@ -363,23 +367,30 @@ for suite in $SUITES; do
 		export PATH=$bin:$PATH
 		form="$form ($(python3 -c 'import sys; print("Python %d.%d" % sys.version_info[:2])'))"
 	fi
+	B=$WORK/$suite
 	src=$(${fn}_src)
 	new_repo "$suite" "$src"
 	CMD=${fn}_cmd
-	B=$WORK/$suite
 	${fn}_fn > "$B.fn"
 	say "   build"
-	"${fn}_build"
+	if ! "${fn}_build" > "$B.build.log" 2>&1; then
+		say "   FAIL the build (main): $B.build.log"
+		printf '{"suite": "%s", "form": "%s", "broken": "the build failed: %s"}\n' "$suite" "$form" "$B.build.log" > "$WORK/rows/$suite.json"
+		rows="$rows $WORK/rows/$suite.json"
+		PATH=$path_saved
+		cd "$TOP"
+		continue
+	fi
 	"${fn}_list" > "$B.list"
 	say "   $(wc -l < "$B.list") tests in the runner's list; the plain runs"
-	{ "${fn}_times"; "${fn}_times"; } > "$B.main.times"
+	{ "${fn}_times"; "${fn}_times"; "${fn}_times"; } > "$B.main.times"
 	run_plain "$B.main.plain"
 	say "   main under testflame"
 	run_tf "$B.main.tf" >/dev/null
 	git checkout -q -b readme
 	echo "a line about nothing" >> "$(ls README* | head -n 1)"
 	git commit -qam "readme only"
-	"${fn}_build" # what a README may make a build tool redo is not the suite's
+	"${fn}_build" >> "$B.build.log" 2>&1 # what a README makes a build tool redo is not the suite's
 	run_plain "$B.readme.plain"
 	say "   README branch under testflame"
 	readme_rc=$(run_tf "$B.readme.tf")
@@ -389,8 +400,8 @@ for suite in $SUITES; do
 	if git diff --quiet; then say "   the slowdown did not apply"; fi
 	git commit -qam "a slowdown in one function" || true
 	say "   slow branch: build and the plain runs"
-	"${fn}_build"
-	{ "${fn}_times"; "${fn}_times"; } > "$B.slow.times"
+	"${fn}_build" >> "$B.build.log" 2>&1 || say "   the slow branch did not build: $B.build.log"
+	{ "${fn}_times"; "${fn}_times"; "${fn}_times"; } > "$B.slow.times"
 	run_plain "$B.slow.plain"
 	say "   slow branch under testflame"
 	slow_rc=$(run_tf "$B.slow.tf")
