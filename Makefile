@@ -73,8 +73,11 @@ GEN_H     := $(GEN_C:.c=.h)
 # The report page's script, style and skeleton, embedded as C arrays.
 ASSETS    := src/report/assets/report.js src/report/assets/report.css src/report/assets/report.html
 GEN_ASSETS := $(BUILD)/gen/report_assets.c
-# The helpers handed to test runners (the pytest plugin), embedded verbatim.
-RUNNER_ASSETS := contrib/pytest_testflame.py
+# The helpers handed to test runners (the pytest plugin and the Python
+# loader that brings it), embedded verbatim.
+RUNNER_ASSETS := contrib/pytest_testflame.py contrib/testflame_markers.py \
+	src/attribute/sitecustomize.py \
+	src/attribute/testflame_loader.py
 GEN_RUNNER_ASSETS := $(BUILD)/gen/runner_assets.c
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_C:.c=.o) $(BUILD)/gen/report_assets.o \
 	$(BUILD)/gen/runner_assets.o

@@ -170,6 +170,9 @@ typedef struct {
 
 struct tf_runner_tests {
 	TF_VEC(tf_runner_test) v;
+	/* what testflame's helpers in the runners said of themselves (a
+	 * plugin that stepped aside, and why): the run's notes */
+	TF_VEC(char *) notes;
 };
 
 void tf_runner_tests_free(tf_runner_tests *t);

@@ -87,6 +87,8 @@ struct proc {
 	bool has_cost, cost_lost;
 	bool shared;           /* some of its samples went to another test */
 	bool exited;
+	bool marked;           /* it, or a process below it, wrote @pid markers */
+	bool own_markers;      /* it wrote @pid markers itself */
 };
 
 struct test_acc {
@@ -575,12 +577,25 @@ static int classify(tf_attributor *a, struct proc *pr)
 	tool_name(name, tool, sizeof(tool));
 	if (in_list(default_build_tools, tool) || in_list(a->o->build_tools, name))
 		return ROLE_BUILD;
-	if (in_list(default_drivers, name) || in_list(a->o->drivers, name) ||
-	    in_list(shells, bin))
+	/* a driver's versioned name too: pytest-3, python3.11's pytest */
+	if (in_list(default_drivers, name) || in_list(default_drivers, tool) ||
+	    in_list(a->o->drivers, name) || in_list(shells, bin))
 		return ROLE_DRIVER;
 	if (in_list(interpreters, bin) || in_list(interpreters, name) ||
 	    strncmp(bin, "python3", 7) == 0) {
 		if (argv_has(pr, "pytest") || argv_has(pr, "py.test") || argv_has(pr, "-m"))
+			return ROLE_DRIVER;
+		/* a worker that reads its program from its runner (pytest-xdist's
+		 * execnet: -c "import sys;exec(eval(sys.stdin.readline()))") runs
+		 * the runner's tests, which name themselves */
+		for (size_t i = 1; argv_at(pr, i); i++)
+			if (strcmp(argv_at(pr, i), "-c") == 0 && argv_at(pr, i + 1) &&
+			    strstr(argv_at(pr, i + 1), "sys.stdin"))
+				return ROLE_DRIVER;
+		/* a script of an installed package (tox's helpers, virtualenv's)
+		 * is the tools' work, not a test of the project */
+		const char *script = argv_at(pr, 1);
+		if (script && (strstr(script, "/site-packages/") || strstr(script, "/dist-packages/")))
 			return ROLE_DRIVER;
 	}
 	return ROLE_PROGRAM;
@@ -772,6 +787,8 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 		break;
 	case TF_MARKER_PROCESS:
 		st = &proc_get(a, ev->pid)->markers;
+		proc_get(a, ev->pid)->marked = true;
+		proc_get(a, ev->pid)->own_markers = true;
 		a->any_proc_markers = true;
 		key = ((uint64_t)1 << 32) | ev->pid;
 		break;
@@ -1042,7 +1059,10 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 		test = marker_test(a, ev);
 		src = SRC_MARKERS;
 	}
-	if (!test && a->frames) {
+	/* a runner that marks its tests itself (testflame's Python loader
+	 * and plugin) has said where they are: between them its frames name
+	 * its own machinery, not a test (unittest's _addSkip) */
+	if (!test && a->frames && !(pr && pr->own_markers)) {
 		tf_frame_rules_set_cwd(a->frames, pr ? pr->cwd : NULL);
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
@@ -1197,10 +1217,68 @@ static void rename_string(tf_profile *p, tf_strid id, const char *s)
 	tf_htab_clear(&p->strings.index); /* rebuilt when next needed */
 }
 
+/* Whether `pr` is a Python test runner: pytest, or python -m pytest or
+ * unittest. */
+static bool is_py_runner(const struct proc *pr)
+{
+	const char *a0 = argv_at(pr, 0);
+	if (!a0)
+		return false;
+	if (strncmp(base_name(a0), "pytest", 6) == 0 || strncmp(base_name(a0), "py.test", 7) == 0)
+		return true;
+	for (size_t i = 1; argv_at(pr, i); i++)
+		if (strcmp(argv_at(pr, i), "-m") == 0 && argv_at(pr, i + 1))
+			return strcmp(argv_at(pr, i + 1), "pytest") == 0 ||
+			       strcmp(argv_at(pr, i + 1), "unittest") == 0;
+	return false;
+}
+
+typedef TF_VEC(char *) str_vec;
+
+/*
+ * The run's notes (meta note.N): what the runners' helpers said of
+ * themselves, and the Python test runs that wrote no marker, nor did
+ * anything below them (testflame's loader not found, or its plugin
+ * refused): their tests are named from their frames.
+ */
+static void write_notes(tf_attributor *a, str_vec *keys, str_vec *values)
+{
+	const tf_runner_tests *rt = a->o->runner_tests;
+	size_t n = 0, bare = 0;
+
+	for (size_t i = 0; i < a->procs.n; i++) {
+		if (!a->procs.v[i].marked)
+			continue;
+		struct proc *pr = &a->procs.v[i];
+		for (int depth = 0; pr && depth < 256 && pr->pid != a->root_pid; depth++) {
+			pr = proc_find(a, pr->ppid);
+			if (!pr || pr->marked)
+				break;
+			pr->marked = true;
+		}
+	}
+	for (size_t i = 0; i < a->procs.n; i++)
+		if (a->procs.v[i].execd && !a->procs.v[i].marked && is_py_runner(&a->procs.v[i]))
+			bare++;
+	for (size_t i = 0; rt && i < rt->notes.n; i++) {
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xstrdup(rt->notes.v[i]));
+	}
+	if (bare && (a->sources & TF_SOURCE_MARKERS)) {
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xasprintf(
+			"%zu Python test run%s (pytest, python -m unittest) found neither "
+			"testflame's loader nor its pytest plugin (a PYTHONPATH that replaced "
+			"testflame's in a virtualenv, python -I or -S, -p no:pytest_testflame) "
+			"or ran no test: %s named from frames", bare, bare == 1 ? "" : "s",
+			bare == 1 ? "its tests are" : "their tests are"));
+	}
+}
+
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 {
 	size_t ntests = 0, found = 0;
-	TF_VEC(char *) keys = { 0 }, values = { 0 };
+	str_vec keys = { 0 }, values = { 0 };
 	double outside = 0;
 	bool outside_ok = true, outside_any = false;
 
@@ -1302,6 +1380,7 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		tf_buf_free(&v);
 		ntests++;
 	}
+	write_notes(a, &keys, &values);
 	tf_profile_set_metas(a->p, keys.v, values.v, keys.n);
 	for (size_t i = 0; i < keys.n; i++) {
 		free(keys.v[i]);

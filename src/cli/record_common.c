@@ -403,6 +403,14 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		 (unsigned long long)res->stats.processes, (unsigned long long)res->stats.threads,
 		 tf_event_name(res->info.event), res->info.freq, res->info.rung,
 		 res->info.interrupted ? ", interrupted" : "");
+	for (size_t i = 1;; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "note.%zu", i);
+		const char *note = tf_profile_meta(res->profile, key);
+		if (!note)
+			break;
+		tf_notef("%s", note);
+	}
 	if (res->info.lost || res->info.throttled)
 		tf_warnf("the kernel lost %llu and throttled %llu samples",
 			 (unsigned long long)res->info.lost, (unsigned long long)res->info.throttled);
