@@ -577,9 +577,11 @@ static int classify(tf_attributor *a, struct proc *pr)
 	tool_name(name, tool, sizeof(tool));
 	if (in_list(default_build_tools, tool) || in_list(a->o->build_tools, name))
 		return ROLE_BUILD;
-	/* a driver's versioned name too: pytest-3, python3.11's pytest */
+	/* a driver's versioned name too (pytest-3), and a script whose
+	 * interpreter is a driver: `#!/usr/bin/env bash` runs env under the
+	 * script's name (pyenv's shims and their helpers) */
 	if (in_list(default_drivers, name) || in_list(default_drivers, tool) ||
-	    in_list(a->o->drivers, name) || in_list(shells, bin))
+	    in_list(a->o->drivers, name) || in_list(shells, bin) || in_list(default_drivers, bin))
 		return ROLE_DRIVER;
 	if (in_list(interpreters, bin) || in_list(interpreters, name) ||
 	    strncmp(bin, "python3", 7) == 0) {

@@ -108,6 +108,13 @@ test_expect_success 'python -m unittest, discover: every test of its list, docte
 	tests discover "$UNITTEST_IDS"
 '
 
+test_expect_success "through a shim (pyenv's: scripts run by env bash): the suite's tests only" '
+	mkdir shim && printf "#!/usr/bin/env bash\n\"\$(dirname \"\$0\")/helper-which\" >/dev/null\nexec $PY \"\$@\"\n" >shim/python3 &&
+	printf "#!/usr/bin/env bash\necho $PY\n" >shim/helper-which && chmod +x shim/* &&
+	same shim "PATH=$SCRATCH/shim:\$PATH PYTHONPATH=. python3 -m unittest" &&
+	tests shim "$UNITTEST_IDS"
+'
+
 test_expect_success 'a virtualenv: every node id, with PYTHONPATH replaced too' '
 	$PY -m venv --system-site-packages --without-pip venv &&
 	same venv "env PYTHONPATH=. ../venv/bin/python -m pytest -q -p no:cacheprovider tests" &&
