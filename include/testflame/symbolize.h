@@ -94,6 +94,12 @@ size_t tf_symbolizer_unwind_ex(tf_symbolizer *s, uint32_t pid, uint64_t time,
 			       const uint8_t *stack, uint64_t stack_size,
 			       uint64_t *ips, size_t max, bool *truncated);
 
+/* Every function symbol of the binary mapped at `addr` in `pid` (its
+ * symbol table, else Go's runtime table), to `fn`; returns how many. A
+ * deleted binary pinned while it ran still answers. */
+size_t tf_symbolizer_functions(tf_symbolizer *s, uint32_t pid, uint64_t addr,
+			       void (*fn)(void *ctx, const char *name), void *ctx);
+
 /* Whether the binary mapped at `addr` keeps frame pointers (for
  * --call-graph auto): known from its functions' prologues. */
 bool tf_symbolizer_has_frame_pointers(tf_symbolizer *s, uint32_t pid, uint64_t time,

@@ -89,6 +89,7 @@ struct proc {
 	bool exited;
 	bool marked;           /* it, or a process below it, wrote @pid markers */
 	bool own_markers;      /* it wrote @pid markers itself */
+	tf_go_tests go_tests;  /* a Go test binary's own list (golist.c) */
 };
 
 struct test_acc {
@@ -177,6 +178,9 @@ struct tf_attributor {
 	tf_htab child_index;
 	TF_VEC(uint8_t) has_children;     /* by parent strid */
 	uint64_t helper_samples;          /* frames that named a helper, not a test */
+	tf_symbolizer *sym;
+	TF_VEC(uint32_t) gotop;           /* frame test strid -> its Go top-level
+					   * test + 1, UINT32_MAX when none */
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -298,6 +302,25 @@ void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mo
 void tf_attributor_set_time_event(tf_attributor *a, bool time_event)
 {
 	a->time_event = time_event;
+}
+
+void tf_attributor_set_symbolizer(tf_attributor *a, tf_symbolizer *sym)
+{
+	a->sym = sym;
+}
+
+/* A Go closure's frame name no runner report settled (TestX.func1,
+ * TestX/func1): its top-level test, which `go test` names. */
+static tf_strid go_top(tf_attributor *a, tf_strid t)
+{
+	char top[256];
+	while (a->gotop.n <= t)
+		tf_vec_push(&a->gotop, 0);
+	if (!a->gotop.v[t])
+		a->gotop.v[t] = tf_go_closure_test(tf_profile_str(a->p, t), top, sizeof(top))
+					? tf_profile_intern(a->p, top) + 1
+					: UINT32_MAX;
+	return a->gotop.v[t] == UINT32_MAX ? t : a->gotop.v[t] - 1;
 }
 
 /*
@@ -495,6 +518,7 @@ void tf_attributor_free(tf_attributor *a)
 		free(a->procs.v[i].argv);
 		free(a->procs.v[i].cwd);
 		tf_vec_free(&a->procs.v[i].markers);
+		tf_go_tests_free(&a->procs.v[i].go_tests);
 	}
 	for (size_t i = 0; i < a->tmarkers.n; i++)
 		tf_vec_free(&a->tmarkers.v[i].stack);
@@ -517,6 +541,7 @@ void tf_attributor_free(tf_attributor *a)
 	tf_vec_free(&a->gfirst);
 	tf_vec_free(&a->gnext);
 	tf_vec_free(&a->gmemo);
+	tf_vec_free(&a->gotop);
 	tf_vec_free(&a->children);
 	tf_htab_free(&a->child_index);
 	tf_vec_free(&a->has_children);
@@ -1018,6 +1043,10 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			if (better_name(tf_profile_str(a->p, pr->name), bn))
 				pr->name = pr->main_bin;
 			pr->main_seen = true;
+			/* a Go test binary: its list, while it is mapped */
+			tf_go_tests_free(&pr->go_tests);
+			if (a->sources & TF_SOURCE_FRAMES)
+				tf_go_tests_read(&pr->go_tests, a->sym, ev->pid, ev->mmap.start, bn);
 		}
 		break;
 	case TF_REC_MARKER:
@@ -1068,8 +1097,11 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 		tf_frame_rules_set_cwd(a->frames, pr ? pr->cwd : NULL);
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
+		tf_strid framed = test;
 		if (test && a->gfirst.n)
 			test = gtest_resolve(a, test, ev->time);
+		if (test && test == framed)
+			test = go_top(a, test);
 		if (test && ptest && !frame_test_plausible(a, ptest, test)) {
 			a->helper_samples++;
 			test = 0; /* the program's own test, below */
@@ -1151,8 +1183,30 @@ static void merge_runner_list(tf_attributor *a, const tf_runner_tests *rt)
 	}
 }
 
+/* What Go test binaries ran of their own lists (golist.c): each test a
+ * row, inside its package's process test. */
+static void merge_go_lists(tf_attributor *a)
+{
+	for (size_t i = 0; i < a->procs.n; i++) {
+		struct proc *pr = &a->procs.v[i];
+		if (!pr->go_tests.n || tf_go_tests_select(&pr->go_tests, pr->argv, pr->argv_len) != 0)
+			continue;
+		tf_strid parent = pr->test;
+		for (size_t k = 0; k < pr->go_tests.n; k++) {
+			tf_strid t = tf_profile_intern(a->p, pr->go_tests.v[k]);
+			struct test_acc *ta = acc(a, t);
+			if (!ta->listed)
+				ta->origin = SRC_FRAMES;
+			ta->listed = true;
+			if (parent && parent != t && !ta->parent)
+				ta->parent = parent;
+		}
+	}
+}
+
 static void merge_runner_tests(tf_attributor *a)
 {
+	merge_go_lists(a);
 	merge_runner_list(a, a->o->runner_tests);
 	for (size_t i = 0; i < a->ctests.n; i++)
 		merge_runner_list(a, tf_ctest_log(a->ctests.v[i].c));

@@ -333,6 +333,23 @@ const tf_symloc *tf_symbolizer_lookup(tf_symbolizer *s, uint32_t pid, uint64_t t
 	return l;
 }
 
+size_t tf_symbolizer_functions(tf_symbolizer *s, uint32_t pid, uint64_t addr,
+			       void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	tf_sym_proc *p = tf_sym_proc_get(s, pid, false);
+	tf_sym_map *map = p ? tf_sym_proc_find_map(p, addr) : NULL;
+	size_t n = 0;
+
+	if (!map || map->kind != TF_SYM_MAP_FILE || map->file == UINT32_MAX ||
+	    !tf_sym_file_module(s, map->file))
+		return 0;
+	tf_sym_module *m = s->mods.v[s->files.v[map->file].module];
+	tf_sym_module_symbols(m);
+	for (size_t i = 0; i < m->syms.v.n; i++, n++)
+		fn(ctx, m->symstr ? m->symstr + m->syms.v.v[i].val : m->symnames.v[m->syms.v.v[i].val]);
+	return n;
+}
+
 bool tf_symbolizer_has_frame_pointers(tf_symbolizer *s, uint32_t pid, uint64_t time,
 				      uint64_t addr)
 {
