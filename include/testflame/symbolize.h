@@ -95,7 +95,8 @@ size_t tf_symbolizer_unwind_ex(tf_symbolizer *s, uint32_t pid, uint64_t time,
 			       uint64_t *ips, size_t max, bool *truncated);
 
 /* Every function symbol of the binary mapped at `addr` in `pid` (its
- * symbol table, else Go's runtime table), to `fn`; returns how many. A
+ * symbol table, else Go's runtime table), demangled, to `fn`; returns how
+ * many. A
  * deleted binary pinned while it ran still answers. */
 size_t tf_symbolizer_functions(tf_symbolizer *s, uint32_t pid, uint64_t addr,
 			       void (*fn)(void *ctx, const char *name), void *ctx);

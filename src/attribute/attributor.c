@@ -57,8 +57,8 @@ static const char *const default_build_tools[] = {
 	"cc", "gcc", "g++", "c++", "cpp", "clang", "clang++", "cc1", "cc1plus", "cc1obj",
 	"lto1", "lto-wrapper", "collect2", "as", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld",
 	"ar", "ranlib", "strip", "objcopy", "nm", "compile", "link", "asm", "cgo", "vet",
-	"buildid", "rustc", "javac", "protoc", "protoc-c", "pkg-config", "moc", "uic",
-	NULL,
+	"buildid", "rustc", "rustdoc", "rust-lld", "mold", "javac", "protoc", "protoc-c",
+	"pkg-config", "moc", "uic", NULL,
 };
 
 static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox",
@@ -90,6 +90,8 @@ struct proc {
 	bool marked;           /* it, or a process below it, wrote @pid markers */
 	bool own_markers;      /* it wrote @pid markers itself */
 	tf_go_tests go_tests;  /* a Go test binary's own list (golist.c) */
+	bool libtest;          /* a cargo test binary: its threads are tests */
+	tf_go_tests rust_fns;  /* its crate's functions, as libtest names tests */
 };
 
 struct test_acc {
@@ -114,6 +116,8 @@ struct test_acc {
 
 struct thread {
 	uint32_t tid, pid;
+	tf_strid test;        /* the test libtest runs in it, 0 none */
+	uint64_t test_start;
 	bool exited, costed;
 	bool switched;        /* a switch record of it was seen */
 	uint64_t start;       /* when it began (fork, or first seen) */
@@ -178,6 +182,7 @@ struct tf_attributor {
 	tf_htab child_index;
 	TF_VEC(uint8_t) has_children;     /* by parent strid */
 	uint64_t helper_samples;          /* frames that named a helper, not a test */
+	bool any_libtest;                 /* a thread runs a libtest test */
 	tf_symbolizer *sym;
 	TF_VEC(uint32_t) gotop;           /* frame test strid -> its Go top-level
 					   * test + 1, UINT32_MAX when none */
@@ -240,7 +245,9 @@ static struct thread *thread_get(tf_attributor *a, uint32_t tid)
 	uint32_t i = tf_htab_find(&a->tid_index, tf_hash_u64(tid), tid_eq, a->tids.v, &tid);
 	if (i != TF_HTAB_NONE)
 		return &a->tids.v[i];
-	struct thread t = { tid, 0, false, false, false, 0, 0, 0 };
+	struct thread t;
+	memset(&t, 0, sizeof(t));
+	t.tid = tid;
 	tf_vec_push(&a->tids, t);
 	tf_htab_insert(&a->tid_index, tf_hash_u64(tid), (uint32_t)a->tids.n - 1);
 	return &a->tids.v[a->tids.n - 1];
@@ -519,6 +526,7 @@ void tf_attributor_free(tf_attributor *a)
 		free(a->procs.v[i].cwd);
 		tf_vec_free(&a->procs.v[i].markers);
 		tf_go_tests_free(&a->procs.v[i].go_tests);
+		tf_go_tests_free(&a->procs.v[i].rust_fns);
 	}
 	for (size_t i = 0; i < a->tmarkers.n; i++)
 		tf_vec_free(&a->tmarkers.v[i].stack);
@@ -711,7 +719,22 @@ static tf_strid program_test(tf_attributor *a, struct proc *pr)
 	if ((in_list(interpreters, tf_profile_str(a->p, pr->name)) ||
 	     strncmp(bin, "python3", 7) == 0) && argv_at(pr, 1) && argv_at(pr, 1)[0] != '-')
 		return tf_profile_intern(a->p, base_name(argv_at(pr, 1)));
-	return pr->name;
+	/* rustdoc's doc-tests of a crate, as cargo calls them */
+	struct proc *parent = proc_find(a, pr->ppid);
+	if (parent && parent != pr && strcmp(tf_profile_str(a->p, parent->name), "rustdoc") == 0) {
+		for (size_t i = 1; argv_at(parent, i + 1); i++) {
+			if (strcmp(argv_at(parent, i), "--crate-name") == 0) {
+				char *n = tf_xasprintf("Doc-tests %s", argv_at(parent, i + 1));
+				tf_strid t = tf_profile_intern(a->p, n);
+				free(n);
+				return t;
+			}
+		}
+	}
+	/* a cargo artifact: stable across builds without its hash */
+	const char *name = tf_profile_str(a->p, pr->name);
+	size_t stem = tf_cargo_stem(name);
+	return stem ? tf_profile_intern_len(a->p, name, stem) : pr->name;
 }
 
 /* Decide a process's test (SPEC §4 rule 3), its parents first. */
@@ -915,6 +938,23 @@ static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, ui
 	pr->decided = false;
 	pr->test_root = false;
 	pr->start = t;
+	pr->libtest = false;
+	tf_go_tests_free(&pr->rust_fns);
+}
+
+/* A thread of a cargo test binary named after its test (libtest.c). */
+static void on_libtest_thread(tf_attributor *a, struct proc *pr, const tf_rec_event *ev)
+{
+	char *name = tf_libtest_name(&pr->rust_fns, ev->comm.comm);
+	struct thread *th = thread_get(a, ev->tid);
+	th->test = tf_profile_intern(a->p, name);
+	th->test_start = ev->time;
+	free(name);
+	struct test_acc *ta = acc(a, th->test);
+	if (!ta->listed)
+		ta->origin = SRC_MARKERS;
+	ta->listed = true;
+	a->any_libtest = true;
 }
 
 void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
@@ -941,6 +981,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			on_exec_name(a, pr, ev->comm.comm, ev->time);
 		else if (!pr->exec_named && ev->pid == ev->tid)
 			pr->name = tf_profile_intern(a->p, ev->comm.comm);
+		else if (ev->pid != ev->tid && pr->libtest && (a->sources & TF_SOURCE_MARKERS))
+			on_libtest_thread(a, pr, ev);
 		break;
 	case TF_REC_FORK:
 		note_tid(a, ev->tid);
@@ -971,6 +1013,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 		if (th->on_since && ev->time > th->on_since)
 			th->oncpu += ev->time - th->on_since;
 		th->on_since = 0;
+		if (th->test && ev->time > th->test_start)
+			acc(a, th->test)->wall += ev->time - th->test_start;
 	}
 		if (ev->pid == ev->tid) {
 			pr = proc_find(a, ev->pid);
@@ -1043,10 +1087,14 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			if (better_name(tf_profile_str(a->p, pr->name), bn))
 				pr->name = pr->main_bin;
 			pr->main_seen = true;
-			/* a Go test binary: its list, while it is mapped */
+			/* a Go test binary: its list, while it is mapped; a
+			 * cargo one: its crate's functions */
 			tf_go_tests_free(&pr->go_tests);
 			if (a->sources & TF_SOURCE_FRAMES)
 				tf_go_tests_read(&pr->go_tests, a->sym, ev->pid, ev->mmap.start, bn);
+			if (a->sources & TF_SOURCE_MARKERS)
+				pr->libtest = tf_libtest_read(&pr->rust_fns, a->sym, ev->pid,
+							      ev->mmap.start, bn);
 		}
 		break;
 	case TF_REC_MARKER:
@@ -1088,6 +1136,8 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 	}
 	if (!test && (a->sources & TF_SOURCE_MARKERS)) {
 		test = marker_test(a, ev);
+		if (!test && a->any_libtest)
+			test = thread_get(a, ev->tid)->test;
 		src = SRC_MARKERS;
 	}
 	/* a runner that marks its tests itself (testflame's Python loader
@@ -1351,6 +1401,21 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		costs_from_switches(a);
 	else
 		give_remainder(a);
+	/* libtest's tests: each its thread's time on a CPU, inside its
+	 * binary's test */
+	for (size_t i = 0; a->any_libtest && i < a->tids.n; i++) {
+		const struct thread *th = &a->tids.v[i];
+		struct proc *pr = th->test ? proc_find(a, th->pid) : NULL;
+		if (!th->test)
+			continue;
+		struct test_acc *ta = acc(a, th->test);
+		if (a->switches) {
+			ta->mcpu += th->oncpu;
+			ta->has_mcpu = true;
+		}
+		if (pr && pr->test && pr->test != th->test && !ta->parent)
+			ta->parent = pr->test;
+	}
 
 	/* exact costs: what the kernel counted for each process goes to its
 	 * test; a test with a process it has no count for has none */

@@ -93,4 +93,16 @@ void tf_go_tests_free(tf_go_tests *t);
  * t.Run's subtest closures and goroutines): false for another name. */
 bool tf_go_closure_test(const char *name, char *out, size_t n);
 
+/* Rust test binaries (libtest.c). The length of a cargo artifact's name
+ * without its "-HASH" (16 hex digits); 0 when it has none. */
+size_t tf_cargo_stem(const char *name);
+/* For a cargo test binary `binary` mapped at `addr` in `pid`: its crate's
+ * functions named as libtest names its tests, appended to `out`; false
+ * (and nothing) for another binary. */
+bool tf_libtest_read(tf_go_tests *out, tf_symbolizer *sym, uint32_t pid, uint64_t addr,
+		     const char *binary);
+/* The test a libtest thread named `comm` (cut at 15 characters) runs,
+ * completed from `fns` when it is cut and one of them begins with it. */
+char *tf_libtest_name(const tf_go_tests *fns, const char *comm);
+
 #endif

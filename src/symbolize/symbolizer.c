@@ -345,8 +345,13 @@ size_t tf_symbolizer_functions(tf_symbolizer *s, uint32_t pid, uint64_t addr,
 		return 0;
 	tf_sym_module *m = s->mods.v[s->files.v[map->file].module];
 	tf_sym_module_symbols(m);
-	for (size_t i = 0; i < m->syms.v.n; i++, n++)
-		fn(ctx, m->symstr ? m->symstr + m->syms.v.v[i].val : m->symnames.v[m->syms.v.v[i].val]);
+	for (size_t i = 0; i < m->syms.v.n; i++, n++) {
+		const char *name = m->symstr ? m->symstr + m->syms.v.v[i].val
+					     : m->symnames.v[m->syms.v.v[i].val];
+		char *d = s->opts.demangle ? tf_sym_demangle_dup(name) : NULL;
+		fn(ctx, d ? d : name);
+		free(d);
+	}
 	return n;
 }
 
