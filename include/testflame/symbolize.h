@@ -43,6 +43,10 @@ void tf_symbolizer_free(tf_symbolizer *s);
  * when it exits, before anything cleans /tmp. Cheap; never blocks long.
  */
 void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev);
+/* Node's perf maps (/tmp/perf-PID.map of a process that mapped node or
+ * libnode), which testflame turned on, are removed once read at the
+ * process's exit. */
+void tf_symbolizer_remove_node_maps(tf_symbolizer *s, bool on);
 
 
 /* After the run, in time order: MMAP, COMM (exec), FORK and EXIT events. */

@@ -19,6 +19,11 @@
  *               marks the tests a unittest runner starts and stops (with
  *               contrib/testflame_markers.py)
  *
+ *   Node        NODE_OPTIONS=--perf-basic-prof (added to the user's): its
+ *               JavaScript functions in /tmp/perf-PID.map, which the
+ *               symbolizer reads and removes as each process exits; not
+ *               when the user's NODE_OPTIONS already asks for perf maps
+ *
  * Nothing injected can fail the suite: no variable names a module that
  * must be importable (PYTEST_PLUGINS would, in a command that replaces
  * PYTHONPATH or a virtualenv without the plugin), and a Python that does
@@ -53,6 +58,7 @@ struct tf_runner_session {
 	char *dir;
 	char *gtest_dir;        /* ours, or the user's GTEST_OUTPUT directory */
 	char *gtest_file;       /* the user's GTEST_OUTPUT file */
+	bool node_maps;         /* Node's perf maps are ours */
 	TF_VEC(char *) env;     /* NULL-terminated */
 };
 
@@ -167,6 +173,14 @@ int tf_runner_session_new(tf_runner_session **out, const char *const *environ_in
 	}
 	if (!rc && inject)
 		rc = python_loader(s, environ_in);
+	if (!rc && inject) {
+		const char *no = env_get(environ_in, "NODE_OPTIONS");
+		if (!no || !strstr(no, "--perf-")) {
+			tf_vec_push(&s->env, no && *no ? tf_xasprintf("NODE_OPTIONS=%s --perf-basic-prof", no)
+						       : tf_xstrdup("NODE_OPTIONS=--perf-basic-prof"));
+			s->node_maps = true;
+		}
+	}
 	tf_vec_push(&s->env, NULL);
 	if (rc) {
 		tf_runner_session_free(s);
@@ -257,6 +271,11 @@ int tf_runner_session_collect(tf_runner_session *s, tf_runner_tests *out,
 			globfree(&g);
 	}
 	return rc;
+}
+
+bool tf_runner_session_node_maps(const tf_runner_session *s)
+{
+	return s && s->node_maps;
 }
 
 const char *tf_runner_session_dir(const tf_runner_session *s)

@@ -281,6 +281,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	}
 	o->ro.extra_env = tf_runner_session_env(runners);
 	o->ro.scratch_dir = tf_runner_session_dir(runners);
+	tf_symbolizer_remove_node_maps(sym, tf_runner_session_node_maps(runners));
 
 	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
