@@ -281,6 +281,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	}
 	o->ro.extra_env = tf_runner_session_env(runners);
 	o->ro.scratch_dir = tf_runner_session_dir(runners);
+	tf_symbolizer_remove_node_maps(sym, tf_runner_session_node_maps(runners));
 
 	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
@@ -403,6 +404,14 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		 (unsigned long long)res->stats.processes, (unsigned long long)res->stats.threads,
 		 tf_event_name(res->info.event), res->info.freq, res->info.rung,
 		 res->info.interrupted ? ", interrupted" : "");
+	for (size_t i = 1;; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "note.%zu", i);
+		const char *note = tf_profile_meta(res->profile, key);
+		if (!note)
+			break;
+		tf_notef("%s", note);
+	}
 	if (res->info.lost || res->info.throttled)
 		tf_warnf("the kernel lost %llu and throttled %llu samples",
 			 (unsigned long long)res->info.lost, (unsigned long long)res->info.throttled);
