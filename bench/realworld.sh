@@ -7,10 +7,10 @@
 #   cjson              sh -c 'cd build && ctest'                 ctest, Unity programs
 #   yaml-cpp           sh -c 'cd build && ctest'                 GoogleTest under ctest
 #   spdlog             build/tests/spdlog-utests                 Catch2, one binary
-#   toolz              pytest toolz                              pytest, Debian's python3
+#   toolz              python3 -m pytest toolz                   pytest, Debian's python3
 #   sortedcontainers   env PYTHONPATH=. python3 -m pytest tests  pytest, Debian's python3
 #   sortedcontainers-3.13  the same in a CPython 3.13 virtualenv pytest, pyenv's 3.13
-#   mpmath             python3 -m pytest -n 2 mpmath/tests/...   pytest-xdist, 2 workers
+#   mpmath             pytest -n 2 mpmath/tests/...              pytest-xdist, 2 workers
 #   simplejson         python3 -m unittest discover              unittest, Debian's python3
 #   simplejson-3.12    the same in a CPython 3.12 virtualenv     unittest, pyenv's 3.12
 #   go-cmp             go test ./...                             go test, subtests
@@ -162,6 +162,7 @@ pybin() { # debian | X.Y -> prints the directory to put first on PATH
 		mkdir -p "$d"
 		ln -sf /usr/bin/python3 "$d/python3"
 		ln -sf /usr/bin/python3 "$d/python"
+		ln -sf /usr/bin/pytest "$d/pytest"
 		need python3-pytest python3-pytest-xdist
 		echo "$d"
 		return
@@ -249,7 +250,7 @@ py_spin() { $PY "$RW" py-spin "$@"; }
 toolz_src() { fetch toolz; }
 toolz_py() { echo debian; }
 toolz_build() { :; }
-toolz_cmd() { echo "pytest toolz"; }
+toolz_cmd() { echo "python3 -m pytest toolz"; }
 toolz_list() { pytest_list toolz; }
 toolz_times() { pytest_times toolz; }
 toolz_slow() { py_spin toolz/itertoolz.py frequencies; }
@@ -272,8 +273,8 @@ MPMATH_TESTS=$(printf 'mpmath/tests/test_%s.py ' basic_ops bitwise compatibility
 mpmath_src() { fetch_deb python3-mpmath; }
 mpmath_py() { echo debian; }
 mpmath_build() { :; }
-mpmath_cmd() { echo "python3 -m pytest -n 2 $MPMATH_TESTS"; }
-mpmath_form() { echo "python3 -m pytest -n 2 mpmath/tests/test_{basic_ops,...}.py (22 of 31 files)"; }
+mpmath_cmd() { echo "pytest -n 2 $MPMATH_TESTS"; }
+mpmath_form() { echo "pytest -n 2 mpmath/tests/test_{basic_ops,...}.py (22 of 31 files)"; }
 mpmath_list() { pytest_list $MPMATH_TESTS; }
 mpmath_times() { pytest_times $MPMATH_TESTS; }
 mpmath_slow() { py_spin mpmath/identification.py identify; }
