@@ -312,6 +312,9 @@ def row(suite, form, work):
     res["measured"] = ",".join("%s=%d" % kv for kv in measured.items() if kv[1])
 
     # the Done-when, row by row
+    if rcs["main.plain"] or rcs["readme.plain"]:
+        res["fail"].append("the suite fails without testflame too (exit %s on main, %s on the README branch): "
+                           "the bench's command, not testflame's" % (rcs["main.plain"], rcs["readme.plain"]))
     for label, n in found.items():
         if n < len(keys):
             ex = ", ".join((q + " " if q else "") + x for q, x in missing.get(label, [])[:4])
