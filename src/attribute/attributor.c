@@ -618,7 +618,10 @@ static int classify(tf_attributor *a, struct proc *pr)
 		return ROLE_DRIVER;
 	if (in_list(interpreters, bin) || in_list(interpreters, name) ||
 	    strncmp(bin, "python3", 7) == 0) {
-		if (argv_has(pr, "pytest") || argv_has(pr, "py.test") || argv_has(pr, "-m"))
+		/* test runners: pytest, python -m X, node --test (whose files
+		 * run in processes of their own) */
+		if (argv_has(pr, "pytest") || argv_has(pr, "py.test") || argv_has(pr, "-m") ||
+		    argv_has(pr, "--test"))
 			return ROLE_DRIVER;
 		/* a worker that reads its program from its runner (pytest-xdist's
 		 * execnet: -c "import sys;exec(eval(sys.stdin.readline()))") runs
