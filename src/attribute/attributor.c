@@ -618,7 +618,10 @@ static int classify(tf_attributor *a, struct proc *pr)
 		return ROLE_DRIVER;
 	if (in_list(interpreters, bin) || in_list(interpreters, name) ||
 	    strncmp(bin, "python3", 7) == 0) {
-		if (argv_has(pr, "pytest") || argv_has(pr, "py.test") || argv_has(pr, "-m"))
+		/* test runners: pytest, python -m X, node --test (whose files
+		 * run in processes of their own) */
+		if (argv_has(pr, "pytest") || argv_has(pr, "py.test") || argv_has(pr, "-m") ||
+		    argv_has(pr, "--test"))
 			return ROLE_DRIVER;
 		/* a worker that reads its program from its runner (pytest-xdist's
 		 * execnet: -c "import sys;exec(eval(sys.stdin.readline()))") runs
@@ -1369,6 +1372,28 @@ static void write_notes(tf_attributor *a, str_vec *keys, str_vec *values)
 	for (size_t i = 0; rt && i < rt->notes.n; i++) {
 		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
 		tf_vec_push(values, tf_xstrdup(rt->notes.v[i]));
+	}
+	/* go test replays a cached result without running its binary: the
+	 * run measured no test (a run no baseline is made of) */
+	size_t go_runs = 0, go_binaries = 0;
+	for (size_t i = 0; i < a->procs.n; i++) {
+		struct proc *pr = &a->procs.v[i];
+		const char *a1 = argv_at(pr, 1);
+		if (pr->execd && a1 && strcmp(a1, "test") == 0 &&
+		    strcmp(tf_profile_str(a->p, pr->name), "go") == 0)
+			go_runs++;
+		const char *bin = pr->main_bin ? tf_profile_str(a->p, pr->main_bin) : "";
+		size_t bl = strlen(bin);
+		if (bl > 5 && strcmp(bin + bl - 5, ".test") == 0)
+			go_binaries++;
+	}
+	if (go_runs && !go_binaries) {
+		const char *why = "go test ran no test binary: its results came from go's test cache "
+				  "(\"(cached)\"), so no test ran here (go test -count=1 runs them)";
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xstrdup(why));
+		tf_vec_push(keys, tf_xstrdup("cached"));
+		tf_vec_push(values, tf_xstrdup(why));
 	}
 	if (bare && (a->sources & TF_SOURCE_MARKERS)) {
 		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));

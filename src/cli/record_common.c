@@ -363,6 +363,17 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	}
 	if (o->ctx)
 		tf_context_apply_meta(res->profile, o->ctx);
+	/* the run's notes (a helper that stepped aside, a cached go test),
+	 * once for all the runs of a command */
+	for (size_t i = 1; !o->notes_said; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "note.%zu", i);
+		const char *note = tf_profile_meta(res->profile, key);
+		if (!note)
+			break;
+		tf_notef("%s", note);
+	}
+	o->notes_said = true;
 	*status = res->info.exit_status;
 done:
 	tf_recording_free(rec);
@@ -404,14 +415,6 @@ int tf_record_cli_write(tf_record_result *res, const char *path)
 		 (unsigned long long)res->stats.processes, (unsigned long long)res->stats.threads,
 		 tf_event_name(res->info.event), res->info.freq, res->info.rung,
 		 res->info.interrupted ? ", interrupted" : "");
-	for (size_t i = 1;; i++) {
-		char key[32];
-		snprintf(key, sizeof(key), "note.%zu", i);
-		const char *note = tf_profile_meta(res->profile, key);
-		if (!note)
-			break;
-		tf_notef("%s", note);
-	}
 	if (res->info.lost || res->info.throttled)
 		tf_warnf("the kernel lost %llu and throttled %llu samples",
 			 (unsigned long long)res->info.lost, (unsigned long long)res->info.throttled);

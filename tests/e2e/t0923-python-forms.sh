@@ -6,11 +6,11 @@
 # it (timings masked), and names every test of the runner's own list, with
 # its exact CPU time, where testflame's loader is reachable: `env
 # PYTHONPATH=. python3 -m pytest` (the command replaces PYTHONPATH),
-# pytest by path and -k, -n 2, a virtualenv, python -m unittest and
-# discover (doctests by their ids). Where it is not (an isolated
-# virtualenv whose PYTHONPATH the command replaced, -p no:pytest_testflame)
-# the suite is untouched, the run's notes say so, and frames name what
-# they saw. A sitecustomize of the user's still runs; a failing test's
+# pytest by path and -k, -n 2, a virtualenv, python -m unittest discover
+# (doctests by their ids), through pyenv's kind of shim. Where it is not
+# (an isolated virtualenv whose PYTHONPATH the command replaced, -p
+# no:pytest_testflame) the suite is untouched, the run's notes say so,
+# and frames name what they saw. A sitecustomize of the user's still runs; a failing test's
 # status passes through.
 . "$(dirname "$0")/lib.sh"
 PYFORMS=$TOP/tests/fixtures/suites/pyforms
@@ -88,11 +88,6 @@ test_expect_success 'env PYTHONPATH=. python3 -m pytest: untouched, every node i
 	tests override "$PYTEST_IDS" && test -z "$(notes override)"
 '
 
-test_expect_success 'pytest by path, -k: the tests it selected' '
-	same bypath "PYTHONPATH=. $PY -m pytest -q -p no:cacheprovider tests/test_forms.py -k spin" &&
-	tests bypath "tests/test_forms.py::Quick::test_spin_large tests/test_forms.py::Quick::test_spin_small"
-'
-
 if $PY -c 'import xdist' 2>/dev/null; then
 	test_expect_success 'pytest -n 2: every node id, no worker taken for a test' '
 		MASK="s/^[.s]+ /progress /" same xdist "env PYTHONPATH=. $PY -m pytest -q -p no:cacheprovider -n 2 tests" &&
@@ -102,8 +97,7 @@ else
 	test_skip 'pytest -n 2' 'python3-pytest-xdist is not installed'
 fi
 
-test_expect_success 'python -m unittest, discover: every test of its list, doctests by id' '
-	same unittest "env PYTHONPATH=. $PY -m unittest -v" && tests unittest "$UNITTEST_IDS" &&
+test_expect_success 'python -m unittest discover: every test of its list, doctests by id' '
 	same discover "env PYTHONPATH=. $PY -m unittest discover -s tests -t ." &&
 	tests discover "$UNITTEST_IDS"
 '
@@ -124,17 +118,17 @@ test_expect_success 'a virtualenv: every node id, with PYTHONPATH replaced too' 
 test_expect_success 'where the loader cannot be found or the plugin is refused: untouched, and noted' '
 	$PY -m venv --without-pip iso &&
 	same iso "env PYTHONPATH=. ../iso/bin/python -m unittest" &&
+	same isopath "env PYTHONPATH=. ../iso/bin/python -c \"import sys; print(sys.path)\"" &&
 	notes iso | grep "1 Python test run (pytest, python -m unittest) found neither" &&
 	same refused "env PYTHONPATH=. $PY -m pytest -q -p no:pytest_testflame tests" &&
 	notes refused | grep "1 Python test run" && framed refused "$PYTEST_IDS"
 '
 
-test_expect_success "the user's sitecustomize still runs; a failure's status passes through" '
+test_expect_success "by path and -k; the user's sitecustomize still runs; a failure's status passes through" '
 	mkdir site && printf "import sys\nsys.stderr.write(\"user site\\\\n\")\n" >site/sitecustomize.py &&
-	same chained "PYTHONPATH=../site:. FAIL_ONE=1 $PY -m pytest -q -p no:cacheprovider tests" ||
-		{ echo "differs"; exit 1; }
-	grep -q "user site" chained.err1 && ! grep -q "user site" chained.out1 &&
-	tests chained "$PYTEST_IDS"
+	same chained "PYTHONPATH=../site:. FAIL_ONE=1 $PY -m pytest -q -p no:cacheprovider tests/test_forms.py -k \"spin or test_b\"" &&
+	grep -q "user site" chained.err1 && grep -q "1 failed" chained.out1 &&
+	tests chained "tests/test_forms.py::More::test_b tests/test_forms.py::Quick::test_spin_large tests/test_forms.py::Quick::test_spin_small"
 '
 
 test_done

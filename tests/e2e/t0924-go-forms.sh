@@ -7,7 +7,9 @@
 # table. Every top-level test and example of `go test -list` is named,
 # each inside its package's binary, the one no sample saw too, a t.Run
 # closure's samples count for its test, hot.Spin is named in TestSpin,
-# -run selects, and the output and exit status are go test's own.
+# -run selects, and the output and exit status are go test's own. A
+# result go test replays from its cache ran no test: the run says so and
+# is no baseline.
 . "$(dirname "$0")/lib.sh"
 GOFORMS=$TOP/tests/fixtures/suites/goforms
 
@@ -52,6 +54,16 @@ test_expect_success 'go test -run: the tests it selected' '
 	got = {n for n in t if n.startswith(("Test", "Example"))}
 	assert got == {"TestSpin", "TestQuick", "ExampleSpin"}, sorted(got)
 	EOF
+'
+
+test_expect_success 'a result from go test'"'"'s cache: no test ran, said so, no baseline saved' '
+	cd mod && printf "testflame-report/\n" >.gitignore && git init -q -b main . && git add -A &&
+	git -c user.email=t@e -c user.name=t commit -qm go &&
+	go test ./... >/dev/null && go test ./... | grep -q "(cached)" &&
+	"$TF" run --no-publish -- go test ./... >../cached.out 2>../cached.err &&
+	grep "go test ran no test binary" ../cached.err &&
+	grep "not saving a baseline" ../cached.err &&
+	test -z "$(git for-each-ref refs/testflame)"
 '
 
 test_done

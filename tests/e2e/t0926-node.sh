@@ -2,7 +2,8 @@
 # t0926-node.sh - `node --test` and `npm test` (tests/fixtures/suites/
 # nodeforms: two test files). testflame turns Node's perf maps on by
 # itself (NODE_OPTIONS), so the JavaScript function that costs is named,
-# not [unknown]; each test file is a test; the /tmp/perf-PID.map files it
+# not [unknown]; each test file is a test (node --test, run by a shell,
+# is their runner, not a test); the /tmp/perf-PID.map files it
 # caused are gone afterwards, while a user who asked for them keeps
 # theirs; the output and exit status are the suite's own.
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +20,7 @@ maps() { ls /tmp/perf-*.map 2>/dev/null | sort; }
 test_expect_success 'node --test: functions named, a test per file, no map left, output untouched' '
 	maps >before &&
 	(cd proj && node --test >../plain.out 2>../plain.err; echo $? >../plain.rc) &&
-	(cd proj && "$TF" record -q -o ../n.pb.gz -- node --test >../tf.out 2>../tf.err; echo $? >../tf.rc) &&
+	(cd proj && "$TF" record -q -o ../n.pb.gz -- sh -c "node --test" >../tf.out 2>../tf.err; echo $? >../tf.rc) &&
 	maps >after && cmp before after &&
 	cmp plain.rc tf.rc &&
 	sed -E "s/[0-9]+\.[0-9]+/N/g" plain.out >plain.m && sed -E "s/[0-9]+\.[0-9]+/N/g" tf.out >tf.m &&
