@@ -124,8 +124,11 @@ TIME = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?"  # a date and
                   r"|\(\d+:\d\d:\d\d\)")
 
 
+RULE = re.compile(r"([=_-])\1{2,}")  # a rule's length follows its centred text's (pytest)
+
+
 def masked(text):
-    return [TIME.sub("T", l.rstrip()) for l in text.splitlines()]
+    return [RULE.sub(r"\1\1\1", TIME.sub("T", l.rstrip())) for l in text.splitlines()]
 
 
 def same_output(plain, tf):
