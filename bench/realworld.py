@@ -125,10 +125,13 @@ TIME = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?"  # a date and
 
 
 RULE = re.compile(r"([=_-])\1{2,}")  # a rule's length follows its centred text's (pytest)
+# cargo replays cached warnings in no fixed order, and which target's count
+# it calls "duplicates" follows that order
+DUPLICATES = re.compile(r" \(\d+ duplicates?\)$")
 
 
 def masked(text):
-    return [RULE.sub(r"\1\1\1", TIME.sub("T", l.rstrip())) for l in text.splitlines()]
+    return [DUPLICATES.sub("", RULE.sub(r"\1\1\1", TIME.sub("T", l.rstrip()))) for l in text.splitlines()]
 
 
 def same_output(plain, tf):
@@ -195,32 +198,36 @@ def unittest_forms(name):
 
 
 class Matcher:
-    def __init__(self, keys, report_names):
-        self.report = set(report_names)
-        bare = {}
+    """which report.json test (its name) a runner's (qualifier, name) is"""
+
+    def __init__(self, keys, tests):
+        # a nested test (a cargo test inside its binary, a GoogleTest test
+        # inside its ctest test) also answers to its parent's name joined to its own
+        self.report = {}
+        for t in tests:
+            self.report.setdefault(t["name"], t["name"])
+            if t.get("parent"):
+                self.report.setdefault("%s/%s" % (t["parent"], t["name"]), t["name"])
+        self.bare = {}
         for q, n in keys:
-            bare[n] = bare.get(n, 0) + 1
-        self.bare = bare
-        self.by_suffix = {}
-        for r in self.report:
-            self.by_suffix.setdefault(r, r)
+            self.bare[n] = self.bare.get(n, 0) + 1
 
     def find(self, key):
         q, n = key
         for form in unittest_forms(n) if re.match(r"^[\w.]+\.test\w*$", n) else {n}:
             if form in self.report and (not q or self.bare.get(n, 0) == 1):
-                return form
+                return self.report[form]
         if q:
             short = q.rsplit("/", 1)[-1]
             for sep in ("/", "::", ".", " "):
                 for qq in (q, short):
                     if qq + sep + n in self.report:
-                        return qq + sep + n
+                        return self.report[qq + sep + n]
             for r in self.report:  # a qualifier spelled as the end of q
                 if r.endswith(n) and len(r) > len(n) and r[-len(n) - 1] in "/:. ":
                     pre = r[:-len(n) - 1].rstrip(":")
                     if pre and (q.endswith("/" + pre) or q.endswith(":" + pre) or pre.endswith(q)):
-                        return r
+                        return self.report[r]
         return None
 
 
@@ -253,8 +260,7 @@ def row(suite, form, work):
             if rep is None:
                 found[label] = 0
                 continue
-            names = [t["name"] for t in rep["tests"] if t.get(who, {}).get("ran", True)]
-            m = Matcher(keys, names)
+            m = Matcher(keys, [t for t in rep["tests"] if t.get(who, {}).get("ran", True)])
             miss = [k for k in keys if m.find(k) is None]
             if who == "base" and side == "readme" or who == "head":
                 found[label] = len(keys) - len(miss)
@@ -272,7 +278,7 @@ def row(suite, form, work):
     missed, small, false = [], [], []
     if rep is not None:
         tests = {t["name"]: t for t in rep["tests"]}
-        m = Matcher(keys, list(tests))
+        m = Matcher(keys, rep["tests"])
         regressed = {t["name"] for t in rep["tests"] if t["verdict"] == "regressed" and not t.get("outside")}
         truth_names = set()
         for k in sorted(truth):
