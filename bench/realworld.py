@@ -120,8 +120,8 @@ def py_spin(path, name):
 # --- the suite's output with and without testflame -------------------------
 
 TIME = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?"  # a date and time (a log line's)
-                  r"|\s*\d+(?:\.\d+)?(?:e-?\d+)?\s*(?:s|sec|secs|seconds|ms|us|µs|ns|m)\b"  # a duration, right-aligned or not
-                  r"|\(\d+:\d\d:\d\d\)")
+                  # a duration, right-aligned or not, and pytest's "(0:01:40)" after one over a minute
+                  r"|\s*\d+(?:\.\d+)?(?:e-?\d+)?\s*(?:s|sec|secs|seconds|ms|us|µs|ns|m)\b(?:\s*\(\d+:\d\d:\d\d\))?")
 
 
 RULE = re.compile(r"([=_-])\1{2,}")  # a rule's length follows its centred text's (pytest)
