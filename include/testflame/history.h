@@ -1,0 +1,239 @@
+/*
+ * history.h - the default branch's stored runs read as one series per
+ * test: the steps (change points) and the slow drifts no pull request's
+ * gate sees, each dated to its commits, and what moved with them.
+ *
+ * The gate judges one change against its merge-base; twenty merges that
+ * each make a test 1% slower pass twenty gates. The stored baselines of
+ * the default branch are a series per test over its first-parent history,
+ * and this module reads them as such:
+ *
+ *  - the series (load.c): one point per stored commit and test, the same
+ *    exact measure the gate compares by (tf_compare_run_costs), runs of a
+ *    failed or interrupted suite and failed tests left out and counted,
+ *    and each commit's machine class (the environment fingerprint);
+ *  - the analysis (detect.c), on log costs: machine classes levelled by
+ *    the suite's own shift where they change, lone outliers set aside, then
+ *    E-Divisive means in windows (Hunter/Otava: the split that maximises
+ *    the mean-shift energy, judged by Student's t test, a weak pass that
+ *    proposes and a strong pass that keeps), a minimum magnitude, and
+ *    Benjamini-Hochberg across the suite's tests; drift as a Theil-Sen
+ *    slope with a Mann-Kendall test over a window, kept where a line
+ *    explains the window better than one step does;
+ *  - the tracker (detect.c): the same analysis one appended commit at a
+ *    time, at a cost independent of how long the history is;
+ *  - the reasons (load.c): for each change, the functions that moved most
+ *    between the runs before and after it, as `compare` finds them.
+ *
+ * Engine code: nothing here prints; errors are TF_E* codes with a message.
+ */
+#ifndef TESTFLAME_HISTORY_H
+#define TESTFLAME_HISTORY_H
+
+#include "testflame/common.h"
+#include "testflame/compare.h"
+#include "testflame/profile.h"
+#include "testflame/store.h"
+
+/* ---- the analysis of a cost matrix (detect.c) ---------------------------- */
+
+typedef struct {
+	size_t window;          /* points per E-Divisive window (default 50) */
+	size_t min_segment;     /* points each side of a change needs (default 5) */
+	double p_weak;          /* the weak pass's level (default 0.01) */
+	double p_strong;        /* the strong pass's level (default 0.0002) */
+	double fdr;             /* Benjamini-Hochberg q across tests (default 0.05) */
+	double min_change_pct;  /* the least step reported, percent (default 1) */
+	size_t drift_window;    /* commits a drift is judged over (default 20) */
+	double drift_pct;       /* the least drift over the window reported (default 5) */
+	double outlier_sigmas;  /* a lone point this many robust SDs off both
+				 * sides is set aside (default 6) */
+} tf_history_opts;
+
+void tf_history_opts_init(tf_history_opts *o);
+
+typedef struct {
+	size_t ncommits, ntests;
+	/* cost[test * ncommits + commit], oldest commit first; NAN or <= 0
+	 * where the test has no point at that commit */
+	const double *cost;
+	/* the machine class of each commit's run; NULL: all one class */
+	const uint32_t *klass;
+} tf_history_input;
+
+/* A step in one test's series. */
+typedef struct {
+	size_t test;
+	size_t at;              /* the first commit (index) at the new level */
+	size_t prev;            /* the last commit at the old level: the change
+				 * happened in (prev, at] */
+	double size_pct;        /* new level / old level - 1, percent */
+	double ci_low_pct, ci_high_pct; /* its 95% interval */
+	double p;               /* the strong pass's p (selection-corrected) */
+	double p_adjusted;      /* after Benjamini-Hochberg across the suite */
+	double before, after;   /* the levels (geometric means), cost units */
+	size_t group;           /* changes of several tests at one place share it */
+} tf_history_change;
+
+/* A slow drift of one test over a window. */
+typedef struct {
+	size_t test;
+	size_t from, to;        /* the window's first and last commit (index) */
+	double slope_pct;       /* Theil-Sen slope, percent per commit */
+	double total_pct;       /* that slope over the window */
+	double latest_vs_best_pct; /* the newest level against the best level the
+				    * window established */
+	double p, p_adjusted;   /* Mann-Kendall (two-sided), after BH */
+	size_t top[3];          /* the commits (index) that contributed most */
+	double top_pct[3];      /* what each added, percent */
+	size_t ntop;
+} tf_history_drift;
+
+typedef struct {
+	tf_history_change *changes; /* newest first, then by |size| */
+	size_t nchanges;
+	size_t ngroups;
+	tf_history_drift *drifts;   /* newest first, then by |total| */
+	size_t ndrifts;
+	size_t *outliers;           /* per test: points set aside as outliers */
+	/* Per commit: the machine class's offset taken out, percent (0 for
+	 * the newest commit's class); NULL when one class. */
+	double *class_shift_pct;
+	/* Set when classes could not be levelled (fewer than 5 tests beside
+	 * each other): only the newest commit's class was analysed. */
+	bool classes_apart;
+	size_t ntests, ncommits;
+} tf_history_result;
+
+/*
+ * Analyse every test's series of `in`; `o` NULL for the defaults.
+ * TF_EUSAGE for options out of range.
+ */
+int tf_history_analyze(tf_history_result **out, const tf_history_input *in,
+		       const tf_history_opts *o);
+void tf_history_result_free(tf_history_result *r);
+
+/*
+ * The same analysis one commit at a time, for a history that grows: each
+ * append re-examines only the window at the series' end, so it costs the
+ * same after ten commits as after ten thousand. The changes it keeps are
+ * those of tf_history_analyze() before the suite-wide FDR step (which needs
+ * the whole suite's p-values; tf_history_tracker_changes applies it).
+ * Machine classes are not levelled here: append costs of one class.
+ */
+typedef struct tf_history_tracker tf_history_tracker;
+int tf_history_tracker_new(tf_history_tracker **out, size_t ntests, const tf_history_opts *o);
+/* One commit: `cost[test]`, NAN or <= 0 where a test has no point. */
+void tf_history_tracker_append(tf_history_tracker *t, const double *cost);
+/* The changes known so far (tf_history_result with changes only). */
+int tf_history_tracker_changes(tf_history_result **out, const tf_history_tracker *t);
+void tf_history_tracker_free(tf_history_tracker *t);
+
+/* The pieces, for the unit tests: Mann-Kendall's two-sided p of x[0..n)
+ * and the Theil-Sen slope (per index). */
+double tf_history_mann_kendall(const double *x, size_t n);
+double tf_history_theil_sen(const double *x, size_t n);
+
+/* ---- the series of a stored history (load.c) ---------------------------- */
+
+typedef struct {
+	char commit[TF_STORE_ID_HEX + 1];
+	char *subject;          /* NULL when unknown */
+	int64_t time;           /* committer time, 0 when unknown */
+	uint32_t klass;         /* machine class: index into classes */
+	size_t runs;            /* runs its baseline holds */
+} tf_history_commit;
+
+typedef struct {
+	char commit[TF_STORE_ID_HEX + 1];
+	char *why;              /* "the suite failed (exit status 2)", ... */
+} tf_history_skipped;
+
+typedef struct {
+	char *name;
+	tf_test_measure measure; /* the measure of its points */
+	size_t failed;           /* points left out: the test failed there */
+} tf_history_test;
+
+typedef struct {
+	char *suite, *kind;
+	const char *unit;        /* "nanoseconds", "count" */
+	tf_history_commit *commits; /* oldest first */
+	size_t ncommits;
+	tf_history_test *tests;
+	size_t ntests;
+	double *cost;            /* [test * ncommits + commit]; NAN: no point */
+	uint32_t *klass;         /* per commit */
+	char **classes;          /* their descriptions ("cpu 'X', cores 2") */
+	size_t nclasses;
+	tf_history_skipped *skipped; /* runs left out, newest first */
+	size_t nskipped;
+	size_t walked;           /* first-parent commits looked at */
+	char *store;             /* the store described, for messages */
+} tf_history_data;
+
+typedef struct {
+	const char *start;       /* where the first-parent walk starts (NULL: HEAD) */
+	const char *suite;       /* NULL: the suite of the nearest baseline */
+	const char *kind;        /* NULL: the nearest baseline's of the suite */
+	size_t max_commits;      /* stored commits to read; 0: all */
+	size_t max_walk;         /* first-parent commits to walk; 0: 100,000 */
+	bool pyroscope;          /* the store is Pyroscope-backed: commits git
+				  * holds no baseline of are asked there */
+	const char *value;       /* sample type (as tf_compare_opts.value) */
+} tf_history_load_opts;
+
+/*
+ * Read the stored runs of one suite along the first-parent history of
+ * opts->start, newest first, up to opts->max_commits stored commits; the
+ * series come back oldest first. TF_ENOTFOUND (a message naming the suite
+ * and how far the walk went) when no commit has a baseline of it.
+ */
+int tf_history_load(tf_history_data **out, tf_store *s, const tf_history_load_opts *opts);
+void tf_history_data_free(tf_history_data *d);
+
+/* The analysis input over `d` (borrows it). */
+void tf_history_input_from(tf_history_input *out, const tf_history_data *d);
+
+/*
+ * What moved a change of test `test` between commits[before_lo..before_hi]
+ * and commits[after_lo..after_hi] (inclusive indices into d->commits, at
+ * most `max_runs` read from each side, nearest the change first): the
+ * stored runs of both sides compared as `compare` compares them, and the
+ * functions of that test whose self cost moved most in the change's
+ * direction. `*out` is a comparison the caller frees; *t its test (NULL
+ * when the test is in neither side).
+ */
+int tf_history_explain(tf_comparison **out, const tf_test_delta **t, tf_store *s,
+		       const tf_history_data *d, size_t test, size_t before_lo, size_t before_hi,
+		       size_t after_lo, size_t after_hi, size_t max_runs);
+
+/* ---- rendering (render.c) ---------------------------------------------- */
+
+/* What is explained of a change or drift, when the caller asked. */
+typedef struct {
+	const tf_comparison *cmp; /* NULL: not explained */
+	const tf_test_delta *t;
+} tf_history_why;
+
+typedef struct {
+	const tf_history_data *data;
+	const tf_history_result *result;
+	const tf_history_why *change_why; /* per change (result order), may be NULL */
+	const tf_history_why *drift_why;  /* per drift, may be NULL */
+	const tf_history_opts *opts;
+	size_t max_functions;             /* per change (default 3 when 0) */
+	bool color;
+} tf_history_render;
+
+/* The terminal table: changes newest first, then drifts, then what was
+ * left out. */
+int tf_history_render_table(tf_buf *out, const tf_history_render *r);
+/* The JSON document (docs/history-json.md, "schema": "testflame-history/1"). */
+int tf_history_to_json(tf_buf *out, const tf_history_render *r);
+/* The short "history" note of a run on the default branch: a line per
+ * change or drift that the newest `recent` commits completed; "" when
+ * none. Markdown, names escaped. */
+void tf_history_note_markdown(tf_buf *out, const tf_history_render *r, size_t recent);
+
+#endif
