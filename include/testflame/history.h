@@ -178,8 +178,10 @@ typedef struct {
 	const char *kind;        /* NULL: the nearest baseline's of the suite */
 	size_t max_commits;      /* stored commits to read; 0: all */
 	size_t max_walk;         /* first-parent commits to walk; 0: 100,000 */
-	bool pyroscope;          /* the store is Pyroscope-backed: commits git
-				  * holds no baseline of are asked there */
+	/* The service name the runs were pushed under, when the store is
+	 * Pyroscope-backed: a commit git holds no baseline of is asked there.
+	 * NULL: git (or dir) only. */
+	const char *pyroscope_service;
 	const char *value;       /* sample type (as tf_compare_opts.value) */
 } tf_history_load_opts;
 
@@ -198,29 +200,40 @@ void tf_history_input_from(tf_history_input *out, const tf_history_data *d);
 /*
  * What moved a change of test `test` between commits[before_lo..before_hi]
  * and commits[after_lo..after_hi] (inclusive indices into d->commits, at
- * most `max_runs` read from each side, nearest the change first): the
- * stored runs of both sides compared as `compare` compares them, and the
- * functions of that test whose self cost moved most in the change's
- * direction. `*out` is a comparison the caller frees; *t its test (NULL
- * when the test is in neither side).
+ * most `max_runs` runs read from each side, those nearest the change
+ * first): the stored runs of both sides compared as `compare` compares
+ * them, at a threshold of 0.5%, so that the test's functions whose self
+ * cost moved most in the change's direction are listed (t->functions).
+ * `t` is NULL when the test is in neither side. Clear `out` whatever the
+ * result.
  */
-int tf_history_explain(tf_comparison **out, const tf_test_delta **t, tf_store *s,
-		       const tf_history_data *d, size_t test, size_t before_lo, size_t before_hi,
-		       size_t after_lo, size_t after_hi, size_t max_runs);
+typedef struct {
+	tf_comparison *cmp;
+	const tf_test_delta *t;
+	/* The functions that moved most in the change's direction: the
+	 * comparison's (t->functions) where its verdict lists them, else the
+	 * largest moves of self cost in the test's diff tree (few samples a
+	 * side: the verdict may stay undecided while the tree still shows
+	 * where the time went). */
+	const tf_func_delta *functions;
+	size_t nfunctions;
+	struct tf_history_keep *keep; /* the runs cmp borrows, the functions */
+} tf_history_explained;
+
+int tf_history_explain(tf_history_explained *out, tf_store *s, const tf_history_data *d,
+		       size_t test, size_t before_lo, size_t before_hi, size_t after_lo,
+		       size_t after_hi, size_t max_runs);
+void tf_history_explained_clear(tf_history_explained *e);
 
 /* ---- rendering (render.c) ---------------------------------------------- */
-
-/* What is explained of a change or drift, when the caller asked. */
-typedef struct {
-	const tf_comparison *cmp; /* NULL: not explained */
-	const tf_test_delta *t;
-} tf_history_why;
 
 typedef struct {
 	const tf_history_data *data;
 	const tf_history_result *result;
-	const tf_history_why *change_why; /* per change (result order), may be NULL */
-	const tf_history_why *drift_why;  /* per drift, may be NULL */
+	/* What moved, per change and per drift (result order); either may be
+	 * NULL, and an entry's cmp NULL when it was not explained. */
+	const tf_history_explained *change_why;
+	const tf_history_explained *drift_why;
 	const tf_history_opts *opts;
 	size_t max_functions;             /* per change (default 3 when 0) */
 	bool color;

@@ -38,9 +38,10 @@
  * Drift: windows of drift_window points ending at the newest commit, and
  * every half window before it. A window drifts when Mann-Kendall's test
  * says it trends (after BH across tests and windows, at fdr), its
- * Theil-Sen slope adds up to drift_pct or more over the window, and a line
- * explains it clearly better than the steps found in the window do
- * (LINE_MARGIN of their squared residuals);
+ * Theil-Sen slope adds up to drift_pct or more over the window, and a slow
+ * rise (a ramp of a quarter of the window or longer between two levels)
+ * explains it clearly better than any single step (LINE_MARGIN of its
+ * squared residuals): a step is a ramp one commit long;
  * changes inside a drift of the same direction are part of it and are not
  * reported as steps. A window of a step and no trend stays a step.
  *
@@ -56,11 +57,9 @@
 #include <string.h>
 
 #define LOG_FLOOR_VAR 1e-8 /* (0.01%)^2: exact counts may not vary at all */
-/* A drift's line must leave less than this share of what the steps found
- * in its window leave unexplained: over 20 points a 5% step in 2% noise
- * looks as straight as a line about one time in twenty, and at 0.7 none
- * of 500 such steps was called a drift (bench/history_synth.c). */
-#define LINE_MARGIN 0.7
+/* A drift's ramp (a rise over a quarter of the window or more) must leave
+ * less than this share of what the best single step leaves unexplained. */
+#define LINE_MARGIN 0.8
 
 void tf_history_opts_init(tf_history_opts *o)
 {
@@ -574,36 +573,38 @@ double tf_history_theil_sen(const double *x, size_t n)
 	return m;
 }
 
-/* Squared residuals over [lo, hi) of the best line, and of the levels
- * between the changes found there (one level when none: then a trend
- * decides alone). */
-static void line_vs_steps(const series *s, const idxvec *cps, size_t lo, size_t hi,
-			  double *rss_line, double *rss_steps)
+/*
+ * A step is a ramp one commit long. Over x[0..n): the squared residuals
+ * of the best ramp (a level, a straight rise over at least `min_len`
+ * commits, a level; the levels free) and of the best step. A drift is
+ * what a long ramp explains clearly better than any step.
+ */
+static void ramp_vs_step(const double *x, size_t n, size_t min_len, double *rss_ramp,
+			 double *rss_step)
 {
-	const double *x = s->y + lo;
-	size_t n = hi - lo, a = lo, k = 0;
-	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
-	for (size_t i = 0; i < n; i++) {
-		double t = (double)i, y = x[i] - s->y[0];
-		sx += t;
-		sy += y;
-		sxx += t * t;
-		sxy += t * y;
-		syy += y * y;
-	}
-	double dn = (double)n, vx = sxx - sx * sx / dn, cxy = sxy - sx * sy / dn;
-	double vy = syy - sy * sy / dn;
-	*rss_line = vx > 0 ? vy - cxy * cxy / vx : vy;
-	*rss_steps = 0;
-	for (size_t i = 0; i < cps->n; i++)
-		if (cps->v[i] > lo && cps->v[i] < hi) {
-			*rss_steps += seg_ss(s, a, cps->v[i]);
-			a = cps->v[i];
-			k++;
+	*rss_ramp = *rss_step = INFINITY;
+	for (size_t a = 0; a + 1 < n; a++)
+		for (size_t b = a + 1; b <= n; b++) {
+			size_t len = b - a;
+			if (len > 1 && len < min_len)
+				continue;
+			/* y = c + k f(i), f rising from 0 at a to 1 at b */
+			double sf = 0, sff = 0, sy = 0, sfy = 0, syy = 0, dn = (double)n;
+			for (size_t i = 0; i < n; i++) {
+				double f = i <= a ? 0 : i >= b ? 1 : (double)(i - a) / (double)len;
+				sf += f;
+				sff += f * f;
+				sy += x[i];
+				sfy += f * x[i];
+				syy += x[i] * x[i];
+			}
+			double vf = sff - sf * sf / dn, cfy = sfy - sf * sy / dn, vy = syy - sy * sy / dn;
+			double rss = vf > 0 ? vy - cfy * cfy / vf : vy;
+			if (len == 1 && rss < *rss_step)
+				*rss_step = rss;
+			if (len > 1 && rss < *rss_ramp)
+				*rss_ramp = rss;
 		}
-	*rss_steps += seg_ss(s, a, hi);
-	if (!k)
-		*rss_steps = INFINITY;
 }
 
 static double window_median(const double *x, size_t from, size_t to)
@@ -880,12 +881,14 @@ int tf_history_analyze(tf_history_result **out, const tf_history_input *in,
 			memset(&d, 0, sizeof(d));
 			d.test = t;
 			drift_window(&d, s, end - dw, end, o.fdr);
-			/* the steps found inside explain it better than a line: no
+			/* a step explains it as well as a slow rise does: no
 			 * drift (p set to 1 keeps it in the family) */
-			double rl, rs;
-			line_vs_steps(s, &ts[t].cps, end - dw, end, &rl, &rs);
-			if (!(rl < LINE_MARGIN * rs))
-				d.p = 1;
+			if (d.p <= o.fdr) {
+				double rr, rs;
+				ramp_vs_step(s->y + end - dw, dw, TF_MAX(dw / 4, 3), &rr, &rs);
+				if (!(rr < LINE_MARGIN * rs))
+					d.p = 1;
+			}
 			tf_vec_push(&dr, d);
 			if (end < dw + dw / 2)
 				break;
@@ -926,7 +929,7 @@ int tf_history_analyze(tf_history_result **out, const tf_history_input *in,
 			c.p_adjusted = adj[k];
 			bool in_drift = false;
 			for (size_t j = 0; j < keep.n && !in_drift; j++)
-				in_drift = keep.v[j].test == t && c.at > keep.v[j].from &&
+				in_drift = keep.v[j].test == t && c.at >= keep.v[j].from &&
 					   c.at <= keep.v[j].to &&
 					   (c.size_pct > 0) == (keep.v[j].total_pct > 0);
 			if (!in_drift)
