@@ -224,6 +224,47 @@ int tf_history_explain(tf_history_explained *out, tf_store *s, const tf_history_
 		       size_t test, size_t before_lo, size_t before_hi, size_t after_lo,
 		       size_t after_hi, size_t max_runs);
 void tf_history_explained_clear(tf_history_explained *e);
+/*
+ * Up to `max` functions of test `t` of `c` that moved most in its
+ * direction: the comparison's list where its verdict made one, else the
+ * largest moves of self cost in its diff tree (each function's nodes
+ * summed; delta_total NAN). Copies the caller frees with
+ * tf_history_functions_free().
+ */
+int tf_history_test_functions(tf_func_delta **out, size_t *n, const tf_comparison *c,
+			      const tf_test_delta *t, size_t max);
+void tf_history_functions_free(tf_func_delta *f, size_t n);
+
+/* ---- bisect (bisect.c) ------------------------------------------------- */
+
+/* The first-parent range of `testflame bisect`, GOOD first, BAD last. */
+typedef struct {
+	char (*commits)[TF_STORE_ID_HEX + 1];
+	char **subjects;       /* where a stored run named them; else NULL */
+	double *cost;          /* TEST's stored cost, NAN where none */
+	size_t n;
+	size_t stored;         /* commits with a stored cost of TEST */
+	bool test_stored;      /* some stored run of the range has TEST */
+	char *suite, *kind;    /* read (NULL when nothing is stored near) */
+} tf_bisect_range;
+
+/*
+ * The first-parent history from `bad` back to `good`, with TEST's stored
+ * costs. TF_EINVAL (one line) for an unknown revision, for GOOD not on
+ * BAD's first-parent history, or GOOD = BAD. `suite` and `kind` NULL: the
+ * nearest stored run's.
+ */
+int tf_history_bisect_range(tf_bisect_range *out, tf_store *s, const char *good, const char *bad,
+			    const char *suite, const char *kind, const char *test);
+void tf_bisect_range_clear(tf_bisect_range *r);
+/*
+ * What the stored runs say: 1 when their costs show one slowdown (the
+ * best split of the stored points, two a side at least, t test at 0.001
+ * after the choice's Bonferroni), with *lo the last stored commit before
+ * it and *hi the first after (indices into r->commits) and its size; 0
+ * when they do not.
+ */
+int tf_history_bisect_stored(size_t *lo, size_t *hi, double *size_pct, const tf_bisect_range *r);
 
 /* ---- rendering (render.c) ---------------------------------------------- */
 

@@ -16,7 +16,7 @@
  * The machine class of a commit is its run's environment fingerprint, the
  * env.* facts the gate compares (tf_environment_keys).
  */
-#include "testflame/history.h"
+#include "history_int.h"
 #include "testflame/context.h"
 
 #include <math.h>
@@ -58,7 +58,7 @@ static char *env_class(const tf_profile *p)
 }
 
 /* Why a run is left out, or NULL. */
-static char *run_problem(const tf_profile *p)
+char *tf_history_run_problem(const tf_profile *p)
 {
 	const char *st = tf_profile_meta(p, "exit_status");
 	if (tf_profile_meta(p, "interrupted"))
@@ -112,7 +112,7 @@ static int add_commit(walker *w, const tf_store_found *f, const char *value, cha
 	char *first_problem = NULL, *klass = NULL;
 	*why = NULL;
 	for (size_t r = 0; r < f->nruns; r++) {
-		char *pr = run_problem(f->runs[r]);
+		char *pr = tf_history_run_problem(f->runs[r]);
 		if (pr) {
 			if (!first_problem)
 				first_problem = pr;
@@ -181,9 +181,8 @@ static int add_commit(walker *w, const tf_store_found *f, const char *value, cha
 	return 0;
 }
 
-/* The suite and kind to read: as given, else the nearest baseline's. */
-static int pick_suite(char **suite, char **kind, tf_store *s, const char *start,
-		      const tf_history_load_opts *o)
+int tf_history_pick_suite(char **suite, char **kind, tf_store *s, const char *start,
+			  const tf_history_load_opts *o)
 {
 	tf_baseline b;
 	unsigned dist;
@@ -301,7 +300,7 @@ int tf_history_load(tf_history_data **out, tf_store *s, const tf_history_load_op
 	rc = tf_store_rev(id, s, start);
 	if (rc)
 		return rc;
-	rc = pick_suite(&suite, &kind, s, id, o);
+	rc = tf_history_pick_suite(&suite, &kind, s, id, o);
 	if (rc) {
 		free(suite);
 		free(kind);
@@ -419,7 +418,7 @@ static void side_runs(profvec *runs, foundvec *found, tf_store *s,
 		}
 		size_t before = runs->n;
 		for (size_t r = 0; r < f.nruns && runs->n < max; r++) {
-			char *pr = run_problem(f.runs[r]);
+			char *pr = tf_history_run_problem(f.runs[r]);
 			if (pr) {
 				free(pr);
 				continue;
@@ -450,13 +449,12 @@ static void keep_free(struct tf_history_keep *k)
 	tf_vec_free(&k->found);
 	tf_vec_free(&k->base);
 	tf_vec_free(&k->head);
-	for (size_t i = 0; i < k->nfuncs; i++) {
-		free((char *)k->funcs[i].name);
-		free((char *)k->funcs[i].file);
-	}
-	free(k->funcs);
+	tf_history_functions_free(k->funcs, k->nfuncs);
 	free(k);
 }
+
+/* The functions listed for a change. */
+#define TREE_FUNCTIONS 5
 
 static int by_move(const void *a, const void *b)
 {
@@ -465,16 +463,25 @@ static int by_move(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-/* The functions of test `t` whose self cost moved most in its direction,
- * from its diff tree: each function's nodes summed. */
-#define TREE_FUNCTIONS 5
-static void tree_functions(struct tf_history_keep *k, const tf_comparison *c, const tf_test_delta *t)
+int tf_history_test_functions(tf_func_delta **out, size_t *n, const tf_comparison *c,
+			      const tf_test_delta *t, size_t max)
 {
 	tf_diff_tree *tree = NULL;
-	if (tf_comparison_diff_tree(&tree, c, (size_t)(t - c->tests)) != 0) {
-		tf_error_clear();
-		return;
+	*out = NULL;
+	*n = 0;
+	if (t->nfunctions) {
+		*n = TF_MIN(t->nfunctions, max);
+		*out = tf_xcalloc(*n + 1, sizeof(**out));
+		for (size_t i = 0; i < *n; i++) {
+			(*out)[i] = t->functions[i];
+			(*out)[i].name = tf_xstrdup(t->functions[i].name);
+			(*out)[i].file = tf_xstrdup(t->functions[i].file ? t->functions[i].file : "");
+		}
+		return 0;
 	}
+	int rc = tf_comparison_diff_tree(&tree, c, (size_t)(t - c->tests));
+	if (rc)
+		return rc;
 	double dir = t->head.cost >= t->base.cost ? 1 : -1;
 	tf_strtab names;
 	TF_VEC(tf_func_delta) f = { 0 };
@@ -503,17 +510,27 @@ static void tree_functions(struct tf_history_keep *k, const tf_comparison *c, co
 			f.v[w++] = f.v[i];
 	if (w)
 		qsort(f.v, w, sizeof(*f.v), by_move);
-	k->nfuncs = TF_MIN(w, (size_t)TREE_FUNCTIONS);
-	k->funcs = tf_xcalloc(k->nfuncs + 1, sizeof(*k->funcs));
-	for (size_t i = 0; i < k->nfuncs; i++) {
-		k->funcs[i] = f.v[i];
-		k->funcs[i].name = tf_xstrdup(f.v[i].name);
-		k->funcs[i].file = tf_xstrdup(f.v[i].file ? f.v[i].file : "");
-		k->funcs[i].delta_total = NAN;
+	*n = TF_MIN(w, max);
+	*out = tf_xcalloc(*n + 1, sizeof(**out));
+	for (size_t i = 0; i < *n; i++) {
+		(*out)[i] = f.v[i];
+		(*out)[i].name = tf_xstrdup(f.v[i].name);
+		(*out)[i].file = tf_xstrdup(f.v[i].file ? f.v[i].file : "");
+		(*out)[i].delta_total = NAN;
 	}
 	tf_vec_free(&f);
 	tf_strtab_free(&names);
 	tf_diff_tree_free(tree);
+	return 0;
+}
+
+void tf_history_functions_free(tf_func_delta *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++) {
+		free((char *)f[i].name);
+		free((char *)f[i].file);
+	}
+	free(f);
 }
 
 int tf_history_explain(tf_history_explained *out, tf_store *s, const tf_history_data *d,
@@ -547,14 +564,12 @@ int tf_history_explain(tf_history_explained *out, tf_store *s, const tf_history_
 	}
 	out->keep = k;
 	out->t = tf_comparison_find(out->cmp, d->tests[test].name);
-	if (out->t && out->t->nfunctions) {
-		out->functions = out->t->functions;
-		out->nfunctions = out->t->nfunctions;
-	} else if (out->t) {
-		tree_functions(k, out->cmp, out->t);
+	if (out->t && tf_history_test_functions(&k->funcs, &k->nfuncs, out->cmp, out->t,
+						TREE_FUNCTIONS) == 0) {
 		out->functions = k->funcs;
 		out->nfunctions = k->nfuncs;
 	}
+	tf_error_clear();
 	return 0;
 }
 

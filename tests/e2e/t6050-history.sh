@@ -1,68 +1,25 @@
 #!/usr/bin/env bash
 # t6050-history.sh - `testflame history` on a real repository's stored
-# runs: a small suite of six process tests (victim and five steady ones,
-# about 20 ms of CPU each) recorded at 16 commits of main and saved as
-# their baselines. Commit 9 makes victim_work() 30% slower; commit 12's
-# suite fails (its run is left out, and said so). The history must date
+# runs: a small suite of six process tests (lib-history.sh) recorded at 14
+# commits of main and saved as their baselines. Commit 8 makes
+# victim_work() 30% slower; commit 10's suite fails (its run is left out,
+# and said so). The history must date
 # the step at commit 9 (+-1), name victim_work, report nothing for the
 # steady tests, and give one clear line and a non-zero exit for a suite
 # nobody stored.
 . "$(dirname "$0")/lib.sh"
 
-mkdir repo && cd repo
-git init -q -b main && git config user.email t@example.com && git config user.name t
-# the program, named after each test: its name picks the work
-cat >w.c <<\EOF
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-static volatile unsigned long sink;
-__attribute__((noinline)) static void spin(unsigned long n)
-{
-	unsigned long x = sink;
-	for (unsigned long i = 0; i < n; i++)
-		x = x * 6364136223846793005UL + 1;
-	sink = x;
-}
-__attribute__((noinline)) void victim_work(double slow) { spin((unsigned long)(20000000 * (1 + slow / 100))); }
-__attribute__((noinline)) void steady_work(void) { spin(20000000); }
-int main(int argc, char **argv)
-{
-	const char *n = strrchr(argv[0], '/');
-	double slow = 0;
-	int fail = 0;
-	FILE *f = fopen("slowdown", "r");
-	(void)argc;
-	n = n ? n + 1 : argv[0];
-	if (f) {
-		if (fscanf(f, "%lf %d", &slow, &fail) < 1)
-			slow = 0;
-		fclose(f);
-	}
-	if (!strcmp(n, "victim"))
-		victim_work(slow);
-	else
-		steady_work();
-	return strcmp(n, "epsilon") ? 0 : fail;
-}
-EOF
-cc -O1 -g -fno-omit-frame-pointer -o w w.c || exit 1
-for t in victim alpha beta gamma delta epsilon; do ln -s w $t; done
-printf 'for t in victim alpha beta gamma delta epsilon; do ./$t || exit 1; done\n' >suite.sh
-printf 'w\n*.pb.gz\n' >.gitignore
-git add -A && git commit -qm "the suite" || exit 1
-# 16 commits of main, each recorded and saved as its baseline
-for i in $(seq 1 16); do
+. "$(dirname "$0")/lib-history.sh"
+history_repo repo || exit 1
+# 14 commits of main, each recorded and saved as its baseline
+for i in $(seq 1 14); do
 	slow=0; fail=0
-	[ "$i" -ge 9 ] && slow=30
-	[ "$i" = 12 ] && fail=1
-	echo "$slow $fail" >slowdown
-	git add slowdown && git commit -q --allow-empty -m "commit $i: slowdown $slow" || exit 1
-	"$TF" record -q --freq 999 -o run.pb.gz -- sh suite.sh >/dev/null 2>&1
-	"$TF" baseline save -q --suite mini run.pb.gz || exit 1
+	[ "$i" -ge 8 ] && slow=30
+	[ "$i" = 10 ] && fail=1
+	history_commit "$i" "$slow" "$fail" store || exit 1
+	[ "$i" = 8 ] && git rev-parse HEAD >step_commit
+	[ "$i" = 10 ] && git rev-parse HEAD >failed_commit
 done
-git rev-parse HEAD~7 >step_commit
-git rev-parse HEAD~4 >failed_commit
 cd "$SCRATCH"
 
 test_expect_success 'the step: victim +30% at its commit, what moved, nothing else' '
@@ -72,7 +29,7 @@ import json
 h = json.load(open("h.json"))
 assert h["schema"] == "testflame-history/1", h["schema"]
 commits = [c["commit"] for c in h["commits"]]
-assert len(commits) == 15, len(commits)  # 16 stored, one failed
+assert len(commits) == 13, len(commits)  # 14 stored, one failed
 step = open("step_commit").read().strip()
 failed = open("failed_commit").read().strip()
 assert [s["commit"] for s in h["skipped"]] == [failed], h["skipped"]
