@@ -268,7 +268,7 @@ int tf_history_bisect_stored(size_t *lo, size_t *hi, double *size_pct, const tf_
 
 /* ---- rendering (render.c) ---------------------------------------------- */
 
-typedef struct {
+typedef struct tf_history_render {
 	const tf_history_data *data;
 	const tf_history_result *result;
 	/* What moved, per change and per drift (result order); either may be

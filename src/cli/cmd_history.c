@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "store_common.h"
 #include "testflame/history.h"
+#include "testflame/report.h"
 #include "testflame/store.h"
 
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 
 static const char *const history_usage[] = {
 	"testflame history [--suite NAME] [--kind KIND] [--commits N] [--from REV] [--json] "
-	"[-o FILE] [--store SPEC]",
+	"[-o FILE] [--report DIR] [--store SPEC]",
 	NULL,
 };
 
@@ -24,6 +25,45 @@ static const char *const history_usage[] = {
 #define EXPLAIN_RUNS 5
 /* Changes and drifts explained (newest first); the rest keep their sizes. */
 #define EXPLAIN_MAX 20
+
+/*
+ * The web page of a commit, as a prefix the id follows: from the remote's
+ * URL when it is a GitHub or GitLab one (https or scp-like); NULL else.
+ */
+static char *commit_url_from(const char *remote)
+{
+	const char *host, *path;
+	char *h = NULL, *url = NULL;
+
+	if (!remote)
+		return NULL;
+	if (strncmp(remote, "https://", 8) == 0 || strncmp(remote, "http://", 7) == 0) {
+		host = strstr(remote, "://") + 3;
+		path = strchr(host, '/');
+		if (!path)
+			return NULL;
+		h = tf_xstrndup(host, (size_t)(path - host));
+		path++;
+	} else if (strncmp(remote, "git@", 4) == 0 && strchr(remote, ':')) {
+		host = remote + 4;
+		path = strchr(host, ':');
+		h = tf_xstrndup(host, (size_t)(path - host));
+		path++;
+	} else {
+		return NULL;
+	}
+	if (strchr(h, '@')) /* credentials in the URL: never into a page */
+		memmove(h, strrchr(h, '@') + 1, strlen(strrchr(h, '@')));
+	size_t n = strlen(path);
+	if (n > 4 && strcmp(path + n - 4, ".git") == 0)
+		n -= 4;
+	if (strstr(h, "github"))
+		url = tf_xasprintf("https://%s/%.*s/commit/", h, (int)n, path);
+	else if (strstr(h, "gitlab"))
+		url = tf_xasprintf("https://%s/%.*s/-/commit/", h, (int)n, path);
+	free(h);
+	return url;
+}
 
 static const char *service_default(void)
 {
@@ -60,7 +100,8 @@ static void change_sides(const tf_history_result *r, size_t i, size_t *blo, size
 int cmd_history(int argc, char **argv)
 {
 	const char *suite = NULL, *kind = NULL, *from = NULL, *output = NULL, *store = NULL;
-	const char *service = NULL;
+	const char *service = NULL, *report = NULL, *commit_url = NULL;
+	bool no_report = false;
 	long commits = 0, window = 0, drift_window = 0;
 	double min_change = -1, drift = -1, fdr = -1;
 	bool json = false, quiet = false, no_functions = false;
@@ -89,6 +130,11 @@ int cmd_history(int argc, char **argv)
 		TF_OPT_GROUP("output"),
 		TF_OPT_FLAG(0, "json", &json, "print the JSON document (docs/history-json.md)"),
 		TF_OPT_STRING('o', "output", &output, "FILE", "write the JSON document to FILE"),
+		TF_OPT_STRING(0, "report", &report, "DIR",
+			      "write history.html and history.json there (default: testflame-report)"),
+		TF_OPT_FLAG(0, "no-report", &no_report, "write no history page"),
+		TF_OPT_STRING(0, "commit-url", &commit_url, "URL",
+			      "a commit's web page, the id appended (default: from a GitHub or GitLab remote)"),
 		TF_OPT_QUIET(&quiet, "only errors"),
 		TF_OPT_VERBOSE(&verbose, "say what is read"),
 		TF_OPTS_END,
@@ -182,6 +228,32 @@ int cmd_history(int argc, char **argv)
 			fwrite(b.ptr, 1, b.len, stdout);
 		}
 		tf_buf_clear(&b);
+	}
+	if (!no_report && ret == TF_EXIT_OK) {
+		const char *dir = report ? report : "testflame-report";
+		char *url = commit_url ? tf_xstrdup(commit_url) : commit_url_from(tf_store_remote_url(st));
+		char *html_path = tf_xasprintf("%s/history.html", dir);
+		char *json_path = tf_xasprintf("%s/history.json", dir);
+		tf_buf page = TF_BUF_INIT;
+		tf_error_clear();
+		rc = tf_mkdir_p(dir, 0755);
+		if (!rc) {
+			tf_report_history_html(&page, &r, url);
+			rc = tf_file_write_atomic(html_path, page.ptr, page.len);
+		}
+		if (!rc) {
+			tf_buf_clear(&page);
+			tf_history_to_json(&page, &r);
+			rc = tf_file_write_atomic(json_path, page.ptr, page.len);
+		}
+		if (rc)
+			ret = tf_fail(rc);
+		else
+			tf_verbosef("wrote %s and %s", html_path, json_path);
+		tf_buf_free(&page);
+		free(url);
+		free(html_path);
+		free(json_path);
 	}
 	if (!json && ret == TF_EXIT_OK && !quiet) {
 		tf_history_render_table(&b, &r);

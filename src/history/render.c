@@ -315,7 +315,13 @@ static void md_text(tf_buf *b, const char *s)
 		unsigned char c = (unsigned char)*s;
 		if (c < ' ' || c == 0x7f)
 			tf_buf_putc(b, ' ');
-		else if (strchr("\\`*_{}[]()#+-.!|<>&~\"'", c))
+		else if (c == '<')
+			tf_buf_puts(b, "&lt;");
+		else if (c == '>')
+			tf_buf_puts(b, "&gt;");
+		else if (c == '&')
+			tf_buf_puts(b, "&amp;");
+		else if (strchr("\\`*_{}[]()#+-.!|~\"'", c))
 			tf_buf_printf(b, "\\%c", c);
 		else
 			tf_buf_putc(b, (char)c);

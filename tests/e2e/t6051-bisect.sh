@@ -10,7 +10,7 @@
 # it was. GOOD not an ancestor of BAD, an unknown test and a range with no
 # difference each get one line and exit 1.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-history.sh"
+. "$TOP/tests/e2e/lib-history.sh"
 
 history_repo repo || exit 1
 for i in $(seq 1 8); do

@@ -7,6 +7,7 @@
  */
 #include "unit.h"
 #include "testflame/history.h"
+#include "testflame/report.h"
 
 #include <math.h>
 
@@ -289,6 +290,71 @@ static void test_bad_options(void **state)
 	tf_history_result_free(NULL);
 }
 
+/* Names from the repository and the profiled code, hostile ones, in every
+ * rendering: escaped for HTML, JSON and Markdown, made printable for the
+ * terminal. */
+static void test_render_escapes(void **state)
+{
+	(void)state;
+	size_t nc = 30;
+	double *c = make(1, nc, 1, 40, 15, 3);
+	tf_history_commit commits[30];
+	tf_history_test test;
+	char *classes[1] = { (char *)"cpu '<b>'" };
+	uint32_t klass[30] = { 0 };
+	memset(commits, 0, sizeof(commits));
+	for (size_t i = 0; i < nc; i++) {
+		snprintf(commits[i].commit, sizeof(commits[i].commit), "%040zx", i);
+		commits[i].subject = (char *)"\"><img src=x onerror=alert(1)> *bold* \x1b[31m";
+	}
+	memset(&test, 0, sizeof(test));
+	test.name = (char *)"<script>alert('t')</script>[x](http://e)";
+	tf_history_data d;
+	memset(&d, 0, sizeof(d));
+	d.suite = (char *)"s</title><script>";
+	d.kind = (char *)"k";
+	d.unit = "nanoseconds";
+	d.commits = commits;
+	d.ncommits = nc;
+	d.tests = &test;
+	d.ntests = 1;
+	d.cost = c;
+	d.klass = klass;
+	d.classes = classes;
+	d.nclasses = 1;
+	tf_history_input in;
+	tf_history_input_from(&in, &d);
+	tf_history_result *r;
+	assert_int_equal(tf_history_analyze(&r, &in, NULL), 0);
+	assert_int_equal(r->nchanges, 1);
+	tf_history_render rr;
+	memset(&rr, 0, sizeof(rr));
+	rr.data = &d;
+	rr.result = r;
+	tf_buf b = TF_BUF_INIT;
+	assert_int_equal(tf_report_history_html(&b, &rr, NULL), 0);
+	assert_null(strstr(b.ptr, "<script"));
+	assert_null(strstr(b.ptr, "<img"));
+	assert_null(strstr(b.ptr, "<b>"));
+	assert_non_null(strstr(b.ptr, "&lt;script&gt;alert(&#39;t&#39;)"));
+	tf_buf_clear(&b);
+	assert_int_equal(tf_history_to_json(&b, &rr), 0);
+	assert_non_null(strstr(b.ptr, "\"name\":\"<script>alert('t')</script>[x](http://e)\""));
+	assert_non_null(strstr(b.ptr, "\\\"><img"));
+	assert_null(strchr(b.ptr, '\x1b'));
+	tf_buf_clear(&b);
+	assert_int_equal(tf_history_render_table(&b, &rr), 0);
+	assert_null(strchr(b.ptr, '\x1b'));
+	tf_buf_clear(&b);
+	tf_history_note_markdown(&b, &rr, nc - 15 - 4 + 1);
+	assert_non_null(strstr(b.ptr, "### history"));
+	assert_null(strstr(b.ptr, "<script"));
+	assert_null(strstr(b.ptr, "[x](http"));
+	tf_buf_free(&b);
+	tf_history_result_free(r);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_agrees),
 		cmocka_unit_test(test_trend_statistics),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_render_escapes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
