@@ -70,6 +70,24 @@ test_expect_success 'the table: the step newest first, the run left out said' '
 	expect_contains out "left out: $(cut -c1-10 failed_commit), the suite failed (exit status 1)"
 '
 
+test_expect_success 'a dir: store: the same runs, the same step' '
+	cd repo &&
+	for ref in $(git for-each-ref --format="%(refname)" refs/testflame/runs/); do
+		c=${ref#refs/testflame/runs/} &&
+		path=$(git ls-tree -r --name-only "$ref" | head -1) &&
+		git cat-file blob "$ref:$path" >stored.pb.gz &&
+		"$TF" baseline save -q --store "dir:$SCRATCH/store" --commit "$c" --suite mini stored.pb.gz ||
+			exit 1
+	done &&
+	"$TF" history --store "dir:$SCRATCH/store" --suite mini --json --no-report >d.json &&
+	python3 -c "
+import json
+a, b = json.load(open(\"h.json\")), json.load(open(\"d.json\"))
+assert [c[\"commit\"] for c in a[\"changes\"]] == [c[\"commit\"] for c in b[\"changes\"]], (a[\"changes\"], b[\"changes\"])
+assert len(b[\"commits\"]) == len(a[\"commits\"]) and \"dir store\" in b[\"store\"], b[\"store\"]
+"
+'
+
 test_expect_success '--commits 6: only the newest six, no complete step left in them' '
 	cd repo && "$TF" history --suite mini --commits 6 --json >h6.json &&
 	python3 -c "
