@@ -48,6 +48,12 @@ typedef struct {
 	double drift_pct;       /* the least drift over the window reported (default 5) */
 	double outlier_sigmas;  /* a lone point this many robust SDs off both
 				 * sides is set aside (default 6) */
+	/* Keep the whole suite's moves in each test's series. By default,
+	 * with 5 tests or more, what moved every test at a commit (the median
+	 * of their moves: the machine's moment, or a change to everything) is
+	 * taken out of each test and analysed as a series of its own, whose
+	 * steps are reported with `test` == the number of tests. */
+	bool keep_common;
 } tf_history_opts;
 
 void tf_history_opts_init(tf_history_opts *o);
@@ -63,7 +69,7 @@ typedef struct {
 
 /* A step in one test's series. */
 typedef struct {
-	size_t test;
+	size_t test;            /* == ntests: the whole suite (keep_common) */
 	size_t at;              /* the first commit (index) at the new level */
 	size_t prev;            /* the last commit at the old level: the change
 				 * happened in (prev, at] */
@@ -99,6 +105,9 @@ typedef struct {
 	/* Per commit: the machine class's offset taken out, percent (0 for
 	 * the newest commit's class); NULL when one class. */
 	double *class_shift_pct;
+	/* Per commit: the whole suite's move taken out, percent (NAN where
+	 * too few tests ran); NULL when not taken out. */
+	double *common_shift_pct;
 	/* Set when classes could not be levelled (fewer than 5 tests beside
 	 * each other): only the newest commit's class was analysed. */
 	bool classes_apart;
@@ -194,19 +203,30 @@ typedef struct {
 int tf_history_load(tf_history_data **out, tf_store *s, const tf_history_load_opts *opts);
 void tf_history_data_free(tf_history_data *d);
 
+/* A test's name, or "[whole suite]" for the suite's own series. */
+const char *tf_history_test_name(const tf_history_data *d, size_t test);
+
 /* The analysis input over `d` (borrows it). */
 void tf_history_input_from(tf_history_input *out, const tf_history_data *d);
 
 /*
  * What moved a change of test `test` between commits[before_lo..before_hi]
- * and commits[after_lo..after_hi] (inclusive indices into d->commits, at
- * most `max_runs` runs read from each side, those nearest the change
- * first): the stored runs of both sides compared as `compare` compares
+ * and commits[after_lo..after_hi] (inclusive indices into d->commits, the
+ * runs of at most `max_runs` stored commits read from each side, those
+ * nearest the change first): the stored runs of both sides compared as `compare` compares
  * them, at a threshold of 0.5%, so that the test's functions whose self
  * cost moved most in the change's direction are listed (t->functions).
  * `t` is NULL when the test is in neither side. Clear `out` whatever the
  * result.
  */
+/* A function that moved, and the caller its moved time came most through
+ * (NULL when unknown or when it has none): "spin, from victim_work" names
+ * the function whose work grew as well as where the time went. */
+typedef struct {
+	tf_func_delta d;
+	char *caller;
+} tf_history_fn;
+
 typedef struct {
 	tf_comparison *cmp;
 	const tf_test_delta *t;
@@ -215,7 +235,7 @@ typedef struct {
 	 * largest moves of self cost in the test's diff tree (few samples a
 	 * side: the verdict may stay undecided while the tree still shows
 	 * where the time went). */
-	const tf_func_delta *functions;
+	const tf_history_fn *functions;
 	size_t nfunctions;
 	struct tf_history_keep *keep; /* the runs cmp borrows, the functions */
 } tf_history_explained;
@@ -228,12 +248,13 @@ void tf_history_explained_clear(tf_history_explained *e);
  * Up to `max` functions of test `t` of `c` that moved most in its
  * direction: the comparison's list where its verdict made one, else the
  * largest moves of self cost in its diff tree (each function's nodes
- * summed; delta_total NAN). Copies the caller frees with
+ * summed; delta_total NAN), each with the caller most of its move came
+ * through (from the diff tree in both cases). Copies the caller frees with
  * tf_history_functions_free().
  */
-int tf_history_test_functions(tf_func_delta **out, size_t *n, const tf_comparison *c,
+int tf_history_test_functions(tf_history_fn **out, size_t *n, const tf_comparison *c,
 			      const tf_test_delta *t, size_t max);
-void tf_history_functions_free(tf_func_delta *f, size_t n);
+void tf_history_functions_free(tf_history_fn *f, size_t n);
 
 /* ---- bisect (bisect.c) ------------------------------------------------- */
 

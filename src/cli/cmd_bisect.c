@@ -49,7 +49,7 @@ typedef struct {
 typedef struct {
 	double delta, lo, hi;    /* percent, 95% interval */
 	size_t rounds;
-	tf_func_delta *functions;
+	tf_history_fn *functions;
 	size_t nfunctions;
 } measured;
 
@@ -186,20 +186,26 @@ done:
 	return ret;
 }
 
-static void print_functions(const tf_func_delta *f, size_t n, const char *unit)
+static void print_functions(const tf_history_fn *fn, size_t n, const char *unit)
 {
 	for (size_t i = 0; i < n; i++) {
+		const tf_func_delta *f = &fn[i].d;
 		char c[32];
-		tf_compare_format_cost(c, sizeof(c), fabs(f[i].delta_self), unit);
+		tf_compare_format_cost(c, sizeof(c), fabs(f->delta_self), unit);
 		tf_buf b = TF_BUF_INIT;
-		tf_buf_put_printable(&b, f[i].name);
+		tf_buf_put_printable(&b, f->name);
 		printf("  %s %s %c%s self", i ? "          " : "functions:", b.ptr,
-		       f[i].delta_self < 0 ? '-' : '+', c);
+		       f->delta_self < 0 ? '-' : '+', c);
 		tf_buf_clear(&b);
-		if (f[i].file && *f[i].file) {
-			const char *base = strrchr(f[i].file, '/');
-			tf_buf_put_printable(&b, base ? base + 1 : f[i].file);
-			printf(" (%s:%lld)", b.ptr, (long long)f[i].line);
+		if (f->file && *f->file) {
+			const char *base = strrchr(f->file, '/');
+			tf_buf_put_printable(&b, base ? base + 1 : f->file);
+			printf(" (%s:%lld)", b.ptr, (long long)f->line);
+			tf_buf_clear(&b);
+		}
+		if (fn[i].caller) {
+			tf_buf_put_printable(&b, fn[i].caller);
+			printf(", from %s", b.ptr);
 		}
 		tf_buf_free(&b);
 		putchar('\n');

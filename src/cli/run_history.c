@@ -60,7 +60,7 @@ void tf_run_history_note(tf_run_opts *o, tf_store *st, const char *kind)
 		if (c->at + 5 < d->ncommits)
 			continue;
 		tf_buf line = TF_BUF_INIT;
-		tf_buf_put_printable(&line, d->tests[c->test].name);
+		tf_buf_put_printable(&line, tf_history_test_name(d, c->test));
 		printf("  %s %+.1f%% since %.10s (a step at %.10s)\n", line.ptr, c->size_pct,
 		       d->commits[c->prev].commit, d->commits[c->at].commit);
 		tf_buf_free(&line);
@@ -70,7 +70,7 @@ void tf_run_history_note(tf_run_opts *o, tf_store *st, const char *kind)
 		if (x->to + 1 < d->ncommits)
 			continue;
 		tf_buf line = TF_BUF_INIT;
-		tf_buf_put_printable(&line, d->tests[x->test].name);
+		tf_buf_put_printable(&line, tf_history_test_name(d, x->test));
 		printf("  %s %+.1f%% over the last %zu stored commits (a drift)\n", line.ptr,
 		       x->total_pct, x->to - x->from + 1);
 		tf_buf_free(&line);

@@ -73,6 +73,7 @@ void tf_history_opts_init(tf_history_opts *o)
 	o->drift_window = 20;
 	o->drift_pct = 5;
 	o->outlier_sigmas = 6;
+	o->keep_common = false;
 }
 
 static int check_opts(const tf_history_opts *o)
@@ -670,11 +671,11 @@ typedef struct {
 } test_state;
 
 /* The test's points: log costs levelled by class, outliers set aside. */
-static void build_series(test_state *ts, const tf_history_input *in, size_t t, const double *offset,
-			 bool only_ref, const tf_history_opts *o)
+static void build_series(test_state *ts, const tf_history_input *in, const double *c,
+			 const double *offset, const double *common, bool only_ref,
+			 const tf_history_opts *o)
 {
 	size_t nc = in->ncommits;
-	const double *c = in->cost + t * nc;
 	double *y = tf_xmalloc((nc + 1) * sizeof(double));
 	size_t *at = tf_xmalloc((nc + 1) * sizeof(size_t)), n = 0;
 	for (size_t i = 0; i < nc; i++) {
@@ -682,7 +683,8 @@ static void build_series(test_state *ts, const tf_history_input *in, size_t t, c
 			continue;
 		if (only_ref && in->klass[i] != in->klass[nc - 1])
 			continue;
-		y[n] = log(c[i]) - (offset ? offset[in->klass[i]] : 0);
+		y[n] = log(c[i]) - (offset ? offset[in->klass[i]] : 0) -
+		       (common && isfinite(common[i]) ? common[i] : 0);
 		at[n++] = i;
 	}
 	bool *out = tf_xcalloc(n + 1, sizeof(bool));
@@ -693,6 +695,79 @@ static void build_series(test_state *ts, const tf_history_input *in, size_t t, c
 	free(out);
 	free(y);
 	free(at);
+}
+
+/*
+ * What moved the whole suite at each commit: the median, over the tests
+ * with a point there, of each test's log cost less its own median level;
+ * NAN where fewer than COMMON_MIN tests ran. NULL when the suite has
+ * fewer tests than that. A change to one test moves one of the values the
+ * median is taken of, so it stays the test's; the machine's moment (a
+ * runner busier than the last, another tenant) moves them all.
+ */
+#define COMMON_MIN 5
+static double *common_mode(const tf_history_input *in, const double *offset, bool only_ref)
+{
+	size_t nc = in->ncommits, nt = in->ntests;
+	if (nt < COMMON_MIN)
+		return NULL;
+	double *y = tf_xmalloc((nt * nc + 1) * sizeof(double)), *v = tf_xmalloc((nc + nt + 1) * sizeof(double));
+	double *m = tf_xmalloc((nc + 1) * sizeof(double));
+	for (size_t t = 0; t < nt; t++) {
+		size_t k = 0;
+		for (size_t i = 0; i < nc; i++) {
+			double c = in->cost[t * nc + i];
+			bool ok = c > 0 && isfinite(c) && !(only_ref && in->klass[i] != in->klass[nc - 1]);
+			y[t * nc + i] = ok ? log(c) - (offset ? offset[in->klass[i]] : 0) : NAN;
+			if (ok)
+				v[k++] = y[t * nc + i];
+		}
+		double level = median(v, k);
+		for (size_t i = 0; i < nc; i++)
+			y[t * nc + i] -= level;
+	}
+	double ksum = 0;
+	size_t kn = 0;
+	for (size_t i = 0; i < nc; i++) {
+		size_t k = 0;
+		for (size_t t = 0; t < nt; t++)
+			if (isfinite(y[t * nc + i]))
+				v[k++] = y[t * nc + i];
+		m[i] = k >= COMMON_MIN ? median(v, k) : NAN;
+		if (k >= COMMON_MIN) {
+			ksum += (double)k;
+			kn++;
+		}
+	}
+	/* Worth taking out only when the suite moves together beyond what
+	 * the median of independent noises would: the median of k of them
+	 * varies by pi/2 s^2 / k, and taking it out adds about that to every
+	 * test. Here the spread of the moves is compared with twice that. */
+	double *tsd = tf_xmalloc((nt + 1) * sizeof(double)), *mm = tf_xmalloc((nc + 1) * sizeof(double));
+	size_t ns = 0, nm = 0;
+	for (size_t t = 0; t < nt; t++) {
+		size_t k = 0;
+		for (size_t i = 0; i < nc; i++)
+			if (isfinite(y[t * nc + i]))
+				v[k++] = y[t * nc + i];
+		double sd = robust_sd(v, k);
+		if (sd >= 0)
+			tsd[ns++] = sd * sd;
+	}
+	for (size_t i = 0; i < nc; i++)
+		if (isfinite(m[i]))
+			mm[nm++] = m[i];
+	double s2 = median(tsd, ns), msd = robust_sd(mm, nm);
+	bool worth = kn && ns && msd >= 0 && msd * msd > 2 * M_PI / 2 * s2 / (ksum / (double)kn);
+	free(tsd);
+	free(mm);
+	free(y);
+	free(v);
+	if (!worth) {
+		free(m);
+		return NULL;
+	}
+	return m;
 }
 
 static tf_history_change make_change(const test_state *ts, size_t t, size_t i,
@@ -830,28 +905,48 @@ int tf_history_analyze(tf_history_result **out, const tf_history_input *in,
 		}
 	}
 
-	test_state *ts = tf_xcalloc(nt + 1, sizeof(test_state));
+	/* the whole suite's moves, taken out of every test and analysed as a
+	 * series of their own (test index nt) */
+	double *common = o.keep_common ? NULL : common_mode(in, offset, only_ref);
+	double *suite_row = NULL;
+	size_t nseries = nt;
+	if (common) {
+		suite_row = tf_xmalloc((nc + 1) * sizeof(double));
+		r->common_shift_pct = tf_xmalloc((nc + 1) * sizeof(double));
+		for (size_t i = 0; i < nc; i++) {
+			suite_row[i] = isfinite(common[i]) ? exp(common[i]) : NAN;
+			r->common_shift_pct[i] = isfinite(common[i]) ? expm1(common[i]) * 100 : NAN;
+		}
+		nseries = nt + 1;
+	}
+	test_state *ts = tf_xcalloc(nseries + 1, sizeof(test_state));
 	ctx cx;
 	ctx_init(&cx, &o);
-	for (size_t t = 0; t < nt; t++) {
-		build_series(&ts[t], in, t, offset, only_ref, &o);
-		r->outliers[t] = ts[t].outliers;
+	for (size_t t = 0; t < nseries; t++) {
+		if (t < nt)
+			build_series(&ts[t], in, in->cost + t * nc, offset, common, only_ref, &o);
+		else
+			build_series(&ts[t], in, suite_row, NULL, NULL, false, &o);
+		if (t < nt)
+			r->outliers[t] = ts[t].outliers;
 		if (ts[t].s.n < 2 * o.min_segment)
 			continue;
 		weak_pass(&ts[t].s, 0, ts[t].s.n, &cx, &ts[t].cps);
 		strong_pass(&ts[t].s, &ts[t].cps, 0, ts[t].s.n, &cx);
 	}
 	free(offset);
+	free(common);
+	free(suite_row);
 
 	/* the suite's false discovery rate: drop what fails, merge those tests
 	 * again, and judge once more */
 	double *adj = NULL;
 	for (int round = 0; round < 2; round++) {
 		free(adj);
-		if (!fdr_changes(ts, nt, &o, &adj))
+		if (!fdr_changes(ts, nseries, &o, &adj))
 			break;
 		size_t k = 0;
-		for (size_t t = 0; t < nt; t++) {
+		for (size_t t = 0; t < nseries; t++) {
 			size_t w = 0;
 			bool lost = false;
 			for (size_t i = 0; i < ts[t].cps.n; i++, k++) {
@@ -866,13 +961,13 @@ int tf_history_analyze(tf_history_result **out, const tf_history_input *in,
 		}
 	}
 	free(adj);
-	fdr_changes(ts, nt, &o, &adj);
+	fdr_changes(ts, nseries, &o, &adj);
 	ctx_free(&cx);
 
 	/* drift windows, with BH across tests and windows */
 	TF_VEC(tf_history_drift) dr = { 0 };
 	size_t dw = o.drift_window;
-	for (size_t t = 0; t < nt; t++) {
+	for (size_t t = 0; t < nseries; t++) {
 		const series *s = &ts[t].s;
 		if (s->n < dw)
 			continue;
@@ -923,7 +1018,7 @@ int tf_history_analyze(tf_history_result **out, const tf_history_input *in,
 	/* the changes, less those a drift of the same direction explains */
 	TF_VEC(tf_history_change) ch = { 0 };
 	size_t k = 0;
-	for (size_t t = 0; t < nt; t++) {
+	for (size_t t = 0; t < nseries; t++) {
 		for (size_t i = 0; i < ts[t].cps.n; i++, k++) {
 			tf_history_change c = make_change(&ts[t], t, i, &o);
 			c.p_adjusted = adj[k];
@@ -946,7 +1041,7 @@ int tf_history_analyze(tf_history_result **out, const tf_history_input *in,
 	r->ngroups = group_changes(r->changes, r->nchanges);
 	r->drifts = keep.v;
 	r->ndrifts = keep.n;
-	for (size_t t = 0; t < nt; t++) {
+	for (size_t t = 0; t < nseries; t++) {
 		series_free(&ts[t].s);
 		tf_vec_free(&ts[t].cps);
 	}
@@ -963,6 +1058,7 @@ void tf_history_result_free(tf_history_result *r)
 	free(r->drifts);
 	free(r->outliers);
 	free(r->class_shift_pct);
+	free(r->common_shift_pct);
 	free(r);
 }
 

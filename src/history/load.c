@@ -389,6 +389,11 @@ void tf_history_data_free(tf_history_data *d)
 	free(d);
 }
 
+const char *tf_history_test_name(const tf_history_data *d, size_t test)
+{
+	return test < d->ntests ? d->tests[test].name : "[whole suite]";
+}
+
 void tf_history_input_from(tf_history_input *out, const tf_history_data *d)
 {
 	out->ncommits = d->ncommits;
@@ -400,13 +405,14 @@ void tf_history_input_from(tf_history_input *out, const tf_history_data *d)
 typedef TF_VEC(tf_profile *) profvec;
 typedef TF_VEC(tf_store_found) foundvec;
 
-/* The runs of commits [lo, hi], the end nearest the change first, at
- * most `max`. */
-static void side_runs(profvec *runs, foundvec *found, tf_store *s,
-		      const tf_history_data *d, size_t lo, size_t hi, bool nearest_high,
-		      size_t max)
+/* The runs of commits [lo, hi], the end nearest the change first, of at
+ * most `max` commits (every run a baseline holds: saved from --repeat N,
+ * its N runs). */
+static void side_runs(profvec *runs, foundvec *found, tf_store *s, const tf_history_data *d,
+		      size_t lo, size_t hi, bool nearest_high, size_t max)
 {
-	for (size_t k = 0; k <= hi - lo && runs->n < max; k++) {
+	size_t used = 0;
+	for (size_t k = 0; k <= hi - lo && used < max; k++) {
 		size_t i = nearest_high ? hi - k : lo + k;
 		tf_store_match m;
 		memset(&m, 0, sizeof(m));
@@ -417,7 +423,7 @@ static void side_runs(profvec *runs, foundvec *found, tf_store *s,
 			continue;
 		}
 		size_t before = runs->n;
-		for (size_t r = 0; r < f.nruns && runs->n < max; r++) {
+		for (size_t r = 0; r < f.nruns; r++) {
 			char *pr = tf_history_run_problem(f.runs[r]);
 			if (pr) {
 				free(pr);
@@ -425,10 +431,12 @@ static void side_runs(profvec *runs, foundvec *found, tf_store *s,
 			}
 			tf_vec_push(runs, f.runs[r]);
 		}
-		if (runs->n > before)
+		if (runs->n > before) {
 			tf_vec_push(found, f);
-		else
+			used++;
+		} else {
 			tf_store_found_clear(&f);
+		}
 	}
 }
 
@@ -436,7 +444,7 @@ static void side_runs(profvec *runs, foundvec *found, tf_store *s,
 struct tf_history_keep {
 	foundvec found;
 	profvec base, head;
-	tf_func_delta *funcs;
+	tf_history_fn *funcs;
 	size_t nfuncs;
 };
 
@@ -463,72 +471,102 @@ static int by_move(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-int tf_history_test_functions(tf_func_delta **out, size_t *n, const tf_comparison *c,
+/* The caller most of `name`'s move of self cost came through in `tree`
+ * (in direction `dir`), or NULL. */
+static char *main_caller(const tf_diff_tree *tree, const char *name, double dir)
+{
+	tf_strtab callers;
+	TF_VEC(double) moved = { 0 };
+	char *best = NULL;
+	double bv = 0;
+	tf_strtab_init(&callers);
+	for (size_t i = 1; i < tree->n; i++) {
+		const tf_diff_node *nd = &tree->nodes[i];
+		if (strcmp(nd->name, name) != 0 || nd->parent == TF_DIFF_NONE || nd->parent == 0)
+			continue;
+		const char *pn = tree->nodes[nd->parent].name;
+		if (strcmp(pn, name) == 0)
+			continue;
+		uint32_t id = tf_strtab_intern(&callers, pn, strlen(pn));
+		while (moved.n < id)
+			tf_vec_push(&moved, 0.0);
+		moved.v[id - 1] += (nd->head_self - nd->base_self) * dir;
+	}
+	for (size_t k = 0; k < moved.n; k++)
+		if (moved.v[k] > bv) {
+			bv = moved.v[k];
+			free(best);
+			best = tf_xstrdup(callers.strs.v[k + 1]);
+		}
+	tf_vec_free(&moved);
+	tf_strtab_free(&callers);
+	return best;
+}
+
+int tf_history_test_functions(tf_history_fn **out, size_t *n, const tf_comparison *c,
 			      const tf_test_delta *t, size_t max)
 {
 	tf_diff_tree *tree = NULL;
 	*out = NULL;
 	*n = 0;
-	if (t->nfunctions) {
-		*n = TF_MIN(t->nfunctions, max);
-		*out = tf_xcalloc(*n + 1, sizeof(**out));
-		for (size_t i = 0; i < *n; i++) {
-			(*out)[i] = t->functions[i];
-			(*out)[i].name = tf_xstrdup(t->functions[i].name);
-			(*out)[i].file = tf_xstrdup(t->functions[i].file ? t->functions[i].file : "");
-		}
-		return 0;
-	}
 	int rc = tf_comparison_diff_tree(&tree, c, (size_t)(t - c->tests));
 	if (rc)
 		return rc;
 	double dir = t->head.cost >= t->base.cost ? 1 : -1;
-	tf_strtab names;
 	TF_VEC(tf_func_delta) f = { 0 };
-	tf_strtab_init(&names);
-	for (size_t i = 1; i < tree->n; i++) {
-		const tf_diff_node *nd = &tree->nodes[i];
-		uint32_t id = tf_strtab_intern(&names, nd->name, strlen(nd->name));
-		while (f.n < id) {
-			tf_func_delta z;
-			memset(&z, 0, sizeof(z));
-			tf_vec_push(&f, z);
+	if (t->nfunctions) {
+		for (size_t i = 0; i < t->nfunctions && f.n < max; i++)
+			tf_vec_push(&f, t->functions[i]);
+	} else {
+		tf_strtab names;
+		tf_strtab_init(&names);
+		for (size_t i = 1; i < tree->n; i++) {
+			const tf_diff_node *nd = &tree->nodes[i];
+			uint32_t id = tf_strtab_intern(&names, nd->name, strlen(nd->name));
+			while (f.n < id) {
+				tf_func_delta z;
+				memset(&z, 0, sizeof(z));
+				tf_vec_push(&f, z);
+			}
+			tf_func_delta *x = &f.v[id - 1];
+			if (!x->name) {
+				x->name = nd->name;
+				x->file = nd->file;
+				x->line = nd->line;
+				x->delta_total = NAN;
+			}
+			x->base_self += nd->base_self;
+			x->head_self += nd->head_self;
+			x->delta_self += nd->head_self - nd->base_self;
 		}
-		tf_func_delta *x = &f.v[id - 1];
-		if (!x->name) {
-			x->name = nd->name;
-			x->file = nd->file;
-			x->line = nd->line;
-		}
-		x->base_self += nd->base_self;
-		x->head_self += nd->head_self;
-		x->delta_self += nd->head_self - nd->base_self;
+		size_t w = 0;
+		for (size_t i = 0; i < f.n; i++)
+			if (f.v[i].name && f.v[i].delta_self * dir > 0)
+				f.v[w++] = f.v[i];
+		if (w)
+			qsort(f.v, w, sizeof(*f.v), by_move);
+		f.n = TF_MIN(w, max);
+		tf_strtab_free(&names);
 	}
-	size_t w = 0;
-	for (size_t i = 0; i < f.n; i++)
-		if (f.v[i].name && f.v[i].delta_self * dir > 0)
-			f.v[w++] = f.v[i];
-	if (w)
-		qsort(f.v, w, sizeof(*f.v), by_move);
-	*n = TF_MIN(w, max);
-	*out = tf_xcalloc(*n + 1, sizeof(**out));
-	for (size_t i = 0; i < *n; i++) {
-		(*out)[i] = f.v[i];
-		(*out)[i].name = tf_xstrdup(f.v[i].name);
-		(*out)[i].file = tf_xstrdup(f.v[i].file ? f.v[i].file : "");
-		(*out)[i].delta_total = NAN;
+	*n = f.n;
+	*out = tf_xcalloc(f.n + 1, sizeof(**out));
+	for (size_t i = 0; i < f.n; i++) {
+		(*out)[i].d = f.v[i];
+		(*out)[i].d.name = tf_xstrdup(f.v[i].name);
+		(*out)[i].d.file = tf_xstrdup(f.v[i].file ? f.v[i].file : "");
+		(*out)[i].caller = main_caller(tree, f.v[i].name, dir);
 	}
 	tf_vec_free(&f);
-	tf_strtab_free(&names);
 	tf_diff_tree_free(tree);
 	return 0;
 }
 
-void tf_history_functions_free(tf_func_delta *f, size_t n)
+void tf_history_functions_free(tf_history_fn *f, size_t n)
 {
 	for (size_t i = 0; f && i < n; i++) {
-		free((char *)f[i].name);
-		free((char *)f[i].file);
+		free((char *)f[i].d.name);
+		free((char *)f[i].d.file);
+		free(f[i].caller);
 	}
 	free(f);
 }
@@ -542,6 +580,10 @@ int tf_history_explain(tf_history_explained *out, tf_store *s, const tf_history_
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (test >= d->ntests) {
+		free(k);
+		return tf_error_set(TF_ENOTFOUND, "the whole suite moved: no one test to compare");
+	}
 	side_runs(&k->base, &k->found, s, d, before_lo, before_hi, true, max_runs);
 	side_runs(&k->head, &k->found, s, d, after_lo, after_hi, false, max_runs);
 	if (!k->base.n || !k->head.n) {

@@ -47,7 +47,8 @@ static void put_functions(tf_buf *b, const tf_history_explained *w, const char *
 		return;
 	}
 	for (size_t i = 0; i < w->nfunctions && i < max; i++) {
-		const tf_func_delta *f = &w->functions[i];
+		const tf_func_delta *f = &w->functions[i].d;
+		const char *caller = w->functions[i].caller;
 		char c[32];
 		tf_compare_format_cost(c, sizeof(c), fabs(f->delta_self), unit);
 		tf_buf_printf(b, "%s%s ", indent, i ? "          " : "functions:");
@@ -60,6 +61,10 @@ static void put_functions(tf_buf *b, const tf_history_explained *w, const char *
 			if (f->line > 0)
 				tf_buf_printf(b, ":%lld", (long long)f->line);
 			tf_buf_puts(b, ")");
+		}
+		if (caller) {
+			tf_buf_puts(b, ", from ");
+			tf_buf_put_printable(b, caller);
 		}
 		tf_buf_putc(b, '\n');
 	}
@@ -96,8 +101,10 @@ int tf_history_render_table(tf_buf *out, const tf_history_render *r)
 		char a[32], b[32];
 		tf_compare_format_cost(a, sizeof(a), c->before, d->unit);
 		tf_compare_format_cost(b, sizeof(b), c->after, d->unit);
+		if (c->test >= d->ntests) /* the suite's own series: a ratio, no cost */
+			snprintf(a, sizeof(a), "every test"), snprintf(b, sizeof(b), "moved");
 		tf_buf_puts(out, "    ");
-		tf_buf_put_printable(out, d->tests[c->test].name);
+		tf_buf_put_printable(out, tf_history_test_name(d, c->test));
 		tf_buf_puts(out, "  ");
 		put_pct(out, c->size_pct);
 		tf_buf_puts(out, " [");
@@ -112,7 +119,7 @@ int tf_history_render_table(tf_buf *out, const tf_history_render *r)
 	for (size_t i = 0; i < res->ndrifts; i++) {
 		const tf_history_drift *x = &res->drifts[i];
 		tf_buf_puts(out, "  ");
-		tf_buf_put_printable(out, d->tests[x->test].name);
+		tf_buf_put_printable(out, tf_history_test_name(d, x->test));
 		tf_buf_puts(out, "  ");
 		put_pct(out, x->total_pct);
 		tf_buf_printf(out, " over %s..%s (", short_id(d, x->from), short_id(d, x->to));
@@ -173,7 +180,7 @@ static void jfunctions(tf_buf *b, const tf_history_explained *w)
 	}
 	tf_buf_putc(b, '[');
 	for (size_t i = 0; i < w->nfunctions; i++) {
-		const tf_func_delta *f = &w->functions[i];
+		const tf_func_delta *f = &w->functions[i].d;
 		tf_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
 		tf_buf_put_json(b, f->name);
 		tf_buf_puts(b, ",\"file\":");
@@ -186,6 +193,11 @@ static void jfunctions(tf_buf *b, const tf_history_explained *w)
 		jnum(b, f->delta_self);
 		tf_buf_puts(b, ",\"delta_total\":");
 		jnum(b, f->delta_total);
+		tf_buf_puts(b, ",\"caller\":");
+		if (w->functions[i].caller)
+			tf_buf_put_json(b, w->functions[i].caller);
+		else
+			tf_buf_puts(b, "null");
 		tf_buf_putc(b, '}');
 	}
 	tf_buf_putc(b, ']');
@@ -231,6 +243,8 @@ int tf_history_to_json(tf_buf *b, const tf_history_render *r)
 			tf_buf_puts(b, "null");
 		tf_buf_printf(b, ",\"class\":%u,\"runs\":%zu,\"class_shift_pct\":", c->klass, c->runs);
 		jnum(b, res->class_shift_pct ? res->class_shift_pct[i] : 0);
+		tf_buf_puts(b, ",\"suite_shift_pct\":");
+		jnum(b, res->common_shift_pct ? res->common_shift_pct[i] : NAN);
 		tf_buf_putc(b, '}');
 	}
 	tf_buf_puts(b, "],\"tests\":[");
@@ -250,7 +264,7 @@ int tf_history_to_json(tf_buf *b, const tf_history_render *r)
 	for (size_t i = 0; i < res->nchanges; i++) {
 		const tf_history_change *c = &res->changes[i];
 		tf_buf_printf(b, "%s{\"group\":%zu,\"test\":", i ? "," : "", c->group);
-		tf_buf_put_json(b, d->tests[c->test].name);
+		tf_buf_put_json(b, tf_history_test_name(d, c->test));
 		tf_buf_printf(b, ",\"commit\":\"%s\",\"previous\":\"%s\",\"index\":%zu,"
 			      "\"size_pct\":", d->commits[c->at].commit, d->commits[c->prev].commit, c->at);
 		jnum(b, c->size_pct);
@@ -273,7 +287,7 @@ int tf_history_to_json(tf_buf *b, const tf_history_render *r)
 	for (size_t i = 0; i < res->ndrifts; i++) {
 		const tf_history_drift *x = &res->drifts[i];
 		tf_buf_puts(b, i ? ",{\"test\":" : "{\"test\":");
-		tf_buf_put_json(b, d->tests[x->test].name);
+		tf_buf_put_json(b, tf_history_test_name(d, x->test));
 		tf_buf_printf(b, ",\"from\":\"%s\",\"to\":\"%s\",\"from_index\":%zu,\"to_index\":%zu,"
 			      "\"slope_pct\":", d->commits[x->from].commit, d->commits[x->to].commit,
 			      x->from, x->to);
@@ -354,7 +368,7 @@ void tf_history_note_markdown(tf_buf *out, const tf_history_render *r, size_t re
 		tf_buf_puts(out, "- `");
 		tf_buf_printf(out, "%.10s", d->commits[c->at].commit);
 		tf_buf_puts(out, "` ");
-		md_text(out, d->tests[c->test].name);
+		md_text(out, tf_history_test_name(d, c->test));
 		tf_buf_puts(out, ": ");
 		put_pct(out, c->size_pct);
 		tf_buf_puts(out, " since ");
@@ -369,7 +383,7 @@ void tf_history_note_markdown(tf_buf *out, const tf_history_render *r, size_t re
 			tf_buf_puts(out, "### history\n\n");
 		any = true;
 		tf_buf_puts(out, "- ");
-		md_text(out, d->tests[x->test].name);
+		md_text(out, tf_history_test_name(d, x->test));
 		tf_buf_puts(out, ": ");
 		put_pct(out, x->total_pct);
 		tf_buf_printf(out, " over the last %zu stored commits (a drift)\n", x->to - x->from + 1);

@@ -48,7 +48,12 @@ static void fnames(tf_buf *b, const tf_history_explained *w)
 	for (size_t k = 0; w && k < w->nfunctions && k < 3; k++) {
 		if (k)
 			tf_buf_puts(b, ", ");
-		esc(b, w->functions[k].name);
+		esc(b, w->functions[k].d.name);
+		if (w->functions[k].caller) {
+			tf_buf_puts(b, " (from ");
+			esc(b, w->functions[k].caller);
+			tf_buf_puts(b, ")");
+		}
 	}
 }
 
@@ -189,7 +194,7 @@ int tf_report_history_html(tf_buf *out, const tf_history_render *r, const char *
 			tf_buf_printf(b, "\">%.10s</a> ", d->commits[c->at].commit);
 			esc(b, d->commits[c->at].subject);
 			tf_buf_puts(b, "</td><td>");
-			esc(b, d->tests[c->test].name);
+			esc(b, tf_history_test_name(d, c->test));
 			tf_buf_printf(b, "</td><td>%+.1f%%</td><td>%+.1f%% to %+.1f%%</td><td>",
 				      c->size_pct, c->ci_low_pct, c->ci_high_pct);
 			const tf_history_explained *w = r->change_why ? &r->change_why[i] : NULL;
@@ -204,7 +209,7 @@ int tf_report_history_html(tf_buf *out, const tf_history_render *r, const char *
 		for (size_t i = 0; i < res->ndrifts; i++) {
 			const tf_history_drift *x = &res->drifts[i];
 			tf_buf_puts(b, "<tr class=\"drift-row\"><td>");
-			esc(b, d->tests[x->test].name);
+			esc(b, tf_history_test_name(d, x->test));
 			tf_buf_printf(b, "</td><td>%.10s..%.10s</td><td>%+.1f%%</td><td>%+.2f%%</td><td>",
 				      d->commits[x->from].commit, d->commits[x->to].commit, x->total_pct,
 				      x->slope_pct);

@@ -57,6 +57,7 @@ assert 20 < c["size_pct"] < 80, c  # victim_work +60%, the process a little less
 assert c["ci_pct"][0] < c["size_pct"] < c["ci_pct"][1], c
 names = [f["name"] for f in c["functions"]]
 assert names and names[0] in ("victim_work", "spin"), names
+assert c["functions"][0]["caller"] in (None, "victim_work", "main"), c["functions"][0]
 assert "victim_work" in names or "spin" in names, names
 assert h["drifts"] == [], h["drifts"]
 PY
