@@ -11,7 +11,10 @@
 #     with a 5% step of victim_work() at commit 15 and a drift of
 #     drift_work(), 0.5% more a commit from commit 21 to 40 (+10%). The
 #     history must report the step at commit 15 (+-1) naming victim_work,
-#     the drift naming drift_work, and nothing else.
+#     the drift naming drift_work, and nothing else;
+#  3. bisect on that repository with the stored runs of commits 5 to 24
+#     deleted (half the range): `testflame bisect victim` from commit 1 to
+#     40 must name commit 15, building and running what is not stored.
 #
 #   bench/history.sh [SUITES]      (default 50 suites of 20 tests a scenario)
 #   KEEP=1 keeps the real repository (its path is printed)
@@ -73,7 +76,7 @@ TESTS="victim drifter alpha beta gamma delta epsilon zeta"
 for t in $TESTS; do ln -s w "$t"; done
 printf 'for t in %s; do ./$t || exit 1; done\n' "$TESTS" >suite.sh
 printf 'w\n*.pb.gz\ntestflame-report/\n' >.gitignore
-printf 'suite: real\ncommand: "sh suite.sh"\nfreq: 999\nbaseline_repeat: 3\n' >.testflame.yml
+printf 'suite: real\ncommand: "sh suite.sh"\nbuild: "cc -O1 -g -fno-omit-frame-pointer -o w w.c"\nfreq: 999\nbaseline_repeat: 3\n' >.testflame.yml
 git add -A && git commit -qm "the suite"
 for i in $(seq 1 40); do
 	step=0; drift=0
@@ -97,14 +100,29 @@ step = commits.index(open("step_commit").read().strip())
 drift = commits.index(open("drift_commit").read().strip())
 ok = True
 found_step = [c for c in h["changes"] if c["test"] == "victim" and abs(c["index"] - step) <= 1]
-others = [c for c in h["changes"] if c not in found_step and not (c["test"] == "drifter" and c["index"] >= drift - 1)]
+suite = [c for c in h["changes"] if c["test"] == "[whole suite]"]
+others = [c for c in h["changes"] if c not in found_step and c not in suite and not (c["test"] == "drifter" and c["index"] >= drift - 1)]
 drifts = [d for d in h["drifts"] if d["test"] == "drifter"]
 print("step at commit %d: %s" % (step, ", ".join("%+.1f%% at %d, functions %s" % (c["size_pct"], c["index"], [f["name"] for f in c["functions"] or []][:3]) for c in found_step) or "NOT FOUND"))
 print("drift from commit %d: %s" % (drift, ", ".join("%+.1f%% over %d..%d, functions %s" % (d["total_pct"], d["from_index"], d["to_index"], [f["name"] for f in d["functions"] or []][:3]) for d in drifts) or "not reported as a drift"))
 steps_in_drift = [c for c in h["changes"] if c["test"] == "drifter"]
 if steps_in_drift:
-    print("drifter reported as steps: " + ", ".join("%+.1f%% at %d" % (c["size_pct"], c["index"]) for c in steps_in_drift))
+    print("drifter reported as steps: " + ", ".join("%+.1f%% at %d, functions %s" % (c["size_pct"], c["index"], fns(c)) for c in steps_in_drift))
+print("whole-suite moves (the runner): %s" % [(c["index"], round(c["size_pct"], 1)) for c in suite])
 print("other changes: %d %s" % (len(others), [(c["test"], c["index"], round(c["size_pct"], 1)) for c in others]))
 other_drifts = [d for d in h["drifts"] if d["test"] != "drifter"]
 print("other drifts: %d" % len(other_drifts))
 PY
+
+echo "== bisect: commits 5-24 not stored"
+first=$(git rev-list --reverse HEAD | sed -n 2p)
+for n in $(seq 5 24); do
+	c=$(git rev-list --reverse HEAD | sed -n "$((n + 1))p")
+	git update-ref -d "refs/testflame/runs/$c"
+done
+/usr/bin/time -f "bisect: %e s wall, %U s user" "$TF" bisect victim "$first" HEAD >bisect.out 2>bisect.err || cat bisect.err
+cat bisect.out
+grep "^bisect:" bisect.err
+grep -q "^first slower commit: $(cat step_commit)" bisect.out && echo "bisect: the step's commit, found" ||
+	echo "bisect: NOT the step's commit ($(cut -c1-10 step_commit))"
+grep -E "^testflame: (building|skipping)" bisect.err | sed 's/^/  /' | head -20
