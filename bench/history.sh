@@ -104,7 +104,7 @@ suite = [c for c in h["changes"] if c["test"] == "[whole suite]"]
 others = [c for c in h["changes"] if c not in found_step and c not in suite and not (c["test"] == "drifter" and c["index"] >= drift - 1)]
 drifts = [d for d in h["drifts"] if d["test"] == "drifter"]
 print("step at commit %d: %s" % (step, ", ".join("%+.1f%% at %d, functions %s" % (c["size_pct"], c["index"], [f["name"] for f in c["functions"] or []][:3]) for c in found_step) or "NOT FOUND"))
-print("drift from commit %d: %s" % (drift, ", ".join("%+.1f%% over %d..%d, functions %s" % (d["total_pct"], d["from_index"], d["to_index"], [f["name"] for f in d["functions"] or []][:3]) for d in drifts) or "not reported as a drift"))
+print("drift from commit %d: %s" % (drift, ", ".join("%+.1f%% over %d..%d, functions %s" % (d["total_pct"], d["from_index"], d["to_index"], fns(d)) for d in drifts) or "not reported as a drift"))
 steps_in_drift = [c for c in h["changes"] if c["test"] == "drifter"]
 if steps_in_drift:
     print("drifter reported as steps: " + ", ".join("%+.1f%% at %d, functions %s" % (c["size_pct"], c["index"], fns(c)) for c in steps_in_drift))
