@@ -10,9 +10,11 @@ def _chain():
     # as site.py would have run it; its own failure goes on to site.py,
     # which reports it as it would have without us
     import os
-    here = os.path.dirname(os.path.abspath(__file__))
+    # this directory under every name it has here: on PYTHONPATH and as
+    # the user's site-packages (a link to it)
+    here = os.path.dirname(os.path.realpath(__file__))
     saved = sys.path[:]
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != here]
     try:
         if sys.version_info[0] >= 3:
             from importlib.machinery import PathFinder

@@ -25,8 +25,9 @@ def _user_site(here):
     # site.py would have added them, and site's variables name them
     import os
     import site
-    if os.path.realpath(getattr(site, "USER_SITE", None) or "/") != os.path.realpath(here):
-        return
+    if not getattr(site, "ENABLE_USER_SITE", False) or \
+            os.path.realpath(getattr(site, "USER_SITE", None) or "/") != os.path.realpath(here):
+        return  # not the user's site (a virtualenv has none): nothing to add
     try:
         with open(os.path.join(here, "userbase")) as f:
             base = f.read().strip()
