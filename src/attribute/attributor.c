@@ -17,8 +17,10 @@
  * scope wins.
  *
  * The inventory does not depend on samples: every process test is decided
- * when its process exits, every marker test when it begins, and what the
- * runners reported (runner.c) is merged in at the end, so a test of a
+ * when its process exits, every marker test when it begins, every thread
+ * libtest names after its test when it is named (libtest.c), a Go test
+ * binary's own list when it is mapped (golist.c), and what the runners
+ * reported (runner.c) is merged in at the end, so a test of a
  * millisecond that no sample saw still has its row. Its cost is exact
  * where the system gives it: the kernel reports each thread's count of the
  * sampled event when the thread ends (TF_REC_THREAD_COST), which sums to

@@ -119,6 +119,8 @@ test_expect_success 'where the loader cannot be found or the plugin is refused: 
 	$PY -m venv --without-pip iso &&
 	same iso "env PYTHONPATH=. ../iso/bin/python -m unittest" &&
 	same isopath "env PYTHONPATH=. ../iso/bin/python -c \"import sys; print(sys.path)\"" &&
+	mkdir -p "home/.local/lib/$($PY -c "import sys; print(\"python%d.%d\" % sys.version_info[:2])")/site-packages" &&
+	same isohome "HOME=$SCRATCH/home ../iso/bin/python -c \"import sys; print([p for p in sys.path if \\\"testflame-runners\\\" not in p])\"" &&
 	notes iso | grep "1 Python test run (pytest, python -m unittest) found neither" &&
 	same refused "env PYTHONPATH=. $PY -m pytest -q -p no:pytest_testflame tests" &&
 	notes refused | grep "1 Python test run" && framed refused "$PYTEST_IDS"
