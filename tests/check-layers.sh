@@ -22,13 +22,14 @@ floors=(
 	"record profile symbolize"
 	"context attribute"
 	"compare store"
+	"history"
 	"report"
 	"publish"
 	"run doctor"
 	"cli"
 )
 # Public headers whose name is not their folder's.
-owners="common:base config:context aggregate:profile hook:publish"
+owners="common:base config:context aggregate:profile hook:publish stats:compare"
 
 dirs=$(for d in src/*/; do basename "$d"; done)
 protos=$(for p in src/*/*.proto; do [ -e "$p" ] && echo "$(basename "$p"):$(basename "$(dirname "$p")")"; done)

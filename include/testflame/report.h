@@ -205,4 +205,14 @@ int tf_report_write_no_baseline(const char *dir, const char *suite, const tf_pro
  */
 int tf_report_show(tf_buf *out, const tf_profile *p, const char *file, bool json);
 
+/*
+ * history.html: the history of a suite (testflame history) as one offline
+ * page, a plot per test with its steps and drifts marked and each point a
+ * link to its commit: `commit_url` followed by the commit id (a
+ * repository's web page, "https://host/owner/repo/commit/"), or NULL for
+ * the page's own table of commits.
+ */
+struct tf_history_render;
+int tf_report_history_html(tf_buf *out, const struct tf_history_render *r, const char *commit_url);
+
 #endif

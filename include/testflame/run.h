@@ -1,11 +1,12 @@
 /*
- * run.h - the run pipeline, the engine of `testflame record`, `run` and
- * `merge` (SPEC §2, §7, §9b, §13): record the suite under the sampler,
- * find the stored baseline of the merge-base (or build a revision beside
- * this tree and run both, --against), compare test by test with the gate's
- * settings, confirm a slowdown on this runner before failing the build,
- * merge a suite's shards, write the report directory, publish it in CI,
- * and keep this tree's runs as HEAD's baseline where they belong.
+ * run.h - the run pipeline, the engine of `testflame record`, `run`,
+ * `merge` and `bisect` (SPEC §2, §7, §9b, §13): record the suite under the
+ * sampler, find the stored baseline of the merge-base (or build a revision
+ * beside this tree and run both, --against), compare test by test with the
+ * gate's settings, confirm a slowdown on this runner before failing the
+ * build, merge a suite's shards, write the report directory, publish it in
+ * CI, keep this tree's runs as HEAD's baseline where they belong, and find
+ * the commit that made a test slower.
  *
  * The engine never prints and never exits: what it has to say goes
  * through the caller's callbacks (tf_run_io: one-line notices, the
@@ -27,6 +28,7 @@
 #include "testflame/compare.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
+#include "testflame/history.h"
 #include "testflame/profile.h"
 #include "testflame/publish.h"
 #include "testflame/record.h"
@@ -67,6 +69,7 @@ typedef struct {
 	long freq, stack_size;
 	bool no_python_frames;   /* --no-python-frames */
 	bool needs_git;          /* run: git context problems are warnings */
+	bool notes_said;         /* the run's notes were said (once per command) */
 	const char *target_branch; /* run --target: the merge-base's other side */
 	struct tf_strlist runner_reports; /* --runner-report */
 	const tf_run_io *io;
@@ -250,5 +253,47 @@ int tf_run_config_load(tf_config **out, const char *path);
  */
 int tf_run_store_open(tf_store **out, const char *flag, const tf_config *cfg,
 		      const char *remote, const tf_run_io *io);
+
+/* ---- bisect (bisect.c) -------------------------------------------------- */
+
+/* Rounds of GOOD and a candidate at most (while undecided). */
+#define TF_RUN_BISECT_ROUNDS_MAX 8
+
+/* What `testflame bisect` found. */
+typedef struct {
+	tf_bisect_range r;        /* the first-parent range, GOOD first, BAD last */
+	/* r.commits[hi] is the first slower commit; when `narrowed`, it is one
+	 * of lo+1..hi, the others skipped */
+	size_t lo, hi;
+	bool narrowed;
+	const char *how;          /* how it was found ("measured here, alternating") */
+	double size;              /* the step's size, percent */
+	/* measured here against GOOD; rounds 0 when it was not */
+	double delta, ci_low, ci_high; /* percent, 95% interval */
+	size_t rounds;
+	const tf_history_fn *functions; /* what moved (measured, or the stored runs') */
+	size_t nfunctions;
+	bool *skipped;            /* per commit of r: did not build, or its suite failed */
+	char **skip_why;          /* per commit of r: why it was skipped, or NULL */
+	/* what `functions` points into */
+	tf_history_fn *measured_functions;
+	tf_history_explained stored;
+} tf_run_bisect_result;
+
+/*
+ * `testflame bisect TEST GOOD BAD`: the commit of GOOD..BAD's first-parent
+ * range that made `test` slower. The store's runs (`store`: the --store
+ * flag, as tf_run_store_open) answer where they show the step between
+ * neighbours; else commits are checked out beside this tree, built (the
+ * config's `build:`) and run with `s`'s command alternately with GOOD,
+ * `rounds` rounds each (0: 3; more, up to TF_RUN_BISECT_ROUNDS_MAX, while
+ * undecided), halving as `git bisect run` does. `s` as tf_run_prepare()
+ * left it. TF_EXIT_OK with `out` filled (free it with
+ * tf_run_bisect_result_clear() either way), else the exit status after an
+ * error notice.
+ */
+int tf_run_bisect(tf_run_bisect_result *out, tf_run_suite *s, const char *test, const char *good,
+		  const char *bad, const char *store, long rounds);
+void tf_run_bisect_result_clear(tf_run_bisect_result *out);
 
 #endif

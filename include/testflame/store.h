@@ -112,6 +112,9 @@ const char *tf_store_remote_url(tf_store *s);
 
 /* Resolve `rev` to a full commit id. */
 int tf_store_rev(char out[TF_STORE_ID_HEX + 1], tf_store *s, const char *rev);
+/* The first line of commit `rev`'s message, to free; NULL when the
+ * repository does not have it. */
+char *tf_store_subject(tf_store *s, const char *rev);
 
 /*
  * The runner kind "<event>-<sampler>-<arch>" (e.g. cpu-clock-perf-x86_64).
@@ -235,8 +238,14 @@ char *tf_store_others(tf_store *s, const char *start_rev, const char *suite, con
 /* A run as a store sees it: who made it (the repository, commit, branch,
  * PR and CI of its context) and what it is. */
 typedef struct {
-	const tf_context *ctx;
+	const tf_context *ctx;   /* NULL when looking only (find_elsewhere) */
 	const char *suite, *kind;
+	/* find_elsewhere: the Pyroscope service the runs were pushed under
+	 * (NULL: as a run with `ctx` names it; without one, the remote's name,
+	 * else this directory's), and the first-parent commits from start_rev
+	 * looked at (0: TF_STORE_DEFAULT_DEPTH; 1: start_rev alone) */
+	const char *service;
+	unsigned depth;
 } tf_store_run;
 
 /*

@@ -9,6 +9,7 @@
 #define TESTFLAME_COMPARE_INT_H
 
 #include "testflame/compare.h"
+#include "testflame/stats.h" /* the distributions and tf_stats_adjust() */
 
 #define NO_ID UINT32_MAX
 
@@ -85,16 +86,6 @@ static inline const char *cmp_name(const struct tf_compare_priv *pv, uint32_t id
  * test, the Poisson-ratio model, multiple-comparison corrections and the
  * verdict rule. The model is explained at the top of stats.c.
  */
-/* Distributions. sf = survival function (upper tail), isf its inverse. */
-double tf_stats_norm_cdf(double x);
-double tf_stats_norm_sf(double x);
-double tf_stats_norm_quantile(double p);
-/* Regularised incomplete beta I_x(a, b). */
-double tf_stats_incbeta(double a, double b, double x);
-/* Student's t with `df` degrees of freedom (df may be non-integer or
- * INFINITY, which is the normal distribution). */
-double tf_stats_t_sf(double t, double df);
-double tf_stats_t_isf(double q, double df);
 
 typedef struct {
 	double diff;   /* mean(y) - mean(x) */
@@ -112,9 +103,6 @@ void tf_stats_welch(tf_welch *out, const double *x, size_t n, const double *y, s
  * d0 + n - 1 degrees of freedom per side. */
 void tf_stats_welch_moderated(tf_welch *out, const double *x, size_t n, const double *y,
 			      size_t m, double prior_var, double d0);
-
-/* Adjusted p-values (same order as `p`), monotone as in R's p.adjust. */
-void tf_stats_adjust(double *adj, const double *p, size_t n, tf_correction how);
 
 /* One test's data: per-run costs of each side (zero where the test had no
  * samples in a run) and the side's total sample counts. */

@@ -64,7 +64,7 @@ bool tf_run_find_baseline(tf_run_opts *o, tf_store *st, const char *start, const
 	}
 	if (rc == TF_ENOTFOUND && !m->commit[0]) { /* git holds none: Pyroscope may */
 		tf_store_match pm;
-		tf_store_run sr = { ctx, o->rec.suite_name, kind };
+		tf_store_run sr = { .ctx = ctx, .suite = o->rec.suite_name, .kind = kind };
 		if ((rc = tf_store_find_elsewhere(&pm, st, start, &sr)) == 0)
 			rc = tf_store_read_runs(&f, st, &pm, o->rec.suite_name, kind);
 	}

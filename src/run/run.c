@@ -120,18 +120,24 @@ void tf_run_side_add(tf_run_side *s, tf_profile *p, char *name)
 	tf_vec_push(&s->names, name);
 }
 
-bool tf_run_record(tf_run_side *side, tf_run_opts *o, const char *cwd, const char *label,
-		   int *status)
+bool tf_run_record_into(tf_run_side *side, tf_run_suite *s, const char *cwd, const char *label,
+			int *status)
 {
 	tf_run_result res;
-	o->rec.ro.cwd = cwd;
-	if (!tf_run_record_one(&res, &o->rec, status))
+	s->ro.cwd = cwd;
+	if (!tf_run_record_one(&res, s, status))
 		return false;
 	tf_vec_push(&side->runs, res);
 	tf_vec_push(&side->names, tf_xasprintf("%s run %zu", label, side->runs.n));
-	tf_run_verbose(o->rec.io, "%s run %zu: %llu samples, exit status %d", label, side->runs.n,
+	tf_run_verbose(s->io, "%s run %zu: %llu samples, exit status %d", label, side->runs.n,
 		    (unsigned long long)res.stats.samples, *status);
 	return true;
+}
+
+bool tf_run_record(tf_run_side *side, tf_run_opts *o, const char *cwd, const char *label,
+		   int *status)
+{
+	return tf_run_record_into(side, &o->rec, cwd, label, status);
 }
 
 bool tf_run_record_head(tf_run_side *head, tf_run_opts *o, long count, int *exit_status,
@@ -318,7 +324,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	const tf_context *ctx = o->rec.ctx;
 	tf_comparison *c = NULL;
 	tf_report_opts ro;
-	tf_store_run sr = { ctx, o->rec.suite_name, o->kind };
+	tf_store_run sr = { .ctx = ctx, .suite = o->rec.suite_name, .kind = o->kind };
 	tf_store_links *links = NULL;
 	char *repo_url = NULL;
 	int rc, status = TF_EXIT_ERROR;
@@ -378,7 +384,14 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 	int status = TF_EXIT_OK;
 	bool interrupted = head->runs.v[0].info.interrupted ||
 			   tf_profile_meta(head->runs.v[0].profile, "interrupted");
+	/* a run whose tests did not run (go test's cache) judges nothing and
+	 * is no baseline: its tests are not gone */
+	const char *cached = tf_profile_meta(head->runs.v[0].profile, "cached");
 
+	if (base && cached) {
+		base = NULL;
+		why = cached;
+	}
 	if (base) {
 		status = tf_run_report(o, base, head, note, base_commit,
 				       tf_run_head_distance(ctx, base_commit));
@@ -395,9 +408,9 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 		tf_run_publish_ci(o, NULL, NULL, NULL);
 	}
 
-	if (st && !exit_status && !interrupted) { /* as for saving */
+	if (st && !exit_status && !interrupted && !cached) { /* as for saving */
 		TF_VEC(const tf_profile *) ps = { 0 };
-		tf_store_run sr = { ctx, o->rec.suite_name, kind };
+		tf_store_run sr = { .ctx = ctx, .suite = o->rec.suite_name, .kind = kind };
 		for (size_t i = 0; i < head->runs.n; i++)
 			if (!head->runs.v[i].info.interrupted)
 				tf_vec_push(&ps, head->runs.v[i].profile);
@@ -405,8 +418,11 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 		tf_vec_free(&ps);
 	}
 	/* keep this run as the baseline of HEAD where it belongs */
-	if (st && !exit_status && !interrupted && tf_run_will_save(o))
+	if (st && !exit_status && !interrupted && !cached && tf_run_will_save(o)) {
 		tf_run_save_baseline(o, st, head, kind);
+		tf_run_history_note(o, st, kind);
+	} else if (st && cached && tf_run_will_save(o))
+		tf_run_warn(o->rec.io, "not saving a baseline: %s", cached);
 	else if (st && o->save && exit_status)
 		tf_run_warn(o->rec.io, "not saving a baseline of a failing suite (exit status %d)",
 			    exit_status);

@@ -9,6 +9,8 @@
  *   record.c    a suite recorded under the sampler (run.h)
  *   run.c       the sides, the comparison, the report, the stored mode
  *   baseline.c  the stored baseline: found, its history, kept
+ *   history.c   the history note of a run that kept its baseline
+ *   bisect.c    bisect: the commit that made a test slower
  *   confirm.c   a slowdown confirmed on this runner; alternating rounds
  *   against.c   run --against REV, built and run here
  *   shard.c     run --shard K/N
@@ -50,6 +52,9 @@ void tf_run_side_add(tf_run_side *s, tf_profile *p, char *name);
  * command's exit status either way. */
 bool tf_run_record(tf_run_side *side, tf_run_opts *o, const char *cwd, const char *label,
 		   int *status);
+/* The same with the suite alone. */
+bool tf_run_record_into(tf_run_side *side, tf_run_suite *s, const char *cwd, const char *label,
+			int *status);
 /* Record `count` more runs of this tree, stopping early when one is
  * interrupted; the first failing exit status goes to *exit_status. False
  * when a run could not be recorded (*status says why). */
@@ -127,6 +132,9 @@ bool tf_run_will_save(const tf_run_opts *o);
  * and push it in CI or with --push. */
 void tf_run_save_baseline(tf_run_opts *o, tf_store *st, const tf_run_side *head,
 			  const char *kind);
+/* After saving it: the "history" note when this commit completed a step
+ * or a drift of a test's series (history.c). */
+void tf_run_history_note(tf_run_opts *o, tf_store *st, const char *kind);
 /* --or-against-merge-base: the walk's start when no baseline of the suite
  * is stored near it, so the base is built and run here instead (caller
  * frees); NULL when one is stored (or there is no history). */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -95,19 +96,27 @@ static char *last_component(const char *path)
 	return out;
 }
 
-/* service_name: the repository ("owner/name", from CI or the remote's
- * URL), else the name of the remote's path (a clone of a local
- * repository), else of the work tree, else the suite. Caller frees. */
+/* service_name: the one asked for, else the repository ("owner/name",
+ * from CI or the remote's URL), else the name of the remote's path (a
+ * clone of a local repository), else of the work tree (without a context:
+ * of this directory), else the suite. Caller frees. */
 static char *service_name(tf_store *s, const tf_store_run *r)
 {
 	const tf_context *ctx = r->ctx;
 	char *name = NULL;
-	if (ctx->repository && *ctx->repository)
+	if (r->service)
+		return tf_xstrdup(r->service);
+	if (ctx && ctx->repository && *ctx->repository)
 		return tf_xstrdup(ctx->repository);
 	if (tf_store_remote_url(s))
 		name = last_component(tf_store_remote_url(s));
-	if (!name && ctx->git && ctx->git->workdir)
+	if (!name && ctx && ctx->git && ctx->git->workdir)
 		name = last_component(ctx->git->workdir);
+	if (!name && !ctx) {
+		char cwd[4096];
+		if (getcwd(cwd, sizeof(cwd)))
+			name = last_component(cwd);
+	}
 	return name ? name : tf_xstrdup(r->suite);
 }
 
@@ -133,6 +142,7 @@ static int find_elsewhere(tf_store_match *m, tf_store *s, const char *start,
 	q.service = service;
 	q.suite = r->suite;
 	q.kind = r->kind;
+	q.max_depth = r->depth;
 	tf_store_notice(s, TF_NOTICE_VERBOSE, "no baseline in git; looking in Pyroscope at '%s'",
 			tf_pyroscope_url(s->pyro));
 	rc = tf_store_resolve_pyroscope(m, s, start, &q);
