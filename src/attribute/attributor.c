@@ -1397,7 +1397,7 @@ static void write_notes(tf_attributor *a, str_vec *keys, str_vec *values)
 		tf_vec_push(keys, tf_xstrdup("cached"));
 		tf_vec_push(values, tf_xstrdup(why));
 	}
-	if (bare && (a->sources & TF_SOURCE_MARKERS)) {
+	if (bare && (a->sources & TF_SOURCE_MARKERS) && !a->o->no_injection) {
 		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
 		tf_vec_push(values, tf_xasprintf(
 			"%zu Python test run%s (pytest, python -m unittest) found neither "

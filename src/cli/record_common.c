@@ -332,6 +332,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 		goto done;
 	}
 	o->ao.runner_tests = &o->runner_tests;
+	o->ao.no_injection = !o->cfg->attribution.inject;
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	rc = tf_attribute_build(&res->profile, rec, sym, &o->ao, &res->stats);
