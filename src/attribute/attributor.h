@@ -105,4 +105,27 @@ bool tf_libtest_read(tf_go_tests *out, tf_symbolizer *sym, uint32_t pid, uint64_
  * completed from `fns` when it is cut and one of them begins with it. */
 char *tf_libtest_name(const tf_go_tests *fns, const char *comm);
 
+/* libtest's own list of a test binary or of rustdoc's doc-tests: the
+ * tests selected, in the order it runs them (libtest.c). */
+typedef struct {
+	tf_go_tests names;
+	TF_VEC(uint8_t) runs;  /* per name: its thread is started (not ignored) */
+	bool listed;
+} tf_libtest_list;
+/* The list of the cargo test binary `path` run with these arguments
+ * (NUL-separated, argv[0] first: their filters), in `cwd`; -1 when the
+ * binary cannot say. */
+int tf_libtest_list_binary(tf_libtest_list *out, const char *path, const char *argv, size_t len,
+			   const char *cwd);
+/* The doc-tests of rustdoc run with these arguments (its --test), in
+ * `cwd`; -1 when it cannot say or runs none. */
+int tf_libtest_list_rustdoc(tf_libtest_list *out, const char *argv, size_t len, const char *cwd);
+/* The test the k-th thread named `comm` (the kernel's 15 characters of
+ * its name) runs; NULL when the list has no k-th. */
+const char *tf_libtest_list_name(const tf_libtest_list *l, const char *comm, uint32_t k);
+/* The n-th test of the list that runs (0 the first), when its name is
+ * the thread's `comm` (cut at 15 characters); NULL otherwise. */
+const char *tf_libtest_list_nth(const tf_libtest_list *l, const char *comm, uint32_t n);
+void tf_libtest_list_free(tf_libtest_list *l);
+
 #endif

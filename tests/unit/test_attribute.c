@@ -2,7 +2,7 @@
  * test_attribute.c - the rules that name tests: frame presets (Go, gtest,
  * cmocka, Check, Criterion, Unity, clar, pytest) and custom patterns on
  * synthetic stacks, the marker line protocol, ctest's CTestTestfile
- * parsing, and --split parsing. Real suites are in tests/e2e/t0900.
+ * parsing, the lists of Go and libtest binaries, and --split parsing. Real suites are in tests/e2e/t0900.
  */
 #include "unit.h"
 #include "attribute/attributor.h"
@@ -767,6 +767,40 @@ static char *go_joined(const tf_go_tests *t)
 	return b.ptr ? b.ptr : tf_xstrdup("");
 }
 
+/* libtest's list names its threads (libtest.c): the k-th thread of a
+ * name cut at 15 characters runs the k-th test of the list that begins
+ * with it and is not ignored. */
+static void test_libtest_list(void **state)
+{
+	static const char *const names[] = { "tests::jaro_winkler_a", "tests::jaro_winkler_ab",
+					      "tests::jaro_winkler_b", "tests::short", "x" };
+	static const uint8_t runs[] = { 1, 0, 1, 1, 1 };
+	tf_libtest_list l = { 0 };
+	(void)state;
+
+	assert_null(tf_libtest_list_name(&l, "x", 0)); /* no list */
+	for (size_t i = 0; i < TF_ARRAY_SIZE(names); i++) {
+		tf_vec_push(&l.names, tf_xstrdup(names[i]));
+		tf_vec_push(&l.runs, runs[i]);
+	}
+	l.listed = true;
+	assert_string_equal(tf_libtest_list_name(&l, "tests::jaro_win", 0), "tests::jaro_winkler_a");
+	assert_string_equal(tf_libtest_list_name(&l, "tests::jaro_win", 1), "tests::jaro_winkler_b");
+	assert_null(tf_libtest_list_name(&l, "tests::jaro_win", 2));
+	assert_string_equal(tf_libtest_list_name(&l, "tests::short", 0), "tests::short");
+	assert_null(tf_libtest_list_name(&l, "tests::shor", 0)); /* a whole name, not a prefix */
+	assert_null(tf_libtest_list_name(&l, "worker", 0));     /* a test's own thread */
+	/* by the order libtest's runner started the threads: the ignored
+	 * one has none */
+	assert_string_equal(tf_libtest_list_nth(&l, "tests::jaro_win", 1), "tests::jaro_winkler_b");
+	assert_string_equal(tf_libtest_list_nth(&l, "tests::jaro_win", 0), "tests::jaro_winkler_a");
+	assert_string_equal(tf_libtest_list_nth(&l, "x", 3), "x");
+	assert_null(tf_libtest_list_nth(&l, "tests::jaro_win", 2)); /* not its name */
+	assert_null(tf_libtest_list_nth(&l, "x", 4));
+	tf_libtest_list_free(&l);
+	assert_false(l.listed);
+}
+
 /* A Go test binary's list, as its -test.run and -test.skip select it
  * (golist.c): the top-level part of a pattern decides, unanchored. */
 static void test_go_select(void **state)
@@ -826,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_suite_name),
 		cmocka_unit_test(test_go_select),
+		cmocka_unit_test(test_libtest_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
