@@ -93,6 +93,7 @@ struct proc {
 	bool marked;           /* it, or a process below it, wrote @pid markers */
 	bool own_markers;      /* it wrote @pid markers itself */
 	tf_go_tests go_tests;  /* a Go test binary's own list (golist.c) */
+	int cxx_bin;           /* a C++ framework's test binary (cxxlist.c), 0 none */
 	bool libtest;          /* a cargo test binary: its threads are tests */
 	tf_go_tests rust_fns;  /* its crate's functions, as libtest names tests */
 	bool rustdoc;          /* rustdoc running doc-tests, a thread each */
@@ -199,6 +200,7 @@ struct tf_attributor {
 	uint64_t helper_samples;          /* frames that named a helper, not a test */
 	bool any_libtest;                 /* a thread runs a libtest test */
 	tf_symbolizer *sym;
+	tf_cxx_lists *cxx;                /* C++ frameworks' binaries and lists */
 	TF_VEC(char *) list_notes;        /* the runners' lists that could not be read */
 	TF_VEC(uint32_t) gotop;           /* frame test strid -> its Go top-level
 					   * test + 1, UINT32_MAX when none */
@@ -311,6 +313,8 @@ int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opt
 			return rc;
 		}
 		gtest_index(a);
+		a->cxx = tf_cxx_lists_new();
+		tf_frame_rules_set_cxx(a->frames, a->cxx);
 	}
 	*out = a;
 	return 0;
@@ -573,6 +577,7 @@ void tf_attributor_free(tf_attributor *a)
 	tf_htab_free(&a->child_index);
 	tf_vec_free(&a->has_children);
 	tf_frame_rules_free(a->frames);
+	tf_cxx_lists_free(a->cxx);
 	for (size_t i = 0; i < a->list_notes.n; i++)
 		free(a->list_notes.v[i]);
 	tf_vec_free(&a->list_notes);
@@ -972,6 +977,7 @@ static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, ui
 	pr->libtest = false;
 	pr->rustdoc = false;
 	pr->lt_tried = false;
+	pr->cxx_bin = 0;
 	tf_go_tests_free(&pr->rust_fns);
 	tf_libtest_list_free(&pr->ltlist);
 	pr->named.n = 0;
@@ -1213,6 +1219,10 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 							      ev->mmap.start, bn);
 				pr->rustdoc = strcmp(bn, "rustdoc") == 0 && argv_has(pr, "--test");
 			}
+			/* a Catch2, doctest or Boost.Test binary: its list */
+			if (a->cxx && !pr->go_tests.n && !pr->libtest)
+				pr->cxx_bin = tf_cxx_detect(a->cxx, a->sym, ev->pid, ev->mmap.start,
+							    ev->mmap.filename, pr->cwd);
 		}
 		break;
 	case TF_REC_MARKER:
@@ -1372,6 +1382,34 @@ static void merge_go_lists(tf_attributor *a)
 	}
 }
 
+/* What C++ frameworks' binaries ran of their lists (cxxlist.c): each
+ * test a row, inside its binary's process test. */
+static void merge_cxx_lists(tf_attributor *a)
+{
+	tf_go_tests ran = { 0 };
+	for (size_t i = 0; a->cxx && i < a->procs.n; i++) {
+		struct proc *pr = &a->procs.v[i];
+		if (!pr->cxx_bin)
+			continue;
+		for (size_t k = 0; k < ran.n; k++)
+			free(ran.v[k]);
+		ran.n = 0;
+		if (tf_cxx_ran(a->cxx, pr->cxx_bin, pr->argv, pr->argv_len, pr->cwd, &ran) != 0)
+			continue;
+		pr = &a->procs.v[i];
+		for (size_t k = 0; k < ran.n; k++) {
+			tf_strid t = tf_profile_intern(a->p, ran.v[k]);
+			struct test_acc *ta = acc(a, t);
+			if (!ta->listed)
+				ta->origin = SRC_FRAMES;
+			ta->listed = true;
+			if (pr->test && pr->test != t && !ta->parent)
+				ta->parent = pr->test;
+		}
+	}
+	tf_go_tests_free(&ran);
+}
+
 static int by_pair(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -1527,6 +1565,7 @@ static void merge_runner_tests(tf_attributor *a)
 {
 	merge_go_lists(a);
 	merge_libtest_lists(a);
+	merge_cxx_lists(a);
 	merge_runner_list(a, a->o->runner_tests);
 	for (size_t i = 0; i < a->ctests.n; i++)
 		merge_runner_list(a, tf_ctest_log(a->ctests.v[i].c));
@@ -1665,6 +1704,11 @@ static void write_notes(tf_attributor *a, str_vec *keys, str_vec *values)
 	for (size_t i = 0; i < a->list_notes.n; i++) {
 		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
 		tf_vec_push(values, tf_xstrdup(a->list_notes.v[i]));
+	}
+	const tf_go_tests *cxn = a->cxx ? tf_cxx_lists_notes(a->cxx) : NULL;
+	for (size_t i = 0; cxn && i < cxn->n; i++) {
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xstrdup(cxn->v[i]));
 	}
 	if (bare && (a->sources & TF_SOURCE_MARKERS) && !a->o->no_injection) {
 		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
