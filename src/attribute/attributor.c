@@ -60,7 +60,7 @@ static const char *const default_build_tools[] = {
 	"lto1", "lto-wrapper", "collect2", "as", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld",
 	"ar", "ranlib", "strip", "objcopy", "nm", "compile", "link", "asm", "cgo", "vet",
 	"buildid", "rustc", "rustdoc", "rust-lld", "mold", "javac", "protoc", "protoc-c",
-	"pkg-config", "moc", "uic", NULL,
+	"pkg-config", "moc", "uic", "build-script-build", /* cargo's build scripts */ NULL,
 };
 
 static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox",

@@ -8,8 +8,9 @@
 # has its row under libtest's name, with its thread's CPU time, inside its
 # binary named without cargo's hash (the same name in two binaries is two
 # tests, BINARY::NAME); the doc-tests by their names, each its program's
-# exact cost; the compilers and linkers (rustc, rustdoc, rust-lld) are the
-# build; a filter selects; cargo's output and exit status are its own.
+# exact cost; the compilers and linkers (rustc, rustdoc, rust-lld) and
+# the crate's build script are the build; a filter selects; cargo's output
+# and exit status are its own.
 . "$(dirname "$0")/lib.sh"
 CRAB=$TOP/tests/fixtures/suites/crab
 
@@ -56,7 +57,8 @@ test_expect_success 'cargo test: every test of its list, by name, with its CPU t
 	EOF
 '
 
-test_expect_success 'cargo test FILTER: the tests it selected' '
+test_expect_success 'cargo test FILTER: the tests it selected; a build script it reruns is the build' '
+	touch crab/build.rs &&
 	(cd crab && "$TF" record -q -o ../tiny.pb.gz -- cargo test tiny >/dev/null 2>&1) &&
 	"$TF" show --json tiny.pb.gz >tiny.json &&
 	python3 - <<-\EOF
@@ -64,6 +66,7 @@ test_expect_success 'cargo test FILTER: the tests it selected' '
 	t = {x["name"] for x in json.load(open("tiny.json"))["tests"]}
 	assert "tests::tiny" in t and not {"outer_quick", "outer_spin", "tests::spins_a_long_while_in_a_module"} & t, sorted(t)
 	assert not [n for n in t if " - " in n], sorted(t)  # no doc-test matched
+	assert not [n for n in t if n.startswith("build-script") or n in ("rustc", "crab-build")], sorted(t)
 	EOF
 '
 
