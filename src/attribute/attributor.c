@@ -1103,10 +1103,11 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			 * libtest's runner started is the next of its list */
 			if (ev->pid == ev->fork.ppid && ev->fork.ptid != ev->tid) {
 				struct thread *creator = thread_get(a, ev->fork.ptid);
-				tf_strid t = a->any_libtest ? creator->test : 0;
+				tf_strid t = creator->test;
 				uint32_t n = creator->named ? 0 : ++creator->spawned;
 				th = thread_get(a, ev->tid);
-				th->test = t;
+				if (a->any_libtest)
+					th->test = t;
 				th->sibling = n;
 			}
 		}
