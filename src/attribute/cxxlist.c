@@ -26,7 +26,7 @@
  * DWARF declaration give; Boost's are Suite::Case::test_method, named
  * Suite/Case as Boost names them.
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -26,7 +26,7 @@
  * is rustdoc's own command with --test-args --list, names as libtest
  * prints them (`src/lib.rs - Version::new (line 385)`).
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

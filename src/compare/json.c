@@ -5,7 +5,7 @@
  * code are not trusted to be UTF-8 and are repaired (U+FFFD) rather than
  * dropped, and numbers that do not exist (the delta of a new test) are null.
  */
-#include "compare/compare_priv.h"
+#include "compare/compare_int.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -213,7 +213,7 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 				    json_integer((json_int_t)s->count[v]));
 	json_object_set_new(root, "summary", sum);
 	{
-		tf_run_note notes[64];
+		tf_comparison_note notes[64];
 		size_t n = tf_comparison_notes(c, notes, TF_ARRAY_SIZE(notes));
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n && i < TF_ARRAY_SIZE(notes); i++) {

@@ -13,7 +13,7 @@
  * string goes through rp_put_json_html(), which makes "</script>" and
  * friends impossible inside the data block.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -545,7 +545,7 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 	put_meta_side(out, c, true);
 	tf_buf_puts(out, ",\"notes\":[");
 	{
-		tf_run_note notes[64];
+		tf_comparison_note notes[64];
 		size_t n = tf_comparison_notes(c, notes, TF_ARRAY_SIZE(notes));
 		for (size_t i = 0; i < n && i < TF_ARRAY_SIZE(notes); i++) {
 			tf_buf_printf(out, "%s[\"%s\",", i ? "," : "", notes[i].side);
@@ -664,15 +664,10 @@ int tf_report_profile_html(tf_buf *out, const tf_profile *p, size_t value, const
 			   const char *name, const tf_report_opts *o)
 {
 	rp_single s;
-	rp_tree t;
-	int rc;
+	int rc = rp_single_begin(&s, p, value, test, name, o, TF_EACH_TEST);
 
-	if ((rc = rp_single_begin(&s, p, value, test, name, o)))
-		return rc;
-	if ((rc = rp_tree_build(&t, s.c, TF_EACH_TEST)) == 0) {
-		rc = rp_html_render(out, &s.x, &t);
-		rp_tree_free(&t);
-	}
+	if (rc == 0)
+		rc = rp_html_render(out, &s.x, &s.t);
 	rp_single_end(&s);
 	return rc;
 }

@@ -17,7 +17,7 @@
  * URL becomes a link; `lib.c:30` and `YAML::Emitter` stay as they are, for
  * whoever reads the raw text (notifications, the API, logs).
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -163,7 +163,7 @@ static void headline(tf_buf *b, rp_ctx *x)
 		tf_buf_puts(b, "._\n\n");
 	}
 	/* the runs' notes, short: the whole of each is in report.json */
-	tf_run_note notes[3];
+	tf_comparison_note notes[3];
 	size_t nn = tf_comparison_notes(c, notes, TF_ARRAY_SIZE(notes));
 	for (size_t i = 0; i < nn && i < TF_ARRAY_SIZE(notes); i++) {
 		tf_buf_printf(b, "_Note (%s): ", notes[i].side);
