@@ -76,8 +76,11 @@ GEN_ASSETS := $(BUILD)/gen/report_assets.c
 # The helpers handed to test runners (the pytest plugin), embedded verbatim.
 RUNNER_ASSETS := contrib/pytest_testflame.py
 GEN_RUNNER_ASSETS := $(BUILD)/gen/runner_assets.c
+# The commit the binary is built from (packaging/version.sh; rewritten only
+# when it changes, so a new commit recompiles one file).
+GEN_VERSION := $(BUILD)/gen/version.c
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_C:.c=.o) $(BUILD)/gen/report_assets.o \
-	$(BUILD)/gen/runner_assets.o
+	$(BUILD)/gen/runner_assets.o $(BUILD)/gen/version.o
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libtestflame.a
 BIN       := $(BUILD)/testflame
@@ -115,7 +118,7 @@ FUZZ_TARGETS ?=
 FUZZ_SRCS    := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/%)
 
-.PHONY: all test test-only unit fixtures bench bench-check demo deps deps-build asan fuzz fuzz-build \
+.PHONY: FORCE all test test-only unit fixtures bench bench-check demo deps deps-build asan fuzz fuzz-build \
 	fuzz-targets install clean
 .DEFAULT_GOAL := all
 
@@ -148,6 +151,16 @@ $(GEN_RUNNER_ASSETS): $(RUNNER_ASSETS) src/attribute/embed.sh
 	@mkdir -p $(BUILD)/gen
 	@echo "  EMBED   $(RUNNER_ASSETS)"
 	$(Q)sh src/attribute/embed.sh $(RUNNER_ASSETS) > $@.tmp && mv $@.tmp $@
+
+$(GEN_VERSION): FORCE
+	@mkdir -p $(BUILD)/gen
+	$(Q)sh packaging/version.sh $@
+
+$(BUILD)/gen/version.o: $(GEN_VERSION)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+FORCE:
 
 $(BUILD)/gen/runner_assets.o: $(GEN_RUNNER_ASSETS)
 	@echo "  CC      $<"

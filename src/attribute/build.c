@@ -248,6 +248,13 @@ static void write_meta(builder *b, const tf_record_info *ri)
 	struct tm tm;
 
 	tf_profile_set_meta(p, "version", TF_VERSION);
+	/* the commit testflame was built from, and what its numbers mean: a
+	 * comparison of runs whose measure differs says so */
+	if (tf_build_commit[0]) {
+		snprintf(buf, sizeof(buf), "%.40s%s", tf_build_commit, tf_build_dirty ? "-dirty" : "");
+		tf_profile_set_meta(p, "build", buf);
+	}
+	meta_u64(p, "measure", TF_MEASURE_VERSION);
 	if (b->opts->command)
 		tf_profile_set_meta(p, "command", b->opts->command);
 	if (b->opts->suite)

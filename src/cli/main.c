@@ -24,7 +24,7 @@ static const struct command commands[] = {
 	{ "publish", cmd_publish, "post a report directory to the PR/MR (comment, annotations, summary)" },
 	{ "hook", cmd_hook, "install or uninstall the pre-push hook that refuses slower pushes" },
 	{ "doctor", cmd_doctor, "what this machine allows testflame to do, with the fix for each problem" },
-	{ "version", cmd_version, "print testflame's version" },
+	{ "version", cmd_version, "print testflame's version and the commit it was built from" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },
 };
 
@@ -73,9 +73,11 @@ int cmd_help(int argc, char **argv)
 
 int cmd_version(int argc, char **argv)
 {
+	char buf[96];
+
 	(void)argc;
 	(void)argv;
-	printf("testflame %s\n", TF_VERSION);
+	printf("testflame %s\n", tf_version_describe(buf, sizeof(buf)));
 	return TF_EXIT_OK;
 }
 
