@@ -103,6 +103,9 @@ enum {
 int tf_parse_options(int argc, char **argv, const tf_option *opts,
 		     const char *const *usage, int flags, int *dashdash);
 void tf_usage_print(FILE *fp, const char *const *usage, const tf_option *opts);
+/* When set, tf_usage_print() hands its usage and table here instead of
+ * printing them: how manual.c reads every command's options. */
+extern void (*tf_usage_hook)(const char *const *usage, const tf_option *opts);
 /* Print "testflame: MESSAGE" plus the usage hint; returns TF_EXIT_USAGE. */
 int tf_usage_error(const char *const *usage, const char *fmt, ...) TF_PRINTF(2, 3);
 
@@ -117,6 +120,16 @@ void tf_verbosef(const char *fmt, ...) TF_PRINTF(1, 2);
 int tf_fail(int rc);
 /* Whether stdout / stderr is a terminal (colour, progress lines). */
 bool tf_cli_isatty(int fd);
+
+/* The command table (main.c), and the manual and completion generated
+ * from it and the commands' option tables (manual.c): argv[0] "--man"
+ * [CMD] or "--completion". */
+typedef struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} tf_cli_command;
+int tf_cli_manual(int argc, char **argv, const tf_cli_command *cmds, size_t n);
 
 /* Command entry points, one file each (cmd_<name>.c). */
 int cmd_record(int argc, char **argv);
