@@ -51,7 +51,7 @@ start_api gitlab "$SCRATCH/state.json" || exit 1
 # gitlab-ci-local says GITLAB_CI=false so jobs can tell a local run; these
 # runs stand for GitLab's own
 gcl() { # variables... -- the job runs in its own copy of project/
-	(cd project && "$GCL" --shell-isolation --no-artifacts-to-source --variable "TESTFLAME_SRC=$SCRATCH/testflame" \
+	(cd project && "$GCL" --force-shell-executor --shell-isolation --no-artifacts-to-source --variable "TESTFLAME_SRC=$SCRATCH/testflame" \
 		--variable GITLAB_CI=true --variable "CI_PROJECT_ID=42" --variable "CI_API_V4_URL=$API/api/v4" \
 		--variable "CI_SERVER_URL=https://gitlab.example" "$@" testflame)
 }

@@ -49,7 +49,7 @@ start_api gitlab "$SCRATCH/state.json" || exit 1
 # the whole pipeline: three shard jobs, then the merge; one job at a time,
 # as this 2-core machine would otherwise time three shards racing each other
 pipeline() { # variables...
-	(cd project && PATH="$TOP/build:$PATH" "$GCL" --shell-isolation --no-artifacts-to-source --concurrency 1 \
+	(cd project && PATH="$TOP/build:$PATH" "$GCL" --force-shell-executor --shell-isolation --no-artifacts-to-source --concurrency 1 \
 		--variable GITLAB_CI=true --variable "CI_PROJECT_ID=42" --variable "CI_API_V4_URL=$API/api/v4" \
 		--variable "CI_SERVER_URL=https://gitlab.example" --variable TESTFLAME_REPO= "$@")
 }
