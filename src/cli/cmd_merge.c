@@ -26,6 +26,7 @@
  * (unless the gate is off); else 0. Files that are not every shard exactly
  * once, of one commit and suite: 2, with one line saying which.
  */
+#include "report_common.h"
 #include "run_common.h"
 #include "shard_common.h"
 #include "store_common.h"
@@ -300,7 +301,7 @@ int cmd_merge(int argc, char **argv)
 		TF_OPT_GROUP("general:"),
 		TF_OPT_STRING(0, "config", &o.rec.config, "FILE",
 			      "the config file (default: .testflame.yml at the repository root)"),
-		TF_OPT_QUIET(&o.rec.quiet, "only errors"),
+		TF_OPT_QUIET(&o.rec.quiet, TF_RUN_QUIET_HELP),
 		TF_OPT_VERBOSE(&o.rec.verbose, "say more (repeat for more)"),
 		TF_OPTS_END,
 	};

@@ -35,6 +35,7 @@
  * comparing, the report and publishing, saving) is in run_common.c.
  */
 #include "pyroscope_common.h"
+#include "report_common.h"
 #include "run_common.h"
 #include "shard_common.h"
 #include "store_common.h"
@@ -269,6 +270,7 @@ int cmd_run(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	tf_record_cli_init(&o.rec);
 	o.rec.needs_git = true;
+	o.rec.quiet_help = TF_RUN_QUIET_HELP;
 	o.threshold = -1;
 
 	const tf_option opts[] = {

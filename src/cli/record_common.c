@@ -58,7 +58,7 @@ const tf_option *tf_record_cli_options(tf_record_cli *o)
 			      ".testflame.yml, else the program and its targets: 'make check')"),
 		TF_OPT_STRING(0, "config", &o->config, "FILE",
 			      "the config file (default: .testflame.yml at the repository root)"),
-		TF_OPT_QUIET(&o->quiet, "only errors"),
+		TF_OPT_QUIET(&o->quiet, o->quiet_help ? o->quiet_help : "only errors"),
 		TF_OPT_VERBOSE(&o->verbose, "say more (repeat for more)"),
 		TF_OPTS_END,
 	};

@@ -21,6 +21,7 @@ typedef struct {
 	long freq, stack_size;
 	int verbose;
 	bool quiet;
+	const char *quiet_help;  /* what -q means for the command ("only errors") */
 	bool no_python_frames;   /* --no-python-frames */
 	bool needs_git;          /* run: git context problems are warnings */
 	const char *target_branch; /* run --target: the merge-base's other side */

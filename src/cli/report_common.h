@@ -18,6 +18,12 @@ extern const char *const tf_cli_colour_choices[];
  * columns it is laid out for (100 in a log), unchanged tests too with
  * `all`. Returns 0 or the engine's error, not printed.
  */
+/* What -q means for run and merge, the gates: errors, and a regression
+ * when there is one (tf_cli_print_regressions), nothing else. */
+#define TF_RUN_QUIET_HELP "only errors, and the regressed tests when a test got slower"
+/* -q: one line per regressed test and where the report is; nothing when
+ * none regressed. */
+void tf_cli_print_regressions(const tf_comparison *c, const char *report_dir);
 int tf_cli_print_table(const tf_comparison *c, const char *report_dir, const char *colour,
 		       bool all);
 

@@ -272,9 +272,11 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 		tf_fail(rc);
 		goto done;
 	}
-	if (note)
+	if (tf_cli_verbosity < 0)
+		tf_cli_print_regressions(c, o->report_dir); /* -q */
+	else if (note)
 		printf("%s\n", note);
-	if ((rc = tf_cli_print_table(c, o->report_dir, o->color, o->all))) {
+	if (tf_cli_verbosity >= 0 && (rc = tf_cli_print_table(c, o->report_dir, o->color, o->all))) {
 		tf_fail(rc);
 		goto done;
 	}
@@ -514,8 +516,10 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 	} else {
 		/* still leave the run where the report would be */
 		if (tf_report_write_no_baseline(o->report_dir, o->rec.suite_name,
-						head->runs.v[0].profile, why) == 0)
-			printf("no baseline yet; this run is in %s/head.pb.gz\n", o->report_dir);
+						head->runs.v[0].profile, why) == 0) {
+			if (tf_cli_verbosity >= 0)
+				printf("no baseline yet; this run is in %s/head.pb.gz\n", o->report_dir);
+		}
 		else
 			tf_warnf("%s", tf_error_last());
 		tf_run_publish(o, NULL, NULL, NULL);
