@@ -142,7 +142,7 @@ test_expect_success '--against: a slowdown in the first rounds only is cleared b
 	git add suite.sh && git commit -qm "a suite script" && git checkout -q -b flaky &&
 	echo "unchanged code" >>NOTES && git add NOTES && git commit -qm "notes" &&
 	echo 3 >"$SCRATCH/slow-runs" &&
-	{ SLOW_RUNS="$SCRATCH/slow-runs" HEAD_TREE="$PWD" "$TF" run -q --against flaky-base \
+	{ SLOW_RUNS="$SCRATCH/slow-runs" HEAD_TREE="$PWD" "$TF" run --against flaky-base \
 		--no-save -- sh suite.sh >out 2>err &&
 	expect_eq "$(cat "$SCRATCH/slow-runs")" 0 "slow runs left" &&
 	expect_contains out "3 interleaved runs per side, then 3 more to confirm" &&
@@ -187,7 +187,7 @@ test_expect_success 'a dir: store keeps baselines in a directory' '
 
 test_expect_success 'outside a git repository: recorded, no baseline, exit 0' '
 	mkdir -p plain && cd plain &&
-	"$TF" run -q -- "$FIX/split7030" 1 >out 2>err &&
+	"$TF" run -- "$FIX/split7030" 1 >out 2>err &&
 	expect_contains out "no baseline yet"
 '
 
