@@ -3,11 +3,19 @@
 # gitlab-ci-local (which validates the pipeline against GitLab's schema and
 # runs the job with the shell executor, isolated in its own copy of the
 # repository), on the example project and its .gitlab-ci.yml: a pipeline of
-# the default branch builds testflame from source, records the baseline and
-# pushes it; an unchanged MR passes and gets a note; an MR with a slower
-# test fails with exit status 3; the artifacts (JUnit, Code Quality, the
-# report directory) are where GitLab picks them up. The notes API is the
-# loopback stand-in that checks requests against GitLab's documentation.
+# the default branch in an image without testflame builds it from source
+# (the fallback), records the baseline and pushes it; the MR pipelines run
+# as in testflame's image, the default (TESTFLAME_IMAGE): the package
+# installed, nothing built, no TESTFLAME_REPO; an unchanged MR passes and
+# gets a note; an MR with a slower test fails with exit status 3; the
+# artifacts (JUnit, Code Quality, the report directory) are where GitLab
+# picks them up. The notes API is the loopback stand-in that checks
+# requests against GitLab's documentation.
+#
+# No container engine runs here: gitlab-ci-local runs every job with the
+# shell executor (--force-shell-executor skips `image:`), and "the image"
+# is `make deb`'s package unpacked into a root whose usr/bin is on PATH.
+# What this cannot show: packaging/Dockerfile's image built and pulled.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/lib-publish.sh"
 
@@ -21,6 +29,10 @@ fi
 
 TOKEN=glpat-t7050TemplateToken01234
 copy_testflame testflame
+# the package, as testflame's image has it installed
+LINTIAN=no sh "$TOP/packaging/deb.sh" "$BUILD" >deb.log 2>&1 &&
+	dpkg-deb -x "$(ls "$BUILD"/testflame_*_"$(dpkg --print-architecture)".deb)" image ||
+	{ cat deb.log; echo "Bail out! the package"; exit 1; }
 mkdir project && cp -r "$TOP/examples/." project/ && rm -rf project/build project/testflame-report
 # GitLab resolves `include: project:` from the server; here the template
 # is the file of this tree
@@ -55,10 +67,10 @@ gcl() { # variables... -- the job runs in its own copy of project/
 		--variable GITLAB_CI=true --variable "CI_PROJECT_ID=42" --variable "CI_API_V4_URL=$API/api/v4" \
 		--variable "CI_SERVER_URL=https://gitlab.example" "$@" testflame)
 }
-mr() { # iid branch [variables...]
+mr() { # iid branch [variables...]: in testflame's image
 	local iid=$1 branch=$2
 	shift 2
-	gcl --variable CI_PIPELINE_SOURCE=merge_request_event --variable "CI_MERGE_REQUEST_IID=$iid" \
+	PATH="$SCRATCH/image/usr/bin:$PATH" gcl --variable CI_PIPELINE_SOURCE=merge_request_event --variable "CI_MERGE_REQUEST_IID=$iid" \
 		--variable "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=$branch" --variable CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
 		--variable "CI_MERGE_REQUEST_DIFF_BASE_SHA=$MAIN" --variable "TESTFLAME_GITLAB_TOKEN=$TOKEN" "$@"
 }
@@ -86,6 +98,8 @@ test_expect_success 'an unchanged MR: the job passes and the MR gets a note' '
 	mr 3 same --variable "TESTFLAME_ARGS=--against $MAIN --repeat 3" >same.log 2>&1 || { tail -n 60 same.log; exit 1; }
 	expect_contains same.log "against $(git -C project rev-parse --short=12 main)" &&
 	expect_contains same.log "posted the comment on merge request !3" &&
+	expect_contains same.log "testflame $("$SCRATCH/image/usr/bin/testflame" --version | sed "s/^testflame //")" &&
+	expect_not_contains same.log "PROTOC" && expect_not_contains same.log "TESTFLAME_REPO" &&
 	expect_not_contains same.log "REGRESSION" &&
 	expect_eq "$(notes 3)" "1 0" "notes, edits" &&
 	test -s "$ART/testflame-report/junit.xml" && test -s "$ART/testflame-report/codequality.json" &&
@@ -121,6 +135,13 @@ test_expect_code 1 'the next pipeline of that MR edits its note' '
 
 test_expect_success 'the token never reached a log' '
 	! grep -F "$TOKEN" main.log same.log slow.log slow2.log
+'
+
+test_expect_success 'an image without testflame and no way to get it: one line says what to set' '
+	(cd project && "$GCL" --force-shell-executor --shell-isolation --no-artifacts-to-source \
+		--variable CI_PIPELINE_SOURCE=push --variable TESTFLAME_IMAGE=debian:12 \
+		--variable TESTFLAME_SRC=/nonexistent testflame) >other.log 2>&1 && exit 1
+	expect_contains other.log "not in the image '"'"'debian:12'"'"': set TESTFLAME_DEB"
 '
 
 test_done
