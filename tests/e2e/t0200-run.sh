@@ -59,9 +59,9 @@ test_expect_success 'in a CI build without the remote: a warning, then the local
 	expect_contains err "no remote named '\''origin'\''" &&
 	expect_contains err "looking at local baselines only" &&
 	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
-	CI=true "$TF" run --no-fail >out 2>err &&
+	CI=true "$TF" run -q --no-fail >out 2>err &&
 	expect_not_contains err "warning" &&
-	expect_contains out "baseline: $(git rev-parse --short=12 main)"
+	expect_not_contains out "baseline: "
 '
 
 slow_run() {
