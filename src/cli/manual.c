@@ -253,7 +253,7 @@ static void roff_options(tf_buf *fp, const tf_option *opts)
 			}
 			tf_buf_putc(fp, ')');
 		}
-		if (o->type == TF_OPT_LIST)
+		if (o->type == TF_OPT_LIST && !(o->help && strstr(o->help, "repeat")))
 			tf_buf_puts(fp, "; may be given more than once");
 		tf_buf_putc(fp, '\n');
 	}
