@@ -4,7 +4,7 @@
 # check it with lintian: an error of lintian fails the build.
 #
 # Depends: the shared libraries the binary links, as dpkg-shlibdeps finds
-# them, plus libcurl4, which src/publish/http.c opens by its soname when
+# them, plus libcurl4, which testflame's HTTP transport opens by its soname when
 # it first publishes (the check below fails if that soname changes).
 # Recommends: git and linux-perf (CI jobs and `doctor` use them).
 #
@@ -29,8 +29,8 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/u
 gzip -9n "$root"/usr/share/man/man*/*
 
 # the libcurl testflame opens at run time, not linked: declared by hand
-grep -q 'libcurl.so.4' src/publish/http.c || {
-	echo "deb.sh: src/publish/http.c no longer opens libcurl.so.4: fix the Depends on libcurl4" >&2
+grep -rqF '"libcurl.so.4"' src || {
+	echo "deb.sh: testflame no longer opens libcurl.so.4: fix the Depends on libcurl4" >&2
 	exit 1
 }
 printf 'Source: testflame\n\nPackage: testflame\nArchitecture: any\n' >"$work/debian/control"
