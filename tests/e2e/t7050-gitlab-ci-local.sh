@@ -138,7 +138,7 @@ test_expect_success 'the token never reached a log' '
 '
 
 test_expect_success 'an image without testflame and no way to get it: one line says what to set' '
-	(cd project && "$GCL" --force-shell-executor --shell-isolation --no-artifacts-to-source \
+	(cd project && git checkout -q main && "$GCL" --force-shell-executor --shell-isolation --no-artifacts-to-source \
 		--variable CI_PIPELINE_SOURCE=push --variable TESTFLAME_IMAGE=debian:12 \
 		--variable TESTFLAME_SRC=/nonexistent testflame) >other.log 2>&1 && exit 1
 	expect_contains other.log "not in the image '"'"'debian:12'"'"': set TESTFLAME_DEB"
