@@ -103,6 +103,24 @@ static uint32_t offcpu_location(builder *b, const char *what)
 	return loc;
 }
 
+/*
+ * Whether a stack's outermost frame is where every process or thread
+ * starts: such a stack is whole, whatever the unwinder said (the entry
+ * points of the program and of ld.so, and of threads, carry no CFI rule
+ * that ends the stack, so unwinding them looks cut short).
+ */
+static bool is_entry(const char *fn)
+{
+	static const char *const entries[] = {
+		"_start", "_dl_start_user", "__libc_start_main", "__libc_start_call_main",
+		"start_thread", "__clone", "__clone3", "clone3", "thread_start",
+	};
+	for (size_t i = 0; fn && i < TF_ARRAY_SIZE(entries); i++)
+		if (strcmp(fn, entries[i]) == 0)
+			return true;
+	return false;
+}
+
 /* A frame without a symbol: its module, for naming the tests' worst. */
 static void note_unresolved(builder *b, const tf_symloc *sl, size_t *nunres)
 {
@@ -136,6 +154,7 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 {
 	const uint64_t *user = ev->sample.user_ips;
 	size_t nuser = ev->sample.nuser, n = 0, nframes = 0, nunres = 0, unresolved;
+	const char *outer = NULL;         /* the outermost user frame's function */
 	size_t maxd = TF_MIN((size_t)b->opts->max_depth, (size_t)MAX_FRAMES);
 	bool truncated = ev->sample.user_truncated, dwarf = false;
 
@@ -189,12 +208,15 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 							   leaf ? a : a - 1, false);
 		b->unresolved[n] = !sl->resolved;
 		b->locs[n++] = location_for(b, sl);
+		outer = sl->nframes ? sl->frames[sl->nframes - 1].function : NULL;
 		nframes++;
 		if (!sl->resolved)
 			note_unresolved(b, sl, &nunres);
 	}
 	if (n == maxd && (ev->sample.nkernel + nuser) > maxd)
 		truncated = true;
+	else if (truncated && is_entry(outer))
+		truncated = false;
 	unresolved = nunres;
 	tf_pysplice ps = { b->locs, b->unresolved, user_start, n, maxd, truncated, 0, 0 };
 	if (tf_pyframes_splice(b->py, ev, &ps)) {
