@@ -109,9 +109,11 @@ extern void (*tf_usage_hook)(const char *const *usage, const tf_option *opts);
 /* Print "testflame: MESSAGE" plus the usage hint; returns TF_EXIT_USAGE. */
 int tf_usage_error(const char *const *usage, const char *fmt, ...) TF_PRINTF(2, 3);
 
-/* Messages. error/warning always print; note respects --quiet; verbose
- * needs -v. They all go to stderr, one line each. */
-extern int tf_cli_verbosity; /* -1 quiet, 0 normal, 1+ verbose */
+/* Messages, on stderr, one line each: errors always print; warnings unless
+ * -q means only errors (TF_CLI_ERRORS); notes unless -q; verbose ones
+ * need -v. */
+enum { TF_CLI_ERRORS = -2, TF_CLI_WARNINGS = -1, TF_CLI_NORMAL = 0 };
+extern int tf_cli_verbosity; /* TF_CLI_ERRORS .. TF_CLI_NORMAL, 1+ verbose */
 void tf_errorf(const char *fmt, ...) TF_PRINTF(1, 2);
 void tf_warnf(const char *fmt, ...) TF_PRINTF(1, 2);
 void tf_notef(const char *fmt, ...) TF_PRINTF(1, 2);

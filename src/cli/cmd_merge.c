@@ -140,7 +140,7 @@ static int prepare(tf_run_opts *o)
 	tf_config *cfg = NULL;
 	int rc;
 
-	tf_cli_verbosity = o->rec.quiet ? -1 : o->rec.verbose;
+	tf_cli_verbosity = o->rec.quiet ? TF_CLI_ERRORS : o->rec.verbose;
 	if ((rc = tf_config_load(&cfg, o->rec.config, NULL)))
 		return tf_fail(rc);
 	/* a suite to run: this job can confirm what looks slower */

@@ -31,8 +31,8 @@ void tf_errorf(const char *fmt, ...)
 void tf_warnf(const char *fmt, ...)
 {
 	va_list ap;
-	/* -q is "only errors": a warning is not one */
-	if (tf_cli_verbosity < 0)
+	/* -q is "only errors", but for publish: a warning is not one */
+	if (tf_cli_verbosity < TF_CLI_WARNINGS)
 		return;
 	va_start(ap, fmt);
 	emit("warning: ", fmt, ap);

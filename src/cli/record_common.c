@@ -105,7 +105,7 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	const char *event, *sampler, *callgraph, *follow;
 	int rc;
 
-	tf_cli_verbosity = o->quiet ? -1 : o->verbose;
+	tf_cli_verbosity = o->quiet ? TF_CLI_ERRORS : o->verbose;
 	rc = tf_config_load(&cfg, o->config, NULL);
 	if (rc)
 		return tf_fail(rc);

@@ -2,8 +2,9 @@
 # t0270-quiet.sh - what -q means for the gate: `run -q` prints errors and,
 # when a test got slower, one line per regressed test and the verdict's
 # line; on an unchanged branch nothing at all (no "baseline:" line, no
-# table) and exit 0. `record -q` prints only errors. --help, the manual
-# page and the README say the same words.
+# table) and exit 0. `record -q` prints only errors; `publish -q` keeps
+# its warnings (what could not be posted) and drops its notes (what was).
+# --help, the manual page and the README say the same words.
 . "$(dirname "$0")/lib.sh"
 
 HELP="only errors, and the regressed tests when a test got slower"
@@ -12,7 +13,8 @@ test_expect_success 'run --help, testflame-run(1) and the README say what -q doe
 	"$TF" merge --help | grep -qF -- "$HELP" &&
 	"$TF" help --man run | grep -qF "$HELP" &&
 	grep -qF "\`-q\` prints $HELP" "$TOP/README.md" &&
-	"$TF" record --help | grep -qF -- "-q, --quiet                only errors"
+	"$TF" record --help | grep -qF -- "-q, --quiet                only errors" &&
+	"$TF" publish --help | grep -qF -- "-q, --quiet                only warnings and errors"
 '
 
 git init -q repo && cd repo && git config user.email t@example.com && git config user.name t &&
@@ -35,6 +37,14 @@ test_expect_code 3 'run -q with a slower test: the regressed test and the verdic
 	grep -Eq "^regressed: split7030 \+[0-9.]+% \(" ../slow.out &&
 	grep -q "^REGRESSION: 1 test slower by at least 5%; report: testflame-report/index.html$" ../slow.out &&
 	expect_eq "$(wc -l <../slow.out)" 2 "lines" && exit $rc
+'
+
+test_expect_success 'publish -q: its warnings, not its notes' '
+	cp -r repo/testflame-report rep && cp -r rep nomd && rm nomd/report.md &&
+	"$TF" publish rep >loud.out 2>loud.err && expect_contains loud.err "nothing posted: " &&
+	"$TF" publish -q rep >q.out 2>q.err && expect_eq "$(cat q.out q.err)" "" "publish -q" &&
+	"$TF" publish -q nomd >q2.out 2>q2.err &&
+	expect_eq "$(cat q2.err)" "testflame: warning: no comment: '"'"'nomd/report.md'"'"' is missing or empty" "publish -q"
 '
 
 test_done
