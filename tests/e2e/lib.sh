@@ -21,6 +21,11 @@ for v in $(compgen -e); do
 	CI|CI_*|GITHUB_*|GITLAB_*|CIRCLE*|TESTFLAME_*|BUILDKITE*|JENKINS_*|TRAVIS*) unset "$v";;
 	esac
 done
+# python3 as a version manager's shim (pyenv's is a bash script running
+# pyenv) costs about a second a call on a busy machine: test bodies call the
+# interpreter it resolves to, found once per suite by run.sh (or here).
+: "${TF_TEST_PYTHON3:=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)}"
+[ -x "$TF_TEST_PYTHON3" ] && python3() { "$TF_TEST_PYTHON3" "$@"; }
 TOP=${TESTFLAME_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${TESTFLAME_BUILD:-$TOP/build}
 TF=$BUILD/testflame

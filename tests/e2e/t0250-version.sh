@@ -17,7 +17,7 @@ test_expect_success '--version and version name the release and the commit of th
 '
 
 test_expect_success 'a run file records the version and the measure; show says them' '
-	"$TF" record -q -o run.pb.gz --test split -- "$FIX/split7030" 3 &&
+	"$TF" record -q -o run.pb.gz --test split -- "$FIX/split7030" 1 &&
 	"$TF" show run.pb.gz >show.txt &&
 	grep -qxF "Made by: $("$TF" --version), measure 1" show.txt || { head -5 show.txt; exit 1; }
 	"$TF" show --json run.pb.gz | python3 -c "

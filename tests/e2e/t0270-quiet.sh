@@ -31,7 +31,7 @@ test_expect_success 'run -q on an unchanged commit: nothing on stdout, exit 0' '
 '
 
 test_expect_code 3 'run -q with a slower test: the regressed test and the verdict, exit 3' '
-	cd repo && echo 12 >units && git commit -qam slower &&
+	cd repo && echo 6 >units && git commit -qam slower &&
 	"$TF" run -q --no-save --confirm none -- sh -c "$(spin)" >../slow.out 2>../slow.err; rc=$?
 	cat ../slow.out
 	grep -Eq "^regressed: split7030 \+[0-9.]+% \(" ../slow.out &&

@@ -43,13 +43,13 @@ test_expect_success 'the same test stripped: the warning counts the tests frames
 	grep -Eq "warning: [0-9]+ of the tests. [0-9]+ frames have no symbol, most in .split-stripped.[,:].* build them with -g" err2
 '
 
-# A test program of no time at all, run 300 times: its samples are its
+# A test program of no time at all, run 100 times: its samples are its
 # start (exec, ld.so, _start), whose stacks end at the entry point: whole
 # stacks, though no unwind rule says where they end. They were counted as
 # cut short (80% of the tests' stacks), with advice no rebuild would meet.
 test_expect_success 'stacks that end at the program or thread entry are not cut short' '
 	printf "int main(void) { return 0; }\n" >tiny.c && cc -O1 -g -fno-omit-frame-pointer -o tiny tiny.c &&
-	"$TF" record -q --freq 999 -o tiny.pb.gz -- bin/sh -c "for i in \$(seq 300); do ./tiny; done" &&
+	"$TF" record -q --freq 4999 -o tiny.pb.gz -- bin/sh -c "for i in \$(seq 100); do ./tiny; done" &&
 	"$TF" show --json tiny.pb.gz | python3 -c "
 import json, sys
 m = json.load(sys.stdin)[\"metadata\"]
