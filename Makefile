@@ -124,7 +124,7 @@ FUZZ_TARGETS ?=
 FUZZ_SRCS    := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/%)
 
-.PHONY: FORCE all man completion uninstall deb dist test test-only unit fixtures bench bench-check demo deps deps-build asan fuzz fuzz-build \
+.PHONY: FORCE all man completion uninstall deb dist install-chroot image test test-only unit fixtures bench bench-check demo deps deps-build asan fuzz fuzz-build \
 	fuzz-targets install clean
 .DEFAULT_GOAL := all
 
@@ -381,6 +381,16 @@ deb: all man completion
 
 dist:
 	$(Q)sh packaging/dist.sh $(BUILD)
+
+# By hand, as root, minutes: the .deb on a debootstrapped Debian 12
+# (install-chroot), and the container image built from it with podman and
+# run: doctor, the example project, the GitLab template in gitlab-ci-local
+# (image; figures for BENCHMARKS.md). Not part of make test.
+install-chroot: deb
+	tests/package/install-chroot.sh
+
+image: deb
+	tests/package/image.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -10,38 +10,15 @@
 #   make deb && tests/package/install-chroot.sh [build/testflame_VERSION_ARCH.deb]
 #
 # TESTFLAME_CHROOT_CACHE: where the pristine root is kept (default
-# ~/.cache/testflame-chroot); KEEP=1 keeps the scratch root.
+# ~/.cache/testflame-chroot, tests/package/lib.sh); KEEP=1 keeps the
+# scratch root.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 deb=${1:-$(ls "$TOP"/build/testflame_*_"$(dpkg --print-architecture)".deb 2>/dev/null | tail -n 1)}
 [ -f "$deb" ] || { echo "install-chroot.sh: no .deb (make deb)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "install-chroot.sh: needs root (debootstrap, chroot, mounts)" >&2; exit 1; }
-command -v debootstrap >/dev/null || { echo "install-chroot.sh: apt-get install debootstrap" >&2; exit 1; }
-cache=${TESTFLAME_CHROOT_CACHE:-$HOME/.cache/testflame-chroot}
-pristine=$cache/bookworm-root
-
-say() { printf '== %s\n' "$*"; }
-fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
-
-# The mirror apt uses here: deb822 sources first, then sources.list.
-mirror() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk '/^URIs:/ { u = $2 } /^Suites:/ && / bookworm( |$)/ { if (u) { print u; exit } }' "$f"
-	done | head -n 1 | grep . && return
-	awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list 2>/dev/null | grep . ||
-		{ echo "install-chroot.sh: no bookworm source in apt's configuration" >&2; return 1; }
-}
-
-if [ ! -x "$pristine/bin/sh" ]; then
-	say "debootstrap bookworm into $pristine (once)"
-	mkdir -p "$cache"
-	rm -rf "$pristine.tmp"
-	debootstrap --variant=minbase bookworm "$pristine.tmp" "$(mirror)" >"$cache/debootstrap.log" 2>&1 ||
-		{ tail -n 20 "$cache/debootstrap.log"; fail "debootstrap"; }
-	mv "$pristine.tmp" "$pristine"
-fi
+. "$TOP/tests/package/lib.sh"
+pristine=$(pristine_root)
 
 root=$(mktemp -d /tmp/testflame-chroot.XXXXXX)/root
 mkdir "$root"
