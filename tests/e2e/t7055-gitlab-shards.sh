@@ -85,7 +85,7 @@ assert names == sorted(\"test_matrix test_primes test_sort test_hash test_thread
 test_expect_success 'an unchanged MR: the shards pass, the merge posts one note and passes' '
 	(cd project && git checkout -q -b same && echo "/* same */" >>src/hash.c && git commit -qam same) &&
 	pipeline --variable CI_PIPELINE_SOURCE=merge_request_event --variable CI_MERGE_REQUEST_IID=3 \
-		--variable TESTFLAME_ARGS=--no-fail \
+		--variable "TESTFLAME_ARGS=--no-fail --confirm none" \
 		--variable CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=same --variable CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
 		--variable "CI_MERGE_REQUEST_DIFF_BASE_SHA=$MAIN" --variable "TESTFLAME_GITLAB_TOKEN=$TOKEN" \
 		>same.log 2>&1 || { tail -n 80 same.log; exit 1; }
