@@ -148,9 +148,8 @@ assert \"test_matrix\" in c and \"matrix_multiply\" in c, c
 
 # the push's config confirms nothing (test 3 confirmed against the
 # merge-base): one run of the suite
-no_confirm() { sed -i "s/^gate:\$/gate:\n  confirm: none/" .testflame.yml && grep -q "confirm: none" .testflame.yml; }
 test_expect_code 3 'a second push to the PR: the same comment is edited, not a new one' '
-	pr_run pr2 origin/slow "echo \"/* tidy */\" >>src/sort.c && no_confirm" &&
+	pr_run pr2 origin/slow "echo \"/* tidy */\" >>src/sort.c && gate_confirm none" &&
 	set -- $(ours) && expect_eq "$1" 1 "bot comments" && expect_eq "$2" 1 "edits" &&
 	expect_contains pr2.log "updated the comment on pull request #7" &&
 	api_conforms && exit 3
