@@ -16,7 +16,7 @@
  * a subcommand whose own --help is collected too, when its table is
  * another (baseline list, save, ...).
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/config.h"
 
 #include <stdlib.h>
