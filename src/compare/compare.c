@@ -1052,28 +1052,15 @@ static void made_by(tf_compare_summary *s, struct tf_compare_priv *pv)
 	}
 }
 
-int tf_compare(tf_comparison **out, const tf_compare_side *base,
-	       const tf_compare_side *head, const tf_compare_opts *opts)
+/* A comparison of `base` and `head`: the profiles borrowed, the arrays
+ * that list them and their names copied, one run each. */
+static tf_comparison *comparison_new(const tf_compare_side *base, const tf_compare_side *head)
 {
-	tf_compare_opts defaults;
-	tf_comparison *c;
-	struct tf_compare_priv *pv;
-	agg a;
-	int rc;
+	tf_comparison *c = tf_xcalloc(1, sizeof(*c));
+	struct tf_compare_priv *pv = c->priv = tf_xcalloc(1, sizeof(*pv));
 
-	*out = NULL;
-	if (!opts) {
-		tf_compare_opts_init(&defaults);
-		opts = &defaults;
-	}
-	if ((rc = check_opts(base, head, opts)))
-		return rc;
-
-	c = tf_xcalloc(1, sizeof(*c));
-	pv = c->priv = tf_xcalloc(1, sizeof(*pv));
 	pv->arena = tf_arena_new();
 	tf_strtab_init(&pv->names);
-	/* the profiles are borrowed, the arrays that list them copied */
 	for (int k = 0; k < 2; k++) {
 		const tf_compare_side *in = k ? head : base;
 		tf_compare_side *own = k ? &c->head : &c->base;
@@ -1092,107 +1079,122 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	pv->nruns = base->n + head->n;
 	pv->runs = tf_xcalloc(pv->nruns, sizeof(cmp_run));
 	pv->columns = tf_xcalloc(pv->nruns, sizeof(size_t));
-	memset(&a, 0, sizeof(a));
-	a.c = c;
-	a.pv = pv;
+	return c;
+}
+
+/* Each run's value column and counts (one event on both sides), then its
+ * samples summed test by test. */
+static int read_runs(agg *a, const tf_compare_opts *opts)
+{
+	tf_comparison *c = a->c;
+	struct tf_compare_priv *pv = a->pv;
+	int rc;
 
 	for (size_t i = 0; i < pv->nruns; i++) {
 		cmp_run *r = &pv->runs[i];
-		bool h = i >= base->n;
+		bool h = i >= pv->nbase;
 		const tf_compare_side *s = h ? &c->head : &c->base;
-		size_t k = h ? i - base->n : i;
+		size_t k = h ? i - pv->nbase : i;
 		r->p = s->profiles[k];
 		r->head = h;
 		r->name = s->names[k];
 		if ((rc = pick_column(r, opts->value)))
-			goto done;
+			return rc;
 		pick_counts(r);
 		pv->columns[i] = r->col;
 	}
 	c->base_column = pv->columns;
 	c->head_column = pv->columns + pv->nbase;
 	if ((rc = check_events(pv)))
-		goto done;
-
+		return rc;
 	for (size_t i = 0; i < pv->nruns; i++) {
-		read_test_meta(&a, i);
-		aggregate_run(&a, i);
+		read_test_meta(a, i);
+		aggregate_run(a, i);
 	}
+	return 0;
+}
 
-	/* the summary */
-	{
-		tf_compare_summary *s = &c->summary;
-		const cmp_run *r0 = &pv->runs[0];
-		const tf_value_type *vt = &r0->p->sample_types.v[r0->col];
-		const char *event = NULL;
-		for (size_t i = 0; i < pv->nruns && !event; i++)
-			event = run_event(&pv->runs[i]);
-		s->value_type = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->type));
-		s->unit = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->unit));
-		s->event = event ? tf_arena_strdup(pv->arena, event) : s->value_type;
-		s->threshold = opts->threshold;
-		s->alpha = opts->alpha;
-		s->min_samples = opts->min_samples > 0 ? opts->min_samples : 0;
-		/* a floor in time for costs that are times */
-		s->min_delta_ns = strcmp(s->unit, "nanoseconds") == 0 ? opts->min_delta_ns : 0;
-		s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
-		pv->noise_given = opts->noise >= 0;
-		/* testflame's run files sample on counter overflow */
-		pv->periodic = true;
-		for (size_t i = 0; i < pv->nruns; i++)
-			if (!tf_profile_meta(pv->runs[i].p, "sampler"))
-				pv->periodic = false;
-		s->correction = opts->correction;
-		s->confirmation = opts->confirmation ? tf_arena_strdup(pv->arena, opts->confirmation) : NULL;
-		s->origin = opts->origin ? tf_arena_strdup(pv->arena, opts->origin) : NULL;
-		s->separate_jobs = opts->separate_jobs;
-		s->base_runs = pv->nbase;
-		s->head_runs = pv->nhead;
-		for (size_t t = 0; t < pv->ninternal; t++)
-			for (size_t i = 0; i < pv->nruns; i++) {
-				const agg_test *at = &a.tests.v[t];
-				if (i < pv->nbase) {
-					s->base_cost += at->cost[i];
-					s->base_samples += (int64_t)llround(at->samples[i]);
-				} else {
-					s->head_cost += at->cost[i];
-					s->head_samples += (int64_t)llround(at->samples[i]);
-				}
+/* The summary: what was compared, with which settings, and the whole
+ * profiles' cost on each side. */
+static void summarize(agg *a, const tf_compare_opts *opts)
+{
+	struct tf_compare_priv *pv = a->pv;
+	tf_compare_summary *s = &a->c->summary;
+	const cmp_run *r0 = &pv->runs[0];
+	const tf_value_type *vt = &r0->p->sample_types.v[r0->col];
+	const char *event = NULL;
+	tf_buf diff = TF_BUF_INIT;
+
+	for (size_t i = 0; i < pv->nruns && !event; i++)
+		event = run_event(&pv->runs[i]);
+	s->value_type = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->type));
+	s->unit = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->unit));
+	s->event = event ? tf_arena_strdup(pv->arena, event) : s->value_type;
+	s->threshold = opts->threshold;
+	s->alpha = opts->alpha;
+	s->min_samples = opts->min_samples > 0 ? opts->min_samples : 0;
+	/* a floor in time for costs that are times */
+	s->min_delta_ns = strcmp(s->unit, "nanoseconds") == 0 ? opts->min_delta_ns : 0;
+	s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
+	pv->noise_given = opts->noise >= 0;
+	/* testflame's run files sample on counter overflow */
+	pv->periodic = true;
+	for (size_t i = 0; i < pv->nruns; i++)
+		if (!tf_profile_meta(pv->runs[i].p, "sampler"))
+			pv->periodic = false;
+	s->correction = opts->correction;
+	s->confirmation = opts->confirmation ? tf_arena_strdup(pv->arena, opts->confirmation) : NULL;
+	s->origin = opts->origin ? tf_arena_strdup(pv->arena, opts->origin) : NULL;
+	s->separate_jobs = opts->separate_jobs;
+	s->base_runs = pv->nbase;
+	s->head_runs = pv->nhead;
+	for (size_t t = 0; t < pv->ninternal; t++)
+		for (size_t i = 0; i < pv->nruns; i++) {
+			const agg_test *at = &a->tests.v[t];
+			if (i < pv->nbase) {
+				s->base_cost += at->cost[i];
+				s->base_samples += (int64_t)llround(at->samples[i]);
+			} else {
+				s->head_cost += at->cost[i];
+				s->head_samples += (int64_t)llround(at->samples[i]);
 			}
-		s->base_cost /= (double)pv->nbase;
-		s->head_cost /= (double)pv->nhead;
-		tf_buf diff = TF_BUF_INIT;
-		tf_environment_diff(&diff, pv->runs[0].p, pv->runs[pv->nbase].p);
-		s->env_diff = diff.len ? tf_arena_strdup(pv->arena, diff.ptr) : NULL;
-		tf_buf_free(&diff);
-		made_by(s, pv);
-	}
+		}
+	s->base_cost /= (double)pv->nbase;
+	s->head_cost /= (double)pv->nhead;
+	tf_environment_diff(&diff, pv->runs[0].p, pv->runs[pv->nbase].p);
+	s->env_diff = diff.len ? tf_arena_strdup(pv->arena, diff.ptr) : NULL;
+	tf_buf_free(&diff);
+	made_by(s, pv);
+}
 
-	/* each test's cost, by the best measure both sides have */
-	{
-		bool time_event = strcmp(c->summary.unit, "nanoseconds") == 0;
-		for (size_t t = 0; t < pv->ninternal; t++)
-			measure_costs(&a.tests.v[t], pv, time_event);
-	}
+/* Each test's cost by the best measure both sides have, and the tests
+ * compared: all of them, or the one asked for (TF_ENOTFOUND when neither
+ * side has it); build steps apart, never a test. */
+static int list_tests(agg *a, const tf_compare_opts *opts)
+{
+	tf_comparison *c = a->c;
+	struct tf_compare_priv *pv = a->pv;
+	bool time_event = strcmp(c->summary.unit, "nanoseconds") == 0;
 
-	/* the tests: all of them, or the one asked for */
+	for (size_t t = 0; t < pv->ninternal; t++)
+		measure_costs(&a->tests.v[t], pv, time_event);
 	pv->test_id = tf_xcalloc(pv->ninternal + 1, sizeof(uint32_t));
 	c->tests = tf_xcalloc(pv->ninternal + 1, sizeof(tf_test_delta));
 	for (size_t t = 0; t < pv->ninternal; t++) {
 		const char *name = cmp_name(pv, pv->test_name[t]);
+		const agg_test *at = &a->tests.v[t];
 		if (opts->test && strcmp(opts->test, name) != 0)
 			continue;
 		if (strcmp(name, TF_BUILD_TEST) == 0) {
 			/* build steps met on the way: reported apart, never a test */
 			tf_test_side b, h;
-			fill_side(&b, &a.tests.v[t], pv, 0);
-			fill_side(&h, &a.tests.v[t], pv, 1);
+			fill_side(&b, at, pv, 0);
+			fill_side(&h, at, pv, 1);
 			c->summary.build_base_cost = b.cost;
 			c->summary.build_head_cost = h.cost;
 			continue;
 		}
 		tf_test_delta *d = &c->tests[c->ntests];
-		const agg_test *at = &a.tests.v[t];
 		d->name = name;
 		fill_side(&d->base, at, pv, 0);
 		fill_side(&d->head, at, pv, 1);
@@ -1202,35 +1204,37 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		d->outside = strcmp(name, TF_OUTSIDE_TEST) == 0;
 		pv->test_id[c->ntests++] = (uint32_t)t;
 	}
-	if (opts->test && c->ntests == 0) {
-		rc = tf_error_set(TF_ENOTFOUND, "no test '%s' in the base or the head", opts->test);
-		goto done;
+	if (opts->test && c->ntests == 0)
+		return tf_error_set(TF_ENOTFOUND, "no test '%s' in the base or the head", opts->test);
+	return 0;
+}
+
+/* The judged tests in the report's order (their internal ids with them),
+ * and the verdicts counted; the work outside the tests is shown, not
+ * counted, unless the gate takes it. */
+static void order_tests(tf_comparison *c, const tf_compare_opts *opts)
+{
+	struct tf_compare_priv *pv = c->priv;
+	size_t n = c->ntests;
+	struct pair { tf_test_delta d; uint32_t id; } *tmp = tf_xmalloc((n + 1) * sizeof(*tmp));
+
+	for (size_t i = 0; i < n; i++) {
+		c->tests[i].attention = tf_compare_attention(
+			&c->tests[i], tf_test_threshold(&c->tests[i], opts->threshold),
+			opts->gate_outside);
+		tmp[i].d = c->tests[i];
+		tmp[i].id = pv->test_id[i];
 	}
-	judge(c, &a, opts);
-	/* sort tests and their internal ids together */
-	{
-		size_t n = c->ntests;
-		for (size_t i = 0; i < n; i++)
-			c->tests[i].attention = tf_compare_attention(
-				&c->tests[i], tf_test_threshold(&c->tests[i], opts->threshold),
-				opts->gate_outside);
-		struct pair { tf_test_delta d; uint32_t id; } *tmp = tf_xmalloc((n + 1) * sizeof(*tmp));
-		for (size_t i = 0; i < n; i++) {
-			tmp[i].d = c->tests[i];
-			tmp[i].id = pv->test_id[i];
-		}
-		qsort(tmp, n, sizeof(*tmp), by_report_order);
-		for (size_t i = 0; i < n; i++) {
-			c->tests[i] = tmp[i].d;
-			pv->test_id[i] = tmp[i].id;
-		}
-		free(tmp);
+	qsort(tmp, n, sizeof(*tmp), by_report_order);
+	for (size_t i = 0; i < n; i++) {
+		c->tests[i] = tmp[i].d;
+		pv->test_id[i] = tmp[i].id;
 	}
+	free(tmp);
 	c->summary.ntests = 0;
 	c->summary.gate_outside = opts->gate_outside;
-	for (size_t i = 0; i < c->ntests; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const tf_test_delta *t = &c->tests[i];
-		/* the work outside the tests is shown, not counted as a test */
 		if (t->outside && !opts->gate_outside)
 			continue;
 		c->summary.ntests++;
@@ -1238,19 +1242,51 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		if (t->verdict != TF_VERDICT_NEW && t->verdict != TF_VERDICT_GONE)
 			c->summary.measured[t->measure]++;
 	}
-	tf_cmp_function_deltas(c, opts->top_functions);
+}
 
-done:
-	for (size_t t = 0; t < a.tests.n; t++) {
-		free(a.tests.v[t].cost);
-		free(a.tests.v[t].samples);
-		free(a.tests.v[t].exact);
-		free(a.tests.v[t].quantum);
-		free(a.tests.v[t].mcost);
-		free(a.tests.v[t].ran);
+static void agg_clear(agg *a)
+{
+	for (size_t t = 0; t < a->tests.n; t++) {
+		free(a->tests.v[t].cost);
+		free(a->tests.v[t].samples);
+		free(a->tests.v[t].exact);
+		free(a->tests.v[t].quantum);
+		free(a->tests.v[t].mcost);
+		free(a->tests.v[t].ran);
 	}
-	tf_vec_free(&a.tests);
-	tf_vec_free(&a.name_test);
+	tf_vec_free(&a->tests);
+	tf_vec_free(&a->name_test);
+}
+
+int tf_compare(tf_comparison **out, const tf_compare_side *base,
+	       const tf_compare_side *head, const tf_compare_opts *opts)
+{
+	tf_compare_opts defaults;
+	tf_comparison *c;
+	agg a;
+	int rc;
+
+	*out = NULL;
+	if (!opts) {
+		tf_compare_opts_init(&defaults);
+		opts = &defaults;
+	}
+	if ((rc = check_opts(base, head, opts)))
+		return rc;
+	c = comparison_new(base, head);
+	memset(&a, 0, sizeof(a));
+	a.c = c;
+	a.pv = c->priv;
+	if (!(rc = read_runs(&a, opts))) {
+		summarize(&a, opts);
+		rc = list_tests(&a, opts);
+	}
+	if (!rc) {
+		judge(c, &a, opts);
+		order_tests(c, opts);
+		tf_cmp_function_deltas(c, opts->top_functions);
+	}
+	agg_clear(&a);
 	if (rc) {
 		tf_comparison_free(c);
 		return rc;

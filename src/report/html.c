@@ -653,16 +653,12 @@ int rp_html_render(tf_buf *out, rp_ctx *x, const rp_tree *forest)
 
 int tf_report_html(tf_buf *out, const tf_comparison *c, const tf_report_opts *o)
 {
-	rp_ctx x;
-	rp_tree t;
-	int rc;
+	rp_view v;
+	int rc = rp_view_begin(&v, c, o, TF_EACH_TEST);
 
-	rp_ctx_init(&x, c, o);
-	if ((rc = rp_tree_build(&t, c, TF_EACH_TEST)) == 0) {
-		rc = rp_html_render(out, &x, &t);
-		rp_tree_free(&t);
-	}
-	rp_ctx_free(&x);
+	if (rc == 0)
+		rc = rp_html_render(out, &v.x, &v.t);
+	rp_view_end(&v);
 	return rc;
 }
 
@@ -673,7 +669,7 @@ int tf_report_profile_html(tf_buf *out, const tf_profile *p, size_t value, const
 	int rc = rp_single_begin(&s, p, value, test, name, o, TF_EACH_TEST);
 
 	if (rc == 0)
-		rc = rp_html_render(out, &s.x, &s.t);
+		rc = rp_html_render(out, &s.v.x, &s.v.t);
 	rp_single_end(&s);
 	return rc;
 }

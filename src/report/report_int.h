@@ -124,17 +124,28 @@ void rp_sha256(uint8_t out[32], const void *data, size_t len);
 void rp_base64(tf_buf *b, const uint8_t *data, size_t len);
 
 /*
+ * What a page or an image renders of a comparison: its context and its
+ * tree of `tree` (a test's index, TF_EACH_TEST or TF_ALL_TESTS). Freed by
+ * rp_view_end(), whatever the result.
+ */
+typedef struct {
+	rp_ctx x;
+	rp_tree t;
+	bool have_ctx, have_tree;
+} rp_view;
+
+int rp_view_begin(rp_view *v, const tf_comparison *c, const tf_report_opts *o, size_t tree);
+void rp_view_end(rp_view *v);
+
+/*
  * A single profile seen through the comparison machinery: the profile
- * compared with itself (value column `value`, only `test` when set), a
- * context in single mode titled `name`, and its tree of `tree` (a test's
- * index, TF_EACH_TEST or TF_ALL_TESTS), for a page or an image to render.
- * Freed by rp_single_end(), whatever the result.
+ * compared with itself (value column `value`, only `test` when set), and
+ * its view (v) in single mode titled `name`, of `tree`. Freed by
+ * rp_single_end(), whatever the result.
  */
 typedef struct {
 	tf_comparison *c;
-	rp_ctx x;
-	rp_tree t;
-	bool have_tree;
+	rp_view v;
 } rp_single;
 
 int rp_single_begin(rp_single *s, const tf_profile *p, size_t value, const char *test,
