@@ -76,8 +76,17 @@ GEN_ASSETS := $(BUILD)/gen/report_assets.c
 # The helpers handed to test runners (the pytest plugin), embedded verbatim.
 RUNNER_ASSETS := contrib/pytest_testflame.py
 GEN_RUNNER_ASSETS := $(BUILD)/gen/runner_assets.c
+# The allocation sampler (SPEC §10): a library testflame preloads into the
+# command's processes, built apart (no testflame code, no sanitizer), put
+# beside the binary and embedded in it; execcheck.c is in both.
+PRELOAD_SRCS := src/record/preload/tfalloc.c src/record/preload/execcheck.c
+PRELOAD   := $(BUILD)/libtestflame-alloc.so
+PRELOAD_FLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -fPIC -shared -fvisibility=hidden \
+	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-builtin -ftls-model=initial-exec \
+	-Wl,-z,nodelete -Wl,-soname,libtestflame-alloc.so
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_C:.c=.o) $(BUILD)/gen/report_assets.o \
-	$(BUILD)/gen/runner_assets.o
+	$(BUILD)/gen/runner_assets.o $(BUILD)/gen/alloc_preload.o \
+	$(BUILD)/src/record/preload/execcheck.o
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libtestflame.a
 BIN       := $(BUILD)/testflame
@@ -119,7 +128,7 @@ FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/%)
 	fuzz-targets install clean
 .DEFAULT_GOAL := all
 
-all: $(BIN)
+all: $(BIN) $(PRELOAD)
 
 $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: src/profile/%.proto
 	@mkdir -p $(BUILD)/gen
@@ -150,6 +159,20 @@ $(GEN_RUNNER_ASSETS): $(RUNNER_ASSETS) src/attribute/embed.sh
 	$(Q)sh src/attribute/embed.sh $(RUNNER_ASSETS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/runner_assets.o: $(GEN_RUNNER_ASSETS)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(PRELOAD): $(PRELOAD_SRCS) $(wildcard src/record/preload/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PRELOAD_FLAGS) $(WARN) -o $@ $(PRELOAD_SRCS) -ldl -lm -pthread
+
+$(BUILD)/gen/alloc_preload.c: $(PRELOAD) src/record/preload/embed.sh
+	@mkdir -p $(BUILD)/gen
+	@echo "  EMBED   $(PRELOAD)"
+	$(Q)sh src/record/preload/embed.sh tf_alloc_preload $(PRELOAD) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/alloc_preload.o: $(BUILD)/gen/alloc_preload.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -302,6 +325,8 @@ fuzz: fuzz-build
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/testflame
+	install -d $(DESTDIR)$(PREFIX)/lib/testflame
+	install -m 644 $(PRELOAD) $(DESTDIR)$(PREFIX)/lib/testflame/libtestflame-alloc.so
 
 clean:
 	rm -rf $(BUILD)

@@ -49,6 +49,8 @@ typedef struct {
 	long baseline_repeat; /* runs of a run that saves a baseline, 1..1000; 0 unset */
 	char *against;        /* --against REV */
 	char *store;          /* "git", "git:REMOTE", "dir:PATH", "pyroscope:URL" */
+	int memory;           /* measure each test's memory (the allocation
+			       * sampler); TF_CONFIG_UNSET, 0, 1 */
 
 	struct {
 		int markers;      /* TF_CONFIG_UNSET, 0, 1 */
@@ -74,6 +76,12 @@ typedef struct {
 					 * (`confidence: 0.95` is alpha 0.05) */
 		double min_delta_ns;    /* the least change of a test's time a run
 					 * that counts, >= 0; -1 unset */
+		/* gate.memory: judge each test's allocations too (true, or a
+		 * mapping of its thresholds); TF_CONFIG_UNSET, 0, 1. Its
+		 * threshold (percent) and the least change in bytes that
+		 * counts; -1 unset */
+		int memory;
+		double memory_threshold, memory_min_bytes;
 	} gate;
 
 	struct {
@@ -116,6 +124,10 @@ extern const char *const tf_config_report_formats[];
 /* A duration as gate.min_delta and --min-delta take it: a number and
  * its unit (ns, us, ms, s), or 0; nanoseconds in `*ns`. false: not one. */
 bool tf_config_parse_duration(const char *s, double *ns);
+
+/* A size as gate.memory.min_bytes takes it: a number of bytes, or with K,
+ * M or G (KiB, MiB, GiB: powers of 1024). false: not one. */
+bool tf_config_parse_size(const char *s, double *bytes);
 
 /* Whether `s` is a value gate.confirm takes (--confirm too). */
 bool tf_config_confirm_ok(const char *s);

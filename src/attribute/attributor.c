@@ -30,6 +30,7 @@
  * command is then the test.
  */
 #include "attributor.h"
+#include "memory.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -87,6 +88,7 @@ struct proc {
 	bool has_cost, cost_lost;
 	bool shared;           /* some of its samples went to another test */
 	bool exited;
+	bool alloc_seen;       /* its program ran the allocation sampler */
 };
 
 struct test_acc {
@@ -175,6 +177,12 @@ struct tf_attributor {
 	tf_htab child_index;
 	TF_VEC(uint8_t) has_children;     /* by parent strid */
 	uint64_t helper_samples;          /* frames that named a helper, not a test */
+	/* memory (the recording measured it): each test's, the run's notes,
+	 * and the programs that ran without the allocation sampler */
+	tf_memacc *mem;
+	TF_VEC(char *) notes;
+	TF_VEC(tf_strid) unsampled;
+	size_t nunsampled;
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -296,6 +304,12 @@ void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mo
 void tf_attributor_set_time_event(tf_attributor *a, bool time_event)
 {
 	a->time_event = time_event;
+}
+
+void tf_attributor_set_memory(tf_attributor *a)
+{
+	if (!a->mem)
+		a->mem = tf_memacc_new();
 }
 
 /*
@@ -519,6 +533,11 @@ void tf_attributor_free(tf_attributor *a)
 	tf_htab_free(&a->child_index);
 	tf_vec_free(&a->has_children);
 	tf_frame_rules_free(a->frames);
+	tf_memacc_free(a->mem);
+	for (size_t i = 0; i < a->notes.n; i++)
+		free(a->notes.v[i]);
+	tf_vec_free(&a->notes);
+	tf_vec_free(&a->unsampled);
 	free(a);
 }
 
@@ -753,6 +772,8 @@ static void close_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64
 			a->open_name.n--;
 			a->open_start.n--;
 			a->open_cpu.n--;
+			if (a->mem)
+				tf_memacc_test_end(a->mem, name);
 			return;
 		}
 	}
@@ -861,8 +882,34 @@ static bool name_pending(tf_attributor *a, const struct proc *pr)
 	return strlen(comm) >= 15 || comm_says_nothing(comm);
 }
 
+/* The programs that ran without the allocation sampler (static, setuid,
+ * Go): a few names for the note, and how many. */
+static void note_unsampled(tf_attributor *a, tf_strid name)
+{
+	for (size_t i = 0; i < a->unsampled.n; i++)
+		if (a->unsampled.v[i] == name)
+			return;
+	a->nunsampled++;
+	if (a->unsampled.n < 5)
+		tf_vec_push(&a->unsampled, name);
+}
+
+/* A process image is over (its process exec'd another program, or
+ * exited): its sampled blocks go, and a test program that did not run
+ * the allocation sampler is noted. */
+static void image_done(tf_attributor *a, struct proc *pr)
+{
+	if (!a->mem)
+		return;
+	tf_memacc_exit(a->mem, pr->pid);
+	if (pr->execd && !pr->alloc_seen && pr->below_root && classify(a, pr) == ROLE_PROGRAM)
+		note_unsampled(a, pr->name);
+}
+
 static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, uint64_t t)
 {
+	image_done(a, pr);
+	pr->alloc_seen = false;
 	pr->name = tf_profile_intern(a->p, comm);
 	pr->exec_named = true;
 	pr->execd = true;
@@ -872,6 +919,8 @@ static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, ui
 	pr->test_root = false;
 	pr->start = t;
 }
+
+static void on_memory(tf_attributor *a, const tf_rec_event *ev);
 
 void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 {
@@ -936,6 +985,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 				proc_test(a, pr, 0);
 				pr = &a->procs.v[idx];
 			}
+			if (pr && !pr->exited)
+				image_done(a, pr);
 			if (pr)
 				pr->exited = true;
 			if (pr && pr->test_root && pr->test) {
@@ -1004,6 +1055,11 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 	case TF_REC_MARKER:
 		on_marker(a, ev);
 		break;
+	case TF_REC_ALLOC_COUNT:
+	case TF_REC_ALLOC_PROC:
+	case TF_REC_NOTE:
+		on_memory(a, ev);
+		break;
 	default:
 		break;
 	}
@@ -1015,8 +1071,14 @@ tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid)
 	return pr ? pr->name : a->unknown;
 }
 
-tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
-			      const uint32_t *locs, size_t n, int64_t value, int *source)
+/*
+ * The test of an event of thread ev->tid of process ev->pid at ev->time,
+ * by SPEC §4's sources in order; frames only when `locs` is given (a
+ * sample's stack). `*src` gets the SRC_* that decided. A CPU sample
+ * (`cpu`) also marks its process as shared when another source took it.
+ */
+static tf_strid decide(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs, size_t n,
+		       bool cpu, int *src_out)
 {
 	tf_strid test = 0;
 	int src = SRC_COMMAND;
@@ -1042,14 +1104,15 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 		test = marker_test(a, ev);
 		src = SRC_MARKERS;
 	}
-	if (!test && a->frames) {
+	if (!test && a->frames && locs) {
 		tf_frame_rules_set_cwd(a->frames, pr ? pr->cwd : NULL);
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
 		if (test && a->gfirst.n)
 			test = gtest_resolve(a, test, ev->time);
 		if (test && ptest && !frame_test_plausible(a, ptest, test)) {
-			a->helper_samples++;
+			if (cpu)
+				a->helper_samples++;
 			test = 0; /* the program's own test, below */
 		}
 	}
@@ -1062,26 +1125,88 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 		src = a->outside_default ? SRC_OUTSIDE : SRC_COMMAND;
 	}
 	if (ptest && test != ptest && ptest != a->build_test) {
-		acc(a, ptest)->claimed++;
+		if (cpu)
+			acc(a, ptest)->claimed++;
 		if (!acc(a, test)->parent && test != a->default_test)
 			acc(a, test)->parent = ptest;
 	}
-	if (pr && test != (ptest ? ptest : a->default_test) && !pr->shared) {
+	if (cpu && pr && test != (ptest ? ptest : a->default_test) && !pr->shared) {
 		size_t idx = (size_t)(pr - a->procs.v);
 		a->procs.v[idx].shared = true;
-		pr = &a->procs.v[idx];
 	}
 	struct test_acc *ta = acc(a, test);
 	ta->listed = true;
+	if (ta->source < 0 || src < ta->source)
+		ta->source = src;
+	*src_out = src;
+	return test;
+}
+
+tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
+			      const uint32_t *locs, size_t n, int64_t value, int *source)
+{
+	tf_strid test = decide(a, ev, locs, n, true, source);
+	struct test_acc *ta = acc(a, test);
 	if (!ta->samples)
 		ta->first = ev->time;
 	ta->samples++;
 	ta->value += value;
 	ta->last = ev->time;
-	if (ta->source < 0 || src < ta->source)
-		ta->source = src;
-	*source = src;
 	return test;
+}
+
+tf_strid tf_attributor_alloc(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,
+			     size_t n)
+{
+	int src;
+	return decide(a, ev, locs, n, false, &src);
+}
+
+void tf_attributor_alloc_block(tf_attributor *a, const tf_rec_event *ev, tf_strid test,
+			       uint64_t bytes, uint32_t sample)
+{
+	if (a->mem)
+		tf_memacc_alloc(a->mem, ev->pid, ev->sample.alloc->ptr, test, bytes, sample);
+}
+
+bool tf_attributor_alloc_free(tf_attributor *a, const tf_rec_event *ev, uint32_t *sample,
+			      uint64_t *bytes)
+{
+	return a->mem && tf_memacc_release(a->mem, ev->pid, ev->alloc_free.ptr, sample, bytes);
+}
+
+/* Memory side-band: counts, process images, notes. */
+static void on_memory(tf_attributor *a, const tf_rec_event *ev)
+{
+	int src;
+
+	if (!a->mem)
+		return;
+	switch (ev->type) {
+	case TF_REC_ALLOC_COUNT:
+		tf_memacc_count(a->mem, decide(a, ev, NULL, 0, false, &src), ev->alloc_count.allocs,
+				ev->alloc_count.bytes, ev->alloc_count.frees);
+		break;
+	case TF_REC_ALLOC_PROC: {
+		struct proc *pr = proc_get(a, ev->pid);
+		pr->alloc_seen = ev->alloc_proc.flags == 0;
+		/* the resident set is a process's: its process test's (or the
+		 * command's, or the harness's outside the tests) */
+		tf_strid test = decide(a, ev, NULL, 0, false, &src);
+		if (ev->alloc_proc.hwm_kb && src != SRC_MARKERS && src != SRC_FRAMES)
+			tf_memacc_rss(a->mem, test, ev->alloc_proc.hwm_kb);
+		break;
+	}
+	case TF_REC_NOTE:
+		for (size_t i = 0; i < a->notes.n; i++)
+			if (strcmp(a->notes.v[i], ev->note.text) == 0)
+				return;
+		if (a->notes.n < 16)
+			tf_vec_push(&a->notes, tf_xstrdup(ev->note.text));
+		break;
+	default:
+		break;
+	}
 }
 
 static const char *const source_names[] = { "markers", "frames", "process", "command", "build",
@@ -1197,6 +1322,46 @@ static void rename_string(tf_profile *p, tf_strid id, const char *s)
 	tf_htab_clear(&p->strings.index); /* rebuilt when next needed */
 }
 
+/* The run's notes (meta note.N, after those already there) of what the
+ * allocation sampler could not measure, and why. */
+static void memory_notes(tf_attributor *a, void *keys_, void *values_)
+{
+	TF_VEC(char *) *keys = keys_, *values = values_;
+	size_t n = 0;
+	char key[32];
+
+	if (!a->mem)
+		return;
+	for (;;) {
+		snprintf(key, sizeof(key), "note.%zu", n + 1);
+		bool taken = tf_profile_meta(a->p, key) != NULL;
+		for (size_t i = 0; i < keys->n && !taken; i++)
+			taken = strcmp(keys->v[i], key) == 0;
+		if (!taken)
+			break;
+		n++;
+	}
+	for (size_t i = 0; i < a->notes.n; i++) {
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xstrdup(a->notes.v[i]));
+	}
+	if (a->nunsampled) {
+		tf_buf names = TF_BUF_INIT;
+		for (size_t i = 0; i < a->unsampled.n; i++)
+			tf_buf_printf(&names, "%s%s", i ? ", " : "", tf_profile_str(a->p, a->unsampled.v[i]));
+		if (a->nunsampled > a->unsampled.n)
+			tf_buf_printf(&names, " and %zu more", a->nunsampled - a->unsampled.n);
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xasprintf(
+			"%zu test program%s ran without the allocation sampler (%s): static "
+			"binaries (Go's, whose runtime allocates apart from malloc), setuid "
+			"programs, or programs started without LD_PRELOAD; %s allocations "
+			"are not counted", a->nunsampled, a->nunsampled == 1 ? "" : "s", names.ptr,
+			a->nunsampled == 1 ? "its" : "their"));
+		tf_buf_free(&names);
+	}
+}
+
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 {
 	size_t ntests = 0, found = 0;
@@ -1208,6 +1373,10 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 	while (a->open_key.n)
 		close_interval(a, a->open_key.v[a->open_key.n - 1],
 			       a->open_name.v[a->open_name.n - 1], end_time, 0);
+	/* and so did the last images of processes still running */
+	for (size_t i = 0; a->mem && i < a->procs.n; i++)
+		if (!a->procs.v[i].exited)
+			image_done(a, &a->procs.v[i]);
 	/* every process has its test, those still running at the end too */
 	if (a->sources & TF_SOURCE_PROCESSES)
 		for (size_t i = 0; i < a->procs.n; i++)
@@ -1294,6 +1463,8 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		m.nested = ta->nested;
 		if (ta->parent)
 			m.parent = (char *)tf_profile_str(a->p, ta->parent);
+		if (a->mem)
+			tf_memacc_meta(a->mem, (tf_strid)i, &m);
 		/* set at once below: one by one, each would search the others */
 		tf_buf v = TF_BUF_INIT;
 		tf_test_meta_format(&v, &m);
@@ -1302,6 +1473,7 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		tf_buf_free(&v);
 		ntests++;
 	}
+	memory_notes(a, &keys, &values);
 	tf_profile_set_metas(a->p, keys.v, values.v, keys.n);
 	for (size_t i = 0; i < keys.n; i++) {
 		free(keys.v[i]);

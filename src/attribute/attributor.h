@@ -23,10 +23,12 @@ void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mo
 /* The recorded event counts time (cpu-clock): a process's cost is its
  * threads' time on a CPU, from the context switches, when recorded. */
 void tf_attributor_set_time_event(tf_attributor *a, bool time_event);
+/* The recording measured memory: account its events (memory.c). */
+void tf_attributor_set_memory(tf_attributor *a);
 void tf_attributor_free(tf_attributor *a);
 
 /* Side-band in time order: COMM, FORK, EXIT, CMDLINE, MARKER, PROC_EXIT,
- * THREAD_COST, SWITCH. */
+ * THREAD_COST, SWITCH, ALLOC_COUNT, ALLOC_PROC, NOTE. */
 void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev);
 
 /* The program name of `pid` (the `process` label). */
@@ -36,6 +38,17 @@ tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid);
  * `locs`; `*source` gets the SRC_* that decided. Accounts the sample. */
 tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 			      const uint32_t *locs, size_t n, int64_t value, int *source);
+
+/* The test of a sampled allocation (TF_REC_ALLOC) whose stack is `locs`;
+ * then its block, once it is in the profile as sample `sample` standing
+ * for `bytes`; and a freed block: true when it lowers that sample's
+ * inuse_space (`*sample`) by `*bytes`. */
+tf_strid tf_attributor_alloc(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,
+			     size_t n);
+void tf_attributor_alloc_block(tf_attributor *a, const tf_rec_event *ev, tf_strid test,
+			       uint64_t bytes, uint32_t sample);
+bool tf_attributor_alloc_free(tf_attributor *a, const tf_rec_event *ev, uint32_t *sample,
+			      uint64_t *bytes);
 
 /* Write test.<NAME>=... metadata; returns the number of tests. */
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time);

@@ -46,6 +46,11 @@ const tf_option *tf_record_cli_options(tf_record_cli *o)
 			   "user stack copied per sample for DWARF unwinding (default 8192)", 512, 65000),
 		TF_OPT_FLAG(0, "no-python-frames", &o->no_python_frames,
 			    "keep CPython processes' samples native: do not read the interpreter's own frames"),
+		TF_OPT_FLAG(0, "memory", &o->memory,
+			    "measure each test's allocations and peak memory (testflame's allocation "
+			    "sampler, preloaded; default: memory: in .testflame.yml, or gate.memory)"),
+		TF_OPT_STRING(0, "memory-rate", &o->memory_rate, "BYTES",
+			      "mean bytes allocated between two sampled allocations (default 512KiB)"),
 		TF_OPT_STRING(0, "test", &o->test, "NAME",
 			      "the test name of samples no other source attributes"),
 		TF_OPT_LIST(0, "runner-report", &o->runner_reports, "PATH",
@@ -144,6 +149,15 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 	o->ro.python = !o->no_python_frames;
+	o->ro.memory = o->memory || tf_config_bool(cfg->memory, false) ||
+		       tf_config_bool(cfg->gate.memory, false);
+	if (o->memory_rate) {
+		double rate;
+		if (!tf_config_parse_size(o->memory_rate, &rate) || rate < 1 || rate > 1e9)
+			return tf_usage_error(usage, "--memory-rate must be a size from 1 byte to "
+					      "1GiB, such as 512KiB, not '%s'", o->memory_rate);
+		o->ro.alloc_rate = (unsigned)rate;
+	}
 
 	o->sources = TF_SOURCE_ALL;
 	if (o->split && tf_attribute_parse_sources(o->split, &o->sources))

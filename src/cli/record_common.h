@@ -22,6 +22,8 @@ typedef struct {
 	int verbose;
 	bool quiet;
 	bool no_python_frames;   /* --no-python-frames */
+	bool memory;             /* --memory */
+	const char *memory_rate; /* --memory-rate */
 	bool needs_git;          /* run: git context problems are warnings */
 	const char *target_branch; /* run --target: the merge-base's other side */
 	struct tf_strlist runner_reports; /* --runner-report */

@@ -23,6 +23,9 @@ const char *tf_cgroup_path(const tf_cgroup *cg);
 int tf_cgroup_fd(const tf_cgroup *cg);
 /* Move process `pid` into it; its children are born there. */
 int tf_cgroup_add(tf_cgroup *cg, pid_t pid);
+/* The most memory its processes held at once (memory.peak, bytes), 0
+ * where the memory controller does not count it. */
+uint64_t tf_cgroup_memory_peak(const tf_cgroup *cg);
 /* Remove it: what still lives there (a daemon the suite left) goes back
  * to the parent cgroup first. NULL is a no-op. */
 void tf_cgroup_free(tf_cgroup *cg);

@@ -24,9 +24,10 @@ typedef struct {
 	char *const *extra_env;
 	const char *cwd;           /* NULL: testflame's own */
 	const sigset_t *orig_mask; /* the signal mask the command must get */
-	const char *remove_dir[2]; /* directories (the markers', the runners'
-				    * reports), removed with what they hold by the
-				    * guard when testflame dies before the command */
+	const char *remove_dir[3]; /* directories (the markers', the runners'
+				    * reports, the allocation sampler's), removed
+				    * with what they hold by the guard when
+				    * testflame dies before the command */
 	const char *cgroup_dir;    /* the command's cgroup, removed (empty) then too */
 } tf_launch_opts;
 

@@ -14,6 +14,7 @@
  * the command, which shares our process group, so it is not sent twice;
  * one sent to testflame alone (kill(1), a CI runner) is forwarded.
  */
+#include "alloc.h"
 #include "cgroup.h"
 #include "launch.h"
 #include "markers.h"
@@ -349,6 +350,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	TF_VEC(char *) env = { 0 };
 	char *marker_env = NULL, *stopped = NULL;
 	int nice_before = INT_MIN;
+	tf_alloc *alloc = NULL;
 
 	*out = NULL;
 	memset(&lc, 0, sizeof(lc));
@@ -376,7 +378,6 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	} else {
 		rc = tf_launch_resolve(&path, o.argv[0]);
 	}
-	free(path);
 	if (rc) {
 		/* like a shell: 127 for a missing command, 126 for one we cannot run */
 		rec->info.exec_failed = true;
@@ -385,6 +386,12 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		return 0;
 	}
 	rc = tf_spool_open(&rec->spool);
+	/* the allocation sampler, preloaded where the command lets it */
+	if (!rc && o.memory)
+		rc = tf_alloc_open(&alloc, o.alloc_rate,
+				   o.callgraph == TF_CALLGRAPH_FP ? 0 : o.stack_bytes, path);
+	free(path);
+	path = NULL;
 	if (rc)
 		goto fail;
 	lc.rec = rec;
@@ -398,6 +405,8 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		marker_env = tf_markers_env(lc.markers);
 		tf_vec_push(&env, marker_env);
 	}
+	for (char *const *e = alloc ? tf_alloc_env(alloc) : NULL; e && *e; e++)
+		tf_vec_push(&env, *e);
 	if (o.python)
 		tf_pyread_new(&lc.py, rec, &o);
 	tf_vec_push(&env, NULL);
@@ -427,12 +436,14 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	}
 	iofd = signalfd(-1, &ioset, SFD_CLOEXEC | SFD_NONBLOCK);
 
+	memset(&lo, 0, sizeof(lo));
 	lo.argv = o.argv;
 	lo.extra_env = env.v;
 	lo.cwd = o.cwd;
 	lo.orig_mask = &orig;
 	lo.remove_dir[0] = lc.markers ? tf_markers_dir(lc.markers) : NULL;
 	lo.remove_dir[1] = o.scratch_dir;
+	lo.remove_dir[2] = alloc ? tf_alloc_dir(alloc) : NULL;
 	/* a cgroup of the command's own, which the events follow (perf.c);
 	 * --follow inherit copies them into every process instead, as perf
 	 * record does */
@@ -553,8 +564,17 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	perf = NULL;
 	tf_launch_free(launch);
 	launch = NULL;
+	if (cg && o.memory)
+		rec->info.cgroup_peak = tf_cgroup_memory_peak(cg);
 	tf_cgroup_free(cg);
 	cg = NULL;
+	/* what the sampler's files say, before the spool closes */
+	if (alloc && !stopped && tf_alloc_collect(alloc, rec->spool, &rec->info) != 0) {
+		stopped = tf_xstrdup(tf_error_last());
+		rec->info.stopped = true;
+	}
+	tf_alloc_free(alloc);
+	alloc = NULL;
 	if (!stopped && tf_spool_finish(rec->spool) != 0) {
 		/* the last records did not fit: the command has run, say how */
 		stopped = tf_xstrdup(tf_error_last());
@@ -580,6 +600,8 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 fail:
 	if (nice_before != INT_MIN)
 		setpriority(PRIO_PROCESS, 0, nice_before);
+	free(path);
+	tf_alloc_free(alloc);
 	tf_markers_free(lc.markers);
 	tf_pyread_free(lc.py);
 	tf_vec_free(&env);

@@ -39,6 +39,21 @@ enum {
 	 *   u32 frames[2 * nframes] } : the Python stack of the sample of
 	 * `tid` at `time` (flags: 1 cut, 2 partial), written before it */
 	TF_SPOOL_PYSTACK = 71,
+	/* { u32 pid, tid; u64 time; u64 size, ptr, rate; u32 nips, stack_len;
+	 *   u64 sp, bp, ip; u64 ips[nips]; u8 stack[stack_len] (padded) } : an
+	 * allocation the sampler took (alloc.c; ips[0] is the caller's pc) */
+	TF_SPOOL_ALLOC = 72,
+	/* { u32 pid, tid; u64 time; u64 ptr } : a sampled block freed */
+	TF_SPOOL_ALLOC_FREE = 73,
+	/* { u32 pid, tid; u64 time; u64 allocs, bytes, frees; u32 kind, pad } :
+	 * a thread's allocations since its previous count, exact */
+	TF_SPOOL_ALLOC_COUNT = 74,
+	/* { u32 pid, flags; u64 time, hwm_kb, end; char program[] NUL } : a
+	 * process image that ran the sampler from `time` (flags: why it
+	 * counted nothing), its peak resident set (0 unknown) */
+	TF_SPOOL_ALLOC_PROC = 75,
+	/* { u32 pid, tid; u64 time; char text[] NUL } : for the run's notes */
+	TF_SPOOL_NOTE = 76,
 };
 
 
