@@ -321,6 +321,8 @@ typedef struct tf_rec_event {
 		} alloc_proc;
 		struct {
 			const char *text;
+			bool exec;            /* why the program `pid` execs next
+					       * runs without the allocation sampler */
 		} note;
 	};
 } tf_rec_event;

@@ -89,6 +89,7 @@ struct proc {
 	bool shared;           /* some of its samples went to another test */
 	bool exited;
 	bool alloc_seen;       /* its program ran the allocation sampler */
+	bool aside_said;       /* a note said why its next program will not */
 };
 
 struct test_acc {
@@ -909,7 +910,8 @@ static void image_done(tf_attributor *a, struct proc *pr)
 static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, uint64_t t)
 {
 	image_done(a, pr);
-	pr->alloc_seen = false;
+	pr->alloc_seen = pr->aside_said;
+	pr->aside_said = false;
 	pr->name = tf_profile_intern(a->p, comm);
 	pr->exec_named = true;
 	pr->execd = true;
@@ -1189,7 +1191,7 @@ static void on_memory(tf_attributor *a, const tf_rec_event *ev)
 		break;
 	case TF_REC_ALLOC_PROC: {
 		struct proc *pr = proc_get(a, ev->pid);
-		pr->alloc_seen = ev->alloc_proc.flags == 0;
+		pr->alloc_seen = true; /* when it counted nothing, a note says why */
 		/* the resident set is a process's: its process test's (or the
 		 * command's, or the harness's outside the tests) */
 		tf_strid test = decide(a, ev, NULL, 0, false, &src);
@@ -1198,6 +1200,10 @@ static void on_memory(tf_attributor *a, const tf_rec_event *ev)
 		break;
 	}
 	case TF_REC_NOTE:
+		/* the sampler stepped aside for the program the process execs
+		 * next, and said so */
+		if (ev->pid && ev->note.exec)
+			proc_get(a, ev->pid)->aside_said = true;
 		for (size_t i = 0; i < a->notes.n; i++)
 			if (strcmp(a->notes.v[i], ev->note.text) == 0)
 				return;

@@ -276,12 +276,13 @@ static void sample(reader *r, const struct tf_alloc_sample *in, const uint8_t *e
 	count(r, thread_of(r, in->h.tid), &in->counts, in->h.time, 0);
 }
 
-static void note(reader *r, uint32_t tid, uint64_t time, const char *text)
+static void note(reader *r, uint32_t tid, uint64_t time, const char *text, bool exec)
 {
 	struct {
 		uint32_t pid, tid;
 		uint64_t time;
-	} f = { r->pid, tid, time };
+		uint32_t exec, pad;
+	} f = { r->pid, tid, time, exec, 0 };
 	if (!r->rc)
 		r->rc = tf_spool_append_own(r->s, TF_SPOOL_NOTE, &f, sizeof(f), text, strlen(text));
 }
@@ -313,13 +314,15 @@ static void read_file(reader *r, const uint8_t *p, size_t len)
 	if (h->flags & TF_ALLOC_LIVE_FULL)
 		note(r, h->pid, h->start_ns, "a process held more sampled blocks at once than the "
 		     "sampler tracks (24,576): some frees were not matched, and its live heap "
-		     "looks larger than it was");
+		     "looks larger than it was", false);
 
 	uint64_t last = h->start_ns;
+	if (h->tail < len - TF_ALLOC_RECORDS)
+		len = TF_ALLOC_RECORDS + h->tail;
 	for (size_t off = TF_ALLOC_RECORDS; off + sizeof(struct tf_alloc_rec) <= len;) {
 		const struct tf_alloc_rec *rec = (const void *)(p + off);
 		if (rec->size < sizeof(*rec) || (rec->size & 7) || off + rec->size > len)
-			break; /* the end of what was written whole */
+			break; /* the end of what was written (type 0: being written) */
 		const uint8_t *end = p + off + rec->size;
 		if (rec->time > last)
 			last = rec->time;
@@ -350,11 +353,19 @@ static void read_file(reader *r, const uint8_t *p, size_t len)
 			}
 			break;
 		case TF_ALLOC_REC_NOTE: {
+			const struct tf_alloc_note *nt = (const void *)rec;
 			const char *text = (const char *)rec + sizeof(struct tf_alloc_note);
+			if (rec->size < sizeof(*nt))
+				break;
 			if (memchr(text, '\0', (size_t)((const char *)end - text))) {
-				char *msg = tf_xasprintf("%s: %s", program[0] ? program : "a process",
-							 text);
-				note(r, rec->tid, rec->time, msg);
+				char *msg = rec->pad ? tf_xasprintf("%s: %s", program[0] ? program
+									      : "a process", text)
+						     : tf_xstrdup(text);
+				/* a vfork child writes into its parent's file */
+				uint32_t pid = r->pid;
+				r->pid = nt->pid ? nt->pid : pid;
+				note(r, rec->tid, rec->time, msg, !rec->pad);
+				r->pid = pid;
 				free(msg);
 			}
 			break;
@@ -411,7 +422,7 @@ int tf_alloc_collect(tf_alloc *a, tf_spool *s, tf_record_info *info)
 	info->memory = true;
 	if (a->why_not) {
 		r.pid = 0;
-		note(&r, 0, 0, a->why_not);
+		note(&r, 0, 0, a->why_not, false);
 	}
 	d = opendir(a->data);
 	for (struct dirent *e; d && (e = readdir(d)) != NULL;)

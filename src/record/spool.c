@@ -652,12 +652,16 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		ev->alloc_proc.program = take_str(&c);
 		return ev->alloc_proc.program ? 1 : -1;
 	}
-	case TF_SPOOL_NOTE:
+	case TF_SPOOL_NOTE: {
+		uint32_t exec, pad;
 		ev->type = TF_REC_NOTE;
 		take32x2(&c, &ev->pid, &ev->tid);
 		ev->time = take64(&c);
+		take32x2(&c, &exec, &pad);
+		ev->note.exec = exec != 0;
 		ev->note.text = take_str(&c);
 		return ev->note.text ? 1 : -1;
+	}
 	case TF_SPOOL_PROC_EXIT: {
 		uint32_t st, pad;
 		ev->type = TF_REC_PROC_EXIT;

@@ -52,7 +52,9 @@ enum {
 	 * process image that ran the sampler from `time` (flags: why it
 	 * counted nothing), its peak resident set (0 unknown) */
 	TF_SPOOL_ALLOC_PROC = 75,
-	/* { u32 pid, tid; u64 time; char text[] NUL } : for the run's notes */
+	/* { u32 pid, tid; u64 time; u32 exec, pad; char text[] NUL } : for
+	 * the run's notes; exec: it says why the program process `pid` execs
+	 * next runs without the allocation sampler */
 	TF_SPOOL_NOTE = 76,
 };
 

@@ -4,13 +4,16 @@
  * file per process image, DIR/PID.N, in this layout. Plain C, no testflame
  * header: the preload links nothing of testflame.
  *
- *   [0, TF_ALLOC_RECORDS)  shared with the process (MAP_SHARED): the header
- *                          and one slot of exact counters per thread, which
- *                          the process updates in place, so the counts of a
- *                          process killed at any moment are in the file
- *   [TF_ALLOC_RECORDS, ..) records, appended with write(2) on an O_APPEND
- *                          descriptor, each whole: what was written stays
- *                          written whatever becomes of the process
+ *   [0, TF_ALLOC_RECORDS)  the header and one slot of exact counters per
+ *                          thread, which the process updates in place
+ *   [TF_ALLOC_RECORDS, ..) records, appended in place too
+ *
+ * The whole file is a shared mapping of the process (MAP_SHARED): what it
+ * wrote is in the file whatever becomes of the process, killed at any
+ * moment included. A writer reserves a record's room by moving `tail`
+ * (atomically), writes its size, its body, and its type last: a record
+ * of type 0 was being written when the process died, and is skipped by
+ * its size; a size of 0 ends the records.
  *
  * Every record starts with a tf_alloc_rec (type and size, 8-byte aligned)
  * and names its thread and its moment (CLOCK_MONOTONIC, the clock of the
@@ -28,6 +31,8 @@
 #define TF_ALLOC_SLOTS 1023
 #define TF_ALLOC_HEADER 4096
 #define TF_ALLOC_RECORDS (TF_ALLOC_HEADER + TF_ALLOC_SLOTS * 64)
+/* The most a process image writes: what its mapping reserves */
+#define TF_ALLOC_FILE_MAX (8ULL << 30)
 /* The environment testflame gives the command. */
 #define TF_ALLOC_ENV_DIR "TESTFLAME_ALLOC_DIR"     /* where the files go */
 #define TF_ALLOC_ENV_RATE "TESTFLAME_ALLOC_RATE"   /* mean bytes between samples */
@@ -57,6 +62,8 @@ struct tf_alloc_header {
 	uint32_t nslots, slots_used;  /* slots_used: claimed so far (atomic) */
 	uint64_t hwm_kb;              /* VmHWM at the process's exit, 0 unknown */
 	uint64_t end_ns;              /* when it exited through exit(), 0 unknown */
+	uint64_t tail;                /* bytes of records reserved (atomic) */
+	uint64_t backed;              /* bytes of the file with room on disk */
 	char program[256];            /* /proc/self/exe, for the notes */
 };
 
@@ -123,9 +130,12 @@ struct tf_alloc_free {
 	uint64_t ptr;
 };
 
-/* NOTE: then the text, NUL-terminated, padded to 8. */
+/* NOTE: then the text, NUL-terminated, padded to 8. h.pad is 1 when the
+ * note is about the process itself (its program names it), 0 when it is
+ * whole (about a program it starts). */
 struct tf_alloc_note {
 	struct tf_alloc_rec h;
+	uint32_t pid, pad;            /* the writer's (a vfork child's own) */
 };
 
 #endif

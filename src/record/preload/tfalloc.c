@@ -113,9 +113,6 @@ static int g_key_ok;
 
 /* this process image's file (created at its first allocation) */
 static int g_lock;
-static int g_fd = -1;
-static dev_t g_dev;
-static ino_t g_ino;
 static char g_path[PATH_MAX];
 static pid_t g_pid;
 static struct tf_alloc_header *g_hdr;
@@ -127,8 +124,8 @@ struct tstate {
 	uint32_t tid;
 	int in_hook;                  /* inside the sampler: calls pass through */
 	int resolving;                /* this thread resolves the symbols */
-	int64_t until;                /* bytes to the next sample */
-	uint32_t tick;                /* allocations since the clock was read */
+	int64_t until;                /* bytes to the next look (a sample, the clock) */
+	uint64_t sample_at;           /* the thread's bytes at its next sample */
 	uint64_t last_mark;
 	uint64_t rng;
 	uintptr_t stack_hi;           /* the top of the thread's stack, 0 unknown */
@@ -242,7 +239,7 @@ static size_t boot_size(const void *p)
 		if (!(var)) { *(void **)&(var) = (void *)(fallback); } \
 	} while (0)
 
-static void write_note(const char *text);
+static void write_note(const char *text, int about_self);
 
 static void configure(void);
 
@@ -285,6 +282,8 @@ static void *tfa_malloc(size_t n);
 
 static void thread_end(void *arg);
 
+static int have_file(void);
+
 static void configure(void)
 {
 	const char *dir = getenv(TF_ALLOC_ENV_DIR);
@@ -313,12 +312,15 @@ static void configure(void)
 		write_note(g_flags & TF_ALLOC_ASIDE_SANITIZER
 			   ? "a sanitizer's runtime owns malloc: allocations not counted"
 			   : "the program has its own malloc (an allocator or a sanitizer linked "
-			     "in): allocations not counted");
+			     "in): allocations not counted", 1);
 		return;
 	}
 	g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
 	pthread_atfork(NULL, NULL, atfork_child);
 	g_active = 1;
+	/* the file now, so that a program that allocates nothing is known
+	 * to have run the sampler */
+	have_file();
 }
 
 /* -- the file ------------------------------------------------------------- */
@@ -329,12 +331,30 @@ static void read_exe(char *out, size_t len)
 	out[n > 0 ? n : 0] = '\0';
 }
 
+/* Give the file room on disk up to `size`: fallocate, so a full disk is
+ * an error here and never a SIGBUS when a record's page is touched. By
+ * path, not by a descriptor kept open, which the program could close and
+ * reuse for a file of its own. */
+static int g_sparse;
+
+static int back(const char *path, uint64_t from, uint64_t size)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = g_sparse ? ftruncate(fd, (off_t)size)
+			  : fallocate(fd, 0, (off_t)from, (off_t)(size - from));
+	close(fd);
+	return rc;
+}
+
+#define BACK_STEP (1ULL << 20)
+
 /* Create this process image's file; g_lock held. */
 static int open_file(void)
 {
 	pid_t pid = getpid();
 	int fd = -1;
-	struct stat st;
 
 	for (unsigned n = 0; n < 1000 && fd < 0; n++) {
 		size_t at = put_str(g_path, 0, sizeof(g_path), g_dir);
@@ -342,20 +362,20 @@ static int open_file(void)
 		at = put_uint(g_path, at, sizeof(g_path), (uint64_t)pid);
 		at = put_str(g_path, at, sizeof(g_path), ".");
 		put_uint(g_path, at, sizeof(g_path), n);
-		fd = open(g_path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+		fd = open(g_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST)
 			return -1;
 	}
 	if (fd < 0)
 		return -1;
-	if (ftruncate(fd, TF_ALLOC_RECORDS) != 0 || fstat(fd, &st) != 0) {
-		close(fd);
-		unlink(g_path);
-		return -1;
-	}
-	void *m = mmap(NULL, TF_ALLOC_RECORDS, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *m = MAP_FAILED;
+	/* a file system without fallocate: room as the file grows */
+	if (fallocate(fd, 0, 0, TF_ALLOC_RECORDS + BACK_STEP) == 0 ||
+	    (errno == EOPNOTSUPP && (g_sparse = 1) && ftruncate(fd, TF_ALLOC_RECORDS + BACK_STEP) == 0))
+		m = mmap(NULL, TF_ALLOC_FILE_MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+			 fd, 0);
+	close(fd);
 	if (m == MAP_FAILED) {
-		close(fd);
 		unlink(g_path);
 		return -1;
 	}
@@ -367,14 +387,11 @@ static int open_file(void)
 	h->start_ns = now_ns();
 	h->rate = g_rate;
 	h->nslots = TF_ALLOC_SLOTS;
+	h->backed = TF_ALLOC_RECORDS + BACK_STEP;
 	read_exe(h->program, sizeof(h->program));
-	__atomic_store_n(&h->magic[7], '1', __ATOMIC_RELEASE);
-	memcpy(h->magic, TF_ALLOC_MAGIC, 7);
+	memcpy(h->magic, TF_ALLOC_MAGIC, 8);
 	g_hdr = h;
 	g_slots = (struct tf_alloc_slot *)((char *)m + TF_ALLOC_HEADER);
-	g_fd = fd;
-	g_dev = st.st_dev;
-	g_ino = st.st_ino;
 	__atomic_store_n(&g_pid, pid, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -393,38 +410,50 @@ static int have_file(void)
 	return ok;
 }
 
-/* Whether the descriptor is still our file (a program may have closed it
- * and opened another under its number); reopen it if not. */
-static int check_fd(void)
-{
-	struct stat st;
-	if (g_fd >= 0 && fstat(g_fd, &st) == 0 && st.st_dev == g_dev && st.st_ino == g_ino)
-		return 1;
-	int fd = open(g_path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != g_dev || st.st_ino != g_ino) {
-		if (fd >= 0)
-			close(fd);
-		g_quiet = 1; /* the file is gone: counts go on in the mapping */
-		return 0;
-	}
-	g_fd = fd;
-	return 1;
-}
-
+/* Append a record made of `iov` (the first holds its tf_alloc_rec, whose
+ * type is set last, once the rest is in place). */
 static void write_rec(const struct iovec *iov, int n)
 {
 	if (g_quiet || !have_file())
 		return;
-	int saved = errno;
-	lock(&g_lock);
-	if (check_fd()) {
-		ssize_t w;
-		do {
-			w = writev(g_fd, iov, n);
-		} while (w < 0 && errno == EINTR);
+	uint64_t len = 0;
+	for (int i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	uint64_t at = __atomic_fetch_add(&g_hdr->tail, len, __ATOMIC_RELAXED) + TF_ALLOC_RECORDS;
+	if (at + len > TF_ALLOC_FILE_MAX) {
+		g_quiet = 1;
+		return;
 	}
-	unlock(&g_lock);
-	errno = saved;
+	if (at + len > __atomic_load_n(&g_hdr->backed, __ATOMIC_ACQUIRE)) {
+		int saved = errno;
+		lock(&g_lock);
+		uint64_t backed = g_hdr->backed;
+		if (at + len > backed) {
+			uint64_t want = (at + len + BACK_STEP - 1) & ~(BACK_STEP - 1);
+			if (back(g_path, backed, want) == 0) {
+				/* its pages mapped at once, not a fault at a time */
+				madvise((char *)g_hdr + backed, want - backed, 23 /* MADV_POPULATE_WRITE */);
+				__atomic_store_n(&g_hdr->backed, want, __ATOMIC_RELEASE);
+			} else
+				g_quiet = 1; /* a full disk: the counts go on in the slots */
+		}
+		unlock(&g_lock);
+		errno = saved;
+		if (g_quiet)
+			return;
+	}
+	char *dst = (char *)g_hdr + at;
+	struct tf_alloc_rec *r = (struct tf_alloc_rec *)dst;
+	const struct tf_alloc_rec *src = iov[0].iov_base;
+	__atomic_store_n(&r->size, (uint32_t)len, __ATOMIC_RELAXED);
+	memcpy(dst + 4, (const char *)iov[0].iov_base + 4, iov[0].iov_len - 4);
+	dst += iov[0].iov_len;
+	for (int i = 1; i < n; i++) {
+		memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+		dst += iov[i].iov_len;
+	}
+	uint32_t head = (uint32_t)src->type | (uint32_t)src->pad << 16;
+	__atomic_store_n((uint32_t *)r, head, __ATOMIC_RELEASE);
 }
 
 static uint32_t gettid_cached(void)
@@ -434,7 +463,7 @@ static uint32_t gettid_cached(void)
 	return ts.tid;
 }
 
-static void write_note(const char *text)
+static void write_note(const char *text, int about_self)
 {
 	struct tf_alloc_note n;
 	char buf[600];
@@ -446,6 +475,8 @@ static void write_note(const char *text)
 		return;
 	memset(&n, 0, sizeof(n));
 	n.h.type = TF_ALLOC_REC_NOTE;
+	n.h.pad = (uint16_t)about_self;
+	n.pid = (uint32_t)syscall(SYS_getpid);
 	n.h.size = (uint32_t)(sizeof(n) + padded);
 	n.h.tid = gettid_cached();
 	n.h.time = now_ns();
@@ -467,6 +498,16 @@ static int64_t draw(struct tstate *t)
 	return d > 9e18 ? INT64_MAX : (int64_t)d + 1;
 }
 
+/* The clock is read every TICK_BYTES allocated, and the counts are written
+ * when a millisecond or more passed since they last were. */
+#define TICK_BYTES (64 * 1024)
+
+static void next_look(struct tstate *t)
+{
+	uint64_t left = t->sample_at - t->slot->bytes;
+	t->until = (int64_t)(left < TICK_BYTES ? left : TICK_BYTES);
+}
+
 static struct tf_alloc_slot *claim(struct tstate *t)
 {
 	if (!g_active) {
@@ -480,7 +521,6 @@ static struct tf_alloc_slot *claim(struct tstate *t)
 		t->rng = ((uint64_t)t->tid * 0x9E3779B97F4A7C15ULL) ^ now_ns() ^ (uintptr_t)t;
 	if (!t->rng)
 		t->rng = 1;
-	t->until = draw(t);
 	t->last_mark = now_ns();
 	t->slot = &t->own;
 	if (have_file()) {
@@ -498,6 +538,8 @@ static struct tf_alloc_slot *claim(struct tstate *t)
 	}
 	if (g_key_ok)
 		pthread_setspecific(g_key, (void *)1);
+	t->sample_at = t->slot->bytes + (uint64_t)draw(t);
+	next_look(t);
 	t->in_hook--;
 	return t->slot;
 }
@@ -578,6 +620,15 @@ static inline uint32_t hash_ptr(const void *p)
 	return (uint32_t)x;
 }
 
+/* The filter's bucket of a block: blocks are 16-byte aligned, and a shift
+ * and an xor spread them well enough for a filter (cheaper than the
+ * table's hash on every free) */
+static inline uint32_t filter_of(const void *p)
+{
+	uintptr_t x = (uintptr_t)p;
+	return (uint32_t)((x >> 4) ^ (x >> 20)) & (FILTER_SIZE - 1);
+}
+
 static int live_insert(const void *p)
 {
 	uint32_t h = hash_ptr(p);
@@ -594,8 +645,8 @@ static int live_insert(const void *p)
 			}
 		}
 	}
-	if (ok && live_filter[h & (FILTER_SIZE - 1)] < 255)
-		__atomic_fetch_add(&live_filter[h & (FILTER_SIZE - 1)], 1, __ATOMIC_RELAXED);
+	if (ok && live_filter[filter_of(p)] < 255)
+		__atomic_fetch_add(&live_filter[filter_of(p)], 1, __ATOMIC_RELAXED);
 	unlock(&live_lock);
 	return ok;
 }
@@ -616,7 +667,7 @@ static int live_remove(const void *p)
 			break;
 		}
 	}
-	uint8_t *f = &live_filter[h & (FILTER_SIZE - 1)];
+	uint8_t *f = &live_filter[filter_of(p)];
 	if (found && *f < 255)
 		__atomic_fetch_sub(f, 1, __ATOMIC_RELAXED);
 	unlock(&live_lock);
@@ -625,7 +676,7 @@ static int live_remove(const void *p)
 
 static inline int maybe_sampled(const void *p)
 {
-	return __atomic_load_n(&live_filter[hash_ptr(p) & (FILTER_SIZE - 1)], __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&live_filter[filter_of(p)], __ATOMIC_RELAXED) != 0;
 }
 
 /* -- sampling -------------------------------------------------------------- */
@@ -694,22 +745,20 @@ static __attribute__((noinline)) void slow(struct tstate *t, size_t n, void *p,
 	if (t->in_hook)
 		return;
 	if (!g_active) {
-		t->tick = 0;
 		t->until = INT64_MAX;
 		return;
 	}
 	t->in_hook++;
-	if (t->until < 0) {
+	uint64_t bytes = t->slot->bytes;
+	if (bytes >= t->sample_at) {
 		if (have_file())
 			sample(t, n, p, fp);
-		t->until = draw(t);
+		t->sample_at = bytes + (uint64_t)draw(t);
 	}
-	if (t->tick >= 64) {
-		uint64_t now = now_ns();
-		t->tick = 0;
-		if (now - t->last_mark >= 1000000)
-			mark(t, TF_ALLOC_MARK_TICK, now);
-	}
+	uint64_t now = now_ns();
+	if (now - t->last_mark >= 1000000)
+		mark(t, TF_ALLOC_MARK_TICK, now);
+	next_look(t);
 	t->in_hook--;
 }
 
@@ -723,11 +772,30 @@ static inline void account(size_t n, void *p, void *const *fp)
 	add(&s->allocs, 1);
 	add(&s->bytes, n);
 	t->until -= (int64_t)(n < (size_t)INT64_MAX ? n : (size_t)INT64_MAX);
-	if (UNLIKELY(t->until < 0) || UNLIKELY(++t->tick >= 64))
+	if (UNLIKELY(t->until < 0))
 		slow(t, n, p, fp);
 }
 
 /* Count a free of `p` (not NULL), before the allocator may reuse it. */
+static __attribute__((noinline)) void free_sampled(struct tstate *t, void *p)
+{
+	if (t->in_hook || !g_active)
+		return;
+	t->in_hook++;
+	if (live_remove(p)) {
+		struct tf_alloc_free r;
+		memset(&r, 0, sizeof(r));
+		r.h.type = TF_ALLOC_REC_FREE;
+		r.h.size = sizeof(r);
+		r.h.tid = gettid_cached();
+		r.h.time = now_ns();
+		r.ptr = (uintptr_t)p;
+		struct iovec iov = { &r, sizeof(r) };
+		write_rec(&iov, 1);
+	}
+	t->in_hook--;
+}
+
 static inline void account_free(void *p)
 {
 	struct tstate *t = &ts;
@@ -735,21 +803,8 @@ static inline void account_free(void *p)
 	if (UNLIKELY(!s))
 		s = claim(t);
 	add(&s->frees, 1);
-	if (UNLIKELY(maybe_sampled(p)) && !t->in_hook && g_active) {
-		t->in_hook++;
-		if (live_remove(p)) {
-			struct tf_alloc_free r;
-			memset(&r, 0, sizeof(r));
-			r.h.type = TF_ALLOC_REC_FREE;
-			r.h.size = sizeof(r);
-			r.h.tid = gettid_cached();
-			r.h.time = now_ns();
-			r.ptr = (uintptr_t)p;
-			struct iovec iov = { &r, sizeof(r) };
-			write_rec(&iov, 1);
-		}
-		t->in_hook--;
-	}
+	if (UNLIKELY(maybe_sampled(p)))
+		free_sampled(t, p);
 }
 
 /* -- the allocator's entry points ------------------------------------------ */
@@ -779,7 +834,8 @@ static __attribute__((noinline, used)) void *tfa_malloc(size_t n)
 }
 EXPORT void *malloc(size_t n) __attribute__((alias("tfa_malloc")));
 
-EXPORT __attribute__((noinline)) void free(void *p)
+/* (its last call may be a jump: free has no caller to sample) */
+EXPORT __attribute__((noinline, optimize("optimize-sibling-calls"))) void free(void *p)
 {
 	if (UNLIKELY(!p))
 		return;
@@ -964,12 +1020,9 @@ static void atfork_child(void)
 {
 	/* the parent's file, mapping and locks are the parent's */
 	if (g_hdr)
-		munmap(g_hdr, TF_ALLOC_RECORDS);
-	if (g_fd >= 0)
-		close(g_fd);
+		munmap(g_hdr, TF_ALLOC_FILE_MAX);
 	g_hdr = NULL;
 	g_slots = NULL;
-	g_fd = -1;
 	g_pid = 0;
 	g_lock = 0;
 	live_lock = 0;
@@ -1016,7 +1069,7 @@ static char *const *exec_env(const char *path, char *const *envp, char **out, si
 	at = put_str(note, at, sizeof(note), rc == TF_EXEC_ABI ? " is built for " : " links ");
 	at = put_str(note, at, sizeof(note), why);
 	put_str(note, at, sizeof(note), ": it ran without the allocation sampler");
-	write_note(note);
+	write_note(note, 0);
 	return out;
 }
 
