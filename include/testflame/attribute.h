@@ -138,6 +138,7 @@ typedef struct {
 	double allocs, alloc_bytes, frees;
 	double heap_peak, leaked;
 	double rss_peak;
+	double alloc_samples; /* its sampled allocations */
 } tf_test_meta;
 
 void tf_test_meta_init(tf_test_meta *m);

@@ -88,6 +88,9 @@ typedef struct {
 	 * interrupt, a page fault, the interpreter's state the test before
 	 * left), and the same in every run of the same tree. */
 	double min_delta_ns;
+	/* The same for costs in bytes (the memory comparison's): a test's
+	 * threshold is raised to it (default 0: none) */
+	double min_delta_bytes;
 	tf_correction correction;
 	/* Run-to-run noise of each test as its history shows it (see
 	 * tf_compare_history_noise); raises the noise above the event's floor
@@ -170,6 +173,14 @@ typedef struct {
 	double base_self, head_self, base_total, head_total;
 	double delta_self, delta_total; /* head - base */
 	bool changed;      /* a sampled line of it changed (the head's "changes") */
+	/* The function that called it where its self cost moved most the
+	 * test's way, and that call's line: where a memory comparison's
+	 * allocating function was called from (jsonp_malloc's growth came
+	 * from json_object_set_new, value.c:665). NULL when its own frame was
+	 * the outermost. */
+	const char *caller;
+	const char *caller_file;
+	int64_t caller_line;
 } tf_func_delta;
 
 /* One side of one test. */
@@ -233,6 +244,13 @@ typedef struct {
 	double alpha;
 	double min_samples;      /* gate.min_samples; 0: by the threshold */
 	double min_delta_ns;     /* gate.min_delta, 0 when none or the cost is no time */
+	double min_delta_bytes;  /* gate.memory.min_bytes, 0 when none or the cost
+				  * is no memory */
+	/* The comparison is of memory (alloc_space, alloc_objects or
+	 * inuse_space): costs are the exact counts where the runs have them
+	 * (the bytes or allocations each test's threads asked for), else the
+	 * sampled allocations; no runner shift, the allocations' own noise. */
+	bool memory;
 	double noise;            /* percent: the event's floor; tests without a
 				  * stored history assume twice that */
 	double prior_noise;      /* percent: with repeats, the spread tests are

@@ -157,8 +157,10 @@ typedef struct {
 	char py_versions[160];
 	/* Memory (opts.memory): process images that ran the allocation
 	 * sampler, its samples, its files that did not read; the command's
-	 * cgroup's peak memory (memory.peak, bytes; 0 unknown) */
+	 * cgroup's peak memory (memory.peak, bytes; 0 unknown); the mean
+	 * bytes between samples of a thread that allocates much */
 	bool memory;
+	uint64_t alloc_rate;
 	uint64_t alloc_processes, alloc_samples, alloc_bad_files;
 	uint64_t cgroup_peak;
 } tf_record_info;

@@ -36,7 +36,6 @@ typedef struct {
 	tf_strid k_test, k_process, k_pid, k_tid;
 	/* memory's sample types (0: the run did not measure it) */
 	size_t col_objects, col_space, col_inuse;
-	uint64_t alloc_rate;
 	TF_VEC(tf_line) lines;
 	TF_VEC(uint32_t) offcpu_names;    /* string ids of "[off-cpu] NAME" ... */
 	TF_VEC(uint32_t) offcpu_locs;     /* ... and their locations */
@@ -216,7 +215,6 @@ static void on_alloc(builder *b, const tf_rec_event *ev)
 {
 	const tf_alloc_info *al = ev->sample.alloc;
 	size_t n = build_stack(b, ev, false);
-	b->alloc_rate = al->rate;
 	uint64_t sh = tf_profile_stack_hash(b->locs, (uint32_t)n);
 	tf_strid test = tf_attributor_alloc(b->att, ev, b->locs, n);
 	double size = al->size ? (double)al->size : 1;
@@ -355,7 +353,7 @@ static void write_meta(builder *b, const tf_record_info *ri)
 	if (b->st->helper_samples)
 		meta_u64(p, "helper_samples", b->st->helper_samples);
 	if (ri->memory) {
-		meta_u64(p, "alloc_rate", b->alloc_rate);
+		meta_u64(p, "alloc_rate", ri->alloc_rate);
 		meta_u64(p, "alloc_samples", b->st->alloc_samples);
 		meta_u64(p, "alloc_processes", ri->alloc_processes);
 		if (ri->alloc_bad_files)

@@ -124,6 +124,7 @@ void tf_memacc_alloc(tf_memacc *m, uint32_t pid, uint64_t ptr, tf_strid test, ui
 	tf_mem_test *t = test_of(m, test);
 	t->ended = false;
 	t->sampled = true;
+	t->samples++;
 	t->live += bytes;
 	if (t->live > t->peak)
 		t->peak = t->live;
@@ -196,6 +197,7 @@ void tf_memacc_meta(const tf_memacc *m, tf_strid test, tf_test_meta *out)
 	if (t->sampled || t->counted) {
 		out->heap_peak = (double)t->peak;
 		out->leaked = (double)t->leaked;
+		out->alloc_samples = (double)t->samples;
 	}
 	if (t->rss_kb)
 		out->rss_peak = (double)t->rss_kb * 1024;

@@ -13,6 +13,7 @@ typedef struct {
 	uint64_t allocs, bytes, frees;  /* exact (counted) */
 	uint64_t live, peak, leaked;    /* bytes, from the sampled blocks */
 	uint64_t rss_kb;                /* its processes' peak resident set */
+	uint64_t samples;               /* its sampled allocations */
 	bool counted, sampled, ended;
 } tf_mem_test;
 

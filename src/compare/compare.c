@@ -160,14 +160,31 @@ static int pick_column(cmp_run *r, const char *want)
 	return 0;
 }
 
+/* The sample types of the allocation sampler's (pprof's heap profile's
+ * names), and the per-test field that counts each exactly. */
+static const struct { const char *type, *exact; } memory_types[] = {
+	{ "alloc_space", "alloc_bytes" }, { "alloc_objects", "allocs" }, { "inuse_space", NULL },
+};
+
+static bool memory_type(const char *type, const char **exact)
+{
+	for (size_t i = 0; i < TF_ARRAY_SIZE(memory_types); i++)
+		if (strcmp(type, memory_types[i].type) == 0) {
+			*exact = memory_types[i].exact;
+			return true;
+		}
+	return false;
+}
+
 /* Where the sample counts come from: a samples/count column, else the value
- * divided by the period when they share a unit, else the value itself. */
+ * divided by the period when they share a unit, else the value itself (a
+ * memory comparison's come from the run metadata: read_test_meta). */
 static void pick_counts(cmp_run *r)
 {
 	const tf_profile *p = r->p;
 	const char *unit = tf_profile_str(p, p->sample_types.v[r->col].unit);
 
-	r->count_col = SIZE_MAX;
+	r->count_col = r->col;
 	r->count_per_value = 1;
 	for (size_t i = 0; i < p->sample_types.n; i++)
 		if (strcmp(tf_profile_str(p, p->sample_types.v[i].type), "samples") == 0 &&
@@ -247,9 +264,19 @@ static void read_test_meta(agg *a, size_t run)
 		agg_test *at = &a->tests.v[t];
 		at->listed[side] = true;
 		at->ran[run] = true;
-		at->exact[run * 4 + TF_MEASURE_COUNT] = m.count;
-		at->exact[run * 4 + TF_MEASURE_CPU] = m.cpu_ns;
-		at->exact[run * 4 + TF_MEASURE_RUNNER] = m.runner_ns;
+		if (a->pv->memory) {
+			/* memory is counted exactly, or sampled (the sampler's
+			 * distances vary: its samples are counted, not derived) */
+			const char *f = a->pv->exact_field;
+			at->exact[run * 4 + TF_MEASURE_COUNT] =
+				!f ? NAN : strcmp(f, "allocs") == 0 ? m.allocs : m.alloc_bytes;
+			if (!isnan(m.alloc_samples))
+				at->samples[run] = m.alloc_samples;
+		} else {
+			at->exact[run * 4 + TF_MEASURE_COUNT] = m.count;
+			at->exact[run * 4 + TF_MEASURE_CPU] = m.cpu_ns;
+			at->exact[run * 4 + TF_MEASURE_RUNNER] = m.runner_ns;
+		}
 		at->quantum[run] = m.runner_q_ns;
 		if (!isnan(m.wall_ns) && m.wall_ns > 0) {
 			at->wall[side] += m.wall_ns;
@@ -355,8 +382,8 @@ static void aggregate_run(agg *a, size_t run)
 		r->sample_test[i] = t;
 		agg_test *at = &a->tests.v[t];
 		at->cost[run] += (double)v[r->col];
-		at->samples[run] += r->count_col != SIZE_MAX ? (double)v[r->count_col]
-							      : (double)v[r->col] * r->count_per_value;
+		if (!a->pv->memory)
+			at->samples[run] += (double)v[r->count_col] * r->count_per_value;
 	}
 	free(str_test);
 }
@@ -724,11 +751,51 @@ static void under_min_delta(const tf_comparison *c, const tf_test_delta *t, char
 	if (t->verdict != TF_VERDICT_UNCHANGED || !(t->threshold_pct > c->summary.threshold) ||
 	    !(fabs(t->delta_pct) >= c->summary.threshold))
 		return;
+	if (c->summary.memory) {
+		char d[32], m[32];
+		tf_compare_format_cost(d, sizeof(d), fabs(t->delta_pct) / 100 * t->base.cost, "bytes");
+		tf_compare_format_cost(m, sizeof(m), c->summary.min_delta_bytes, "bytes");
+		snprintf(reason, len,
+			 "%+.1f%%, %s%s a run: less than the %s a test must move by to count "
+			 "(gate.memory.min_bytes; 95%% CI %+.1f%% to %+.1f%%)",
+			 t->delta_pct, t->delta_pct < 0 ? "-" : "+", d, m, t->ci_low_pct,
+			 t->ci_high_pct);
+		return;
+	}
 	snprintf(reason, len,
 		 "%+.1f%%, %+.2f ms a run: less than the %g ms a test must move by to count "
 		 "(gate.min_delta; 95%% CI %+.1f%% to %+.1f%%)",
 		 t->delta_pct, t->delta_pct / 100 * t->base.cost / 1e6,
 		 c->summary.min_delta_ns / 1e6, t->ci_low_pct, t->ci_high_pct);
+}
+
+/* The verdict's words for a memory comparison: allocations grow or
+ * shrink, and a lower sampling rate decides what the samples cannot. */
+static void memory_words(char *reason, size_t len)
+{
+	static const struct { const char *from, *to; } words[] = {
+		{ "slower by", "allocates more by" }, { "faster by", "allocates less by" },
+		{ "--freq 999", "--memory-rate 64KiB" },
+	};
+	char out[512];
+	size_t o = 0;
+	for (const char *r = reason; *r && o + 1 < sizeof(out);) {
+		size_t k = 0;
+		while (k < TF_ARRAY_SIZE(words) && strncmp(r, words[k].from, strlen(words[k].from)))
+			k++;
+		if (k < TF_ARRAY_SIZE(words)) {
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s", words[k].to);
+			r += strlen(words[k].from);
+		} else {
+			out[o++] = *r++;
+		}
+		if (o >= sizeof(out))
+			o = sizeof(out) - 1;
+	}
+	out[o] = '\0';
+	size_t n = TF_MIN(o, len - 1);
+	memcpy(reason, out, n);
+	reason[n] = '\0';
 }
 
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
@@ -750,7 +817,8 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	double *least = tf_xcalloc(pv->nbase + 1, sizeof(double));
 
 	tf_cmp_mark_changed(c);
-	if (!o->keep_shift)
+	/* a machine that runs slower allocates no more */
+	if (!o->keep_shift && !pv->memory)
 		tf_cmp_runner_shift(c, &shift, &shift_var);
 	else
 		c->summary.shift_pct = NAN;
@@ -835,9 +903,12 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 			}
 		}
 		t->noise_pct = noise;
-		/* gate.min_delta: a short test must move by that much time too */
-		if (c->summary.min_delta_ns > 0)
-			t->threshold_pct = fmax(o->threshold, 100 * c->summary.min_delta_ns / t->base.cost);
+		/* gate.min_delta: a short test must move by that much time too;
+		 * gate.memory.min_bytes, a small one by that many bytes */
+		double smallest = c->summary.min_delta_ns > 0 ? c->summary.min_delta_ns
+							      : c->summary.min_delta_bytes;
+		if (smallest > 0)
+			t->threshold_pct = fmax(o->threshold, 100 * smallest / t->base.cost);
 		/* repeats: the prior is what the history showed, else the
 		 * suite's spread in this comparison (suite_prior), else the floor */
 		double prior = pv->noise_given ? c->summary.noise
@@ -884,6 +955,8 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 			t->verdict = tf_stats_verdict(&res[i], one, t->threshold_pct / 100, o->alpha,
 						      INFINITY, INFINITY, reason, sizeof(reason));
 			under_min_delta(c, t, reason, sizeof(reason));
+			if (pv->memory)
+				memory_words(reason, sizeof(reason));
 			t->reason = tf_arena_strdup(pv->arena, reason);
 			continue;
 		}
@@ -924,6 +997,8 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 				 "(95%% CI %+.1f%% to %+.1f%%); run with --repeat 3 to decide",
 				 t->delta_pct, t->ci_low_pct, t->ci_high_pct);
 		}
+		if (pv->memory)
+			memory_words(reason, sizeof(reason));
 		t->reason = tf_arena_strdup(pv->arena, reason);
 	}
 	free(res);
@@ -1014,6 +1089,9 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		r->name = s->names[k];
 		if ((rc = pick_column(r, opts->value)))
 			goto done;
+		if (i == 0)
+			pv->memory = memory_type(tf_profile_str(r->p, r->p->sample_types.v[r->col].type),
+						 &pv->exact_field);
 		pick_counts(r);
 		pv->columns[i] = r->col;
 	}
@@ -1037,16 +1115,21 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 			event = run_event(&pv->runs[i]);
 		s->value_type = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->type));
 		s->unit = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->unit));
-		s->event = event ? tf_arena_strdup(pv->arena, event) : s->value_type;
+		/* a memory comparison measures allocations, whatever the runs'
+		 * event was */
+		s->event = event && !pv->memory ? tf_arena_strdup(pv->arena, event) : s->value_type;
+		s->memory = pv->memory;
 		s->threshold = opts->threshold;
 		s->alpha = opts->alpha;
 		s->min_samples = opts->min_samples > 0 ? opts->min_samples : 0;
 		/* a floor in time for costs that are times */
 		s->min_delta_ns = strcmp(s->unit, "nanoseconds") == 0 ? opts->min_delta_ns : 0;
+		s->min_delta_bytes = strcmp(s->unit, "bytes") == 0 ? opts->min_delta_bytes : 0;
 		s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
 		pv->noise_given = opts->noise >= 0;
-		/* testflame's run files sample on counter overflow */
-		pv->periodic = true;
+		/* testflame's run files sample on counter overflow (not the
+		 * allocation sampler: it draws its distances at random) */
+		pv->periodic = !pv->memory;
 		for (size_t i = 0; i < pv->nruns; i++)
 			if (!tf_profile_meta(pv->runs[i].p, "sampler"))
 				pv->periodic = false;

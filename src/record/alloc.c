@@ -257,7 +257,7 @@ static void sample(reader *r, const struct tf_alloc_sample *in, const uint8_t *e
 	f.time = in->h.time;
 	f.size = in->size;
 	f.ptr = in->ptr;
-	f.rate = rate;
+	f.rate = in->rate ? in->rate : rate;
 	f.nips = in->nips;
 	f.stack_len = in->stack_len;
 	f.sp = in->sp;

@@ -387,6 +387,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	}
 	rc = tf_spool_open(&rec->spool);
 	/* the allocation sampler, preloaded where the command lets it */
+	rec->info.alloc_rate = o.alloc_rate ? o.alloc_rate : TF_DEFAULT_ALLOC_RATE;
 	if (!rc && o.memory)
 		rc = tf_alloc_open(&alloc, o.alloc_rate,
 				   o.callgraph == TF_CALLGRAPH_FP ? 0 : o.stack_bytes, path);

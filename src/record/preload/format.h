@@ -38,7 +38,8 @@
 #define TF_ALLOC_ENV_RATE "TESTFLAME_ALLOC_RATE"   /* mean bytes between samples */
 #define TF_ALLOC_ENV_STACK "TESTFLAME_ALLOC_STACK" /* bytes of stack copied a sample */
 /* The mean distance between two samples, in bytes allocated, as
- * tcmalloc's and jemalloc's heap profilers sample by default. */
+ * tcmalloc's and jemalloc's heap profilers sample by default (finer in
+ * a thread that allocated little: tfalloc.c). */
 #define TF_ALLOC_RATE_DEFAULT (512 * 1024)
 /* Frames of a sample's frame-pointer chain, at most. */
 #define TF_ALLOC_MAX_FRAMES 127
@@ -58,7 +59,7 @@ struct tf_alloc_header {
 	uint32_t version, header_size;
 	uint32_t pid, flags;          /* flags: TF_ALLOC_ASIDE_* */
 	uint64_t start_ns;            /* when the process image started sampling */
-	uint64_t rate;                /* mean bytes between samples */
+	uint64_t rate;                /* mean bytes between samples, at most */
 	uint32_t nslots, slots_used;  /* slots_used: claimed so far (atomic) */
 	uint64_t hwm_kb;              /* VmHWM at the process's exit, 0 unknown */
 	uint64_t end_ns;              /* when it exited through exit(), 0 unknown */
@@ -106,6 +107,7 @@ struct tf_alloc_counts {
 struct tf_alloc_sample {
 	struct tf_alloc_rec h;
 	uint64_t size, ptr;           /* bytes asked for, the block */
+	uint64_t rate;                /* the mean distance this sample was drawn at */
 	struct tf_alloc_counts counts;
 	uint32_t nips, stack_len;
 	uint64_t sp, bp, ip;

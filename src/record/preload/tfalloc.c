@@ -126,6 +126,7 @@ struct tstate {
 	int resolving;                /* this thread resolves the symbols */
 	int64_t until;                /* bytes to the next look (a sample, the clock) */
 	uint64_t sample_at;           /* the thread's bytes at its next sample */
+	uint64_t rate;                /* the mean distance it was drawn at */
 	uint64_t last_mark;
 	uint64_t rng;
 	uintptr_t stack_hi;           /* the top of the thread's stack, 0 unknown */
@@ -486,15 +487,36 @@ static void write_note(const char *text, int about_self)
 
 /* -- threads -------------------------------------------------------------- */
 
+/*
+ * The mean distance to the next sample: finer for a thread that has
+ * allocated little, so that a short test's few allocations are seen too,
+ * and coarser as it allocates more, down to g_rate (512 KiB) from 512
+ * times that allocated: a sixty-fourth of what the thread allocated so far,
+ * at least g_rate / 512. A thread of 30 KiB is sampled every KiB (about
+ * 30 samples), one of a GiB gets some 400 samples on the way to 256 MiB
+ * and then one per 512 KiB. The sampling stays a Poisson process in bytes
+ * (its intensity changes only at a sample), so each sample with the mean
+ * it was drawn at is an unbiased estimate.
+ */
+#define RAMP 64
+#define RATE_FLOOR 512
+
+static uint64_t mean_distance(const struct tstate *t)
+{
+	uint64_t d = t->slot->bytes / RAMP, lo = g_rate / RATE_FLOOR;
+	return d < lo ? (lo ? lo : 1) : d > g_rate ? g_rate : d;
+}
+
 static int64_t draw(struct tstate *t)
 {
-	/* xorshift64*, then an exponential of mean g_rate */
+	t->rate = mean_distance(t);
+	/* xorshift64*, then an exponential of mean t->rate */
 	t->rng ^= t->rng >> 12;
 	t->rng ^= t->rng << 25;
 	t->rng ^= t->rng >> 27;
 	uint64_t r = t->rng * 0x2545F4914F6CDD1DULL;
 	double u = ((double)(r >> 11) + 1.0) / 9007199254740993.0; /* (0, 1] */
-	double d = -log(u) * (double)g_rate;
+	double d = -log(u) * (double)t->rate;
 	return d > 9e18 ? INT64_MAX : (int64_t)d + 1;
 }
 
@@ -700,6 +722,7 @@ static void sample(struct tstate *t, size_t n, void *p, void *const *fp)
 	r.s.h.time = now_ns();
 	r.s.size = n;
 	r.s.ptr = (uintptr_t)p;
+	r.s.rate = t->rate;
 	r.s.counts.allocs = t->slot->allocs;
 	r.s.counts.bytes = t->slot->bytes;
 	r.s.counts.frees = t->slot->frees;
