@@ -193,6 +193,11 @@ typedef struct {
 	double cpu_ns;     /* CPU between its markers; NAN when unknown */
 	double runner_ns;  /* the runner's own duration; NAN when unknown */
 	bool ran;          /* it ran on this side (its runs name it) */
+	/* Memory (a memory comparison; NAN when the runs do not say), means
+	 * per run: the allocations and frees counted, the sampled live-heap
+	 * peak and what of it was still live when the test ended (bytes),
+	 * its processes' peak resident set (bytes) */
+	double allocs, frees, heap_peak, leaked, rss_peak;
 } tf_test_side;
 
 typedef struct {
@@ -343,6 +348,11 @@ const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *ke
 #define TF_DIFF_NONE UINT32_MAX
 /* gate.min_delta's default: a millisecond of a test's cost a run */
 #define TF_MIN_DELTA_NS 1e6
+/* gate.memory's defaults: a test allocates 10% more, and 4 KiB more a
+ * run, to count: its allocations repeat to the byte from run to run, so
+ * a smaller change is real, but of no consequence */
+#define TF_MEMORY_THRESHOLD 10.0
+#define TF_MEMORY_MIN_BYTES 4096.0
 #define TF_ALL_TESTS SIZE_MAX
 /* Every test in one tree, in one pass over the samples: the root "all" has
  * one child per test (depth 1, named after the test, file ""), and below
@@ -375,6 +385,12 @@ void tf_diff_tree_free(tf_diff_tree *t);
  * escaped by jansson; invalid UTF-8 in names becomes U+FFFD.
  */
 int tf_comparison_to_json(tf_buf *out, const tf_comparison *c);
+/* The same with the memory comparison of the same runs (may be NULL)
+ * under "memory": its tests, their allocations, peaks and leaks, and
+ * whether gate.memory judged it (`memory_gated`: then its regressions
+ * make the document's "regressed" true too). */
+int tf_comparison_to_json_memory(tf_buf *out, const tf_comparison *c, const tf_comparison *memory,
+				 bool memory_gated);
 
 /* The terminal table. */
 typedef struct {

@@ -36,6 +36,12 @@ static unsigned table_width(void)
 int tf_cli_print_table(const tf_comparison *c, const char *report_dir, const char *colour,
 		       bool all)
 {
+	return tf_cli_print_tables(c, NULL, false, report_dir, colour, all);
+}
+
+int tf_cli_print_tables(const tf_comparison *c, const tf_comparison *memory, bool memory_gated,
+			const char *report_dir, const char *colour, bool all)
+{
 	tf_table_opts to;
 	tf_buf out = TF_BUF_INIT;
 	char *html = tf_xasprintf("%s/index.html", report_dir);
@@ -45,7 +51,12 @@ int tf_cli_print_table(const tf_comparison *c, const char *report_dir, const cha
 	to.color = want_colour(colour);
 	to.width = table_width();
 	to.all = all;
-	rc = tf_report_terminal(&out, c, &to, html);
+	rc = tf_report_terminal(&out, c, &to, memory ? NULL : html);
+	if (!rc && memory && !(rc = tf_report_memory_terminal(&out, memory, memory_gated, &to))) {
+		tf_buf_puts(&out, "\nreport: ");
+		tf_buf_put_printable(&out, html);
+		tf_buf_puts(&out, " (the allocations: index.html#memory)\n");
+	}
 	if (!rc)
 		fwrite(out.ptr, 1, out.len, stdout);
 	free(html);

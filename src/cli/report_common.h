@@ -20,5 +20,9 @@ extern const char *const tf_cli_colour_choices[];
  */
 int tf_cli_print_table(const tf_comparison *c, const char *report_dir, const char *colour,
 		       bool all);
+/* The same followed by the memory comparison's section (`memory` may be
+ * NULL: as tf_cli_print_table), judged by gate.memory when `memory_gated`. */
+int tf_cli_print_tables(const tf_comparison *c, const tf_comparison *memory, bool memory_gated,
+			const char *report_dir, const char *colour, bool all);
 
 #endif

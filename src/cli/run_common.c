@@ -145,6 +145,50 @@ static int compare_sides(tf_comparison **c, const tf_run_opts *o, const tf_run_s
 	return rc;
 }
 
+/* The allocations of the two sides, judged like time (compare.c's memory
+ * comparison); NULL, and no error, when a side did not measure them. */
+static tf_comparison *compare_memory(const tf_run_opts *o, const tf_run_side *base,
+				     const tf_run_side *head)
+{
+	TF_VEC(const tf_profile *) bp = { 0 }, hp = { 0 };
+	tf_comparison *m = NULL;
+	tf_compare_opts co;
+	bool measured = true;
+
+	for (size_t i = 0; i < base->runs.n; i++) {
+		tf_vec_push(&bp, base->runs.v[i].profile);
+		measured = measured && tf_profile_find_sample_type(bp.v[i], "alloc_space") >= 0;
+	}
+	for (size_t i = 0; i < head->runs.n; i++) {
+		tf_vec_push(&hp, head->runs.v[i].profile);
+		measured = measured && tf_profile_find_sample_type(hp.v[i], "alloc_space") >= 0;
+	}
+	if (measured) {
+		tf_compare_side bs = { bp.v, (const char *const *)base->names.v, bp.n };
+		tf_compare_side hs = { hp.v, (const char *const *)head->names.v, hp.n };
+		tf_compare_opts_init(&co);
+		co.value = "alloc_space";
+		co.threshold = o->memory_threshold;
+		co.min_delta_bytes = o->memory_min_bytes;
+		if (o->rec.cfg->gate.alpha > 0)
+			co.alpha = o->rec.cfg->gate.alpha;
+		co.separate_jobs = o->against == NULL && !o->interleaved;
+		co.origin = o->origin;
+		if (tf_compare(&m, &bs, &hs, &co)) {
+			tf_warnf("memory: %s", tf_error_last());
+			tf_error_clear();
+			m = NULL;
+		}
+	} else if (o->memory_gated) {
+		tf_notef("memory: the %s did not measure allocations (gate.memory records them from "
+			 "now on): not judged this time", tf_profile_find_sample_type(bp.v[0],
+			 "alloc_space") < 0 ? "baseline" : "head run");
+	}
+	tf_vec_free(&bp);
+	tf_vec_free(&hp);
+	return m;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -241,7 +285,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 		  const char *base_commit, long distance)
 {
 	const tf_context *ctx = o->rec.ctx;
-	tf_comparison *c = NULL;
+	tf_comparison *c = NULL, *mem = NULL;
 	tf_report_opts ro;
 	tf_cli_pyroscope_link pl = { 0 };
 	char *repo_url = NULL;
@@ -254,6 +298,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 		tf_fail(rc);
 		goto done;
 	}
+	mem = compare_memory(o, base, head);
 	/* the repository's web page, for source links; else the report guesses */
 	if (ctx->ci && ctx->ci->server_url && ctx->repository)
 		repo_url = tf_xasprintf("%s/%s", ctx->ci->server_url, ctx->repository);
@@ -267,6 +312,8 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	ro.base_distance = distance;
 	ro.run_url = ctx->run_url;
 	ro.source_root = ctx->git ? ctx->git->workdir : NULL;
+	ro.memory = mem;
+	ro.memory_gated = o->memory_gated;
 	tf_cli_pyroscope_links(&ro, &pl, o->store, &o->rec, base_commit, o->kind);
 	if ((rc = tf_report_write(c, &ro))) {
 		tf_fail(rc);
@@ -274,16 +321,18 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	}
 	if (note)
 		printf("%s\n", note);
-	if ((rc = tf_cli_print_table(c, o->report_dir, o->color, o->all))) {
+	if ((rc = tf_cli_print_tables(c, mem, o->memory_gated, o->report_dir, o->color, o->all))) {
 		tf_fail(rc);
 		goto done;
 	}
 	fflush(stdout);
 	tf_run_publish(o, c, &ro, base_commit);
-	status = tf_comparison_regressed(c) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
+	status = tf_comparison_regressed(c) ||
+		 (o->memory_gated && tf_comparison_regressed(mem)) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
 done:
 	tf_cli_pyroscope_link_free(&pl);
 	tf_comparison_free(c);
+	tf_comparison_free(mem);
 	free(repo_url);
 	return status;
 }
@@ -403,6 +452,11 @@ void tf_run_resolve(tf_run_opts *o)
 		o->report_dir = cfg->report.dir ? cfg->report.dir : "testflame-report";
 	if (!o->history)
 		o->history = 10;
+	o->memory_gated = tf_config_bool(cfg->gate.memory, false);
+	o->memory_threshold = cfg->gate.memory_threshold >= 0 ? cfg->gate.memory_threshold
+							      : TF_MEMORY_THRESHOLD;
+	o->memory_min_bytes = cfg->gate.memory_min_bytes >= 0 ? cfg->gate.memory_min_bytes
+							      : TF_MEMORY_MIN_BYTES;
 }
 
 /* Each test's run-to-run noise, from the baseline `first` (of `from`) and

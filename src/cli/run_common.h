@@ -34,6 +34,11 @@ typedef struct {
 	double threshold;
 	const char *min_delta;      /* --min-delta, else gate.min_delta */
 	double min_delta_ns;
+	/* gate.memory: the allocations judged too (a memory comparison
+	 * whenever both sides measured them), with its threshold (percent)
+	 * and least change (bytes) */
+	bool memory_gated;
+	double memory_threshold, memory_min_bytes;
 	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
 	bool no_publish, no_comment, no_annotations, no_step_summary;
 	bool or_against_merge_base;

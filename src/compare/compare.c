@@ -53,6 +53,9 @@ void tf_compare_opts_init(tf_compare_opts *o)
 	o->min_delta_ns = TF_MIN_DELTA_NS;
 }
 
+/* The memory fields of a test's run metadata a side's means are kept of. */
+enum { MEM_ALLOCS, MEM_FREES, MEM_PEAK, MEM_LEAKED, MEM_RSS, MEM_FIELDS };
+
 /* Per internal test, while aggregating. */
 typedef struct {
 	double *cost;      /* per run, base runs then head runs: sampled values */
@@ -63,6 +66,8 @@ typedef struct {
 	bool *ran;         /* per run: named in the run's metadata */
 	double wall[2], cpu[2], runner[2];  /* sums over runs that reported them */
 	unsigned nwall[2], ncpu[2], nrunner[2];
+	double mem[2][MEM_FIELDS];          /* memory's, the same way */
+	unsigned nmem[2][MEM_FIELDS];
 	bool listed[2];    /* named in a side's run metadata */
 	uint32_t parent;   /* id in names, NO_ID */
 	uint32_t nested;
@@ -272,6 +277,12 @@ static void read_test_meta(agg *a, size_t run)
 				!f ? NAN : strcmp(f, "allocs") == 0 ? m.allocs : m.alloc_bytes;
 			if (!isnan(m.alloc_samples))
 				at->samples[run] = m.alloc_samples;
+			double mf[MEM_FIELDS] = { m.allocs, m.frees, m.heap_peak, m.leaked, m.rss_peak };
+			for (int k = 0; k < MEM_FIELDS; k++)
+				if (!isnan(mf[k])) {
+					at->mem[side][k] += mf[k];
+					at->nmem[side][k]++;
+				}
 		} else {
 			at->exact[run * 4 + TF_MEASURE_COUNT] = m.count;
 			at->exact[run * 4 + TF_MEASURE_CPU] = m.cpu_ns;
@@ -443,6 +454,9 @@ static void fill_side(tf_test_side *s, const agg_test *at, const struct tf_compa
 	s->wall_ns = at->nwall[side] ? at->wall[side] / at->nwall[side] : NAN;
 	s->cpu_ns = at->ncpu[side] ? at->cpu[side] / at->ncpu[side] : NAN;
 	s->runner_ns = at->nrunner[side] ? at->runner[side] / at->nrunner[side] : NAN;
+	double *mem[MEM_FIELDS] = { &s->allocs, &s->frees, &s->heap_peak, &s->leaked, &s->rss_peak };
+	for (int k = 0; k < MEM_FIELDS; k++)
+		*mem[k] = at->nmem[side][k] ? at->mem[side][k] / at->nmem[side][k] : NAN;
 	s->ran = s->runs > 0;
 }
 
