@@ -254,8 +254,11 @@ typedef struct {
 	/* The comparison is of memory (alloc_space, alloc_objects or
 	 * inuse_space): costs are the exact counts where the runs have them
 	 * (the bytes or allocations each test's threads asked for), else the
-	 * sampled allocations; no runner shift, the allocations' own noise. */
+	 * sampled allocations; no runner shift, the allocations' own noise.
+	 * Tests no run measured (programs the sampler could not enter) are
+	 * left out, and counted. */
 	bool memory;
+	size_t unmeasured;
 	double noise;            /* percent: the event's floor; tests without a
 				  * stored history assume twice that */
 	double prior_noise;      /* percent: with repeats, the spread tests are

@@ -460,6 +460,17 @@ static void fill_side(tf_test_side *s, const agg_test *at, const struct tf_compa
 	s->ran = s->runs > 0;
 }
 
+/* Whether a memory comparison has anything of a test: its counts or its
+ * samples in some run. */
+static bool memory_measured(const agg_test *at, size_t nruns)
+{
+	for (size_t r = 0; r < nruns; r++)
+		if (!isnan(at->exact[r * 4 + TF_MEASURE_COUNT]) || at->samples[r] > 0 ||
+		    at->cost[r] != 0)
+			return true;
+	return false;
+}
+
 /*
  * Each run's cost of a test under its measure. A run in which a test ran
  * but left no sample cost less than one sampling period, not nothing: its
@@ -474,7 +485,7 @@ static void measure_costs(agg_test *at, const struct tf_compare_priv *pv, bool t
 		double v;
 		if (at->measure == TF_MEASURE_SAMPLES) {
 			v = at->cost[r];
-			if (v <= 0 && at->ran[r] && pv->runs[r].p->period > 0)
+			if (v <= 0 && at->ran[r] && pv->runs[r].p->period > 0 && !pv->memory)
 				v = (double)pv->runs[r].p->period;
 		} else {
 			v = at->exact[r * 4 + at->measure];
@@ -1197,6 +1208,11 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		}
 		tf_test_delta *d = &c->tests[c->ntests];
 		const agg_test *at = &a.tests.v[t];
+		if (pv->memory && !memory_measured(at, pv->nruns)) {
+			/* a program the sampler could not enter (the notes say why) */
+			c->summary.unmeasured++;
+			continue;
+		}
 		d->name = name;
 		fill_side(&d->base, at, pv, 0);
 		fill_side(&d->head, at, pv, 1);

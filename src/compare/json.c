@@ -194,8 +194,10 @@ static json_t *comparison_json(const tf_comparison *c, bool regressed)
 	json_object_set_new(root, "threshold_pct", jnum(s->threshold));
 	json_object_set_new(root, "alpha", jnum(s->alpha));
 	json_object_set_new(root, "min_delta_ns", jnum(s->min_delta_ns));
-	if (s->memory)
+	if (s->memory) {
 		json_object_set_new(root, "min_delta_bytes", jnum(s->min_delta_bytes));
+		json_object_set_new(root, "unmeasured", json_integer((json_int_t)s->unmeasured));
+	}
 	if (s->min_samples > 0)
 		json_object_set_new(root, "min_samples", jnum(s->min_samples));
 	json_object_set_new(root, "noise_pct", jnum(s->noise));
