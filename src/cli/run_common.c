@@ -578,8 +578,10 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 	if (!exit_status && !interrupted) /* as for saving */
 		tf_cli_pyroscope_push(st, &o->rec, kind, head->runs.v, head->runs.n);
 	/* keep this run as the baseline of HEAD where it belongs */
-	if (st && !exit_status && !interrupted && tf_run_will_save(o))
+	if (st && !exit_status && !interrupted && tf_run_will_save(o)) {
 		tf_run_save_baseline(o, st, head, kind);
+		tf_run_history_note(o, st, kind);
+	}
 	else if (st && o->save && exit_status)
 		tf_warnf("not saving a baseline of a failing suite (exit status %d)", exit_status);
 	return tf_run_status(o, exit_status, status == TF_EXIT_REGRESSION);
