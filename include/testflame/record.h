@@ -200,6 +200,7 @@ typedef enum {
 	TF_REC_ALLOC_COUNT, /* a thread's allocations since its last count */
 	TF_REC_ALLOC_PROC,  /* a process image ran the allocation sampler */
 	TF_REC_NOTE,     /* a sentence for the run's notes */
+	TF_REC_RSS,      /* the peak RSS of a process image the sampler was not in */
 } tf_rec_type;
 
 /* What a sampled allocation was (TF_REC_ALLOC). */
@@ -326,6 +327,10 @@ typedef struct tf_rec_event {
 			bool exec;            /* why the program `pid` execs next
 					       * runs without the allocation sampler */
 		} note;
+		struct {
+			uint64_t hwm_kb;      /* read from /proc while it ran: at least */
+			bool go;              /* a Go program */
+		} rss;
 	};
 } tf_rec_event;
 

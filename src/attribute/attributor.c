@@ -88,7 +88,8 @@ struct proc {
 	bool has_cost, cost_lost;
 	bool shared;           /* some of its samples went to another test */
 	bool exited;
-	bool alloc_seen;       /* its program ran the allocation sampler */
+	bool alloc_seen;       /* its program ran the allocation sampler (or its
+				* absence is explained: a Go program, a note) */
 	bool aside_said;       /* a note said why its next program will not */
 };
 
@@ -184,6 +185,8 @@ struct tf_attributor {
 	TF_VEC(char *) notes;
 	TF_VEC(tf_strid) unsampled;
 	size_t nunsampled;
+	TF_VEC(tf_strid) go;             /* Go programs: their RSS only */
+	size_t ngo;
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -539,6 +542,7 @@ void tf_attributor_free(tf_attributor *a)
 		free(a->notes.v[i]);
 	tf_vec_free(&a->notes);
 	tf_vec_free(&a->unsampled);
+	tf_vec_free(&a->go);
 	free(a);
 }
 
@@ -883,16 +887,17 @@ static bool name_pending(tf_attributor *a, const struct proc *pr)
 	return strlen(comm) >= 15 || comm_says_nothing(comm);
 }
 
-/* The programs that ran without the allocation sampler (static, setuid,
- * Go): a few names for the note, and how many. */
-static void note_unsampled(tf_attributor *a, tf_strid name)
+/* The programs that ran without the allocation sampler (static, setuid)
+ * and the Go programs: a few names for the notes, and how many. */
+static void note_program(void *names_, size_t *count, tf_strid name)
 {
-	for (size_t i = 0; i < a->unsampled.n; i++)
-		if (a->unsampled.v[i] == name)
+	TF_VEC(tf_strid) *names = names_;
+	for (size_t i = 0; i < names->n; i++)
+		if (names->v[i] == name)
 			return;
-	a->nunsampled++;
-	if (a->unsampled.n < 5)
-		tf_vec_push(&a->unsampled, name);
+	(*count)++;
+	if (names->n < 5)
+		tf_vec_push(names, name);
 }
 
 /* A process image is over (its process exec'd another program, or
@@ -904,7 +909,7 @@ static void image_done(tf_attributor *a, struct proc *pr)
 		return;
 	tf_memacc_exit(a->mem, pr->pid);
 	if (pr->execd && !pr->alloc_seen && pr->below_root && classify(a, pr) == ROLE_PROGRAM)
-		note_unsampled(a, pr->name);
+		note_program(&a->unsampled, &a->nunsampled, pr->name);
 }
 
 static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, uint64_t t)
@@ -1060,6 +1065,7 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 	case TF_REC_ALLOC_COUNT:
 	case TF_REC_ALLOC_PROC:
 	case TF_REC_NOTE:
+	case TF_REC_RSS:
 		on_memory(a, ev);
 		break;
 	default:
@@ -1199,6 +1205,18 @@ static void on_memory(tf_attributor *a, const tf_rec_event *ev)
 			tf_memacc_rss(a->mem, test, ev->alloc_proc.hwm_kb);
 		break;
 	}
+	case TF_REC_RSS: {
+		/* a program without the sampler: its peak, read while it ran */
+		tf_strid test = decide(a, ev, NULL, 0, false, &src);
+		if (src != SRC_MARKERS && src != SRC_FRAMES)
+			tf_memacc_rss(a->mem, test, ev->rss.hwm_kb);
+		if (ev->rss.go) {
+			struct proc *pr = proc_get(a, ev->pid);
+			pr->alloc_seen = true; /* the Go note says why */
+			note_program(&a->go, &a->ngo, pr->name);
+		}
+		break;
+	}
 	case TF_REC_NOTE:
 		/* the sampler stepped aside for the program the process execs
 		 * next, and said so */
@@ -1328,6 +1346,16 @@ static void rename_string(tf_profile *p, tf_strid id, const char *s)
 	tf_htab_clear(&p->strings.index); /* rebuilt when next needed */
 }
 
+/* "a, b, c and 4 more" of the names kept and how many there were. */
+static void program_names(tf_attributor *a, tf_buf *out, const tf_strid *names, size_t kept,
+			  size_t count)
+{
+	for (size_t i = 0; i < kept; i++)
+		tf_buf_printf(out, "%s%s", i ? ", " : "", tf_profile_str(a->p, names[i]));
+	if (count > kept)
+		tf_buf_printf(out, " and %zu more", count - kept);
+}
+
 /* The run's notes (meta note.N, after those already there) of what the
  * allocation sampler could not measure, and why. */
 static void memory_notes(tf_attributor *a, void *keys_, void *values_)
@@ -1351,19 +1379,29 @@ static void memory_notes(tf_attributor *a, void *keys_, void *values_)
 		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
 		tf_vec_push(values, tf_xstrdup(a->notes.v[i]));
 	}
+	if (a->ngo) {
+		tf_buf names = TF_BUF_INIT;
+		program_names(a, &names, a->go.v, a->go.n, a->ngo);
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xasprintf(
+			"%zu Go program%s (%s): the Go runtime allocates apart from malloc, so "
+			"%s allocations are not counted; %s peak resident set is, read while "
+			"%s ran (a Go allocation profile comes from go test -memprofile)",
+			a->ngo, a->ngo == 1 ? "" : "s", names.ptr, a->ngo == 1 ? "its" : "their",
+			a->ngo == 1 ? "its" : "their", a->ngo == 1 ? "it" : "they"));
+		tf_buf_free(&names);
+	}
 	if (a->nunsampled) {
 		tf_buf names = TF_BUF_INIT;
-		for (size_t i = 0; i < a->unsampled.n; i++)
-			tf_buf_printf(&names, "%s%s", i ? ", " : "", tf_profile_str(a->p, a->unsampled.v[i]));
-		if (a->nunsampled > a->unsampled.n)
-			tf_buf_printf(&names, " and %zu more", a->nunsampled - a->unsampled.n);
+		program_names(a, &names, a->unsampled.v, a->unsampled.n, a->nunsampled);
 		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
 		tf_vec_push(values, tf_xasprintf(
 			"%zu test program%s ran without the allocation sampler (%s): static "
-			"binaries (Go's, whose runtime allocates apart from malloc), setuid "
-			"programs, or programs started without LD_PRELOAD; %s allocations "
-			"are not counted", a->nunsampled, a->nunsampled == 1 ? "" : "s", names.ptr,
-			a->nunsampled == 1 ? "its" : "their"));
+			"binaries, setuid programs, or programs started without LD_PRELOAD; "
+			"%s allocations are not counted, %s peak resident set read while %s ran",
+			a->nunsampled, a->nunsampled == 1 ? "" : "s", names.ptr,
+			a->nunsampled == 1 ? "its" : "their", a->nunsampled == 1 ? "its" : "their",
+			a->nunsampled == 1 ? "it" : "they"));
 		tf_buf_free(&names);
 	}
 }

@@ -277,6 +277,7 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	case TF_REC_ALLOC_COUNT:
 	case TF_REC_ALLOC_PROC:
 	case TF_REC_NOTE:
+	case TF_REC_RSS:
 		tf_attributor_event(b->att, ev);
 		break;
 	case TF_REC_PYCODE:

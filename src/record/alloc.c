@@ -36,12 +36,25 @@ extern const size_t tf_alloc_preload_len;
 
 #define LIB_NAME "libtestflame-alloc.so"
 
+/* An exec'd image the sampler may not be in: its peak read from /proc. */
+typedef struct {
+	uint32_t pid;
+	uint32_t files;   /* the pid's sampler files when it exec'd: the next is its image's */
+	uint64_t time;    /* the exec */
+	uint64_t seen;    /* when the peak below was read */
+	uint64_t hwm_kb;
+	bool sampled;     /* its sampler's file appeared: it reports itself */
+	bool gone, go;
+} watch;
+
 struct tf_alloc {
 	char *dir;        /* the run's: the data files in dir/d, maybe the library */
 	char *data;
 	char *lib;        /* the library preloaded, NULL: none */
 	char *why_not;    /* why the command runs without it */
 	TF_VEC(char *) env;
+	TF_VEC(watch) watches;
+	uint64_t last_poll;
 };
 
 /* The copy beside the binary (build/, or PREFIX/lib/testflame/), when it
@@ -169,6 +182,78 @@ char *const *tf_alloc_env(const tf_alloc *a)
 const char *tf_alloc_dir(const tf_alloc *a)
 {
 	return a->dir;
+}
+
+/* the programs without the sampler */
+
+static bool has_file(const tf_alloc *a, uint32_t pid, uint32_t n)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%u.%u", a->data, pid, n);
+	return access(path, F_OK) == 0;
+}
+
+void tf_alloc_watch(tf_alloc *a, uint32_t pid, uint64_t time)
+{
+	watch w;
+	memset(&w, 0, sizeof(w));
+	w.pid = pid;
+	w.time = time;
+	while (w.files < 1000 && has_file(a, pid, w.files))
+		w.files++;
+	/* its earlier image's watch is over: the exec ended it */
+	for (size_t i = 0; i < a->watches.n; i++)
+		if (a->watches.v[i].pid == pid)
+			a->watches.v[i].gone = true;
+	tf_vec_push(&a->watches, w);
+}
+
+/* VmHWM of `pid`, 0 when it cannot be read (gone, a zombie). */
+static uint64_t read_hwm(uint32_t pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *at = strstr(buf, "\nVmHWM:");
+	return at ? strtoull(at + 7, NULL, 10) : 0;
+}
+
+#define POLL_EVERY_NS (5 * 1000 * 1000)
+
+void tf_alloc_poll(tf_alloc *a)
+{
+	uint64_t now = tf_now_ns();
+	if (!a || now - a->last_poll < POLL_EVERY_NS)
+		return;
+	a->last_poll = now;
+	for (size_t i = 0; i < a->watches.n; i++) {
+		watch *w = &a->watches.v[i];
+		if (w->gone || w->sampled)
+			continue;
+		if (has_file(a, w->pid, w->files)) {
+			w->sampled = true;
+			continue;
+		}
+		uint64_t kb = read_hwm(w->pid);
+		if (!kb) {
+			w->gone = w->seen != 0; /* not yet in place, or gone */
+			continue;
+		}
+		if (!w->seen) {
+			/* a Go program: its runtime allocates apart from malloc */
+			char exe[64];
+			snprintf(exe, sizeof(exe), "/proc/%u/exe", w->pid);
+			w->go = tf_exec_is_go(exe);
+		}
+		if (kb > w->hwm_kb)
+			w->hwm_kb = kb;
+		w->seen = now;
+	}
 }
 
 /* reading the files */
@@ -455,6 +540,16 @@ int tf_alloc_collect(tf_alloc *a, tf_spool *s, tf_record_info *info)
 	for (size_t i = 0; i < names.n; i++)
 		free(names.v[i]);
 	tf_vec_free(&names);
+	/* the peaks read of the programs without the sampler */
+	for (size_t i = 0; i < a->watches.n && !r.rc; i++) {
+		const watch *w = &a->watches.v[i];
+		struct {
+			uint32_t pid, go;
+			uint64_t time, hwm_kb;
+		} f = { w->pid, w->go, w->seen, w->hwm_kb };
+		if (!w->sampled && w->hwm_kb)
+			r.rc = tf_spool_append_own(s, TF_SPOOL_RSS, &f, sizeof(f), NULL, 0);
+	}
 	tf_vec_free(&r.threads);
 	tf_buf_free(&r.rec);
 	return r.rc;
@@ -469,6 +564,7 @@ void tf_alloc_free(tf_alloc *a)
 	for (size_t i = 0; i < a->env.n; i++)
 		free(a->env.v[i]);
 	tf_vec_free(&a->env);
+	tf_vec_free(&a->watches);
 	free(a->dir);
 	free(a->data);
 	free(a->lib);

@@ -27,6 +27,17 @@ char *const *tf_alloc_env(const tf_alloc *a);
 /* The directory (the launcher's guard removes it if testflame dies). */
 const char *tf_alloc_dir(const tf_alloc *a);
 /*
+ * The programs the sampler does not enter (static ones, Go's, setuid
+ * ones) have their peak resident set read from /proc while they live:
+ * tf_alloc_watch() at each exec, tf_alloc_poll() at each turn of the
+ * recording loop (at most every few milliseconds), which drops the images
+ * whose sampler's file appeared (it tells their peak at their exit, to
+ * the page). A lower bound: what a process reached after its last read.
+ */
+void tf_alloc_watch(tf_alloc *a, uint32_t pid, uint64_t time);
+void tf_alloc_poll(tf_alloc *a);
+
+/*
  * After the run: every process image's samples, frees, counts and peak
  * into the spool (TF_SPOOL_ALLOC*), and the notes of what stepped aside
  * (TF_SPOOL_NOTE). Files that do not read are counted in `info`, not

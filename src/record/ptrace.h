@@ -5,6 +5,7 @@
 #ifndef TESTFLAME_RECORD_PTRACE_H
 #define TESTFLAME_RECORD_PTRACE_H
 
+#include "alloc.h"
 #include "launch.h"
 #include "markers.h"
 #include "pyread.h"
@@ -17,6 +18,8 @@ typedef struct {
 	void *live_ctx;
 	tf_markers *markers;    /* test markers to read as they come, or NULL */
 	tf_pyread *py;          /* Python stacks of the samples, or NULL */
+	tf_alloc *alloc;        /* the programs without the allocation sampler's
+				 * peaks to read, or NULL */
 } tf_ptrace_loop;
 
 /*

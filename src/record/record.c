@@ -95,6 +95,7 @@ typedef struct {
 	tf_recording *rec;
 	const tf_record_opts *o;
 	tf_markers *markers;
+	tf_alloc *alloc;
 	tf_pyread *py;
 	TF_VEC(pending_exec) pending;
 	uint64_t last_exec; /* when the reader last saw an exec */
@@ -164,6 +165,8 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 {
 	live_ctx *lc = ctx;
 
+	if (ev->type == TF_REC_COMM && ev->comm.exec && lc->alloc)
+		tf_alloc_watch(lc->alloc, ev->pid, ev->time);
 	if (ev->type == TF_REC_COMM && ev->comm.exec) {
 		lc->last_exec = tf_now_ns();
 		retry_pending(lc, ev->pid, true); /* an exec again: the last one is gone */
@@ -269,6 +272,7 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd, 
 			return rc;
 		if (lc->pending.n)
 			retry_pending(lc, 0, false);
+		tf_alloc_poll(lc->alloc);
 		rc = tf_launch_poll(l, &st);
 		if (rc)
 			return rc;
@@ -397,6 +401,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 		goto fail;
 	lc.rec = rec;
 	lc.o = &o;
+	lc.alloc = alloc;
 	for (char *const *e = o.extra_env; e && *e; e++)
 		tf_vec_push(&env, *e);
 	if (o.markers) {
@@ -539,7 +544,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 			rc = 0;
 		}
 	} else {
-		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers, lc.py };
+		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers, lc.py, alloc };
 		rc = tf_ptrace_record(rec, launch, &o, &pl);
 	}
 	rec->info.end_ns = tf_now_ns();

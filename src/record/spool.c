@@ -662,6 +662,16 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		ev->note.text = take_str(&c);
 		return ev->note.text ? 1 : -1;
 	}
+	case TF_SPOOL_RSS: {
+		uint32_t go;
+		ev->type = TF_REC_RSS;
+		take32x2(&c, &ev->pid, &go);
+		ev->tid = ev->pid;
+		ev->time = take64(&c);
+		ev->rss.hwm_kb = take64(&c);
+		ev->rss.go = go != 0;
+		return c.bad ? -1 : 1;
+	}
 	case TF_SPOOL_PROC_EXIT: {
 		uint32_t st, pad;
 		ev->type = TF_REC_PROC_EXIT;
@@ -716,6 +726,7 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 	case TF_SPOOL_ALLOC_COUNT:
 	case TF_SPOOL_ALLOC_PROC:
 	case TF_SPOOL_NOTE:
+	case TF_SPOOL_RSS:
 		off = 8;
 		break;
 	default: {

@@ -56,6 +56,10 @@ enum {
 	 * the run's notes; exec: it says why the program process `pid` execs
 	 * next runs without the allocation sampler */
 	TF_SPOOL_NOTE = 76,
+	/* { u32 pid, go; u64 time, hwm_kb } : the peak resident set of a
+	 * process image without the allocation sampler, read from /proc at
+	 * `time`; go: a Go program */
+	TF_SPOOL_RSS = 77,
 };
 
 

@@ -21,6 +21,11 @@ static void test_exec_check(void **state)
 	char why[64], *dir = unit_tmpdir(), path[512];
 
 	assert_int_equal(tf_exec_check("/bin/sh", why, sizeof(why)), TF_EXEC_OK);
+	/* Go's allocations are its runtime's: RSS only (the toolchain's own
+	 * binary is a Go program, where installed) */
+	assert_false(tf_exec_is_go("/bin/sh"));
+	if (access("/usr/lib/go/bin/go", X_OK) == 0)
+		assert_true(tf_exec_is_go("/usr/lib/go/bin/go"));
 	assert_int_equal(tf_exec_check("/nonexistent/program", why, sizeof(why)), TF_EXEC_UNKNOWN);
 	/* a script: its interpreter */
 	snprintf(path, sizeof(path), "%s/script", dir);

@@ -163,6 +163,32 @@ int tf_exec_check(const char *path, char *why, size_t whylen)
 	return rc;
 }
 
+int tf_exec_is_go(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh[256], strs;
+	char names[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), go = 0;
+
+	if (fd < 0)
+		return 0;
+	if (pread_full(fd, &eh, sizeof(eh), 0) == 0 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_shentsize == sizeof(Elf64_Shdr) &&
+	    eh.e_shnum && eh.e_shnum <= 256 && eh.e_shstrndx < eh.e_shnum &&
+	    pread_full(fd, sh, eh.e_shnum * sizeof(Elf64_Shdr), (off_t)eh.e_shoff) == 0) {
+		strs = sh[eh.e_shstrndx];
+		size_t n = strs.sh_size < sizeof(names) - 1 ? strs.sh_size : sizeof(names) - 1;
+		memset(names, 0, sizeof(names));
+		if (pread_full(fd, names, n, (off_t)strs.sh_offset) == 0)
+			for (int i = 0; i < eh.e_shnum && !go; i++)
+				if (sh[i].sh_name < n && (strcmp(names + sh[i].sh_name, ".go.buildinfo") == 0 ||
+							  strcmp(names + sh[i].sh_name, ".gopclntab") == 0))
+					go = 1;
+	}
+	close(fd);
+	return go;
+}
+
 int tf_exec_strip_preload(const char *value, const char *lib, char *out, size_t outlen)
 {
 	size_t n = 0, liblen = strlen(lib);

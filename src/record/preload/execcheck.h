@@ -31,6 +31,11 @@ enum {
  */
 int tf_exec_check(const char *path, char *why, size_t whylen);
 
+/* Whether `path` is a Go program (a .go.buildinfo or .gopclntab section):
+ * its runtime allocates apart from malloc. Not async-signal-safe work
+ * needed here: testflame asks, not the preload. */
+int tf_exec_is_go(const char *path);
+
 /*
  * `value` (an LD_PRELOAD) without the entries whose base name is `lib`,
  * into `out` (outlen bytes); returns its length, or -1 when it does not
