@@ -16,9 +16,12 @@
 # Each workload is one shell script running its commands one after the
 # other, every command prefixed by the variant's wrapper (heaptrack and
 # massif follow no child process a test starts: they are given every one
-# the same way). Runs alternate, ROUNDS times; the medians and the paired
-# ratios to bare (each run over the bare run of its round) come from this
-# one run.
+# the same way). It times itself: its wall time, and the CPU time of all
+# it ran (heaptrack's own work after a test included; testflame's own
+# recording not: the suite's cost is what is measured). Runs alternate,
+# ROUNDS times; the medians and the paired ratios to bare (each run over
+# the bare run of its round) come from this one run. CPU is the steadier
+# figure on a shared machine.
 #
 #   bench/memory-overhead.sh [ROUNDS] [WORKLOAD...]   (default 5; all three)
 #
@@ -78,7 +81,10 @@ script() { # WORKLOAD
 			printf 'cd %s && $WRAP %s >/dev/null 2>&1\n' "$dir" "$cmd"
 		done
 		echo 'e=$(date +%s%N)'
-		echo 'echo $(( (e - s) / 1000 )) >>"$OUT"'
+		# the CPU of all it ran, from the shell's times (minutes and seconds)
+		echo 'times >"$OUT.times"'
+		echo 'c=$(sed -n 2p "$OUT.times" | tr -d s | awk "{ split(\$1, u, \"m\"); split(\$2, y, \"m\"); printf \"%.0f\", (u[1] * 60 + u[2] + y[1] * 60 + y[2]) * 1e6 }")'
+		echo 'echo $(( (e - s) / 1000 )) $c >>"$OUT"'
 	} >"$f"
 	chmod +x "$f"
 	echo "$f"
@@ -110,18 +116,31 @@ for w in $WORKLOADS; do
 	done
 	echo
 	echo "workload: $w ($n command$([ "$n" = 1 ] || echo s))"
-	printf '%-12s %12s %14s %20s\n' variant "median ms" "median ÷ bare" "ratio IQR"
+	printf '%-12s %10s %10s %14s %10s %10s %14s\n' variant "wall ms" "÷ bare" "IQR" "CPU ms" "÷ bare" "IQR"
 	for v in "${order[@]}"; do
-		m=$(median <"$WORK/$w.$v")
-		paste "$WORK/$w.$v" "$WORK/$w.bare" | awk '{ printf "%.4f\n", $1 / $2 }' >"$WORK/$w.$v.ratio"
-		r=$(median <"$WORK/$w.$v.ratio")
-		iqr=$(sort -g "$WORK/$w.$v.ratio" | awk '{ v[NR] = $1 } END { printf "%.3f-%.3f", v[int((NR + 3) / 4)], v[int((3 * NR + 3) / 4)] }')
-		printf '%-12s %12.1f %14.3f %20s\n' "$v" "$(awk -v m="$m" 'BEGIN { print m / 1000 }')" "$r" "$iqr"
+		line=$(printf '%-12s' "$v")
+		for k in 1 2; do
+			m=$(cut -d' ' -f$k "$WORK/$w.$v" | median)
+			paste -d' ' <(cut -d' ' -f$k "$WORK/$w.$v") <(cut -d' ' -f$k "$WORK/$w.bare") |
+				awk '{ printf "%.4f\n", ($2 > 0 ? $1 / $2 : 0) }' >"$WORK/$w.$v.ratio$k"
+			r=$(median <"$WORK/$w.$v.ratio$k")
+			iqr=$(sort -g "$WORK/$w.$v.ratio$k" | awk '{ v[NR] = $1 } END { printf "%.3f-%.3f", v[int((NR + 3) / 4)], v[int((3 * NR + 3) / 4)] }')
+			line="$line$(printf ' %10.1f %10.3f %14s' "$(awk -v m="$m" 'BEGIN { print m / 1000 }')" "$r" "$iqr")"
+		done
+		echo "$line"
 	done
-	if [ -s "$WORK/$w.heaptrack" ] && [ -s "$WORK/$w.sampler" ]; then
-		echo "heaptrack's cost over the sampler's: $(paste "$WORK/$w.heaptrack.ratio" "$WORK/$w.sampler.ratio" |
-			awk '{ printf "%.4f\n", ($1 - 1) / ($2 - 1 > 0.0005 ? $2 - 1 : 0.0005) }' | median)x (the median of (heaptrack ÷ bare - 1) ÷ (sampler ÷ bare - 1), the sampler's floored at 0.05%)"
-	fi
+	# heaptrack's added time over the sampler's, where the sampler's is
+	# above the noise (its ratio's IQR clear of 1)
+	for k in 1 2; do
+		[ -s "$WORK/$w.heaptrack.ratio$k" ] && [ -s "$WORK/$w.sampler.ratio$k" ] || continue
+		h=$(median <"$WORK/$w.heaptrack.ratio$k")
+		sm=$(median <"$WORK/$w.sampler.ratio$k")
+		low=$(sort -g "$WORK/$w.sampler.ratio$k" | awk '{ v[NR] = $1 } END { print v[int((NR + 3) / 4)] }')
+		what=$([ "$k" = 1 ] && echo wall || echo CPU)
+		awk -v h="$h" -v s="$sm" -v lo="$low" -v what="$what" 'BEGIN {
+			if (lo > 1) printf "%s: heaptrack adds %.1f%%, the sampler %.1f%%: %.0fx less\n", what, (h - 1) * 100, (s - 1) * 100, (h - 1) / (s - 1)
+			else printf "%s: heaptrack adds %.1f%%, the sampler %.1f%%, within the noise\n", what, (h - 1) * 100, (s - 1) * 100 }'
+	done
 done
 echo
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
