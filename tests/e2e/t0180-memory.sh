@@ -131,7 +131,7 @@ test_expect_code 3 'a branch whose grow_cache allocates ten times as much: exit 
 	exit $rc
 '
 
-test_expect_success 'report.json: the memory verdicts, the function at its line, its caller' '
+test_expect_success 'report.json and junit.xml: the memory verdicts, the function at its line, its caller' '
 	cd repo && line=$(grep -n "keep\[i\] = malloc(2048);" "$TOP/tests/fixtures/memsuite.c" | cut -d: -f1) &&
 	python3 - "$line" <<\PY
 import json, sys
@@ -148,6 +148,14 @@ a = tests["alloc10x"]
 assert a["head"]["allocs"] - a["base"]["allocs"] == 450, (a["base"], a["head"])
 # the programs the sampler could not enter are left out, and counted
 assert "custom" not in tests and m["unmeasured"] >= 1, m["unmeasured"]
+# junit.xml: the memory tests a suite of their own, alloc10x its failure
+import xml.etree.ElementTree as ET
+suites = {s.get("name"): s for s in ET.parse("testflame-report/junit.xml").getroot()}
+ms = suites["mem (memory)"]
+assert ms.get("failures") == "1", ms.attrib
+fails = [tc.get("name") for tc in ms if tc.find("failure") is not None]
+assert fails == ["alloc10x"], fails
+assert ms.find("testcase/failure").get("type") == "memory-regression"
 PY
 '
 
