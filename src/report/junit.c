@@ -47,6 +47,28 @@ static void numbers(tf_buf *b, const rp_ctx *x, const tf_test_delta *t)
 		tf_buf_printf(b, ", p = %.3g", t->p_adjusted);
 }
 
+/* A failure's text after its reason: the functions that grew, with
+ * file:line. */
+static void failure_functions(tf_buf *out, const rp_ctx *x, const tf_test_delta *t,
+			      const char *unit)
+{
+	for (size_t k = 0; k < t->nfunctions && k < 10; k++) {
+		const tf_func_delta *f = &t->functions[k];
+		char ds[48], dt[48];
+		rp_signed_cost(ds, sizeof(ds), f->delta_self, unit);
+		rp_signed_cost(dt, sizeof(dt), f->delta_total, unit);
+		tf_buf_puts(out, "\n  ");
+		rp_put_html(out, f->name, x->o.name_max);
+		tf_buf_printf(out, ": self %s, total %s", ds, dt);
+		if (*f->file) {
+			tf_buf_puts(out, " at ");
+			rp_put_html(out, f->file, 300);
+			if (f->line > 0)
+				tf_buf_printf(out, ":%lld", (long long)f->line);
+		}
+	}
+}
+
 /* gate.memory's tests, a testsuite of their own: a test that allocates
  * more is a failure there. */
 static void memory_suite(tf_buf *out, const rp_ctx *x, const tf_comparison *m)
@@ -70,20 +92,7 @@ static void memory_suite(tf_buf *out, const rp_ctx *x, const tf_comparison *m)
 			tf_buf_printf(out, "      <failure type=\"memory-regression\" message=\"allocates "
 					   "%s, %s in the base (%+.1f%%)\">", head, base, t->delta_pct);
 			rp_put_html(out, t->reason, 500);
-			for (size_t k = 0; k < t->nfunctions && k < 10; k++) {
-				const tf_func_delta *f = &t->functions[k];
-				char ds[48];
-				rp_signed_cost(ds, sizeof(ds), f->delta_self, "bytes");
-				tf_buf_puts(out, "\n  ");
-				rp_put_html(out, f->name, x->o.name_max);
-				tf_buf_printf(out, ": %s", ds);
-				if (*f->file) {
-					tf_buf_puts(out, " at ");
-					rp_put_html(out, f->file, 300);
-					if (f->line > 0)
-						tf_buf_printf(out, ":%lld", (long long)f->line);
-				}
-			}
+			failure_functions(out, x, t, "bytes");
 			tf_buf_puts(out, "</failure>\n");
 		} else {
 			tf_buf_printf(out, "      <system-out>%s: %s, %s in the base</system-out>\n",
@@ -148,21 +157,7 @@ int tf_report_junit(tf_buf *out, const tf_comparison *c, const tf_report_opts *o
 			rp_put_html(out, msg.ptr, 0);
 			tf_buf_puts(out, "\">");
 			rp_put_html(out, t->reason, 500);
-			for (size_t k = 0; k < t->nfunctions && k < 10; k++) {
-				const tf_func_delta *f = &t->functions[k];
-				char ds[48], dt[48];
-				rp_signed_cost(ds, sizeof(ds), f->delta_self, x.unit);
-				rp_signed_cost(dt, sizeof(dt), f->delta_total, x.unit);
-				tf_buf_puts(out, "\n  ");
-				rp_put_html(out, f->name, x.o.name_max);
-				tf_buf_printf(out, ": self %s, total %s", ds, dt);
-				if (*f->file) {
-					tf_buf_puts(out, " at ");
-					rp_put_html(out, f->file, 300);
-					if (f->line > 0)
-						tf_buf_printf(out, ":%lld", (long long)f->line);
-				}
-			}
+			failure_functions(out, &x, t, x.unit);
 			tf_buf_puts(out, "</failure>\n    </testcase>\n");
 		} else if (t->verdict == TF_VERDICT_GONE) {
 			tf_buf_puts(out, ">\n      <skipped message=\"gone: the test has no samples in the head\"/>\n"
