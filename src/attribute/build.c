@@ -20,8 +20,10 @@
 #include <time.h>
 
 #define MAX_FRAMES 512
-/* the most sample types a run file has: samples, the event, and memory's */
-#define TF_MEM_COLUMNS 5
+/* the most sample types a run file has: samples, the event; off-cpu and
+ * wall (the time threads wait); alloc_objects, alloc_space and inuse_space
+ * (memory) */
+#define MAX_COLUMNS 7
 
 typedef struct {
 	tf_profile *p;
@@ -106,7 +108,9 @@ static uint32_t offcpu_location(builder *b, const char *what)
 	return loc;
 }
 
-/* The sample's stack into b->locs, leaf first; returns its depth. */
+/* A sample's stack into b->locs, leaf first: what it waits in (ptrace's
+ * off-CPU samples), kernel frames, then user frames; with `python`,
+ * Python's spliced in. Returns its depth. */
 static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 {
 	const uint64_t *user = ev->sample.user_ips;
@@ -195,7 +199,7 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 		{ b->k_pid, 0, ev->pid, 0 },
 		{ b->k_tid, 0, ev->tid, 0 },
 	};
-	int64_t values[TF_MEM_COLUMNS] = { 1, (int64_t)ev->sample.period };
+	int64_t values[MAX_COLUMNS] = { 1, (int64_t)ev->sample.period };
 	tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels, 4);
 	if (source == SRC_OUTSIDE)
 		source = SRC_COMMAND;
@@ -226,7 +230,7 @@ static void on_alloc(builder *b, const tf_rec_event *ev)
 		{ b->k_pid, 0, ev->pid, 0 },
 		{ b->k_tid, 0, ev->tid, 0 },
 	};
-	int64_t values[TF_MEM_COLUMNS] = { 0 };
+	int64_t values[MAX_COLUMNS] = { 0 };
 	int64_t bytes = llround(weight);
 	values[b->col_objects] = llround(weight / size);
 	values[b->col_space] = bytes;
