@@ -10,7 +10,7 @@
  * A block freed after its test ended stays in that test's leak and in the
  * profile's inuse_space, which is what a test left behind.
  */
-#include "memory.h"
+#include "attribute_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -17,9 +17,9 @@
  * allocations since its previous count, so that each part goes to the test
  * that ran then), its peak resident set and its notes.
  */
-#include "alloc.h"
-#include "preload/execcheck.h"
-#include "preload/format.h"
+#include "record_int.h"
+#include "record/preload/execcheck.h"
+#include "record/preload/format.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -27,9 +27,8 @@
  * switches of the cgroup's threads. Hardware events keep inheriting: their
  * per-thread counts at exit (inherit_stat) are what a test cost.
  */
-#include "notice.h"
-#include "perf.h"
 
+#include "record_int.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

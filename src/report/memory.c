@@ -16,7 +16,7 @@
  * The verdicts are the comparison's: allocations are judged like time,
  * with their own noise (compare.c); leaks and peaks are told, not judged.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * killed process left half written.
  */
 #include "unit.h"
-#include "record/alloc.h"
+#include "record/record_int.h"
 #include "record/preload/execcheck.h"
 #include "record/preload/format.h"
 
