@@ -82,6 +82,12 @@ typedef struct {
 	uint64_t samples;        /* samples in the profile */
 	uint64_t frames, unresolved; /* frames, and frames with no symbol */
 	uint64_t truncated;      /* stacks cut short (depth limit, failed unwind) */
+	/* Of those, the samples outside every test (the harness's own work,
+	 * build steps): what no change to the tests' builds would fix. */
+	uint64_t samples_outside, frames_outside, unresolved_outside, truncated_outside;
+	/* The modules (base names) with the most frames without a symbol in
+	 * the tests' samples, most first; "" after the last. */
+	char missing_symbols[3][64];
 	uint64_t fp_stacks, dwarf_stacks;
 	uint64_t processes, threads;
 	uint64_t tests;

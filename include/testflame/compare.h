@@ -292,6 +292,11 @@ typedef struct {
 	 * from their run files' env.* facts; NULL when they agree or do not
 	 * say (tf_environment_diff). */
 	const char *env_diff;
+	/* Which testflame wrote each side's first run (tf_profile_made_by;
+	 * NULL for another tool's profile), and, when the two measure
+	 * differently (tf_profile_measure), what a reader should know. */
+	const char *base_made_by, *head_made_by;
+	const char *version_diff;
 	/* The runner's shift (shift.c): how much slower (+) the head's machine
 	 * ran, in percent, with the half-width of its 95% interval; NAN when
 	 * there was no control group, and shift_note says why. Verdicts and

@@ -236,6 +236,9 @@ int tf_config_parse(tf_config **out, const char *text, size_t len, const char *n
 
 /* Copy every field set in `over` onto `cfg` (lists replace lists). */
 void tf_config_merge(tf_config *cfg, const tf_config *over);
+/* Every key the file may have, one line each: "gate.threshold<TAB>what
+ * its value is" (the manual, testflame.yml(5)). */
+void tf_config_describe(tf_buf *out);
 
 /* Small helpers for tri-states and unset numbers. */
 static inline bool tf_config_bool(int v, bool dflt)

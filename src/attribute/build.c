@@ -24,6 +24,12 @@
  * (memory) */
 #define MAX_COLUMNS 7
 
+/* What building one sample's stack counted (build_stack). */
+typedef struct {
+	size_t frames, unresolved, nunres;
+	bool truncated;
+} stack_counts;
+
 typedef struct {
 	tf_profile *p;
 	tf_symbolizer *sym;
@@ -37,6 +43,7 @@ typedef struct {
 	tf_strid k_test, k_process, k_pid, k_tid;
 	/* memory's sample types (0: the run did not measure it) */
 	size_t col_objects, col_space, col_inuse;
+	stack_counts last;                /* the last stack built's */
 	TF_VEC(tf_line) lines;
 	TF_VEC(uint32_t) offcpu_names;    /* string ids of "[off-cpu] NAME" ... */
 	TF_VEC(uint32_t) offcpu_locs;     /* ... and their locations */
@@ -44,6 +51,8 @@ typedef struct {
 	uint64_t ips[MAX_FRAMES];
 	uint32_t locs[MAX_FRAMES];
 	bool unresolved[MAX_FRAMES];      /* per locs[i]: no symbol (for pyframes) */
+	uint32_t unres_module[MAX_FRAMES]; /* this sample's frames without a symbol: modules */
+	TF_VEC(uint64_t) missing;         /* module id -> frames without a symbol in tests */
 } builder;
 
 static uint32_t mapping_for(builder *b, const tf_symloc *sl)
@@ -107,13 +116,61 @@ static uint32_t offcpu_location(builder *b, const char *what)
 	return loc;
 }
 
+/*
+ * Whether a stack's outermost frame is where every process or thread
+ * starts: such a stack is whole, whatever the unwinder said (the entry
+ * points of the program and of ld.so, and of threads, carry no CFI rule
+ * that ends the stack, so unwinding them looks cut short).
+ */
+static bool is_entry(const char *fn)
+{
+	static const char *const entries[] = {
+		"_start", "_dl_start_user", "__libc_start_main", "__libc_start_call_main",
+		"start_thread", "__clone", "__clone3", "clone3", "thread_start",
+	};
+	for (size_t i = 0; fn && i < TF_ARRAY_SIZE(entries); i++)
+		if (strcmp(fn, entries[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A frame without a symbol: its module, for naming the tests' worst. */
+static void note_unresolved(builder *b, const tf_symloc *sl, size_t *nunres)
+{
+	const char *mod = sl->module ? sl->module : "";
+	uint32_t id = tf_strtab_intern(&b->modules, mod, strlen(mod));
+	while (b->missing.n <= id)
+		tf_vec_push(&b->missing, 0);
+	b->unres_module[(*nunres)++] = id;
+}
+
+/* The modules with the most frames without a symbol in the tests: taken
+ * out of the counts one by one, most first. */
+static void name_missing(builder *b)
+{
+	for (size_t k = 0; k < TF_ARRAY_SIZE(b->st->missing_symbols); k++) {
+		size_t best = 0;
+		for (size_t i = 1; i < b->missing.n; i++)
+			if (b->missing.v[i] > b->missing.v[best])
+				best = i;
+		b->st->missing_symbols[k][0] = '\0';
+		if (!b->missing.n || !b->missing.v[best])
+			break;
+		b->missing.v[best] = 0;
+		const char *mod = b->modules.strs.v[best], *slash = strrchr(mod, '/');
+		snprintf(b->st->missing_symbols[k], sizeof(b->st->missing_symbols[k]), "%s",
+			 slash ? slash + 1 : *mod ? mod : "(unknown)");
+	}
+}
+
 /* A sample's stack into b->locs, leaf first: what it waits in (ptrace's
  * off-CPU samples), kernel frames, then user frames; with `python`,
  * Python's spliced in. Returns its depth. */
 static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 {
 	const uint64_t *user = ev->sample.user_ips;
-	size_t nuser = ev->sample.nuser, n = 0;
+	size_t nuser = ev->sample.nuser, n = 0, nframes = 0, nunres = 0, unresolved;
+	const char *outer = NULL;         /* the outermost user frame's function */
 	size_t maxd = TF_MIN((size_t)b->opts->max_depth, (size_t)MAX_FRAMES);
 	bool truncated = ev->sample.user_truncated, dwarf = false;
 
@@ -152,9 +209,9 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 		const tf_symloc *sl = tf_symbolizer_lookup(b->sym, ev->pid, ev->time,
 							   i ? a - 1 : a, true);
 		b->locs[n++] = location_for(b, sl);
-		b->st->frames++;
+		nframes++;
 		if (!sl->resolved)
-			b->st->unresolved++;
+			note_unresolved(b, sl, &nunres);
 	}
 	size_t user_start = n;
 	for (size_t i = 0; i < nuser && n < maxd; i++) {
@@ -167,21 +224,28 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 							   leaf ? a : a - 1, false);
 		b->unresolved[n] = !sl->resolved;
 		b->locs[n++] = location_for(b, sl);
-		b->st->frames++;
+		outer = sl->nframes ? sl->frames[sl->nframes - 1].function : NULL;
+		nframes++;
 		if (!sl->resolved)
-			b->st->unresolved++;
+			note_unresolved(b, sl, &nunres);
 	}
 	if (n == maxd && (ev->sample.nkernel + nuser) > maxd)
 		truncated = true;
+	else if (truncated && is_entry(outer))
+		truncated = false;
+	unresolved = nunres;
 	tf_pysplice ps = { b->locs, b->unresolved, user_start, n, maxd, truncated, 0, 0 };
 	if (python && tf_pyframes_splice(b->py, ev, &ps)) {
 		n = ps.n;
 		truncated = ps.truncated;
-		b->st->frames -= ps.dropped;
-		b->st->unresolved -= ps.dropped_unresolved;
+		nframes -= ps.dropped;
+		unresolved = nunres - ps.dropped_unresolved;
 	}
+	b->st->frames += nframes;
+	b->st->unresolved += unresolved;
 	if (truncated)
 		b->st->truncated++;
+	b->last = (stack_counts){ nframes, unresolved, nunres, truncated };
 	return n;
 }
 
@@ -200,6 +264,16 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 	};
 	int64_t values[MAX_COLUMNS] = { 1, (int64_t)ev->sample.period };
 	tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels, 4);
+	if (source == SRC_OUTSIDE || source == SRC_BUILD) {
+		/* the harness's or a build step's: no test's profile */
+		b->st->samples_outside++;
+		b->st->frames_outside += b->last.frames;
+		b->st->unresolved_outside += b->last.unresolved;
+		b->st->truncated_outside += b->last.truncated;
+	} else {
+		for (size_t i = 0; i < b->last.nunres; i++)
+			b->missing.v[b->unres_module[i]]++;
+	}
 	if (source == SRC_OUTSIDE)
 		source = SRC_COMMAND;
 	if (source >= 0 && source < 4)
@@ -315,6 +389,13 @@ static void write_meta(builder *b, const tf_record_info *ri)
 	struct tm tm;
 
 	tf_profile_set_meta(p, "version", TF_VERSION);
+	/* the commit testflame was built from, and what its numbers mean: a
+	 * comparison of runs whose measure differs says so */
+	if (tf_build_commit[0]) {
+		snprintf(buf, sizeof(buf), "%.40s%s", tf_build_commit, tf_build_dirty ? "-dirty" : "");
+		tf_profile_set_meta(p, "build", buf);
+	}
+	meta_u64(p, "measure", TF_MEASURE_VERSION);
 	if (b->opts->command)
 		tf_profile_set_meta(p, "command", b->opts->command);
 	if (b->opts->suite)
@@ -342,6 +423,11 @@ static void write_meta(builder *b, const tf_record_info *ri)
 	meta_u64(p, "frames", b->st->frames);
 	meta_u64(p, "unresolved", b->st->unresolved);
 	meta_u64(p, "truncated", b->st->truncated);
+	/* of those, outside every test: the harness's, which no test changes */
+	meta_u64(p, "samples_outside", b->st->samples_outside);
+	meta_u64(p, "frames_outside", b->st->frames_outside);
+	meta_u64(p, "unresolved_outside", b->st->unresolved_outside);
+	meta_u64(p, "truncated_outside", b->st->truncated_outside);
 	meta_u64(p, "processes", b->st->processes);
 	meta_u64(p, "threads", b->st->threads);
 	if (ri->interrupted)
@@ -423,6 +509,7 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 		stats->threads = tf_attributor_threads(b.att);
 		stats->helper_samples = tf_attributor_helper_samples(b.att);
 		stats->tests = tf_attributor_write_meta(b.att, TF_MAX(b.last_time, ri->end_ns));
+		name_missing(&b);
 		write_meta(&b, ri);
 		tf_pyframes_write_meta(b.py, ri);
 	}
@@ -430,6 +517,7 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	tf_attributor_free(b.att);
 	tf_pyframes_free(b.py);
 	tf_vec_free(&b.loc_of_symloc);
+	tf_vec_free(&b.missing);
 	tf_strtab_free(&b.modules);
 	tf_vec_free(&b.map_of_module);
 	tf_vec_free(&b.lines);

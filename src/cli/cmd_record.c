@@ -59,7 +59,7 @@ tf_option *tf_cli_record_options(tf_run_suite *o, tf_cli_out *out)
 			      ".testflame.yml, else the program and its targets: 'make check')"),
 		TF_OPT_STRING(0, "config", &o->config, "FILE",
 			      "the config file (default: .testflame.yml at the repository root)"),
-		TF_OPT_QUIET(&out->quiet, "only errors"),
+		TF_OPT_QUIET(&out->quiet, out->quiet_help ? out->quiet_help : "only errors"),
 		TF_OPT_VERBOSE(&out->verbose, "say more (repeat for more)"),
 		TF_OPTS_END,
 	};

@@ -1130,6 +1130,27 @@ static int check_opts(const tf_compare_side *base, const tf_compare_side *head,
 	return 0;
 }
 
+/* Who wrote each side, and a word when their numbers mean different things:
+ * a run of another measure version moves every test a little or a lot. */
+static void made_by(tf_compare_summary *s, struct tf_compare_priv *pv)
+{
+	const tf_profile *base = pv->runs[0].p, *head = pv->runs[pv->nbase].p;
+	long mb = tf_profile_measure(base), mh = tf_profile_measure(head);
+	char b[96], h[96];
+
+	if (tf_profile_made_by(b, sizeof(b), base))
+		s->base_made_by = tf_arena_strdup(pv->arena, b);
+	if (tf_profile_made_by(h, sizeof(h), head))
+		s->head_made_by = tf_arena_strdup(pv->arena, h);
+	if (mb && mh && mb != mh) {
+		char *d = tf_xasprintf("the base was measured by %s (measure %ld) and the head by %s "
+				       "(measure %ld), which count differently: part of every "
+				       "test's change may be testflame's", b, mb, h, mh);
+		s->version_diff = tf_arena_strdup(pv->arena, d);
+		free(d);
+	}
+}
+
 int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	       const tf_compare_side *head, const tf_compare_opts *opts)
 {
@@ -1251,6 +1272,7 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		tf_environment_diff(&diff, pv->runs[0].p, pv->runs[pv->nbase].p);
 		s->env_diff = diff.len ? tf_arena_strdup(pv->arena, diff.ptr) : NULL;
 		tf_buf_free(&diff);
+		made_by(s, pv);
 	}
 
 	/* each test's cost, by the best measure both sides have */

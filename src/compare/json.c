@@ -207,6 +207,9 @@ static json_t *comparison_json(const tf_comparison *c, bool regressed)
 	json_object_set_new(sum, "tests", json_integer((json_int_t)s->ntests));
 	json_object_set_new(root, "gate_outside", json_boolean(s->gate_outside));
 	json_object_set_new(root, "environments_differ", s->env_diff ? jstr(s->env_diff) : json_null());
+	json_object_set_new(root, "base_made_by", s->base_made_by ? jstr(s->base_made_by) : json_null());
+	json_object_set_new(root, "head_made_by", s->head_made_by ? jstr(s->head_made_by) : json_null());
+	json_object_set_new(root, "versions_differ", s->version_diff ? jstr(s->version_diff) : json_null());
 	json_object_set_new(root, "confirmation", s->confirmation ? jstr(s->confirmation) : json_null());
 	json_object_set_new(root, "head_origin", s->origin ? jstr(s->origin) : json_null());
 	{

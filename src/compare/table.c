@@ -297,6 +297,11 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 		tf_buf_put_printable(b, s->env_diff);
 		tf_buf_puts(b, "\n");
 	}
+	if (s->version_diff) {
+		tf_buf_puts(b, "  warning: ");
+		tf_buf_put_printable(b, s->version_diff);
+		tf_buf_puts(b, "\n");
+	}
 	tf_buf_free(&line);
 }
 

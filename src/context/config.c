@@ -960,3 +960,43 @@ int tf_config_load(tf_config **out, const char *path, const char *start_dir)
 	free(file);
 	return rc;
 }
+
+/* What each kind of value is, in words, for the manual. */
+static void describe_key(tf_buf *out, const char *path, const key *k)
+{
+	static const char *const what[] = {
+		[K_MAP] = "a mapping", [K_STR] = "a string", [K_CHOICE] = "one of",
+		[K_STORE] = "a store: git, git:REMOTE, dir:PATH or pyroscope:URL",
+		[K_URL] = "an http(s) URL", [K_CMD] = "a command: a list run as is, or a string run with sh -c",
+		[K_INT] = "a whole number", [K_BOOL] = "true or false",
+		[K_PERCENT] = "a percentage, \"5\" or \"5%\"", [K_ALPHA] = "a probability in (0, 0.5]",
+		[K_DURATION] = "a time: \"1ms\", \"500us\", \"2s\" or 0",
+		[K_CONFIDENCE] = "a probability in [0.5, 1) (instead of alpha)",
+		[K_CONFIRM] = "against, rerun, none, or a number of reruns",
+		[K_LIST] = "a list of strings (a string is a list of one)", [K_CHOICES] = "a list of",
+		[K_PATTERNS] = "a list of regexes, or of {regex, name} mappings",
+	};
+	tf_buf_printf(out, "%s\t%s", path, what[k->kind]);
+	if (k->kind == K_INT && k->min < k->max)
+		tf_buf_printf(out, " from %ld to %ld", k->min, k->max);
+	for (const char *const *c = k->choices; c && *c; c++)
+		tf_buf_printf(out, "%s%s", c == k->choices ? ": " : ", ", *c);
+	tf_buf_putc(out, '\n');
+}
+
+static void describe_keys(tf_buf *out, const char *prefix, const key *keys)
+{
+	for (const key *k = keys; k->name; k++) {
+		char *path = tf_xasprintf("%s%s%s", prefix, *prefix ? "." : "", k->name);
+		if (k->kind == K_MAP)
+			describe_keys(out, path, k->sub);
+		else
+			describe_key(out, path, k);
+		free(path);
+	}
+}
+
+void tf_config_describe(tf_buf *out)
+{
+	describe_keys(out, "", top_keys);
+}

@@ -14,6 +14,7 @@
  * friends impossible inside the data block.
  */
 #include "report/report_int.h"
+#include "testflame/attribute.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -296,8 +297,10 @@ static const char *unresolved_program(tf_buf *out, const tf_profile *p, const tf
 	return base && base[1] ? base + 1 : out->ptr;
 }
 
-/* The programs whose frames have no symbol, most first (at most 3), as
- * [["name", frames], ...]: what the page's note names with the fix. */
+/* The programs whose frames have no symbol in the tests' samples, most
+ * first (at most 3), as [["name", frames], ...]: what the page's note
+ * names with the fix (the harness's own, outside every test, no rebuild
+ * of the tests would change). */
 static void put_unresolved_in(tf_buf *b, const tf_profile *p)
 {
 	tf_strtab names;
@@ -321,6 +324,9 @@ static void put_unresolved_in(tf_buf *b, const tf_profile *p)
 	n.n = names.strs.n;
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const tf_sample *sm = &p->samples.v[i];
+		const char *test = tf_sample_label_str(p, sm, "test");
+		if (test && (strcmp(test, TF_OUTSIDE_TEST) == 0 || strcmp(test, TF_BUILD_TEST) == 0))
+			continue;
 		uint64_t w = col == SIZE_MAX ? 1
 			     : (uint64_t)TF_MAX(p->values.v[i * p->sample_types.n + col], (int64_t)0);
 		for (uint32_t k = 0; k < sm->nlocs; k++) {

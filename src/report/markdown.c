@@ -164,6 +164,11 @@ static void headline(tf_buf *b, rp_ctx *x)
 		rp_put_md_text(b, s->env_diff, 600);
 		tf_buf_puts(b, "._\n\n");
 	}
+	if (s->version_diff) {
+		tf_buf_puts(b, "\xe2\x9a\xa0\xef\xb8\x8f _");
+		rp_put_md_text(b, s->version_diff, 600);
+		tf_buf_puts(b, "._\n\n");
+	}
 	/* the runs' notes, short: the whole of each is in report.json */
 	tf_comparison_note notes[3];
 	size_t nn = tf_comparison_notes(c, notes, TF_ARRAY_SIZE(notes));
@@ -174,6 +179,19 @@ static void headline(tf_buf *b, rp_ctx *x)
 	}
 	if (nn > TF_ARRAY_SIZE(notes))
 		tf_buf_printf(b, "_%zu more notes in report.json._\n\n", nn - TF_ARRAY_SIZE(notes));
+}
+
+/* Which testflame measured each side, in the footer. */
+static void made_by(tf_buf *b, const tf_compare_summary *s)
+{
+	if (!s->head_made_by)
+		return;
+	tf_buf_puts(b, " \xc2\xb7 head measured by ");
+	rp_put_md_text(b, s->head_made_by, 120);
+	if (s->base_made_by && strcmp(s->base_made_by, s->head_made_by) != 0) {
+		tf_buf_puts(b, ", base by ");
+		rp_put_md_text(b, s->base_made_by, 120);
+	}
 }
 
 static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
@@ -366,9 +384,11 @@ static void render(tf_buf *b, rp_ctx *x, const md_plan *pl, bool marker, bool tr
 			      x->c->summary.count[TF_VERDICT_INCONCLUSIVE],
 			      x->c->summary.count[TF_VERDICT_INCONCLUSIVE] == 1 ? "" : "s");
 	tf_buf_printf(b, "<sub>testflame %s \xc2\xb7 a test regresses when it is slower by at least %g%% "
-			 "and the change is significant (\xce\xb1 = %g, %s)</sub>\n",
+			 "and the change is significant (\xce\xb1 = %g, %s)",
 		      TF_VERSION, x->c->summary.threshold, x->c->summary.alpha,
 		      tf_correction_name(x->c->summary.correction));
+	made_by(b, &x->c->summary);
+	tf_buf_puts(b, "</sub>\n");
 }
 
 /* Cut at a UTF-8 boundary, closing what may be open: the last resort when

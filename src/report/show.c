@@ -272,6 +272,11 @@ static void text_header(tf_buf *b, const summary *s)
 			tf_buf_puts(b, " (default)");
 	}
 	tf_buf_putc(b, '\n');
+	if (tf_profile_made_by(v, sizeof(v), p)) {
+		tf_buf_puts(b, "Made by: ");
+		tf_buf_put_printable(b, v);
+		tf_buf_printf(b, ", measure %ld\n", tf_profile_measure(p));
+	}
 	if (p->period) {
 		const char *unit = tf_profile_str(p, p->period_type.unit);
 		tf_buf_printf(b, "Period: %s", tf_value_format(v, sizeof(v), p->period, unit));
@@ -601,6 +606,8 @@ static char *show_json(const summary *s)
 		free(key);
 	}
 	json_object_set_new(root, "metadata", meta);
+	json_object_set_new(root, "made_by", tf_profile_made_by(buf, sizeof(buf), p) ? jstr(buf) : json_null());
+	json_object_set_new(root, "measure", json_integer(tf_profile_measure(p)));
 	{
 		/* the run's git and CI context, typed (pr a number, dirty a bool) */
 		tf_buf ctx = TF_BUF_INIT;

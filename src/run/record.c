@@ -351,6 +351,51 @@ done:
 	return res->profile != NULL;
 }
 
+/*
+ * Frames without a symbol and stacks cut short, counted apart for the tests
+ * and for the work outside them (the harness: ctest, a stripped shell, the
+ * runner's libraries). Only the tests' can be helped by rebuilding them,
+ * so only theirs get advice; the harness's are one note, since they change
+ * no test's profile.
+ */
+static void losses(const tf_run_io *io, const tf_attribute_stats *st)
+{
+	uint64_t frames = st->frames - st->frames_outside;
+	uint64_t unres = st->unresolved - st->unresolved_outside;
+	uint64_t samples = st->samples - st->samples_outside;
+	uint64_t cut = st->truncated - st->truncated_outside;
+	bool harness_unres = st->frames_outside && st->unresolved_outside * 10 > st->frames_outside;
+	bool harness_cut = st->samples_outside && st->truncated_outside * 5 > st->samples_outside;
+
+	if (frames && unres * 10 > frames) {
+		char names[3 * 66] = "";
+		for (size_t i = 0; i < TF_ARRAY_SIZE(st->missing_symbols) && st->missing_symbols[i][0]; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s'%s'",
+				 i ? ", " : "", st->missing_symbols[i]);
+		tf_run_warn(io, "%llu of the tests' %llu frames have no symbol, most in %s: build them "
+			    "with -g, or install the -dbg/-dbgsym package ('testflame doctor PROGRAM' "
+			    "checks one)", (unsigned long long)unres, (unsigned long long)frames, names);
+	}
+	if (samples && cut * 5 > samples)
+		tf_run_warn(io, "%llu of the tests' %llu stacks were cut short (deeper than the stack "
+			    "copied per sample: --stack-size, up to 65000; or code without unwind "
+			    "information)", (unsigned long long)cut, (unsigned long long)samples);
+	if (harness_unres || harness_cut) {
+		char what[160] = "";
+		if (harness_unres)
+			snprintf(what, sizeof(what), "%llu of its %llu frames have no symbol",
+				 (unsigned long long)st->unresolved_outside,
+				 (unsigned long long)st->frames_outside);
+		if (harness_cut)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what),
+				 "%s%llu of its %llu stacks were cut short", harness_unres ? " and " : "",
+				 (unsigned long long)st->truncated_outside,
+				 (unsigned long long)st->samples_outside);
+		tf_run_note(io, "the work outside the tests (the harness, build steps): %s; that "
+			    "changes no test's profile", what);
+	}
+}
+
 int tf_run_write(const tf_run_result *res, const tf_run_suite *s, const char *path)
 {
 	const tf_run_io *io = s->io;
@@ -383,22 +428,7 @@ int tf_run_write(const tf_run_result *res, const tf_run_suite *s, const char *pa
 		tf_run_warn(io, "the kernel lost %llu and throttled %llu samples",
 			    (unsigned long long)res->info.lost,
 			    (unsigned long long)res->info.throttled);
-	if (res->stats.frames && res->stats.unresolved * 10 > res->stats.frames)
-		tf_run_warn(io, "%llu of %llu frames have no symbol: stripped programs or "
-			    "libraries (build with -g, or install the -dbg/-dbgsym package; "
-			    "'testflame doctor PROGRAM' checks one)",
-			    (unsigned long long)res->stats.unresolved,
-			    (unsigned long long)res->stats.frames);
-	if (res->stats.helper_samples)
-		tf_run_note(io, "%llu samples were in functions a test tail-called, whose test the "
-			    "stack no longer shows: they count for the test's program (compile "
-			    "the tests with -fno-optimize-sibling-calls to name them)",
-			    (unsigned long long)res->stats.helper_samples);
-	if (res->stats.samples && res->stats.truncated * 5 > res->stats.samples)
-		tf_run_warn(io, "%llu of %llu stacks were cut short (deeper than the stack copied "
-			    "per sample: --stack-size, up to 65000; or code without unwind "
-			    "information)", (unsigned long long)res->stats.truncated,
-			    (unsigned long long)res->stats.samples);
+	losses(io, &res->stats);
 	if (res->info.markers_ignored)
 		tf_run_warn(io, "%llu lines in $TESTFLAME_MARKERS were not markers "
 			 "(expected 'begin NAME' or 'end NAME')",

@@ -407,7 +407,8 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 		tf_run_fail(o->rec.io, rc);
 		goto done;
 	}
-	if (note)
+	/* -q: only the regressions (the table's callback), not the baseline's line */
+	if (note && o->rec.io && o->rec.io->verbosity >= 0)
 		tf_run_print(o->rec.io, "%s\n", note);
 	if (mem && o->rec.io && o->rec.io->memory_table)
 		rc = o->rec.io->memory_table(o->rec.io->ctx, c, mem, o->set.memory_gated,
@@ -454,10 +455,11 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 	} else {
 		/* still leave the run where the report would be */
 		if (tf_report_write_no_baseline(o->set.report_dir, o->rec.suite_name,
-						head->runs.v[0].profile, why) == 0)
-			tf_run_print(o->rec.io, "no baseline yet; this run is in %s/head.pb.gz\n",
-				     o->set.report_dir);
-		else
+						head->runs.v[0].profile, why) == 0) {
+			if (o->rec.io && o->rec.io->verbosity >= 0)
+				tf_run_print(o->rec.io, "no baseline yet; this run is in %s/head.pb.gz\n",
+					     o->set.report_dir);
+		} else
 			tf_run_warn(o->rec.io, "%s", tf_error_last());
 		tf_run_publish_ci(o, NULL, NULL, NULL);
 	}

@@ -114,7 +114,7 @@ test_expect_success 'the run file: pprof types go tool pprof reads, each test it
 '
 
 test_expect_success 'the main branch keeps its baseline, with its memory' '
-	cd repo && "$TF" run -q >out 2>err && expect_contains out "no baseline yet"
+	cd repo && "$TF" run >out 2>err && expect_contains out "no baseline yet"
 '
 
 test_expect_code 3 'a branch whose grow_cache allocates ten times as much: exit 3, test and function named' '

@@ -224,6 +224,27 @@ static void test_names_match_record(void **state)
 	}
 }
 
+/* The manual's list of keys: every key the parser takes, nested ones
+ * with their parent, each with what its value is. */
+static void test_describe(void **state)
+{
+	(void)state;
+	tf_buf b = TF_BUF_INIT;
+	tf_config_describe(&b);
+	assert_non_null(strstr(b.ptr, "\ngate.threshold\ta percentage"));
+	assert_non_null(strstr(b.ptr, "\nfreq\ta whole number from 1 to 10000\n"));
+	assert_non_null(strstr(b.ptr, "\nevent\tone of: auto, cpu-clock, instructions, cycles, wall\n"));
+	assert_non_null(strstr(b.ptr, "\nattribution.frames\ta list of: "));
+	assert_null(strstr(b.ptr, "\ngate\t"));  /* a mapping is not a key of its own */
+	/* one key and what it is per line */
+	for (const char *l = b.ptr; *l; l = strchr(l, '\n') + 1) {
+		const char *tab = strchr(l, '\t');
+		assert_non_null(tab);
+		assert_true(tab > l);
+	}
+	tf_buf_free(&b);
+}
+
 static void test_unknown_keys(void **state)
 {
 	(void)state;
@@ -590,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_names_match_record),
 		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_memory_gate),
 		cmocka_unit_test(test_settings),

@@ -546,11 +546,14 @@ var losses = [['head', hm, D.head], ['base', bm, D.base]].map(function (x) {
 var m = x[1], parts = [], n = function (k) { return m[k] && m[k] !== '0' ? m[k] : null; };
 if (SINGLE && x[0] === 'base') return '';
 if (n('lost') || n('throttled')) parts.push((n('lost') || 0) + ' samples lost and ' + (n('throttled') || 0) + ' throttled by the kernel (a lower --freq)');
-if (n('unresolved')) {
+// the tests' losses get the fix; the harness's (outside every test) a count
+var tests = function (k) { return Math.max(0, (+n(k) || 0) - (+n(k + '_outside') || 0)); };
+var outside = function (k, what) { return +n(k + '_outside') ? ' (and ' + n(k + '_outside') + ' ' + what + ' outside the tests, the harness\'s own, which change no test)' : ''; };
+if (tests('unresolved')) {
 var inb = (x[2].unresolved_in || []).map(function (u) { return u[0] + ' (' + u[1] + ')'; });
-parts.push(n('unresolved') + ' frames without a symbol' + (inb.length ? ', most in ' + inb.join(', ') : '') + ' (build with -g, or install the -dbg/-dbgsym package of a library)');
-}
-if (n('truncated')) parts.push(n('truncated') + ' stacks cut short (a larger --stack-size, up to 65000, or build with -fno-omit-frame-pointer)');
+parts.push(tests('unresolved') + ' frames of the tests without a symbol' + (inb.length ? ', most in ' + inb.join(', ') : '') + ' (build with -g, or install the -dbg/-dbgsym package of a library)' + outside('unresolved', 'frames'));
+} else if (+n('unresolved_outside')) parts.push(n('unresolved_outside') + ' frames without a symbol outside the tests (the harness\'s own, which change no test)');
+if (tests('truncated')) parts.push(tests('truncated') + ' stacks of the tests cut short (a larger --stack-size, up to 65000, or build with -fno-omit-frame-pointer)' + outside('truncated', 'stacks'));
 return parts.join('; ');
 });
 // the runs' notes: what stepped aside, what ran from a cache
