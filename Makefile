@@ -94,8 +94,17 @@ GEN_RUNNER_ASSETS := $(BUILD)/gen/runner_assets.c
 # The commit the binary is built from (packaging/version.sh; rewritten only
 # when it changes, so a new commit recompiles one file).
 GEN_VERSION := $(BUILD)/gen/version.c
+# The allocation sampler (SPEC §10): a library testflame preloads into the
+# command's processes, built apart (no testflame code, no sanitizer), put
+# beside the binary and embedded in it; execcheck.c is in both.
+PRELOAD_SRCS := src/record/preload/tfalloc.c src/record/preload/execcheck.c
+PRELOAD   := $(BUILD)/libtestflame-alloc.so
+PRELOAD_FLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -fPIC -shared -fvisibility=hidden \
+	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-builtin -ftls-model=initial-exec \
+	-Wl,-z,nodelete -Wl,-soname,libtestflame-alloc.so
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_C:.c=.o) $(BUILD)/gen/report_assets.o \
-	$(BUILD)/gen/runner_assets.o $(BUILD)/gen/version.o
+	$(BUILD)/gen/runner_assets.o $(BUILD)/gen/version.o $(BUILD)/gen/alloc_preload.o \
+	$(BUILD)/src/record/preload/execcheck.o
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libtestflame.a
 BIN       := $(BUILD)/testflame
@@ -147,7 +156,7 @@ FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/%)
 	bench bench-check demo deps deps-build asan fuzz fuzz-build fuzz-targets install clean
 .DEFAULT_GOAL := all
 
-all: $(BIN)
+all: $(BIN) $(PRELOAD)
 
 $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: src/profile/%.proto
 	@mkdir -p $(BUILD)/gen
@@ -188,6 +197,20 @@ $(BUILD)/gen/version.o: $(GEN_VERSION)
 FORCE:
 
 $(BUILD)/gen/runner_assets.o: $(GEN_RUNNER_ASSETS)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(PRELOAD): $(PRELOAD_SRCS) $(wildcard src/record/preload/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PRELOAD_FLAGS) $(WARN) -o $@ $(PRELOAD_SRCS) -ldl -lm -pthread
+
+$(BUILD)/gen/alloc_preload.c: $(PRELOAD) src/record/preload/embed.sh
+	@mkdir -p $(BUILD)/gen
+	@echo "  EMBED   $(PRELOAD)"
+	$(Q)sh src/record/preload/embed.sh tf_alloc_preload $(PRELOAD) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/alloc_preload.o: $(BUILD)/gen/alloc_preload.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -398,6 +421,8 @@ install: all man completion
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DATADIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/testflame
+	install -d $(DESTDIR)$(PREFIX)/lib/testflame
+	install -m 644 $(PRELOAD) $(DESTDIR)$(PREFIX)/lib/testflame/libtestflame-alloc.so
 	install -m 644 $(MAN_OUT)/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(MAN_OUT)/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 644 $(COMP_OUT)/testflame.bash $(DESTDIR)$(BASHCOMPDIR)/testflame
@@ -410,7 +435,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/testflame $(DESTDIR)$(MANDIR)/man1/testflame.1 \
 	  $(DESTDIR)$(MANDIR)/man1/testflame-*.1 $(DESTDIR)$(MANDIR)/man5/testflame.yml.5 \
 	  $(DESTDIR)$(BASHCOMPDIR)/testflame $(DESTDIR)$(ZSHCOMPDIR)/_testflame
-	rm -rf $(DESTDIR)$(DATADIR)
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/lib/testflame
 
 # The Debian package and the source tarball (packaging/deb.sh, dist.sh).
 deb: all man completion

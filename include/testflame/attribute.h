@@ -95,6 +95,7 @@ typedef struct {
 				    processes, command */
 	uint64_t helper_samples; /* frames named a function a test tail-called,
 				    not the test: given to the program's test */
+	uint64_t alloc_samples;  /* sampled allocations in the profile */
 } tf_attribute_stats;
 
 /*
@@ -136,6 +137,16 @@ typedef struct {
 	int exit_status;
 	bool has_exit;
 	tf_test_status status;
+	/* Memory (a run that measured it; NAN when not): the allocations its
+	 * processes and threads made, counted exactly, their bytes asked for,
+	 * and the frees; the most of its own allocations live at once (bytes,
+	 * from the sampled ones: the live-heap peak); what of them was still
+	 * live when it ended (bytes, sampled: a leak); the peak resident set
+	 * of its processes (bytes) */
+	double allocs, alloc_bytes, frees;
+	double heap_peak, leaked;
+	double rss_peak;
+	double alloc_samples; /* its sampled allocations */
 } tf_test_meta;
 
 void tf_test_meta_init(tf_test_meta *m);

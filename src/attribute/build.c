@@ -12,12 +12,23 @@
  */
 #include "attribute_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
 
 #define MAX_FRAMES 512
+/* the most sample types a run file has: samples, the event; off-cpu and
+ * wall (the time threads wait); alloc_objects, alloc_space and inuse_space
+ * (memory) */
+#define MAX_COLUMNS 7
+
+/* What building one sample's stack counted (build_stack). */
+typedef struct {
+	size_t frames, unresolved, nunres;
+	bool truncated;
+} stack_counts;
 
 typedef struct {
 	tf_profile *p;
@@ -30,6 +41,9 @@ typedef struct {
 	tf_strtab modules;                /* module name -> mapping via map_of_module */
 	TF_VEC(uint32_t) map_of_module;
 	tf_strid k_test, k_process, k_pid, k_tid;
+	/* memory's sample types (0: the run did not measure it) */
+	size_t col_objects, col_space, col_inuse;
+	stack_counts last;                /* the last stack built's */
 	TF_VEC(tf_line) lines;
 	TF_VEC(uint32_t) offcpu_names;    /* string ids of "[off-cpu] NAME" ... */
 	TF_VEC(uint32_t) offcpu_locs;     /* ... and their locations */
@@ -149,7 +163,10 @@ static void name_missing(builder *b)
 	}
 }
 
-static void on_sample(builder *b, const tf_rec_event *ev)
+/* A sample's stack into b->locs, leaf first: what it waits in (ptrace's
+ * off-CPU samples), kernel frames, then user frames; with `python`,
+ * Python's spliced in. Returns its depth. */
+static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 {
 	const uint64_t *user = ev->sample.user_ips;
 	size_t nuser = ev->sample.nuser, n = 0, nframes = 0, nunres = 0, unresolved;
@@ -218,7 +235,7 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 		truncated = false;
 	unresolved = nunres;
 	tf_pysplice ps = { b->locs, b->unresolved, user_start, n, maxd, truncated, 0, 0 };
-	if (tf_pyframes_splice(b->py, ev, &ps)) {
+	if (python && tf_pyframes_splice(b->py, ev, &ps)) {
 		n = ps.n;
 		truncated = ps.truncated;
 		nframes -= ps.dropped;
@@ -228,7 +245,13 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 	b->st->unresolved += unresolved;
 	if (truncated)
 		b->st->truncated++;
+	b->last = (stack_counts){ nframes, unresolved, nunres, truncated };
+	return n;
+}
 
+static void on_sample(builder *b, const tf_rec_event *ev)
+{
+	size_t n = build_stack(b, ev, true);
 	int source;
 	uint64_t sh = tf_profile_stack_hash(b->locs, (uint32_t)n);
 	tf_strid test = tf_attributor_sample(b->att, ev, b->locs, n, (int64_t)ev->sample.period,
@@ -239,16 +262,16 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 		{ b->k_pid, 0, ev->pid, 0 },
 		{ b->k_tid, 0, ev->tid, 0 },
 	};
-	int64_t values[2] = { 1, (int64_t)ev->sample.period };
+	int64_t values[MAX_COLUMNS] = { 1, (int64_t)ev->sample.period };
 	tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels, 4);
 	if (source == SRC_OUTSIDE || source == SRC_BUILD) {
 		/* the harness's or a build step's: no test's profile */
 		b->st->samples_outside++;
-		b->st->frames_outside += nframes;
-		b->st->unresolved_outside += unresolved;
-		b->st->truncated_outside += truncated;
+		b->st->frames_outside += b->last.frames;
+		b->st->unresolved_outside += b->last.unresolved;
+		b->st->truncated_outside += b->last.truncated;
 	} else {
-		for (size_t i = 0; i < nunres; i++)
+		for (size_t i = 0; i < b->last.nunres; i++)
 			b->missing.v[b->unres_module[i]]++;
 	}
 	if (source == SRC_OUTSIDE)
@@ -256,6 +279,47 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 	if (source >= 0 && source < 4)
 		b->st->by_source[source]++;
 	b->st->samples++;
+}
+
+/*
+ * A sampled allocation: its stack, its test, and what it stands for, as
+ * pprof scales a heap sample: a block of s bytes drawn with probability
+ * 1 - exp(-s / rate) stands for s / (1 - exp(-s / rate)) bytes (unbiased),
+ * and for that divided by s allocations. It is live (inuse_space) until
+ * its free is seen while its test runs.
+ */
+static void on_alloc(builder *b, const tf_rec_event *ev)
+{
+	const tf_alloc_info *al = ev->sample.alloc;
+	size_t n = build_stack(b, ev, false);
+	uint64_t sh = tf_profile_stack_hash(b->locs, (uint32_t)n);
+	tf_strid test = tf_attributor_alloc(b->att, ev, b->locs, n);
+	double size = al->size ? (double)al->size : 1;
+	double rate = al->rate ? (double)al->rate : 1;
+	double weight = size / -expm1(-size / rate);
+	tf_label labels[4] = {
+		{ b->k_test, test, 0, 0 },
+		{ b->k_process, tf_attributor_process(b->att, ev->pid), 0, 0 },
+		{ b->k_pid, 0, ev->pid, 0 },
+		{ b->k_tid, 0, ev->tid, 0 },
+	};
+	int64_t values[MAX_COLUMNS] = { 0 };
+	int64_t bytes = llround(weight);
+	values[b->col_objects] = llround(weight / size);
+	values[b->col_space] = bytes;
+	values[b->col_inuse] = bytes;
+	uint32_t idx = tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels,
+						    4);
+	tf_attributor_alloc_block(b->att, ev, test, (uint64_t)bytes, idx);
+	b->st->alloc_samples++;
+}
+
+static void on_alloc_free(builder *b, const tf_rec_event *ev)
+{
+	uint32_t idx;
+	uint64_t bytes;
+	if (tf_attributor_alloc_free(b->att, ev, &idx, &bytes) && idx < b->p->samples.n)
+		b->p->values.v[(size_t)idx * b->p->sample_types.n + b->col_inuse] -= (int64_t)bytes;
 }
 
 static int on_event(void *ctx, const tf_rec_event *ev)
@@ -266,6 +330,14 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	switch (ev->type) {
 	case TF_REC_SAMPLE:
 		on_sample(b, ev);
+		break;
+	case TF_REC_ALLOC:
+		if (b->col_space)
+			on_alloc(b, ev);
+		break;
+	case TF_REC_ALLOC_FREE:
+		if (b->col_space)
+			on_alloc_free(b, ev);
 		break;
 	case TF_REC_MMAP:
 	case TF_REC_COMM:
@@ -279,6 +351,10 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	case TF_REC_PROC_EXIT:
 	case TF_REC_THREAD_COST:
 	case TF_REC_SWITCH:
+	case TF_REC_ALLOC_COUNT:
+	case TF_REC_ALLOC_PROC:
+	case TF_REC_NOTE:
+	case TF_REC_RSS:
 		tf_attributor_event(b->att, ev);
 		break;
 	case TF_REC_PYCODE:
@@ -366,6 +442,15 @@ static void write_meta(builder *b, const tf_record_info *ri)
 		meta_u64(p, "markers_ignored", ri->markers_ignored);
 	if (b->st->helper_samples)
 		meta_u64(p, "helper_samples", b->st->helper_samples);
+	if (ri->memory) {
+		meta_u64(p, "alloc_rate", ri->alloc_rate);
+		meta_u64(p, "alloc_samples", b->st->alloc_samples);
+		meta_u64(p, "alloc_processes", ri->alloc_processes);
+		if (ri->alloc_bad_files)
+			meta_u64(p, "alloc_bad_files", ri->alloc_bad_files);
+		if (ri->cgroup_peak)
+			meta_u64(p, "cgroup_memory_peak", ri->cgroup_peak);
+	}
 }
 
 int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
@@ -395,6 +480,13 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	b.p->period = ri->freq ? (int64_t)(1000000000ULL / ri->freq) : 0;
 	b.p->time_nanos = (int64_t)ri->start_realtime_ns;
 	b.p->duration_nanos = (int64_t)(ri->end_ns - ri->start_ns);
+	if (ri->memory) {
+		/* pprof's heap profile's names, which go tool pprof, speedscope
+		 * and Pyroscope know */
+		b.col_objects = tf_profile_add_sample_type(b.p, "alloc_objects", "count");
+		b.col_space = tf_profile_add_sample_type(b.p, "alloc_space", "bytes");
+		b.col_inuse = tf_profile_add_sample_type(b.p, "inuse_space", "bytes");
+	}
 	b.k_test = tf_profile_intern(b.p, "test");
 	b.k_process = tf_profile_intern(b.p, "process");
 	b.k_pid = tf_profile_intern(b.p, "pid");
@@ -405,6 +497,8 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 		tf_attributor_set_start(b.att, ri->start_realtime_ns, ri->start_ns);
 		tf_attributor_set_time_event(b.att, ri->event == TF_EVENT_CPU_CLOCK);
 		tf_attributor_set_symbolizer(b.att, sym);
+		if (ri->memory)
+			tf_attributor_set_memory(b.att);
 		rc = tf_recording_replay(rec, on_event, &b);
 	}
 	if (!rc) {

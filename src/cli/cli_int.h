@@ -175,6 +175,10 @@ void tf_cli_print_regressions(const struct tf_comparison *c, const char *report_
 /* The table's callback of tf_run_io (table.c); `ctx` is a tf_cli_out: the
  * table, or with -q only the regressions. */
 int tf_cli_table(void *ctx, const struct tf_comparison *c, const char *report_dir);
+/* The same followed by the memory comparison's section (run.h's
+ * memory_table). */
+int tf_cli_memory_table(void *ctx, const struct tf_comparison *c,
+			const struct tf_comparison *memory, bool gated, const char *report_dir);
 
 /*
  * The option tables `run` and `merge` include (each malloc'd; the caller

@@ -132,6 +132,7 @@ void tf_cli_io(tf_run_io *io, tf_cli_out *out)
 	io->notice = tf_cli_notice;
 	io->print = print_out;
 	io->table = tf_cli_table;
+	io->memory_table = tf_cli_memory_table;
 	io->progress = show ? progress : NULL;
 	io->ctx = out;
 	io->verbosity = out->quiet ? -1 : out->verbose;

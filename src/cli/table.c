@@ -54,8 +54,9 @@ void tf_cli_print_regressions(const tf_comparison *c, const char *report_dir)
 		       n == 1 ? "" : "s", c->summary.threshold, report_dir);
 }
 
-int tf_cli_print_table(const tf_comparison *c, const char *report_dir, const char *colour,
-		       bool all)
+/* The table of `c`, then the memory comparison's (`memory` may be NULL). */
+static int print_tables(const tf_comparison *c, const tf_comparison *memory, bool memory_gated,
+			const char *report_dir, const char *colour, bool all)
 {
 	tf_table_opts to;
 	tf_buf out = TF_BUF_INIT;
@@ -66,12 +67,23 @@ int tf_cli_print_table(const tf_comparison *c, const char *report_dir, const cha
 	to.color = want_colour(colour);
 	to.width = table_width();
 	to.all = all;
-	rc = tf_report_terminal(&out, c, &to, html);
+	rc = tf_report_terminal(&out, c, &to, memory ? NULL : html);
+	if (!rc && memory && !(rc = tf_report_memory_terminal(&out, memory, memory_gated, &to))) {
+		tf_buf_puts(&out, "\nreport: ");
+		tf_buf_put_printable(&out, html);
+		tf_buf_puts(&out, " (the allocations: index.html#memory)\n");
+	}
 	if (!rc)
 		fwrite(out.ptr, 1, out.len, stdout);
 	free(html);
 	tf_buf_free(&out);
 	return rc;
+}
+
+int tf_cli_print_table(const tf_comparison *c, const char *report_dir, const char *colour,
+		       bool all)
+{
+	return print_tables(c, NULL, false, report_dir, colour, all);
 }
 
 int tf_cli_table(void *ctx, const tf_comparison *c, const char *report_dir)
@@ -83,6 +95,15 @@ int tf_cli_table(void *ctx, const tf_comparison *c, const char *report_dir)
 		tf_cli_print_regressions(c, report_dir);
 	else
 		rc = tf_cli_print_table(c, report_dir, out->colour, out->all);
+	fflush(stdout);
+	return rc;
+}
+
+int tf_cli_memory_table(void *ctx, const tf_comparison *c, const tf_comparison *memory,
+			bool gated, const char *report_dir)
+{
+	const tf_cli_out *out = ctx;
+	int rc = print_tables(c, memory, gated, report_dir, out->colour, out->all);
 	fflush(stdout);
 	return rc;
 }

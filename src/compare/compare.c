@@ -62,6 +62,9 @@ void tf_compare_opts_set(tf_compare_opts *o, const tf_settings *s)
 	o->gate_outside = s->outside;
 }
 
+/* The memory fields of a test's run metadata a side's means are kept of. */
+enum { MEM_ALLOCS, MEM_FREES, MEM_PEAK, MEM_LEAKED, MEM_RSS, MEM_FIELDS };
+
 /* Per internal test, while aggregating. */
 typedef struct {
 	double *cost;      /* per run, base runs then head runs: sampled values */
@@ -72,6 +75,8 @@ typedef struct {
 	bool *ran;         /* per run: named in the run's metadata */
 	double wall[2], cpu[2], runner[2];  /* sums over runs that reported them */
 	unsigned nwall[2], ncpu[2], nrunner[2];
+	double mem[2][MEM_FIELDS];          /* memory's, the same way */
+	unsigned nmem[2][MEM_FIELDS];
 	bool listed[2];    /* named in a side's run metadata */
 	uint32_t parent;   /* id in names, NO_ID */
 	uint32_t nested;
@@ -169,14 +174,31 @@ static int pick_column(cmp_run *r, const char *want)
 	return 0;
 }
 
+/* The sample types of the allocation sampler's (pprof's heap profile's
+ * names), and the per-test field that counts each exactly. */
+static const struct { const char *type, *exact; } memory_types[] = {
+	{ "alloc_space", "alloc_bytes" }, { "alloc_objects", "allocs" }, { "inuse_space", NULL },
+};
+
+static bool memory_type(const char *type, const char **exact)
+{
+	for (size_t i = 0; i < TF_ARRAY_SIZE(memory_types); i++)
+		if (strcmp(type, memory_types[i].type) == 0) {
+			*exact = memory_types[i].exact;
+			return true;
+		}
+	return false;
+}
+
 /* Where the sample counts come from: a samples/count column, else the value
- * divided by the period when they share a unit, else the value itself. */
+ * divided by the period when they share a unit, else the value itself (a
+ * memory comparison's come from the run metadata: read_test_meta). */
 static void pick_counts(cmp_run *r)
 {
 	const tf_profile *p = r->p;
 	const char *unit = tf_profile_str(p, p->sample_types.v[r->col].unit);
 
-	r->count_col = SIZE_MAX;
+	r->count_col = r->col;
 	r->count_per_value = 1;
 	for (size_t i = 0; i < p->sample_types.n; i++)
 		if (strcmp(tf_profile_str(p, p->sample_types.v[i].type), "samples") == 0 &&
@@ -256,9 +278,25 @@ static void read_test_meta(agg *a, size_t run)
 		agg_test *at = &a->tests.v[t];
 		at->listed[side] = true;
 		at->ran[run] = true;
-		at->exact[run * 4 + TF_MEASURE_COUNT] = m.count;
-		at->exact[run * 4 + TF_MEASURE_CPU] = m.cpu_ns;
-		at->exact[run * 4 + TF_MEASURE_RUNNER] = m.runner_ns;
+		if (a->pv->memory) {
+			/* memory is counted exactly, or sampled (the sampler's
+			 * distances vary: its samples are counted, not derived) */
+			const char *f = a->pv->exact_field;
+			at->exact[run * 4 + TF_MEASURE_COUNT] =
+				!f ? NAN : strcmp(f, "allocs") == 0 ? m.allocs : m.alloc_bytes;
+			if (!isnan(m.alloc_samples))
+				at->samples[run] = m.alloc_samples;
+			double mf[MEM_FIELDS] = { m.allocs, m.frees, m.heap_peak, m.leaked, m.rss_peak };
+			for (int k = 0; k < MEM_FIELDS; k++)
+				if (!isnan(mf[k])) {
+					at->mem[side][k] += mf[k];
+					at->nmem[side][k]++;
+				}
+		} else {
+			at->exact[run * 4 + TF_MEASURE_COUNT] = m.count;
+			at->exact[run * 4 + TF_MEASURE_CPU] = m.cpu_ns;
+			at->exact[run * 4 + TF_MEASURE_RUNNER] = m.runner_ns;
+		}
 		at->quantum[run] = m.runner_q_ns;
 		if (!isnan(m.wall_ns) && m.wall_ns > 0) {
 			at->wall[side] += m.wall_ns;
@@ -364,8 +402,8 @@ static void aggregate_run(agg *a, size_t run)
 		r->sample_test[i] = t;
 		agg_test *at = &a->tests.v[t];
 		at->cost[run] += (double)v[r->col];
-		at->samples[run] += r->count_col != SIZE_MAX ? (double)v[r->count_col]
-							      : (double)v[r->col] * r->count_per_value;
+		if (!a->pv->memory)
+			at->samples[run] += (double)v[r->count_col] * r->count_per_value;
 	}
 	free(str_test);
 }
@@ -425,7 +463,21 @@ static void fill_side(tf_test_side *s, const agg_test *at, const struct tf_compa
 	s->wall_ns = at->nwall[side] ? at->wall[side] / at->nwall[side] : NAN;
 	s->cpu_ns = at->ncpu[side] ? at->cpu[side] / at->ncpu[side] : NAN;
 	s->runner_ns = at->nrunner[side] ? at->runner[side] / at->nrunner[side] : NAN;
+	double *mem[MEM_FIELDS] = { &s->allocs, &s->frees, &s->heap_peak, &s->leaked, &s->rss_peak };
+	for (int k = 0; k < MEM_FIELDS; k++)
+		*mem[k] = at->nmem[side][k] ? at->mem[side][k] / at->nmem[side][k] : NAN;
 	s->ran = s->runs > 0;
+}
+
+/* Whether a memory comparison has anything of a test: its counts or its
+ * samples in some run. */
+static bool memory_measured(const agg_test *at, size_t nruns)
+{
+	for (size_t r = 0; r < nruns; r++)
+		if (!isnan(at->exact[r * 4 + TF_MEASURE_COUNT]) || at->samples[r] > 0 ||
+		    at->cost[r] != 0)
+			return true;
+	return false;
 }
 
 /*
@@ -442,7 +494,7 @@ static void measure_costs(agg_test *at, const struct tf_compare_priv *pv, bool t
 		double v;
 		if (at->measure == TF_MEASURE_SAMPLES) {
 			v = at->cost[r];
-			if (v <= 0 && at->ran[r] && pv->runs[r].p->period > 0)
+			if (v <= 0 && at->ran[r] && pv->runs[r].p->period > 0 && !pv->memory)
 				v = (double)pv->runs[r].p->period;
 		} else {
 			v = at->exact[r * 4 + at->measure];
@@ -733,6 +785,17 @@ static void under_min_delta(const tf_comparison *c, const tf_test_delta *t, char
 	if (t->verdict != TF_VERDICT_UNCHANGED || !(t->threshold_pct > c->summary.threshold) ||
 	    !(fabs(t->delta_pct) >= c->summary.threshold))
 		return;
+	if (c->summary.memory) {
+		char d[32], m[32];
+		tf_compare_format_cost(d, sizeof(d), fabs(t->delta_pct) / 100 * t->base.cost, "bytes");
+		tf_compare_format_cost(m, sizeof(m), c->summary.min_delta_bytes, "bytes");
+		snprintf(reason, len,
+			 "%+.1f%%, %s%s a run: less than the %s a test must move by to count "
+			 "(gate.memory.min_bytes; 95%% CI %+.1f%% to %+.1f%%)",
+			 t->delta_pct, t->delta_pct < 0 ? "-" : "+", d, m, t->ci_low_pct,
+			 t->ci_high_pct);
+		return;
+	}
 	snprintf(reason, len,
 		 "%+.1f%%, %+.2f ms a run: less than the %g ms a test must move by to count "
 		 "(gate.min_delta; 95%% CI %+.1f%% to %+.1f%%)",
@@ -851,9 +914,12 @@ static void test_input(judging *j, size_t i, tf_test_delta *t, const agg_test *a
 
 	memset(in, 0, sizeof(*in));
 	test_noise(j, i, t, in);
-	/* gate.min_delta: a short test must move by that much time too */
-	if (c->summary.min_delta_ns > 0)
-		t->threshold_pct = fmax(j->o->threshold, 100 * c->summary.min_delta_ns / t->base.cost);
+	/* gate.min_delta: a short test must move by that much time too;
+	 * gate.memory.min_bytes, a small one by that many bytes */
+	double smallest = c->summary.min_delta_ns > 0 ? c->summary.min_delta_ns
+						      : c->summary.min_delta_bytes;
+	if (smallest > 0)
+		t->threshold_pct = fmax(j->o->threshold, 100 * smallest / t->base.cost);
 	/* repeats: the prior is what the history showed, else the suite's
 	 * spread in this comparison (suite_prior), else the floor */
 	double prior = pv->noise_given ? c->summary.noise
@@ -888,6 +954,35 @@ static void test_input(judging *j, size_t i, tf_test_delta *t, const agg_test *a
 	in->exact = exact;
 	in->meas_var = exact ? tick_variance(at, pv, j->jitter) : 0;
 	in->extra_var = j->shift_var;
+}
+
+/* The verdict's words for a memory comparison: allocations grow or
+ * shrink, and a lower sampling rate decides what the samples cannot. */
+static void memory_words(char *reason, size_t len)
+{
+	static const struct { const char *from, *to; } words[] = {
+		{ "slower by", "allocates more by" }, { "faster by", "allocates less by" },
+		{ "--freq 999", "--memory-rate 64KiB" },
+	};
+	char out[512];
+	size_t o = 0;
+	for (const char *r = reason; *r && o + 1 < sizeof(out);) {
+		size_t k = 0;
+		while (k < TF_ARRAY_SIZE(words) && strncmp(r, words[k].from, strlen(words[k].from)))
+			k++;
+		if (k < TF_ARRAY_SIZE(words)) {
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s", words[k].to);
+			r += strlen(words[k].from);
+		} else {
+			out[o++] = *r++;
+		}
+		if (o >= sizeof(out))
+			o = sizeof(out) - 1;
+	}
+	out[o] = '\0';
+	size_t n = TF_MIN(o, len - 1);
+	memcpy(reason, out, n);
+	reason[n] = '\0';
 }
 
 /*
@@ -934,8 +1029,11 @@ static void set_verdict(judging *j, tf_test_delta *t, const tf_stats_result *res
 			 "(95%% CI %+.1f%% to %+.1f%%); run with --repeat 3 to decide",
 			 t->delta_pct, t->ci_low_pct, t->ci_high_pct);
 	}
+	if (j->pv->memory)
+		memory_words(reason, sizeof(reason));
 	t->reason = tf_arena_strdup(j->pv->arena, reason);
 }
+
 
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
@@ -954,7 +1052,8 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	j.least = tf_xcalloc(pv->nbase + 1, sizeof(double));
 
 	tf_cmp_mark_changed(c);
-	if (!o->keep_shift)
+	/* a machine that runs slower allocates no more */
+	if (!o->keep_shift && !pv->memory)
 		tf_cmp_runner_shift(c, &j.shift, &j.shift_var);
 	else
 		c->summary.shift_pct = NAN;
@@ -1100,6 +1199,9 @@ static int read_runs(agg *a, const tf_compare_opts *opts)
 		r->name = s->names[k];
 		if ((rc = pick_column(r, opts->value)))
 			return rc;
+		if (i == 0)
+			pv->memory = memory_type(tf_profile_str(r->p, r->p->sample_types.v[r->col].type),
+						 &pv->exact_field);
 		pick_counts(r);
 		pv->columns[i] = r->col;
 	}
@@ -1129,16 +1231,21 @@ static void summarize(agg *a, const tf_compare_opts *opts)
 		event = run_event(&pv->runs[i]);
 	s->value_type = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->type));
 	s->unit = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->unit));
-	s->event = event ? tf_arena_strdup(pv->arena, event) : s->value_type;
+	/* a memory comparison measures allocations, whatever the runs' event
+	 * was */
+	s->event = event && !pv->memory ? tf_arena_strdup(pv->arena, event) : s->value_type;
+	s->memory = pv->memory;
 	s->threshold = opts->threshold;
 	s->alpha = opts->alpha;
 	s->min_samples = opts->min_samples > 0 ? opts->min_samples : 0;
 	/* a floor in time for costs that are times */
 	s->min_delta_ns = strcmp(s->unit, "nanoseconds") == 0 ? opts->min_delta_ns : 0;
+	s->min_delta_bytes = strcmp(s->unit, "bytes") == 0 ? opts->min_delta_bytes : 0;
 	s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
 	pv->noise_given = opts->noise >= 0;
-	/* testflame's run files sample on counter overflow */
-	pv->periodic = true;
+	/* testflame's run files sample on counter overflow (not the
+	 * allocation sampler: it draws its distances at random) */
+	pv->periodic = !pv->memory;
 	for (size_t i = 0; i < pv->nruns; i++)
 		if (!tf_profile_meta(pv->runs[i].p, "sampler"))
 			pv->periodic = false;
@@ -1195,6 +1302,11 @@ static int list_tests(agg *a, const tf_compare_opts *opts)
 			continue;
 		}
 		tf_test_delta *d = &c->tests[c->ntests];
+		if (pv->memory && !memory_measured(at, pv->nruns)) {
+			/* a program the sampler could not enter (the notes say why) */
+			c->summary.unmeasured++;
+			continue;
+		}
 		d->name = name;
 		fill_side(&d->base, at, pv, 0);
 		fill_side(&d->head, at, pv, 1);

@@ -27,8 +27,9 @@ typedef struct {
 	const char *name;
 	bool head;
 	size_t col;            /* the compared value column */
-	size_t count_col;      /* samples/count, or SIZE_MAX */
-	double count_per_value;/* when there is no count column */
+	size_t count_col;      /* where the sample counts come from: samples/count,
+				* or the value column itself */
+	double count_per_value;/* samples per unit of it (1 / a period) */
 	uint32_t *sample_test; /* internal test id of every sample */
 	uint32_t *fn_key;      /* profile function -> cmp_func, built lazily */
 	uint32_t *loc_key;     /* symbol-less location -> cmp_func, NO_ID otherwise */
@@ -47,6 +48,10 @@ struct tf_compare_priv {
 	bool keys_ready;
 	size_t *columns;       /* value column per run, base then head */
 	bool periodic;         /* every run is a testflame run file */
+	/* a memory comparison, and the per-test field of the run metadata
+	 * that measures its value exactly (allocs, alloc_bytes), or NULL */
+	bool memory;
+	const char *exact_field;
 	bool noise_given;      /* --noise: the history does not override it */
 };
 

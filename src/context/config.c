@@ -47,6 +47,8 @@ typedef enum {
 	K_LIST,       /* char **, NULL-terminated; a scalar is a list of one */
 	K_CHOICES,    /* K_LIST whose items are in `choices` */
 	K_PATTERNS,   /* attribution.patterns */
+	K_SIZE,       /* double bytes >= 0, "64KiB", "1M", "4096"; unset -1 */
+	K_SWITCH_MAP, /* int tri-state: a boolean, or a mapping of `sub` (on) */
 } kind;
 
 typedef struct key {
@@ -71,6 +73,12 @@ static const key attribution_keys[] = {
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
+static const key memory_gate_keys[] = {
+	{ "threshold", K_PERCENT, OFF(gate.memory_threshold), 0, 0, NULL, NULL },
+	{ "min_bytes", K_SIZE, OFF(gate.memory_min_bytes), 0, 0, NULL, NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
 static const key gate_keys[] = {
 	{ "threshold", K_PERCENT, OFF(gate.threshold), 0, 0, NULL, NULL },
 	{ "fail_on_regression", K_BOOL, OFF(gate.fail_on_regression), 0, 0, NULL, NULL },
@@ -80,6 +88,7 @@ static const key gate_keys[] = {
 	{ "confirm", K_CONFIRM, OFF(gate.confirm), 0, 100, NULL, NULL },
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "confidence", K_CONFIDENCE, OFF(gate.alpha), 0, 0, NULL, NULL },
+	{ "memory", K_SWITCH_MAP, OFF(gate.memory), 0, 0, NULL, memory_gate_keys },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -130,6 +139,7 @@ static const key top_keys[] = {
 	{ "baseline_repeat", K_INT, OFF(baseline_repeat), 1, 1000, NULL, NULL },
 	{ "against", K_STR, OFF(against), 0, 0, NULL, NULL },
 	{ "store", K_STORE, OFF(store), 0, 0, NULL, NULL },
+	{ "memory", K_BOOL, OFF(memory), 0, 0, NULL, NULL },
 	{ "attribution", K_MAP, 0, 0, 0, NULL, attribution_keys },
 	{ "gate", K_MAP, 0, 0, 0, NULL, gate_keys },
 	{ "report", K_MAP, 0, 0, 0, NULL, report_keys },
@@ -158,9 +168,11 @@ static void table_unset(tf_config *cfg, const key *keys)
 		switch (k->kind) {
 		case K_MAP: table_unset(cfg, k->sub); break;
 		case K_INT: *FIELD(cfg, k, long) = k->min - 1; break;
+		case K_SWITCH_MAP: table_unset(cfg, k->sub); /* fall through */
 		case K_BOOL: *FIELD(cfg, k, int) = TF_CONFIG_UNSET; break;
 		case K_PERCENT:
 		case K_DURATION:
+		case K_SIZE:
 		case K_ALPHA: *FIELD(cfg, k, double) = -1; break;
 		default: break; /* zero from calloc */
 		}
@@ -249,12 +261,16 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 			if (*FIELD(over, k, long) != k->min - 1)
 				*FIELD(cfg, k, long) = *FIELD(over, k, long);
 			break;
+		case K_SWITCH_MAP:
+			table_merge(cfg, over, k->sub);
+			/* fall through */
 		case K_BOOL:
 			if (*FIELD(over, k, int) != TF_CONFIG_UNSET)
 				*FIELD(cfg, k, int) = *FIELD(over, k, int);
 			break;
 		case K_PERCENT:
 		case K_DURATION:
+		case K_SIZE:
 		case K_ALPHA:
 			if (*FIELD(over, k, double) >= 0)
 				*FIELD(cfg, k, double) = *FIELD(over, k, double);
@@ -736,6 +752,29 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 	case K_INT:
 		return parse_int(w, n, path, k, FIELD(cfg, k, long));
 	case K_BOOL:
+		return parse_bool(w, n, path, FIELD(cfg, k, int));
+	case K_SIZE:
+		if (!tf_config_parse_size(scalar(n), &d))
+			return fail_at(w, n->start_mark, "'%s' must be a size such as 64KiB, 1MiB or "
+				       "4096 (bytes), not '%s'", path, scalar(n) ? scalar(n) : "");
+		*FIELD(cfg, k, double) = d;
+		return 0;
+	case K_SWITCH_MAP:
+		if (n->type == YAML_MAPPING_NODE) {
+			if ((rc = parse_mapping(w, n, k->sub, path)) < 0)
+				return rc;
+			*FIELD(cfg, k, int) = 1;
+			return 0;
+		}
+		if (n->type != YAML_SCALAR_NODE) {
+			tf_buf b = TF_BUF_INIT;
+			for (const key *sk = k->sub; sk->name; sk++)
+				tf_buf_printf(&b, "%s%s", sk == k->sub ? "" : ", ", sk->name);
+			rc = fail_at(w, n->start_mark, "'%s' must be true, false or a mapping of %s, "
+				     "not %s", path, b.ptr, node_kind(n));
+			tf_buf_free(&b);
+			return rc;
+		}
 		return parse_bool(w, n, path, FIELD(cfg, k, int));
 	case K_PERCENT:
 	case K_DURATION:

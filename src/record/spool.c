@@ -253,6 +253,15 @@ static inline const void *take(cursor *c, uint64_t n)
 	return p;
 }
 
+/* The rest of the record as a string, NULL when it holds no NUL. */
+static const char *take_str(cursor *c)
+{
+	const char *s = (const char *)c->p;
+	if (c->bad || !memchr(s, '\0', (size_t)(c->end - c->p)))
+		return NULL;
+	return s;
+}
+
 /* The sample_id trailer of side-band records (sample_id_all): time and
  * cpu. Records that name their own pid/tid keep them; the trailer's are
  * those of the task that caused the record (the parent, for a fork). */
@@ -298,6 +307,45 @@ static void decode_sample_id(const tf_spool_layout *l, const struct perf_event_h
 /* Callchain storage for the decoded sample (valid until the next decode). */
 static _Thread_local uint64_t chain_kernel[PERF_MAX_STACK_DEPTH + 1];
 static _Thread_local uint64_t chain_user[PERF_MAX_STACK_DEPTH + 1];
+static _Thread_local uint64_t alloc_regs[3];
+static _Thread_local tf_alloc_info alloc_info;
+
+/* An allocation the sampler took (alloc.c): a user-space sample whose
+ * chain is the caller's frame pointers and whose registers (bp, sp, ip)
+ * and stack are the caller's at its call. */
+static int decode_alloc(cursor *c, tf_rec_event *ev)
+{
+	uint32_t nips, stack_len;
+
+	ev->type = TF_REC_ALLOC;
+	take32x2(c, &ev->pid, &ev->tid);
+	ev->time = take64(c);
+	alloc_info.size = take64(c);
+	alloc_info.ptr = take64(c);
+	alloc_info.rate = take64(c);
+	take32x2(c, &nips, &stack_len);
+	alloc_regs[1] = take64(c); /* sp */
+	alloc_regs[0] = take64(c); /* bp */
+	alloc_regs[2] = take64(c); /* ip */
+	const uint8_t *ips = take(c, (uint64_t)nips * 8);
+	const uint8_t *stack = take(c, stack_len);
+	if (c->bad || !nips || nips > PERF_MAX_STACK_DEPTH)
+		return -1;
+	memcpy(chain_user, ips, (size_t)nips * 8);
+	ev->sample.user_ips = chain_user;
+	ev->sample.nuser = nips;
+	ev->sample.kernel_ips = chain_kernel;
+	ev->sample.ip = chain_user[0];
+	ev->sample.where = TF_SAMPLE_USER;
+	ev->sample.alloc = &alloc_info;
+	if (stack_len) {
+		ev->sample.regs = alloc_regs;
+		ev->sample.regs_mask = (1ULL << TF_REG_BP) | (1ULL << TF_REG_SP) | (1ULL << TF_REG_IP);
+		ev->sample.stack = stack;
+		ev->sample.stack_size = stack_len;
+	}
+	return 1;
+}
 
 static int decode_sample(const tf_spool_layout *l, cursor *c, tf_rec_event *ev)
 {
@@ -596,6 +644,66 @@ static int decode_proc_exit(cursor *c, tf_rec_event *ev)
 	return c->bad ? -1 : 1;
 }
 
+/* A freed block the allocation sampler had sampled. */
+static int decode_alloc_free(cursor *c, tf_rec_event *ev)
+{
+	take_own_head(c, ev, TF_REC_ALLOC_FREE);
+	ev->alloc_free.ptr = take64(c);
+	return c->bad ? -1 : 1;
+}
+
+/* A thread's allocations since its previous count, exact. */
+static int decode_alloc_count(cursor *c, tf_rec_event *ev)
+{
+	uint32_t kind, pad;
+	take_own_head(c, ev, TF_REC_ALLOC_COUNT);
+	ev->alloc_count.allocs = take64(c);
+	ev->alloc_count.bytes = take64(c);
+	ev->alloc_count.frees = take64(c);
+	take32x2(c, &kind, &pad);
+	return c->bad ? -1 : 1;
+}
+
+/* A process image that ran the allocation sampler: why it counted
+ * nothing (flags), its peak resident set and its program. */
+static int decode_alloc_proc(cursor *c, tf_rec_event *ev)
+{
+	ev->type = TF_REC_ALLOC_PROC;
+	take32x2(c, &ev->pid, &ev->alloc_proc.flags);
+	ev->tid = ev->pid;
+	ev->time = take64(c);
+	ev->alloc_proc.hwm_kb = take64(c);
+	take64(c); /* end */
+	ev->alloc_proc.program = take_str(c);
+	return ev->alloc_proc.program ? 1 : -1;
+}
+
+/* A sentence for the run's notes (exec: why the program the process
+ * execs next runs without the allocation sampler). */
+static int decode_note(cursor *c, tf_rec_event *ev)
+{
+	uint32_t exec, pad;
+	take_own_head(c, ev, TF_REC_NOTE);
+	take32x2(c, &exec, &pad);
+	ev->note.exec = exec != 0;
+	ev->note.text = take_str(c);
+	return ev->note.text ? 1 : -1;
+}
+
+/* The peak resident set of a process image without the allocation
+ * sampler, read from /proc (go: a Go program). */
+static int decode_rss(cursor *c, tf_rec_event *ev)
+{
+	uint32_t go;
+	ev->type = TF_REC_RSS;
+	take32x2(c, &ev->pid, &go);
+	ev->tid = ev->pid;
+	ev->time = take64(c);
+	ev->rss.hwm_kb = take64(c);
+	ev->rss.go = go != 0;
+	return c->bad ? -1 : 1;
+}
+
 int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		    tf_rec_event *ev)
 {
@@ -643,6 +751,18 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		return decode_pystack(&c, ev);
 	case TF_SPOOL_PROC_EXIT:
 		return decode_proc_exit(&c, ev);
+	case TF_SPOOL_ALLOC:
+		return decode_alloc(&c, ev);
+	case TF_SPOOL_ALLOC_FREE:
+		return decode_alloc_free(&c, ev);
+	case TF_SPOOL_ALLOC_COUNT:
+		return decode_alloc_count(&c, ev);
+	case TF_SPOOL_ALLOC_PROC:
+		return decode_alloc_proc(&c, ev);
+	case TF_SPOOL_NOTE:
+		return decode_note(&c, ev);
+	case TF_SPOOL_RSS:
+		return decode_rss(&c, ev);
 	default:
 		return 0;
 	}
@@ -683,6 +803,12 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 	case TF_SPOOL_THREAD_COST:
 	case TF_SPOOL_PYCODE:
 	case TF_SPOOL_PYSTACK:
+	case TF_SPOOL_ALLOC:
+	case TF_SPOOL_ALLOC_FREE:
+	case TF_SPOOL_ALLOC_COUNT:
+	case TF_SPOOL_ALLOC_PROC:
+	case TF_SPOOL_NOTE:
+	case TF_SPOOL_RSS:
 		off = 8;
 		break;
 	default: {

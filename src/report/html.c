@@ -581,6 +581,28 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 		tf_buf_free(&u);
 	}
 	tf_buf_printf(out, "},\"distance\":%ld", x->o.base_distance);
+	if (s->memory) {
+		/* a memory comparison: its leaks, peaks and the sampler's notes */
+		rp_mem_note *notes;
+		size_t nn = rp_memory_notes(&notes, c);
+		tf_buf_puts(out, ",\"memory\":{\"gated\":");
+		tf_buf_puts(out, x->o.memory_gated ? "true" : "false");
+		tf_buf_puts(out, ",\"min_bytes\":");
+		put_exact(out, s->min_delta_bytes);
+		tf_buf_puts(out, ",\"notes\":[");
+		for (size_t i = 0; i < nn; i++) {
+			tf_buf_puts(out, i ? ",[" : "[");
+			if (notes[i].test)
+				rp_put_json_html(out, notes[i].test, PAGE_NAME_MAX);
+			else
+				tf_buf_puts(out, "null");
+			tf_buf_putc(out, ',');
+			rp_put_json_html(out, notes[i].text, 1000);
+			tf_buf_putc(out, ']');
+		}
+		tf_buf_puts(out, "]}");
+		rp_memory_notes_free(notes, nn);
+	}
 	tf_buf_printf(out, ",\"pruned\":{\"frames\":%zu,\"kept\":%zu,\"others\":%zu,\"bar\":%.6g,"
 			   "\"detail\":%g}", n, kept, nother, bar, CHANGED_DETAIL);
 	tf_buf_puts(out, ",\"tree\":");
@@ -645,7 +667,23 @@ int rp_html_render(tf_buf *out, rp_ctx *x, const rp_tree *forest)
 	tf_buf_put(out, tf_asset_html, tf_asset_html_len);
 	tf_buf_puts(out, "<script type=\"application/json\" id=\"tf-data\">");
 	put_data(out, x, forest);
-	tf_buf_puts(out, "</script>\n<script>");
+	tf_buf_puts(out, "</script>\n");
+	if (x->o.memory) {
+		/* the allocations' comparison, drawn at index.html#memory */
+		rp_ctx mx;
+		rp_tree mt;
+		int rc = rp_ctx_init(&mx, x->o.memory, &x->o);
+		if (!rc && (rc = rp_tree_build(&mt, x->o.memory, TF_EACH_TEST)) == 0) {
+			tf_buf_puts(out, "<script type=\"application/json\" id=\"tf-data-memory\">");
+			put_data(out, &mx, &mt);
+			tf_buf_puts(out, "</script>\n");
+			rp_tree_free(&mt);
+		}
+		rp_ctx_free(&mx);
+		if (rc)
+			return rc;
+	}
+	tf_buf_puts(out, "<script>");
 	tf_buf_put(out, tf_asset_js, tf_asset_js_len);
 	tf_buf_puts(out, "</script>\n</body>\n</html>\n");
 	return 0;

@@ -516,7 +516,7 @@ static int write_files(const tf_comparison *c, const tf_report_opts *o, const ch
 			rc = put_file(dir, (name), &b); \
 	} while (0)
 
-	EMIT("report.json", tf_comparison_to_json(&b, c));
+	EMIT("report.json", tf_comparison_to_json_memory(&b, c, o->memory, o->memory_gated));
 	EMIT("index.html", rp_html_render(&b, &x, &forest));
 	EMIT("report.md", tf_report_markdown(&b, c, o));
 	EMIT("junit.xml", tf_report_junit(&b, c, o));

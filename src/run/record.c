@@ -149,6 +149,15 @@ int tf_run_prepare(tf_run_suite *o, char **cmd)
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 	o->ro.python = !o->no_python_frames;
+	o->ro.memory = o->memory || tf_config_bool(cfg->memory, false) ||
+		       tf_config_bool(cfg->gate.memory, false);
+	if (o->memory_rate) {
+		double rate;
+		if (!tf_config_parse_size(o->memory_rate, &rate) || rate < 1 || rate > 1e9)
+			return tf_error_set(TF_EUSAGE, "--memory-rate must be a size from 1 byte to "
+					    "1GiB, such as 512KiB, not '%s'", o->memory_rate);
+		o->ro.alloc_rate = (unsigned)rate;
+	}
 
 	o->sources = TF_SOURCE_ALL;
 	if (o->split && tf_attribute_parse_sources(o->split, &o->sources))
@@ -249,7 +258,6 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 	}
 	o->ro.extra_env = tf_runner_session_env(runners);
 	o->ro.scratch_dir = tf_runner_session_dir(runners);
-	tf_symbolizer_remove_node_maps(sym, tf_runner_session_node_maps(runners));
 
 	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
@@ -333,17 +341,6 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 	}
 	if (o->ctx)
 		tf_context_apply_meta(res->profile, o->ctx);
-	/* the run's notes (a helper that stepped aside, a cached go test),
-	 * once for all the runs of a command */
-	for (size_t i = 1; !o->notes_said; i++) {
-		char key[32];
-		snprintf(key, sizeof(key), "note.%zu", i);
-		const char *note = tf_profile_meta(res->profile, key);
-		if (!note)
-			break;
-		tf_run_note(io, "%s", note);
-	}
-	o->notes_said = true;
 	*status = res->info.exit_status;
 done:
 	tf_recording_free(rec);

@@ -226,7 +226,8 @@ typedef struct {
 
 static tf_run_io io_for(seen *s)
 {
-	tf_run_io io = { on_notice, on_print, on_table, NULL, s, 1 };
+	tf_run_io io = { .notice = on_notice, .print = on_print, .table = on_table, .ctx = s,
+			  .verbosity = 1 };
 	return io;
 }
 

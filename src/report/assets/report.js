@@ -10,7 +10,12 @@
 // tf_compare_format_cost() so the SVG files and the page agree.
 (function () {
 'use strict';
-var D = JSON.parse(document.getElementById('tf-data').textContent);
+// index.html#memory draws the comparison of the allocations (alloc_space)
+// when the run measured them: its own data block, the same drawing
+var MEMD = document.getElementById('tf-data-memory');
+var MEMORY = !!MEMD && /^#memory/.test(location.hash);
+var D = JSON.parse((MEMORY ? MEMD : document.getElementById('tf-data')).textContent);
+var HASH = MEMORY ? '#memory&' : '#';
 var S = D.strings, UNIT = D.unit, SINGLE = D.mode === 'single';
 var VERDICTS = ['regressed', 'improved', 'new', 'gone', 'inconclusive', 'unchanged'];
 var H = 18;
@@ -471,8 +476,8 @@ st.zoom = st.root;
 st.fall = false;
 closeSandwich();
 var name = i < 0 ? 'all tests' : S[D.tests[i].n];
-$('graph-title').textContent = (SINGLE ? 'Flame graph: ' : 'Diff flame graph: ') + name;
-try { history.replaceState(null, '', i < 0 ? '#' : '#test=' + encodeURIComponent(name)); } catch (e) { }
+$('graph-title').textContent = (SINGLE ? 'Flame graph: ' : MEMORY ? 'Allocation diff flame graph (alloc_space): ' : 'Diff flame graph: ') + name;
+try { history.replaceState(null, '', i < 0 ? (MEMORY ? '#memory' : '#') : HASH + 'test=' + encodeURIComponent(name)); } catch (e) { }
 var rows = $('tests').tBodies[0].rows;
 for (var k = 0; k < rows.length; k++) rows[k].className = +rows[k].dataset.test === i ? 'sel' : '';
 renderGraph();
@@ -515,6 +520,21 @@ m.appendChild(document.createTextNode(' \u00b7 '));
 m.appendChild(document.createTextNode(D.event + ' (' + D.value_type + ', ' + D.unit + ')' + (SINGLE ? '' : ' \u00b7 threshold ' + D.threshold + '% \u00b7 ' + D.base.runs + ' base run' + (D.base.runs === 1 ? '' : 's') + ' vs ' + D.head.runs + ' head run' + (D.head.runs === 1 ? '' : 's'))));
 if (D.links.run) { m.appendChild(document.createTextNode(' \u00b7 ')); m.appendChild(link('CI run', D.links.run)); }
 var notes = $('notes');
+// the other view: time, or the allocations
+if (MEMD) {
+var sw = el('p', 'note small');
+sw.appendChild(document.createTextNode(MEMORY ? 'Allocations of each test (gate.memory ' + (D.memory.gated ? 'on' : 'off') + '). ' : 'The run measured memory too: '));
+var other = link(MEMORY ? 'back to time' : 'the allocations of each test, and where they grew', MEMORY ? '#' : '#memory');
+other.addEventListener('click', function (ev) { ev.preventDefault(); location.hash = MEMORY ? '' : 'memory'; location.reload(); });
+sw.appendChild(other);
+notes.appendChild(sw);
+}
+if (D.memory) D.memory.notes.forEach(function (n) {
+var p = el('p', 'note');
+if (n[0] !== null) { p.appendChild(el('code', '', n[0])); p.appendChild(document.createTextNode(' ')); }
+p.appendChild(document.createTextNode(n[1]));
+notes.appendChild(p);
+});
 if (D.pruned.others > 0) {
 var inChanged = (D.pruned.bar * 100 / D.pruned.detail).toPrecision(2) + '% of its test';
 // a suite of thousands of tests: past 100%, every frame of an unchanged test
@@ -594,7 +614,7 @@ setQuery('');
 renderHeader();
 renderLegend();
 var start = -1, want = null;
-var m = /^#test=(.*)$/.exec(location.hash);
+var m = /^#(?:memory&)?test=(.*)$/.exec(location.hash);
 if (m) { try { want = decodeURIComponent(m[1]); } catch (e) { want = null; } }
 for (var i = 0; i < D.tests.length; i++) {
 if (want !== null && S[D.tests[i].n] === want) { start = i; break; }
