@@ -93,6 +93,8 @@ typedef struct {
 	TF_VEC(char *) owned;    /* strings built for cmd */
 	TF_VEC(const char *) reports; /* runner reports to read: flags, config */
 	tf_runner_tests runner_tests; /* what the runners said ran */
+	/* set by a confirmation: run only these tests (select.c), not cmd */
+	const tf_selection *only;
 } tf_run_suite;
 
 /* One recorded run of the suite. */
