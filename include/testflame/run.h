@@ -161,6 +161,8 @@ typedef struct {
 	 * the reruns judge only these (tf_compare_opts.suspects) */
 	TF_VEC(char *) suspects;
 	bool only_suspects;
+	/* the tests a duet decided (confirm.c): their verdicts stand */
+	TF_VEC(tf_test_decided) decided;
 	char *origin;               /* merge: where the head's runs came from (report) */
 	char *against_owned;
 	tf_test_noise *noise;       /* what the earlier baselines taught */
