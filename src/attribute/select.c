@@ -34,6 +34,11 @@ typedef TF_VEC(char *) strvec;
 
 struct sel {
 	strvec ctest, gtest, pytest, go, cargo;
+	/* placing the tests of a program or ctest test asked for whole; and
+	 * whether a test of each environment's filter was asked for itself
+	 * (else that filter is left out: the whole runs) */
+	int depth;
+	bool asked_gtest, asked_go, asked_pytest;
 };
 
 static void strvec_free(strvec *v)
@@ -212,21 +217,85 @@ static bool go_name(const char *name)
 	return false;
 }
 
+/* The tests the run says ran inside `parent`. */
+static void children(strvec *out, const tf_profile *run, const char *parent)
+{
+	for (size_t i = 0; i < run->comments.n; i++) {
+		const char *c = tf_profile_str(run, run->comments.v[i]);
+		tf_test_meta m;
+		if (strncmp(c, "testflame.test.", 15) != 0 || tf_test_meta_parse(&m, c) != 0) {
+			tf_error_clear();
+			continue;
+		}
+		if (m.parent && !strcmp(m.parent, parent) && strcmp(m.name, parent) != 0)
+			add_unique(out, m.name, strlen(m.name));
+		tf_test_meta_clear(&m);
+	}
+}
+
+static bool place(struct sel *s, const tf_profile *run, const char *name, bool cargo, char **why);
+
+static bool has_children(const tf_profile *run, const char *parent)
+{
+	strvec kids = { 0 };
+	children(&kids, run, parent);
+	bool any = kids.n > 0;
+	strvec_free(&kids);
+	return any;
+}
+
+/* Every test that ran inside `parent`, placed. */
+static bool all_of(struct sel *s, const tf_profile *run, const char *parent, bool cargo,
+		   char **why)
+{
+	strvec kids = { 0 };
+	bool ok = true;
+	children(&kids, run, parent);
+	s->depth++;
+	for (size_t i = 0; i < kids.n && ok; i++)
+		ok = place(s, run, kids.v[i], cargo, why);
+	s->depth--;
+	strvec_free(&kids);
+	return ok;
+}
+
 /* Sort one test into the runner that can run it alone; false (and *why)
  * when none can. `cargo`: the command is cargo test. */
 static bool place(struct sel *s, const tf_profile *run, const char *name, bool cargo, char **why)
 {
 	tf_test_meta m, pm;
-	bool ok = false;
+	bool ok = false, own = true;
 
 	if (!find_meta(&m, run, name)) {
 		*why = tf_xasprintf("the run does not list '%s'", name);
 		return false;
 	}
 	const char *runner = m.runner ? m.runner : "";
-	if (m.parent) {
-		/* inside another test: its ctest test runs it, with its own
-		 * runner's filter where it has one */
+	/* its own runner's filter, which reaches it however it is started */
+	if (!strcmp(runner, "gtest")) {
+		add_unique(&s->gtest, name, strlen(name));
+		s->asked_gtest |= !s->depth;
+	} else if (!strcmp(runner, "go") || (!*runner && go_name(name))) {
+		const char *slash = strchr(name, '/');
+		add_unique(&s->go, name, slash ? (size_t)(slash - name) : strlen(name));
+		s->asked_go |= !s->depth;
+	} else if ((!*runner || !strcmp(runner, "junit")) && strstr(name, ".py::")) {
+		add_unique(&s->pytest, name, strlen(name));
+		s->asked_pytest |= !s->depth;
+	} else if (!*runner && cargo && !m.nested) {
+		add_unique(&s->cargo, name, strlen(name));
+	} else {
+		own = false;
+	}
+	if (!strcmp(runner, "ctest") && !m.parent) {
+		/* the whole ctest test: its own tests pass every filter too (a
+		 * GTEST_FILTER set for another test's would hold them back) */
+		add_unique(&s->ctest, name, strlen(name));
+		ok = all_of(s, run, name, cargo, why);
+	} else if (m.parent) {
+		/* inside another test: a ctest test runs it (with its own
+		 * filter where it has one); else the program the command runs,
+		 * which its own filter reaches */
 		if (!find_meta(&pm, run, m.parent)) {
 			*why = tf_xasprintf("'%s' ran inside '%s', which the run does not list", name,
 					    m.parent);
@@ -234,31 +303,19 @@ static bool place(struct sel *s, const tf_profile *run, const char *name, bool c
 		}
 		bool parent_ctest = pm.runner && !strcmp(pm.runner, "ctest") && !pm.parent;
 		tf_test_meta_clear(&pm);
-		if (!parent_ctest) {
+		if (parent_ctest)
+			add_unique(&s->ctest, m.parent, strlen(m.parent));
+		else if (!own) {
 			*why = tf_xasprintf("'%s' ran inside '%s', which no ctest lists", name,
 					    m.parent);
 			goto done;
 		}
-		add_unique(&s->ctest, m.parent, strlen(m.parent));
-		if (!strcmp(runner, "gtest"))
-			add_unique(&s->gtest, name, strlen(name));
 		ok = true;
-	} else if (!strcmp(runner, "ctest")) {
-		add_unique(&s->ctest, name, strlen(name));
+	} else if (own) {
 		ok = true;
-	} else if (!strcmp(runner, "gtest")) {
-		add_unique(&s->gtest, name, strlen(name));
-		ok = true;
-	} else if (!strcmp(runner, "go") || (!*runner && go_name(name))) {
-		const char *slash = strchr(name, '/');
-		add_unique(&s->go, name, slash ? (size_t)(slash - name) : strlen(name));
-		ok = true;
-	} else if ((!*runner || !strcmp(runner, "junit")) && strstr(name, ".py::")) {
-		add_unique(&s->pytest, name, strlen(name));
-		ok = true;
-	} else if (!*runner && cargo) {
-		add_unique(&s->cargo, name, strlen(name));
-		ok = true;
+	} else if (m.nested && has_children(run, name)) {
+		/* a program whose tests have rows of their own: all of them */
+		ok = all_of(s, run, name, cargo, why);
 	} else {
 		*why = tf_xasprintf("no way is known to run only '%s'%s%s%s", name,
 				    *runner ? " (a " : "", runner, *runner ? " test)" : "");
@@ -369,12 +426,12 @@ int tf_attribute_select(tf_selection **out, const char *const *argv, char *const
 		}
 	}
 	tf_vec_push(&av, NULL);
-	if (s.gtest.n) {
+	if (s.gtest.n && s.asked_gtest) {
 		char *f = tf_select_gtest_filter((const char *const *)s.gtest.v, s.gtest.n);
 		put_env(&env, &how, "GTEST_FILTER", f);
 		free(f);
 	}
-	if (s.go.n) {
+	if (s.go.n && s.asked_go) {
 		char *re = tf_select_go_run((const char *const *)s.go.v, s.go.n);
 		const char *user = tf_env_get(envp, "GOFLAGS");
 		char *v = tf_xasprintf("%s%s-run=%s -count=1", user ? user : "",
@@ -383,7 +440,7 @@ int tf_attribute_select(tf_selection **out, const char *const *argv, char *const
 		free(v);
 		free(re);
 	}
-	if (s.pytest.n) {
+	if (s.pytest.n && s.asked_pytest) {
 		tf_buf ids = TF_BUF_INIT;
 		for (size_t i = 0; i < s.pytest.n; i++) {
 			if (i)

@@ -1006,6 +1006,8 @@ static tf_profile *listed_run(const char *const (*t)[3], size_t n)
 		m.parent = (char *)t[i][2];
 		m.samples = 1;
 		m.runner_ns = m.runner_q_ns = 1e6; /* the runner is kept with its time */
+		for (size_t k = 0; k < n; k++)
+			m.nested += t[k][2] && !strcmp(t[k][2], t[i][0]);
 		tf_test_meta_set(p, &m);
 	}
 	return p;
@@ -1064,6 +1066,9 @@ static void test_select(void **state)
 		{ "lonely", "tap", "nowhere" },
 		{ "nowhere", NULL, NULL },
 		{ "some_function_name", NULL, NULL },
+		{ "prog", NULL, NULL },
+		{ "InProg.Fast", "gtest", "prog" },
+		{ "InProg.Slow", "gtest", "prog" },
 	};
 	tf_profile *run = listed_run(tests, TF_ARRAY_SIZE(tests));
 	char *const env[] = { "GOFLAGS=-mod=mod", "PATH=/bin", NULL };
@@ -1078,6 +1083,12 @@ static void test_select(void **state)
 				NULL, run, "Rare_Suite.Uses_Rare", "Inst/Params.Pick/1", NULL), 0);
 	check_selected(s, "nice|-n|10|ctest|-R|^(gshort)$",
 		       "GTEST_FILTER=Rare_Suite.Uses_Rare:Inst/Params.Pick/1");
+	/* a ctest test whole beside another's GoogleTest test: its own pass
+	 * the filter too */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", NULL }, NULL, run,
+				"Plain.Alone", "gshort", NULL), 0);
+	check_selected(s, "ctest|-R|^(gshort)$",
+		       "GTEST_FILTER=Plain.Alone:Rare_Suite.Uses_Rare:Inst/Params.Pick/1");
 	/* another runner's test inside a ctest test: its ctest test whole */
 	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", NULL }, NULL, run,
 				"test_rare", NULL), 0);
@@ -1101,6 +1112,14 @@ static void test_select(void **state)
 	check_selected(s, "make|check",
 		       "GTEST_FILTER=Plain.Alone|GOFLAGS=-mod=mod -run=^(TestTable|TestPlain)$ "
 		       "-count=1|TESTFLAME_PYTEST_SELECT=test_a.py::TestX::test_y[a b]");
+	/* a GoogleTest program the command runs: its filter reaches it; the
+	 * program itself whole, no filter to hold its tests back */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "./prog", NULL }, NULL, run,
+				"InProg.Slow", NULL), 0);
+	check_selected(s, "./prog", "GTEST_FILTER=InProg.Slow");
+	assert_int_equal(select_tests(&s, (const char *const[]){ "./prog", NULL }, NULL, run,
+				"prog", NULL), 0);
+	check_selected(s, "./prog", "");
 	/* cargo test: libtest's exact names after the command's -- */
 	assert_int_equal(select_tests(&s, (const char *const[]){ "cargo", "test", "-q", NULL }, NULL, run,
 				"tests::tiny", NULL), 0);
