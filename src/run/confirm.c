@@ -10,9 +10,14 @@
  * hold on this runner before the build fails (--confirm, gate.confirm):
  *   against  the merge-base checked out beside this tree, built with the
  *            config's `build`, and run alternately with this tree until
- *            the verdict is decided (three rounds, at most eight): both
- *            sides meet the same machine and its moment, and only what
- *            the code changed stays. The default where `build` is set.
+ *            the verdict is decided: both sides meet the same machine and
+ *            its moment, and only what the code changed stays. The
+ *            default where `build` is set. Where each suspect's runner
+ *            can run it alone (tf_attribute_select), only the suspects
+ *            run (a duet: three to twenty rounds, each test until it is
+ *            decided, within gate.confirm_budget, their verdicts standing
+ *            for the first run's); else the whole suite, three rounds and
+ *            at most eight.
  *   rerun    this tree run again (N times, default 2) and judged on those
  *            runs, not on the one that raised the suspicion: that run was
  *            chosen for looking slow. Only the tests that looked slower in
@@ -31,6 +36,7 @@
 #include "run/run_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -286,11 +292,14 @@ static bool duet(tf_run_opts *o, const tf_worktree *wt, const tf_run_side *head,
 		}
 		tf_comparison_free(c);
 	}
+	char limit[64] = "none: the suite's own time is not known here";
+	if (budget)
+		snprintf(limit, sizeof(limit), "%.1f s", (double)budget / 1e9);
 	*note = tf_xasprintf("%zu test%s run alone (%s), alternately with the merge-base %.12s: "
-			     "%zu decided in %zu round%s, %.1f s (gate.confirm_budget %.1f s)",
+			     "%zu decided in %zu round%s, %.1f s (gate.confirm_budget %s)",
 			     o->suspects.n, o->suspects.n == 1 ? "" : "s", first_how,
 			     tf_worktree_commit(wt), ndecided, rounds, rounds == 1 ? "" : "s",
-			     (double)spent / 1e9, (double)budget / 1e9);
+			     (double)spent / 1e9, limit);
 	ok = true;
 done:
 	if (!ok)

@@ -11,7 +11,8 @@
  *   baseline.c  the stored baseline: found, its history, kept
  *   history.c   the history note of a run that kept its baseline
  *   bisect.c    bisect: the commit that made a test slower
- *   confirm.c   a slowdown confirmed on this runner; alternating rounds
+ *   confirm.c   a slowdown confirmed on this runner: the suspects alone
+ *               (a duet), else the whole suite in alternating rounds
  *   against.c   run --against REV, built and run here
  *   shard.c     run --shard K/N
  *   merge.c     merge: the shards' run files judged as one run
