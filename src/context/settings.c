@@ -91,8 +91,8 @@ static const char *const expected[] = {
 	[TF_SETTING_NOISE] = "a percentage from 0 to below 100",
 	[TF_SETTING_MIN_DELTA] = "a duration such as 1ms, 500us or 0",
 	[TF_SETTING_CONFIRM] = "against, rerun, none or a number of runs between 0 and 100",
-	[TF_SETTING_CONFIRM_BUDGET] = "a share of the suite's own time above 0% and at most "
-				      "1000%, such as 100%, or a time such as 90s",
+	[TF_SETTING_CONFIRM_BUDGET] = ("a share of the suite's own time above 0% and at most "
+				       "1000%, such as 100%, or a time such as 90s"),
 };
 
 static bool in_range(tf_setting which, double v)
