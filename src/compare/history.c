@@ -8,19 +8,12 @@
  * the spread of each test's cost across them is its noise, with real
  * changes between those commits only making the estimate more cautious.
  *
- * The spread is the sample standard deviation of the log costs, not the
- * median absolute deviation: over 3 to 10 runs that is biased low (over 3
- * runs it is the smaller of two deviations), and a noise underestimated
- * by half makes the gate cry wolf on every noisy test. But one run that
- * met a neighbour must not set a test's noise for the next dozen commits
- * (one baseline at +60% made a 50% slowdown "varies as much from run to
- * run"): from 5 single-run baselines on (runs of one job keep their split
- * exact), the run farthest from the median is pulled in to
- * the next one on its side (winsorized) and the spread scaled back up by
- * what that takes from normal noise on average, so that it stays
- * unbiased: one run 6 sigma out of ten then adds a fifth to the noise,
- * not double. The estimate's own uncertainty (k - 1 degrees of freedom,
- * k - 2 once winsorized) is carried to the test (compare.c, stats.c). A baseline saved from `run --repeat N` holds
+ * The spread is the sample standard deviation of the log costs, not a
+ * robust one: over 3 to 10 runs the median absolute deviation is biased
+ * low (over 3 runs it is the smaller of two deviations), and a noise
+ * underestimated by half makes the gate cry wolf on every noisy test. The
+ * estimate's own uncertainty (k - 1 degrees of freedom) is carried to the
+ * test (compare.c, stats.c). A baseline saved from `run --repeat N` holds
  * N runs of one commit; each counts as a run of its own here (their mean
  * would understate one run's noise by a factor of sqrt(N)).
  *
@@ -52,48 +45,7 @@
  * their runs; the unit test test_sim_job_noise_calibrated measures what
  * that costs (at alpha = 0.001, about 0.2% false regressions with
  * 5% between jobs and 1% within, ten baselines of three runs). */
-/* What winsorizing one run of k takes from the spread of normal noise:
- * the factor that restores it (simulated, 200000 draws each k; beyond 12,
- * 1 + 1.226 / (k - 2.14) fits the simulation to within 0.003). */
-static double winsor_factor(size_t k)
-{
-	static const double f[] = { 1.465, 1.340, 1.257, 1.213, 1.178, 1.156, 1.137, 1.124 };
-	if (k < 5)
-		return 1;
-	if (k - 5 < TF_ARRAY_SIZE(f))
-		return f[k - 5];
-	return 1 + 1.226 / ((double)k - 2.14);
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* From 5 runs on: the run farthest from the median pulled in to the next
- * one on its side, into `out`; false (and `out` a copy) below that. */
-static bool winsorize(double *out, const double *logs, size_t k)
-{
-	memcpy(out, logs, k * sizeof(*logs));
-	if (k < 5)
-		return false;
-	double *s = tf_xmalloc(k * sizeof(*s));
-	memcpy(s, logs, k * sizeof(*s));
-	qsort(s, k, sizeof(*s), by_value);
-	double med = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
-	bool low = med - s[0] > s[k - 1] - med;
-	double far = low ? s[0] : s[k - 1], next = low ? s[1] : s[k - 2];
-	for (size_t i = 0; i < k; i++)
-		if (out[i] == far) {
-			out[i] = next;
-			break;
-		}
-	free(s);
-	return true;
-}
-
-static void spread_of(tf_test_noise *tn, const double *logs, const size_t *group, size_t k)
+static void spread(tf_test_noise *tn, const double *logs, const size_t *group, size_t k)
 {
 	double m = 0, ss = 0;
 	for (size_t i = 0; i < k; i++)
@@ -142,24 +94,6 @@ static void spread_of(tf_test_noise *tn, const double *logs, const size_t *group
 	}
 	/* one run: between + within = vm + w2 (1 - mean 1/k) */
 	tn->noise_pct = 100 * sqrt(vm + w2 * (1 - inv_k));
-}
-
-static void spread(tf_test_noise *tn, const double *raw, const size_t *group, size_t k)
-{
-	double *logs = tf_xmalloc(k * sizeof(*logs));
-	bool single = true; /* every baseline one run: the jobs' split is exact */
-	for (size_t i = 1; i < k && single; i++)
-		single = group[i] != group[i - 1];
-	double scale = single && winsorize(logs, raw, k) ? winsor_factor(k) : 1;
-	if (!single)
-		memcpy(logs, raw, k * sizeof(*logs));
-
-	spread_of(tn, logs, group, k);
-	tn->noise_pct *= scale;
-	tn->within_pct *= scale;
-	if (scale > 1)
-		tn->df = (double)k - 2;
-	free(logs);
 }
 
 typedef TF_VEC(char *) tf_strlist_sorted;

@@ -1037,57 +1037,6 @@ static void test_history_noise(void **state)
 		tf_profile_free(runs[i]);
 }
 
-/* The verdict on test "steady" of one run against one, the history `hn`
- * saying its noise. */
-static tf_verdict steady_verdict(const tf_test_noise *hn, size_t n, double base_ns, double head_ns)
-{
-	tf_profile *bp = history_run(base_ns, 1e9), *hp = history_run(head_ns, 1e9);
-	tf_compare_side bs = { (const tf_profile *const *)&bp, NULL, 1 };
-	tf_compare_side hs = { (const tf_profile *const *)&hp, NULL, 1 };
-	tf_compare_opts o;
-	tf_comparison *c;
-	tf_compare_opts_init(&o);
-	o.history = hn;
-	o.nhistory = n;
-	assert_int_equal(tf_compare(&c, &bs, &hs, &o), 0);
-	tf_verdict v = tf_comparison_find(c, "steady")->verdict;
-	tf_comparison_free(c);
-	tf_profile_free(bp);
-	tf_profile_free(hp);
-	return v;
-}
-
-/* Ten single-run baselines of a steady test, one of them recorded beside
- * a neighbour that came and went (+60%): that one run sets no test's
- * noise (winsorized: about 1.5%, where the plain spread says 15%), so a
- * 20% slowdown regresses; without the outlier the estimate is the plain
- * spread's within a fifth. */
-static void test_history_noise_one_outlier(void **state)
-{
-	(void)state;
-	static const double steady[10] = { 1.000e9, 1.010e9, 0.995e9, 1.005e9, 0.990e9,
-					   1.002e9, 1.600e9, 0.998e9, 1.008e9, 0.993e9 };
-	tf_profile *runs[10];
-	tf_test_noise *hn;
-	size_t n;
-
-	for (int i = 0; i < 10; i++)
-		runs[i] = history_run(steady[i], i == 6 ? 1.0e9 : steady[i]);
-	assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)runs, 10, NULL), 0);
-	const tf_test_noise *st = !strcmp(hn[0].test, "steady") ? &hn[0] : &hn[1];
-	const tf_test_noise *wb = st == &hn[0] ? &hn[1] : &hn[0];
-	assert_true(st->noise_pct > 0.5 && st->noise_pct < 2.5);
-	assert_true(st->df == 8);
-	/* the other test, the same runs without the outlier: the plain
-	 * spread of its nine others and the run at 1.0 (0.63%) */
-	assert_true(wb->noise_pct > 0.63 * 0.8 && wb->noise_pct < 0.63 * 1.25);
-
-	assert_int_equal(steady_verdict(hn, n, 1.0e9, 1.2e9), TF_VERDICT_REGRESSED);
-	tf_test_noise_free(hn, n);
-	for (int i = 0; i < 10; i++)
-		tf_profile_free(runs[i]);
-}
-
 /* Nine runs saved as three baselines of three: each job ran about 1%
  * apart, the jobs up to 20% apart. One run's noise is the job-to-job
  * spread plus the within-job one, and the within part is kept apart.
@@ -1811,7 +1760,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_history_noise),
 		cmocka_unit_test(test_history_noise_of_jobs),
-		cmocka_unit_test(test_history_noise_one_outlier),
 		cmocka_unit_test(test_sim_job_noise_calibrated),
 		cmocka_unit_test(test_aggregation_and_verdicts),
 		cmocka_unit_test(test_foreign_profile_is_one_test),
