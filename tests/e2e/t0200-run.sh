@@ -112,9 +112,13 @@ test_expect_success 'the PR branch does not save a baseline' '
 	cd repo && "$TF" baseline list >list && ! grep -q "$(git rev-parse --short=12 HEAD)" list
 '
 
+# (the two tests of the example suite that matter here: each round of
+# the six costs twice as much, and each test more that is undecided under
+# a neighbour adds rounds)
 test_expect_code 3 '--against main builds main beside this tree and runs both, interleaved' '
 	mkdir -p "$SCRATCH/tmp" &&
-	cd repo && TMPDIR="$SCRATCH/tmp" "$TF" run --against main --repeat 2 >out 2>err; rc=$?
+	cd repo && TMPDIR="$SCRATCH/tmp" "$TF" run --against main --repeat 2 \
+		-- sh -c "./build/test_matrix && ./build/test_sort" >out 2>err; rc=$?
 	grep -Eq "against $(git rev-parse --short=12 main) \(main\), [2-8] interleaved runs per side, then [3-8] more to confirm" out &&
 	expect_contains out "confirmed: test_matrix looks" &&
 	grep -Eq "in the first [2-8] rounds; so both were run alternately [3-8] more times and judged on those" out &&
