@@ -18,7 +18,7 @@ if ! need go || ! /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
 	exit
 fi
 GC='git -c user.email=t@e -c user.name=t'
-export SPIN_LOG=$SCRATCH/ran.log GOCACHE=$SCRATCH/gocache GOPATH=$SCRATCH/gopath GOFLAGS=-mod=mod
+export SPIN_LOG=$SCRATCH/ran.log GOCACHE=$GO_CACHE GOPATH=$SCRATCH/gopath GOFLAGS=-mod=mod
 
 mkdir repo && cd repo
 cat >spin_test.go <<\EOF
