@@ -130,7 +130,8 @@ test_expect_code 3 '--against main builds main beside this tree and runs both, i
 # A neighbour that slows only the first rounds is no regression: the
 # rounds that confirm it are judged alone. Here the head's first three
 # runs run test_sort twice (as a moment twice as slow would), the next
-# ones once. The confirming rounds then find test_sort unchanged, or at
+# ones once. The confirming rounds (as many as the evidence asks for, 3 to
+# 8) then find test_sort unchanged, or at
 # worst looking faster within the noise (a CI runner once measured the
 # head's three runs that much faster); never slower.
 test_expect_success '--against: a slowdown in the first rounds only is cleared by the rounds that confirm it' '
@@ -149,9 +150,9 @@ test_expect_success '--against: a slowdown in the first rounds only is cleared b
 	{ SLOW_RUNS="$SCRATCH/slow-runs" HEAD_TREE="$PWD" "$TF" run --against flaky-base \
 		--no-save -- sh suite.sh >out 2>err &&
 	expect_eq "$(cat "$SCRATCH/slow-runs")" 0 "slow runs left" &&
-	expect_contains out "3 interleaved runs per side, then 3 more to confirm" &&
+	grep -Eq "3 interleaved runs per side, then [3-8] more to confirm" out &&
 	expect_contains out "confirmed: test_sort looks" &&
-	expect_contains out "in the first 3 rounds; so both were run alternately 3 more times and judged on those" &&
+	grep -Eq "in the first 3 rounds; so both were run alternately [3-8] more times and judged on those" out &&
 	sort=$(jget testflame-report/report.json "[t[\"verdict\"] + (\" faster\" if t[\"delta_pct\"] < 0 else \"\") for t in d[\"tests\"] if t[\"name\"] == \"test_sort\"][0]") &&
 	case $sort in
 	unchanged*|"inconclusive faster"|"improved faster") ;;
