@@ -153,6 +153,7 @@ typedef struct {
 	tf_confirm_how confirm;
 	long confirm_runs;          /* rerun: how many more runs */
 	bool confirm_asked;         /* by --confirm or gate.confirm, not by default */
+	bool confirm_alone;         /* against, the suspects alone first (confirm: alone) */
 
 	/* the flow's state */
 	bool interleaved;           /* the sides ran alternately in this job */

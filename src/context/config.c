@@ -980,7 +980,7 @@ static void describe_key(tf_buf *out, const char *path, const key *k)
 		[K_PERCENT] = "a percentage, \"5\" or \"5%\"", [K_ALPHA] = "a probability in (0, 0.5]",
 		[K_DURATION] = "a time: \"1ms\", \"500us\", \"2s\" or 0",
 		[K_CONFIDENCE] = "a probability in [0.5, 1) (instead of alpha)",
-		[K_CONFIRM] = "against, rerun, none, or a number of reruns",
+		[K_CONFIRM] = "alone, against, rerun, none, or a number of reruns",
 		[K_BUDGET] = "a share of the suite's own time, \"100%\", or a time, \"90s\"",
 		[K_LIST] = "a list of strings (a string is a list of one)", [K_CHOICES] = "a list of",
 		[K_PATTERNS] = "a list of regexes, or of {regex, name} mappings",

@@ -78,7 +78,8 @@ bool tf_config_confirm_ok(const char *s)
 {
 	char *end;
 	long v;
-	if (!strcmp(s, "against") || !strcmp(s, "rerun") || !strcmp(s, "none"))
+	if (!strcmp(s, "alone") || !strcmp(s, "against") || !strcmp(s, "rerun") ||
+	    !strcmp(s, "none"))
 		return true;
 	v = strtol(s, &end, 10);
 	return *s && !*end && v >= 0 && v <= 100;
@@ -90,7 +91,7 @@ static const char *const expected[] = {
 	[TF_SETTING_ALPHA] = "a number above 0 and at most 0.5, such as 0.05",
 	[TF_SETTING_NOISE] = "a percentage from 0 to below 100",
 	[TF_SETTING_MIN_DELTA] = "a duration such as 1ms, 500us or 0",
-	[TF_SETTING_CONFIRM] = "against, rerun, none or a number of runs between 0 and 100",
+	[TF_SETTING_CONFIRM] = "alone, against, rerun, none or a number of runs between 0 and 100",
 	[TF_SETTING_CONFIRM_BUDGET] = ("a share of the suite's own time above 0% and at most "
 				       "1000%, such as 100%, or a time such as 90s"),
 };

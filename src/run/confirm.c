@@ -12,8 +12,8 @@
  *            config's `build`, and run alternately with this tree until
  *            the verdict is decided: both sides meet the same machine and
  *            its moment, and only what the code changed stays. The
- *            default where `build` is set. Where each suspect's runner
- *            can run it alone (tf_attribute_select), only the suspects
+ *            default where `build` is set. With `alone`, where each
+ *            suspect's runner can run it alone (tf_attribute_select), only the suspects
  *            run (a duet: three to twenty rounds, each test until it is
  *            decided, within gate.confirm_budget, their verdicts standing
  *            for the first run's); else the whole suite, three rounds and
@@ -352,14 +352,16 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 	/* the suspects alone first: the rest of the suite only adds its time
 	 * and its noise */
 	const tf_record_info *first = &head->runs.v[0].info;
-	if (duet(o, wt, head, first->end_ns > first->start_ns ? first->end_ns - first->start_ns : 0,
+	if (o->confirm_alone &&
+	    duet(o, wt, head, first->end_ns > first->start_ns ? first->end_ns - first->start_ns : 0,
 		 exit_status, status, why_whole, duet_note)) {
 		ok = true;
 		goto done;
 	}
 	if (*status)
 		goto done;
-	tf_run_note(o->rec.io, "running the whole suite to confirm: %s", *why_whole);
+	if (*why_whole)
+		tf_run_note(o->rec.io, "running the whole suite to confirm: %s", *why_whole);
 	/* B H B H B H: three rounds, and more while a test is undecided, or
 	 * one that looked slower still is and may reach the threshold. A
 	 * 10% slowdown under a neighbour that comes and goes was still
@@ -408,10 +410,15 @@ void tf_run_resolve_confirm(tf_run_opts *o)
 
 	o->confirm_runs = 2;
 	o->confirm_asked = how != NULL;
+	o->confirm_alone = false;
 	if (!how)
 		o->confirm = cfg->build ? TF_CONFIRM_AGAINST : TF_CONFIRM_RERUN;
 	else if (!strcmp(how, "against"))
 		o->confirm = TF_CONFIRM_AGAINST;
+	else if (!strcmp(how, "alone")) {
+		o->confirm = TF_CONFIRM_AGAINST;
+		o->confirm_alone = true;
+	}
 	else if (!strcmp(how, "none") || !strcmp(how, "0"))
 		o->confirm = TF_CONFIRM_NONE;
 	else if (!strcmp(how, "rerun"))

@@ -314,9 +314,9 @@ static void test_bad_values(void **state)
 	parse_err("gate:\n  min_samples: -3\n",
 		  "t.yml:2:16: 'gate.min_samples' must be a whole number between 0 and 1000000000");
 	parse_err("gate:\n  confirm: 101\n",
-		  "t.yml:2:12: 'gate.confirm' must be against, rerun, none or a number of runs between 0 and 100, not '101'");
+		  "t.yml:2:12: 'gate.confirm' must be alone, against, rerun, none or a number of runs between 0 and 100, not '101'");
 	parse_err("gate:\n  confirm: sometimes\n",
-		  "t.yml:2:12: 'gate.confirm' must be against, rerun, none or a number of runs between 0 and 100, not 'sometimes'");
+		  "t.yml:2:12: 'gate.confirm' must be alone, against, rerun, none or a number of runs between 0 and 100, not 'sometimes'");
 	parse_err("event: cycels\n",
 		  "t.yml:1:8: 'event' must be one of auto, cpu-clock, instructions, cycles, wall, not 'cycels'");
 	parse_err("call_graph: lbr\n", "t.yml:1:13: 'call_graph' must be one of auto, fp, dwarf, not 'lbr'");
@@ -459,7 +459,7 @@ static void test_settings(void **state)
 	f.noise = NULL;
 	f.confirm = "often";
 	assert_int_equal(tf_settings_check_flags(&f), TF_EUSAGE);
-	assert_string_equal(tf_error_last(), "--confirm must be against, rerun, none or a number of "
+	assert_string_equal(tf_error_last(), "--confirm must be alone, against, rerun, none or a number of "
 			    "runs between 0 and 100, not 'often'");
 	f.confirm = NULL;
 	assert_int_equal(tf_settings_check_flags(&f), 0);
