@@ -70,8 +70,6 @@ EOF
 cat >.testflame.yml <<\EOF
 command: "ctest --test-dir build"
 build: "mkdir -p build && cc -O2 -o build/spin spin.c shared.c && cp CTestTestfile.cmake build/"
-gate:
-  confirm: alone
 EOF
 printf 'build/\ntestflame-report/\n' >.gitignore
 git init -q -b main . && git add -A && $GC commit -qm spin
