@@ -236,10 +236,18 @@ static void put_folded_frame(tf_buf *b, const char *name)
 	free(c);
 }
 
+void rp_put_whole(tf_buf *b, double v)
+{
+	if (v == 0 && signbit(v))
+		tf_buf_puts(b, "-0");
+	else
+		tf_buf_put_int(b, (int64_t)v);
+}
+
 static void put_value(tf_buf *b, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
-		tf_buf_printf(b, "%.0f", v);
+		rp_put_whole(b, v);
 	else
 		tf_buf_printf(b, "%.3f", v);
 }

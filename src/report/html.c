@@ -36,7 +36,7 @@ static void put_num(tf_buf *b, double v)
 	if (!isfinite(v))
 		tf_buf_puts(b, "null");
 	else if (v == floor(v) && fabs(v) < 1e15)
-		tf_buf_printf(b, "%.0f", v);
+		rp_put_whole(b, v);
 	else
 		tf_buf_printf(b, "%.7g", v);
 }
@@ -255,7 +255,9 @@ static void put_functions(tf_buf *b, page *pg, uint32_t root, const tf_test_delt
 				break;
 			}
 		uint32_t sid = node_sid(pg, fs[i].node);
-		tf_buf_printf(b, "%s[%u,", i ? "," : "", sid);
+		tf_buf_puts(b, i ? ",[" : "[");
+		tf_buf_put_int(b, sid);
+		tf_buf_putc(b, ',');
 		put_num(b, fs[i].bs);
 		tf_buf_putc(b, ',');
 		put_num(b, fs[i].hs);
@@ -263,7 +265,9 @@ static void put_functions(tf_buf *b, page *pg, uint32_t root, const tf_test_delt
 		put_num(b, fs[i].bt);
 		tf_buf_putc(b, ',');
 		put_num(b, fs[i].ht);
-		tf_buf_printf(b, ",%lld]", (long long)line);
+		tf_buf_putc(b, ',');
+		tf_buf_put_int(b, line);
+		tf_buf_putc(b, ']');
 	}
 	tf_buf_printf(b, "],\"fxn\":%zu", n);
 	free(fs);
@@ -399,8 +403,10 @@ static void put_tree(tf_buf *b, page *pg, const uint8_t *keep, size_t *pos_out)
 #define EMIT_NODE(depth, sid, bv, hv) \
 	do { \
 		const char *sep = emitted ? "," : ""; \
-		tf_buf_printf(&d, "%s%u", sep, (unsigned)(depth)); \
-		tf_buf_printf(&nm, "%s%u", sep, (unsigned)(sid)); \
+		tf_buf_puts(&d, sep); \
+		tf_buf_put_int(&d, (depth)); \
+		tf_buf_puts(&nm, sep); \
+		tf_buf_put_int(&nm, (sid)); \
 		tf_buf_puts(&vb, sep); \
 		put_num(&vb, (bv)); \
 		tf_buf_puts(&vh, sep); \
