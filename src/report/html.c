@@ -184,13 +184,17 @@ static size_t function_stats(fstat **out, const rp_tree *t, uint32_t root, uint3
 			     uint32_t *stamp, uint32_t *active, uint32_t round)
 {
 	TF_VEC(fstat) st = { 0 };
+	/* the names of the open frames, by depth: a frame at depth d has its
+	 * ancestors at depths 2 to d - 1 open (preorder), so entry i is at
+	 * depth i + 2 and a frame closes what is as deep as it or deeper */
 	TF_VEC(uint32_t) open = { 0 };
 
 	for (uint32_t p = root; p < t->end[root]; p++) {
 		uint32_t node = t->order[p];
 		const tf_diff_node *nd = &t->t->nodes[node];
-		while (open.n && t->end[open.v[open.n - 1]] <= p)
-			active[t->name_id[t->order[open.v[--open.n]]]]--;
+		size_t above = nd->depth >= 2 ? nd->depth - 2 : 0;
+		while (open.n > above)
+			active[open.v[--open.n]]--;
 		if (nd->depth <= 1)
 			continue;
 		uint32_t f = t->name_id[node];
@@ -208,10 +212,10 @@ static size_t function_stats(fstat **out, const rp_tree *t, uint32_t root, uint3
 			s->ht += nd->head_total;
 		}
 		active[f]++;
-		tf_vec_push(&open, p);
+		tf_vec_push(&open, f);
 	}
 	while (open.n)
-		active[t->name_id[t->order[open.v[--open.n]]]]--;
+		active[open.v[--open.n]]--;
 	tf_vec_free(&open);
 	qsort(st.v, st.n, sizeof(fstat), by_size);
 	*out = st.v;
