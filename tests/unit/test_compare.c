@@ -1574,62 +1574,97 @@ static void test_only_suspects_after_rerun(void **state)
 }
 
 /*
- * A ctest test's samples belong to the framework's tests nested in it:
- * when the ctest test regressed, "where it grew" lists the functions of
- * the samples of its nested tests too (cJSON's json_patch_tests, whose
- * Unity tests held every sample and whose own list was empty).
+ * A program that holds tests (a ctest test running Unity's or GoogleTest's,
+ * a Go package's test binary) is judged through them: its nested tests
+ * carry the verdicts, and its own samples (setup, the runtime) are its work
+ * outside them, shown and not gated, as "[outside tests]" is (gorilla/mux's
+ * mux.test failed a README-only branch by its count, its 68 tests and the
+ * runtime's share together). Only where its tests got no sample on a side
+ * (frames that could not name them) is it a test of its own, by its count,
+ * and "where it grew" lists the samples of the tests inside it.
  */
-static void add_nested(tf_profile *p, double prog_cost, int64_t inner_samples)
+static void add_nested(tf_profile *p, double prog_cost, int64_t inner_samples, int64_t own)
 {
 	char val[200];
-	add(p, "inner", inner_samples, "main:1;work:5;hot:10");
-	add(p, "inner", 100, "main:1;work:6");
-	snprintf(val, sizeof(val), "samples=0 value=0 wall_ns=1 source=process count=%.0f nested=1",
-		 prog_cost);
+	if (inner_samples) {
+		add(p, "inner", inner_samples, "main:1;work:5;hot:10");
+		add(p, "inner", 100, "main:1;work:6");
+	}
+	if (own)
+		add(p, "prog", own, "main:1;setup:3");
+	snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=process count=%.0f nested=1",
+		 (long long)own, (long long)own * PERIOD, prog_cost);
 	tf_profile_set_meta(p, "test.prog", val);
 	snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=frames parent=prog",
-		 (long long)(inner_samples + 100), (long long)((inner_samples + 100) * PERIOD));
+		 (long long)(inner_samples ? inner_samples + 100 : 0),
+		 (long long)((inner_samples ? inner_samples + 100 : 0) * PERIOD));
 	tf_profile_set_meta(p, "test.inner", val);
 }
 
-static void test_nested_functions_in_parent(void **state)
+static tf_comparison *compare_nested(int64_t base_inner, int64_t head_inner, int64_t base_own,
+				     int64_t head_own)
 {
-	(void)state;
 	double bc[12], hc[12];
 	int64_t bs[12] = { 0 }, hs[12] = { 0 };
 	for (int i = 0; i < 12; i++)
 		bc[i] = hc[i] = 1e6 * (1 + i % 4);
 	tf_profile *b = exact_run(bc, bs, 12), *h = exact_run(hc, hs, 12);
-	add_nested(b, 1100.0 * PERIOD, 1000);
-	add_nested(h, 3100.0 * PERIOD, 3000);
+	add_nested(b, (double)(base_inner + 100 + base_own) * PERIOD, base_inner, base_own);
+	add_nested(h, (double)(head_inner + 100 + head_own) * PERIOD, head_inner, head_own);
 	/* hot.c:10 changed: the nested test ran it, so its parent did */
 	tf_profile_set_meta(h, "changes", "[{\"path\":\"src/hot.c\",\"status\":\"M\","
 					  "\"lines\":[[10,10]]}]");
 	tf_comparison *c = compare1(b, h, NULL);
+	tf_profile_free(b);
+	tf_profile_free(h);
+	return c;
+}
+
+static void test_nested_parent_outside(void **state)
+{
+	(void)state;
+	/* the nested test slowed 3x, the program's own work the same */
+	tf_comparison *c = compare_nested(1000, 3000, 200, 200);
 	const tf_test_delta *prog = tf_comparison_find(c, "prog");
 	const tf_test_delta *inner = tf_comparison_find(c, "inner");
-	assert_non_null(prog);
-	assert_non_null(inner);
 	assert_true(inner->ran_changed);
 	assert_true(prog->ran_changed);
 	assert_false(tf_comparison_find(c, "t1")->ran_changed);
-	assert_int_equal(prog->verdict, TF_VERDICT_REGRESSED);
 	assert_string_equal(prog->parent ? prog->parent : "", "");
 	assert_string_equal(inner->parent, "prog");
-	/* the parent lists what grew in the test inside it, hot first */
-	assert_true(prog->nfunctions > 0);
-	assert_string_equal(prog->functions[0].name, "hot");
-	assert_true(prog->functions[0].delta_self == 2000.0 * PERIOD);
-	assert_int_equal(prog->functions[0].line, 10);
-	/* work only passed hot's growth on: not listed beside it */
-	for (size_t i = 0; i < prog->nfunctions; i++)
-		assert_string_not_equal(prog->functions[i].name, "work");
-	/* and the nested test keeps its own list */
-	if (inner->verdict == TF_VERDICT_REGRESSED)
-		assert_string_equal(inner->functions[0].name, "hot");
+	assert_true(prog->outside);
+	assert_int_equal(prog->measure, TF_MEASURE_SAMPLES);
+	assert_true(prog->base.cost == 200.0 * PERIOD && prog->head.cost == 200.0 * PERIOD);
+	assert_int_not_equal(prog->verdict, TF_VERDICT_REGRESSED);
+	assert_int_equal(inner->verdict, TF_VERDICT_REGRESSED);
+	assert_string_equal(inner->functions[0].name, "hot");
+	assert_true(tf_comparison_regressed(c));
+	assert_int_equal(c->summary.ntests, 13); /* the program is not one */
 	tf_comparison_free(c);
-	tf_profile_free(b);
-	tf_profile_free(h);
+
+	/* the program's own work 4x, its test 3x: the program is shown, not
+	 * gated, and what grew in it is its own */
+	c = compare_nested(1000, 3000, 200, 800);
+	prog = tf_comparison_find(c, "prog");
+	assert_true(prog->outside);
+	assert_int_equal(prog->verdict, TF_VERDICT_REGRESSED);
+	assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], 1); /* inner */
+	assert_true(prog->nfunctions > 0);
+	assert_string_equal(prog->functions[0].name, "setup");
+	for (size_t i = 0; i < prog->nfunctions; i++)
+		assert_string_not_equal(prog->functions[i].name, "hot");
+	tf_comparison_free(c);
+
+	/* its test never sampled (frames that could not name it): the
+	 * program is the test, by its count, and lists what grew inside */
+	c = compare_nested(0, 0, 1100, 3100);
+	prog = tf_comparison_find(c, "prog");
+	assert_false(prog->outside);
+	assert_int_equal(prog->measure, TF_MEASURE_COUNT);
+	assert_int_equal(prog->verdict, TF_VERDICT_REGRESSED);
+	assert_true(tf_comparison_regressed(c));
+	assert_string_equal(prog->functions[0].name, "setup");
+	tf_comparison_free(c);
 }
 
 /*
@@ -1820,7 +1855,7 @@ int main(void)
 		cmocka_unit_test(test_min_delta),
 		cmocka_unit_test(test_only_suspects_after_rerun),
 		cmocka_unit_test(test_runner_wall_clock_least),
-		cmocka_unit_test(test_nested_functions_in_parent),
+		cmocka_unit_test(test_nested_parent_outside),
 		cmocka_unit_test(test_new_gone_ran),
 		cmocka_unit_test(test_min_samples),
 		cmocka_unit_test(test_runner_shift),
