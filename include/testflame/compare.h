@@ -204,6 +204,10 @@ typedef struct {
 	const char *caller;
 	const char *caller_file;
 	int64_t caller_line;
+	/* Of a test whose samples are too few for any function's growth to
+	 * stand out from their noise (a test judged by its exact time, 0
+	 * samples against 2): where its growth landed, the best there is. */
+	bool within_noise;
 } tf_func_delta;
 
 /* One side of one test. */

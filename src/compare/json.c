@@ -167,6 +167,8 @@ static json_t *test_json(const tf_test_delta *t, bool memory)
 		json_object_set_new(fo, "head_total", jnum(f->head_total));
 		json_object_set_new(fo, "delta_self", jnum(f->delta_self));
 		json_object_set_new(fo, "delta_total", jnum(f->delta_total));
+		if (f->within_noise)
+			json_object_set_new(fo, "within_noise", json_true());
 		if (f->caller) {
 			json_t *co = json_object();
 			json_object_set_new(co, "name", jstr(f->caller));

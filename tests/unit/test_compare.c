@@ -1668,6 +1668,68 @@ static void test_nested_parent_outside(void **state)
 }
 
 /*
+ * A test judged by its exact time whose samples are too few for a function
+ * to stand out (semver's test_pre: 0 samples against 2, 27 us to 7.7 ms of
+ * CPU, regressed with an empty list): where its samples grew is named,
+ * marked within_noise; a test with samples enough lists only what stands
+ * out, unmarked.
+ */
+static void test_functions_of_few_samples(void **state)
+{
+	(void)state;
+	double bc[12], hc[12];
+	int64_t bs[12] = { 0 }, hs[12] = { 0 };
+	for (int i = 0; i < 12; i++)
+		bc[i] = hc[i] = 1e6 * (1 + i % 4);
+	bc[0] = 27e3;
+	hc[0] = 7.7e6;
+	tf_profile *b = exact_run(bc, bs, 12), *h = exact_run(hc, hs, 12);
+	add(h, "t0", 2, "main:1;req:4;matches:9");
+	tf_profile_set_meta(h, "test.t0", "samples=2 value=20000000 wall_ns=1 source=process count=7700000");
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *t = tf_comparison_find(c, "t0");
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+	assert_int_equal(t->measure, TF_MEASURE_COUNT);
+	assert_true(t->nfunctions > 0);
+	assert_string_equal(t->functions[0].name, "matches");
+	assert_true(t->functions[0].within_noise);
+	tf_buf out = TF_BUF_INIT;
+	assert_int_equal(tf_comparison_to_json(&out, c), 0);
+	json_t *j = json_loads(out.ptr, 0, NULL);
+	tf_buf_free(&out);
+	assert_non_null(j);
+	json_t *tests = json_object_get(j, "tests");
+	bool seen = false;
+	for (size_t i = 0; i < json_array_size(tests); i++) {
+		json_t *o = json_array_get(tests, i);
+		if (strcmp(json_string_value(json_object_get(o, "name")), "t0") != 0)
+			continue;
+		json_t *f = json_array_get(json_object_get(o, "functions"), 0);
+		assert_true(json_is_true(json_object_get(f, "within_noise")));
+		seen = true;
+	}
+	assert_true(seen);
+	json_decref(j);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+
+	/* 100 samples against 300: hot stands out on its own */
+	b = new_run("cpu-clock");
+	h = new_run("cpu-clock");
+	add(b, "big", 100, "main:1;hot:2");
+	add(h, "big", 300, "main:1;hot:2");
+	c = compare1(b, h, NULL);
+	t = tf_comparison_find(c, "big");
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+	assert_string_equal(t->functions[0].name, "hot");
+	assert_false(t->functions[0].within_noise);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+/*
  * The runner's shift: a head on a machine 30% slower, one test running
  * changed code 2x slower. The 11 tests that ran no changed code measure
  * the 30% (src/work.c is the changed file; their frames are elsewhere);
@@ -1861,6 +1923,7 @@ int main(void)
 		cmocka_unit_test(test_runner_shift),
 		cmocka_unit_test(test_sim_suite_spread_calibrated),
 		cmocka_unit_test(test_function_deltas),
+		cmocka_unit_test(test_functions_of_few_samples),
 		cmocka_unit_test(test_unsymbolized_frames_match_across_runs),
 		cmocka_unit_test(test_functions_match_across_checkouts),
 		cmocka_unit_test(test_diff_tree),
