@@ -647,7 +647,15 @@ tf_verdict tf_stats_verdict(const tf_stats_result *r, double p_adjusted, double 
 			 d, thr, lo, hi);
 		return TF_VERDICT_UNCHANGED;
 	}
-	/* undecided: say why in the reader's words, and what decides it */
+	/* undecided: say why in the reader's words, and what decides it. An
+	 * interval wholly past the threshold is not "too few to tell": it
+	 * is short of the gate's alpha, which corrects for every test */
+	if ((r->ci_low >= threshold || r->ci_high <= -threshold) && isfinite(p_adjusted)) {
+		snprintf(reason, reason_len, "%+.1f%% (95%% CI %+.1f%% to %+.1f%%), but p=%.2g "
+			 "across the suite's tests, short of alpha %g; run with --freq 999 or "
+			 "--repeat 3 to decide", d, lo, hi, p_adjusted, alpha);
+		return TF_VERDICT_INCONCLUSIVE;
+	}
 	if (fabs(r->delta) >= threshold && TF_MIN(base_samples, head_samples) < 100) {
 		snprintf(reason, reason_len, "%+.1f%% from %.0f samples against %.0f, too few to tell "
 			 "from chance (95%% CI %+.1f%% to %+.1f%%); run with --freq 999 or --repeat 3 "

@@ -200,6 +200,14 @@ static void test_verdict_rule(void **state)
 	assert_int_equal(verdict_of(0.05, 0.03, 0.07, 1e-9, 1e5, 1e5), TF_VERDICT_REGRESSED);
 	/* significant before, not after the correction */
 	assert_int_equal(verdict_of(0.30, 0.05, 0.6, 0.002, 100, 100), TF_VERDICT_INCONCLUSIVE);
+	/* an interval wholly past the threshold, short of alpha: said so, not
+	 * "too few to tell from chance" (go-cmp's TestOptions, +476% up) */
+	tf_stats_result r = { TF_METHOD_POISSON, 40.7, 4.76, 300.9, 1e-4, INFINITY, 1 };
+	char why[256];
+	assert_int_equal(tf_stats_verdict(&r, 0.0013, 0.05, 0.001, 1, 78, why, sizeof(why)),
+			 TF_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(why, "but p=0.0013 across the suite's tests, short of alpha 0.001"));
+	assert_null(strstr(why, "too few"));
 }
 
 static void test_event_noise(void **state)
