@@ -71,6 +71,17 @@ typedef enum {
 const char *tf_correction_name(tf_correction c);
 const char *tf_compare_method_name(tf_compare_method m);
 
+/* A test decided by a confirmation of its own (a duet: the test run alone,
+ * the merge-base and the head alternately), whose verdict stands for it
+ * in the comparison of the runs that raised the suspicion. */
+typedef struct {
+	const char *test;
+	tf_verdict verdict;
+	double delta_pct, ci_low_pct, ci_high_pct, p_value, p_adjusted;
+	size_t runs;          /* alternating runs per side that decided it */
+	const char *reason;   /* the duet's reason for its verdict */
+} tf_test_decided;
+
 typedef struct {
 	double threshold;     /* minimum effect, percent (default 5) */
 	double alpha;         /* false-alarm rate across all tests (default 0.001) */
@@ -104,6 +115,11 @@ typedef struct {
 	/* Keep the runner's shift in: by default the median move of the tests
 	 * that ran no changed code is taken out of every test (shift.c). */
 	bool keep_shift;
+	/* The tests compared ran because they looked slower (a confirmation's
+	 * suspects, run alone, alternately with the base): none of them can
+	 * stand for the runner, whose speed both sides shared, so neither the
+	 * runner's shift nor the clock's jitter is read from their moves. */
+	bool picked;
 	/* How the verdict was confirmed on this runner, for the reports
 	 * ("the merge-base built and run here, 3 runs each"); NULL: not. */
 	const char *confirmation;
@@ -115,6 +131,11 @@ typedef struct {
 	 * Sorted (strcmp); NULL: no limit. */
 	const char *const *suspects;
 	size_t nsuspects;
+	/* Tests whose verdicts their own confirmation decided (run alone,
+	 * alternately with the merge-base): these verdicts, deltas and
+	 * intervals stand for theirs. NULL: none. */
+	const tf_test_decided *decided;
+	size_t ndecided;
 	/* Where the head's runs come from when not from one job, for the
 	 * reports ("merged from 3 shards, judged as recorded"); NULL: not. */
 	const char *origin;
@@ -256,6 +277,9 @@ typedef struct {
 				    * the gate's threshold, raised to min_delta
 				    * of its base cost (the gate's for new / gone) */
 	bool noise_from_history;   /* it came from the test's stored history */
+	/* Confirmed alone (tf_compare_opts.decided): the alternating runs per
+	 * side that decided it; 0 when it was not. */
+	size_t confirm_runs;
 	bool noise_from_suite;     /* from the spread of the suite's tests of its size */
 	/* Functions that moved most, for regressed and improved tests only:
 	 * those whose self cost moved the test's way beyond the sampling noise

@@ -1040,10 +1040,37 @@ static void set_verdict(judging *j, tf_test_delta *t, const tf_stats_result *res
 }
 
 
+/* A test its own confirmation decided: that verdict stands for the one
+ * these runs give, with how many runs decided it. */
+static void take_decided(tf_comparison *c, tf_test_delta *t, const tf_compare_opts *o)
+{
+	const tf_test_decided *d = NULL;
+	for (size_t k = 0; k < o->ndecided && !d; k++)
+		if (!strcmp(o->decided[k].test, t->name))
+			d = &o->decided[k];
+	if (!d || t->verdict == TF_VERDICT_NEW || t->verdict == TF_VERDICT_GONE)
+		return;
+	t->verdict = d->verdict;
+	t->delta_pct = d->delta_pct;
+	t->ci_low_pct = d->ci_low_pct;
+	t->ci_high_pct = d->ci_high_pct;
+	t->p_value = d->p_value;
+	t->p_adjusted = d->p_adjusted;
+	t->method = TF_METHOD_WELCH;
+	t->confirm_runs = d->runs;
+	char *r = tf_xasprintf("run alone %zu times, alternately with the merge-base: %s",
+			       d->runs, d->reason ? d->reason : "");
+	t->reason = tf_arena_strdup(c->priv->arena, r);
+	free(r);
+}
+
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
 	struct tf_compare_priv *pv = c->priv;
-	judging j = { c, a, o, pv, runner_jitter(c, a), 0, 0, NULL, NULL, NULL, NULL,
+	/* tests picked for looking slower moved by the change, not by the
+	 * runner: their moves measure neither its shift nor its clock */
+	double jitter = o->picked ? -1 : runner_jitter(c, a);
+	judging j = { c, a, o, pv, jitter, 0, 0, NULL, NULL, NULL, NULL,
 		      NULL, NULL, NULL, NULL, 0 };
 	double borrowed = pv->noise_given ? 0 : suite_prior(c, a, c->summary.noise, o->threshold / 100);
 
@@ -1058,7 +1085,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 
 	tf_cmp_mark_changed(c);
 	/* a machine that runs slower allocates no more */
-	if (!o->keep_shift && !pv->memory)
+	if (!o->keep_shift && !o->picked && !pv->memory)
 		tf_cmp_runner_shift(c, &j.shift, &j.shift_var);
 	else
 		c->summary.shift_pct = NAN;
@@ -1102,6 +1129,8 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	tf_stats_adjust(j.adj, j.p, j.ntested, o->correction);
 	for (size_t k = 0; k < j.ntested; k++)
 		set_verdict(&j, &c->tests[j.tested[k]], &j.res[j.tested[k]], j.adj[k], true);
+	for (size_t i = 0; i < c->ntests; i++)
+		take_decided(c, &c->tests[i], o);
 	free(j.res);
 	free(j.p);
 	free(j.adj);
