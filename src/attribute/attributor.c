@@ -200,6 +200,7 @@ struct tf_attributor {
 	TF_VEC(uint64_t) children;
 	tf_htab child_index;
 	TF_VEC(uint8_t) has_children;     /* by parent strid */
+	TF_VEC(tf_strid) unnamed;         /* by parent strid: its TF_UNNAMED_TESTS */
 	uint64_t helper_samples;          /* frames that named a helper, not a test */
 	/* memory (the recording measured it): each test's, the run's notes,
 	 * and the programs that ran without the allocation sampler */
@@ -593,6 +594,7 @@ void tf_attributor_free(tf_attributor *a)
 	tf_vec_free(&a->children);
 	tf_htab_free(&a->child_index);
 	tf_vec_free(&a->has_children);
+	tf_vec_free(&a->unnamed);
 	tf_frame_rules_free(a->frames);
 	tf_memacc_free(a->mem);
 	for (size_t i = 0; i < a->notes.n; i++)
@@ -728,6 +730,20 @@ static bool frame_test_plausible(tf_attributor *a, tf_strid parent, tf_strid nam
 	uint64_t key = (uint64_t)parent << 32 | name;
 	return tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
 	       TF_HTAB_NONE;
+}
+
+/* The test of the work inside `parent`'s tests that no listed test's
+ * frame names: "PARENT [unnamed tests]", nested in it. */
+static tf_strid unnamed_test(tf_attributor *a, tf_strid parent)
+{
+	while (a->unnamed.n <= parent)
+		tf_vec_push(&a->unnamed, 0);
+	if (!a->unnamed.v[parent]) {
+		char *n = tf_xasprintf("%s%s", tf_profile_str(a->p, parent), TF_UNNAMED_TESTS);
+		a->unnamed.v[parent] = tf_profile_intern(a->p, n);
+		free(n);
+	}
+	return a->unnamed.v[parent];
 }
 
 static tf_ctest *ctest_for(tf_attributor *a, struct proc *ct)
@@ -1350,10 +1366,13 @@ static tf_strid decide(tf_attributor *a, const tf_rec_event *ev, const uint32_t 
 			test = gtest_resolve(a, test, ev->time);
 		if (test && test == framed)
 			test = go_top(a, test);
+		/* a frame rule's anchor is on the stack, its callee no listed
+		 * test: the sample is inside one of the program's tests (a
+		 * tail call hid it), never the program's own work outside them */
 		if (test && ptest && !frame_test_plausible(a, ptest, test)) {
 			if (cpu)
 				a->helper_samples++;
-			test = 0; /* the program's own test, below */
+			test = unnamed_test(a, ptest);
 		}
 	}
 	if (!test && ptest) {

@@ -1308,36 +1308,56 @@ static void summarize(agg *a, const tf_compare_opts *opts)
 	made_by(s, pv);
 }
 
+/* Whether `name` is the work inside `parent`'s unnamed tests
+ * (TF_UNNAMED_TESTS). */
+static bool unnamed_of(const char *name, const char *parent)
+{
+	size_t np = strlen(parent), ns = strlen(TF_UNNAMED_TESTS);
+	return strlen(name) == np + ns && strncmp(name, parent, np) == 0 &&
+	       strcmp(name + np, TF_UNNAMED_TESTS) == 0;
+}
+
 /*
  * The tests that hold tests and are judged through them: a program the
  * runner's tests ran inside (a Go package's test binary, a ctest test
- * running GoogleTest's, a libtest binary, a pytest-xdist worker) whose
- * nested tests were measured on both sides, by samples or exactly. Their
- * own work is the rest (the runtime, setup, GC outside any test): outside
- * the tests, as "[outside tests]" is. Where no nested test was measured on
- * a side (tests too short for a sample and timed by nothing, or frames
- * that could not name them: cmocka's tail calls), the parent's work is its
- * tests' and it stays a test, by its count.
+ * running GoogleTest's or cmocka's, a libtest binary) with tests nested in
+ * it named by both sides' metadata, from the runner's lists or its frames.
+ * That is decided by what ran, never by which samples fell where: a
+ * parent of cmocka tests too short to be sampled on one side was a
+ * holder in one run and a test by its count in the next.
+ *
+ * Its own samples are its work outside its tests (the runtime, setup, GC):
+ * outside, shown as "[outside tests]" is. Work inside its tests that no
+ * listed test's frame names (a tail call hid the test's frame) is not the
+ * holder's: the attributor gave it to "PARENT [unnamed tests]", a nested
+ * test gated like the others. That one ran wherever its parent ran, by
+ * samples (none is one period at most), never new or gone because a side
+ * sampled none.
  */
 static void holding_tests(agg *a)
 {
 	struct tf_compare_priv *pv = a->pv;
-	double *kids = tf_xcalloc(2 * pv->ninternal + 2, sizeof(double));
+	bool *kids = tf_xcalloc(2 * pv->ninternal + 2, sizeof(bool));
 
 	for (size_t t = 0; t < pv->ninternal; t++) {
-		const agg_test *at = &a->tests.v[t];
+		agg_test *at = &a->tests.v[t];
 		uint32_t p = at->parent < a->name_test.n ? a->name_test.v[at->parent] : NO_ID;
 		if (p == NO_ID || p == t)
 			continue;
-		for (size_t r = 0; r < pv->nruns; r++) {
-			bool exact = false;
-			for (int m = TF_MEASURE_COUNT; m <= TF_MEASURE_RUNNER && !exact; m++)
-				exact = !isnan(at->exact[r * 4 + m]);
-			kids[2 * p + (r >= pv->nbase)] += at->samples[r] + exact;
+		const agg_test *pt = &a->tests.v[p];
+		if (unnamed_of(cmp_name(pv, pv->test_name[t]), cmp_name(pv, at->parent))) {
+			for (size_t r = 0; r < pv->nruns; r++)
+				if (pt->ran[r]) {
+					at->ran[r] = true;
+					at->listed[r >= pv->nbase] = true;
+				}
+			continue;
 		}
+		kids[2 * p] |= at->listed[0];
+		kids[2 * p + 1] |= at->listed[1];
 	}
 	for (size_t t = 0; t < pv->ninternal; t++)
-		a->tests.v[t].holds = a->tests.v[t].nested && kids[2 * t] > 0 && kids[2 * t + 1] > 0;
+		a->tests.v[t].holds = a->tests.v[t].nested && kids[2 * t] && kids[2 * t + 1];
 	free(kids);
 }
 

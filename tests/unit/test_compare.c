@@ -1579,13 +1579,21 @@ static void test_only_suspects_after_rerun(void **state)
  * carry the verdicts, and its own samples (setup, the runtime) are its work
  * outside them, shown and not gated, as "[outside tests]" is (gorilla/mux's
  * mux.test failed a README-only branch by its count, its 68 tests and the
- * runtime's share together). Only where its tests got no sample on a side
- * (frames that could not name them) is it a test of its own, by its count,
- * and "where it grew" lists the samples of the tests inside it.
+ * runtime's share together). That it holds tests is decided by its nested
+ * tests named on both sides, never by their samples: work inside its tests
+ * that no listed test's frame names (cmocka's tail calls) is "prog
+ * [unnamed tests]", nested and gated, ran wherever prog ran.
  */
-static void add_nested(tf_profile *p, double prog_cost, int64_t inner_samples, int64_t own)
+static void add_nested(tf_profile *p, double prog_cost, int64_t inner_samples, int64_t own,
+		       int64_t unnamed)
 {
 	char val[200];
+	if (unnamed) {
+		add(p, "prog [unnamed tests]", unnamed, "main:1;_run_test:2;hot:10");
+		snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=frames "
+			 "parent=prog", (long long)unnamed, (long long)unnamed * PERIOD);
+		tf_profile_set_meta(p, "test.prog [unnamed tests]", val);
+	}
 	if (inner_samples) {
 		add(p, "inner", inner_samples, "main:1;work:5;hot:10");
 		add(p, "inner", 100, "main:1;work:6");
@@ -1601,16 +1609,19 @@ static void add_nested(tf_profile *p, double prog_cost, int64_t inner_samples, i
 	tf_profile_set_meta(p, "test.inner", val);
 }
 
-static tf_comparison *compare_nested(int64_t base_inner, int64_t head_inner, int64_t base_own,
-				     int64_t head_own)
+static tf_comparison *compare_nested_unnamed(int64_t base_inner, int64_t head_inner,
+					     int64_t base_own, int64_t head_own,
+					     int64_t base_unnamed, int64_t head_unnamed)
 {
 	double bc[12], hc[12];
 	int64_t bs[12] = { 0 }, hs[12] = { 0 };
 	for (int i = 0; i < 12; i++)
 		bc[i] = hc[i] = 1e6 * (1 + i % 4);
 	tf_profile *b = exact_run(bc, bs, 12), *h = exact_run(hc, hs, 12);
-	add_nested(b, (double)(base_inner + 100 + base_own) * PERIOD, base_inner, base_own);
-	add_nested(h, (double)(head_inner + 100 + head_own) * PERIOD, head_inner, head_own);
+	add_nested(b, (double)(base_inner + 100 + base_own + base_unnamed) * PERIOD, base_inner,
+		   base_own, base_unnamed);
+	add_nested(h, (double)(head_inner + 100 + head_own + head_unnamed) * PERIOD, head_inner,
+		   head_own, head_unnamed);
 	/* hot.c:10 changed: the nested test ran it, so its parent did */
 	tf_profile_set_meta(h, "changes", "[{\"path\":\"src/hot.c\",\"status\":\"M\","
 					  "\"lines\":[[10,10]]}]");
@@ -1618,6 +1629,12 @@ static tf_comparison *compare_nested(int64_t base_inner, int64_t head_inner, int
 	tf_profile_free(b);
 	tf_profile_free(h);
 	return c;
+}
+
+static tf_comparison *compare_nested(int64_t base_inner, int64_t head_inner, int64_t base_own,
+				     int64_t head_own)
+{
+	return compare_nested_unnamed(base_inner, head_inner, base_own, head_own, 0, 0);
 }
 
 static void test_nested_parent_outside(void **state)
@@ -1655,15 +1672,34 @@ static void test_nested_parent_outside(void **state)
 		assert_string_not_equal(prog->functions[i].name, "hot");
 	tf_comparison_free(c);
 
-	/* its test never sampled (frames that could not name it): the
-	 * program is the test, by its count, and lists what grew inside */
-	c = compare_nested(0, 0, 1100, 3100);
-	prog = tf_comparison_find(c, "prog");
-	assert_false(prog->outside);
-	assert_int_equal(prog->measure, TF_MEASURE_COUNT);
-	assert_int_equal(prog->verdict, TF_VERDICT_REGRESSED);
-	assert_true(tf_comparison_regressed(c));
-	assert_string_equal(prog->functions[0].name, "setup");
+	/* its listed test never sampled, the work inside it under a tail
+	 * call's helper: prog still holds it (its own 1000 samples outside,
+	 * not gated), and the unnamed work that grew 3x is gated, whether the
+	 * base sampled it (1000) or not (none: ran, one period at most) */
+	const int64_t base_unnamed[] = { 1000, 0 };
+	for (int k = 0; k < 2; k++) {
+		c = compare_nested_unnamed(0, 0, 1000, 1000, base_unnamed[k], 3000);
+		prog = tf_comparison_find(c, "prog");
+		const tf_test_delta *un = tf_comparison_find(c, "prog [unnamed tests]");
+		assert_true(prog->outside);
+		assert_int_equal(prog->measure, TF_MEASURE_SAMPLES);
+		assert_int_not_equal(prog->verdict, TF_VERDICT_REGRESSED);
+		assert_non_null(un);
+		assert_false(un->outside);
+		assert_string_equal(un->parent, "prog");
+		assert_int_equal(un->measure, TF_MEASURE_SAMPLES);
+		assert_int_equal(un->verdict, TF_VERDICT_REGRESSED);
+		assert_string_equal(un->functions[0].name, "hot");
+		assert_true(tf_comparison_regressed(c));
+		tf_comparison_free(c);
+	}
+
+	/* unchanged, sampled on one side only: ran on both, never new */
+	c = compare_nested_unnamed(0, 0, 1000, 1000, 0, 1);
+	const tf_test_delta *un = tf_comparison_find(c, "prog [unnamed tests]");
+	assert_non_null(un);
+	assert_int_not_equal(un->verdict, TF_VERDICT_NEW);
+	assert_false(tf_comparison_regressed(c));
 	tf_comparison_free(c);
 }
 
