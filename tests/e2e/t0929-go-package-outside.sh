@@ -9,25 +9,38 @@
 # test still fails the gate, named with its function.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/lib-go.sh"
-# one build cache for the suite's Go tests (lib-go.sh's own is cold)
-export GOCACHE=${TESTFLAME_CACHE_DIR:-$SCRATCH}/gocache
 
-# lib-go.sh's package (tfwork.test: TestEncode, TestParse), and Parse
-# SETUP rounds when the package initialises, outside any test
-pkg() { # DIR SETUP FACTOR
-	GO_ROUNDS=50000000 go_pkg "$1" "$3" &&
-		printf 'package work\n\nvar ready = Parse(%s)\n' "$2" >"$1/setup.go"
+# lib-go.sh's package (tfwork.test: TestEncode, TestParse), built once:
+# Encode loops TF_FACTOR times as long as Parse, and Parse runs TF_SETUP
+# rounds when the package initialises, outside any test (about 0.2 s a
+# 100M rounds on this machine)
+GO_ROUNDS=50000000 go_pkg pkg factor &&
+	cat >pkg/setup.go <<-\EOF
+	package work
+
+	import (
+		"os"
+		"strconv"
+	)
+
+	func envInt(k string, d int) int {
+		if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
+			return v
+		}
+		return d
+	}
+
+	var factor = envInt("TF_FACTOR", 1)
+	var ready = Parse(envInt("TF_SETUP", 0))
+	EOF
+
+rec() { # OUT SETUP FACTOR
+	(cd pkg && TF_SETUP=$2 TF_FACTOR=$3 "$TF" record -q --freq 499 -o "../$1" -- \
+		go test -count=1 ./... >/dev/null 2>&1)
 }
-
-rec() { # DIR OUT
-	(cd "$1" && "$TF" record -q --freq 499 -o "../$2" -- go test -count=1 ./... >/dev/null 2>&1)
-}
-
-# about 0.2 s a 100M rounds on this machine
-pkg base 100000000 1 && pkg outside 400000000 1 && pkg slow 100000000 4
 
 test_expect_success 'more work outside the tests: tfwork.test is shown, not gated' '
-	rec base base.pb.gz && rec outside outside.pb.gz &&
+	rec base.pb.gz 50000000 1 && rec outside.pb.gz 200000000 1 &&
 	"$TF" compare --json base.pb.gz outside.pb.gz >out.json &&
 	python3 - <<-\EOF
 	import json
@@ -50,7 +63,7 @@ test_expect_code 3 'gate.outside: the package binary'"'"'s own work fails the ga
 '
 
 test_expect_success 'a slowed test fails the gate, named with its function; tfwork.test does not' '
-	rec slow slow.pb.gz &&
+	rec slow.pb.gz 50000000 4 &&
 	{ "$TF" compare --json base.pb.gz slow.pb.gz >slow.json; test $? = 3; } &&
 	python3 - <<-\EOF
 	import json
