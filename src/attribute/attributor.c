@@ -2014,7 +2014,9 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 	}
 	for (size_t i = 0; i < a->tests.n; i++) {
 		struct test_acc *ta = &a->tests.v[i];
-		if (ta->listed && ta->parent && ta->parent < a->tests.n)
+		/* its unnamed tests' work is no test of the runner's list */
+		bool unnamed = ta->parent < a->unnamed.n && a->unnamed.v[ta->parent] == i;
+		if (ta->listed && ta->parent && ta->parent < a->tests.n && !unnamed)
 			a->tests.v[ta->parent].nested++;
 		if (ta->listed && i != a->default_test && i != a->build_test)
 			found++;

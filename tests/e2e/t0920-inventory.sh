@@ -75,7 +75,7 @@ test_expect_code 3 'lib_rare slowed: the tests that call it regressed, no other,
 	# no listed test'"'"'s frame names that work, inside a test all the
 	# same: "ctail [unnamed tests]", gated
 	assert v["gshort"]["outside"] and v["gshort"]["nested"] == 9, v["gshort"]
-	assert v["ctail"]["outside"], v["ctail"]
+	assert v["ctail"]["outside"] and v["ctail"]["nested"] == 3, v["ctail"]
 	u = v["ctail [unnamed tests]"]
 	assert u["parent"] == "ctail" and not u["outside"] and u["measure"] == "samples", u
 	assert u["functions"][0]["name"] == "lib_rare", u["functions"][:3]
