@@ -149,6 +149,17 @@ static void test_presets(void **state)
 	assert_string_equal(MATCH(&o, "main", "testing::Test::Run()",
 				  "ParserTest_EmptyInput_Test::TestBody()", "parse(char const*)"),
 			    "ParserTest.EmptyInput");
+	/* TYPED_TEST (GoogleTest 1.10 on): the class template Suite_Name_Test,
+	 * its type argument kept for the instance; TYPED_TEST_P: Name in
+	 * namespace gtest_suite_Suite_ */
+	assert_string_equal(MATCH(&o, "testing::Test::Run()",
+				  "yaml::Typed_Sized_Test<std::pair<int, char> >::TestBody()", "f"),
+			    "Typed.Sized<std::pair<int, char> >");
+	assert_string_equal(MATCH(&o, "testing::Test::Run()",
+				  "(anonymous namespace)::gtest_suite_Typed_::Works<int>::TestBody()"),
+			    "Typed.Works<int>");
+	/* a TestBody of a class that is no test of GoogleTest's */
+	assert_string_equal(MATCH(&o, "main", "Helper<int>::TestBody()", "f"), "(none)");
 	/* cmocka, by its runner or by its library */
 	assert_string_equal(MATCH(&o, "main", "_cmocka_run_group_tests",
 				  "cmocka_run_one_test_or_fixture", "test_vec_push", "vec_push"),
