@@ -194,7 +194,8 @@ struct tf_attributor {
 	TF_VEC(uint32_t) gfirst;         /* key -> first runner test + 1 */
 	TF_VEC(uint32_t) gnext;          /* runner test -> next under its key + 1 */
 	TF_VEC(uint32_t) gmemo;          /* frame test strid -> its test + 1, or
-					  * GMEMO_TIMED when it depends on the time */
+					  * GMEMO_TIMED when it depends on the time,
+					  * GMEMO_UNREPORTED when no report names it */
 	/* the framework tests ctest's log names inside each ctest test, as
 	 * (parent << 32 | name) pairs of strids, and the parents that have any */
 	TF_VEC(uint64_t) children;
@@ -399,6 +400,7 @@ static void on_switch(tf_attributor *a, const tf_rec_event *ev)
 }
 
 #define GMEMO_TIMED UINT32_MAX
+#define GMEMO_UNREPORTED (UINT32_MAX - 1)
 
 /* The name a frame gives to GoogleTest's test of suite S and name N:
  * instances dropped ("Prefix/Suite/0" -> Suite, "Name/3" -> Name). With
@@ -495,13 +497,17 @@ static bool same_type(const char *a, const char *b)
  * sample was taken, GoogleTest stamping each test's start). Go's
  * TestX/func1, the closure t.Run ran: which of TestX's subtests of
  * `go test -json` was running when the sample was taken (a table-driven
- * test runs one closure for all of them).
+ * test runs one closure for all of them). `*reported`: whether the
+ * runner's report named it (else the frame's name is the test's).
  */
-static tf_strid gtest_resolve(tf_attributor *a, tf_strid ft, uint64_t time)
+static tf_strid gtest_resolve(tf_attributor *a, tf_strid ft, uint64_t time, bool *reported)
 {
 	const tf_runner_tests *rt = a->o->runner_tests;
 	while (a->gmemo.n <= ft)
 		tf_vec_push(&a->gmemo, 0);
+	*reported = a->gmemo.v[ft] != GMEMO_UNREPORTED;
+	if (!*reported)
+		return ft;
 	if (a->gmemo.v[ft] && a->gmemo.v[ft] != GMEMO_TIMED)
 		return a->gmemo.v[ft] - 1;
 
@@ -523,7 +529,8 @@ static tf_strid gtest_resolve(tf_attributor *a, tf_strid ft, uint64_t time)
 		snprintf(type, sizeof(type), "%.*s", (int)TF_MIN(strlen(lt + 1) - 1, sizeof(type) - 1), lt + 1);
 	uint32_t k = tf_strtab_lookup(&a->gkeys, name, base_len);
 	if (k == TF_HTAB_NONE || k >= a->gfirst.n || !a->gfirst.v[k]) {
-		a->gmemo.v[ft] = ft + 1; /* GoogleTest did not report it: the frame's name */
+		a->gmemo.v[ft] = GMEMO_UNREPORTED; /* the frame's name */
+		*reported = false;
 		return ft;
 	}
 	uint32_t first = a->gfirst.v[k] - 1, pick = first, n = 0;
@@ -1362,14 +1369,16 @@ static tf_strid decide(tf_attributor *a, const tf_rec_event *ev, const uint32_t 
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
 		tf_strid framed = test;
+		bool reported = false;
 		if (test && a->gfirst.n)
-			test = gtest_resolve(a, test, ev->time);
+			test = gtest_resolve(a, test, ev->time, &reported);
 		if (test && test == framed)
 			test = go_top(a, test);
-		/* a frame rule's anchor is on the stack, its callee no listed
-		 * test: the sample is inside one of the program's tests (a
-		 * tail call hid it), never the program's own work outside them */
-		if (test && ptest && !frame_test_plausible(a, ptest, test)) {
+		/* a frame rule's anchor is on the stack, its callee no test the
+		 * runners listed (GoogleTest's report, ctest's log of the
+		 * program's output): the sample is inside one of the program's
+		 * tests (a tail call hid it), never its own work outside them */
+		if (test && ptest && !reported && !frame_test_plausible(a, ptest, test)) {
 			if (cpu)
 				a->helper_samples++;
 			test = unnamed_test(a, ptest);

@@ -1168,98 +1168,97 @@ static void test_select(void **state)
 	free(f);
 }
 
-/* ctest's files for one ctest test, ctail ("/b/ctail"), running cmocka's
- * test_rare, test_common and test_plain, as its log reports them. */
-static void ctail_ctest_files(const char *dir)
+/* ctest's files in `dir` for one ctest test, PROG ("/b/PROG"), whose
+ * output in ctest's log is `output`. */
+static void holder_ctest_files(const char *dir, const char *prog, const char *output)
 {
 	char path[4300];
-	FILE *f;
 	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", dir);
-	f = fopen(path, "w");
+	FILE *f = fopen(path, "w");
 	assert_non_null(f);
-	fprintf(f, "add_test(ctail \"/b/ctail\")\n");
+	fprintf(f, "add_test(%s \"/b/%s\")\n", prog, prog);
 	fclose(f);
-	put_log(dir, "Start testing: Dec 06 13:00 UTC\n"
-		     "----------------------------------------------------------\n"
-		     "1/1 Testing: ctail\n1/1 Test: ctail\nCommand: \"/b/ctail\"\n"
-		     "Directory: /b\n\"ctail\" start time: Dec 06 13:00 UTC\nOutput:\n"
-		     "----------------------------------------------------------\n"
-		     "[==========] tests: Running 3 test(s).\n"
-		     "[ RUN      ] test_rare\n[       OK ] test_rare\n"
-		     "[ RUN      ] test_common\n[       OK ] test_common\n"
-		     "[ RUN      ] test_plain\n[       OK ] test_plain\n"
-		     "[==========] tests: 3 test(s) run.\n[  PASSED  ] 3 test(s).\n"
-		     "<end of output>\nTest time =   0.10 sec\n"
-		     "----------------------------------------------------------\n"
-		     "Test Passed.\n\"ctail\" end time: Dec 06 13:00 UTC\n");
+	tf_buf log = TF_BUF_INIT;
+	tf_buf_printf(&log, "Start testing: Dec 06 13:00 UTC\n"
+			    "----------------------------------------------------------\n"
+			    "1/1 Testing: %s\n1/1 Test: %s\nCommand: \"/b/%s\"\n"
+			    "Directory: /b\n\"%s\" start time: Dec 06 13:00 UTC\nOutput:\n"
+			    "----------------------------------------------------------\n"
+			    "%s<end of output>\nTest time =   0.10 sec\n"
+			    "----------------------------------------------------------\n"
+			    "Test Passed.\n\"%s\" end time: Dec 06 13:00 UTC\n",
+		      prog, prog, prog, prog, output, prog);
+	put_log(dir, log.ptr);
+	tf_buf_free(&log);
 }
 
-#define CTAIL_PERIOD 4000000 /* ns of CPU a sample */
+#define HOLDER_PERIOD 4000000 /* ns of CPU a sample */
 
 /* `n` samples of pid 11 from `t`, root first, each into `a` and `p`. */
-static uint64_t ctail_samples(tf_attributor *a, tf_profile *p, uint64_t t, int64_t n,
-			      const char *const *frames, size_t nf)
+static uint64_t holder_samples(tf_attributor *a, tf_profile *p, uint64_t t, int64_t n,
+			       const char *const *frames, size_t nf)
 {
 	uint32_t locs[16];
 	tf_label lab = { tf_profile_intern(p, "test"), 0, 0, 0 };
 	stack_of(p, frames, nf, locs);
-	for (int64_t i = 0; i < n; i++, t += CTAIL_PERIOD) {
+	for (int64_t i = 0; i < n; i++, t += HOLDER_PERIOD) {
 		tf_rec_event e = ev_of(TF_REC_SAMPLE, 11, 11, t);
 		int src;
-		e.sample.period = CTAIL_PERIOD;
-		lab.str = tf_attributor_sample(a, &e, locs, nf, CTAIL_PERIOD, &src);
-		int64_t v[2] = { 1, CTAIL_PERIOD };
+		e.sample.period = HOLDER_PERIOD;
+		lab.str = tf_attributor_sample(a, &e, locs, nf, HOLDER_PERIOD, &src);
+		int64_t v[2] = { 1, HOLDER_PERIOD };
 		tf_profile_add_sample(p, locs, (uint32_t)nf, v, &lab, 1);
 	}
 	return t;
 }
 
 /*
- * One run of `ctest` (in `dir`) running ctail, a cmocka program built
- * with -O2 whose tests tail-call their helpers: `helper` samples where
- * cmocka's runner calls check_rare (no test of the log), `own` in ctail's
- * main outside the tests; the kernel counted all of them.
+ * One run of `ctest` (in `dir`) running PROG, whose runner reported `rt`
+ * (NULL: nothing but ctest's log): `in_tests` samples of the stack
+ * `frames` (n of them, root first) inside its tests, `own` in its main
+ * outside them; the kernel counted all of them.
  */
-static tf_profile *ctail_run(const char *dir, int64_t helper, int64_t own)
+static tf_profile *holder_run(const char *dir, const char *prog, const tf_runner_tests *rt,
+			      const char *const *frames, size_t n, int64_t in_tests, int64_t own)
 {
 	static tf_attribute_opts o;
-	static const char ctest_argv[] = "ctest", ctail_argv[] = "/b/ctail";
-	static const char *const in_helper[] = {
-		"/b/ctail!main", "/usr/lib/libcmocka.so.0!_cmocka_run_group_tests",
-		"/usr/lib/libcmocka.so.0!cmocka_run_one_test_or_fixture", "/b/ctail!check_rare",
-		"/b/ctail!lib_rare",
-	};
-	static const char *const in_main[] = { "/b/ctail!main", "/b/ctail!setup" };
+	static const char ctest_argv[] = "ctest";
+	char argv[64], mainf[64], setupf[64];
 	tf_profile *p;
 	tf_attributor *a;
 
 	tf_profile_new(&p);
 	tf_profile_add_sample_type(p, "samples", "count");
 	tf_profile_add_sample_type(p, "cpu-clock", "nanoseconds");
-	p->period = CTAIL_PERIOD;
+	p->period = HOLDER_PERIOD;
 	p->period_type.type = tf_profile_intern(p, "cpu-clock");
 	p->period_type.unit = tf_profile_intern(p, "nanoseconds");
 	tf_profile_set_meta(p, "event", "cpu-clock");
 	tf_profile_set_meta(p, "sampler", "perf");
 	tf_attribute_opts_init(&o);
+	o.runner_tests = rt;
 	assert_int_equal(tf_attributor_new(&a, p, &o), 0);
 	tf_attributor_set_time_event(a, true);
 
-	driver_and_test(a, "ctest", 10, 11, 100, "ctail");
+	driver_and_test(a, "ctest", 10, 11, 100, prog);
 	tf_rec_event e = ev_of(TF_REC_CMDLINE, 10, 10, 1);
 	e.cmdline.argv = ctest_argv;
 	e.cmdline.len = sizeof(ctest_argv);
 	e.cmdline.cwd = dir;
 	tf_attributor_event(a, &e);
+	snprintf(argv, sizeof(argv), "/b/%s", prog);
 	e = ev_of(TF_REC_CMDLINE, 11, 11, 111);
-	e.cmdline.argv = ctail_argv;
-	e.cmdline.len = sizeof(ctail_argv);
+	e.cmdline.argv = argv;
+	e.cmdline.len = (uint32_t)strlen(argv) + 1;
 	e.cmdline.cwd = dir;
 	tf_attributor_event(a, &e);
-	uint64_t t = ctail_samples(a, p, 1000, own, in_main, TF_ARRAY_SIZE(in_main));
-	t = ctail_samples(a, p, t, helper, in_helper, TF_ARRAY_SIZE(in_helper));
+	snprintf(mainf, sizeof(mainf), "/b/%s!main", prog);
+	snprintf(setupf, sizeof(setupf), "/b/%s!setup", prog);
+	const char *const in_main[] = { mainf, setupf };
+	uint64_t t = holder_samples(a, p, 1000, own, in_main, TF_ARRAY_SIZE(in_main));
+	t = holder_samples(a, p, t, in_tests, frames, n);
 	e = ev_of(TF_REC_THREAD_COST, 11, 11, t);
-	e.thread_cost.count = (uint64_t)(own + helper + 1) * CTAIL_PERIOD;
+	e.thread_cost.count = (uint64_t)(own + in_tests + 1) * HOLDER_PERIOD;
 	tf_attributor_event(a, &e);
 	e = ev_of(TF_REC_EXIT, 11, 11, t);
 	e.fork.ppid = 10;
@@ -1267,6 +1266,18 @@ static tf_profile *ctail_run(const char *dir, int64_t helper, int64_t own)
 	tf_attributor_write_meta(a, t + 1000);
 	tf_attributor_free(a);
 	return p;
+}
+
+/* ctail: cmocka's tests built with -O2, which tail-call their helpers:
+ * `helper` samples where cmocka's runner calls check_rare. */
+static tf_profile *ctail_run(const char *dir, int64_t helper, int64_t own)
+{
+	static const char *const in_helper[] = {
+		"/b/ctail!main", "/usr/lib/libcmocka.so.0!_cmocka_run_group_tests",
+		"/usr/lib/libcmocka.so.0!cmocka_run_one_test_or_fixture", "/b/ctail!check_rare",
+		"/b/ctail!lib_rare",
+	};
+	return holder_run(dir, "ctail", NULL, in_helper, TF_ARRAY_SIZE(in_helper), helper, own);
 }
 
 /* Test `name`'s metadata in run `p` (false: it has none). */
@@ -1314,7 +1325,12 @@ static void test_holder_of_unnamed_tests(void **state)
 	(void)state;
 	char *dir = unit_tmpdir();
 	tf_test_meta m;
-	ctail_ctest_files(dir);
+	holder_ctest_files(dir, "ctail",
+			   "[==========] tests: Running 3 test(s).\n"
+			   "[ RUN      ] test_rare\n[       OK ] test_rare\n"
+			   "[ RUN      ] test_common\n[       OK ] test_common\n"
+			   "[ RUN      ] test_plain\n[       OK ] test_plain\n"
+			   "[==========] tests: 3 test(s) run.\n[  PASSED  ] 3 test(s).\n");
 
 	tf_profile *base = ctail_run(dir, 5, 20), *quiet = ctail_run(dir, 0, 20),
 		   *head = ctail_run(dir, 60, 20);
@@ -1381,6 +1397,55 @@ static void test_holder_of_unnamed_tests(void **state)
 	unit_rmtree(dir);
 }
 
+/*
+ * A name the runner's own report gives is a listed test, whatever ctest's
+ * log of the program's output says: GoogleTest with GTEST_BRIEF=1 prints
+ * only its failed tests, and the samples of every test that passed, named
+ * by their TestBody frames and GoogleTest's XML, went to "gbrief [unnamed
+ * tests]" (145 of 152 of a real run's).
+ */
+static void test_holder_of_reported_tests(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir();
+	tf_runner_tests rt = { 0 };
+	tf_test_meta m;
+	static const char xml[] =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuites tests=\"2\" name=\"AllTests\">\n"
+		"  <testsuite name=\"Plain\" tests=\"1\">\n"
+		"    <testcase name=\"Common\" status=\"run\" result=\"completed\" time=\"0.16\" "
+		"classname=\"Plain\" />\n  </testsuite>\n"
+		"  <testsuite name=\"Maybe\" tests=\"1\">\n"
+		"    <testcase name=\"Fails\" status=\"run\" result=\"completed\" time=\"0.01\" "
+		"classname=\"Maybe\">\n      <failure message=\"asked to\"/>\n    </testcase>\n"
+		"  </testsuite>\n</testsuites>\n";
+	static const char *const in_test[] = {
+		"/b/gbrief!main", "/usr/lib/libgtest.so.1.12.1!testing::Test::Run()",
+		"/b/gbrief!(anonymous namespace)::Plain_Common_Test::TestBody()",
+		"/b/gbrief!burn_units(int)",
+	};
+	holder_ctest_files(dir, "gbrief",
+			   "g.cc:27: Failure\nFailed\nasked to\n[  FAILED  ] Maybe.Fails (10 ms)\n"
+			   "[==========] 2 tests from 2 test suites ran. (170 ms total)\n"
+			   "[  PASSED  ] 1 test.\n[  FAILED  ] 1 test, listed below:\n"
+			   "[  FAILED  ] Maybe.Fails\n");
+	assert_int_equal(tf_runner_read_text(&rt, xml, sizeof(xml) - 1, "gbrief.xml", NULL), 0);
+	tf_profile *p = holder_run(dir, "gbrief", &rt, in_test, TF_ARRAY_SIZE(in_test), 40, 3);
+	tf_test_meta_init(&m);
+	assert_true(meta_of(p, "Plain.Common", &m));
+	assert_int_equal(m.samples, 40);
+	assert_string_equal(m.parent, "gbrief");
+	tf_test_meta_clear(&m);
+	assert_false(meta_of(p, "gbrief [unnamed tests]", &m));
+	assert_true(meta_of(p, "gbrief", &m));
+	assert_int_equal(m.samples, 3);
+	tf_test_meta_clear(&m);
+	tf_profile_free(p);
+	tf_runner_tests_free(&rt);
+	unit_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1402,6 +1467,7 @@ int main(void)
 		cmocka_unit_test(test_libtest_list),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_holder_of_unnamed_tests),
+		cmocka_unit_test(test_holder_of_reported_tests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
