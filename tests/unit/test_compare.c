@@ -33,7 +33,15 @@ static tf_profile *new_run(const char *event)
  * first line 1); "outer:3+inl:7" is one location where inl was inlined
  * into outer; "@0x1234" a location without symbols in mapping "/bin/app".
  */
+static void add_at(tf_profile *p, const char *test, int64_t n, const char *stack, int64_t period);
+
 static void add(tf_profile *p, const char *test, int64_t n, const char *stack)
+{
+	add_at(p, test, n, stack, PERIOD);
+}
+
+/* add() at another sampling period. */
+static void add_at(tf_profile *p, const char *test, int64_t n, const char *stack, int64_t period)
 {
 	uint32_t locs[64];
 	uint32_t nlocs = 0;
@@ -79,7 +87,7 @@ static void add(tf_profile *p, const char *test, int64_t n, const char *stack)
 		locs[i] = locs[nlocs - 1 - i];
 		locs[nlocs - 1 - i] = t;
 	}
-	int64_t v[5] = { n, n * PERIOD }; /* memory's columns too (new_mem_run) */
+	int64_t v[5] = { n, n * period }; /* memory's columns too (new_mem_run) */
 	tf_label lab = { tf_profile_intern(p, "test"), test ? tf_profile_intern(p, test) : 0, 0, 0 };
 	tf_profile_add_sample(p, locs, nlocs, v, &lab, test ? 1 : 0);
 }
@@ -1478,18 +1486,33 @@ static void test_min_delta(void **state)
 }
 
 /* A run of tests timed by their runner (a GoogleTest XML's milliseconds):
- * `ms` each, tests[i] named "t<i>". */
-static tf_profile *runner_run(const double *ms, size_t n)
+ * `ms` each, tests[i] named "t<i>", with samples[i] samples (NULL: none)
+ * of 4 ms, perf's, testflame's default period. */
+static tf_profile *runner_run_sampled(const double *ms, const int64_t *samples, size_t n)
 {
 	tf_profile *p = new_run("cpu-clock");
+	const int64_t period = samples ? 4000000 : PERIOD;
+	p->period = period;
+	if (samples)
+		tf_profile_set_meta(p, "sampler", "perf");
 	for (size_t i = 0; i < n; i++) {
-		char key[40], val[160];
-		snprintf(key, sizeof(key), "test.t%zu", i);
-		snprintf(val, sizeof(val), "samples=0 value=0 wall_ns=1 source=frames runner_ns=%.0f "
-			 "runner_q_ns=1000000", ms[i] * 1e6);
+		char name[32], key[40], val[200];
+		int64_t k = samples ? samples[i] : 0;
+		snprintf(name, sizeof(name), "t%zu", i);
+		if (k)
+			add_at(p, name, k, "main;TestBody;work", period);
+		snprintf(key, sizeof(key), "test.%s", name);
+		snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=frames "
+			 "runner_ns=%.0f runner_q_ns=1000000", (long long)k, (long long)(k * period),
+			 ms[i] * 1e6);
 		tf_profile_set_meta(p, key, val);
 	}
 	return p;
+}
+
+static tf_profile *runner_run(const double *ms, size_t n)
+{
+	return runner_run_sampled(ms, NULL, n);
 }
 
 /*
@@ -1517,6 +1540,64 @@ static void test_runner_wall_clock_least(void **state)
 	tf_profile_free(b);
 	tf_profile_free(h[0]);
 	tf_profile_free(h[1]);
+}
+
+/*
+ * A runner's duration is wall-clock time, and a test's samples count its
+ * CPU time: a second witness, each at half the alpha. A test of one tick
+ * in the base (1 ms, no sample) took 151 and 187 ms in two head runs on a
+ * loaded machine whose unchanged tests moved by a tick or two: its clock
+ * cannot tell (the tick's jitter swamps the log of a 1 ms base), its
+ * samples, 0 against 20 and 20 (80 ms of CPU a run), can (GoogleTest's
+ * Rare_Suite.Uses_Rare in t0920 at load 6.8). An unchanged test that got one sample on one side
+ * is not regressed by it.
+ */
+static void test_runner_cpu_witness(void **state)
+{
+	(void)state;
+	/* t0920's GoogleTest program at load 6.8, its tests timed by their
+	 * runner: t0 and t1 slowed, t2-t8 of a tick or less, moving by up to
+	 * one (t8: 5 ms in a base run descheduled); c0-c199 the ctest tests,
+	 * of 1 to 3 ms, their counts measured within 3% */
+	double bc[9] = { 1, 1, 0, 1, 0, 0, 0, 0, 5 };
+	double h1[9] = { 187, 91, 2, 1, 0, 0, 0, 0, 0 };
+	double h2[9] = { 151, 482, 1, 3, 0, 0, 0, 1, 1 };
+	int64_t bs[9] = { 0 }, hs1[9] = { 20, 20, 1, 1 }, hs2[9] = { 20, 19, 1, 1 };
+	for (int sampled = 0; sampled < 2; sampled++) {
+		tf_profile *b = runner_run_sampled(bc, sampled ? bs : NULL, 9);
+		tf_profile *h[2] = { runner_run_sampled(h1, sampled ? hs1 : NULL, 9),
+				     runner_run_sampled(h2, sampled ? hs2 : NULL, 9) };
+		for (int i = 0; i < 200; i++) {
+			char key[40], val[160];
+			snprintf(key, sizeof(key), "test.c%d", i);
+			for (int r = 0; r < 3; r++) {
+				double ms = (1 + i % 3) * (1 + 0.03 * ((i + r) % 3 - 1));
+				snprintf(val, sizeof(val), "samples=0 value=0 wall_ns=1 source=process "
+					 "count=%.0f", ms * 1e6);
+				tf_profile_set_meta(r ? h[r - 1] : b, key, val);
+			}
+		}
+		tf_comparison *c = compare_n(&b, 1, h, 2, NULL);
+		const tf_test_delta *t0 = tf_comparison_find(c, "t0"), *t1 = tf_comparison_find(c, "t1");
+		assert_int_equal(t0->measure, TF_MEASURE_RUNNER);
+		assert_true(t0->head.cost > 150e6);
+		if (sampled) {
+			assert_int_equal(t0->verdict, TF_VERDICT_REGRESSED);
+			assert_non_null(strstr(t0->reason, "by its samples (40 against 0)"));
+			assert_int_equal(t1->verdict, TF_VERDICT_REGRESSED);
+		} else {
+			assert_int_equal(t0->verdict, TF_VERDICT_INCONCLUSIVE);
+			assert_int_equal(t1->verdict, TF_VERDICT_INCONCLUSIVE);
+		}
+		/* one sample a head run, none in the base, a tick each */
+		assert_int_not_equal(tf_comparison_find(c, "t2")->verdict, TF_VERDICT_REGRESSED);
+		assert_int_not_equal(tf_comparison_find(c, "t3")->verdict, TF_VERDICT_REGRESSED);
+		assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], sampled ? 2 : 0);
+		tf_comparison_free(c);
+		tf_profile_free(b);
+		tf_profile_free(h[0]);
+		tf_profile_free(h[1]);
+	}
 }
 
 /*
@@ -2045,6 +2126,7 @@ int main(void)
 		cmocka_unit_test(test_min_delta),
 		cmocka_unit_test(test_only_suspects_after_rerun),
 		cmocka_unit_test(test_runner_wall_clock_least),
+		cmocka_unit_test(test_runner_cpu_witness),
 		cmocka_unit_test(test_nested_parent_outside),
 		cmocka_unit_test(test_new_gone_ran),
 		cmocka_unit_test(test_min_samples),
