@@ -49,6 +49,8 @@ test_expect_success 'main: every test the runners list, each under its name, mos
 	for n in ("test_rare", "test_common", "test_plain"):
 	    assert t[n]["parent"] == "ctail", t[n]
 	assert t["gshort"]["count"] and t["ctail"]["count"]
+	# GoogleTest names every test its frames run: no unnamed work in gshort
+	assert "gshort [unnamed tests]" not in t, t["gshort [unnamed tests]"]
 	assert "[outside tests]" in t
 	# names a stack alone gets wrong are not there
 	assert not [n for n in t if n.startswith("ParserTest_CVE") or n.endswith("5950") and "." not in n]
@@ -77,6 +79,7 @@ test_expect_code 3 'lib_rare slowed: the tests that call it regressed, no other,
 	assert v["gshort"]["outside"] and v["gshort"]["nested"] == 9, v["gshort"]
 	assert v["ctail"]["outside"] and v["ctail"]["nested"] == 3, v["ctail"]
 	u = v["ctail [unnamed tests]"]
+	assert "gshort [unnamed tests]" not in v, v["gshort [unnamed tests]"]
 	assert u["parent"] == "ctail" and not u["outside"] and u["measure"] == "samples", u
 	assert u["functions"][0]["name"] == "lib_rare", u["functions"][:3]
 	want = {"case_000", "case_050", "case_100", "case_150", "Rare_Suite.Uses_Rare",
