@@ -1940,7 +1940,7 @@ static void test_picked_tests(void **state)
 		o.picked = picked;
 		tf_comparison *c = compare_n(b, 3, h, 3, &o);
 		for (int i = 0; i < 5; i++) {
-			char name[8];
+			char name[16];
 			snprintf(name, sizeof(name), "t%d", i);
 			const tf_test_delta *t = tf_comparison_find(c, name);
 			assert_false(t->ran_changed);
@@ -1981,7 +1981,7 @@ static void test_picked_tests(void **state)
 		assert_int_equal(t0->measure, TF_MEASURE_RUNNER);
 		if (picked)
 			for (int i = 0; i < 5; i++) {
-				char name[8];
+				char name[16];
 				snprintf(name, sizeof(name), "t%d", i);
 				assert_int_equal(tf_comparison_find(c, name)->verdict,
 						 TF_VERDICT_REGRESSED);
