@@ -1082,9 +1082,12 @@ static void take_decided(tf_comparison *c, tf_test_delta *t, const tf_compare_op
  * inconclusive: a base of 1 ms against a jitter of 1.1 ms (the unchanged
  * tests' moves) put 1.3 into the variance of the log. Its samples count
  * CPU time only, which waiting adds nothing to: they are a second witness
- * of the same test. Each witness is taken at half the test's alpha
- * (Bonferroni): the test's p is twice the smaller p of the two, its
- * change and interval those of that witness.
+ * of the same test, judged as a sampled test is: by its sampling error
+ * and the event's noise, not by the wall clocks of the runner's other
+ * tests, which the load spreads (a make test run: noise 27% to far more).
+ * Each witness is taken at half the test's alpha (Bonferroni): the test's
+ * p is twice the smaller p of the two, its change and interval those of
+ * that witness.
  */
 static void cpu_witness(judging *j, size_t i, const agg_test *at, const tf_stats_input *in)
 {
@@ -1107,6 +1110,9 @@ static void cpu_witness(judging *j, size_t i, const agg_test *at, const tf_stats
 	s.head = cost + pv->nbase;
 	s.exact = false;
 	s.meas_var = 0;
+	/* test_noise's for a test nothing measured the noise of */
+	s.noise = (pv->noise_given ? 1 : 2) * j->c->summary.noise / 100;
+	s.noise_excess2 = s.noise_df = s.within2 = s.within_df = 0;
 	if (all) {
 		tf_stats_test(&rs, &s);
 		double p = TF_MIN(1.0, 2 * TF_MIN(res->p, rs.p));
