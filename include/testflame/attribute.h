@@ -30,6 +30,11 @@ enum {
  * found: the command's own, the harness's (ctest, pytest's collection).
  * Reported apart; gated only when the config asks. */
 #define TF_OUTSIDE_TEST "[outside tests]"
+/* What ends the name of the work inside a program's tests whose frames
+ * name none of the tests the runner listed there (a tail call replaced
+ * the test's frame: cmocka, Unity): "PROGRAM [unnamed tests]", a test
+ * nested in the program, gated like its listed ones. */
+#define TF_UNNAMED_TESTS " [unnamed tests]"
 
 /* What the test runners reported (below). */
 typedef struct tf_runner_tests tf_runner_tests;

@@ -194,12 +194,14 @@ struct tf_attributor {
 	TF_VEC(uint32_t) gfirst;         /* key -> first runner test + 1 */
 	TF_VEC(uint32_t) gnext;          /* runner test -> next under its key + 1 */
 	TF_VEC(uint32_t) gmemo;          /* frame test strid -> its test + 1, or
-					  * GMEMO_TIMED when it depends on the time */
+					  * GMEMO_TIMED when it depends on the time,
+					  * GMEMO_UNREPORTED when no report names it */
 	/* the framework tests ctest's log names inside each ctest test, as
 	 * (parent << 32 | name) pairs of strids, and the parents that have any */
 	TF_VEC(uint64_t) children;
 	tf_htab child_index;
 	TF_VEC(uint8_t) has_children;     /* by parent strid */
+	TF_VEC(tf_strid) unnamed;         /* by parent strid: its TF_UNNAMED_TESTS */
 	uint64_t helper_samples;          /* frames that named a helper, not a test */
 	/* memory (the recording measured it): each test's, the run's notes,
 	 * and the programs that ran without the allocation sampler */
@@ -398,6 +400,7 @@ static void on_switch(tf_attributor *a, const tf_rec_event *ev)
 }
 
 #define GMEMO_TIMED UINT32_MAX
+#define GMEMO_UNREPORTED (UINT32_MAX - 1)
 
 /* The name a frame gives to GoogleTest's test of suite S and name N:
  * instances dropped ("Prefix/Suite/0" -> Suite, "Name/3" -> Name). With
@@ -494,13 +497,17 @@ static bool same_type(const char *a, const char *b)
  * sample was taken, GoogleTest stamping each test's start). Go's
  * TestX/func1, the closure t.Run ran: which of TestX's subtests of
  * `go test -json` was running when the sample was taken (a table-driven
- * test runs one closure for all of them).
+ * test runs one closure for all of them). `*reported`: whether the
+ * runner's report named it (else the frame's name is the test's).
  */
-static tf_strid gtest_resolve(tf_attributor *a, tf_strid ft, uint64_t time)
+static tf_strid gtest_resolve(tf_attributor *a, tf_strid ft, uint64_t time, bool *reported)
 {
 	const tf_runner_tests *rt = a->o->runner_tests;
 	while (a->gmemo.n <= ft)
 		tf_vec_push(&a->gmemo, 0);
+	*reported = a->gmemo.v[ft] != GMEMO_UNREPORTED;
+	if (!*reported)
+		return ft;
 	if (a->gmemo.v[ft] && a->gmemo.v[ft] != GMEMO_TIMED)
 		return a->gmemo.v[ft] - 1;
 
@@ -522,7 +529,8 @@ static tf_strid gtest_resolve(tf_attributor *a, tf_strid ft, uint64_t time)
 		snprintf(type, sizeof(type), "%.*s", (int)TF_MIN(strlen(lt + 1) - 1, sizeof(type) - 1), lt + 1);
 	uint32_t k = tf_strtab_lookup(&a->gkeys, name, base_len);
 	if (k == TF_HTAB_NONE || k >= a->gfirst.n || !a->gfirst.v[k]) {
-		a->gmemo.v[ft] = ft + 1; /* GoogleTest did not report it: the frame's name */
+		a->gmemo.v[ft] = GMEMO_UNREPORTED; /* the frame's name */
+		*reported = false;
 		return ft;
 	}
 	uint32_t first = a->gfirst.v[k] - 1, pick = first, n = 0;
@@ -593,6 +601,7 @@ void tf_attributor_free(tf_attributor *a)
 	tf_vec_free(&a->children);
 	tf_htab_free(&a->child_index);
 	tf_vec_free(&a->has_children);
+	tf_vec_free(&a->unnamed);
 	tf_frame_rules_free(a->frames);
 	tf_memacc_free(a->mem);
 	for (size_t i = 0; i < a->notes.n; i++)
@@ -728,6 +737,20 @@ static bool frame_test_plausible(tf_attributor *a, tf_strid parent, tf_strid nam
 	uint64_t key = (uint64_t)parent << 32 | name;
 	return tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
 	       TF_HTAB_NONE;
+}
+
+/* The test of the work inside `parent`'s tests that no listed test's
+ * frame names: "PARENT [unnamed tests]", nested in it. */
+static tf_strid unnamed_test(tf_attributor *a, tf_strid parent)
+{
+	while (a->unnamed.n <= parent)
+		tf_vec_push(&a->unnamed, 0);
+	if (!a->unnamed.v[parent]) {
+		char *n = tf_xasprintf("%s%s", tf_profile_str(a->p, parent), TF_UNNAMED_TESTS);
+		a->unnamed.v[parent] = tf_profile_intern(a->p, n);
+		free(n);
+	}
+	return a->unnamed.v[parent];
 }
 
 static tf_ctest *ctest_for(tf_attributor *a, struct proc *ct)
@@ -1346,14 +1369,19 @@ static tf_strid decide(tf_attributor *a, const tf_rec_event *ev, const uint32_t 
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
 		tf_strid framed = test;
+		bool reported = false;
 		if (test && a->gfirst.n)
-			test = gtest_resolve(a, test, ev->time);
+			test = gtest_resolve(a, test, ev->time, &reported);
 		if (test && test == framed)
 			test = go_top(a, test);
-		if (test && ptest && !frame_test_plausible(a, ptest, test)) {
+		/* a frame rule's anchor is on the stack, its callee no test the
+		 * runners listed (GoogleTest's report, ctest's log of the
+		 * program's output): the sample is inside one of the program's
+		 * tests (a tail call hid it), never its own work outside them */
+		if (test && ptest && !reported && !frame_test_plausible(a, ptest, test)) {
 			if (cpu)
 				a->helper_samples++;
-			test = 0; /* the program's own test, below */
+			test = unnamed_test(a, ptest);
 		}
 	}
 	if (!test && ptest) {
@@ -1995,7 +2023,9 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 	}
 	for (size_t i = 0; i < a->tests.n; i++) {
 		struct test_acc *ta = &a->tests.v[i];
-		if (ta->listed && ta->parent && ta->parent < a->tests.n)
+		/* its unnamed tests' work is no test of the runner's list */
+		bool unnamed = ta->parent < a->unnamed.n && a->unnamed.v[ta->parent] == i;
+		if (ta->listed && ta->parent && ta->parent < a->tests.n && !unnamed)
 			a->tests.v[ta->parent].nested++;
 		if (ta->listed && i != a->default_test && i != a->build_test)
 			found++;

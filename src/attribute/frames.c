@@ -13,8 +13,9 @@
  *              from it, is the test (for frameworks whose runner functions
  *              are static and invisible without debug symbols)
  *   GTEST      GoogleTest's generated TestBody(), in any namespace: the
- *              class Suite_Name_Test (TEST, TEST_F, TEST_P) or the typed
- *              gtest_suite_Suite_::Name<T> (TYPED_TEST, TYPED_TEST_P).
+ *              class Suite_Name_Test (TEST, TEST_F, TEST_P), the class
+ *              template Suite_Name_Test<T> (TYPED_TEST) or
+ *              gtest_suite_Suite_::Name<T> (TYPED_TEST_P).
  *              Suite_Name is split at its first underscore, GoogleTest's
  *              own advice being that suite names have none; what GoogleTest
  *              reported (runner.c) settles it where both have some
@@ -237,7 +238,8 @@ static const char *go_short(const char *name)
  * GoogleTest's test from a demangled TestBody frame: "(anonymous
  * namespace)::ParserTest_CVE_2017_5950_Test::TestBody()" is
  * ParserTest.CVE_2017_5950, "gtest_suite_Typed_::Works<int>::TestBody()"
- * is Typed.Works<int>. Writes the name into `out`; false when the frame is
+ * (TYPED_TEST_P) is Typed.Works<int>, "Typed_Sized_Test<int>::TestBody()"
+ * (TYPED_TEST) Typed.Sized<int>. Writes the name into `out`; false when the frame is
  * no TestBody of GoogleTest's.
  */
 bool tf_gtest_frame_name(const char *fn, char *out, size_t n)
@@ -291,13 +293,16 @@ bool tf_gtest_frame_name(const char *fn, char *out, size_t n)
 			snprintf(out, n, "%.*s.%s", (int)(se - 1 - sb), sb, cls);
 		return true;
 	}
+	/* TEST, TEST_F, TEST_P: class Suite_Name_Test; TYPED_TEST (since
+	 * GoogleTest 1.10): the class template Suite_Name_Test<T> */
 	size_t cl = strlen(cls);
-	if (cl < 8 || strcmp(cls + cl - 5, "_Test") != 0 || targ[0])
+	if (cl < 8 || strcmp(cls + cl - 5, "_Test") != 0)
 		return false;
 	const char *us = memchr(cls + 1, '_', cl - 6);
 	if (!us || us == cls + cl - 6)
 		return false;
-	snprintf(out, n, "%.*s.%.*s", (int)(us - cls), cls, (int)(cls + cl - 5 - us - 1), us + 1);
+	snprintf(out, n, "%.*s.%.*s%s%s%s", (int)(us - cls), cls, (int)(cls + cl - 5 - us - 1), us + 1,
+		 targ[0] ? "<" : "", targ, targ[0] ? ">" : "");
 	return true;
 }
 

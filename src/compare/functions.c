@@ -285,9 +285,11 @@ static bool test_name_eq(const void *ctx, uint32_t index, const void *key)
 
 /*
  * For each internal test id, the slot of the nearest test it ran inside
- * (its parent, that one's parent, ...) whose functions are listed: a ctest
- * test's samples mostly belong to the framework's tests nested in it, and
- * "where it grew" of the ctest test must include them. NO_ID for none.
+ * (its parent, that one's parent, ...) whose functions are listed and that
+ * is judged by all it holds: a ctest test whose framework's tests got no
+ * sample of their own is measured by its count, and "where it grew" must
+ * include them. One judged through its tests (outside them, compare.c's
+ * holding_tests) lists its own work only. NO_ID for none.
  */
 void tf_cmp_index_tests(const tf_comparison *c, tf_htab *h)
 {
@@ -316,6 +318,8 @@ static uint32_t *ancestor_slots(const tf_comparison *c, const uint32_t *slot_of)
 		for (size_t depth = 0; parent && depth < 16; depth++) {
 			uint32_t j = tf_cmp_find_test(c, &by_name, parent);
 			if (j == TF_HTAB_NONE || j == i)
+				break;
+			if (c->tests[j].outside)
 				break;
 			if (slot_of[pv->test_id[j]] != NO_ID) {
 				up[pv->test_id[i]] = slot_of[pv->test_id[j]];

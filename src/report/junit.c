@@ -152,7 +152,10 @@ int tf_report_junit(tf_buf *out, const tf_comparison *c, const tf_report_opts *o
 		tf_buf_printf(out, "\" time=\"%.3f\"", test_seconds(t, x.unit));
 		tf_buf_clear(&msg);
 		numbers(&msg, &x, t);
-		if (t->verdict == TF_VERDICT_REGRESSED) {
+		/* work outside the tests ("[outside tests]", a package binary's
+		 * own) is shown, not gated: no failure, as the count above says */
+		bool gated = !t->outside || c->summary.gate_outside;
+		if (t->verdict == TF_VERDICT_REGRESSED && gated) {
 			tf_buf_puts(out, ">\n      <failure type=\"performance-regression\" message=\"regressed ");
 			rp_put_html(out, msg.ptr, 0);
 			tf_buf_puts(out, "\">");
@@ -163,7 +166,8 @@ int tf_report_junit(tf_buf *out, const tf_comparison *c, const tf_report_opts *o
 			tf_buf_puts(out, ">\n      <skipped message=\"gone: the test has no samples in the head\"/>\n"
 					 "    </testcase>\n");
 		} else {
-			tf_buf_printf(out, ">\n      <system-out>%s: ", tf_verdict_name(t->verdict));
+			tf_buf_printf(out, ">\n      <system-out>%s%s: ", tf_verdict_name(t->verdict),
+				      gated ? "" : " (outside the tests, not gated)");
 			rp_put_html(out, msg.ptr, 0);
 			tf_buf_puts(out, "</system-out>\n    </testcase>\n");
 		}

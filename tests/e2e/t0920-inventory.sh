@@ -7,7 +7,8 @@
 # no sample at all): every test the runners list has its row under the
 # runner's name, nested in its ctest test, with an exact cost where the
 # system gives one; a README-only branch passes; a slowdown of lib_rare()
-# fails the tests that call it and no other, naming lib_rare at its line.
+# fails the tests that call it and no other, naming lib_rare at its line;
+# the GoogleTest program is judged through its tests.
 . "$(dirname "$0")/lib.sh"
 SHORT=$TOP/tests/fixtures/suites/short
 
@@ -48,6 +49,8 @@ test_expect_success 'main: every test the runners list, each under its name, mos
 	for n in ("test_rare", "test_common", "test_plain"):
 	    assert t[n]["parent"] == "ctail", t[n]
 	assert t["gshort"]["count"] and t["ctail"]["count"]
+	# GoogleTest names every test its frames run: no unnamed work in gshort
+	assert "gshort [unnamed tests]" not in t, t["gshort [unnamed tests]"]
 	assert "[outside tests]" in t
 	# names a stack alone gets wrong are not there
 	assert not [n for n in t if n.startswith("ParserTest_CVE") or n.endswith("5950") and "." not in n]
@@ -68,8 +71,19 @@ test_expect_code 3 'lib_rare slowed: the tests that call it regressed, no other,
 	r = json.load(open("testflame-report/report.json"))
 	v = {t["name"]: t for t in r["tests"]}
 	reg = {n for n, t in v.items() if t["verdict"] == "regressed" and not t["outside"]}
+	# gshort and ctail hold the tests their runners list, which carry the
+	# verdicts: their own work is outside them, not gated, in every run.
+	# ctail'"'"'s cmocka tests tail-call check_rare, which calls lib_rare:
+	# no listed test'"'"'s frame names that work, inside a test all the
+	# same: "ctail [unnamed tests]", gated
+	assert v["gshort"]["outside"] and v["gshort"]["nested"] == 9, v["gshort"]
+	assert v["ctail"]["outside"] and v["ctail"]["nested"] == 3, v["ctail"]
+	u = v["ctail [unnamed tests]"]
+	assert "gshort [unnamed tests]" not in v, v["gshort [unnamed tests]"]
+	assert u["parent"] == "ctail" and not u["outside"] and u["measure"] == "samples", u
+	assert u["functions"][0]["name"] == "lib_rare", u["functions"][:3]
 	want = {"case_000", "case_050", "case_100", "case_150", "Rare_Suite.Uses_Rare",
-	        "Inst/Params.Pick/1", "gshort", "ctail"}
+	        "Inst/Params.Pick/1", "ctail [unnamed tests]"}
 	assert want <= reg, ("missed", sorted(want - reg), [(n, v[n]["verdict"], v[n]["reason"]) for n in want - reg])
 	cases = {n for n in reg if n.startswith("case_")}
 	assert cases == {"case_000", "case_050", "case_100", "case_150"}, sorted(cases)

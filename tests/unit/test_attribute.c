@@ -3,11 +3,13 @@
  * cmocka, Check, Criterion, Unity, clar, pytest) and custom patterns on
  * synthetic stacks, the marker line protocol, ctest's CTestTestfile
  * parsing, the lists of Go, libtest, Catch2, doctest and Boost.Test
- * binaries, and --split parsing. Real suites are in tests/e2e/t0900.
+ * binaries, and --split parsing; a program holding its runner's tests,
+ * attributed and compared. Real suites are in tests/e2e/t0900.
  */
 #include "unit.h"
 #include "attribute/attribute_int.h"
 #include "record/record_int.h"
+#include "testflame/compare.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -147,6 +149,17 @@ static void test_presets(void **state)
 	assert_string_equal(MATCH(&o, "main", "testing::Test::Run()",
 				  "ParserTest_EmptyInput_Test::TestBody()", "parse(char const*)"),
 			    "ParserTest.EmptyInput");
+	/* TYPED_TEST (GoogleTest 1.10 on): the class template Suite_Name_Test,
+	 * its type argument kept for the instance; TYPED_TEST_P: Name in
+	 * namespace gtest_suite_Suite_ */
+	assert_string_equal(MATCH(&o, "testing::Test::Run()",
+				  "yaml::Typed_Sized_Test<std::pair<int, char> >::TestBody()", "f"),
+			    "Typed.Sized<std::pair<int, char> >");
+	assert_string_equal(MATCH(&o, "testing::Test::Run()",
+				  "(anonymous namespace)::gtest_suite_Typed_::Works<int>::TestBody()"),
+			    "Typed.Works<int>");
+	/* a TestBody of a class that is no test of GoogleTest's */
+	assert_string_equal(MATCH(&o, "main", "Helper<int>::TestBody()", "f"), "(none)");
 	/* cmocka, by its runner or by its library */
 	assert_string_equal(MATCH(&o, "main", "_cmocka_run_group_tests",
 				  "cmocka_run_one_test_or_fixture", "test_vec_push", "vec_push"),
@@ -239,6 +252,19 @@ static void test_marker_lines(void **state)
 	assert_int_equal(m.pid, 99);
 }
 
+/* ctest's log of a run in `dir` (Testing/Temporary/LastTest.log). */
+static void put_log(const char *dir, const char *text)
+{
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/Testing/Temporary", dir);
+	assert_int_equal(tf_mkdir_p(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/Testing/Temporary/LastTest.log", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 static void test_ctest_names(void **state)
 {
 	char *dir = unit_tmpdir(), path[4300];
@@ -285,33 +311,27 @@ static void test_ctest_names(void **state)
 	/* with the log of the run, its order names processes whose arguments
 	 * were gone before they could be read; its times and the Unity and
 	 * GoogleTest lines of the output come along */
-	snprintf(path, sizeof(path), "%s/Testing/Temporary", dir);
-	assert_int_equal(tf_mkdir_p(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/Testing/Temporary/LastTest.log", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "Start testing: Nov 25 13:46 UTC\n"
-		   "----------------------------------------------------------\n"
-		   "1/3 Testing: two\n1/3 Test: two\n"
-		   "Command: \"/b/t_args\" \"--case\" \"two\"\n"
-		   "Directory: /b\n\"two\" start time: Nov 25 13:46 UTC\nOutput:\n"
-		   "----------------------------------------------------------\n"
-		   "t.c:12:test_alpha:PASS\nt.c:20:test_beta:FAIL: expected 1\n"
-		   "<end of output>\nTest time =   0.03 sec\n"
-		   "----------------------------------------------------------\n"
-		   "Test Failed.\n\"two\" end time: Nov 25 13:46 UTC\n"
-		   "2/3 Testing: with space\n2/3 Test: with space\n"
-		   "Command: \"/b/t_args\" \"--case\" \"one\"\nOutput:\n"
-		   "----------------------------------------------------------\n"
-		   "[ RUN      ] Suite.Name_With_Underscores\n"
-		   "[       OK ] Suite.Name_With_Underscores (12 ms)\n"
-		   "[  FAILED  ] 1 test, listed below:\n"
-		   "<end of output>\nTest time =   0.01 sec\n"
-		   "----------------------------------------------------------\n"
-		   "Test Passed.\n"
-		   "3/3 Testing: plain\n3/3 Test: plain\nCommand: \"/b/t_plain\"\nOutput:\n"
-		   "<end of output>\nTest time =   0.00 sec\nTest Passed.\n");
-	fclose(f);
+	put_log(dir, "Start testing: Nov 25 13:46 UTC\n"
+		     "----------------------------------------------------------\n"
+		     "1/3 Testing: two\n1/3 Test: two\n"
+		     "Command: \"/b/t_args\" \"--case\" \"two\"\n"
+		     "Directory: /b\n\"two\" start time: Nov 25 13:46 UTC\nOutput:\n"
+		     "----------------------------------------------------------\n"
+		     "t.c:12:test_alpha:PASS\nt.c:20:test_beta:FAIL: expected 1\n"
+		     "<end of output>\nTest time =   0.03 sec\n"
+		     "----------------------------------------------------------\n"
+		     "Test Failed.\n\"two\" end time: Nov 25 13:46 UTC\n"
+		     "2/3 Testing: with space\n2/3 Test: with space\n"
+		     "Command: \"/b/t_args\" \"--case\" \"one\"\nOutput:\n"
+		     "----------------------------------------------------------\n"
+		     "[ RUN      ] Suite.Name_With_Underscores\n"
+		     "[       OK ] Suite.Name_With_Underscores (12 ms)\n"
+		     "[  FAILED  ] 1 test, listed below:\n"
+		     "<end of output>\nTest time =   0.01 sec\n"
+		     "----------------------------------------------------------\n"
+		     "Test Passed.\n"
+		     "3/3 Testing: plain\n3/3 Test: plain\nCommand: \"/b/t_plain\"\nOutput:\n"
+		     "<end of output>\nTest time =   0.00 sec\nTest Passed.\n");
 	c = tf_ctest_load(dir, 0);
 	assert_non_null(c);
 	assert_string_equal(tf_ctest_lookup(c, NULL, 0, "/", "t_args"), "two");
@@ -1148,6 +1168,284 @@ static void test_select(void **state)
 	free(f);
 }
 
+/* ctest's files in `dir` for one ctest test, PROG ("/b/PROG"), whose
+ * output in ctest's log is `output`. */
+static void holder_ctest_files(const char *dir, const char *prog, const char *output)
+{
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "add_test(%s \"/b/%s\")\n", prog, prog);
+	fclose(f);
+	tf_buf log = TF_BUF_INIT;
+	tf_buf_printf(&log, "Start testing: Dec 06 13:00 UTC\n"
+			    "----------------------------------------------------------\n"
+			    "1/1 Testing: %s\n1/1 Test: %s\nCommand: \"/b/%s\"\n"
+			    "Directory: /b\n\"%s\" start time: Dec 06 13:00 UTC\nOutput:\n"
+			    "----------------------------------------------------------\n"
+			    "%s<end of output>\nTest time =   0.10 sec\n"
+			    "----------------------------------------------------------\n"
+			    "Test Passed.\n\"%s\" end time: Dec 06 13:00 UTC\n",
+		      prog, prog, prog, prog, output, prog);
+	put_log(dir, log.ptr);
+	tf_buf_free(&log);
+}
+
+#define HOLDER_PERIOD 4000000 /* ns of CPU a sample */
+
+/* `n` samples of pid 11 from `t`, root first, each into `a` and `p`. */
+static uint64_t holder_samples(tf_attributor *a, tf_profile *p, uint64_t t, int64_t n,
+			       const char *const *frames, size_t nf)
+{
+	uint32_t locs[16];
+	tf_label lab = { tf_profile_intern(p, "test"), 0, 0, 0 };
+	stack_of(p, frames, nf, locs);
+	for (int64_t i = 0; i < n; i++, t += HOLDER_PERIOD) {
+		tf_rec_event e = ev_of(TF_REC_SAMPLE, 11, 11, t);
+		int src;
+		e.sample.period = HOLDER_PERIOD;
+		lab.str = tf_attributor_sample(a, &e, locs, nf, HOLDER_PERIOD, &src);
+		int64_t v[2] = { 1, HOLDER_PERIOD };
+		tf_profile_add_sample(p, locs, (uint32_t)nf, v, &lab, 1);
+	}
+	return t;
+}
+
+/*
+ * One run of `ctest` (in `dir`) running PROG, whose runner reported `rt`
+ * (NULL: nothing but ctest's log): `in_tests` samples of the stack
+ * `frames` (n of them, root first) inside its tests, `own` in its main
+ * outside them; the kernel counted all of them.
+ */
+static tf_profile *holder_run(const char *dir, const char *prog, const tf_runner_tests *rt,
+			      const char *const *frames, size_t n, int64_t in_tests, int64_t own)
+{
+	static tf_attribute_opts o;
+	static const char ctest_argv[] = "ctest";
+	char argv[64], mainf[64], setupf[64];
+	tf_profile *p;
+	tf_attributor *a;
+
+	tf_profile_new(&p);
+	tf_profile_add_sample_type(p, "samples", "count");
+	tf_profile_add_sample_type(p, "cpu-clock", "nanoseconds");
+	p->period = HOLDER_PERIOD;
+	p->period_type.type = tf_profile_intern(p, "cpu-clock");
+	p->period_type.unit = tf_profile_intern(p, "nanoseconds");
+	tf_profile_set_meta(p, "event", "cpu-clock");
+	tf_profile_set_meta(p, "sampler", "perf");
+	tf_attribute_opts_init(&o);
+	o.runner_tests = rt;
+	assert_int_equal(tf_attributor_new(&a, p, &o), 0);
+	tf_attributor_set_time_event(a, true);
+
+	driver_and_test(a, "ctest", 10, 11, 100, prog);
+	tf_rec_event e = ev_of(TF_REC_CMDLINE, 10, 10, 1);
+	e.cmdline.argv = ctest_argv;
+	e.cmdline.len = sizeof(ctest_argv);
+	e.cmdline.cwd = dir;
+	tf_attributor_event(a, &e);
+	snprintf(argv, sizeof(argv), "/b/%s", prog);
+	e = ev_of(TF_REC_CMDLINE, 11, 11, 111);
+	e.cmdline.argv = argv;
+	e.cmdline.len = (uint32_t)strlen(argv) + 1;
+	e.cmdline.cwd = dir;
+	tf_attributor_event(a, &e);
+	snprintf(mainf, sizeof(mainf), "/b/%s!main", prog);
+	snprintf(setupf, sizeof(setupf), "/b/%s!setup", prog);
+	const char *const in_main[] = { mainf, setupf };
+	uint64_t t = holder_samples(a, p, 1000, own, in_main, TF_ARRAY_SIZE(in_main));
+	t = holder_samples(a, p, t, in_tests, frames, n);
+	e = ev_of(TF_REC_THREAD_COST, 11, 11, t);
+	e.thread_cost.count = (uint64_t)(own + in_tests + 1) * HOLDER_PERIOD;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_EXIT, 11, 11, t);
+	e.fork.ppid = 10;
+	tf_attributor_event(a, &e);
+	tf_attributor_write_meta(a, t + 1000);
+	tf_attributor_free(a);
+	return p;
+}
+
+/* ctail: cmocka's tests built with -O2, which tail-call their helpers:
+ * `helper` samples where cmocka's runner calls check_rare. */
+static tf_profile *ctail_run(const char *dir, int64_t helper, int64_t own)
+{
+	static const char *const in_helper[] = {
+		"/b/ctail!main", "/usr/lib/libcmocka.so.0!_cmocka_run_group_tests",
+		"/usr/lib/libcmocka.so.0!cmocka_run_one_test_or_fixture", "/b/ctail!check_rare",
+		"/b/ctail!lib_rare",
+	};
+	return holder_run(dir, "ctail", NULL, in_helper, TF_ARRAY_SIZE(in_helper), helper, own);
+}
+
+/* Test `name`'s metadata in run `p` (false: it has none). */
+static bool meta_of(tf_profile *p, const char *name, tf_test_meta *m)
+{
+	char key[128];
+	snprintf(key, sizeof(key), "testflame.test.%s=", name);
+	for (size_t i = 0; i < p->comments.n; i++) {
+		const char *c = tf_profile_str(p, p->comments.v[i]);
+		if (strncmp(c, key, strlen(key)) == 0) {
+			assert_int_equal(tf_test_meta_parse(m, c), 0);
+			return true;
+		}
+	}
+	return false;
+}
+
+static tf_comparison *compare_runs(tf_profile *b, tf_profile *h)
+{
+	tf_comparison *c = NULL;
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	tf_compare_side bs = { (const tf_profile *const *)&b, NULL, 1 };
+	tf_compare_side hs = { (const tf_profile *const *)&h, NULL, 1 };
+	if (tf_compare(&c, &bs, &hs, &o))
+		fail_msg("tf_compare: %s", tf_error_last());
+	return c;
+}
+
+/*
+ * A program that runs its runner's tests holds them on both sides,
+ * whichever of them got samples: ctail (cmocka, -O2) tail-calls its
+ * helpers, so no sample's frame names test_rare, test_common or
+ * test_plain, which ctest's log lists. The work under cmocka's runner is
+ * inside one of them all the same: "ctail [unnamed tests]", nested in
+ * ctail, gated, never ctail's own. ctail holds its 3 listed tests in a
+ * run that sampled that work and in one that did not (too short for a
+ * sample); its own work (main's setup) is outside its tests, not gated.
+ * Given to ctail itself, a 12-fold slowdown of check_rare's work failed
+ * ctail by its count in one run and passed as the setup's noise in
+ * another.
+ */
+static void test_holder_of_unnamed_tests(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir();
+	tf_test_meta m;
+	holder_ctest_files(dir, "ctail",
+			   "[==========] tests: Running 3 test(s).\n"
+			   "[ RUN      ] test_rare\n[       OK ] test_rare\n"
+			   "[ RUN      ] test_common\n[       OK ] test_common\n"
+			   "[ RUN      ] test_plain\n[       OK ] test_plain\n"
+			   "[==========] tests: 3 test(s) run.\n[  PASSED  ] 3 test(s).\n");
+
+	tf_profile *base = ctail_run(dir, 5, 20), *quiet = ctail_run(dir, 0, 20),
+		   *head = ctail_run(dir, 60, 20);
+	/* the attributor: the helper's samples are the unnamed tests', the
+	 * listed tests ctail's nested ones, which that row is not */
+	tf_test_meta_init(&m);
+	assert_true(meta_of(head, "ctail [unnamed tests]", &m));
+	assert_int_equal(m.samples, 60);
+	assert_string_equal(m.parent, "ctail");
+	assert_string_equal(m.source, "frames");
+	tf_test_meta_clear(&m);
+	assert_true(meta_of(head, "ctail", &m));
+	assert_int_equal(m.samples, 20);
+	assert_int_equal(m.nested, 3);
+	tf_test_meta_clear(&m);
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const listed[] = { "test_rare", "test_common", "test_plain" };
+		assert_true(meta_of(quiet, listed[i], &m));
+		assert_string_equal(m.parent, "ctail");
+		assert_int_equal(m.samples, 0);
+		tf_test_meta_clear(&m);
+	}
+	assert_false(meta_of(quiet, "ctail [unnamed tests]", &m));
+	assert_true(meta_of(quiet, "ctail", &m));
+	assert_int_equal(m.nested, 3);
+	tf_test_meta_clear(&m);
+
+	/* compared, with the unnamed work sampled in the base or not */
+	tf_profile *bases[] = { base, quiet };
+	for (size_t k = 0; k < 2; k++) {
+		tf_comparison *c = compare_runs(bases[k], head);
+		const tf_test_delta *prog = tf_comparison_find(c, "ctail");
+		const tf_test_delta *un = tf_comparison_find(c, "ctail [unnamed tests]");
+		assert_non_null(prog);
+		assert_true(prog->outside);
+		assert_int_equal(prog->measure, TF_MEASURE_SAMPLES);
+		assert_int_not_equal(prog->verdict, TF_VERDICT_REGRESSED);
+		assert_int_equal(prog->nested, 3);
+		assert_non_null(un);
+		assert_false(un->outside);
+		assert_string_equal(un->parent, "ctail");
+		assert_true(un->base.ran && un->head.ran);
+		assert_int_equal(un->verdict, TF_VERDICT_REGRESSED);
+		assert_string_equal(un->functions[0].name, "lib_rare");
+		assert_true(tf_comparison_regressed(c));
+		tf_comparison_free(c);
+	}
+	/* the same short work, one sample on one side: ran on both, nothing
+	 * new, nothing to gate */
+	tf_profile *one = ctail_run(dir, 1, 20);
+	tf_comparison *c = compare_runs(quiet, one);
+	const tf_test_delta *un = tf_comparison_find(c, "ctail [unnamed tests]");
+	assert_non_null(un);
+	assert_true(un->base.ran);
+	assert_int_not_equal(un->verdict, TF_VERDICT_NEW);
+	assert_true(tf_comparison_find(c, "ctail")->outside);
+	assert_false(tf_comparison_regressed(c));
+	tf_comparison_free(c);
+	tf_profile_free(one);
+
+	tf_profile_free(base);
+	tf_profile_free(quiet);
+	tf_profile_free(head);
+	unit_rmtree(dir);
+}
+
+/*
+ * A name the runner's own report gives is a listed test, whatever ctest's
+ * log of the program's output says: GoogleTest with GTEST_BRIEF=1 prints
+ * only its failed tests, and the samples of every test that passed, named
+ * by their TestBody frames and GoogleTest's XML, went to "gbrief [unnamed
+ * tests]" (145 of 152 of a real run's).
+ */
+static void test_holder_of_reported_tests(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir();
+	tf_runner_tests rt = { 0 };
+	tf_test_meta m;
+	static const char xml[] =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuites tests=\"2\" name=\"AllTests\">\n"
+		"  <testsuite name=\"Plain\" tests=\"1\">\n"
+		"    <testcase name=\"Common\" status=\"run\" result=\"completed\" time=\"0.16\" "
+		"classname=\"Plain\" />\n  </testsuite>\n"
+		"  <testsuite name=\"Maybe\" tests=\"1\">\n"
+		"    <testcase name=\"Fails\" status=\"run\" result=\"completed\" time=\"0.01\" "
+		"classname=\"Maybe\">\n      <failure message=\"asked to\"/>\n    </testcase>\n"
+		"  </testsuite>\n</testsuites>\n";
+	static const char *const in_test[] = {
+		"/b/gbrief!main", "/usr/lib/libgtest.so.1.12.1!testing::Test::Run()",
+		"/b/gbrief!(anonymous namespace)::Plain_Common_Test::TestBody()",
+		"/b/gbrief!burn_units(int)",
+	};
+	holder_ctest_files(dir, "gbrief",
+			   "g.cc:27: Failure\nFailed\nasked to\n[  FAILED  ] Maybe.Fails (10 ms)\n"
+			   "[==========] 2 tests from 2 test suites ran. (170 ms total)\n"
+			   "[  PASSED  ] 1 test.\n[  FAILED  ] 1 test, listed below:\n"
+			   "[  FAILED  ] Maybe.Fails\n");
+	assert_int_equal(tf_runner_read_text(&rt, xml, sizeof(xml) - 1, "gbrief.xml", NULL), 0);
+	tf_profile *p = holder_run(dir, "gbrief", &rt, in_test, TF_ARRAY_SIZE(in_test), 40, 3);
+	tf_test_meta_init(&m);
+	assert_true(meta_of(p, "Plain.Common", &m));
+	assert_int_equal(m.samples, 40);
+	assert_string_equal(m.parent, "gbrief");
+	tf_test_meta_clear(&m);
+	assert_false(meta_of(p, "gbrief [unnamed tests]", &m));
+	assert_true(meta_of(p, "gbrief", &m));
+	assert_int_equal(m.samples, 3);
+	tf_test_meta_clear(&m);
+	tf_profile_free(p);
+	tf_runner_tests_free(&rt);
+	unit_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1168,6 +1466,8 @@ int main(void)
 		cmocka_unit_test(test_cxx_lists),
 		cmocka_unit_test(test_libtest_list),
 		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_holder_of_unnamed_tests),
+		cmocka_unit_test(test_holder_of_reported_tests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,15 @@ static tf_profile *new_run(const char *event)
  * first line 1); "outer:3+inl:7" is one location where inl was inlined
  * into outer; "@0x1234" a location without symbols in mapping "/bin/app".
  */
+static void add_at(tf_profile *p, const char *test, int64_t n, const char *stack, int64_t period);
+
 static void add(tf_profile *p, const char *test, int64_t n, const char *stack)
+{
+	add_at(p, test, n, stack, PERIOD);
+}
+
+/* add() at another sampling period. */
+static void add_at(tf_profile *p, const char *test, int64_t n, const char *stack, int64_t period)
 {
 	uint32_t locs[64];
 	uint32_t nlocs = 0;
@@ -79,7 +87,7 @@ static void add(tf_profile *p, const char *test, int64_t n, const char *stack)
 		locs[i] = locs[nlocs - 1 - i];
 		locs[nlocs - 1 - i] = t;
 	}
-	int64_t v[5] = { n, n * PERIOD }; /* memory's columns too (new_mem_run) */
+	int64_t v[5] = { n, n * period }; /* memory's columns too (new_mem_run) */
 	tf_label lab = { tf_profile_intern(p, "test"), test ? tf_profile_intern(p, test) : 0, 0, 0 };
 	tf_profile_add_sample(p, locs, nlocs, v, &lab, test ? 1 : 0);
 }
@@ -1749,18 +1757,33 @@ static void test_min_delta(void **state)
 }
 
 /* A run of tests timed by their runner (a GoogleTest XML's milliseconds):
- * `ms` each, tests[i] named "t<i>". */
-static tf_profile *runner_run(const double *ms, size_t n)
+ * `ms` each, tests[i] named "t<i>", with samples[i] samples (NULL: none)
+ * of 4 ms, perf's, testflame's default period. */
+static tf_profile *runner_run_sampled(const double *ms, const int64_t *samples, size_t n)
 {
 	tf_profile *p = new_run("cpu-clock");
+	const int64_t period = samples ? 4000000 : PERIOD;
+	p->period = period;
+	if (samples)
+		tf_profile_set_meta(p, "sampler", "perf");
 	for (size_t i = 0; i < n; i++) {
-		char key[40], val[160];
-		snprintf(key, sizeof(key), "test.t%zu", i);
-		snprintf(val, sizeof(val), "samples=0 value=0 wall_ns=1 source=frames runner_ns=%.0f "
-			 "runner_q_ns=1000000", ms[i] * 1e6);
+		char name[32], key[40], val[200];
+		int64_t k = samples ? samples[i] : 0;
+		snprintf(name, sizeof(name), "t%zu", i);
+		if (k)
+			add_at(p, name, k, "main;TestBody;work", period);
+		snprintf(key, sizeof(key), "test.%s", name);
+		snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=frames "
+			 "runner_ns=%.0f runner_q_ns=1000000", (long long)k, (long long)(k * period),
+			 ms[i] * 1e6);
 		tf_profile_set_meta(p, key, val);
 	}
 	return p;
+}
+
+static tf_profile *runner_run(const double *ms, size_t n)
+{
+	return runner_run_sampled(ms, NULL, n);
 }
 
 /*
@@ -1788,6 +1811,76 @@ static void test_runner_wall_clock_least(void **state)
 	tf_profile_free(b);
 	tf_profile_free(h[0]);
 	tf_profile_free(h[1]);
+}
+
+/*
+ * A runner's duration is wall-clock time, and a test's samples count its
+ * CPU time: a second witness, each at half the alpha. A test of one tick
+ * in the base (1 ms, no sample) took 151 and 187 ms in two head runs on a
+ * loaded machine whose unchanged tests moved by a tick or two: its clock
+ * cannot tell (the tick's jitter swamps the log of a 1 ms base), its
+ * samples, 0 against 20 and 20 (80 ms of CPU a run), can (GoogleTest's
+ * Rare_Suite.Uses_Rare in t0920 at load 6.8). The samples are judged as
+ * a sampled test is, not by the runner's clocks' spread, which a busier
+ * machine widens (a make test run's t0920: inconclusive by both). An
+ * unchanged test that got one sample on one side is not regressed by it.
+ */
+static void test_runner_cpu_witness(void **state)
+{
+	(void)state;
+	/* t0920's GoogleTest program at load 6.8, its tests timed by their
+	 * runner: t0 and t1 slowed, t2-t8 of a tick or less, moving by up to
+	 * one (t8: 5 ms in a base run descheduled); c0-c199 the ctest tests,
+	 * of 1 to 3 ms, their counts measured within 3% */
+	double bc[9] = { 1, 1, 0, 1, 0, 0, 0, 0, 5 };
+	double h1[9] = { 187, 91, 2, 1, 0, 0, 0, 0, 0 };
+	double h2[9] = { 151, 482, 1, 3, 0, 0, 0, 1, 1 };
+	int64_t bs[9] = { 0 }, hs1[9] = { 20, 20, 1, 1 }, hs2[9] = { 20, 19, 1, 1 };
+	/* sampled 2: a busier machine, its runner's clocks wandering by up
+	 * to 4 ticks (their spread, 80% a run, is no noise of CPU time) */
+	for (int sampled = 0; sampled < 3; sampled++) {
+		if (sampled == 2) {
+			static const double b2[9] = { 1, 1, 0, 4, 0, 2, 0, 3, 5 };
+			static const double h12[9] = { 187, 91, 4, 1, 3, 0, 2, 0, 1 };
+			static const double h22[9] = { 151, 482, 1, 3, 0, 4, 0, 1, 4 };
+			memcpy(bc, b2, sizeof(bc));
+			memcpy(h1, h12, sizeof(h1));
+			memcpy(h2, h22, sizeof(h2));
+		}
+		tf_profile *b = runner_run_sampled(bc, sampled ? bs : NULL, 9);
+		tf_profile *h[2] = { runner_run_sampled(h1, sampled ? hs1 : NULL, 9),
+				     runner_run_sampled(h2, sampled ? hs2 : NULL, 9) };
+		for (int i = 0; i < 200; i++) {
+			char key[40], val[160];
+			snprintf(key, sizeof(key), "test.c%d", i);
+			for (int r = 0; r < 3; r++) {
+				double ms = (1 + i % 3) * (1 + 0.03 * ((i + r) % 3 - 1));
+				snprintf(val, sizeof(val), "samples=0 value=0 wall_ns=1 source=process "
+					 "count=%.0f", ms * 1e6);
+				tf_profile_set_meta(r ? h[r - 1] : b, key, val);
+			}
+		}
+		tf_comparison *c = compare_n(&b, 1, h, 2, NULL);
+		const tf_test_delta *t0 = tf_comparison_find(c, "t0"), *t1 = tf_comparison_find(c, "t1");
+		assert_int_equal(t0->measure, TF_MEASURE_RUNNER);
+		assert_true(t0->head.cost > 150e6);
+		if (sampled) {
+			assert_int_equal(t0->verdict, TF_VERDICT_REGRESSED);
+			assert_non_null(strstr(t0->reason, "by its samples (40 against 0)"));
+			assert_int_equal(t1->verdict, TF_VERDICT_REGRESSED);
+		} else {
+			assert_int_equal(t0->verdict, TF_VERDICT_INCONCLUSIVE);
+			assert_int_equal(t1->verdict, TF_VERDICT_INCONCLUSIVE);
+		}
+		/* one sample a head run, none in the base, a tick each */
+		assert_int_not_equal(tf_comparison_find(c, "t2")->verdict, TF_VERDICT_REGRESSED);
+		assert_int_not_equal(tf_comparison_find(c, "t3")->verdict, TF_VERDICT_REGRESSED);
+		assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], sampled ? 2 : 0);
+		tf_comparison_free(c);
+		tf_profile_free(b);
+		tf_profile_free(h[0]);
+		tf_profile_free(h[1]);
+	}
 }
 
 /*
@@ -1845,62 +1938,133 @@ static void test_only_suspects_after_rerun(void **state)
 }
 
 /*
- * A ctest test's samples belong to the framework's tests nested in it:
- * when the ctest test regressed, "where it grew" lists the functions of
- * the samples of its nested tests too (cJSON's json_patch_tests, whose
- * Unity tests held every sample and whose own list was empty).
+ * A program that holds tests (a ctest test running Unity's or GoogleTest's,
+ * a Go package's test binary) is judged through them: its nested tests
+ * carry the verdicts, and its own samples (setup, the runtime) are its work
+ * outside them, shown and not gated, as "[outside tests]" is (gorilla/mux's
+ * mux.test failed a README-only branch by its count, its 68 tests and the
+ * runtime's share together). That it holds tests is decided by its nested
+ * tests named on both sides, never by their samples: work inside its tests
+ * that no listed test's frame names (cmocka's tail calls) is "prog
+ * [unnamed tests]", nested and gated, ran wherever prog ran.
  */
-static void add_nested(tf_profile *p, double prog_cost, int64_t inner_samples)
+static void add_nested(tf_profile *p, double prog_cost, int64_t inner_samples, int64_t own,
+		       int64_t unnamed)
 {
 	char val[200];
-	add(p, "inner", inner_samples, "main:1;work:5;hot:10");
-	add(p, "inner", 100, "main:1;work:6");
-	snprintf(val, sizeof(val), "samples=0 value=0 wall_ns=1 source=process count=%.0f nested=1",
-		 prog_cost);
+	if (unnamed) {
+		add(p, "prog [unnamed tests]", unnamed, "main:1;_run_test:2;hot:10");
+		snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=frames "
+			 "parent=prog", (long long)unnamed, (long long)unnamed * PERIOD);
+		tf_profile_set_meta(p, "test.prog [unnamed tests]", val);
+	}
+	if (inner_samples) {
+		add(p, "inner", inner_samples, "main:1;work:5;hot:10");
+		add(p, "inner", 100, "main:1;work:6");
+	}
+	if (own)
+		add(p, "prog", own, "main:1;setup:3");
+	snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=process count=%.0f nested=1",
+		 (long long)own, (long long)own * PERIOD, prog_cost);
 	tf_profile_set_meta(p, "test.prog", val);
 	snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 source=frames parent=prog",
-		 (long long)(inner_samples + 100), (long long)((inner_samples + 100) * PERIOD));
+		 (long long)(inner_samples ? inner_samples + 100 : 0),
+		 (long long)((inner_samples ? inner_samples + 100 : 0) * PERIOD));
 	tf_profile_set_meta(p, "test.inner", val);
 }
 
-static void test_nested_functions_in_parent(void **state)
+static tf_comparison *compare_nested_unnamed(int64_t base_inner, int64_t head_inner,
+					     int64_t base_own, int64_t head_own,
+					     int64_t base_unnamed, int64_t head_unnamed)
 {
-	(void)state;
 	double bc[12], hc[12];
 	int64_t bs[12] = { 0 }, hs[12] = { 0 };
 	for (int i = 0; i < 12; i++)
 		bc[i] = hc[i] = 1e6 * (1 + i % 4);
 	tf_profile *b = exact_run(bc, bs, 12), *h = exact_run(hc, hs, 12);
-	add_nested(b, 1100.0 * PERIOD, 1000);
-	add_nested(h, 3100.0 * PERIOD, 3000);
+	add_nested(b, (double)(base_inner + 100 + base_own + base_unnamed) * PERIOD, base_inner,
+		   base_own, base_unnamed);
+	add_nested(h, (double)(head_inner + 100 + head_own + head_unnamed) * PERIOD, head_inner,
+		   head_own, head_unnamed);
 	/* hot.c:10 changed: the nested test ran it, so its parent did */
 	tf_profile_set_meta(h, "changes", "[{\"path\":\"src/hot.c\",\"status\":\"M\","
 					  "\"lines\":[[10,10]]}]");
 	tf_comparison *c = compare1(b, h, NULL);
+	tf_profile_free(b);
+	tf_profile_free(h);
+	return c;
+}
+
+static tf_comparison *compare_nested(int64_t base_inner, int64_t head_inner, int64_t base_own,
+				     int64_t head_own)
+{
+	return compare_nested_unnamed(base_inner, head_inner, base_own, head_own, 0, 0);
+}
+
+static void test_nested_parent_outside(void **state)
+{
+	(void)state;
+	/* the nested test slowed 3x, the program's own work the same */
+	tf_comparison *c = compare_nested(1000, 3000, 200, 200);
 	const tf_test_delta *prog = tf_comparison_find(c, "prog");
 	const tf_test_delta *inner = tf_comparison_find(c, "inner");
-	assert_non_null(prog);
-	assert_non_null(inner);
 	assert_true(inner->ran_changed);
 	assert_true(prog->ran_changed);
 	assert_false(tf_comparison_find(c, "t1")->ran_changed);
-	assert_int_equal(prog->verdict, TF_VERDICT_REGRESSED);
 	assert_string_equal(prog->parent ? prog->parent : "", "");
 	assert_string_equal(inner->parent, "prog");
-	/* the parent lists what grew in the test inside it, hot first */
-	assert_true(prog->nfunctions > 0);
-	assert_string_equal(prog->functions[0].name, "hot");
-	assert_true(prog->functions[0].delta_self == 2000.0 * PERIOD);
-	assert_int_equal(prog->functions[0].line, 10);
-	/* work only passed hot's growth on: not listed beside it */
-	for (size_t i = 0; i < prog->nfunctions; i++)
-		assert_string_not_equal(prog->functions[i].name, "work");
-	/* and the nested test keeps its own list */
-	if (inner->verdict == TF_VERDICT_REGRESSED)
-		assert_string_equal(inner->functions[0].name, "hot");
+	assert_true(prog->outside);
+	assert_int_equal(prog->measure, TF_MEASURE_SAMPLES);
+	assert_true(prog->base.cost == 200.0 * PERIOD && prog->head.cost == 200.0 * PERIOD);
+	assert_int_not_equal(prog->verdict, TF_VERDICT_REGRESSED);
+	assert_int_equal(inner->verdict, TF_VERDICT_REGRESSED);
+	assert_string_equal(inner->functions[0].name, "hot");
+	assert_true(tf_comparison_regressed(c));
+	assert_int_equal(c->summary.ntests, 13); /* the program is not one */
 	tf_comparison_free(c);
-	tf_profile_free(b);
-	tf_profile_free(h);
+
+	/* the program's own work 4x, its test 3x: the program is shown, not
+	 * gated, and what grew in it is its own */
+	c = compare_nested(1000, 3000, 200, 800);
+	prog = tf_comparison_find(c, "prog");
+	assert_true(prog->outside);
+	assert_int_equal(prog->verdict, TF_VERDICT_REGRESSED);
+	assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], 1); /* inner */
+	assert_true(prog->nfunctions > 0);
+	assert_string_equal(prog->functions[0].name, "setup");
+	for (size_t i = 0; i < prog->nfunctions; i++)
+		assert_string_not_equal(prog->functions[i].name, "hot");
+	tf_comparison_free(c);
+
+	/* its listed test never sampled, the work inside it under a tail
+	 * call's helper: prog still holds it (its own 1000 samples outside,
+	 * not gated), and the unnamed work that grew 3x is gated, whether the
+	 * base sampled it (1000) or not (none: ran, one period at most) */
+	const int64_t base_unnamed[] = { 1000, 0 };
+	for (int k = 0; k < 2; k++) {
+		c = compare_nested_unnamed(0, 0, 1000, 1000, base_unnamed[k], 3000);
+		prog = tf_comparison_find(c, "prog");
+		const tf_test_delta *un = tf_comparison_find(c, "prog [unnamed tests]");
+		assert_true(prog->outside);
+		assert_int_equal(prog->measure, TF_MEASURE_SAMPLES);
+		assert_int_not_equal(prog->verdict, TF_VERDICT_REGRESSED);
+		assert_non_null(un);
+		assert_false(un->outside);
+		assert_string_equal(un->parent, "prog");
+		assert_int_equal(un->measure, TF_MEASURE_SAMPLES);
+		assert_int_equal(un->verdict, TF_VERDICT_REGRESSED);
+		assert_string_equal(un->functions[0].name, "hot");
+		assert_true(tf_comparison_regressed(c));
+		tf_comparison_free(c);
+	}
+
+	/* unchanged, sampled on one side only: ran on both, never new */
+	c = compare_nested_unnamed(0, 0, 1000, 1000, 0, 1);
+	const tf_test_delta *un = tf_comparison_find(c, "prog [unnamed tests]");
+	assert_non_null(un);
+	assert_int_not_equal(un->verdict, TF_VERDICT_NEW);
+	assert_false(tf_comparison_regressed(c));
+	tf_comparison_free(c);
 }
 
 /*
@@ -2248,7 +2412,8 @@ int main(void)
 		cmocka_unit_test(test_min_delta),
 		cmocka_unit_test(test_only_suspects_after_rerun),
 		cmocka_unit_test(test_runner_wall_clock_least),
-		cmocka_unit_test(test_nested_functions_in_parent),
+		cmocka_unit_test(test_runner_cpu_witness),
+		cmocka_unit_test(test_nested_parent_outside),
 		cmocka_unit_test(test_new_gone_ran),
 		cmocka_unit_test(test_min_samples),
 		cmocka_unit_test(test_runner_shift),
