@@ -43,6 +43,8 @@ typedef struct {
 	char *call_graph;     /* auto|fp|dwarf */
 	char *sampler;        /* auto|perf|ptrace */
 	char *follow;         /* auto|cgroup|inherit */
+	char *off_cpu;        /* auto|on|off */
+	long off_cpu_max;     /* switch-outs a second per CPU, 1..1000000; 0 unset */
 	char *test;           /* default test name (--test) */
 	char *target_branch;  /* what PR-less runs compare against */
 	long repeat;          /* --repeat, 1..1000; 0 unset */

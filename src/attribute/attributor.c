@@ -107,6 +107,8 @@ struct test_acc {
 	uint32_t nested;
 	bool listed;          /* a test that ran (not merely a name) */
 	const tf_runner_test *runner; /* what its runner said of it */
+	uint32_t lead;        /* the thread that runs it (offcpu.c), 0 unknown */
+	double offcpu, apart; /* its waits, counted and left apart (offcpu.c) */
 };
 
 struct thread {
@@ -141,6 +143,7 @@ struct tf_attributor {
 	bool has_remainder;
 	bool time_event;                 /* the event counts time: CPU time is its count */
 	bool switches;                   /* the recording has context switches */
+	bool offcpu;                     /* the recording has off-CPU time */
 	TF_VEC(struct thread_markers) tmarkers;
 	tf_htab tmarker_index;
 	strid_stack gmarkers;
@@ -696,6 +699,7 @@ static tf_strid proc_test(tf_attributor *a, struct proc *pr, int depth)
 	} else if (pr->role == ROLE_PROGRAM && pr->below_root) {
 		pr->test = program_test(a, pr);
 		pr->test_root = true;
+		acc(a, pr->test)->lead = pr->pid;
 		acc(a, pr->test)->processes++;
 		acc(a, pr->test)->origin = SRC_PROCESSES;
 		acc(a, pr->test)->listed = true;
@@ -786,6 +790,7 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 		tf_vec_push(st, name);
 		open_interval(a, key, name, ev->time, cpu1);
 		acc(a, name)->listed = true;
+		acc(a, name)->lead = ev->tid; /* the thread that runs it */
 		return;
 	}
 	if (!st->n)
@@ -1015,8 +1020,8 @@ tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid)
 	return pr ? pr->name : a->unknown;
 }
 
-tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
-			      const uint32_t *locs, size_t n, int64_t value, int *source)
+tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,
+			    size_t n, int *source)
 {
 	tf_strid test = 0;
 	int src = SRC_COMMAND;
@@ -1073,15 +1078,46 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 	}
 	struct test_acc *ta = acc(a, test);
 	ta->listed = true;
+	/* the stack names the test: this thread runs it; the command's own
+	 * work is its main thread's */
+	if (src == SRC_FRAMES)
+		ta->lead = ev->tid;
+	else if (!ta->lead && test == a->default_test)
+		ta->lead = a->root_pid;
+	if (ta->source < 0 || src < ta->source)
+		ta->source = src;
+	*source = src;
+	return test;
+}
+
+tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
+			      const uint32_t *locs, size_t n, int64_t value, int *source)
+{
+	tf_strid test = tf_attributor_test(a, ev, locs, n, source);
+	struct test_acc *ta = acc(a, test);
 	if (!ta->samples)
 		ta->first = ev->time;
 	ta->samples++;
 	ta->value += value;
 	ta->last = ev->time;
-	if (ta->source < 0 || src < ta->source)
-		ta->source = src;
-	*source = src;
 	return test;
+}
+
+uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test)
+{
+	return test < a->tests.n ? a->tests.v[test].lead : 0;
+}
+
+void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, double apart)
+{
+	struct test_acc *ta = acc(a, test);
+	ta->offcpu += counted;
+	ta->apart += apart;
+}
+
+void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu)
+{
+	a->offcpu = offcpu;
 }
 
 static const char *const source_names[] = { "markers", "frames", "process", "command", "build",
@@ -1279,6 +1315,10 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 			m.count = outside_bucket && a->outside_default ? outside : ta->count;
 		if (ta->has_mcpu)
 			m.cpu_ns = (double)ta->mcpu;
+		if (a->offcpu) {
+			m.offcpu_ns = ta->offcpu;
+			m.offcpu_apart_ns = ta->apart;
+		}
 		if (ta->runner) {
 			m.runner_ns = ta->runner->duration_ns;
 			m.runner_q_ns = ta->runner->quantum_ns;

@@ -39,6 +39,12 @@ const tf_option *tf_record_cli_options(tf_record_cli *o)
 			      "how perf events reach every process: a cgroup of the command's "
 			      "own where allowed (auto), only that (cgroup), or inherited, "
 			      "as perf record does", .choices = tf_follow_names),
+		TF_OPT_STRING(0, "off-cpu", &o->off_cpu, "WHEN",
+			      "record the time threads wait, with where they wait (auto: "
+			      "where the kernel allows it)", .choices = tf_offcpu_names),
+		TF_OPT_INT(0, "off-cpu-max", &o->off_cpu_max, "RATE",
+			   "switch-outs a second per CPU recorded with their stacks; beyond it "
+			   "one in N stands for N (default 2000)", 1, 1000000),
 		TF_OPT_STRING(0, "call-graph", &o->callgraph, "MODE",
 			      "frame pointers, DWARF unwinding, or auto (per sample)",
 			      .choices = tf_callgraph_names),
@@ -102,7 +108,7 @@ static char *join_command(char **cmd)
 int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd)
 {
 	tf_config *cfg = NULL;
-	const char *event, *sampler, *callgraph, *follow;
+	const char *event, *sampler, *callgraph, *follow, *off_cpu;
 	int rc;
 
 	tf_cli_verbosity = o->quiet ? -1 : o->verbose;
@@ -138,9 +144,13 @@ int tf_record_cli_prepare(tf_record_cli *o, const char *const *usage, char **cmd
 	sampler = pick(o->sampler, cfg->sampler, "auto");
 	callgraph = pick(o->callgraph, cfg->call_graph, "auto");
 	follow = pick(o->follow, cfg->follow, "auto");
+	off_cpu = pick(o->off_cpu, cfg->off_cpu, "auto");
 	if (tf_event_parse(&o->ro.event, event) || tf_sampler_parse(&o->ro.sampler, sampler) ||
-	    tf_callgraph_parse(&o->ro.callgraph, callgraph) || tf_follow_parse(&o->ro.follow, follow))
-		return tf_usage_error(usage, "invalid event, sampler, follow or call graph in the config");
+	    tf_callgraph_parse(&o->ro.callgraph, callgraph) || tf_follow_parse(&o->ro.follow, follow) ||
+	    tf_offcpu_parse(&o->ro.offcpu, off_cpu))
+		return tf_usage_error(usage, "invalid event, sampler, follow, off-cpu or call graph in "
+				      "the config");
+	o->ro.offcpu_max = (unsigned)(o->off_cpu_max ? o->off_cpu_max : cfg->off_cpu_max);
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 	o->ro.python = !o->no_python_frames;

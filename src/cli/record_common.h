@@ -18,7 +18,8 @@
 typedef struct {
 	/* flags; NULL / 0 when not given (the config or a default decides) */
 	const char *event, *sampler, *callgraph, *follow, *test, *suite, *split, *config;
-	long freq, stack_size;
+	const char *off_cpu;
+	long freq, stack_size, off_cpu_max;
 	int verbose;
 	bool quiet;
 	bool no_python_frames;   /* --no-python-frames */

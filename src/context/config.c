@@ -124,6 +124,8 @@ static const key top_keys[] = {
 	{ "call_graph", K_CHOICE, OFF(call_graph), 0, 0, tf_callgraph_names, NULL },
 	{ "sampler", K_CHOICE, OFF(sampler), 0, 0, tf_sampler_names, NULL },
 	{ "follow", K_CHOICE, OFF(follow), 0, 0, tf_follow_names, NULL },
+	{ "off_cpu", K_CHOICE, OFF(off_cpu), 0, 0, tf_offcpu_names, NULL },
+	{ "off_cpu_max", K_INT, OFF(off_cpu_max), 1, 1000000, NULL, NULL },
 	{ "test", K_STR, OFF(test), 0, 0, NULL, NULL },
 	{ "target_branch", K_STR, OFF(target_branch), 0, 0, NULL, NULL },
 	{ "repeat", K_INT, OFF(repeat), 1, 1000, NULL, NULL },

@@ -22,6 +22,8 @@ typedef struct {
 	tf_pyread *py;          /* Python stacks: read at every sample, or NULL */
 	int cgroup_fd;          /* >= 0: the cgroup `pid` is in, which time events
 				 * follow instead of inheriting (perf.c); -1 */
+	tf_offcpu offcpu;       /* record switch-outs (perf.c); --event wall: on */
+	unsigned offcpu_max;    /* their cap a second per CPU; 0: the default */
 } tf_perf_opts;
 
 /*

@@ -59,10 +59,10 @@ static void ladder_notice(const tf_record_opts *o, int perf_rc)
 	char why[512], fix[600];
 	tf_record_caps caps;
 
-	if (o->event == TF_EVENT_WALL) {
+	if (o->event == TF_EVENT_WALL && perf_rc != TF_EPERM) {
 		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_INFO,
-				 "sampling with ptrace: --event wall needs it (perf samples "
-				 "threads only while they run)");
+				 "sampling with ptrace: --event wall needs the time threads "
+				 "wait, and perf could not record it (%s)", tf_error_last());
 		return;
 	}
 	tf_record_probe(&caps, TF_PROBE_PERF);
@@ -478,7 +478,7 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	if (o.sampler != TF_SAMPLER_PTRACE) {
 		tf_perf_opts po = { tf_launch_pid(launch), o.event, o.callgraph, o.freq,
 				    o.stack_bytes, o.notice, o.notice_ctx, lc.py,
-				    cg ? tf_cgroup_fd(cg) : -1 };
+				    cg ? tf_cgroup_fd(cg) : -1, o.offcpu, o.offcpu_max };
 		rc = tf_perf_open(&perf, &po, rec);
 		if (perf && cg)
 			tf_record_notice(o.notice, o.notice_ctx, TF_NOTICE_VERBOSE,

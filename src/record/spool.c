@@ -400,6 +400,22 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		return decode_sample(l, &c, ev);
+	case TF_SPOOL_SWITCH_SAMPLE: {
+		tf_spool_layout sl = *l;
+		sl.sample_type = l->switch_sample_type;
+		int rc = decode_sample(&sl, &c, ev);
+		ev->type = TF_REC_OFFCPU;
+		return rc;
+	}
+	case TF_SPOOL_OFFCPU_PERIOD: {
+		uint32_t cpu, pad;
+		take32x2(&c, &cpu, &pad);
+		ev->time = take64(&c);
+		ev->cpu = cpu;
+		ev->sample.period = take64(&c);
+		ev->type = TF_REC_OFFCPU_PERIOD;
+		return c.bad ? -1 : 1;
+	}
 	case TF_SPOOL_SAMPLE_EXT: {
 		uint32_t len, pad;
 		take32x2(&c, &len, &pad);
@@ -458,6 +474,8 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 	case PERF_RECORD_SWITCH:
 		ev->type = TF_REC_SWITCH;
 		ev->cswitch.out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+		ev->cswitch.preempt = ev->cswitch.out &&
+				      (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
 		decode_sample_id(l, h, ev);
 		return ev->tid ? 1 : -1;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -466,6 +484,8 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		 * the record (next or previous), and may not be ours */
 		ev->type = TF_REC_SWITCH;
 		ev->cswitch.out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+		ev->cswitch.preempt = ev->cswitch.out &&
+				      (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
 		take64(&c);
 		if (c.bad)
 			return -1;
@@ -608,6 +628,7 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 	}
 		/* fall through */
 	case PERF_RECORD_SAMPLE:
+	case TF_SPOOL_SWITCH_SAMPLE:
 		if (!(l->sample_type & PERF_SAMPLE_TIME))
 			return 0;
 		off += (l->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
@@ -619,6 +640,7 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 		off = 16;
 		break;
 	case TF_SPOOL_PROC_EXIT:
+	case TF_SPOOL_OFFCPU_PERIOD:
 	case TF_SPOOL_MARKER:
 	case TF_SPOOL_CMDLINE:
 	case TF_SPOOL_THREAD_COST:
@@ -712,19 +734,32 @@ int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx)
 	}
 	tf_sort_keyed(idx, n);
 	on_cpu_vec cpus = { 0 };
+	/* each CPU's off-CPU period, where the samples do not say it */
+	TF_VEC(uint64_t) periods = { 0 };
+	bool own_period = !(r->layout.switch_sample_type & PERF_SAMPLE_PERIOD);
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct perf_event_header *h = (const void *)(data + idx[i].val);
 		tf_rec_event ev;
 		int d = tf_spool_decode(&r->layout, h, &ev);
 		if (d <= 0)
 			continue;
-		if (ev.type == TF_REC_SWITCH)
+		if (ev.type == TF_REC_SWITCH) {
 			track_cpu(&cpus, &ev);
-		else if (ev.type == TF_REC_SAMPLE && ev.tid == TF_NO_ID)
+		} else if (ev.type == TF_REC_SAMPLE && ev.tid == TF_NO_ID) {
 			name_sample(&cpus, &ev);
+		} else if (ev.type == TF_REC_OFFCPU_PERIOD) {
+			while (periods.n <= ev.cpu && ev.cpu < 4096)
+				tf_vec_push(&periods, 1);
+			if (ev.cpu < periods.n)
+				periods.v[ev.cpu] = ev.sample.period;
+			continue;
+		} else if (ev.type == TF_REC_OFFCPU && own_period) {
+			ev.sample.period = ev.cpu < periods.n ? periods.v[ev.cpu] : 1;
+		}
 		rc = fn(ctx, &ev);
 	}
 	tf_vec_free(&cpus);
+	tf_vec_free(&periods);
 	free(idx);
 	return rc;
 }

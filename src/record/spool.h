@@ -39,6 +39,13 @@ enum {
 	 *   u32 frames[2 * nframes] } : the Python stack of the sample of
 	 * `tid` at `time` (flags: 1 cut, 2 partial), written before it */
 	TF_SPOOL_PYSTACK = 71,
+	/* a PERF_RECORD_SAMPLE body written by the context-switch event (the
+	 * perf sampler's off-CPU ring, perf.c): a thread leaving its CPU */
+	TF_SPOOL_SWITCH_SAMPLE = 72,
+	/* { u32 cpu, pad; u64 time; u64 period } : from `time` on, a
+	 * switch sample of `cpu` stands for `period` switch-outs (perf.c's
+	 * cap; the event's samples do not carry their period) */
+	TF_SPOOL_OFFCPU_PERIOD = 73,
 };
 
 
@@ -47,6 +54,7 @@ typedef struct {
 	uint64_t sample_type;   /* PERF_SAMPLE_* bits */
 	uint64_t regs_mask;     /* PERF_SAMPLE_REGS_USER mask */
 	bool sample_id_all;     /* side-band records end in a sample_id */
+	uint64_t switch_sample_type; /* ... of TF_SPOOL_SWITCH_SAMPLE records */
 } tf_spool_layout;
 
 typedef struct tf_spool tf_spool;

@@ -1,0 +1,452 @@
+/*
+ * offcpu.c - the time each test waited, from the moments its threads left
+ * a CPU (TF_REC_OFFCPU: the thread's stack then, perf.c) and came back
+ * (the switch records).
+ *
+ * An interval is a thread's switch-out to its next switch-in. One the
+ * kernel marks as a preemption is no wait (the thread was runnable; the
+ * time is the machine's, not the test's) and is dropped. Its reason is
+ * read from the stack (tf_waits_reason): the kernel's frames where they
+ * were recorded (do_nanosleep, futex_wait, io_schedule, do_wait, ...),
+ * else the system call's wrapper in libc.
+ *
+ * Waits are attributed by test like CPU samples, and counted so that a
+ * test's wall time is its CPU time plus its waits, each moment once:
+ *
+ *  - a wait for the thread's own child processes or threads (waitpid,
+ *    pthread_join) is not counted: their CPU and their waits are already
+ *    there;
+ *  - the thread that runs the test (its lead: the program's main thread,
+ *    the thread that wrote its begin marker, the thread whose stack names
+ *    it) counts every other wait of its own: that is the test waiting;
+ *  - any other thread of the test counts its waits only while the lead
+ *    waits for its children or threads (or is gone): then the test's time
+ *    is theirs. While the lead runs or waits on something of its own, the
+ *    others' waits are off the test's critical path (a pool's idle
+ *    workers, the thread that feeds a pipe the lead polls), and are left
+ *    apart ("waiting on another thread of the test").
+ *
+ * The lead's state over time is kept per test as the total time it spent
+ * waiting for its own (S); another thread's wait from s to e counts
+ * S(e) - S(s). Every interval's time is counted or apart, never both, and
+ * a test's two totals go to its metadata (tf_attributor_add_wait).
+ */
+#include "attributor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const reason_names[TF_WAIT_COUNT] = {
+	[TF_WAIT_OTHER] = "other", [TF_WAIT_SLEEP] = "sleep", [TF_WAIT_LOCK] = "lock",
+	[TF_WAIT_FUTEX] = "futex", [TF_WAIT_IO] = "io", [TF_WAIT_POLL] = "poll",
+	[TF_WAIT_PIPE] = "pipe", [TF_WAIT_SOCKET] = "socket", [TF_WAIT_CHILD] = "child",
+	[TF_WAIT_JOIN] = "join", [TF_WAIT_SIGNAL] = "signal", [TF_WAIT_STOPPED] = "stopped",
+	[TF_WAIT_EXIT] = "exit",
+};
+
+const char *tf_wait_name(tf_wait_reason r)
+{
+	return (unsigned)r < TF_WAIT_COUNT ? reason_names[r] : "other";
+}
+
+typedef struct {
+	const char *name;
+	bool prefix;          /* a prefix of the function's name, else all of it */
+	tf_wait_reason reason;
+} name_rule;
+
+/* Kernel functions a waiting thread's stack passes through, innermost
+ * first in the order tested: the specific ones before the generic (a
+ * poll's timeout sleeps in schedule_hrtimeout, a pipe read in a wait
+ * queue). */
+static const name_rule kernel_rules[] = {
+	{ "do_task_dead", false, TF_WAIT_EXIT },
+	{ "do_wait", false, TF_WAIT_CHILD }, { "kernel_wait", true, TF_WAIT_CHILD },
+	{ "kernel_waitid", false, TF_WAIT_CHILD }, { "__do_sys_wait4", false, TF_WAIT_CHILD },
+	{ "do_sys_poll", false, TF_WAIT_POLL }, { "do_poll", false, TF_WAIT_POLL },
+	{ "do_select", false, TF_WAIT_POLL }, { "core_sys_select", false, TF_WAIT_POLL },
+	{ "ep_poll", false, TF_WAIT_POLL }, { "do_epoll_wait", false, TF_WAIT_POLL },
+	{ "pipe_read", false, TF_WAIT_PIPE }, { "pipe_write", false, TF_WAIT_PIPE },
+	{ "pipe_wait", true, TF_WAIT_PIPE }, { "wait_for_partner", false, TF_WAIT_PIPE },
+	{ "unix_stream_", true, TF_WAIT_SOCKET }, { "unix_dgram_", true, TF_WAIT_SOCKET },
+	{ "sk_wait_data", false, TF_WAIT_SOCKET }, { "tcp_recvmsg", true, TF_WAIT_SOCKET },
+	{ "tcp_sendmsg", true, TF_WAIT_SOCKET }, { "inet_csk_accept", false, TF_WAIT_SOCKET },
+	{ "sk_stream_wait", true, TF_WAIT_SOCKET }, { "__skb_wait_for_more", true, TF_WAIT_SOCKET },
+	{ "io_schedule", true, TF_WAIT_IO }, { "folio_wait", true, TF_WAIT_IO },
+	{ "wait_on_page", true, TF_WAIT_IO }, { "__wait_on_buffer", false, TF_WAIT_IO },
+	{ "jbd2_", true, TF_WAIT_IO }, { "blk_", true, TF_WAIT_IO },
+	{ "submit_bio_wait", false, TF_WAIT_IO }, { "file_write_and_wait", true, TF_WAIT_IO },
+	{ "do_fsync", false, TF_WAIT_IO }, { "__x64_sys_fsync", false, TF_WAIT_IO },
+	{ "__x64_sys_fdatasync", false, TF_WAIT_IO }, { "__x64_sys_sync", true, TF_WAIT_IO },
+	{ "futex_wait", true, TF_WAIT_FUTEX }, { "__futex_wait", false, TF_WAIT_FUTEX },
+	{ "futex_q_lock", false, TF_WAIT_FUTEX }, { "futex_lock_pi", false, TF_WAIT_FUTEX },
+	{ "do_nanosleep", false, TF_WAIT_SLEEP }, { "hrtimer_nanosleep", false, TF_WAIT_SLEEP },
+	{ "common_nsleep", false, TF_WAIT_SLEEP }, { "__x64_sys_nanosleep", false, TF_WAIT_SLEEP },
+	{ "__x64_sys_clock_nanosleep", false, TF_WAIT_SLEEP }, { "msleep", true, TF_WAIT_SLEEP },
+	{ "do_sigtimedwait", false, TF_WAIT_SIGNAL }, { "__x64_sys_pause", false, TF_WAIT_SIGNAL },
+	{ "sigsuspend", false, TF_WAIT_SIGNAL }, { "__x64_sys_rt_sigsuspend", false, TF_WAIT_SIGNAL },
+	{ "do_signal_stop", false, TF_WAIT_STOPPED }, { "ptrace_stop", false, TF_WAIT_STOPPED },
+	{ NULL, false, TF_WAIT_OTHER },
+};
+
+/* User functions: the system call wrappers of a libc (where no kernel
+ * frame was recorded), and the calls whose futex is a wait for the
+ * thread's own threads (pthread_join) or a lock. */
+static const name_rule user_rules[] = {
+	{ "pthread_join", true, TF_WAIT_JOIN }, { "__pthread_clockjoin", true, TF_WAIT_JOIN },
+	{ "pthread_timedjoin", true, TF_WAIT_JOIN }, { "pthread_tryjoin", true, TF_WAIT_JOIN },
+	{ "thrd_join", false, TF_WAIT_JOIN }, { "std::thread::join", true, TF_WAIT_JOIN },
+	{ "pthread_mutex_lock", true, TF_WAIT_LOCK }, { "__pthread_mutex_lock", true, TF_WAIT_LOCK },
+	{ "pthread_mutex_timedlock", true, TF_WAIT_LOCK }, { "__lll_lock_wait", true, TF_WAIT_LOCK },
+	{ "pthread_rwlock_", true, TF_WAIT_LOCK }, { "__pthread_rwlock_", true, TF_WAIT_LOCK },
+	{ "wait4", false, TF_WAIT_CHILD }, { "__wait4", false, TF_WAIT_CHILD },
+	{ "waitpid", false, TF_WAIT_CHILD }, { "__waitpid", false, TF_WAIT_CHILD },
+	{ "waitid", false, TF_WAIT_CHILD }, { "__waitid", false, TF_WAIT_CHILD },
+	{ "nanosleep", false, TF_WAIT_SLEEP }, { "__nanosleep", false, TF_WAIT_SLEEP },
+	{ "clock_nanosleep", true, TF_WAIT_SLEEP }, { "__clock_nanosleep", true, TF_WAIT_SLEEP },
+	{ "usleep", false, TF_WAIT_SLEEP }, { "sleep", false, TF_WAIT_SLEEP },
+	{ "poll", false, TF_WAIT_POLL }, { "__poll", false, TF_WAIT_POLL },
+	{ "ppoll", false, TF_WAIT_POLL }, { "select", false, TF_WAIT_POLL },
+	{ "pselect", true, TF_WAIT_POLL }, { "epoll_wait", false, TF_WAIT_POLL },
+	{ "epoll_pwait", true, TF_WAIT_POLL }, { "fsync", false, TF_WAIT_IO },
+	{ "fdatasync", false, TF_WAIT_IO }, { "sync_file_range", false, TF_WAIT_IO },
+	{ "syncfs", false, TF_WAIT_IO }, { "__futex_abstimed_wait", true, TF_WAIT_FUTEX },
+	{ "futex_wait", true, TF_WAIT_FUTEX }, { "syscall", false, TF_WAIT_OTHER },
+	{ NULL, false, TF_WAIT_OTHER },
+};
+
+static bool rule_match(const name_rule *r, const char *fn)
+{
+	return r->prefix ? strncmp(fn, r->name, strlen(r->name)) == 0 : strcmp(fn, r->name) == 0;
+}
+
+static const char *loc_function(const tf_profile *p, uint32_t loc, size_t line)
+{
+	const tf_location *l = &p->locations.v[loc];
+	if (line >= l->nlines)
+		return "";
+	const tf_line *ln = &p->lines.v[l->lines_off + line];
+	return tf_profile_str(p, p->functions.v[ln->function].name);
+}
+
+tf_wait_reason tf_waits_reason(const tf_profile *p, const uint32_t *locs, size_t n,
+			       size_t nkernel)
+{
+	tf_wait_reason kernel = TF_WAIT_OTHER;
+
+	for (size_t i = 0; i < nkernel && i < n && kernel == TF_WAIT_OTHER; i++) {
+		const char *fn = loc_function(p, locs[i], 0);
+		for (const name_rule *r = kernel_rules; r->name; r++)
+			if (rule_match(r, fn)) {
+				kernel = r->reason;
+				break;
+			}
+	}
+	/* the user frames say more of a futex (a join, a lock), and are all
+	 * there is without kernel frames: the innermost that names a call */
+	for (size_t i = nkernel; i < n; i++) {
+		const tf_location *l = &p->locations.v[locs[i]];
+		for (size_t k = 0; k < l->nlines; k++) {
+			const char *fn = loc_function(p, locs[i], k);
+			for (const name_rule *r = user_rules; r->name; r++) {
+				if (!rule_match(r, fn))
+					continue;
+				if (r->reason == TF_WAIT_JOIN ||
+				    (r->reason == TF_WAIT_LOCK && kernel == TF_WAIT_FUTEX))
+					return r->reason;
+				if (kernel == TF_WAIT_OTHER)
+					return r->reason;
+				if (kernel != TF_WAIT_FUTEX)
+					return kernel;
+				goto next; /* a futex: an outer frame may still say join */
+			}
+		}
+next:
+		if (i > nkernel + 8)
+			break; /* a wait's cause is near its system call */
+	}
+	return kernel;
+}
+
+tf_wait_reason tf_waits_syscall_reason(const char *syscall)
+{
+	static const struct {
+		const char *name;
+		tf_wait_reason reason;
+	} calls[] = {
+		{ "nanosleep", TF_WAIT_SLEEP }, { "clock_nanosleep", TF_WAIT_SLEEP },
+		{ "futex", TF_WAIT_FUTEX }, { "wait4", TF_WAIT_CHILD }, { "waitid", TF_WAIT_CHILD },
+		{ "poll", TF_WAIT_POLL }, { "ppoll", TF_WAIT_POLL }, { "select", TF_WAIT_POLL },
+		{ "pselect6", TF_WAIT_POLL }, { "epoll_wait", TF_WAIT_POLL },
+		{ "epoll_pwait", TF_WAIT_POLL }, { "epoll_pwait2", TF_WAIT_POLL },
+		{ "fsync", TF_WAIT_IO }, { "fdatasync", TF_WAIT_IO }, { "sync", TF_WAIT_IO },
+		{ "syncfs", TF_WAIT_IO }, { "sync_file_range", TF_WAIT_IO },
+		{ "accept", TF_WAIT_SOCKET }, { "accept4", TF_WAIT_SOCKET },
+		{ "recvfrom", TF_WAIT_SOCKET }, { "recvmsg", TF_WAIT_SOCKET },
+		{ "connect", TF_WAIT_SOCKET }, { "pause", TF_WAIT_SIGNAL },
+		{ "rt_sigsuspend", TF_WAIT_SIGNAL }, { "rt_sigtimedwait", TF_WAIT_SIGNAL },
+		{ "stopped", TF_WAIT_STOPPED },
+	};
+	for (size_t i = 0; syscall && i < TF_ARRAY_SIZE(calls); i++)
+		if (strcmp(syscall, calls[i].name) == 0)
+			return calls[i].reason;
+	return TF_WAIT_OTHER;
+}
+
+/* Waits for the thread's own children or threads: their time is theirs. */
+static bool for_own(tf_wait_reason r)
+{
+	return r == TF_WAIT_CHILD || r == TF_WAIT_JOIN;
+}
+
+typedef struct {
+	uint32_t tid, pid;
+	bool open;             /* an interval is open */
+	bool preempted;        /* ... and it is no wait */
+	bool lead;             /* it ran its test when it left */
+	bool exited;
+	uint64_t exit_time;
+	tf_wait_reason reason;
+	tf_strid test, process;
+	uint64_t start, weight;
+	double s_start;        /* its test's S at the start */
+	TF_VEC(uint32_t) locs;
+} wthread;
+
+typedef struct {
+	uint32_t lead;         /* the lead its state is of; 0 none yet */
+	bool known;            /* lead (and open) were set */
+	bool open;             /* the lead waits for its own, or is gone */
+	double acc;            /* S until `since` */
+	uint64_t since;
+} wtest;
+
+struct tf_waits {
+	tf_attributor *a;
+	TF_VEC(wthread) threads;
+	tf_htab index;
+	TF_VEC(wtest) tests;
+	tf_wait_fn emit;
+	void *ctx;
+};
+
+/* A switch record this close to a switch-out sample is the same switch. */
+#define SAME_SWITCH_NS 1000000ULL
+
+static bool wt_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const wthread *v = ctx;
+	return v[idx].tid == *(const uint32_t *)key;
+}
+
+static wthread *thread_of(tf_waits *w, uint32_t tid, bool create)
+{
+	uint32_t i = tf_htab_find(&w->index, tf_hash_u64(tid), wt_eq, w->threads.v, &tid);
+	if (i != TF_HTAB_NONE)
+		return &w->threads.v[i];
+	if (!create)
+		return NULL;
+	wthread t;
+	memset(&t, 0, sizeof(t));
+	t.tid = tid;
+	tf_vec_push(&w->threads, t);
+	tf_htab_insert(&w->index, tf_hash_u64(tid), (uint32_t)w->threads.n - 1);
+	return &w->threads.v[w->threads.n - 1];
+}
+
+static wtest *test_of(tf_waits *w, tf_strid test)
+{
+	while (w->tests.n <= test) {
+		wtest z;
+		memset(&z, 0, sizeof(z));
+		tf_vec_push(&w->tests, z);
+	}
+	return &w->tests.v[test];
+}
+
+static double s_at(const wtest *t, uint64_t time)
+{
+	return t->acc + (t->open && time > t->since ? (double)(time - t->since) : 0);
+}
+
+static void set_open(wtest *t, bool open, uint64_t time)
+{
+	if (t->open == open)
+		return;
+	if (t->open && time > t->since)
+		t->acc += (double)(time - t->since);
+	t->open = open;
+	t->since = time;
+}
+
+/* The lead the attributor knows now, and its state: a lead not seen
+ * waiting is running; none yet, or gone, leaves the others' time to them. */
+static wtest *sync_lead(tf_waits *w, tf_strid test, uint64_t time)
+{
+	wtest *t = test_of(w, test);
+	uint32_t lead = tf_attributor_lead(w->a, test);
+	if (!t->known || lead != t->lead) {
+		const wthread *l = lead ? thread_of(w, lead, false) : NULL;
+		bool open = !lead || (l && (l->exited || (l->open && !l->preempted &&
+							     for_own(l->reason))));
+		if (!t->known) {
+			t->open = open;
+			t->since = time;
+			t->known = true;
+		} else {
+			set_open(t, open, time);
+		}
+		t->lead = lead;
+	}
+	return t;
+}
+
+int tf_waits_new(tf_waits **out, tf_attributor *a, tf_wait_fn emit, void *ctx)
+{
+	tf_waits *w = tf_xcalloc(1, sizeof(*w));
+	w->a = a;
+	w->emit = emit;
+	w->ctx = ctx;
+	*out = w;
+	return 0;
+}
+
+void tf_waits_free(tf_waits *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->threads.n; i++)
+		tf_vec_free(&w->threads.v[i].locs);
+	tf_vec_free(&w->threads);
+	tf_htab_free(&w->index);
+	tf_vec_free(&w->tests);
+	free(w);
+}
+
+static void close_interval(tf_waits *w, wthread *th, uint64_t time)
+{
+	if (!th->open)
+		return;
+	th->open = false;
+	if (th->preempted || time <= th->start)
+		return;
+	wtest *t = test_of(w, th->test);
+	double d = (double)(time - th->start), counted;
+	if (for_own(th->reason))
+		counted = 0;
+	else if (th->lead)
+		counted = d;
+	else
+		counted = TF_MIN(d, TF_MAX(0.0, s_at(t, time) - th->s_start));
+	if (th->lead && t->lead == th->tid)
+		set_open(t, false, time);
+	tf_wait_done done = {
+		th->test, th->process, th->pid, th->tid, th->reason,
+		th->locs.v, th->locs.n,
+		counted * (double)th->weight, (d - counted) * (double)th->weight,
+	};
+	w->emit(w->ctx, &done);
+}
+
+void tf_waits_out(tf_waits *w, const tf_rec_event *ev, tf_strid test, tf_strid process,
+		  tf_wait_reason reason, const uint32_t *locs, size_t n)
+{
+	wthread *th = thread_of(w, ev->tid, true);
+
+	close_interval(w, th, ev->time); /* a switch-in was lost */
+	/* a thread's last switch-out, after its exit, is no wait */
+	if (reason == TF_WAIT_EXIT || (th->exited && th->exit_time <= ev->time))
+		return;
+	th->pid = ev->pid;
+	th->open = true;
+	th->exited = false;
+	th->start = ev->time;
+	th->weight = ev->sample.period ? ev->sample.period : 1;
+	th->reason = reason;
+	th->test = test;
+	th->process = process;
+	/* the switch record follows (the kernel writes the sample first) and
+	 * says whether this was a preemption */
+	th->preempted = false;
+	th->locs.n = 0;
+	for (size_t i = 0; i < n; i++)
+		tf_vec_push(&th->locs, locs[i]);
+	wtest *t = sync_lead(w, test, ev->time);
+	th->lead = t->lead == ev->tid;
+	if (th->lead)
+		set_open(t, !th->preempted && for_own(reason), ev->time);
+	th->s_start = s_at(t, ev->time);
+}
+
+/* ptrace's samples come at the end of the time they stand for; the lead's
+ * state is what its own last sample said. */
+double tf_waits_sampled(tf_waits *w, const tf_rec_event *ev, tf_strid test,
+			tf_wait_reason reason, double period, double *apart)
+{
+	wtest *t = sync_lead(w, test, ev->time);
+	bool lead = t->lead == ev->tid;
+	double counted = for_own(reason) ? 0 : lead || t->open ? period : 0;
+	if (lead)
+		set_open(t, for_own(reason), ev->time);
+	*apart = period - counted;
+	return counted;
+}
+
+void tf_waits_running(tf_waits *w, const tf_rec_event *ev, tf_strid test)
+{
+	wtest *t = sync_lead(w, test, ev->time);
+	if (t->lead == ev->tid)
+		set_open(t, false, ev->time);
+}
+
+void tf_waits_event(tf_waits *w, const tf_rec_event *ev)
+{
+	wthread *th;
+
+	switch (ev->type) {
+	case TF_REC_FORK:
+		/* a tid used again: a new thread */
+		th = thread_of(w, ev->tid, false);
+		if (th)
+			th->exited = false;
+		break;
+	case TF_REC_SWITCH:
+		th = thread_of(w, ev->tid, false);
+		if (!th)
+			return;
+		if (ev->cswitch.out) {
+			if (th->open && ev->cswitch.preempt && ev->time >= th->start &&
+			    ev->time - th->start < SAME_SWITCH_NS && !th->preempted) {
+				/* not a wait: the lead runs on as far as the
+				 * others are concerned */
+				th->preempted = true;
+				wtest *t = test_of(w, th->test);
+				if (th->lead && t->lead == th->tid)
+					set_open(t, false, ev->time);
+			}
+			return;
+		}
+		close_interval(w, th, ev->time);
+		break;
+	case TF_REC_EXIT:
+		th = thread_of(w, ev->tid, false);
+		if (!th)
+			return;
+		close_interval(w, th, ev->time);
+		th->exited = true;
+		th->exit_time = ev->time;
+		/* a lead gone leaves the test's time to its other threads */
+		for (size_t i = 0; i < w->tests.n; i++)
+			if (w->tests.v[i].known && w->tests.v[i].lead == ev->tid)
+				set_open(&w->tests.v[i], true, ev->time);
+		break;
+	default:
+		break;
+	}
+}
+
+void tf_waits_finish(tf_waits *w, uint64_t end_time)
+{
+	for (size_t i = 0; i < w->threads.n; i++)
+		close_interval(w, &w->threads.v[i], end_time);
+}
