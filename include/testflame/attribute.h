@@ -133,6 +133,7 @@ typedef struct {
 	 * when the run did not record off-CPU time. */
 	double offcpu_ns;
 	double offcpu_apart_ns;
+	double offcpu_waits;  /* how many waits offcpu_ns is made of */
 	char *runner;         /* "gtest", "junit", "ctest", "pytest", "go", "tap", "unity" */
 	char *source;         /* "markers", "frames", "process", "runner", "command", ... */
 	char *parent;         /* the test it ran inside (a ctest test, a program) */

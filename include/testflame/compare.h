@@ -67,10 +67,36 @@ typedef enum {
 	TF_METHOD_WELCH,     /* >= 3 runs per side: Welch's t on the per-run log costs */
 } tf_compare_method;
 
+/*
+ * What the gate judges a test by (gate.measure, --measure), where the runs
+ * recorded off-CPU time (attribute.h):
+ *   cpu   its CPU time (or the event), as without off-CPU time;
+ *   wall  its wall time, CPU plus waiting, as one cost;
+ *   both  its CPU time as `cpu` does, and its waiting judged on its own,
+ *         with a noise model of its own (waits.c): either can fail it.
+ * Runs without off-CPU time are judged by `cpu`, and the summary says so.
+ */
+typedef enum {
+	TF_GATE_BOTH = 0,
+	TF_GATE_CPU,
+	TF_GATE_WALL,
+} tf_gate_measure;
+
+extern const char *const tf_gate_measure_names[];
+int tf_gate_measure_parse(tf_gate_measure *out, const char *s);
+const char *tf_gate_measure_name(tf_gate_measure m);
+
+/* What grew in a test that got slower (tf_test_delta.grew). */
+enum {
+	TF_GREW_CPU = 1,
+	TF_GREW_WAIT = 2,
+};
+
 const char *tf_correction_name(tf_correction c);
 const char *tf_compare_method_name(tf_compare_method m);
 
 typedef struct {
+	tf_gate_measure measure; /* default TF_GATE_BOTH */
 	double threshold;     /* minimum effect, percent (default 5) */
 	double alpha;         /* false-alarm rate across all tests (default 0.001) */
 	double noise;         /* run-to-run CV of one run, percent; < 0: by event (default) */
@@ -170,6 +196,15 @@ typedef struct {
 	double base_self, head_self, base_total, head_total;
 	double delta_self, delta_total; /* head - base */
 	bool changed;      /* a sampled line of it changed (the head's "changes") */
+	/* A comparison of waits lists where they grew instead (its self and
+	 * total are the time waited there): `name` is the blocking call (the
+	 * outermost frame of the system's libraries the thread waited in, or
+	 * its innermost own frame), `caller` the function that called it
+	 * (NULL: none), `file` and `line` where, and `reason` why the kernel
+	 * kept the thread waiting ("sleep", "lock", "io", ...). NULL for a
+	 * comparison of CPU time. */
+	const char *caller;
+	const char *reason;
 } tf_func_delta;
 
 /* One side of one test. */
@@ -181,10 +216,13 @@ typedef struct {
 	double wall_ns;    /* mean per run from the run metadata; NAN when unknown */
 	double cpu_ns;     /* CPU between its markers; NAN when unknown */
 	double runner_ns;  /* the runner's own duration; NAN when unknown */
+	/* its waiting (off-CPU time), counted and left apart, and its CPU time
+	 * as measured, mean per run; NAN when the runs did not record them */
+	double offcpu_ns, offcpu_apart_ns, cpu_time_ns;
 	bool ran;          /* it ran on this side (its runs name it) */
 } tf_test_side;
 
-typedef struct {
+typedef struct tf_test_delta {
 	const char *name;
 	tf_verdict verdict;
 	const char *reason;        /* one line saying why this verdict */
@@ -221,6 +259,19 @@ typedef struct {
 	 * by shrinkage (improved). */
 	const tf_func_delta *functions;
 	size_t nfunctions;
+	/* With gate.measure both: the CPU's own judgement (the fields above
+	 * are the worse of it and the waiting's), the test in the waiting's
+	 * comparison (tf_comparison.waits; its costs, deltas, functions and
+	 * diff tree are the off-CPU time's, its deltas in percent of the
+	 * base's wall time), and what grew (TF_GREW_*) when it regressed. */
+	struct {
+		tf_verdict verdict;
+		double delta_pct, ci_low_pct, ci_high_pct, p_adjusted;
+		const char *reason;
+	} cpu;
+	const struct tf_test_delta *wait;
+	unsigned grew;
+	bool waits_lead;           /* the verdict and its numbers are the waits' */
 } tf_test_delta;
 
 typedef struct {
@@ -259,6 +310,14 @@ typedef struct {
 	size_t base_runs, head_runs;
 	double base_cost, head_cost;      /* the whole profile, mean per run */
 	int64_t base_samples, head_samples;
+	/* what the gate judged by (tf_gate_measure), and when it could not
+	 * judge as asked, why ("the base has no off-CPU time"); NULL when it
+	 * could */
+	tf_gate_measure measure;
+	const char *measure_note;
+	/* the comparison of waits (tf_comparison.waits): the noise floor of
+	 * a single run's waits its tests' decreases showed, ns; 0 none */
+	double wait_floor_ns;
 } tf_compare_summary;
 
 typedef struct tf_comparison {
@@ -272,6 +331,9 @@ typedef struct tf_comparison {
 	 * value column compared in each run. */
 	tf_compare_side base, head;
 	const size_t *base_column, *head_column;
+	/* gate.measure both, where the runs recorded off-CPU time: the same
+	 * tests compared by their waiting alone (owned; NULL otherwise) */
+	struct tf_comparison *waits;
 	struct tf_compare_priv *priv;
 } tf_comparison;
 

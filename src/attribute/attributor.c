@@ -109,6 +109,7 @@ struct test_acc {
 	const tf_runner_test *runner; /* what its runner said of it */
 	uint32_t lead;        /* the thread that runs it (offcpu.c), 0 unknown */
 	double offcpu, apart; /* its waits, counted and left apart (offcpu.c) */
+	double nwaits;        /* how many were counted */
 };
 
 struct thread {
@@ -1108,11 +1109,14 @@ uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test)
 	return test < a->tests.n ? a->tests.v[test].lead : 0;
 }
 
-void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, double apart)
+void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, double apart,
+			    double waits)
 {
 	struct test_acc *ta = acc(a, test);
 	ta->offcpu += counted;
 	ta->apart += apart;
+	if (counted > 0)
+		ta->nwaits += waits;
 }
 
 void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu)
@@ -1318,6 +1322,7 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		if (a->offcpu) {
 			m.offcpu_ns = ta->offcpu;
 			m.offcpu_apart_ns = ta->apart;
+			m.offcpu_waits = ta->nwaits;
 		}
 		if (ta->runner) {
 			m.runner_ns = ta->runner->duration_ns;

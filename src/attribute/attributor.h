@@ -48,7 +48,10 @@ uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test);
 /* The recording has off-CPU time: every test's metadata says how long it
  * waited, counted and apart (tf_test_meta). */
 void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu);
-void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, double apart);
+/* `waits`: how many waits the times are (a switch-out stands for several
+ * where the recording was capped) */
+void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, double apart,
+			    double waits);
 
 /* Write test.<NAME>=... metadata; returns the number of tests. */
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time);
@@ -91,6 +94,7 @@ typedef struct {
 	const uint32_t *locs;
 	size_t n;
 	double counted, apart;
+	double weight;        /* the switch-outs it stands for */
 } tf_wait_done;
 
 typedef void (*tf_wait_fn)(void *ctx, const tf_wait_done *d);

@@ -111,26 +111,32 @@ static uint32_t offcpu_location(builder *b, const char *what)
 /*
  * The DWARF unwind of a short stack copy (an off-CPU sample's, perf.c)
  * stops where the copy ends; the kernel's frame-pointer chain goes on to
- * the outermost frame but skips the callers of frameless functions (libc's
+ * the outermost frame but skips the caller of a frameless function (libc's
  * system call wrappers among them). The two joined: the unwind's frames,
- * then the chain's after the last address they share. Returns the frames
- * in ips.
+ * then the chain's after the last address they share; with none shared,
+ * the chain's after its first (the caller of the frameless wrapper kept
+ * its frame pointer, which the chain starts from: the unwind's frames
+ * reach that caller, the chain goes on from its caller). Returns the
+ * frames in ips.
  */
 static size_t join_chain(uint64_t *ips, size_t got, size_t max, const uint64_t *chain,
 			 size_t nchain, bool *cut)
 {
-	for (size_t k = nchain; k-- > 1;) {
-		for (size_t j = got; j-- > 1;) {
-			if (ips[j] != chain[k])
-				continue;
-			size_t n = j + 1;
-			for (size_t i = k + 1; i < nchain && n < max; i++)
-				ips[n++] = chain[i];
-			*cut = n == max && nchain - k - 1 > max - j - 1;
-			return n;
-		}
-	}
-	return got;
+	size_t j = got - 1, k = 0;
+	bool shared = false;
+
+	for (size_t kk = nchain; kk-- > 1 && !shared;)
+		for (size_t jj = got; jj-- > 1 && !shared;)
+			if (ips[jj] == chain[kk]) {
+				j = jj;
+				k = kk;
+				shared = true;
+			}
+	size_t n = j + 1;
+	for (size_t i = k + 1; i < nchain && n < max; i++)
+		ips[n++] = chain[i];
+	*cut = n == max && nchain - k - 1 > max - j - 1;
+	return n;
 }
 
 /* A sample's stack into b->locs, leaf first: what it waits in (ptrace's
@@ -158,7 +164,7 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, size_t *nkernel)
 		size_t got = tf_symbolizer_unwind_ex(b->sym, ev->pid, ev->time, ev->sample.regs,
 						     ev->sample.regs_mask, ev->sample.stack,
 						     ev->sample.stack_size, b->ips, maxd, &cut);
-		if (cut && got > 1 && nuser > 1)
+		if (cut && got > 1 && nuser > 1 && ev->type == TF_REC_OFFCPU)
 			got = join_chain(b->ips, got, maxd, user, nuser, &cut);
 		if (b->opts->callgraph == TF_CALLGRAPH_DWARF || got >= nuser || got > 2) {
 			user = b->ips;
@@ -260,7 +266,7 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 		tf_wait_reason r = tf_waits_syscall_reason(ev->sample.offcpu);
 		double apart, counted = tf_waits_sampled(b->waits, ev, test, r, (double)period,
 							 &apart);
-		tf_attributor_add_wait(b->att, test, counted, apart);
+		tf_attributor_add_wait(b->att, test, counted, apart, 1);
 		b->st->offcpu_waits++;
 		labels[4].str = tf_profile_intern(b->p, tf_wait_name(r));
 		put_values(b, values, 1, 0, 0, (int64_t)counted);
@@ -302,7 +308,7 @@ static void on_offcpu(builder *b, const tf_rec_event *ev)
 static void on_wait(void *ctx, const tf_wait_done *d)
 {
 	builder *b = ctx;
-	tf_attributor_add_wait(b->att, d->test, d->counted, d->apart);
+	tf_attributor_add_wait(b->att, d->test, d->counted, d->apart, d->weight);
 	int64_t ns = (int64_t)(d->counted + 0.5);
 	if (ns <= 0 || d->n == 0)
 		return;

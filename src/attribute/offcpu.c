@@ -344,6 +344,7 @@ static void close_interval(tf_waits *w, wthread *th, uint64_t time)
 		th->test, th->process, th->pid, th->tid, th->reason,
 		th->locs.v, th->locs.n,
 		counted * (double)th->weight, (d - counted) * (double)th->weight,
+		(double)th->weight,
 	};
 	w->emit(w->ctx, &done);
 }

@@ -34,7 +34,7 @@ void tf_test_meta_init(tf_test_meta *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->wall_ns = m->count = m->cpu_ns = m->runner_ns = m->runner_q_ns = NAN;
-	m->offcpu_ns = m->offcpu_apart_ns = NAN;
+	m->offcpu_ns = m->offcpu_apart_ns = m->offcpu_waits = NAN;
 }
 
 void tf_test_meta_clear(tf_test_meta *m)
@@ -180,6 +180,8 @@ int tf_test_meta_parse_run(tf_test_meta *out, size_t *run, const char *comment)
 				out->offcpu_ns = num;
 			} else if (field_is(f, kl, "offcpu_apart_ns")) {
 				out->offcpu_apart_ns = num;
+			} else if (field_is(f, kl, "offcpu_waits")) {
+				out->offcpu_waits = num;
 			} else if (field_is(f, kl, "exit") && !isnan(num) && num < 1e6) {
 				out->exit_status = (int)num;
 				out->has_exit = true;
@@ -281,6 +283,7 @@ void tf_test_meta_format(tf_buf *out, const tf_test_meta *m)
 	put_ns(out, "cpu_ns", m->cpu_ns);
 	put_ns(out, "offcpu_ns", m->offcpu_ns);
 	put_ns(out, "offcpu_apart_ns", m->offcpu_apart_ns);
+	put_ns(out, "offcpu_waits", m->offcpu_waits);
 	if (!isnan(m->runner_ns)) {
 		put_ns(out, "runner_ns", m->runner_ns);
 		put_ns(out, "runner_q_ns", m->runner_q_ns);

@@ -51,31 +51,8 @@ void tf_compare_opts_init(tf_compare_opts *o)
 	o->top_functions = 10;
 	o->correction = TF_CORRECTION_HOLM;
 	o->min_delta_ns = TF_MIN_DELTA_NS;
+	o->measure = TF_GATE_BOTH;
 }
-
-/* Per internal test, while aggregating. */
-typedef struct {
-	double *cost;      /* per run, base runs then head runs: sampled values */
-	double *samples;
-	double *exact;     /* per run and measure (run * 4 + measure): the
-			    * exact measures the metadata gives, NAN without */
-	double *quantum;   /* per run: the runner duration's resolution */
-	bool *ran;         /* per run: named in the run's metadata */
-	double wall[2], cpu[2], runner[2];  /* sums over runs that reported them */
-	unsigned nwall[2], ncpu[2], nrunner[2];
-	bool listed[2];    /* named in a side's run metadata */
-	uint32_t parent;   /* id in names, NO_ID */
-	uint32_t nested;
-	tf_test_measure measure;
-	double *mcost;     /* per run: the cost under `measure` */
-} agg_test;
-
-typedef struct {
-	tf_comparison *c;
-	struct tf_compare_priv *pv;
-	TF_VEC(agg_test) tests;
-	TF_VEC(uint32_t) name_test; /* id in pv->names -> internal test */
-} agg;
 
 static uint32_t test_intern(agg *a, const char *name, size_t len)
 {
@@ -97,10 +74,12 @@ static uint32_t test_intern(agg *a, const char *name, size_t len)
 	t.quantum = tf_xmalloc(pv->nruns * sizeof(double));
 	t.mcost = tf_xcalloc(pv->nruns, sizeof(double));
 	t.ran = tf_xcalloc(pv->nruns, sizeof(bool));
+	t.run_cpu = tf_xmalloc(pv->nruns * sizeof(double));
+	t.run_waits = tf_xmalloc(pv->nruns * sizeof(double));
 	for (size_t i = 0; i < pv->nruns * 4; i++)
 		t.exact[i] = NAN;
 	for (size_t i = 0; i < pv->nruns; i++)
-		t.quantum[i] = NAN;
+		t.quantum[i] = t.run_cpu[i] = t.run_waits[i] = NAN;
 	t.parent = NO_ID;
 	tf_vec_push(&a->tests, t);
 	return (uint32_t)pv->ninternal++;
@@ -248,6 +227,22 @@ static void read_test_meta(agg *a, size_t run)
 		at->listed[side] = true;
 		at->ran[run] = true;
 		at->exact[run * 4 + TF_MEASURE_COUNT] = m.count;
+		/* waits: the exact measure is the time waited; wall: CPU and it */
+		if (a->pv->waits)
+			at->exact[run * 4 + TF_MEASURE_COUNT] = m.offcpu_ns;
+		else if (a->wall)
+			at->exact[run * 4 + TF_MEASURE_COUNT] = m.count + m.offcpu_ns;
+		at->run_cpu[run] = !isnan(m.count) ? m.count : (double)m.value;
+		at->run_waits[run] = m.offcpu_waits;
+		if (!isnan(m.offcpu_ns)) {
+			at->off[side] += m.offcpu_ns;
+			at->apart[side] += isnan(m.offcpu_apart_ns) ? 0 : m.offcpu_apart_ns;
+			at->noff[side]++;
+		}
+		if (!isnan(m.count)) {
+			at->cputime[side] += m.count;
+			at->ncputime[side]++;
+		}
 		at->exact[run * 4 + TF_MEASURE_CPU] = m.cpu_ns;
 		at->exact[run * 4 + TF_MEASURE_RUNNER] = m.runner_ns;
 		at->quantum[run] = m.runner_q_ns;
@@ -416,6 +411,9 @@ static void fill_side(tf_test_side *s, const agg_test *at, const struct tf_compa
 	s->wall_ns = at->nwall[side] ? at->wall[side] / at->nwall[side] : NAN;
 	s->cpu_ns = at->ncpu[side] ? at->cpu[side] / at->ncpu[side] : NAN;
 	s->runner_ns = at->nrunner[side] ? at->runner[side] / at->nrunner[side] : NAN;
+	s->offcpu_ns = at->noff[side] ? at->off[side] / at->noff[side] : NAN;
+	s->offcpu_apart_ns = at->noff[side] ? at->apart[side] / at->noff[side] : NAN;
+	s->cpu_time_ns = at->ncputime[side] ? at->cputime[side] / at->ncputime[side] : NAN;
 	s->ran = s->runs > 0;
 }
 
@@ -731,6 +729,22 @@ static void under_min_delta(const tf_comparison *c, const tf_test_delta *t, char
 		 c->summary.min_delta_ns / 1e6, t->ci_low_pct, t->ci_high_pct);
 }
 
+bool tf_cmp_begin_verdict(tf_test_delta *t, double threshold)
+{
+	t->delta_pct = t->ci_low_pct = t->ci_high_pct = t->raw_delta_pct = NAN;
+	t->p_value = t->p_adjusted = NAN;
+	t->df = NAN;
+	t->method = TF_METHOD_NONE;
+	t->threshold_pct = threshold;
+	if (t->base.ran && t->head.ran)
+		return false;
+	/* new and gone say one thing only: it did not run there */
+	bool none = !t->base.ran;
+	t->verdict = none ? TF_VERDICT_NEW : TF_VERDICT_GONE;
+	t->reason = none ? "did not run in the base" : "did not run in the head";
+	return true;
+}
+
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
 	struct tf_compare_priv *pv = c->priv;
@@ -765,18 +779,8 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		tf_test_delta *t = &c->tests[i];
 		const agg_test *at = &a->tests.v[pv->test_id[i]];
 
-		t->delta_pct = t->ci_low_pct = t->ci_high_pct = t->raw_delta_pct = NAN;
-		t->p_value = t->p_adjusted = NAN;
-		t->df = NAN;
-		t->method = TF_METHOD_NONE;
-		t->threshold_pct = o->threshold;
-		if (!t->base.ran || !t->head.ran) {
-			/* new and gone say one thing only: it did not run there */
-			bool none = !t->base.ran;
-			t->verdict = none ? TF_VERDICT_NEW : TF_VERDICT_GONE;
-			t->reason = none ? "did not run in the base" : "did not run in the head";
+		if (tf_cmp_begin_verdict(t, o->threshold))
 			continue;
-		}
 		if (at->measure == TF_MEASURE_SAMPLES && t->base.samples == 0 && t->head.samples == 0) {
 			t->verdict = TF_VERDICT_INCONCLUSIVE;
 			t->reason = "ran too briefly for a sample on either side, and nothing timed "
@@ -960,14 +964,117 @@ static int check_opts(const tf_compare_side *base, const tf_compare_side *head,
 	return 0;
 }
 
+const char *const tf_gate_measure_names[] = {
+	[TF_GATE_BOTH] = "both",
+	[TF_GATE_CPU] = "cpu",
+	[TF_GATE_WALL] = "wall",
+	NULL,
+};
+
+const char *tf_gate_measure_name(tf_gate_measure m)
+{
+	return (unsigned)m < TF_ARRAY_SIZE(tf_gate_measure_names) - 1 ? tf_gate_measure_names[m]
+								       : "cpu";
+}
+
+int tf_gate_measure_parse(tf_gate_measure *out, const char *s)
+{
+	for (int i = 0; tf_gate_measure_names[i]; i++)
+		if (strcmp(tf_gate_measure_names[i], s) == 0) {
+			*out = (tf_gate_measure)i;
+			return 0;
+		}
+	return tf_error_set(TF_EUSAGE, "unknown measure '%s' (cpu, wall or both)", s);
+}
+
+/* Whether every run of a side (of both: side < 0) has sample type `type`. */
+static bool have(const tf_compare_side *base, const tf_compare_side *head, const char *type,
+		 int side)
+{
+	for (int k = 0; k < 2; k++) {
+		const tf_compare_side *s = k ? head : base;
+		if (side >= 0 && k != side)
+			continue;
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->profiles[i] || tf_profile_find_sample_type(s->profiles[i], type) < 0)
+				return false;
+	}
+	return true;
+}
+
+static bool all_have(const tf_compare_side *base, const tf_compare_side *head, const char *type)
+{
+	return have(base, head, type, -1);
+}
+
+/*
+ * gate.measure against what the runs recorded: the value column the tests
+ * are compared by, and whether their waits are judged apart. A --value
+ * given is the user's choice of column, whatever the measure.
+ */
+static const char *measure_column(const tf_compare_side *base, const tf_compare_side *head,
+				  const tf_compare_opts *o, tf_gate_measure *measure,
+				  const char **note, bool *wall)
+{
+	bool off = all_have(base, head, TF_OFFCPU_TYPE);
+
+	*measure = o->measure;
+	*note = NULL;
+	*wall = false;
+	if (o->value)
+		return o->value;
+	if (*measure == TF_GATE_CPU)
+		return NULL;
+	if (!off) {
+		/* runs that never do (foreign profiles, hardware the kernel
+		 * refuses it on) are judged as before, silently; a side that
+		 * lacks it (a baseline older than off-CPU time) is said */
+		bool b = have(base, head, TF_OFFCPU_TYPE, 0), h = have(base, head, TF_OFFCPU_TYPE, 1);
+		if (b || h)
+			*note = b ? "the head's runs have no off-CPU time: judged by CPU time alone"
+				  : "the base's runs have no off-CPU time: judged by CPU time alone";
+		*measure = TF_GATE_CPU;
+		return NULL;
+	}
+	if (*measure == TF_GATE_WALL) {
+		if (all_have(base, head, TF_WALL_TYPE)) {
+			*wall = true;
+			return TF_WALL_TYPE;
+		}
+		*note = "the runs' event is no time (a hardware counter): tests are judged by it, "
+			"and by their waits apart";
+		*measure = TF_GATE_BOTH;
+	}
+	/* both: CPU time apart from the waits, also where wall time is the
+	 * runs' default (ptrace's --event wall) */
+	const tf_profile *p = base->profiles[0];
+	int d = tf_profile_default_value(p);
+	if (d >= 0 && strcmp(tf_profile_str(p, p->sample_types.v[d].type), TF_WALL_TYPE) == 0 &&
+	    all_have(base, head, "cpu"))
+		return "cpu";
+	return NULL;
+}
+
+static int compare_impl(tf_comparison **out, const tf_compare_side *base,
+			const tf_compare_side *head, const tf_compare_opts *opts, bool waits);
+
 int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	       const tf_compare_side *head, const tf_compare_opts *opts)
+{
+	return compare_impl(out, base, head, opts, false);
+}
+
+static int compare_impl(tf_comparison **out, const tf_compare_side *base,
+			const tf_compare_side *head, const tf_compare_opts *opts, bool waits)
 {
 	tf_compare_opts defaults;
 	tf_comparison *c;
 	struct tf_compare_priv *pv;
 	agg a;
 	int rc;
+	tf_gate_measure measure;
+	const char *measure_note, *value;
+	bool wall;
 
 	*out = NULL;
 	if (!opts) {
@@ -976,6 +1083,13 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	}
 	if ((rc = check_opts(base, head, opts)))
 		return rc;
+	value = waits ? TF_OFFCPU_TYPE
+		      : measure_column(base, head, opts, &measure, &measure_note, &wall);
+	if (waits) {
+		measure = TF_GATE_BOTH;
+		measure_note = NULL;
+		wall = false;
+	}
 
 	c = tf_xcalloc(1, sizeof(*c));
 	pv = c->priv = tf_xcalloc(1, sizeof(*pv));
@@ -1000,9 +1114,11 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	pv->nruns = base->n + head->n;
 	pv->runs = tf_xcalloc(pv->nruns, sizeof(cmp_run));
 	pv->columns = tf_xcalloc(pv->nruns, sizeof(size_t));
+	pv->waits = waits;
 	memset(&a, 0, sizeof(a));
 	a.c = c;
 	a.pv = pv;
+	a.wall = wall;
 
 	for (size_t i = 0; i < pv->nruns; i++) {
 		cmp_run *r = &pv->runs[i];
@@ -1012,7 +1128,7 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		r->p = s->profiles[k];
 		r->head = h;
 		r->name = s->names[k];
-		if ((rc = pick_column(r, opts->value)))
+		if ((rc = pick_column(r, value)))
 			goto done;
 		pick_counts(r);
 		pv->columns[i] = r->col;
@@ -1056,6 +1172,8 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		s->separate_jobs = opts->separate_jobs;
 		s->base_runs = pv->nbase;
 		s->head_runs = pv->nhead;
+		s->measure = measure;
+		s->measure_note = measure_note;
 		for (size_t t = 0; t < pv->ninternal; t++)
 			for (size_t i = 0; i < pv->nruns; i++) {
 				const agg_test *at = &a.tests.v[t];
@@ -1113,7 +1231,29 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		rc = tf_error_set(TF_ENOTFOUND, "no test '%s' in the base or the head", opts->test);
 		goto done;
 	}
-	judge(c, &a, opts);
+	if (waits)
+		tf_cmp_judge_waits(c, &a, opts);
+	else
+		judge(c, &a, opts);
+	for (size_t i = 0; i < c->ntests; i++) {
+		tf_test_delta *t = &c->tests[i];
+		t->cpu.verdict = t->verdict;
+		t->cpu.delta_pct = t->delta_pct;
+		t->cpu.ci_low_pct = t->ci_low_pct;
+		t->cpu.ci_high_pct = t->ci_high_pct;
+		t->cpu.p_adjusted = t->p_adjusted;
+		t->cpu.reason = t->reason;
+	}
+	/* gate.measure both: the same tests by their waits, apart */
+	if (!waits && measure == TF_GATE_BOTH) {
+		if (compare_impl(&c->waits, base, head, opts, true) == 0) {
+			tf_cmp_merge_waits(c, c->waits, opts);
+		} else {
+			c->summary.measure = TF_GATE_CPU;
+			c->summary.measure_note = tf_arena_strdup(pv->arena, tf_error_last());
+			tf_error_clear();
+		}
+	}
 	/* sort tests and their internal ids together */
 	{
 		size_t n = c->ntests;
@@ -1145,7 +1285,10 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 		if (t->verdict != TF_VERDICT_NEW && t->verdict != TF_VERDICT_GONE)
 			c->summary.measured[t->measure]++;
 	}
-	tf_cmp_function_deltas(c, opts->top_functions);
+	if (waits)
+		tf_cmp_wait_sites(c, opts->top_functions);
+	else
+		tf_cmp_function_deltas(c, opts->top_functions);
 
 done:
 	for (size_t t = 0; t < a.tests.n; t++) {
@@ -1155,6 +1298,8 @@ done:
 		free(a.tests.v[t].quantum);
 		free(a.tests.v[t].mcost);
 		free(a.tests.v[t].ran);
+		free(a.tests.v[t].run_cpu);
+		free(a.tests.v[t].run_waits);
 	}
 	tf_vec_free(&a.tests);
 	tf_vec_free(&a.name_test);
@@ -1187,6 +1332,7 @@ void tf_comparison_free(tf_comparison *c)
 		tf_arena_free(pv->arena);
 		free(pv);
 	}
+	tf_comparison_free(c->waits);
 	free(c->tests);
 	free(c);
 }
