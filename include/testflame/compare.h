@@ -21,6 +21,7 @@
 
 #include "testflame/attribute.h"
 #include "testflame/common.h"
+#include "testflame/config.h"
 #include "testflame/profile.h"
 
 /* Verdicts, in the order reports list them (most urgent first). */
@@ -67,22 +68,7 @@ typedef enum {
 	TF_METHOD_WELCH,     /* >= 3 runs per side: Welch's t on the per-run log costs */
 } tf_compare_method;
 
-/*
- * What the gate judges a test by (gate.measure, --measure), where the runs
- * recorded off-CPU time (attribute.h):
- *   cpu   its CPU time (or the event), as without off-CPU time;
- *   wall  its wall time, CPU plus waiting, as one cost;
- *   both  its CPU time as `cpu` does, and its waiting judged on its own,
- *         with a noise model of its own (waits.c): either can fail it.
- * Runs without off-CPU time are judged by `cpu`, and the summary says so.
- */
-typedef enum {
-	TF_GATE_BOTH = 0,
-	TF_GATE_CPU,
-	TF_GATE_WALL,
-} tf_gate_measure;
-
-extern const char *const tf_gate_measure_names[];
+/* gate.measure (config.h): how its names parse, and read. */
 int tf_gate_measure_parse(tf_gate_measure *out, const char *s);
 const char *tf_gate_measure_name(tf_gate_measure m);
 

@@ -18,6 +18,25 @@
 
 #define TF_CONFIG_FILE ".testflame.yml"
 
+/*
+ * What the gate judges a test by (gate.measure, --measure), where the runs
+ * recorded off-CPU time (attribute.h):
+ *   both  its CPU time as `cpu` does, and its waiting judged on its own,
+ *         with a noise model of its own (compare/waits.c): either can
+ *         fail it (the default);
+ *   cpu   its CPU time (or the event), as without off-CPU time;
+ *   wall  its wall time, CPU plus waiting, as one cost.
+ * Runs without off-CPU time are judged by `cpu`, and the summary says so.
+ */
+typedef enum {
+	TF_GATE_BOTH = 0,
+	TF_GATE_CPU,
+	TF_GATE_WALL,
+} tf_gate_measure;
+
+/* Their names, in the enum's order, NULL-terminated. */
+extern const char *const tf_gate_measure_names[];
+
 /* Tri-state booleans: unset, false, true. */
 enum { TF_CONFIG_UNSET = -1 };
 
@@ -76,6 +95,7 @@ typedef struct {
 					 * (`confidence: 0.95` is alpha 0.05) */
 		double min_delta_ns;    /* the least change of a test's time a run
 					 * that counts, >= 0; -1 unset */
+		char *measure;          /* tf_gate_measure_names; NULL unset */
 	} gate;
 
 	struct {

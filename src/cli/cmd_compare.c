@@ -213,7 +213,7 @@ int cmd_compare(int argc, char **argv)
 {
 	struct tf_strlist bases = { { 0 } }, heads = { { 0 } };
 	const char *value = NULL, *test = NULL, *report = "testflame-report", *colour = "auto";
-	const char *min_delta = NULL;
+	const char *min_delta = NULL, *measure = NULL;
 	double min_delta_ns = TF_MIN_DELTA_NS;
 	double threshold = 5, alpha = 0.001, noise = -1;
 	bool json = false, all = false, quiet = false, colorblind = false;
@@ -239,6 +239,7 @@ int cmd_compare(int argc, char **argv)
 		TF_OPT_DOUBLE(0, "alpha", &alpha, "P", "false-alarm rate across all tests (default 0.001)"),
 		TF_OPT_DOUBLE(0, "noise", &noise, "PCT", "run-to-run noise of one run, percent (default: by event)"),
 		TF_OPT_STRING(0, "min-delta", &min_delta, "TIME", "least change of a test's time a run that counts (default 1ms; 0: none)"),
+		TF_OPT_STRING(0, "measure", &measure, "WHAT", "judge tests by their CPU time and their waits apart (both, the default), by CPU alone, or by wall time", .choices = tf_gate_measure_names),
 		TF_OPT_GROUP("Output"),
 		TF_OPT_STRING(0, "report", &report, "DIR", "write the report into DIR (default testflame-report)"),
 		TF_OPT_FLAG(0, "colorblind", &colorblind, "orange/blue instead of red/blue in the flame graphs"),
@@ -313,6 +314,8 @@ int cmd_compare(int argc, char **argv)
 		co.alpha = alpha;
 		co.noise = noise;
 		co.min_delta_ns = min_delta_ns;
+		if (measure)
+			tf_gate_measure_parse(&co.measure, measure);
 		co.value = value;
 		co.test = test;
 		if ((rc = tf_compare(&c, &bs, &hs, &co))) {

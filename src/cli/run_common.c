@@ -123,6 +123,7 @@ static int compare_sides(tf_comparison **c, const tf_run_opts *o, const tf_run_s
 	tf_compare_opts_init(&co);
 	co.threshold = o->threshold;
 	co.min_delta_ns = o->min_delta_ns;
+	co.measure = o->measure;
 	if (o->rec.cfg->gate.alpha > 0)
 		co.alpha = o->rec.cfg->gate.alpha;
 	if (o->rec.cfg->gate.min_samples > 0)
@@ -334,6 +335,9 @@ const tf_option *tf_run_cli_options(tf_run_opts *o)
 			      "smallest slowdown that fails the gate (default 5)"),
 		TF_OPT_STRING(0, "min-delta", &o->min_delta, "TIME",
 			      "smallest change of a test's time a run that counts (default 1ms; 0: none)"),
+		TF_OPT_STRING(0, "measure", &o->measure_flag, "WHAT",
+			      "judge tests by their CPU time and their waits apart (both, the default), "
+			      "by CPU alone, or by wall time", .choices = tf_gate_measure_names),
 		TF_OPT_STRING(0, "target", &o->rec.target_branch, "BRANCH",
 			      "the branch to compare with (default: the PR's base, else the default branch)"),
 		TF_OPT_STRING(0, "store", &o->store_spec, "SPEC",
@@ -397,6 +401,10 @@ void tf_run_resolve(tf_run_opts *o)
 	o->min_delta_ns = cfg->gate.min_delta_ns >= 0 ? cfg->gate.min_delta_ns : TF_MIN_DELTA_NS;
 	if (o->min_delta)
 		tf_config_parse_duration(o->min_delta, &o->min_delta_ns);
+	/* parsed when given: the option's choices and the config's are one list */
+	o->measure = TF_GATE_BOTH;
+	if (o->measure_flag || cfg->gate.measure)
+		tf_gate_measure_parse(&o->measure, o->measure_flag ? o->measure_flag : cfg->gate.measure);
 	if (!o->no_fail && !tf_config_bool(cfg->gate.fail_on_regression, true))
 		o->no_fail = true;
 	if (!o->report_dir)

@@ -34,6 +34,8 @@ typedef struct {
 	double threshold;
 	const char *min_delta;      /* --min-delta, else gate.min_delta */
 	double min_delta_ns;
+	const char *measure_flag;   /* --measure, else gate.measure */
+	tf_gate_measure measure;
 	bool save, no_save, no_fail, fetch, no_fetch, push, no_push, all;
 	bool no_publish, no_comment, no_annotations, no_step_summary;
 	bool or_against_merge_base;

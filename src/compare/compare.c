@@ -964,17 +964,9 @@ static int check_opts(const tf_compare_side *base, const tf_compare_side *head,
 	return 0;
 }
 
-const char *const tf_gate_measure_names[] = {
-	[TF_GATE_BOTH] = "both",
-	[TF_GATE_CPU] = "cpu",
-	[TF_GATE_WALL] = "wall",
-	NULL,
-};
-
 const char *tf_gate_measure_name(tf_gate_measure m)
 {
-	return (unsigned)m < TF_ARRAY_SIZE(tf_gate_measure_names) - 1 ? tf_gate_measure_names[m]
-								       : "cpu";
+	return m >= TF_GATE_BOTH && m <= TF_GATE_WALL ? tf_gate_measure_names[m] : "cpu";
 }
 
 int tf_gate_measure_parse(tf_gate_measure *out, const char *s)

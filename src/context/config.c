@@ -71,6 +71,13 @@ static const key attribution_keys[] = {
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
+const char *const tf_gate_measure_names[] = {
+	[TF_GATE_BOTH] = "both",
+	[TF_GATE_CPU] = "cpu",
+	[TF_GATE_WALL] = "wall",
+	NULL,
+};
+
 static const key gate_keys[] = {
 	{ "threshold", K_PERCENT, OFF(gate.threshold), 0, 0, NULL, NULL },
 	{ "fail_on_regression", K_BOOL, OFF(gate.fail_on_regression), 0, 0, NULL, NULL },
@@ -80,6 +87,7 @@ static const key gate_keys[] = {
 	{ "confirm", K_CONFIRM, OFF(gate.confirm), 0, 100, NULL, NULL },
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "confidence", K_CONFIDENCE, OFF(gate.alpha), 0, 0, NULL, NULL },
+	{ "measure", K_CHOICE, OFF(gate.measure), 0, 0, tf_gate_measure_names, NULL },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 

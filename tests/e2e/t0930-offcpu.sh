@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# t0930-offcpu.sh - off-CPU time: where perf allows it, every switch-out of
+# the command's threads is recorded with its stack, and the time each
+# thread waited becomes off-cpu samples and a wall column (CPU + off-CPU).
+# A suite of three tests (the waits fixture, one program per test) where
+# the middle one starts to wait (a nanosleep, a contended mutex, an fsync,
+# a poll on a pipe fed late, a waitpid on a slow child): compare calls it
+# regressed by its waiting, naming the blocking call and the test's own
+# function, while its CPU-only verdict (--measure cpu) stays unchanged; a
+# suite whose tests only burn CPU gets the same verdicts either way.
+. "$(dirname "$0")/lib.sh"
+
+if ! offcpu_works; then
+	test_skip "off-CPU time" "perf refuses the context-switch event here (see testflame doctor)"
+	test_done
+	exit 0
+fi
+
+mkdir suite && for t in test_a test_b test_c; do ln -s "$FIX/waits" suite/$t; done
+cat >suite/run.sh <<\EOF
+#!/bin/sh
+cd "$(dirname "$0")" &&
+./test_a none 30 30 && ./test_b "${KIND:-none}" "${MS:-30}" "${CPU:-60}" && ./test_c none 30 30
+EOF
+chmod +x suite/run.sh
+
+rec() { # NAME [VAR=VALUE...]: record the suite into NAME.pb.gz
+	local name=$1
+	shift
+	env "$@" "$TF" record -q -o "$name.pb.gz" -- suite/run.sh >/dev/null 2>"$name.err" ||
+		{ cat "$name.err"; return 1; }
+}
+meta() { # RUNFILE TEST FIELD
+	go tool pprof -comments "$1" 2>/dev/null | sed -n "s/^testflame\.test\.$2=.* $3=\([0-9]*\).*/\1/p"
+}
+
+test_expect_success 'the run file has off-cpu and wall columns, and each test its time waited' '
+	rec base &&
+	"$TF" show base.pb.gz >show.txt &&
+	expect_contains show.txt "samples/count, cpu/nanoseconds (default), off-cpu/nanoseconds, wall/nanoseconds" &&
+	expect_contains show.txt "offcpu             switches" &&
+	test "$(meta base.pb.gz test_b offcpu_ns)" -lt 5000000
+'
+
+# each kind: the blocking call and its caller, where the wait grew
+for case in "sleep:__nanosleep:nap:sleep" "mutex:pthread_mutex_lock:wait_mutex:lock" \
+	    "poll:__poll:wait_poll:poll" "waitpid:__nanosleep:nap:sleep"; do
+	IFS=: read -r kind call caller why <<<"$case"
+	test_expect_success "a $kind: regressed by waiting, $call called from $caller ($why)" '
+		rec '"$kind"' KIND='"$kind"' &&
+		{ "$TF" compare --report r-'"$kind"' base.pb.gz '"$kind"'.pb.gz >out 2>err; rc=$?; } &&
+		test $rc = 3 || { cat out err; exit 1; }
+		expect_contains out "test_b (waiting)" &&
+		j=r-'"$kind"'/report.json &&
+		expect_eq "$(verdict $j test_b)" regressed &&
+		expect_eq "$(jq -r ".tests[] | select(.name == \"test_b\") | .decided_by" $j)" waiting &&
+		test "$(jq -r ".tests[] | select(.name == \"test_b\") | .cpu_verdict" $j)" != regressed &&
+		site=$(jq -r ".tests[] | select(.name == \"test_b\") | .waits.sites[0] | \"\(.call) \(.caller) \(.reason)\"" $j) &&
+		case "$site" in '"$call"'*" '"$caller $why"'") ;; *) fail "first site: $site" ;; esac &&
+		waited=$(jq -r ".tests[] | select(.name == \"test_b\") | .waits.delta_ns" $j) &&
+		{ { test "$waited" -gt 25000000 && test "$waited" -lt 150000000; } ||
+			fail "test_b waited $waited ns more"; } &&
+		! printf "%s\n" "$(verdict $j test_a)" "$(verdict $j test_c)" | grep -qx regressed &&
+		grep -q "test_waits" r-'"$kind"'/test_b.offcpu.folded &&
+		"$TF" compare --measure cpu --report c-'"$kind"' base.pb.gz '"$kind"'.pb.gz >cpu.out 2>&1 &&
+		cpu=$(verdict c-'"$kind"'/report.json test_b) &&
+		case $cpu in unchanged|inconclusive) ;; *) fail "CPU alone: test_b $cpu" ;; esac
+	'
+done
+
+# a waitpid is the child'"'"'s time: the parent'"'"'s wait is left apart, not counted twice
+test_expect_success 'a waitpid on a slow child: the parent'"'"'s wait apart, the child'"'"'s counted' '
+	apart=$(meta waitpid.pb.gz test_b offcpu_apart_ns) && counted=$(meta waitpid.pb.gz test_b offcpu_ns) &&
+	expect_near "$apart" 30000000 15000000 "the waitpid, apart (ns)" &&
+	expect_near "$counted" 30000000 15000000 "the child'"'"'s sleep (ns)" &&
+	grep -q "wait_child" r-waitpid/test_b.offcpu.folded
+'
+
+test_expect_success 'an fsync: regressed by waiting for the disk, fsync called from wait_fsync' '
+	if [ "$(stat -f -c %T .)" = tmpfs ]; then echo "# skipped: fsync on tmpfs does not wait"; exit 0; fi
+	rec fsync KIND=fsync MS=30 &&
+	{ "$TF" compare --report r-fsync base.pb.gz fsync.pb.gz >out 2>err; test $? = 3; } &&
+	j=r-fsync/report.json &&
+	expect_eq "$(jq -r ".tests[] | select(.name == \"test_b\") | .decided_by" $j)" waiting &&
+	jq -r ".tests[] | select(.name == \"test_b\") | .waits.sites[] | \"\(.call) \(.caller) \(.reason)\"" $j >sites &&
+	expect_contains sites "fsync wait_fsync io"
+'
+
+# four idle workers of a pool while the test sleeps: the sleep is the
+# test'"'"'s wait, the workers'"'"' 4 x 30 ms are shown apart
+test_expect_success 'idle pool threads are left apart, the test'"'"'s own sleep counted' '
+	rec cond KIND=cond &&
+	counted=$(meta cond.pb.gz test_b offcpu_ns) && apart=$(meta cond.pb.gz test_b offcpu_apart_ns) &&
+	expect_near "$counted" 30000000 15000000 "the sleep (ns)" &&
+	test "$apart" -gt 90000000
+'
+
+# CPU alone: test_b computes 40 ms more, nothing waits; both gates agree
+# on every test they judge
+test_expect_success 'a suite that only burns CPU: the same verdicts with and without the waits' '
+	rec cpu CPU=100 &&
+	{ "$TF" compare --json base.pb.gz cpu.pb.gz >both.json 2>/dev/null; test $? = 3; } &&
+	{ "$TF" compare --json --measure cpu base.pb.gz cpu.pb.gz >cpu.json 2>/dev/null; test $? = 3; } &&
+	jq -r ".tests[] | select(.gated) | \"\(.name) \(.verdict)\"" both.json | sort >v-both &&
+	jq -r ".tests[] | select(.gated) | \"\(.name) \(.verdict)\"" cpu.json | sort >v-cpu &&
+	diff v-both v-cpu && expect_contains v-cpu "test_b regressed" &&
+	expect_eq "$(jq -r ".tests[] | select(.name == \"test_b\") | .grew | join(\",\")" both.json)" cpu
+'
+
+# a suite that switches ten thousands of times a second: above the cap,
+# one switch-out in N is recorded, and the recording says so
+test_expect_success 'above --off-cpu-max, one switch-out in N stands for N, and says so' '
+	test -x "$BUILD/bench/pingpong" || { echo "# skipped: no bench/pingpong built"; exit 0; }
+	"$TF" record --off-cpu-max 500 -o pp.pb.gz -- "$BUILD/bench/pingpong" threads 20000 2>err &&
+	expect_contains err "above --off-cpu-max 500: one in" &&
+	"$TF" show pp.pb.gz >show.txt &&
+	period=$(sed -n "s/^ *offcpu_period_max *//p" show.txt) && test "$period" -gt 1
+'
+
+test_expect_success '--off-cpu off: no off-CPU columns; --off-cpu on where refused fails' '
+	"$TF" record -q --off-cpu off -o off.pb.gz -- true &&
+	"$TF" show off.pb.gz >show.txt && expect_not_contains show.txt "off-cpu/nanoseconds"
+'
+
+test_done
