@@ -52,12 +52,14 @@ endif
 
 # Debian packages: to build, and (on top) to run the tests against real tools
 # (rsync for gitlab-ci-local, python3-yaml for the CI config tests, protoc
-# and Go's protobuf and pprof packages for the loopback Pyroscope).
+# and Go's protobuf and pprof packages for the loopback Pyroscope; pytest's
+# xdist, python3-venv and cargo for the suites run every way users run them).
 DEB_BUILD := build-essential pkg-config libgit2-dev libprotobuf-c-dev protobuf-c-compiler \
 	zlib1g-dev libcurl4-openssl-dev libyaml-dev libdw-dev libelf-dev libjansson-dev \
 	libiberty-dev libcmocka-dev
 DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
-	python3 python3-pytest python3-exceptiongroup python3-tomli python3-yaml libseccomp-dev valgrind libxml2-utils hyperfine \
+	python3 python3-pytest python3-pytest-xdist python3-venv python3-exceptiongroup python3-tomli python3-yaml \
+	libseccomp-dev valgrind libxml2-utils hyperfine cargo \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time \
 	protobuf-compiler golang-google-protobuf-dev golang-github-google-pprof-dev \
 	clang libclang-rt-14-dev gdb
@@ -73,8 +75,11 @@ GEN_H     := $(GEN_C:.c=.h)
 # The report page's script, style and skeleton, embedded as C arrays.
 ASSETS    := src/report/assets/report.js src/report/assets/report.css src/report/assets/report.html
 GEN_ASSETS := $(BUILD)/gen/report_assets.c
-# The helpers handed to test runners (the pytest plugin), embedded verbatim.
-RUNNER_ASSETS := contrib/pytest_testflame.py
+# The helpers handed to test runners (the pytest plugin and the Python
+# loader that brings it), embedded verbatim.
+RUNNER_ASSETS := contrib/pytest_testflame.py contrib/testflame_markers.py \
+	src/attribute/sitecustomize.py \
+	src/attribute/testflame_loader.py
 GEN_RUNNER_ASSETS := $(BUILD)/gen/runner_assets.c
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_C:.c=.o) $(BUILD)/gen/report_assets.o \
 	$(BUILD)/gen/runner_assets.o

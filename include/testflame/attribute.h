@@ -183,6 +183,9 @@ typedef struct {
 
 struct tf_runner_tests {
 	TF_VEC(tf_runner_test) v;
+	/* what testflame's helpers in the runners said of themselves (a
+	 * plugin that stepped aside, and why): the run's notes */
+	TF_VEC(char *) notes;
 };
 
 void tf_runner_tests_free(tf_runner_tests *t);
@@ -206,6 +209,9 @@ int tf_runner_read_gtest_dir(tf_runner_tests *out, const char *dir,
 typedef struct tf_runner_session tf_runner_session;
 int tf_runner_session_new(tf_runner_session **out, const char *const *environ_in, bool inject);
 char *const *tf_runner_session_env(const tf_runner_session *s);
+/* Whether Node's perf maps were turned on by the session (and so are
+ * testflame's to remove: tf_symbolizer_remove_node_maps). */
+bool tf_runner_session_node_maps(const tf_runner_session *s);
 /* The directory the runners write into, removed by tf_runner_session_free()
  * (and by the recording's guard should testflame die during the run). */
 const char *tf_runner_session_dir(const tf_runner_session *s);

@@ -157,6 +157,25 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 			     size_t nruns, const char *value);
 void tf_test_noise_free(tf_test_noise *v, size_t n);
 
+/*
+ * The cost of each test in one run, measured as the gate measures it
+ * (tf_compare on the run against itself: the exact count, the markers' CPU
+ * time, the runner's duration, else the samples): what a series of stored
+ * runs is made of. Tests only: not "[outside tests]", "[unattributed]" or
+ * the build. `failed`: the run's metadata says the test failed. The caller
+ * frees with tf_run_costs_free(), and `unit` (may be NULL) with free().
+ */
+typedef struct {
+	char *test;
+	double cost;              /* in the value's unit (`unit`) */
+	tf_test_measure measure;
+	bool failed;
+} tf_run_cost;
+
+int tf_compare_run_costs(tf_run_cost **out, size_t *n, char **unit, const tf_profile *run,
+			 const char *value);
+void tf_run_costs_free(tf_run_cost *v, size_t n);
+
 void tf_compare_opts_init(tf_compare_opts *o);
 
 /* The runs of one side. `names` (may be NULL) are shown in messages and in

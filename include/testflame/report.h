@@ -195,4 +195,14 @@ void tf_report_markdown_message(tf_buf *out, const char *suite, const char *text
 int tf_report_write_no_baseline(const char *dir, const char *suite, const tf_profile *head,
 				const char *why);
 
+/*
+ * history.html: the history of a suite (testflame history) as one offline
+ * page, a plot per test with its steps and drifts marked and each point a
+ * link to its commit: `commit_url` followed by the commit id (a
+ * repository's web page, "https://host/owner/repo/commit/"), or NULL for
+ * the page's own table of commits.
+ */
+struct tf_history_render;
+int tf_report_history_html(tf_buf *out, const struct tf_history_render *r, const char *commit_url);
+
 #endif

@@ -82,6 +82,9 @@ const char *tf_store_remote_url(tf_store *s);
 
 /* Resolve `rev` to a full commit id. */
 int tf_store_rev(char out[TF_STORE_ID_HEX + 1], tf_store *s, const char *rev);
+/* The first line of commit `rev`'s message, to free; NULL when the
+ * repository does not have it. */
+char *tf_store_subject(tf_store *s, const char *rev);
 
 /*
  * The runner kind "<event>-<sampler>-<arch>" (e.g. cpu-clock-perf-x86_64).

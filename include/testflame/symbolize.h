@@ -43,6 +43,10 @@ void tf_symbolizer_free(tf_symbolizer *s);
  * when it exits, before anything cleans /tmp. Cheap; never blocks long.
  */
 void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev);
+/* Node's perf maps (/tmp/perf-PID.map of a process that mapped node or
+ * libnode), which testflame turned on, are removed once read at the
+ * process's exit. */
+void tf_symbolizer_remove_node_maps(tf_symbolizer *s, bool on);
 
 
 /* After the run, in time order: MMAP, COMM (exec), FORK and EXIT events. */
@@ -93,6 +97,13 @@ size_t tf_symbolizer_unwind_ex(tf_symbolizer *s, uint32_t pid, uint64_t time,
 			       const uint64_t *regs, uint64_t regs_mask,
 			       const uint8_t *stack, uint64_t stack_size,
 			       uint64_t *ips, size_t max, bool *truncated);
+
+/* Every function symbol of the binary mapped at `addr` in `pid` (its
+ * symbol table, else Go's runtime table), demangled, to `fn`; returns how
+ * many. A
+ * deleted binary pinned while it ran still answers. */
+size_t tf_symbolizer_functions(tf_symbolizer *s, uint32_t pid, uint64_t addr,
+			       void (*fn)(void *ctx, const char *name), void *ctx);
 
 /* Whether the binary mapped at `addr` keeps frame pointers (for
  * --call-graph auto): known from its functions' prologues. */

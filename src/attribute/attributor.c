@@ -17,8 +17,10 @@
  * scope wins.
  *
  * The inventory does not depend on samples: every process test is decided
- * when its process exits, every marker test when it begins, and what the
- * runners reported (runner.c) is merged in at the end, so a test of a
+ * when its process exits, every marker test when it begins, every thread
+ * libtest names after its test when it is named (libtest.c), a Go test
+ * binary's own list when it is mapped (golist.c), and what the runners
+ * reported (runner.c) is merged in at the end, so a test of a
  * millisecond that no sample saw still has its row. Its cost is exact
  * where the system gives it: the kernel reports each thread's count of the
  * sampled event when the thread ends (TF_REC_THREAD_COST), which sums to
@@ -57,8 +59,8 @@ static const char *const default_build_tools[] = {
 	"cc", "gcc", "g++", "c++", "cpp", "clang", "clang++", "cc1", "cc1plus", "cc1obj",
 	"lto1", "lto-wrapper", "collect2", "as", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld",
 	"ar", "ranlib", "strip", "objcopy", "nm", "compile", "link", "asm", "cgo", "vet",
-	"buildid", "rustc", "javac", "protoc", "protoc-c", "pkg-config", "moc", "uic",
-	NULL,
+	"buildid", "rustc", "rustdoc", "rust-lld", "mold", "javac", "protoc", "protoc-c",
+	"pkg-config", "moc", "uic", NULL,
 };
 
 static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox",
@@ -87,6 +89,11 @@ struct proc {
 	bool has_cost, cost_lost;
 	bool shared;           /* some of its samples went to another test */
 	bool exited;
+	bool marked;           /* it, or a process below it, wrote @pid markers */
+	bool own_markers;      /* it wrote @pid markers itself */
+	tf_go_tests go_tests;  /* a Go test binary's own list (golist.c) */
+	bool libtest;          /* a cargo test binary: its threads are tests */
+	tf_go_tests rust_fns;  /* its crate's functions, as libtest names tests */
 };
 
 struct test_acc {
@@ -114,6 +121,8 @@ struct test_acc {
 
 struct thread {
 	uint32_t tid, pid;
+	tf_strid test;        /* the test libtest runs in it, 0 none */
+	uint64_t test_start;
 	bool exited, costed;
 	bool switched;        /* a switch record of it was seen */
 	uint64_t start;       /* when it began (fork, or first seen) */
@@ -179,6 +188,10 @@ struct tf_attributor {
 	tf_htab child_index;
 	TF_VEC(uint8_t) has_children;     /* by parent strid */
 	uint64_t helper_samples;          /* frames that named a helper, not a test */
+	bool any_libtest;                 /* a thread runs a libtest test */
+	tf_symbolizer *sym;
+	TF_VEC(uint32_t) gotop;           /* frame test strid -> its Go top-level
+					   * test + 1, UINT32_MAX when none */
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -238,7 +251,9 @@ static struct thread *thread_get(tf_attributor *a, uint32_t tid)
 	uint32_t i = tf_htab_find(&a->tid_index, tf_hash_u64(tid), tid_eq, a->tids.v, &tid);
 	if (i != TF_HTAB_NONE)
 		return &a->tids.v[i];
-	struct thread t = { tid, 0, false, false, false, 0, 0, 0 };
+	struct thread t;
+	memset(&t, 0, sizeof(t));
+	t.tid = tid;
 	tf_vec_push(&a->tids, t);
 	tf_htab_insert(&a->tid_index, tf_hash_u64(tid), (uint32_t)a->tids.n - 1);
 	return &a->tids.v[a->tids.n - 1];
@@ -300,6 +315,25 @@ void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mo
 void tf_attributor_set_time_event(tf_attributor *a, bool time_event)
 {
 	a->time_event = time_event;
+}
+
+void tf_attributor_set_symbolizer(tf_attributor *a, tf_symbolizer *sym)
+{
+	a->sym = sym;
+}
+
+/* A Go closure's frame name no runner report settled (TestX.func1,
+ * TestX/func1): its top-level test, which `go test` names. */
+static tf_strid go_top(tf_attributor *a, tf_strid t)
+{
+	char top[256];
+	while (a->gotop.n <= t)
+		tf_vec_push(&a->gotop, 0);
+	if (!a->gotop.v[t])
+		a->gotop.v[t] = tf_go_closure_test(tf_profile_str(a->p, t), top, sizeof(top))
+					? tf_profile_intern(a->p, top) + 1
+					: UINT32_MAX;
+	return a->gotop.v[t] == UINT32_MAX ? t : a->gotop.v[t] - 1;
 }
 
 /*
@@ -497,6 +531,8 @@ void tf_attributor_free(tf_attributor *a)
 		free(a->procs.v[i].argv);
 		free(a->procs.v[i].cwd);
 		tf_vec_free(&a->procs.v[i].markers);
+		tf_go_tests_free(&a->procs.v[i].go_tests);
+		tf_go_tests_free(&a->procs.v[i].rust_fns);
 	}
 	for (size_t i = 0; i < a->tmarkers.n; i++)
 		tf_vec_free(&a->tmarkers.v[i].stack);
@@ -519,6 +555,7 @@ void tf_attributor_free(tf_attributor *a)
 	tf_vec_free(&a->gfirst);
 	tf_vec_free(&a->gnext);
 	tf_vec_free(&a->gmemo);
+	tf_vec_free(&a->gotop);
 	tf_vec_free(&a->children);
 	tf_htab_free(&a->child_index);
 	tf_vec_free(&a->has_children);
@@ -579,12 +616,30 @@ static int classify(tf_attributor *a, struct proc *pr)
 	tool_name(name, tool, sizeof(tool));
 	if (in_list(default_build_tools, tool) || in_list(a->o->build_tools, name))
 		return ROLE_BUILD;
-	if (in_list(default_drivers, name) || in_list(a->o->drivers, name) ||
-	    in_list(shells, bin))
+	/* a driver's versioned name too (pytest-3), and a script whose
+	 * interpreter is a driver: `#!/usr/bin/env bash` runs env under the
+	 * script's name (pyenv's shims and their helpers) */
+	if (in_list(default_drivers, name) || in_list(default_drivers, tool) ||
+	    in_list(a->o->drivers, name) || in_list(shells, bin) || in_list(default_drivers, bin))
 		return ROLE_DRIVER;
 	if (in_list(interpreters, bin) || in_list(interpreters, name) ||
 	    strncmp(bin, "python3", 7) == 0) {
-		if (argv_has(pr, "pytest") || argv_has(pr, "py.test") || argv_has(pr, "-m"))
+		/* test runners: pytest, python -m X, node --test (whose files
+		 * run in processes of their own) */
+		if (argv_has(pr, "pytest") || argv_has(pr, "py.test") || argv_has(pr, "-m") ||
+		    argv_has(pr, "--test"))
+			return ROLE_DRIVER;
+		/* a worker that reads its program from its runner (pytest-xdist's
+		 * execnet: -c "import sys;exec(eval(sys.stdin.readline()))") runs
+		 * the runner's tests, which name themselves */
+		for (size_t i = 1; argv_at(pr, i); i++)
+			if (strcmp(argv_at(pr, i), "-c") == 0 && argv_at(pr, i + 1) &&
+			    strstr(argv_at(pr, i + 1), "sys.stdin"))
+				return ROLE_DRIVER;
+		/* a script of an installed package (tox's helpers, virtualenv's)
+		 * is the tools' work, not a test of the project */
+		const char *script = argv_at(pr, 1);
+		if (script && (strstr(script, "/site-packages/") || strstr(script, "/dist-packages/")))
 			return ROLE_DRIVER;
 	}
 	return ROLE_PROGRAM;
@@ -673,7 +728,22 @@ static tf_strid program_test(tf_attributor *a, struct proc *pr)
 	if ((in_list(interpreters, tf_profile_str(a->p, pr->name)) ||
 	     strncmp(bin, "python3", 7) == 0) && argv_at(pr, 1) && argv_at(pr, 1)[0] != '-')
 		return tf_profile_intern(a->p, base_name(argv_at(pr, 1)));
-	return pr->name;
+	/* rustdoc's doc-tests of a crate, as cargo calls them */
+	struct proc *parent = proc_find(a, pr->ppid);
+	if (parent && parent != pr && strcmp(tf_profile_str(a->p, parent->name), "rustdoc") == 0) {
+		for (size_t i = 1; argv_at(parent, i + 1); i++) {
+			if (strcmp(argv_at(parent, i), "--crate-name") == 0) {
+				char *n = tf_xasprintf("Doc-tests %s", argv_at(parent, i + 1));
+				tf_strid t = tf_profile_intern(a->p, n);
+				free(n);
+				return t;
+			}
+		}
+	}
+	/* a cargo artifact: stable across builds without its hash */
+	const char *name = tf_profile_str(a->p, pr->name);
+	size_t stem = tf_cargo_stem(name);
+	return stem ? tf_profile_intern_len(a->p, name, stem) : pr->name;
 }
 
 /* Decide a process's test (SPEC §4 rule 3), its parents first. */
@@ -777,6 +847,8 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 		break;
 	case TF_MARKER_PROCESS:
 		st = &proc_get(a, ev->pid)->markers;
+		proc_get(a, ev->pid)->marked = true;
+		proc_get(a, ev->pid)->own_markers = true;
 		a->any_proc_markers = true;
 		key = ((uint64_t)1 << 32) | ev->pid;
 		break;
@@ -877,6 +949,23 @@ static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, ui
 	pr->decided = false;
 	pr->test_root = false;
 	pr->start = t;
+	pr->libtest = false;
+	tf_go_tests_free(&pr->rust_fns);
+}
+
+/* A thread of a cargo test binary named after its test (libtest.c). */
+static void on_libtest_thread(tf_attributor *a, struct proc *pr, const tf_rec_event *ev)
+{
+	char *name = tf_libtest_name(&pr->rust_fns, ev->comm.comm);
+	struct thread *th = thread_get(a, ev->tid);
+	th->test = tf_profile_intern(a->p, name);
+	th->test_start = ev->time;
+	free(name);
+	struct test_acc *ta = acc(a, th->test);
+	if (!ta->listed)
+		ta->origin = SRC_MARKERS;
+	ta->listed = true;
+	a->any_libtest = true;
 }
 
 void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
@@ -903,6 +992,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			on_exec_name(a, pr, ev->comm.comm, ev->time);
 		else if (!pr->exec_named && ev->pid == ev->tid)
 			pr->name = tf_profile_intern(a->p, ev->comm.comm);
+		else if (ev->pid != ev->tid && pr->libtest && (a->sources & TF_SOURCE_MARKERS))
+			on_libtest_thread(a, pr, ev);
 		break;
 	case TF_REC_FORK:
 		note_tid(a, ev->tid);
@@ -933,6 +1024,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 		if (th->on_since && ev->time > th->on_since)
 			th->oncpu += ev->time - th->on_since;
 		th->on_since = 0;
+		if (th->test && ev->time > th->test_start)
+			acc(a, th->test)->wall += ev->time - th->test_start;
 	}
 		if (ev->pid == ev->tid) {
 			pr = proc_find(a, ev->pid);
@@ -1005,6 +1098,14 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			if (better_name(tf_profile_str(a->p, pr->name), bn))
 				pr->name = pr->main_bin;
 			pr->main_seen = true;
+			/* a Go test binary: its list, while it is mapped; a
+			 * cargo one: its crate's functions */
+			tf_go_tests_free(&pr->go_tests);
+			if (a->sources & TF_SOURCE_FRAMES)
+				tf_go_tests_read(&pr->go_tests, a->sym, ev->pid, ev->mmap.start, bn);
+			if (a->sources & TF_SOURCE_MARKERS)
+				pr->libtest = tf_libtest_read(&pr->rust_fns, a->sym, ev->pid,
+							      ev->mmap.start, bn);
 		}
 		break;
 	case TF_REC_MARKER:
@@ -1046,14 +1147,22 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
 	}
 	if (!test && (a->sources & TF_SOURCE_MARKERS)) {
 		test = marker_test(a, ev);
+		if (!test && a->any_libtest)
+			test = thread_get(a, ev->tid)->test;
 		src = SRC_MARKERS;
 	}
-	if (!test && a->frames) {
+	/* a runner that marks its tests itself (testflame's Python loader
+	 * and plugin) has said where they are: between them its frames name
+	 * its own machinery, not a test (unittest's _addSkip) */
+	if (!test && a->frames && !(pr && pr->own_markers)) {
 		tf_frame_rules_set_cwd(a->frames, pr ? pr->cwd : NULL);
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
+		tf_strid framed = test;
 		if (test && a->gfirst.n)
 			test = gtest_resolve(a, test, ev->time);
+		if (test && test == framed)
+			test = go_top(a, test);
 		if (test && ptest && !frame_test_plausible(a, ptest, test)) {
 			a->helper_samples++;
 			test = 0; /* the program's own test, below */
@@ -1169,8 +1278,30 @@ static void merge_runner_list(tf_attributor *a, const tf_runner_tests *rt)
 	}
 }
 
+/* What Go test binaries ran of their own lists (golist.c): each test a
+ * row, inside its package's process test. */
+static void merge_go_lists(tf_attributor *a)
+{
+	for (size_t i = 0; i < a->procs.n; i++) {
+		struct proc *pr = &a->procs.v[i];
+		if (!pr->go_tests.n || tf_go_tests_select(&pr->go_tests, pr->argv, pr->argv_len) != 0)
+			continue;
+		tf_strid parent = pr->test;
+		for (size_t k = 0; k < pr->go_tests.n; k++) {
+			tf_strid t = tf_profile_intern(a->p, pr->go_tests.v[k]);
+			struct test_acc *ta = acc(a, t);
+			if (!ta->listed)
+				ta->origin = SRC_FRAMES;
+			ta->listed = true;
+			if (parent && parent != t && !ta->parent)
+				ta->parent = parent;
+		}
+	}
+}
+
 static void merge_runner_tests(tf_attributor *a)
 {
+	merge_go_lists(a);
 	merge_runner_list(a, a->o->runner_tests);
 	for (size_t i = 0; i < a->ctests.n; i++)
 		merge_runner_list(a, tf_ctest_log(a->ctests.v[i].c));
@@ -1237,10 +1368,90 @@ static void rename_string(tf_profile *p, tf_strid id, const char *s)
 	tf_htab_clear(&p->strings.index); /* rebuilt when next needed */
 }
 
+/* Whether `pr` is a Python test runner: pytest, or python -m pytest or
+ * unittest. */
+static bool is_py_runner(const struct proc *pr)
+{
+	const char *a0 = argv_at(pr, 0);
+	if (!a0)
+		return false;
+	if (strncmp(base_name(a0), "pytest", 6) == 0 || strncmp(base_name(a0), "py.test", 7) == 0)
+		return true;
+	for (size_t i = 1; argv_at(pr, i); i++)
+		if (strcmp(argv_at(pr, i), "-m") == 0 && argv_at(pr, i + 1))
+			return strcmp(argv_at(pr, i + 1), "pytest") == 0 ||
+			       strcmp(argv_at(pr, i + 1), "unittest") == 0;
+	return false;
+}
+
+typedef TF_VEC(char *) str_vec;
+
+/*
+ * The run's notes (meta note.N): what the runners' helpers said of
+ * themselves, and the Python test runs that wrote no marker, nor did
+ * anything below them (testflame's loader not found, or its plugin
+ * refused): their tests are named from their frames.
+ */
+static void write_notes(tf_attributor *a, str_vec *keys, str_vec *values)
+{
+	const tf_runner_tests *rt = a->o->runner_tests;
+	size_t n = 0, bare = 0;
+
+	for (size_t i = 0; i < a->procs.n; i++) {
+		if (!a->procs.v[i].marked)
+			continue;
+		struct proc *pr = &a->procs.v[i];
+		for (int depth = 0; pr && depth < 256 && pr->pid != a->root_pid; depth++) {
+			pr = proc_find(a, pr->ppid);
+			if (!pr || pr->marked)
+				break;
+			pr->marked = true;
+		}
+	}
+	for (size_t i = 0; i < a->procs.n; i++)
+		if (a->procs.v[i].execd && !a->procs.v[i].marked && is_py_runner(&a->procs.v[i]))
+			bare++;
+	for (size_t i = 0; rt && i < rt->notes.n; i++) {
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xstrdup(rt->notes.v[i]));
+	}
+	/* go test replays a cached result without running its binary: the
+	 * run measured no test (a run no baseline is made of) */
+	size_t go_runs = 0, go_binaries = 0;
+	for (size_t i = 0; i < a->procs.n; i++) {
+		struct proc *pr = &a->procs.v[i];
+		const char *a1 = argv_at(pr, 1);
+		if (pr->execd && a1 && strcmp(a1, "test") == 0 &&
+		    strcmp(tf_profile_str(a->p, pr->name), "go") == 0)
+			go_runs++;
+		const char *bin = pr->main_bin ? tf_profile_str(a->p, pr->main_bin) : "";
+		size_t bl = strlen(bin);
+		if (bl > 5 && strcmp(bin + bl - 5, ".test") == 0)
+			go_binaries++;
+	}
+	if (go_runs && !go_binaries) {
+		const char *why = "go test ran no test binary: its results came from go's test cache "
+				  "(\"(cached)\"), so no test ran here (go test -count=1 runs them)";
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xstrdup(why));
+		tf_vec_push(keys, tf_xstrdup("cached"));
+		tf_vec_push(values, tf_xstrdup(why));
+	}
+	if (bare && (a->sources & TF_SOURCE_MARKERS)) {
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xasprintf(
+			"%zu Python test run%s (pytest, python -m unittest) found neither "
+			"testflame's loader nor its pytest plugin (a PYTHONPATH that replaced "
+			"testflame's in a virtualenv, python -I or -S, -p no:pytest_testflame) "
+			"or ran no test: %s named from frames", bare, bare == 1 ? "" : "s",
+			bare == 1 ? "its tests are" : "their tests are"));
+	}
+}
+
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 {
 	size_t ntests = 0, found = 0;
-	TF_VEC(char *) keys = { 0 }, values = { 0 };
+	str_vec keys = { 0 }, values = { 0 };
 	double outside = 0;
 	bool outside_ok = true, outside_any = false;
 
@@ -1257,6 +1468,21 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		costs_from_switches(a);
 	else
 		give_remainder(a);
+	/* libtest's tests: each its thread's time on a CPU, inside its
+	 * binary's test */
+	for (size_t i = 0; a->any_libtest && i < a->tids.n; i++) {
+		const struct thread *th = &a->tids.v[i];
+		struct proc *pr = th->test ? proc_find(a, th->pid) : NULL;
+		if (!th->test)
+			continue;
+		struct test_acc *ta = acc(a, th->test);
+		if (a->switches) {
+			ta->mcpu += th->oncpu;
+			ta->has_mcpu = true;
+		}
+		if (pr && pr->test && pr->test != th->test && !ta->parent)
+			ta->parent = pr->test;
+	}
 
 	/* exact costs: what the kernel counted for each process goes to its
 	 * test; a test with a process it has no count for has none */
@@ -1347,6 +1573,7 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		tf_buf_free(&v);
 		ntests++;
 	}
+	write_notes(a, &keys, &values);
 	tf_profile_set_metas(a->p, keys.v, values.v, keys.n);
 	for (size_t i = 0; i < keys.n; i++) {
 		free(keys.v[i]);

@@ -23,6 +23,9 @@ void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mo
 /* The recorded event counts time (cpu-clock): a process's cost is its
  * threads' time on a CPU, from the context switches, when recorded. */
 void tf_attributor_set_time_event(tf_attributor *a, bool time_event);
+/* The symbolizer of the replay: a Go test binary's own list of tests is
+ * read from it (golist.c). */
+void tf_attributor_set_symbolizer(tf_attributor *a, tf_symbolizer *sym);
 void tf_attributor_free(tf_attributor *a);
 
 /* Side-band in time order: COMM, FORK, EXIT, CMDLINE, MARKER, PROC_EXIT,
@@ -144,5 +147,33 @@ const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const cha
 /* What ctest's log says ran (NULL or empty without a log). */
 const tf_runner_tests *tf_ctest_log(const tf_ctest *c);
 void tf_ctest_free(tf_ctest *c);
+
+/* Go test binaries' own lists (golist.c). */
+typedef TF_VEC(char *) tf_go_tests;
+/* The top-level tests, fuzz targets and examples with output of the Go
+ * test binary `binary` (its base name, pkg.test) mapped at `addr` in
+ * `pid`, appended to `out`; nothing for another binary. */
+void tf_go_tests_read(tf_go_tests *out, tf_symbolizer *sym, uint32_t pid, uint64_t addr,
+		      const char *binary);
+/* Keep those its arguments (NUL-separated, -test.run, -test.skip) ran;
+ * -1 when that is unknown (no arguments, -test.list, a pattern POSIX
+ * cannot read): then none of them is known to have run. */
+int tf_go_tests_select(tf_go_tests *tests, const char *argv, size_t len);
+void tf_go_tests_free(tf_go_tests *t);
+/* The top-level test of a closure's name (TestX.func1.2, TestX/func1,
+ * t.Run's subtest closures and goroutines): false for another name. */
+bool tf_go_closure_test(const char *name, char *out, size_t n);
+
+/* Rust test binaries (libtest.c). The length of a cargo artifact's name
+ * without its "-HASH" (16 hex digits); 0 when it has none. */
+size_t tf_cargo_stem(const char *name);
+/* For a cargo test binary `binary` mapped at `addr` in `pid`: its crate's
+ * functions named as libtest names its tests, appended to `out`; false
+ * (and nothing) for another binary. */
+bool tf_libtest_read(tf_go_tests *out, tf_symbolizer *sym, uint32_t pid, uint64_t addr,
+		     const char *binary);
+/* The test a libtest thread named `comm` (cut at 15 characters) runs,
+ * completed from `fns` when it is cut and one of them begins with it. */
+char *tf_libtest_name(const tf_go_tests *fns, const char *comm);
 
 #endif

@@ -494,6 +494,7 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	if (!rc) {
 		tf_attributor_set_start(b.att, ri->start_realtime_ns, ri->start_ns);
 		tf_attributor_set_time_event(b.att, ri->event == TF_EVENT_CPU_CLOCK);
+		tf_attributor_set_symbolizer(b.att, sym);
 		rc = tf_recording_replay(rec, on_event, &b);
 	}
 	if (!rc && b.waits)

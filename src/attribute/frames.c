@@ -512,9 +512,21 @@ tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 	return test;
 }
 
+/* Whether a Python function's file is the interpreter's library or an
+ * installed package's, never a test's. */
+static bool python_library(const tf_profile *p, uint32_t fn)
+{
+	const char *file = tf_profile_str(p, p->functions.v[fn].filename);
+	const char *lib = strstr(file, "/lib/python");
+	return (lib && lib[11] >= '0' && lib[11] <= '9') || strstr(file, "/site-packages/") ||
+	       strstr(file, "/dist-packages/");
+}
+
 /* PYTEST: the test frame `i` of the flattened stack (a runner's) calls:
  * the next Python frame, past the runner's own (unittest's run calls
- * _callTestMethod) and the interpreter's C frames between. */
+ * _callTestMethod), the interpreter's C frames between, and the library
+ * the runner calls on the way (a sample in contextlib's __exit__ under
+ * TestCase.run is in no test). */
 static tf_strid pytest_test(tf_frame_rules *r, size_t ri, size_t i)
 {
 	const tf_profile *p = r->p;
@@ -523,7 +535,7 @@ static tf_strid pytest_test(tf_frame_rules *r, size_t ri, size_t i)
 
 	for (size_t j = i + 1; j < r->fr_fn.n; j++) {
 		uint32_t fj = r->fr_fn.v[j];
-		if (!tf_pyframes_is_python(p, fj) || classify(r, fj, ri))
+		if (!tf_pyframes_is_python(p, fj) || classify(r, fj, ri) || python_library(p, fj))
 			continue;
 		for (size_t k = 0; k < i && !under_pytest; k++)
 			under_pytest = tf_pytest_runner_frame(p, r->fr_fn.v[k]);

@@ -44,6 +44,9 @@ void tf_runner_tests_free(tf_runner_tests *t)
 		free(r->argv);
 		free(r->program);
 	}
+	for (size_t i = 0; i < t->notes.n; i++)
+		free(t->notes.v[i]);
+	tf_vec_free(&t->notes);
 	tf_vec_free(&t->v);
 }
 

@@ -126,6 +126,8 @@ int cmd_compare(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 int cmd_publish(int argc, char **argv);
 int cmd_hook(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);

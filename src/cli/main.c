@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "view", cmd_view, "show or convert a profile (top table, page, flame graph, folded, pprof, speedscope)" },
 	{ "show", cmd_show, "print a run file's metadata and per-test totals" },
 	{ "compare", cmd_compare, "compare two profiles (or runs) test by test" },
+	{ "history", cmd_history, "the default branch's stored runs as per-test series: steps and drifts, dated" },
+	{ "bisect", cmd_bisect, "the commit that made a test slower: stored runs first, then built and run here" },
 	{ "baseline", cmd_baseline, "list, show, save, fetch, push and prune stored baselines" },
 	{ "publish", cmd_publish, "post a report directory to the PR/MR (comment, annotations, summary)" },
 	{ "hook", cmd_hook, "install or uninstall the pre-push hook that refuses slower pushes" },

@@ -291,6 +291,7 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	}
 	o->ro.extra_env = tf_runner_session_env(runners);
 	o->ro.scratch_dir = tf_runner_session_dir(runners);
+	tf_symbolizer_remove_node_maps(sym, tf_runner_session_node_maps(runners));
 
 	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
@@ -372,6 +373,17 @@ bool tf_record_cli_run(tf_record_result *res, tf_record_cli *o, int *status)
 	}
 	if (o->ctx)
 		tf_context_apply_meta(res->profile, o->ctx);
+	/* the run's notes (a helper that stepped aside, a cached go test),
+	 * once for all the runs of a command */
+	for (size_t i = 1; !o->notes_said; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "note.%zu", i);
+		const char *note = tf_profile_meta(res->profile, key);
+		if (!note)
+			break;
+		tf_notef("%s", note);
+	}
+	o->notes_said = true;
 	*status = res->info.exit_status;
 done:
 	tf_recording_free(rec);

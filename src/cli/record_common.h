@@ -24,6 +24,7 @@ typedef struct {
 	bool quiet;
 	bool no_python_frames;   /* --no-python-frames */
 	bool needs_git;          /* run: git context problems are warnings */
+	bool notes_said;         /* the run's notes were printed (once per command) */
 	const char *target_branch; /* run --target: the merge-base's other side */
 	struct tf_strlist runner_reports; /* --runner-report */
 

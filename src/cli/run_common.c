@@ -513,7 +513,14 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 	int status = TF_EXIT_OK;
 	bool interrupted = head->runs.v[0].info.interrupted ||
 			   tf_profile_meta(head->runs.v[0].profile, "interrupted");
+	/* a run whose tests did not run (go test's cache) judges nothing and
+	 * is no baseline: its tests are not gone */
+	const char *cached = tf_profile_meta(head->runs.v[0].profile, "cached");
 
+	if (base && cached) {
+		base = NULL;
+		why = cached;
+	}
 	if (base) {
 		status = tf_run_report(o, base, head, note, base_commit,
 				       tf_run_head_distance(ctx, base_commit));
@@ -529,11 +536,14 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 		tf_run_publish(o, NULL, NULL, NULL);
 	}
 
-	if (!exit_status && !interrupted) /* as for saving */
+	if (!exit_status && !interrupted && !cached) /* as for saving */
 		tf_cli_pyroscope_push(st, &o->rec, kind, head->runs.v, head->runs.n);
 	/* keep this run as the baseline of HEAD where it belongs */
-	if (st && !exit_status && !interrupted && tf_run_will_save(o))
+	if (st && !exit_status && !interrupted && !cached && tf_run_will_save(o)) {
 		tf_run_save_baseline(o, st, head, kind);
+		tf_run_history_note(o, st, kind);
+	} else if (st && cached && tf_run_will_save(o))
+		tf_warnf("not saving a baseline: %s", cached);
 	else if (st && o->save && exit_status)
 		tf_warnf("not saving a baseline of a failing suite (exit status %d)", exit_status);
 	return tf_run_status(o, exit_status, status == TF_EXIT_REGRESSION);

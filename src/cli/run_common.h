@@ -169,5 +169,8 @@ bool tf_run_will_save(const tf_run_opts *o);
  * and push it in CI or with --push. */
 void tf_run_save_baseline(tf_run_opts *o, tf_store *st, const tf_run_side *head,
 			  const char *kind);
+/* After saving it: the "history" note when this commit completed a step
+ * or a drift of a test's series (run_history.c). */
+void tf_run_history_note(tf_run_opts *o, tf_store *st, const char *kind);
 
 #endif

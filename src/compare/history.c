@@ -25,8 +25,12 @@
  * between jobs (what the spread of the job means shows beyond that). One
  * run's noise is their sum; the within part goes to the comparison separately (stats.c), because extra
  * runs of one job only average the within part away.
+ *
+ * The same history read as a series (src/history/) needs each run's cost
+ * of each test measured as the gate measures it: tf_compare_run_costs().
  */
 #include "testflame/compare.h"
+#include "testflame/attribute.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -91,6 +95,8 @@ static void spread(tf_test_noise *tn, const double *logs, const size_t *group, s
 	/* one run: between + within = vm + w2 (1 - mean 1/k) */
 	tn->noise_pct = 100 * sqrt(vm + w2 * (1 - inv_k));
 }
+
+typedef TF_VEC(char *) tf_strlist_sorted;
 
 typedef struct {
 	tf_strtab names;
@@ -174,6 +180,78 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 }
 
 void tf_test_noise_free(tf_test_noise *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].test);
+	free(v);
+}
+
+/* The tests the run's metadata says failed, sorted (strcmp). */
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void failed_tests(tf_strlist_sorted *out, const tf_profile *p)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < p->comments.n; i++) {
+		const char *c = tf_profile_str(p, p->comments.v[i]);
+		tf_test_meta m;
+		if (strncmp(c, "testflame.test.", 15) != 0 || tf_test_meta_parse(&m, c) != 0) {
+			tf_error_clear();
+			continue;
+		}
+		if (m.status == TF_TEST_FAILED)
+			tf_vec_push(out, tf_xstrdup(m.name));
+		tf_test_meta_clear(&m);
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), by_str);
+}
+
+int tf_compare_run_costs(tf_run_cost **out, size_t *n, char **unit, const tf_profile *run,
+			 const char *value)
+{
+	tf_compare_opts o;
+	tf_comparison *c = NULL;
+	const tf_profile *one[1] = { run };
+	tf_compare_side side = { one, NULL, 1 };
+	tf_strlist_sorted failed;
+	TF_VEC(tf_run_cost) res = { 0 };
+
+	*out = NULL;
+	*n = 0;
+	if (unit)
+		*unit = NULL;
+	tf_compare_opts_init(&o);
+	o.value = value;
+	o.top_functions = 0;
+	o.keep_shift = true;
+	int rc = tf_compare(&c, &side, &side, &o);
+	if (rc)
+		return rc;
+	failed_tests(&failed, run);
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		if (t->outside || !t->base.ran || t->name[0] == '[')
+			continue;
+		tf_run_cost rc1 = { tf_xstrdup(t->name), t->base.cost, t->measure, false };
+		rc1.failed = failed.n && bsearch(&t->name, failed.v, failed.n, sizeof(*failed.v), by_str);
+		tf_vec_push(&res, rc1);
+	}
+	if (unit)
+		*unit = tf_xstrdup(c->summary.unit ? c->summary.unit : "");
+	for (size_t i = 0; i < failed.n; i++)
+		free(failed.v[i]);
+	tf_vec_free(&failed);
+	tf_comparison_free(c);
+	*out = res.v;
+	*n = res.n;
+	return 0;
+}
+
+void tf_run_costs_free(tf_run_cost *v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++)
 		free(v[i].test);

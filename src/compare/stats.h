@@ -8,17 +8,7 @@
 #define TESTFLAME_COMPARE_STATS_H
 
 #include "testflame/compare.h"
-
-/* Distributions. sf = survival function (upper tail), isf its inverse. */
-double tf_stats_norm_cdf(double x);
-double tf_stats_norm_sf(double x);
-double tf_stats_norm_quantile(double p);
-/* Regularised incomplete beta I_x(a, b). */
-double tf_stats_incbeta(double a, double b, double x);
-/* Student's t with `df` degrees of freedom (df may be non-integer or
- * INFINITY, which is the normal distribution). */
-double tf_stats_t_sf(double t, double df);
-double tf_stats_t_isf(double q, double df);
+#include "testflame/stats.h" /* the distributions and tf_stats_adjust() */
 
 typedef struct {
 	double diff;   /* mean(y) - mean(x) */
@@ -37,8 +27,6 @@ void tf_stats_welch(tf_welch *out, const double *x, size_t n, const double *y, s
 void tf_stats_welch_moderated(tf_welch *out, const double *x, size_t n, const double *y,
 			      size_t m, double prior_var, double d0);
 
-/* Adjusted p-values (same order as `p`), monotone as in R's p.adjust. */
-void tf_stats_adjust(double *adj, const double *p, size_t n, tf_correction how);
 
 /* One test's data: per-run costs of each side (zero where the test had no
  * samples in a run) and the side's total sample counts. */

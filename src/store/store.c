@@ -313,6 +313,18 @@ static void commit_info(tf_baseline *b, tf_store *s)
 	git_commit_free(c);
 }
 
+char *tf_store_subject(tf_store *s, const char *rev)
+{
+	tf_baseline b;
+	memset(&b, 0, sizeof(b));
+	if (tf_store_rev(b.commit, s, rev) != 0) {
+		tf_error_clear();
+		return NULL;
+	}
+	commit_info(&b, s);
+	return b.subject;
+}
+
 int tf_store_save(tf_store *s, const char *rev, const char *suite, const char *kind,
 		  const void *data, size_t len)
 {

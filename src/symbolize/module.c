@@ -239,6 +239,22 @@ static void add_symbol(tf_sym_module *m, raw_syms *raw, const char *name, uint64
  */
 static bool map_kept_symbols(tf_sym_module *m);
 
+static bool has_section(Elf *elf, const char *want)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (name && strcmp(name, want) == 0)
+			return true;
+	}
+	return false;
+}
+
 static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 {
 	GElf_Addr bias;
@@ -261,6 +277,8 @@ static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 				symsh = sh;
 				break;
 			}
+		if (symscn && want == SHT_DYNSYM && has_section(elf, ".gopclntab"))
+			return false; /* a cgo Go binary: its runtime table names more */
 		if (symscn && want == SHT_DYNSYM) {
 			/* libdwfl's table is this one only if it has nothing
 			 * better (a debug file's .symtab, a mini debuginfo) */
@@ -439,13 +457,18 @@ static void load_symbols(tf_sym_module *m, bool libdwfl)
 			continue;
 		add_symbol(m, &raw, name, addr, sym.st_size, type, bind);
 	}
-	if (!raw.n) {
-		/* no function symbols: a Go binary still has its runtime table */
-		GElf_Addr gbias;
-		Elf *elf = dwfl_module_getelf(m->mod, &gbias);
-		if (!m->go)
-			m->go = elf ? tf_sym_go_open(elf) : NULL;
-		for (size_t i = 0; m->go && i < tf_sym_go_nfuncs(m->go); i++) {
+	/* no symbol table: a Go binary still has its runtime table, which
+	 * names every function, where a cgo binary's .dynsym (what libdwfl
+	 * gives without .symtab) names a handful (crosscall2, _cgo_panic):
+	 * go test's binaries of packages that use cgo somewhere below */
+	GElf_Addr gbias;
+	Elf *gelf = !m->go && raw.n < 64 ? dwfl_module_getelf(m->mod, &gbias) : NULL;
+	if (gelf)
+		m->go = tf_sym_go_open(gelf);
+	if (m->go && tf_sym_go_nfuncs(m->go) > raw.n) {
+		dwfl_module_getelf(m->mod, &gbias);
+		raw.n = 0;
+		for (size_t i = 0; i < tf_sym_go_nfuncs(m->go); i++) {
 			uint64_t lo, hi;
 			const char *name;
 			if (!tf_sym_go_func(m->go, i, &lo, &hi, &name))

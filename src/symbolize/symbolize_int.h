@@ -402,6 +402,8 @@ struct tf_symbolizer {
 	uint32_t vdso_file;  /* UINT32_MAX until needed */
 	bool vdso_failed;
 	bool rlimit_raised;
+	bool remove_node_maps;        /* Node's perf maps are ours to remove */
+	TF_VEC(uint32_t) node_pids;   /* live processes that mapped Node */
 
 	tf_sym_kernel *kernel;
 	bool kernel_loaded;

@@ -14,7 +14,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 enum {
 	SPACE_MODULE = 1,   /* index = module, addr = ELF vaddr */
@@ -62,6 +64,7 @@ void tf_symbolizer_free(tf_symbolizer *s)
 	for (size_t i = 0; i < s->mods.n; i++)
 		tf_sym_module_free(s->mods.v[i]);
 	tf_vec_free(&s->mods);
+	tf_vec_free(&s->node_pids);
 	tf_htab_free(&s->mod_index);
 	tf_sym_files_free(s);
 	tf_sym_kernel_free(s->kernel);
@@ -88,6 +91,35 @@ void tf_symbolizer_stats_get(const tf_symbolizer *s, tf_symbolizer_stats *out)
 	out->kallsyms_cached = tf_sym_kernel_cached(s->kernel);
 }
 
+/* Node's binary, or Debian's libnode.so.N that its node links. */
+static bool is_node(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	return strcmp(b, "node") == 0 || strcmp(b, "nodejs") == 0 || strncmp(b, "libnode.so", 10) == 0;
+}
+
+/* A process's JIT map, read as it exits; a Node process's, which only
+ * testflame asked for, removed once read. */
+static void jit_read_exit(tf_symbolizer *s, const tf_rec_event *ev)
+{
+	tf_sym_jit_read(s, ev->pid, ev->time);
+	for (size_t i = 0; i < s->node_pids.n; i++) {
+		if (s->node_pids.v[i] != ev->pid)
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", ev->pid);
+		unlink(path);
+		s->node_pids.v[i] = s->node_pids.v[--s->node_pids.n];
+		break;
+	}
+}
+
+void tf_symbolizer_remove_node_maps(tf_symbolizer *s, bool on)
+{
+	s->remove_node_maps = on;
+}
+
 void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev)
 {
 	bool deleted;
@@ -100,10 +132,12 @@ void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev)
 			break;
 		tf_sym_file_pin(s, tf_sym_file_for_event(s, ev, &deleted), ev->pid,
 				ev->mmap.start, ev->mmap.start + ev->mmap.len);
+		if (s->remove_node_maps && is_node(ev->mmap.filename))
+			tf_vec_push(&s->node_pids, ev->pid);
 		break;
 	case TF_REC_EXIT:
 		if (ev->pid == ev->tid)
-			tf_sym_jit_read(s, ev->pid, ev->time);
+			jit_read_exit(s, ev);
 		break;
 	default:
 		break;
@@ -331,6 +365,28 @@ const tf_symloc *tf_symbolizer_lookup(tf_symbolizer *s, uint32_t pid, uint64_t t
 	slot->gen = s->lookup_gen;
 	slot->loc = l;
 	return l;
+}
+
+size_t tf_symbolizer_functions(tf_symbolizer *s, uint32_t pid, uint64_t addr,
+			       void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	tf_sym_proc *p = tf_sym_proc_get(s, pid, false);
+	tf_sym_map *map = p ? tf_sym_proc_find_map(p, addr) : NULL;
+	size_t n = 0;
+
+	if (!map || map->kind != TF_SYM_MAP_FILE || map->file == UINT32_MAX ||
+	    !tf_sym_file_module(s, map->file))
+		return 0;
+	tf_sym_module *m = s->mods.v[s->files.v[map->file].module];
+	tf_sym_module_symbols(m);
+	for (size_t i = 0; i < m->syms.v.n; i++, n++) {
+		const char *name = m->symstr ? m->symstr + m->syms.v.v[i].val
+					     : m->symnames.v[m->syms.v.v[i].val];
+		char *d = s->opts.demangle ? tf_sym_demangle_dup(name) : NULL;
+		fn(ctx, d ? d : name);
+		free(d);
+	}
+	return n;
 }
 
 bool tf_symbolizer_has_frame_pointers(tf_symbolizer *s, uint32_t pid, uint64_t time,

@@ -752,6 +752,64 @@ static void test_suite_name(void **state)
 	check_suite("prog a b c d", (const char *const[]){ "prog", "a", "b", "c", "d", "e", NULL });
 }
 
+static void go_list(tf_go_tests *t)
+{
+	static const char *const names[] = { "TestA", "TestAB", "TestB", "ExampleA", "FuzzC" };
+	for (size_t i = 0; i < TF_ARRAY_SIZE(names); i++)
+		tf_vec_push(t, tf_xstrdup(names[i]));
+}
+
+static char *go_joined(const tf_go_tests *t)
+{
+	tf_buf b = TF_BUF_INIT;
+	for (size_t i = 0; i < t->n; i++)
+		tf_buf_printf(&b, "%s%s", i ? " " : "", t->v[i]);
+	return b.ptr ? b.ptr : tf_xstrdup("");
+}
+
+/* A Go test binary's list, as its -test.run and -test.skip select it
+ * (golist.c): the top-level part of a pattern decides, unanchored. */
+static void test_go_select(void **state)
+{
+	static const struct {
+		const char argv[64];
+		size_t len;
+		int rc;
+		const char *want;
+	} cases[] = {
+		{ "x.test\0-test.count=1", 21, 0, "TestA TestAB TestB ExampleA FuzzC" },
+		{ "x.test\0-test.run=A", 19, 0, "TestA TestAB ExampleA" },
+		{ "x.test\0-test.run\0^TestA$", 25, 0, "TestA" },
+		{ "x.test\0-test.run=^TestA$/sub", 29, 0, "TestA" },
+		{ "x.test\0-test.run=B\0-test.skip=AB", 33, 0, "TestB" },
+		{ "x.test\0-test.skip=TestA/sub", 28, 0, "TestA TestAB TestB ExampleA FuzzC" },
+		{ "x.test\0-test.run=(A|C)/x", 25, 0, "TestA TestAB ExampleA FuzzC" },
+		{ "x.test\0-test.list=.", 20, -1, NULL },
+		{ "", 0, -1, NULL },
+	};
+	(void)state;
+	for (size_t i = 0; i < TF_ARRAY_SIZE(cases); i++) {
+		tf_go_tests t = { 0 };
+		go_list(&t);
+		int rc = tf_go_tests_select(&t, cases[i].argv, cases[i].len);
+		assert_int_equal(rc, cases[i].rc);
+		if (cases[i].want) {
+			char *got = go_joined(&t);
+			assert_string_equal(got, cases[i].want);
+			free(got);
+		}
+		tf_go_tests_free(&t);
+	}
+	char top[64];
+	assert_true(tf_go_closure_test("TestX.func1.2", top, sizeof(top)));
+	assert_string_equal(top, "TestX");
+	assert_true(tf_go_closure_test("TestX/func1", top, sizeof(top)));
+	assert_string_equal(top, "TestX");
+	assert_false(tf_go_closure_test("TestX", top, sizeof(top)));
+	assert_false(tf_go_closure_test("TestType.Method", top, sizeof(top)));
+	assert_false(tf_go_closure_test("helper.func1", top, sizeof(top)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -767,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_ctest_names),
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_suite_name),
+		cmocka_unit_test(test_go_select),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,2 @@
+import sys
+sys.stderr.write("user site\n")
