@@ -140,9 +140,9 @@ static size_t join_chain(uint64_t *ips, size_t got, size_t max, const uint64_t *
 }
 
 /* A sample's stack into b->locs, leaf first: what it waits in (ptrace's
- * off-CPU samples), kernel frames, then user frames; Python's spliced in.
- * Returns the frames; `nkernel` gets where the user frames start. */
-static size_t build_stack(builder *b, const tf_rec_event *ev, size_t *nkernel)
+ * off-CPU samples), kernel frames, then user frames; with `python`,
+ * Python's spliced in. Returns its depth. */
+static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 {
 	const uint64_t *user = ev->sample.user_ips;
 	size_t nuser = ev->sample.nuser, n = 0;
@@ -190,7 +190,6 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, size_t *nkernel)
 			b->st->unresolved++;
 	}
 	size_t user_start = n;
-	*nkernel = n;
 	for (size_t i = 0; i < nuser && n < maxd; i++) {
 		uint64_t a = user[i];
 		/* every frame but the sample's own ip is a return address */
@@ -208,7 +207,7 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, size_t *nkernel)
 	if (n == maxd && (ev->sample.nkernel + nuser) > maxd)
 		truncated = true;
 	tf_pysplice ps = { b->locs, b->unresolved, user_start, n, maxd, truncated, 0, 0 };
-	if (tf_pyframes_splice(b->py, ev, &ps)) {
+	if (python && tf_pyframes_splice(b->py, ev, &ps)) {
 		n = ps.n;
 		truncated = ps.truncated;
 		b->st->frames -= ps.dropped;
@@ -245,8 +244,7 @@ static void count_source(builder *b, int source)
 
 static void on_sample(builder *b, const tf_rec_event *ev)
 {
-	size_t nkernel;
-	size_t n = build_stack(b, ev, &nkernel);
+	size_t n = build_stack(b, ev, true);
 	int source;
 	uint64_t sh = tf_profile_stack_hash(b->locs, (uint32_t)n);
 	tf_strid test = tf_attributor_sample(b->att, ev, b->locs, n, (int64_t)ev->sample.period,
@@ -285,8 +283,10 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 /* A thread left its CPU: the stack it waits with, until it comes back. */
 static void on_offcpu(builder *b, const tf_rec_event *ev)
 {
-	size_t nkernel;
-	size_t n = build_stack(b, ev, &nkernel);
+	/* no Python stack was read at a switch-out (pyread.c reads them at
+	 * the CPU's samples): the next sample's must not land here */
+	size_t n = build_stack(b, ev, false);
+	size_t nkernel = TF_MIN((size_t)ev->sample.nkernel, n);
 	tf_wait_reason r = tf_waits_reason(b->p, b->locs, n, nkernel);
 	int source;
 
