@@ -2,9 +2,12 @@
 # t0250-run-waits.sh - `testflame run` at default settings on the example
 # project, where one test comes to wait: a 50 ms back-off sleep in
 # test_hash, a lock its workers hold across their hashing in test_threads,
-# an fsync of test_hash's input. Each fails the build (exit 3) naming the
-# test, "waiting", and the blocking call with its caller in the terminal,
-# report.md and the page's off-CPU diff; a branch that changes nothing
+# test_hash syncing its input to disk every 128 KiB (one fsync of 1 MiB
+# waits 1-15 ms here, as little as a busy runner's scheduling moves a
+# test). Each fails the build (exit 3) naming the test, "waiting", and the
+# blocking call with its caller in the terminal and report.md, the sleep
+# and the lock in the page's off-CPU diff too (the fsync's page is drawn
+# by the same code from the same report.json); a branch that changes nothing
 # passes beside a neighbour that burns a CPU. No .testflame.yml: every
 # setting is the default, and a slowdown against the stored baseline is
 # confirmed by running this tree again. Two of the project's tests stand
@@ -21,25 +24,27 @@ if need node && [ -x /usr/bin/chromium ] && [ -d "$TOP/tests/node/node_modules/p
 	CHECK="node $TOP/tests/node/report-check.mjs"
 fi
 
+SUITE='./build/test_hash && ./build/test_threads'
+PROGS='build/test_hash build/test_threads'
 mkdir repo && cp -r "$TOP/examples/." repo/ && rm -rf repo/build repo/.testflame.yml
 cd repo
 git init -q -b main && git config user.email t@example.com && git config user.name t
 printf 'build/\ntestflame-report/\n' >>.gitignore
-git add -A && git commit -qm "libmini" && make -s all >/dev/null
+git add -A && git commit -qm "libmini" && make -s $PROGS >/dev/null
 cd "$SCRATCH"
-SUITE='./build/test_hash && ./build/test_threads'
 
 branch() { # NAME PYTHON: a branch off main, the edit made by PYTHON, built
 	cd "$SCRATCH/repo" && git checkout -q main && git checkout -q -b "$1" &&
-	python3 -c "$2" && git commit -qam "$1" && make -s all >/dev/null
+	python3 -c "$2" && git commit -qam "$1" && make -s $PROGS >/dev/null
 }
 
 test_expect_success 'main: the baseline' '
 	cd repo && "$TF" run -q -- sh -c "$SUITE" >out 2>err && expect_contains out "no baseline yet"
 '
 
-# the run, the terminal, report.md and the page: TEST, "waiting", CALL <- CALLER
-expect_waiting() { # TEST CALL CALLER
+# the run, the terminal, report.md (and with `page`, the page): TEST,
+# "waiting", CALL <- CALLER
+expect_waiting() { # TEST CALL CALLER [page]
 	{ "$TF" run -- sh -c "$SUITE" >out 2>err; rc=$?; } ; test $rc = 3 || { cat out err; return 1; }
 	expect_contains out "$1 (waiting)" && expect_contains out "REGRESSION" &&
 	expect_contains out "$1: waiting +" && expect_contains out "$2" && expect_contains out "<- $3" &&
@@ -48,7 +53,7 @@ expect_waiting() { # TEST CALL CALLER
 	expect_contains $md "<code>$3</code>" && test -s "testflame-report/$1.offcpu.svg" &&
 	grep -q "Off-CPU diff flame graph, where it waited more: $1" "testflame-report/$1.offcpu.svg" ||
 		return 1
-	[ -z "$CHECK" ] && return 0
+	[ -z "$CHECK" ] || [ "${4:-}" != page ] && return 0
 	$CHECK testflame-report/index.html --json testflame-report/report.json --test "$1 (waiting)" \
 		>page.txt 2>page.err || { cat page.err; return 1; }
 	expect_contains page.txt "waits Where it waited more: $1 (off-CPU diff flame graph)" &&
@@ -61,7 +66,7 @@ test_expect_success 'a 50 ms sleep in test_hash: exit 3, waiting in usleep calle
 p = \"tests/test_hash.c\"; s = open(p).read()
 s = s.replace(\"#include <string.h>\n\", \"#include <string.h>\n#include <unistd.h>\n\")
 s = s.replace(\"\tuint32_t c = 0;\n\", \"\tuint32_t c = 0;\n\tusleep(50000);\n\")
-open(p, \"w\").write(s)" && expect_waiting test_hash usleep main
+open(p, \"w\").write(s)" && expect_waiting test_hash usleep main page
 '
 
 test_expect_success 'a lock held across the workers'"'"' hashing: exit 3, waiting in pthread_mutex_lock from worker' '
@@ -70,21 +75,21 @@ p = \"tests/test_threads.c\"; s = open(p).read()
 s = s.replace(\"static uint64_t result[WORKERS];\n\", \"static uint64_t result[WORKERS];\nstatic pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;\n\")
 s = s.replace(\"\tuint64_t h = 0;\n\tfor\", \"\tuint64_t h = 0;\n\tpthread_mutex_lock(&lock);\n\tfor\", 1)
 s = s.replace(\"\tresult[w] = h;\n\", \"\tpthread_mutex_unlock(&lock);\n\tresult[w] = h;\n\")
-open(p, \"w\").write(s)" && expect_waiting test_threads pthread_mutex_lock worker
+open(p, \"w\").write(s)" && expect_waiting test_threads pthread_mutex_lock worker page
 '
 
-test_expect_success 'an fsync of test_hash'"'"'s input: exit 3, waiting in fsync called from main' '
+test_expect_success 'test_hash syncs its input every 128 KiB: exit 3, waiting in fsync called from main' '
 	if [ "$(stat -f -c %T .)" = tmpfs ]; then echo "# skipped: fsync on tmpfs does not wait"; exit 0; fi
 	branch fsync "
 p = \"tests/test_hash.c\"; s = open(p).read()
 s = s.replace(\"#include <string.h>\n\", \"#include <string.h>\n#include <fcntl.h>\n#include <unistd.h>\n\")
-s = s.replace(\"\tuint32_t c = 0;\n\", \"\tuint32_t c = 0;\n\tint fd = open(\\\"hash.in\\\", O_WRONLY | O_CREAT | O_TRUNC, 0644);\n\tCHECK(fd >= 0 && write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf) && fsync(fd) == 0);\n\tclose(fd);\n\")
+s = s.replace(\"\tuint32_t c = 0;\n\", \"\tuint32_t c = 0;\n\tint fd = open(\\\"hash.in\\\", O_WRONLY | O_CREAT | O_TRUNC, 0644);\n\tCHECK(fd >= 0);\n\tfor (size_t at = 0; at < sizeof(buf); at += sizeof(buf) / 8)\n\t\tCHECK(write(fd, buf + at, sizeof(buf) / 8) == (ssize_t)(sizeof(buf) / 8) && fsync(fd) == 0);\n\tclose(fd);\n\")
 open(p, \"w\").write(s)" && expect_waiting test_hash fsync main
 '
 
 test_expect_success 'a branch that changes nothing passes beside a neighbour that burns a CPU' '
 	cd repo && git checkout -q main && git checkout -q -b same && git commit -q --allow-empty -m nothing &&
-	make -s all >/dev/null &&
+	make -s $PROGS >/dev/null &&
 	{ sh -c "while :; do :; done" & nb=$!; } &&
 	{ "$TF" run -- sh -c "$SUITE" >out 2>err; rc=$?; kill $nb; } &&
 	test $rc = 0 || { cat out; exit 1; }

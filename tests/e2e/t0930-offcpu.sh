@@ -30,6 +30,10 @@ rec() { # NAME [VAR=VALUE...]: record the suite into NAME.pb.gz
 	env "$@" "$TF" record -q -o "$name.pb.gz" -- suite/run.sh >/dev/null 2>"$name.err" ||
 		{ cat "$name.err"; return 1; }
 }
+# a test's verdict in a report.json (jq: this script reads many)
+verdict() { # REPORT_JSON TEST
+	jq -r ".tests[] | select(.name == \"$2\") | .verdict" "$1"
+}
 meta() { # RUNFILE TEST FIELD
 	go tool pprof -comments "$1" 2>/dev/null | sed -n "s/^testflame\.test\.$2=.* $3=\([0-9]*\).*/\1/p"
 }
