@@ -19,8 +19,10 @@
 #include <time.h>
 
 #define MAX_FRAMES 512
-/* samples, the event, off-CPU, wall */
-#define MAX_COLUMNS 4
+/* the most sample types a run file has: samples, the event; off-cpu and
+ * wall (the time threads wait); alloc_objects, alloc_space and inuse_space
+ * (memory) */
+#define MAX_COLUMNS 7
 
 typedef struct {
 	tf_profile *p;
@@ -221,11 +223,13 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 	return n;
 }
 
-/* Values of a sample: its count, its event value, and where the run has
- * them its off-CPU time and its wall time (CPU plus off-CPU). */
+/* Values of a sample (MAX_COLUMNS of them, those of other measures 0):
+ * its count, its event value, and where the run has them its off-CPU time
+ * and its wall time (CPU plus off-CPU). */
 static void put_values(builder *b, int64_t *v, int64_t count, int64_t event, int64_t cpu,
 		       int64_t offcpu)
 {
+	memset(v, 0, MAX_COLUMNS * sizeof(*v));
 	v[0] = count;
 	v[1] = event;
 	if (b->col_offcpu)
