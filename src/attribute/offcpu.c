@@ -63,6 +63,8 @@ static const name_rule kernel_rules[] = {
 	{ "do_task_dead", false, TF_WAIT_EXIT },
 	{ "do_wait", false, TF_WAIT_CHILD }, { "kernel_wait", true, TF_WAIT_CHILD },
 	{ "kernel_waitid", false, TF_WAIT_CHILD }, { "__do_sys_wait4", false, TF_WAIT_CHILD },
+	/* a vfork's or posix_spawn's parent, held until its child execs */
+	{ "wait_for_vfork_done", false, TF_WAIT_CHILD },
 	{ "do_sys_poll", false, TF_WAIT_POLL }, { "do_poll", false, TF_WAIT_POLL },
 	{ "do_select", false, TF_WAIT_POLL }, { "core_sys_select", false, TF_WAIT_POLL },
 	{ "ep_poll", false, TF_WAIT_POLL }, { "do_epoll_wait", false, TF_WAIT_POLL },
@@ -102,6 +104,7 @@ static const name_rule user_rules[] = {
 	{ "wait4", false, TF_WAIT_CHILD }, { "__wait4", false, TF_WAIT_CHILD },
 	{ "waitpid", false, TF_WAIT_CHILD }, { "__waitpid", false, TF_WAIT_CHILD },
 	{ "waitid", false, TF_WAIT_CHILD }, { "__waitid", false, TF_WAIT_CHILD },
+	{ "vfork", false, TF_WAIT_CHILD }, { "__vfork", false, TF_WAIT_CHILD },
 	{ "nanosleep", false, TF_WAIT_SLEEP }, { "__nanosleep", false, TF_WAIT_SLEEP },
 	{ "clock_nanosleep", true, TF_WAIT_SLEEP }, { "__clock_nanosleep", true, TF_WAIT_SLEEP },
 	{ "usleep", false, TF_WAIT_SLEEP }, { "sleep", false, TF_WAIT_SLEEP },
@@ -176,6 +179,7 @@ tf_wait_reason tf_waits_syscall_reason(const char *syscall)
 	} calls[] = {
 		{ "nanosleep", TF_WAIT_SLEEP }, { "clock_nanosleep", TF_WAIT_SLEEP },
 		{ "futex", TF_WAIT_FUTEX }, { "wait4", TF_WAIT_CHILD }, { "waitid", TF_WAIT_CHILD },
+		{ "vfork", TF_WAIT_CHILD },
 		{ "poll", TF_WAIT_POLL }, { "ppoll", TF_WAIT_POLL }, { "select", TF_WAIT_POLL },
 		{ "pselect6", TF_WAIT_POLL }, { "epoll_wait", TF_WAIT_POLL },
 		{ "epoll_pwait", TF_WAIT_POLL }, { "epoll_pwait2", TF_WAIT_POLL },
