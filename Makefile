@@ -1,7 +1,10 @@
 # testflame - one top-level, non-recursive Makefile.
 #
 #   make            build build/testflame
-#   make test       install what is missing (make deps), build, run every test
+#   make test       install what is missing (make deps), build, check the
+#                   source's floors (make check-layers), run every test
+#   make check-layers  no #include climbs a floor or closes a cycle between
+#                   folders (docs/architecture.md)
 #   make demo       profile the bundled example project's test suite
 #   make deps       install the Debian packages the build and the tests need
 #   make asan       unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -23,7 +26,7 @@ else
 Q := @
 endif
 
-# libcurl: headers only; src/publish/http.c opens libcurl.so.4 when it is
+# libcurl: headers only; src/net/http.c opens libcurl.so.4 when it is
 # first needed, so the other commands don't pay its start-up
 PKGS := libgit2 libdw libelf libprotobuf-c zlib yaml-0.1 jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libcurl 2>/dev/null)
@@ -120,8 +123,8 @@ FUZZ_TARGETS ?=
 FUZZ_SRCS    := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/%)
 
-.PHONY: all test test-only unit fixtures bench bench-check demo deps deps-build asan fuzz fuzz-build \
-	fuzz-targets install clean
+.PHONY: all test test-only check-layers unit fixtures bench bench-check demo deps deps-build asan \
+	fuzz fuzz-build fuzz-targets install clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -279,7 +282,13 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory test-only
 
 test-only: all unit fixtures bench fuzz-build
+	$(Q)tests/check-layers.sh
 	$(Q)tests/run.sh $(BUILD)
+
+# The source's floors (SPEC §12): base -> record, profile, symbolize ->
+# context, attribute -> compare, store -> history -> report -> publish -> run -> cli.
+check-layers:
+	$(Q)tests/check-layers.sh
 
 demo: deps-build
 	$(Q)$(MAKE) --no-print-directory all

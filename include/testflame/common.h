@@ -117,6 +117,33 @@ typedef TF_VEC(char *) tf_msglist;
 void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...) TF_PRINTF(2, 3);
 void tf_msglist_free(tf_msglist *l);
 
+/*
+ * Notices: the one-line messages an engine module hands its caller while
+ * it works (a sampler's rung, a warning, what -v shows), through a callback
+ * the caller gives it; the cli prints them, a test collects them. Engine
+ * modules never print.
+ */
+typedef enum {
+	TF_NOTICE_INFO,    /* said unless --quiet */
+	TF_NOTICE_WARN,    /* "warning: ..." */
+	TF_NOTICE_VERBOSE, /* only with -v */
+	TF_NOTICE_ERROR,   /* always; the engine goes on or returns an error */
+} tf_notice_level;
+typedef void (*tf_notice_fn)(void *ctx, tf_notice_level level, const char *msg);
+/* Format a notice and hand it to `fn` (nothing when fn is NULL). */
+void tf_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
+	TF_PRINTF(4, 5);
+void tf_vnotice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, va_list ap);
+
+/* A list of borrowed strings (repeatable flags, paths); zero-initialise. */
+struct tf_strlist {
+	TF_VEC(const char *) items;
+};
+
+/* The value of NAME in an environment of "NAME=VALUE" strings (`envp` may
+ * be NULL), or NULL. */
+const char *tf_env_get(char *const *envp, const char *name);
+
 /* NULL-terminated string vectors, each string malloc'd. */
 char **tf_strv_dup(char *const *v);
 void tf_strv_free(char **v); /* accepts NULL */
@@ -210,6 +237,13 @@ int tf_atomic_commit(tf_atomic_file *f);
 void tf_atomic_abort(tf_atomic_file *f);
 /* Write a buffer to `path` atomically. */
 int tf_file_write_atomic(const char *path, const void *data, size_t len);
+/*
+ * What killed writers left in `dir`: each entry named PREFIX...PID (the
+ * number after the last '.') whose process is gone, handed to `remove`
+ * (NULL: unlinked). Those of live processes, and this one's, stay.
+ */
+void tf_remove_stale(const char *dir, const char *prefix,
+		     void (*remove)(const char *path, void *payload), void *payload);
 /* mkdir -p */
 int tf_mkdir_p(const char *path, int mode);
 /* rm -r: `path` and everything below it, symbolic links not followed;

@@ -177,6 +177,9 @@ int tf_compare_run_costs(tf_run_cost **out, size_t *n, char **unit, const tf_pro
 void tf_run_costs_free(tf_run_cost *v, size_t n);
 
 void tf_compare_opts_init(tf_compare_opts *o);
+/* The gate's settings (config.h): threshold, alpha, noise, the least
+ * change, min_samples, outside. */
+void tf_compare_opts_set(tf_compare_opts *o, const tf_settings *s);
 
 /* The runs of one side. `names` (may be NULL) are shown in messages and in
  * the report, typically the files the profiles came from. */
@@ -390,8 +393,6 @@ const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *ke
  * and the nodes are in preorder (a subtree is a range of indices).
  */
 #define TF_DIFF_NONE UINT32_MAX
-/* gate.min_delta's default: a millisecond of a test's cost a run */
-#define TF_MIN_DELTA_NS 1e6
 #define TF_ALL_TESTS SIZE_MAX
 /* Every test in one tree, in one pass over the samples: the root "all" has
  * one child per test (depth 1, named after the test, file ""), and below

@@ -9,7 +9,9 @@
  * "FILE:LINE:COLUMN: what is wrong", so the cli exits 2.
  *
  * Command-line flags win over the file: the cli fills a second tf_config
- * from its flags and calls tf_config_merge(file_cfg, flags_cfg).
+ * from its flags and calls tf_config_merge(file_cfg, flags_cfg). The
+ * settings every judging command shares (the gate, where baselines live,
+ * the report directory) are resolved once, into a tf_settings (below).
  */
 #ifndef TESTFLAME_CONFIG_H
 #define TESTFLAME_CONFIG_H
@@ -69,7 +71,9 @@ typedef struct {
 	long repeat;          /* --repeat, 1..1000; 0 unset */
 	long baseline_repeat; /* runs of a run that saves a baseline, 1..1000; 0 unset */
 	char *against;        /* --against REV */
-	char *store;          /* "git", "git:REMOTE", "dir:PATH", "pyroscope:URL" */
+	char *store;          /* "git", "git:REMOTE", "dir:PATH", "pyroscope:URL":
+			       * checked by the store (tf_store_check_config) */
+	char *store_at;       /* where `store:` is, "FILE:LINE:COLUMN" */
 
 	struct {
 		int markers;      /* TF_CONFIG_UNSET, 0, 1 */
@@ -141,6 +145,82 @@ bool tf_config_parse_duration(const char *s, double *ns);
 
 /* Whether `s` is a value gate.confirm takes (--confirm too). */
 bool tf_config_confirm_ok(const char *s);
+
+/* ---- the settings the judging commands share (settings.c) ----------------
+ *
+ * One object for `run`, `merge` and `compare` alike: each value from its
+ * flag, else .testflame.yml, else the environment, else the default below
+ * (the only place the defaults are written). Each value's range is checked
+ * by one function, tf_settings_parse(), which the config reader calls at
+ * the value's place in the file ("FILE:LINE:COLUMN: 'gate.threshold' must
+ * be ...") and the commands for their flags ("--threshold must be ..."),
+ * so that what one accepts the other accepts too, and a bad value is
+ * refused when it is read, not when the comparison is made.
+ */
+#define TF_THRESHOLD_DEFAULT 5.0   /* percent */
+#define TF_THRESHOLD_MAX 1000.0    /* percent, not included */
+#define TF_ALPHA_DEFAULT 0.001     /* false alarms across all tests */
+#define TF_ALPHA_MAX 0.5
+#define TF_NOISE_MAX 100.0         /* percent, not included */
+/* gate.min_delta's default: a millisecond of a test's cost a run */
+#define TF_MIN_DELTA_NS 1e6
+#define TF_MIN_DELTA_MAX_NS 3600e9
+#define TF_HISTORY_DEFAULT 10      /* baselines to learn each test's noise from */
+#define TF_REPORT_DIR_DEFAULT "testflame-report"
+
+typedef enum {
+	TF_SETTING_THRESHOLD, /* a percentage in [0, TF_THRESHOLD_MAX): "5", "2.5%" */
+	TF_SETTING_ALPHA,     /* a number in (0, TF_ALPHA_MAX] */
+	TF_SETTING_NOISE,     /* a percentage in [0, TF_NOISE_MAX) */
+	TF_SETTING_MIN_DELTA, /* a duration: "1ms", "500us", "0" (nanoseconds) */
+	TF_SETTING_CONFIRM,   /* against, rerun, none or 0..100 runs (no number) */
+} tf_setting;
+
+/*
+ * Parse and check one setting given as text, into *out (may be NULL; the
+ * setting's number, 0 for TF_SETTING_CONFIRM). TF_EUSAGE with "NAME must
+ * be ..., not 'TEXT'", where NAME is how the caller names it.
+ */
+int tf_settings_parse(tf_setting which, const char *name, const char *text, double *out);
+/* The same check of a number already parsed (the engine's own guard). */
+int tf_settings_check(tf_setting which, const char *name, double value);
+
+/* The flags of the shared settings, as given (NULL, 0, false: not given). */
+typedef struct {
+	const char *threshold, *alpha, *noise, *min_delta; /* checked by tf_settings_parse */
+	const char *measure;    /* --measure, one of tf_gate_measure_names */
+	const char *confirm;
+	const char *store;      /* --store */
+	const char *report_dir; /* --report */
+	long history;           /* --history */
+	bool no_fail;           /* --no-fail */
+} tf_settings_flags;
+
+typedef struct {
+	double threshold;       /* percent */
+	double alpha;
+	double noise;           /* one run's noise, percent; -1: by event */
+	double min_delta_ns;
+	double min_samples;     /* <= 0: compare's own rule */
+	bool fail_on_regression;
+	bool outside;           /* gate "[outside tests]" like a test */
+	long history;
+	const char *confirm;    /* NULL: not asked for (the command's default) */
+	const char *store;      /* NULL: the git store */
+	const char *report_dir;
+	tf_gate_measure measure; /* gate.measure */
+} tf_settings;
+
+/* The flags alone, before the config is read: 0, or TF_EUSAGE naming the
+ * first bad one. */
+int tf_settings_check_flags(const tf_settings_flags *f);
+/*
+ * Flags over `cfg` (NULL: none) over `envp` ($TESTFLAME_STORE; NULL: none)
+ * over the defaults; checks the flags first (TF_EUSAGE). The strings point
+ * into `f`, `cfg` and `envp`, which must outlive `out`.
+ */
+int tf_settings_resolve(tf_settings *out, const tf_settings_flags *f, const tf_config *cfg,
+			char *const *envp);
 
 /* An empty config: every field unset. */
 tf_config *tf_config_new(void);

@@ -10,7 +10,7 @@
  *   tf_repo    a thin handle over a libgit2 repository (resolve, parents,
  *              first-parent walk) for the modules that need history; this
  *              module and store/ are the only ones that touch libgit2, and
- *              share its boundary (store/git.h).
+ *              share its boundary (testflame/git.h).
  *   tf_git     the git facts of one run: HEAD, branch, dirty, shallow,
  *              default branch, merge-base with the target branch, and the
  *              changed files and lines between them.

@@ -187,9 +187,9 @@ typedef struct {
 	const char *kind;        /* NULL: the nearest baseline's of the suite */
 	size_t max_commits;      /* stored commits to read; 0: all */
 	size_t max_walk;         /* first-parent commits to walk; 0: 100,000 */
-	/* The service name the runs were pushed under, when the store is
-	 * Pyroscope-backed: a commit git holds no baseline of is asked there.
-	 * NULL: git (or dir) only. */
+	/* A commit git holds no baseline of is asked where the store keeps
+	 * copies (tf_store_find_elsewhere: Pyroscope), under this service
+	 * name; NULL: the remote's name, else this directory's. */
 	const char *pyroscope_service;
 	const char *value;       /* sample type (as tf_compare_opts.value) */
 } tf_history_load_opts;

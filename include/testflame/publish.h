@@ -31,6 +31,7 @@
 #include "testflame/compare.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
+#include "testflame/net.h"
 #include "testflame/report.h"
 
 typedef enum {
@@ -81,21 +82,6 @@ int tf_publish_target_detect(tf_publish_target *out, const tf_ci *ci, const tf_c
 			     char *const *envp);
 void tf_publish_target_clear(tf_publish_target *t);
 
-/* Sleeping between retries and logging requests, replaceable by callers. */
-typedef void (*tf_publish_sleep_fn)(double seconds, void *payload);
-typedef void (*tf_publish_log_fn)(const char *line, void *payload);
-/*
- * In place of the network (the fuzz targets: millions of exchanges, where
- * a TCP connection each would be most of the time): the whole response to
- * one request, as a server sends it ("HTTP/1.1 STATUS ...", header lines,
- * an empty line, the body; 1xx responses before it), appended to `out`,
- * framed already (the body is what follows the head). Nothing appended:
- * the connection closed without an answer. What testflame reads of a
- * response goes through the same code as with libcurl.
- */
-typedef void (*tf_publish_exchange_fn)(const char *method, const char *url, const void *body,
-				       size_t len, tf_buf *out, void *payload);
-
 typedef struct {
 	const tf_publish_target *target;
 	const char *suite;          /* the marker's suite name */
@@ -107,13 +93,9 @@ typedef struct {
 	const tf_changes *changes;  /* the PR's changed lines (NULL: no review comments) */
 	size_t review_max;          /* review comments at most (default 10) */
 
-	unsigned max_attempts;      /* per request (default 5) */
-	double max_wait;            /* seconds of waiting for retries in all (default 120) */
-	double timeout;             /* seconds per request (default 60) */
-	tf_publish_sleep_fn sleep;  /* NULL: nanosleep */
-	tf_publish_log_fn log;      /* one line per request and retry (-v); never a token */
-	tf_publish_exchange_fn exchange; /* NULL: HTTP with libcurl */
-	void *payload;
+	/* retries, timeouts, -v's log of requests, the network itself (net.h;
+	 * the name is the host's API, set here) */
+	tf_http_opts http;
 } tf_publish_opts;
 
 void tf_publish_opts_init(tf_publish_opts *o);
@@ -196,22 +178,5 @@ int tf_publish_github_output(const char *path, const char *const *names,
 			     const char *const *values, size_t n);
 /* Append `len` bytes to `path` (the step summary), creating it if needed. */
 int tf_publish_append(const char *path, const void *data, size_t len);
-
-/* ---- helpers exposed for tests ----------------------------------------- */
-
-/* Replace every occurrence of `secret` (when at least 4 bytes) in `s` with
- * "***", in place. */
-void tf_publish_scrub(char *s, const char *secret);
-/*
- * Seconds to wait before retrying a response with HTTP `status` (0: no
- * response, a network failure) at attempt `attempt` (1 for the first
- * retry), given the Retry-After, X-RateLimit-Remaining and X-RateLimit-Reset
- * headers (NULL when absent) and the time now; < 0 when the request must
- * not be retried.
- */
-double tf_publish_retry_delay(long status, const char *retry_after, const char *rl_remaining,
-			      const char *rl_reset, unsigned attempt, int64_t now);
-/* The URL of rel="next" in a Link header, or NULL (caller frees). */
-char *tf_publish_link_next(const char *link);
 
 #endif

@@ -6,12 +6,12 @@
  * functions should be. The interpreter keeps its frames in memory: each
  * thread state points at the innermost frame of its thread, each frame at
  * its caller and its code object, and a code object holds the function's
- * qualified name, file, first line and line table. This part of the
- * symbolize module knows where those fields are in each CPython version
- * (3.7 to 3.13; 3.13's own _Py_DebugOffsets where present) and walks them
- * through a memory reader given by the caller: the recorder reads another
- * process with process_vm_readv while the thread runs (perf) or is stopped
- * (ptrace); tests read canned memory.
+ * qualified name, file, first line and line table. This module (src/python,
+ * on the ground floor beside base) knows where those fields are in each
+ * CPython version (3.7 to 3.13; 3.13's own _Py_DebugOffsets where present)
+ * and walks them through a memory reader given by the caller: the recorder
+ * reads another process with process_vm_readv while the thread runs (perf)
+ * or is stopped (ptrace); tests read canned memory.
  *
  * Finding an interpreter: tf_pybin_probe() reads a python executable or a
  * libpython from its file (symbols _PyRuntime, Py_Version, PyCode_Type and

@@ -88,10 +88,6 @@ int tf_offcpu_parse(tf_offcpu *out, const char *s);
 /* The pprof value type of an event: ("cpu","nanoseconds"), ... */
 void tf_event_value_type(tf_event e, const char **type, const char **unit);
 
-/* Notices: the one-line messages the cli shows (ladder rungs, warnings). */
-typedef enum { TF_NOTICE_INFO, TF_NOTICE_WARN, TF_NOTICE_VERBOSE } tf_notice_level;
-typedef void (*tf_notice_fn)(void *ctx, tf_notice_level level, const char *msg);
-
 typedef struct {
 	uint64_t elapsed_ns;
 	uint64_t samples;

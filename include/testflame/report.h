@@ -196,6 +196,16 @@ int tf_report_write_no_baseline(const char *dir, const char *suite, const tf_pro
 				const char *why);
 
 /*
+ * A run file at a glance (`testflame show`): its metadata (sorted), the
+ * totals with their units, what was lost on the way (lost, throttled,
+ * unresolved, truncated), the per-test table (wall time, attribution
+ * source and exit status where the run file records them; build steps
+ * apart) and the per-process one; as text, or as JSON with `json`. `file`
+ * names it. What a foreign profile does not say is left out.
+ */
+int tf_report_show(tf_buf *out, const tf_profile *p, const char *file, bool json);
+
+/*
  * history.html: the history of a suite (testflame history) as one offline
  * page, a plot per test with its steps and drifts marked and each point a
  * link to its commit: `commit_url` followed by the commit id (a

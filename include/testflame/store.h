@@ -11,11 +11,16 @@
  *   "dir:PATH"     files PATH/<C>/<suite>/<kind>.pb.gz (CI caches, artifacts)
  *   "pyroscope:URL" the git store (the repository stays the source of
  *                  truth) with Grafana Pyroscope at URL as the
- *                  organisation-wide mirror: `run` pushes every run's
- *                  per-test profiles there (tf_pyroscope_push), and a
- *                  baseline git does not hold is looked for there
- *                  (tf_store_resolve_pyroscope), then read with
- *                  tf_store_get like any other
+ *                  organisation-wide mirror: every run's per-test profiles
+ *                  are pushed there (tf_store_mirror), a baseline git does
+ *                  not hold is looked for there (tf_store_find_elsewhere),
+ *                  then read with tf_store_get like any other, and the
+ *                  report links each regressed test to Grafana's
+ *                  comparison (tf_store_links_new)
+ *
+ * Each kind is a backend behind one table of operations (store_int.h), as
+ * curl's TLS backends and git's ref backends are: callers never ask which
+ * store they have, only what it can do.
  *
  * Suite and kind names become path components by percent-encoding every
  * byte outside [A-Za-z0-9._+-] (and a leading '.') as %XX, so any name is
@@ -35,6 +40,8 @@
 #define TESTFLAME_STORE_H
 
 #include "testflame/common.h"
+#include "testflame/config.h"
+#include "testflame/context.h"
 #include "testflame/profile.h"
 
 #define TF_STORE_ID_HEX 40   /* a commit id in hex (SHA-1 repositories) */
@@ -59,10 +66,13 @@ typedef struct {
 
 /*
  * Check a store spec and split it; NULL or "" means "git". The one check
- * of the spec: the config's `store:` and tf_store_open() both use it.
+ * of the spec: tf_store_open() and the config's `store:` use it.
  * TF_EUSAGE, with a message saying what was expected, for a bad one.
  */
 int tf_store_spec_parse(tf_store_spec *out, const char *spec);
+/* The config's `store:` checked by the same rule, the message at its place
+ * in the file ("FILE:LINE:COLUMN: 'store': ..."); 0 when there is none. */
+int tf_store_check_config(const tf_config *cfg);
 
 /*
  * Open the store named by `spec` (NULL means "git"). `repo` is a path in
@@ -71,9 +81,29 @@ int tf_store_spec_parse(tf_store_spec *out, const char *spec);
  * walk history.
  */
 int tf_store_open(tf_store **out, const char *spec, const char *repo);
+
+/* How a command opens its store (tf_store_open_with). */
+typedef struct {
+	const char *repo;          /* a path in the repository; NULL: here */
+	const char *remote;        /* fetch and push (git): NULL, the spec's, else origin */
+	/* the project's settings: Pyroscope's credentials where the
+	 * environment gives none, Grafana's URL for the report's links
+	 * (may be NULL) */
+	const tf_config *cfg;
+	/* what a backend says while it works: a mirror's warnings and notes,
+	 * -v's request lines (NULL: nothing); never a secret */
+	tf_notice_fn notice;
+	void *notice_ctx;
+} tf_store_open_opts;
+
+/* The same as tf_store_open(), with those; `o->cfg`'s `store:` makes a
+ * bad spec's message name its place in the file. */
+int tf_store_open_with(tf_store **out, const char *spec, const tf_store_open_opts *o);
 void tf_store_free(tf_store *s);
 /* For messages: "git store in '/repo/.git/'", "dir store '/abs/path'". */
 const char *tf_store_describe(const tf_store *s);
+/* Whether baselines are refs in the repository, which fetch and push move
+ * (the git store, and Pyroscope's, whose baselines git keeps). */
 bool tf_store_is_git(const tf_store *s);
 /* Remote for fetch and push (git store): a remote name or URL. */
 void tf_store_set_remote(tf_store *s, const char *remote);
@@ -188,6 +218,64 @@ int tf_store_resolve_suite(tf_store_match *out, tf_store *s, const char *start_r
  * the caller clears *out with tf_baseline_clear().
  */
 int tf_store_nearest(tf_baseline *out, unsigned *distance, tf_store *s, const char *start_rev);
+
+/*
+ * When no baseline of `suite` and `kind` was found from `start_rev`: what
+ * the nearest stored baseline holds instead, and how to pick it (--suite,
+ * `suite:` in .testflame.yml, or the same event and sampler), as one line;
+ * NULL when nothing is stored near. The caller frees.
+ */
+char *tf_store_others(tf_store *s, const char *start_rev, const char *suite, const char *kind);
+
+/* ---- what a backend does beyond keeping baselines ----------------------
+ *
+ * Pyroscope's backend mirrors every run, finds baselines git does not
+ * hold, and links a test to Grafana's comparison of two commits; the git
+ * and dir stores do none of it, and say so by TF_ENOTFOUND (a baseline
+ * elsewhere), 0 (a mirror: nothing to do) and no links.
+ */
+
+/* A run as a store sees it: who made it (the repository, commit, branch,
+ * PR and CI of its context) and what it is. */
+typedef struct {
+	const tf_context *ctx;   /* NULL when looking only (find_elsewhere) */
+	const char *suite, *kind;
+	/* find_elsewhere: the Pyroscope service the runs were pushed under
+	 * (NULL: as a run with `ctx` names it; without one, the remote's name,
+	 * else this directory's), and the first-parent commits from start_rev
+	 * looked at (0: TF_STORE_DEFAULT_DEPTH; 1: start_rev alone) */
+	const char *service;
+	unsigned depth;
+} tf_store_run;
+
+/*
+ * No baseline of r->suite and r->kind is kept near `start_rev`
+ * (tf_error_last() says why): look where the backend keeps copies.
+ * 0 with `out` filled and the baseline readable with tf_store_get();
+ * TF_ENOTFOUND with why in tf_error_last() (for other backends the message
+ * is left as it was). A server that fails is a warning (the store's
+ * notice) and TF_ENOTFOUND: a mirror never fails a run.
+ */
+int tf_store_find_elsewhere(tf_store_match *out, tf_store *s, const char *start_rev,
+			    const tf_store_run *r);
+/*
+ * Mirror a run's runs (the caller leaves out those interrupted) where the
+ * backend mirrors them; one note says what went where, one warning what failed (the
+ * store's notice). 0 also for backends that mirror nothing.
+ */
+int tf_store_mirror(tf_store *s, const tf_store_run *r, const tf_profile *const *runs, size_t n);
+
+/* Links from a report's tests to a comparison elsewhere (Grafana). */
+typedef struct tf_store_links tf_store_links;
+/* The links of `r` against `base_commit`; *out NULL when the backend has
+ * none or is not configured for them. */
+void tf_store_links_new(tf_store_links **out, tf_store *s, const tf_store_run *r,
+			const char *base_commit);
+/* The link of one test (caller frees); NULL when there is none. */
+char *tf_store_link(const tf_store_links *l, const char *test);
+/* What a link says: "compare in Grafana". */
+const char *tf_store_links_text(const tf_store_links *l);
+void tf_store_links_free(tf_store_links *l);
 
 /* ---- run files as profiles (runs.c) ---- */
 
@@ -344,172 +432,6 @@ int tf_store_fetch_nearest(char out[TF_STORE_ID_HEX + 1], tf_store *s, const cha
  * the merge is pushed; up to 30 rounds when other jobs keep winning. */
 int tf_store_push(tf_store_sync_list *out, tf_store *s, const char *const *revs,
 		  size_t n);
-
-/* ---- Grafana Pyroscope (pyroscope.c) ----------------------------------
- *
- * A client of Pyroscope's Connect API (binary protobuf over HTTP POST) on
- * publish/'s libcurl session: pushes go to /push.v1.PusherService/Push,
- * or to /ingest?format=pprof on servers without it; baselines come back
- * with /querier.v1.QuerierService/SelectSeries (which commits and tests
- * were pushed, when, and how many samples) and SelectMergeProfile (each
- * test's pprof, with files and lines). Credentials never appear in any
- * message; they go only to https:// URLs or to http:// on loopback.
- */
-
-typedef struct tf_pyroscope tf_pyroscope;
-
-typedef struct {
-	const char *url;              /* http(s)://HOST[:PORT][/PREFIX]; user:password@ is basic auth */
-	/* Credentials, NULL when absent (copied by tf_pyroscope_open). */
-	const char *user, *password;  /* basic auth */
-	const char *token;            /* Authorization: Bearer */
-	const char *tenant;           /* X-Scope-OrgID (multi-tenant servers) */
-	double timeout;               /* seconds per request (default 30) */
-	unsigned max_attempts;        /* per request, retried on 429, 5xx, network errors (default 3) */
-	double max_wait;              /* seconds of retry waits in all (default 30) */
-	void (*log)(const char *line, void *payload); /* one line per request (-v); never a secret */
-	void *payload;
-} tf_pyroscope_opts;
-
-void tf_pyroscope_opts_init(tf_pyroscope_opts *o);
-/*
- * Fill what `o` leaves NULL from `envp` (NAME=VALUE strings):
- * TESTFLAME_PYROSCOPE_USER, _PASSWORD, _TOKEN, _TENANT and _TIMEOUT
- * (seconds). The pointers point into envp. TF_EUSAGE for a bad timeout.
- */
-int tf_pyroscope_opts_env(tf_pyroscope_opts *o, char *const *envp);
-/* TF_EUSAGE for a URL that is not http(s)://HOST... */
-int tf_pyroscope_open(tf_pyroscope **out, const tf_pyroscope_opts *o);
-void tf_pyroscope_free(tf_pyroscope *py);
-/* The server's URL without credentials, for messages. */
-const char *tf_pyroscope_url(const tf_pyroscope *py);
-/* Fill credentials `py` has none of (the config's, under the environment's). */
-void tf_pyroscope_default_credentials(tf_pyroscope *py, const char *user, const char *password,
-				      const char *token, const char *tenant);
-/* Where the request lines go (-v); NULL: nowhere. */
-void tf_pyroscope_set_log(tf_pyroscope *py, void (*log)(const char *line, void *payload),
-			  void *payload);
-/* The Pyroscope client of a "pyroscope:URL" store, NULL for other stores. */
-tf_pyroscope *tf_store_pyroscope(tf_store *s);
-
-/* Pyroscope's documented defaults, which pushes respect. */
-#define TF_PYROSCOPE_MAX_LABELS 30              /* label names per series */
-#define TF_PYROSCOPE_MAX_SAMPLES 16000          /* samples per profile */
-#define TF_PYROSCOPE_MAX_PROFILE_BYTES (4u << 20) /* per profile, uncompressed */
-#define TF_PYROSCOPE_MAX_LABEL_VALUE 2048       /* bytes of a label value */
-#define TF_PYROSCOPE_MAX_AGE_MS (50LL * 60 * 1000) /* profiles older than an hour are refused */
-#define TF_PYROSCOPE_WINDOW_MS (24LL * 3600 * 1000)  /* one query's time range (max_query_length) */
-#define TF_PYROSCOPE_LOOKBACK_MS (7 * TF_PYROSCOPE_WINDOW_MS) /* how far back baselines are looked for */
-
-/* What a run's series are labelled with (NULL or 0: left out). */
-typedef struct {
-	const char *service;        /* service_name: the repository ("owner/name"); required */
-	const char *repository_url; /* service_repository: its web or git URL */
-	const char *commit;         /* service_git_ref; required */
-	const char *branch;         /* branch */
-	long pr;                    /* pr */
-	const char *ci;             /* ci: the provider name */
-	const char *suite;          /* suite; required */
-	const char *kind;           /* runner: the runner kind of tf_store_kind(); required */
-	const char *shard;          /* shard ("2/4") where the suite is sharded */
-} tf_pyroscope_labels;
-
-/*
- * The profile name (`__name__`) and Pyroscope's profile type ids of an
- * event ("cpu-clock" -> "process_cpu", its value type
- * "process_cpu:cpu:nanoseconds:cpu:nanoseconds" and its counts
- * "process_cpu:samples:count:cpu:nanoseconds"). Caller frees; TF_EINVAL for
- * an unknown event.
- */
-int tf_pyroscope_profile_types(char **name, char **value_type, char **count_type,
-			       const char *event);
-/* The same for a runner kind ("cpu-clock-perf-x86_64"). */
-int tf_pyroscope_kind_types(char **name, char **value_type, char **count_type,
-			    const char *kind);
-
-/* One series of a push: its labels and profiles (raw pprof, not gzip). */
-typedef struct {
-	TF_VEC(char *) names, values; /* the labels, in the same order */
-	TF_VEC(tf_buf) profiles;      /* each within the limits above */
-	TF_VEC(size_t) nsamples;      /* samples of each profile */
-	char *test;
-} tf_pyroscope_series;
-
-typedef struct {
-	TF_VEC(tf_pyroscope_series) items;
-} tf_pyroscope_batch;
-
-void tf_pyroscope_batch_clear(tf_pyroscope_batch *b);
-/*
- * The series of one run: one per test (samples without a test label go to
- * "[unattributed]"), labelled with `l` and test=NAME, each test's samples
- * in profiles of at most TF_PYROSCOPE_MAX_SAMPLES samples and
- * TF_PYROSCOPE_MAX_PROFILE_BYTES bytes, without sample labels (Pyroscope
- * would turn pid and tid into series), '-' in sample type names made '_',
- * and timestamped `time_ns` (which the caller keeps inside Pyroscope's
- * ingestion window). Appended to `out`.
- */
-int tf_pyroscope_prepare(tf_pyroscope_batch *out, const tf_pyroscope_labels *l,
-			 const tf_profile *run, int64_t time_ns);
-/* A PushRequest of series [from, from + n) of `b`, profiles gzipped. */
-int tf_pyroscope_encode_push(tf_buf *out, const tf_pyroscope_batch *b, size_t from, size_t n);
-
-typedef struct {
-	size_t tests, series, profiles, samples, requests;
-	size_t refused;   /* profiles the server would not take (413 alone, 400) */
-	char refusal[256];/* why, the last time */
-	bool ingest;      /* the server has no Push: /ingest took them */
-} tf_pyroscope_push_result;
-
-/*
- * Push runs (each a run file's profile) with labels `l`. Run i of n is
- * timestamped now - (n - 1 - i) seconds (`now_ns` 0: the clock), so each
- * run is told apart and the newest is the last. Requests hold up to 4 MiB;
- * a request refused as too large (413) is split; 401/403 stop at once;
- * 429 and 5xx are retried within the options' bounds. 0 when every profile
- * arrived, else the error (and `out` says how far it got).
- */
-int tf_pyroscope_push(tf_pyroscope_push_result *out, tf_pyroscope *py,
-		      const tf_pyroscope_labels *l, const tf_profile *const *runs, size_t n,
-		      int64_t now_ns);
-
-/* The label selector {k="v",...} of `n` label pairs, values escaped. */
-void tf_pyroscope_selector(tf_buf *out, const char *const *names, const char *const *values,
-			   size_t n);
-
-typedef struct {
-	const char *service, *suite, *kind; /* as pushed */
-	unsigned max_depth;  /* first-parent commits to consider; 0: TF_STORE_DEFAULT_DEPTH */
-	int64_t now_ms;      /* 0: the clock */
-} tf_pyroscope_query;
-
-/*
- * The nearest commit on the first-parent history of `start_rev` (itself
- * included) whose profiles of q->suite and q->kind were pushed to the
- * store's Pyroscope within TF_PYROSCOPE_LOOKBACK_MS, scanning a day at a
- * time from now back. Its profiles are fetched (each test's newest run)
- * and kept as a run file that tf_store_get() returns for that commit.
- * `out->source` says where it came from and how old it is. TF_ENOTFOUND
- * when Pyroscope has none; TF_EUNSUPPORTED for a store without Pyroscope.
- */
-int tf_store_resolve_pyroscope(tf_store_match *out, tf_store *s, const char *start_rev,
-			       const tf_pyroscope_query *q);
-
-/*
- * Grafana's comparison of one test at two commits: the Profiles Drilldown
- * app's diff flame graph (explorationType=diff-flame-graph) with the
- * baseline and comparison filtered by service_git_ref, suite and test.
- */
-typedef struct {
-	const char *grafana_url;    /* https://grafana.example.com (no trailing slash needed) */
-	const char *datasource;     /* the Pyroscope data source's uid; NULL: Grafana's default */
-	const char *service, *suite, *profile_type;
-	const char *base_commit, *head_commit;
-	int64_t base_ms, head_ms;   /* when each side was pushed (ms) */
-} tf_pyroscope_link;
-
-/* The URL (caller frees), every parameter percent-encoded. */
-char *tf_pyroscope_grafana_url(const tf_pyroscope_link *l, const char *test);
 
 /* Path components (exposed for tests and reports). `out` gets the encoded
  * name; TF_EINVAL for an empty one. */

@@ -1,5 +1,5 @@
 /*
- * attributor.c - which test each sample belongs to (see attributor.h).
+ * attributor.c - which test each sample belongs to (see attribute_int.h).
  *
  * Processes: the replay tells us every fork, exec and exit. At each exec a
  * process gets a program name (comm, widened with the main binary's or
@@ -31,7 +31,7 @@
  * command's own work, the harness's), or, when none was, to the suite: the
  * command is then the test.
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,8 +10,7 @@
  * the sample with its labels. Every loss is counted: unresolved frames,
  * truncated stacks, lost and throttled samples all land in the metadata.
  */
-#include "attributor.h"
-#include "pyframes.h"
+#include "attribute_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * which names a process whose arguments were gone before we could read
  * them, and gives each test's time and status.
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <stdlib.h>
 #include <string.h>

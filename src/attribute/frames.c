@@ -29,8 +29,7 @@
  * Regex results are cached per function and library matches per mapping,
  * so a sample costs one pass over its frames with array lookups.
  */
-#include "attributor.h"
-#include "pyframes.h"
+#include "attribute_int.h"
 
 #include <ctype.h>
 #include <regex.h>

@@ -14,7 +14,7 @@
  * matcher does. Subtests are named where -json says (runner.c), else a
  * closure's samples count for its top-level test.
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <regex.h>
 #include <stdlib.h>

@@ -36,7 +36,7 @@
  * run, tf_runner_session_collect() reads what was written, and any report
  * the user named (--runner-report), into one list.
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <errno.h>
 #include <glob.h>

@@ -14,7 +14,7 @@
  * test's. Test names are the runner's (`cargo test -- --list`), the
  * binary's name is the target's without cargo's hash.
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -31,7 +31,7 @@
  * S(e) - S(s). Every interval's time is counted or apart, never both, and
  * a test's two totals go to its metadata (tf_attributor_add_wait).
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -36,8 +36,8 @@
  * frequencies"), with their file, first line, and the line each frame was
  * at, under one "[python]" mapping.
  */
-#include "pyframes.h"
 
+#include "attribute_int.h"
 #include "testflame/python.h"
 
 #include <stdlib.h>

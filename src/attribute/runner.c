@@ -19,7 +19,7 @@
  * clock, ctest's "0.00 sec" a 10 ms one), which the comparison needs to
  * tell a 0 from a "less than one tick".
  */
-#include "attributor.h"
+#include "attribute_int.h"
 
 #include <ctype.h>
 #include <dirent.h>

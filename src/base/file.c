@@ -62,29 +62,43 @@ static char *dir_of(const char *path)
 	return slash ? tf_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : tf_xstrdup(".");
 }
 
-/* Remove "<path>.tmp.<pid>" files of processes that are gone. */
-static void remove_stale(const char *path)
+void tf_remove_stale(const char *dir, const char *prefix,
+		     void (*remove)(const char *path, void *payload), void *payload)
 {
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char *dir = dir_of(path);
-	size_t n = strlen(base);
+	size_t n = strlen(prefix);
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
-	free(dir);
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
+		const char *dot = strrchr(de->d_name, '.');
 		char *end;
-		if (strncmp(de->d_name, base, n) != 0 || strncmp(de->d_name + n, ".tmp.", 5) != 0)
+		if (strncmp(de->d_name, prefix, n) != 0 || !dot || dot < de->d_name + n - 1)
 			continue;
-		long pid = strtol(de->d_name + n + 5, &end, 10);
-		if (*end || pid <= 0 || pid == (long)getpid() ||
+		long pid = strtol(dot + 1, &end, 10);
+		if (*end || !dot[1] || pid <= 0 || pid == (long)getpid() ||
 		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
-		unlinkat(dirfd(d), de->d_name, 0);
+		char *path = tf_xasprintf("%s/%s", dir, de->d_name);
+		if (remove)
+			remove(path, payload);
+		else
+			unlink(path);
+		free(path);
 	}
 	closedir(d);
+}
+
+/* "<path>.tmp.<pid>" files of processes that are gone. */
+static void remove_stale(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *dir = dir_of(path), *prefix = tf_xasprintf("%s.tmp.", base);
+
+	tf_remove_stale(dir, prefix, NULL, NULL);
+	free(dir);
+	free(prefix);
 }
 
 /* An unnamed file in the directory of `path`, or -1 where the file system

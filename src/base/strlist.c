@@ -2,11 +2,40 @@
  * strlist.c - lists of strings every module hands around: tf_msglist, the
  * one-line messages (warnings, problems, notes) an engine module collects
  * for the cli to print, and tf_strv, a NULL-terminated vector of strings
- * (argv-like config lists, a commit's parents).
+ * (argv-like config lists, a commit's parents); and notices, the lines an
+ * engine module hands its caller through a callback while it works.
  */
 #include "testflame/common.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+const char *tf_env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (; envp && *envp; envp++)
+		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+			return *envp + n + 1;
+	return NULL;
+}
+
+void tf_vnotice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, va_list ap)
+{
+	char msg[1400];
+
+	if (!fn)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fn(ctx, level, msg);
+}
+
+void tf_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tf_vnotice(fn, ctx, level, fmt, ap);
+	va_end(ap);
+}
 
 void tf_msglist_pushf(tf_msglist *l, const char *fmt, ...)
 {

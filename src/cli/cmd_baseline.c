@@ -4,8 +4,7 @@
  * same store and naming `testflame run` uses. Each subcommand has its own
  * option table, git style; the work is all in the store module.
  */
-#include "cli.h"
-#include "store_common.h"
+#include "cli_int.h"
 #include "testflame/profile.h"
 #include "testflame/store.h"
 
@@ -82,7 +81,8 @@ static void format_time(char *buf, size_t n, int64_t t)
 
 static int open_store(tf_store **st)
 {
-	int rc = tf_cli_store_open(st, o.store, NULL, o.remote_seen ? o.remote : NULL);
+	int rc = tf_run_store_open(st, o.store, NULL, o.remote_seen ? o.remote : NULL,
+				   &tf_cli_notices);
 
 	if (rc)
 		return tf_fail(rc);

@@ -3,11 +3,12 @@
  * (run files, any pprof, folded stacks), or several runs per side with
  * --base/--head, print the per-test table, write the report directory
  * (index.html, report.md, report.json, junit.xml, ...; SPEC §6), and exit 3
- * when a test regressed so scripts can gate on it.
+ * when a test regressed so scripts can gate on it. It judges with the
+ * settings `run` judges with: flags over `gate:` in .testflame.yml over the
+ * defaults (config.h's tf_settings), so that `compare REV REV` says what
+ * the gate said.
  */
-#include "cli.h"
-#include "report_common.h"
-#include "store_common.h"
+#include "cli_int.h"
 #include "testflame/compare.h"
 #include "testflame/report.h"
 #include "testflame/store.h"
@@ -15,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+extern char **environ;
 
 static const char *const usage[] = {
 	"testflame compare [options] BASE HEAD   (files, or git revisions with a stored baseline)",
@@ -35,8 +38,10 @@ static int resolve_file(tf_profile **out, const char *operand)
 	return tf_profile_load(out, operand);
 }
 
-/* Which stored run file a revision means: --store, --suite, --kind. */
+/* Which stored run file a revision means: the store (--store, else the
+ * config's, else $TESTFLAME_STORE), --suite, --kind. */
 static const char *rev_store, *rev_suite, *rev_kind;
+static const tf_config *rev_cfg;
 
 /*
  * A git revision whose baseline is in the store (SPEC §2). When the
@@ -53,7 +58,7 @@ static int resolve_revision(tf_profile **out, const char *operand)
 	int rc;
 
 	memset(&b, 0, sizeof(b));
-	rc = tf_cli_store_open(&st, rev_store, NULL, NULL);
+	rc = tf_run_store_open(&st, rev_store, rev_cfg, NULL, &tf_cli_notices);
 	if (rc == TF_EUSAGE)
 		return rc; /* a broken config or spec: say so, whatever the operand */
 	if (rc)
@@ -212,10 +217,10 @@ static int write_report(const tf_comparison *c, const char *dir, const char *sui
 int cmd_compare(int argc, char **argv)
 {
 	struct tf_strlist bases = { { 0 } }, heads = { { 0 } };
-	const char *value = NULL, *test = NULL, *report = "testflame-report", *colour = "auto";
-	const char *min_delta = NULL, *measure = NULL;
-	double min_delta_ns = TF_MIN_DELTA_NS;
-	double threshold = 5, alpha = 0.001, noise = -1;
+	const char *value = NULL, *test = NULL, *colour = "auto", *config = NULL;
+	tf_settings_flags flags = { 0 };
+	tf_settings set;
+	tf_config *cfg = NULL;
 	bool json = false, all = false, quiet = false, colorblind = false;
 	int verbose = 0, npos, rc, exit_code = TF_EXIT_ERROR;
 	tf_profile **base_p = NULL, **head_p = NULL;
@@ -231,17 +236,18 @@ int cmd_compare(int argc, char **argv)
 		TF_OPT_LIST(0, "head", &heads, "FILE", "another head run (repeat for more runs)"),
 		TF_OPT_STRING(0, "value", &value, "TYPE", "sample type to compare (default: the event column)"),
 		TF_OPT_STRING(0, "test", &test, "NAME", "compare only this test"),
-		TF_OPT_STRING(0, "store", &rev_store, "SPEC", "where revisions' baselines are (default: store: in .testflame.yml, else $TESTFLAME_STORE, else git)"),
+		TF_OPT_STRING(0, "store", &flags.store, "SPEC", "where revisions' baselines are (default: store: in .testflame.yml, else $TESTFLAME_STORE, else git)"),
 		TF_OPT_STRING(0, "suite", &rev_suite, "NAME", "the suite: a revision's run file of it, and the report's name (default: from the run files)"),
 		TF_OPT_STRING(0, "kind", &rev_kind, "KIND", "for a revision: its run file of this runner kind"),
-		TF_OPT_GROUP("The gate"),
-		TF_OPT_DOUBLE(0, "threshold", &threshold, "PCT", "minimum change that counts, percent (default 5)"),
-		TF_OPT_DOUBLE(0, "alpha", &alpha, "P", "false-alarm rate across all tests (default 0.001)"),
-		TF_OPT_DOUBLE(0, "noise", &noise, "PCT", "run-to-run noise of one run, percent (default: by event)"),
-		TF_OPT_STRING(0, "min-delta", &min_delta, "TIME", "least change of a test's time a run that counts (default 1ms; 0: none)"),
-		TF_OPT_STRING(0, "measure", &measure, "WHAT", "judge tests by their CPU time and their waits apart (both, the default), by CPU alone, or by wall time", .choices = tf_gate_measure_names),
+		TF_OPT_GROUP("The gate (default: gate: in .testflame.yml)"),
+		TF_OPT_STRING(0, "threshold", &flags.threshold, "PCT", "minimum change that counts, percent (default 5)"),
+		TF_OPT_STRING(0, "alpha", &flags.alpha, "P", "false-alarm rate across all tests (default 0.001)"),
+		TF_OPT_STRING(0, "noise", &flags.noise, "PCT", "run-to-run noise of one run, percent (default: by event)"),
+		TF_OPT_STRING(0, "min-delta", &flags.min_delta, "TIME", "least change of a test's time a run that counts (default 1ms; 0: none)"),
+		TF_OPT_STRING(0, "measure", &flags.measure, "WHAT", "judge tests by their CPU time and their waits apart (both, the default), by CPU alone, or by wall time", .choices = tf_gate_measure_names),
+		TF_OPT_STRING(0, "config", &config, "FILE", "the config file (default: .testflame.yml at the repository root)"),
 		TF_OPT_GROUP("Output"),
-		TF_OPT_STRING(0, "report", &report, "DIR", "write the report into DIR (default testflame-report)"),
+		TF_OPT_STRING(0, "report", &flags.report_dir, "DIR", "write the report into DIR (default testflame-report)"),
 		TF_OPT_FLAG(0, "colorblind", &colorblind, "orange/blue instead of red/blue in the flame graphs"),
 		TF_OPT_FLAG(0, "json", &json, "print report.json instead of the table"),
 		TF_OPT_FLAG(0, "all", &all, "list unchanged tests too"),
@@ -266,26 +272,18 @@ int cmd_compare(int argc, char **argv)
 		exit_code = tf_usage_error(usage, "nothing to compare: give BASE and HEAD, or --base and --head");
 		goto done;
 	}
-	if (!(threshold >= 0 && threshold < 1000)) {
-		exit_code = tf_usage_error(usage, "--threshold must be between 0 and 1000 (percent), not %g", threshold);
+	if (tf_settings_check_flags(&flags)) {
+		exit_code = tf_usage_error(usage, "%s", tf_error_last());
 		goto done;
 	}
-	if (!(alpha > 0 && alpha < 1)) {
-		exit_code = tf_usage_error(usage, "--alpha must be between 0 and 1, not %g", alpha);
+	/* the gate `run` judges with: flags over .testflame.yml over defaults */
+	if ((rc = tf_run_config_load(&cfg, config)) ||
+	    (rc = tf_settings_resolve(&set, &flags, cfg, environ))) {
+		exit_code = tf_fail(rc);
 		goto done;
 	}
-	if (noise != -1 && !(noise >= 0 && noise < 100)) {
-		exit_code = tf_usage_error(usage, "--noise must be between 0 and 100 (percent), not %g", noise);
-		goto done;
-	}
-	if (min_delta && !tf_config_parse_duration(min_delta, &min_delta_ns)) {
-		exit_code = tf_usage_error(usage, "--min-delta must be a duration such as 1ms, 500us or 0, not '%s'", min_delta);
-		goto done;
-	}
-	if (!*report) {
-		exit_code = tf_usage_error(usage, "--report needs a directory");
-		goto done;
-	}
+	rev_store = set.store;
+	rev_cfg = cfg;
 
 	if (npos == 3) {
 		tf_vec_push(&base_n, argv[1]);
@@ -310,12 +308,7 @@ int cmd_compare(int argc, char **argv)
 		tf_compare_side bs = { (const tf_profile *const *)base_p, base_n.v, base_n.n };
 		tf_compare_side hs = { (const tf_profile *const *)head_p, head_n.v, head_n.n };
 		tf_compare_opts_init(&co);
-		co.threshold = threshold;
-		co.alpha = alpha;
-		co.noise = noise;
-		co.min_delta_ns = min_delta_ns;
-		if (measure)
-			tf_gate_measure_parse(&co.measure, measure);
+		tf_compare_opts_set(&co, &set);
 		co.value = value;
 		co.test = test;
 		if ((rc = tf_compare(&c, &bs, &hs, &co))) {
@@ -324,13 +317,14 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 
-	if ((rc = tf_comparison_to_json(&js, c)) || (rc = write_report(c, report, rev_suite, colorblind))) {
+	if ((rc = tf_comparison_to_json(&js, c)) ||
+	    (rc = write_report(c, set.report_dir, rev_suite, colorblind))) {
 		exit_code = tf_fail(rc);
 		goto done;
 	}
 	if (json)
 		fwrite(js.ptr, 1, js.len, stdout);
-	else if ((rc = tf_cli_print_table(c, report, colour, all))) {
+	else if ((rc = tf_cli_print_table(c, set.report_dir, colour, all))) {
 		exit_code = tf_fail(rc);
 		goto done;
 	}
@@ -338,7 +332,8 @@ int cmd_compare(int argc, char **argv)
 		tf_errorf("cannot write the output");
 		goto done;
 	}
-	exit_code = tf_comparison_regressed(c) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
+	exit_code = tf_comparison_regressed(c) && set.fail_on_regression ? TF_EXIT_REGRESSION
+									 : TF_EXIT_OK;
 
 done:
 	tf_comparison_free(c);
@@ -356,5 +351,6 @@ done:
 	tf_vec_free(&bases.items);
 	tf_vec_free(&heads.items);
 	tf_buf_free(&js);
+	tf_config_free(cfg);
 	return exit_code;
 }

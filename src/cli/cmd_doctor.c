@@ -10,7 +10,7 @@
  * (it exists, is ELF or a script, and is not stripped); 1 when not; 2 on
  * a usage error.
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/doctor.h"
 
 static const char *const doctor_usage[] = {

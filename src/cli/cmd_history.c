@@ -5,15 +5,11 @@
  * history module's (load, analyse, explain, render); this file parses the
  * options, opens the store and prints.
  */
-#include "cli.h"
-#include "store_common.h"
+#include "cli_int.h"
 #include "testflame/history.h"
-#include "testflame/report.h"
-#include "testflame/store.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *const history_usage[] = {
 	"testflame history [--suite NAME] [--kind KIND] [--commits N] [--from REV] [--json] "
@@ -65,15 +61,6 @@ static char *commit_url_from(const char *remote)
 	return url;
 }
 
-static const char *service_default(void)
-{
-	static char buf[4096];
-	if (!getcwd(buf, sizeof(buf)))
-		return "repository";
-	const char *s = strrchr(buf, '/');
-	return s && s[1] ? s + 1 : buf;
-}
-
 /* The commits each side of change i of its test: up to EXPLAIN_RUNS back
  * from the last at the old level, forward from the first at the new,
  * never across the test's other changes. */
@@ -116,7 +103,8 @@ int cmd_history(int argc, char **argv)
 		TF_OPT_STRING(0, "store", &store, "SPEC",
 			      "git, git:REMOTE, dir:PATH or pyroscope:URL (default: as run)"),
 		TF_OPT_STRING(0, "service", &service, "NAME",
-			      "Pyroscope's service name of the runs (default: this directory's name)"),
+			      "Pyroscope's service name of the runs (default: the remote's name, "
+			      "else this directory's)"),
 		TF_OPT_GROUP("the analysis"),
 		TF_OPT_DOUBLE(0, "min-change", &min_change, "PCT", "the least step reported (default 1)"),
 		TF_OPT_DOUBLE(0, "drift", &drift, "PCT", "the least drift over the window reported (default 5)"),
@@ -160,7 +148,7 @@ int cmd_history(int argc, char **argv)
 		ho.drift_window = (size_t)drift_window;
 
 	tf_store *st = NULL;
-	int rc = tf_cli_store_open(&st, store, NULL, NULL);
+	int rc = tf_run_store_open(&st, store, NULL, NULL, &tf_cli_notices);
 	if (rc)
 		return tf_fail(rc);
 	tf_history_load_opts lo;
@@ -169,8 +157,7 @@ int cmd_history(int argc, char **argv)
 	lo.suite = suite;
 	lo.kind = kind;
 	lo.max_commits = (size_t)commits;
-	if (tf_store_pyroscope(st))
-		lo.pyroscope_service = service ? service : service_default();
+	lo.pyroscope_service = service;
 	tf_verbosef("reading %s", tf_store_describe(st));
 	tf_history_data *d = NULL;
 	rc = tf_history_load(&d, st, &lo);

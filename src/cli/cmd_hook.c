@@ -18,7 +18,7 @@
  *                       with the merge-base built beside when there is
  *                       none; nothing is published, saved or pushed
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
 #include "testflame/hook.h"
@@ -161,7 +161,7 @@ static int pre_push(const char *remote)
 	if (!pushes_head)
 		goto done;
 
-	if ((rc = tf_config_load(&cfg, NULL, NULL))) {
+	if ((rc = tf_run_config_load(&cfg, NULL))) {
 		status = tf_fail(rc);
 		goto done;
 	}

@@ -14,8 +14,7 @@
  * no token, a fork's read-only token: one line says why); 1 when the host
  * refused or could not be reached; 2 for usage errors.
  */
-#include "cli.h"
-#include "publish_common.h"
+#include "cli_int.h"
 #include "testflame/compare.h"
 #include "testflame/context.h"
 #include "testflame/report.h"
@@ -148,7 +147,7 @@ int cmd_publish(int argc, char **argv)
 	bool have_changes = false, recorded_regressed = false;
 	char *json_path = NULL, *repo_url = NULL;
 	tf_report_opts ro;
-	tf_cli_publish_in in;
+	tf_run_publish_in in;
 
 	const tf_option opts[] = {
 		TF_OPT_FLAG(0, "no-comment", &no_comment, "no PR/MR comment (publish.comment)"),
@@ -175,7 +174,7 @@ int cmd_publish(int argc, char **argv)
 	tf_cli_verbosity = quiet ? -1 : verbose;
 	dir = argv[1];
 
-	rc = tf_config_load(&cfg, config, NULL);
+	rc = tf_run_config_load(&cfg, config);
 	if (rc) {
 		status = tf_fail(rc);
 		goto out;
@@ -245,10 +244,11 @@ int cmd_publish(int argc, char **argv)
 	in.changes = have_changes ? &changes : NULL;
 	in.suite = suite ? suite : "tests";
 	in.baseline = c ? tf_comparison_meta(c, false, "commit") : NULL;
-	in.comment = tf_cli_publish_switch(no_comment, cfg->publish.comment);
-	in.annotations = tf_cli_publish_switch(no_annotations, cfg->publish.annotations);
-	in.step_summary = tf_cli_publish_switch(no_step_summary, cfg->publish.step_summary);
-	if (tf_cli_publish(&in, false))
+	in.comment = tf_run_publish_switch(no_comment, cfg->publish.comment);
+	in.annotations = tf_run_publish_switch(no_annotations, cfg->publish.annotations);
+	in.step_summary = tf_run_publish_switch(no_step_summary, cfg->publish.step_summary);
+	in.io = &tf_cli_notices;
+	if (tf_run_publish(&in, false))
 		status = TF_EXIT_ERROR;
 out:
 	tf_comparison_free(c);

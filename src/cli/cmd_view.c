@@ -5,7 +5,7 @@
  * stacks, pprof or speedscope JSON. Optionally narrowed to one test and one
  * value column.
  */
-#include "cli.h"
+#include "cli_int.h"
 #include "testflame/aggregate.h"
 #include "testflame/profile.h"
 #include "testflame/report.h"

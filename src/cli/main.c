@@ -3,7 +3,7 @@
  * argument names a command, each command lives in its own cmd_<name>.c and
  * parses its own options.
  */
-#include "cli.h"
+#include "cli_int.h"
 
 #include <string.h>
 

@@ -1,10 +1,14 @@
 /*
  * messages.c - how testflame talks to its user: one line per message on
- * stderr, prefixed "testflame: ", quiet and verbose levels. Engine modules
- * never print; they return errors the commands pass to tf_fail().
+ * stderr, prefixed "testflame: ", quiet and verbose levels; and the run
+ * engine's callbacks, which print through them. Engine modules never
+ * print; they return errors the commands pass to tf_fail(), and say the
+ * rest through callbacks.
  */
-#include "cli.h"
+#include "cli_int.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int tf_cli_verbosity;
@@ -59,6 +63,19 @@ void tf_verbosef(const char *fmt, ...)
 	va_end(ap);
 }
 
+void tf_cli_notice(void *ctx, tf_notice_level level, const char *msg)
+{
+	(void)ctx;
+	if (level == TF_NOTICE_ERROR)
+		tf_errorf("%s", msg);
+	else if (level == TF_NOTICE_WARN)
+		tf_warnf("%s", msg);
+	else if (level == TF_NOTICE_VERBOSE)
+		tf_verbosef("%s", msg);
+	else
+		tf_notef("%s", msg);
+}
+
 int tf_fail(int rc)
 {
 	tf_errorf("%s", tf_error_last());
@@ -68,4 +85,55 @@ int tf_fail(int rc)
 bool tf_cli_isatty(int fd)
 {
 	return isatty(fd) == 1;
+}
+
+const tf_run_io tf_cli_notices = { .notice = tf_cli_notice };
+
+static void print_out(void *ctx, const char *text, size_t len)
+{
+	(void)ctx;
+	/* after what stderr said, before what it says next */
+	fflush(stdout);
+	fwrite(text, 1, len, stdout);
+	fflush(stdout);
+}
+
+static void progress(void *ctx, const tf_record_progress *p)
+{
+	tf_cli_out *out = ctx;
+	double secs;
+
+	if (!p) { /* the recording ended: its line goes */
+		if (out->shown)
+			fputs("\r\033[K", stderr);
+		out->shown = false;
+		return;
+	}
+	secs = (double)p->elapsed_ns / 1e9;
+	if (out->tty) {
+		fprintf(stderr, "\r\033[Ktestflame: %.1fs  %llu samples  %llu processes%s",
+			secs, (unsigned long long)p->samples, (unsigned long long)p->processes,
+			p->lost ? "  (samples lost)" : "");
+		out->shown = true;
+	} else if (p->elapsed_ns - out->last_line_ns >= 15000000000ULL) {
+		/* CI logs: a heartbeat, not a ticker */
+		fprintf(stderr, "testflame: %.0fs, %llu samples, %llu processes\n", secs,
+			(unsigned long long)p->samples, (unsigned long long)p->processes);
+		out->last_line_ns = p->elapsed_ns;
+	}
+}
+
+void tf_cli_io(tf_run_io *io, tf_cli_out *out)
+{
+	bool show = !out->quiet && !getenv("TESTFLAME_NO_PROGRESS");
+
+	tf_cli_verbosity = out->quiet ? -1 : out->verbose;
+	memset(io, 0, sizeof(*io));
+	io->notice = tf_cli_notice;
+	io->print = print_out;
+	io->table = tf_cli_table;
+	io->progress = show ? progress : NULL;
+	io->ctx = out;
+	io->verbosity = tf_cli_verbosity;
+	out->tty = show && tf_cli_isatty(2);
 }

@@ -3,7 +3,7 @@
  * command describes its options in one table, and the same table parses
  * argv, validates values and prints --help, so the three never drift apart.
  */
-#include "cli.h"
+#include "cli_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -272,4 +272,11 @@ int tf_usage_error(const char *const *usage, const char *fmt, ...)
 	if (usage && usage[0])
 		fprintf(stderr, "usage: %s\n", usage[0]);
 	return TF_EXIT_USAGE;
+}
+
+tf_option *tf_cli_options_dup(const tf_option *opts, size_t size)
+{
+	tf_option *copy = tf_xmalloc(size);
+	memcpy(copy, opts, size);
+	return copy;
 }

@@ -6,8 +6,7 @@
  * totals to the statistics (stats.c) for a verdict. Function deltas live in
  * functions.c, diff trees in tree.c, the renderings in json.c and table.c.
  */
-#include "compare/compare_priv.h"
-#include "compare/stats.h"
+#include "compare/compare_int.h"
 #include "testflame/attribute.h"
 #include "testflame/context.h"
 
@@ -45,13 +44,24 @@ const char *tf_compare_method_name(tf_compare_method m)
 void tf_compare_opts_init(tf_compare_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->threshold = 5;
-	o->alpha = 0.001;
+	o->threshold = TF_THRESHOLD_DEFAULT;
+	o->alpha = TF_ALPHA_DEFAULT;
 	o->noise = -1;
 	o->top_functions = 10;
 	o->correction = TF_CORRECTION_HOLM;
 	o->min_delta_ns = TF_MIN_DELTA_NS;
 	o->measure = TF_GATE_BOTH;
+}
+
+void tf_compare_opts_set(tf_compare_opts *o, const tf_settings *s)
+{
+	o->threshold = s->threshold;
+	o->alpha = s->alpha;
+	o->noise = s->noise;
+	o->min_delta_ns = s->min_delta_ns;
+	o->min_samples = s->min_samples;
+	o->gate_outside = s->outside;
+	o->measure = s->measure;
 }
 
 static uint32_t test_intern(agg *a, const char *name, size_t len)
@@ -729,6 +739,203 @@ static void under_min_delta(const tf_comparison *c, const tf_test_delta *t, char
 		 c->summary.min_delta_ns / 1e6, t->ci_low_pct, t->ci_high_pct);
 }
 
+/* What judging a comparison keeps while it goes test by test (judge). */
+typedef struct {
+	tf_comparison *c;
+	const agg *a;
+	const tf_compare_opts *o;
+	struct tf_compare_priv *pv;
+	double jitter;               /* the tick's, for exact costs */
+	double shift, shift_var;     /* the runner's, taken out of the head */
+	double *shifted, *least;     /* one test's head costs; its base's quickest */
+	double *local, *local_df;    /* each test's noise as the suite's spread says */
+	tf_stats_result *res;        /* each test's */
+	/* the family the gate corrects for: the p-values, adjusted */
+	double *p, *adj;
+	size_t *tested, ntested;
+} judging;
+
+/* New, gone, or too brief on a side to test: the verdict said here. */
+static bool untestable(tf_test_delta *t, const agg_test *at)
+{
+	if (!t->base.ran || !t->head.ran) {
+		/* new and gone say one thing only: it did not run there */
+		bool none = !t->base.ran;
+		t->verdict = none ? TF_VERDICT_NEW : TF_VERDICT_GONE;
+		t->reason = none ? "did not run in the base" : "did not run in the head";
+		return true;
+	}
+	if (at->measure == TF_MEASURE_SAMPLES && t->base.samples == 0 && t->head.samples == 0) {
+		t->verdict = TF_VERDICT_INCONCLUSIVE;
+		t->reason = "ran too briefly for a sample on either side, and nothing timed "
+			    "it exactly; run with --freq 999 or --repeat 3 to decide";
+		return true;
+	}
+	if (t->base.cost <= 0 || t->head.cost <= 0) {
+		t->verdict = TF_VERDICT_INCONCLUSIVE;
+		t->reason = "ran too briefly on one side for a sample, and nothing timed "
+			    "it exactly; run with --freq 999 or --repeat 3 to decide";
+		return true;
+	}
+	return false;
+}
+
+/* One test's run-to-run noise: `in`'s noise, excess and within-job terms,
+ * and t->noise_pct with where it came from. */
+static void test_noise(judging *j, size_t i, tf_test_delta *t, tf_stats_input *in)
+{
+	const tf_comparison *c = j->c;
+	const tf_compare_opts *o = j->o;
+	/* a test whose noise nothing measured is assumed twice as noisy as
+	 * the event's floor; its history, when stored, says better */
+	double noise = c->summary.noise, excess2 = 0, noise_df = 0;
+	double within2 = 0, within_df = 0;
+
+	t->noise_from_history = false;
+	if (!j->pv->noise_given) {
+		const tf_test_noise *known = NULL;
+		for (size_t h = 0; h < o->nhistory && !known; h++)
+			if (strcmp(o->history[h].test, t->name) == 0)
+				known = &o->history[h];
+		/* a spread of fewer than 5 runs' worth (4 degrees of freedom:
+		 * runs - 1 for single runs, fewer for jobs of several,
+		 * history.c) is too rough to lower the guard; it may only raise
+		 * it. Where it raises it, the excess over the floor is an
+		 * estimate with those degrees of freedom; below 4, a spread that
+		 * happens to be small proves nothing either, so all of the run
+		 * noise is treated as estimated. */
+		bool rough = !known || known->df < 4; /* fewer than 5 runs' worth */
+		if (rough)
+			noise *= 2;
+		if (known && known->noise_pct > noise) {
+			excess2 = (known->noise_pct * known->noise_pct - noise * noise) / 1e4;
+			noise = known->noise_pct;
+			t->noise_from_history = true;
+		}
+		if (known && rough)
+			excess2 = noise * noise / 1e4;
+		if (known && excess2 > 0)
+			noise_df = known->df;
+		if (known && known->within_df > 0) {
+			within2 = known->within_pct * known->within_pct / 1e4;
+			within_df = known->within_df;
+		}
+		/* no history to trust yet, and the suite's tests of its size
+		 * wander more than that (suite_spread) */
+		double lp = j->local[i] * 100;
+		if (rough && !isnan(lp) && lp > noise) {
+			excess2 = (lp * lp - c->summary.noise * c->summary.noise) / 1e4;
+			noise = lp;
+			noise_df = j->local_df[i];
+			t->noise_from_history = false;
+			t->noise_from_suite = true;
+		}
+	}
+	t->noise_pct = noise;
+	in->noise = noise / 100;
+	in->noise_excess2 = excess2;
+	in->noise_df = noise_df;
+	in->within2 = within2;
+	in->within_df = within_df;
+}
+
+/* What the statistics test of one test takes: its costs (the runner's
+ * shift taken out of the head), its noise, its prior. */
+static void test_input(judging *j, size_t i, tf_test_delta *t, const agg_test *at,
+		       tf_stats_input *in)
+{
+	const tf_comparison *c = j->c;
+	const struct tf_compare_priv *pv = j->pv;
+	bool exact = at->measure != TF_MEASURE_SAMPLES;
+
+	memset(in, 0, sizeof(*in));
+	test_noise(j, i, t, in);
+	/* gate.min_delta: a short test must move by that much time too */
+	if (c->summary.min_delta_ns > 0)
+		t->threshold_pct = fmax(j->o->threshold, 100 * c->summary.min_delta_ns / t->base.cost);
+	/* repeats: the prior is what the history showed, else the suite's
+	 * spread in this comparison (suite_prior), else the floor */
+	double prior = pv->noise_given ? c->summary.noise
+		       : t->noise_from_history ? t->noise_pct : c->summary.prior_noise;
+	for (size_t r = 0; r < pv->nhead; r++)
+		j->shifted[r] = at->mcost[pv->nbase + r] * exp(-j->shift);
+	const double *bcost = at->mcost;
+	if (at->measure == TF_MEASURE_RUNNER && (pv->nbase < 3 || pv->nhead < 3)) {
+		/* a runner's duration is wall-clock time: a run descheduled for a
+		 * moment adds to it, none takes from it. Too few runs for their
+		 * spread to show it, the quickest of a side is its cost
+		 * (yaml-cpp under load: a 0.5 ms test took 69 ms in one of two
+		 * runs) */
+		j->least[0] = side_min(at->mcost, pv->nbase);
+		for (size_t r = 1; r < pv->nbase; r++)
+			j->least[r] = j->least[0];
+		bcost = j->least;
+		double h = side_min(j->shifted, pv->nhead);
+		for (size_t r = 0; r < pv->nhead; r++)
+			j->shifted[r] = h;
+	}
+	in->base = bcost;
+	in->head = j->shifted;
+	in->nbase = pv->nbase;
+	in->nhead = pv->nhead;
+	in->base_samples = (double)t->base.samples;
+	in->head_samples = (double)t->head.samples;
+	in->periodic = pv->periodic;
+	in->prior_noise = prior / 100;
+	in->prior_df = pv->periodic || exact ? 4.0 : 0.0;
+	in->separate_jobs = j->o->separate_jobs;
+	in->exact = exact;
+	in->meas_var = exact ? tick_variance(at, pv, j->jitter) : 0;
+	in->extra_var = j->shift_var;
+}
+
+/*
+ * The verdict of one tested test from its adjusted p-value. One of the
+ * family the gate corrects for (`family`) needs its samples to be called
+ * unchanged (gate.min_samples too), and after a rerun, to have looked
+ * slower first or run changed code; one outside it ("[outside tests]",
+ * not gated) is judged on its interval alone.
+ */
+static void set_verdict(judging *j, tf_test_delta *t, const tf_stats_result *res,
+			double p_adjusted, bool family)
+{
+	const tf_compare_opts *o = j->o;
+	/* a measured cost needs no samples to be called unchanged */
+	bool counted = family && t->measure == TF_MEASURE_SAMPLES;
+	char reason[256];
+
+	t->p_adjusted = p_adjusted;
+	t->verdict = tf_stats_verdict(res, p_adjusted, t->threshold_pct / 100, o->alpha,
+				      counted ? (double)t->base.samples : INFINITY,
+				      counted ? (double)t->head.samples : INFINITY,
+				      reason, sizeof(reason));
+	under_min_delta(j->c, t, reason, sizeof(reason));
+	/* gate.min_samples: a test seen this little is not called unchanged */
+	if (counted && t->verdict == TF_VERDICT_UNCHANGED && o->min_samples > 0 &&
+	    ((double)t->base.samples < o->min_samples ||
+	     (double)t->head.samples < o->min_samples)) {
+		t->verdict = TF_VERDICT_INCONCLUSIVE;
+		snprintf(reason, sizeof(reason),
+			 "%lld samples against %lld, fewer than gate.min_samples (%.0f); run "
+			 "with --freq 999 or --repeat 3 to decide",
+			 (long long)t->head.samples, (long long)t->base.samples, o->min_samples);
+	}
+	/* a slowdown only the confirming runs show, in a test that ran no
+	 * changed code: chance among many. One whose samples reached a
+	 * changed line may have been too noisy to decide on one run (half a
+	 * suite slowed widens the spread every test is judged by) */
+	if (family && t->verdict == TF_VERDICT_REGRESSED && o->suspects && !t->ran_changed &&
+	    !was_suspect(o, t->name)) {
+		t->verdict = TF_VERDICT_INCONCLUSIVE;
+		snprintf(reason, sizeof(reason),
+			 "%+.1f%% in the runs that confirmed another test, not in the first, and "
+			 "it ran no changed code "
+			 "(95%% CI %+.1f%% to %+.1f%%); run with --repeat 3 to decide",
+			 t->delta_pct, t->ci_low_pct, t->ci_high_pct);
+	}
+	t->reason = tf_arena_strdup(j->pv->arena, reason);
+}
+
 bool tf_cmp_begin_verdict(tf_test_delta *t, double threshold)
 {
 	t->delta_pct = t->ci_low_pct = t->ci_high_pct = t->raw_delta_pct = NAN;
@@ -748,213 +955,88 @@ bool tf_cmp_begin_verdict(tf_test_delta *t, double threshold)
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
 	struct tf_compare_priv *pv = c->priv;
-	tf_stats_result *res = tf_xcalloc(c->ntests + 1, sizeof(*res));
-	double *p = tf_xcalloc(c->ntests + 1, sizeof(double));
-	double *adj = tf_xcalloc(c->ntests + 1, sizeof(double));
-	size_t *tested = tf_xcalloc(c->ntests + 1, sizeof(size_t));
-	size_t ntested = 0;
-	char reason[256];
+	judging j = { c, a, o, pv, runner_jitter(c, a), 0, 0, NULL, NULL, NULL, NULL,
+		      NULL, NULL, NULL, NULL, 0 };
 	double borrowed = pv->noise_given ? 0 : suite_prior(c, a, c->summary.noise, o->threshold / 100);
-	double *local = tf_xcalloc(c->ntests + 1, sizeof(double));
-	double *local_df = tf_xcalloc(c->ntests + 1, sizeof(double));
 
-	double jitter = runner_jitter(c, a);
-	double shift = 0, shift_var = 0;
-	double *shifted = tf_xcalloc(pv->nhead + 1, sizeof(double));
-	double *least = tf_xcalloc(pv->nbase + 1, sizeof(double));
+	j.res = tf_xcalloc(c->ntests + 1, sizeof(*j.res));
+	j.p = tf_xcalloc(c->ntests + 1, sizeof(double));
+	j.adj = tf_xcalloc(c->ntests + 1, sizeof(double));
+	j.tested = tf_xcalloc(c->ntests + 1, sizeof(size_t));
+	j.local = tf_xcalloc(c->ntests + 1, sizeof(double));
+	j.local_df = tf_xcalloc(c->ntests + 1, sizeof(double));
+	j.shifted = tf_xcalloc(pv->nhead + 1, sizeof(double));
+	j.least = tf_xcalloc(pv->nbase + 1, sizeof(double));
 
 	tf_cmp_mark_changed(c);
 	if (!o->keep_shift)
-		tf_cmp_runner_shift(c, &shift, &shift_var);
+		tf_cmp_runner_shift(c, &j.shift, &j.shift_var);
 	else
 		c->summary.shift_pct = NAN;
-
 	if (!pv->noise_given)
-		suite_spread(c, a, o->separate_jobs, local, local_df);
+		suite_spread(c, a, o->separate_jobs, j.local, j.local_df);
 	else
 		for (size_t i = 0; i < c->ntests; i++)
-			local[i] = local_df[i] = NAN;
+			j.local[i] = j.local_df[i] = NAN;
 	c->summary.prior_noise = borrowed > 0 ? borrowed : c->summary.noise;
 	for (size_t i = 0; i < c->ntests; i++) {
 		tf_test_delta *t = &c->tests[i];
 		const agg_test *at = &a->tests.v[pv->test_id[i]];
+		tf_stats_input in;
 
-		if (tf_cmp_begin_verdict(t, o->threshold))
+		t->delta_pct = t->ci_low_pct = t->ci_high_pct = t->raw_delta_pct = NAN;
+		t->p_value = t->p_adjusted = NAN;
+		t->df = NAN;
+		t->method = TF_METHOD_NONE;
+		t->threshold_pct = o->threshold;
+		if (untestable(t, at))
 			continue;
-		if (at->measure == TF_MEASURE_SAMPLES && t->base.samples == 0 && t->head.samples == 0) {
-			t->verdict = TF_VERDICT_INCONCLUSIVE;
-			t->reason = "ran too briefly for a sample on either side, and nothing timed "
-				    "it exactly; run with --freq 999 or --repeat 3 to decide";
-			continue;
-		}
-		if (t->base.cost <= 0 || t->head.cost <= 0) {
-			t->verdict = TF_VERDICT_INCONCLUSIVE;
-			t->reason = "ran too briefly on one side for a sample, and nothing timed "
-				    "it exactly; run with --freq 999 or --repeat 3 to decide";
-			continue;
-		}
-		/* a test whose noise nothing measured is assumed twice as noisy as
-		 * the event's floor; its history, when stored, says better */
-		double noise = c->summary.noise, excess2 = 0, noise_df = 0;
-		double within2 = 0, within_df = 0;
-		t->noise_from_history = false;
-		if (!pv->noise_given) {
-			const tf_test_noise *known = NULL;
-			for (size_t h = 0; h < o->nhistory && !known; h++)
-				if (strcmp(o->history[h].test, t->name) == 0)
-					known = &o->history[h];
-			/* a spread of fewer than 5 runs' worth (4 degrees of
-			 * freedom: runs - 1 for single runs, fewer for jobs of
-			 * several, history.c) is too rough to lower the guard; it
-			 * may only raise it. Where it raises it, the excess over
-			 * the floor is an estimate with those degrees of freedom;
-			 * below 4, a spread that happens to be small proves
-			 * nothing either, so all of the run noise is treated as
-			 * estimated. */
-			bool rough = !known || known->df < 4; /* fewer than 5 runs' worth */
-			if (rough)
-				noise *= 2;
-			if (known && known->noise_pct > noise) {
-				excess2 = (known->noise_pct * known->noise_pct - noise * noise) / 1e4;
-				noise = known->noise_pct;
-				t->noise_from_history = true;
-			}
-			if (known && rough)
-				excess2 = noise * noise / 1e4;
-			if (known && excess2 > 0)
-				noise_df = known->df;
-			if (known && known->within_df > 0) {
-				within2 = known->within_pct * known->within_pct / 1e4;
-				within_df = known->within_df;
-			}
-			/* no history to trust yet, and the suite's tests of its
-			 * size wander more than that (suite_spread) */
-			double lp = local[i] * 100;
-			if (rough && !isnan(lp) && lp > noise) {
-				excess2 = (lp * lp - c->summary.noise * c->summary.noise) / 1e4;
-				noise = lp;
-				noise_df = local_df[i];
-				t->noise_from_history = false;
-				t->noise_from_suite = true;
-			}
-		}
-		t->noise_pct = noise;
-		/* gate.min_delta: a short test must move by that much time too */
-		if (c->summary.min_delta_ns > 0)
-			t->threshold_pct = fmax(o->threshold, 100 * c->summary.min_delta_ns / t->base.cost);
-		/* repeats: the prior is what the history showed, else the
-		 * suite's spread in this comparison (suite_prior), else the floor */
-		double prior = pv->noise_given ? c->summary.noise
-			       : t->noise_from_history ? noise : c->summary.prior_noise;
-		bool exact = at->measure != TF_MEASURE_SAMPLES;
-		/* the head's costs, the runner's shift taken out */
-		for (size_t r = 0; r < pv->nhead; r++)
-			shifted[r] = at->mcost[pv->nbase + r] * exp(-shift);
-		const double *bcost = at->mcost;
-		if (at->measure == TF_MEASURE_RUNNER && (pv->nbase < 3 || pv->nhead < 3)) {
-			/* a runner's duration is wall-clock time: a run descheduled
-			 * for a moment adds to it, none takes from it. Too few runs
-			 * for their spread to show it, the quickest of a side is its
-			 * cost (yaml-cpp under load: a 0.5 ms test took 69 ms in one
-			 * of two runs) */
-			least[0] = side_min(at->mcost, pv->nbase);
-			for (size_t r = 1; r < pv->nbase; r++)
-				least[r] = least[0];
-			bcost = least;
-			double h = side_min(shifted, pv->nhead);
-			for (size_t r = 0; r < pv->nhead; r++)
-				shifted[r] = h;
-		}
-		tf_stats_input in = {
-			bcost, shifted, pv->nbase, pv->nhead,
-			(double)t->base.samples, (double)t->head.samples, noise / 100,
-			pv->periodic, prior / 100, pv->periodic || exact ? 4.0 : 0.0,
-			excess2, noise_df, within2, within_df, o->separate_jobs,
-			exact, exact ? tick_variance(at, pv, jitter) : 0, shift_var,
-		};
-		tf_stats_test(&res[i], &in);
-		t->method = res[i].method;
-		t->df = res[i].df;
-		t->delta_pct = res[i].delta * 100;
+		test_input(&j, i, t, at, &in);
+		tf_stats_test(&j.res[i], &in);
+		t->method = j.res[i].method;
+		t->df = j.res[i].df;
+		t->delta_pct = j.res[i].delta * 100;
 		t->raw_delta_pct = (t->head.cost / t->base.cost - 1) * 100;
-		t->ci_low_pct = res[i].ci_low * 100;
-		t->ci_high_pct = res[i].ci_high * 100;
-		t->p_value = res[i].p;
+		t->ci_low_pct = j.res[i].ci_low * 100;
+		t->ci_high_pct = j.res[i].ci_high * 100;
+		t->p_value = j.res[i].p;
 		if (t->outside && !o->gate_outside) {
 			/* not one of the family the gate corrects for */
 			double one;
-			tf_stats_adjust(&one, &res[i].p, 1, TF_CORRECTION_NONE);
-			t->p_adjusted = one;
-			t->verdict = tf_stats_verdict(&res[i], one, t->threshold_pct / 100, o->alpha,
-						      INFINITY, INFINITY, reason, sizeof(reason));
-			under_min_delta(c, t, reason, sizeof(reason));
-			t->reason = tf_arena_strdup(pv->arena, reason);
+			tf_stats_adjust(&one, &j.res[i].p, 1, TF_CORRECTION_NONE);
+			set_verdict(&j, t, &j.res[i], one, false);
 			continue;
 		}
-		p[ntested] = res[i].p;
-		tested[ntested++] = i;
+		j.p[j.ntested] = j.res[i].p;
+		j.tested[j.ntested++] = i;
 	}
-	tf_stats_adjust(adj, p, ntested, o->correction);
-	for (size_t k = 0; k < ntested; k++) {
-		tf_test_delta *t = &c->tests[tested[k]];
-		t->p_adjusted = adj[k];
-		/* a measured cost needs no samples to be called unchanged */
-		bool exact = t->measure != TF_MEASURE_SAMPLES;
-		t->verdict = tf_stats_verdict(&res[tested[k]], adj[k], t->threshold_pct / 100, o->alpha,
-					      exact ? INFINITY : (double)t->base.samples,
-					      exact ? INFINITY : (double)t->head.samples,
-					      reason, sizeof(reason));
-		under_min_delta(c, t, reason, sizeof(reason));
-		/* gate.min_samples: a test seen this little is not called unchanged */
-		if (t->verdict == TF_VERDICT_UNCHANGED && o->min_samples > 0 && !exact &&
-		    ((double)t->base.samples < o->min_samples ||
-		     (double)t->head.samples < o->min_samples)) {
-			t->verdict = TF_VERDICT_INCONCLUSIVE;
-			snprintf(reason, sizeof(reason),
-				 "%lld samples against %lld, fewer than gate.min_samples (%.0f); run "
-				 "with --freq 999 or --repeat 3 to decide",
-				 (long long)t->head.samples, (long long)t->base.samples, o->min_samples);
-		}
-		/* a slowdown only the confirming runs show, in a test that ran no
-		 * changed code: chance among many. One whose samples reached a
-		 * changed line may have been too noisy to decide on one run (half
-		 * a suite slowed widens the spread every test is judged by) */
-		if (t->verdict == TF_VERDICT_REGRESSED && o->suspects && !t->ran_changed &&
-		    !was_suspect(o, t->name)) {
-			t->verdict = TF_VERDICT_INCONCLUSIVE;
-			snprintf(reason, sizeof(reason),
-				 "%+.1f%% in the runs that confirmed another test, not in the first, and "
-				 "it ran no changed code "
-				 "(95%% CI %+.1f%% to %+.1f%%); run with --repeat 3 to decide",
-				 t->delta_pct, t->ci_low_pct, t->ci_high_pct);
-		}
-		t->reason = tf_arena_strdup(pv->arena, reason);
-	}
-	free(res);
-	free(p);
-	free(adj);
-	free(tested);
-	free(local);
-	free(local_df);
-	free(shifted);
-	free(least);
+	tf_stats_adjust(j.adj, j.p, j.ntested, o->correction);
+	for (size_t k = 0; k < j.ntested; k++)
+		set_verdict(&j, &c->tests[j.tested[k]], &j.res[j.tested[k]], j.adj[k], true);
+	free(j.res);
+	free(j.p);
+	free(j.adj);
+	free(j.tested);
+	free(j.local);
+	free(j.local_df);
+	free(j.shifted);
+	free(j.least);
 }
 
 static int check_opts(const tf_compare_side *base, const tf_compare_side *head,
 		      const tf_compare_opts *o)
 {
+	int rc;
+
 	if (!base || !head || base->n == 0 || head->n == 0)
 		return tf_error_set(TF_EUSAGE, "a comparison needs at least one base and one head profile");
-	if (!(o->threshold >= 0 && o->threshold < 1000))
-		return tf_error_set(TF_EUSAGE, "the threshold must be between 0 and 1000 percent, not %g",
-				    o->threshold);
-	if (!(o->alpha > 0 && o->alpha < 1))
-		return tf_error_set(TF_EUSAGE, "alpha must be between 0 and 1, not %g", o->alpha);
-	if (o->noise >= 100)
-		return tf_error_set(TF_EUSAGE, "the noise must be below 100 percent, not %g", o->noise);
-	if (!(o->min_delta_ns >= 0 && o->min_delta_ns <= 3600e9))
-		return tf_error_set(TF_EUSAGE, "the least change must be between 0 and an hour, not %g ns",
-				    o->min_delta_ns);
+	/* the settings' own ranges (settings.c), for callers that fill the
+	 * options themselves */
+	if ((rc = tf_settings_check(TF_SETTING_THRESHOLD, "the threshold", o->threshold)) ||
+	    (rc = tf_settings_check(TF_SETTING_ALPHA, "alpha", o->alpha)) ||
+	    (o->noise >= 0 && (rc = tf_settings_check(TF_SETTING_NOISE, "the noise", o->noise))) ||
+	    (rc = tf_settings_check(TF_SETTING_MIN_DELTA, "the least change (ns)", o->min_delta_ns)))
+		return rc;
 	for (size_t i = 0; i < base->n; i++)
 		if (!base->profiles[i])
 			return tf_error_set(TF_EUSAGE, "base profile %zu is missing", i + 1);

@@ -15,7 +15,7 @@
  * within the sampling noise (a kernel function seen in two samples more)
  * are not listed: every test shares the first, and the second is chance.
  */
-#include "compare/compare_priv.h"
+#include "compare/compare_int.h"
 #include "testflame/context.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
  * code are not trusted to be UTF-8 and are repaired (U+FFFD) rather than
  * dropped, and numbers that do not exist (the delta of a new test) are null.
  */
-#include "compare/compare_priv.h"
+#include "compare/compare_int.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -23,7 +23,7 @@
  * changes in its run file (profiles from other tools). The verdicts then
  * stand as they are, and the summary says why.
  */
-#include "compare/compare_priv.h"
+#include "compare/compare_int.h"
 #include "testflame/context.h"
 
 #include <math.h>

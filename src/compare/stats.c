@@ -107,7 +107,7 @@
  * the regularised incomplete beta function) and checked against scipy in
  * tests/unit/test_stats.c.
  */
-#include "compare/stats.h"
+#include "compare/compare_int.h"
 
 #include <math.h>
 #include <stdlib.h>

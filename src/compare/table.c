@@ -9,7 +9,7 @@
  * control characters in names are neutralised so a test name cannot drive
  * the terminal.
  */
-#include "compare/compare_priv.h"
+#include "compare/compare_int.h"
 
 #include <math.h>
 #include <stdlib.h>

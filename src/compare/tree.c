@@ -17,7 +17,7 @@
  * a forest of forty tests and two million nodes spent most of the report
  * in it.
  */
-#include "compare/compare_priv.h"
+#include "compare/compare_int.h"
 
 #include <stdlib.h>
 #include <string.h>

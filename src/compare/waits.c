@@ -46,8 +46,7 @@
  * from the CPU's: a suite that never waits gets the same CPU verdicts as
  * with gate.measure cpu.
  */
-#include "compare/compare_priv.h"
-#include "compare/stats.h"
+#include "compare/compare_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,11 +9,11 @@
  * or value, returned as TF_EUSAGE: a bad config is the user's to fix, and
  * the cli exits 2 for it.
  */
+#include "context/context_int.h"
 #include "testflame/attribute.h"
 #include "testflame/config.h"
 #include "testflame/context.h"
 #include "testflame/record.h"
-#include "testflame/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -34,16 +34,16 @@ typedef enum {
 	K_MAP,        /* a nested mapping: `sub` */
 	K_STR,        /* char *, not empty */
 	K_CHOICE,     /* char *, one of `choices` */
-	K_STORE,      /* char *, a store spec (tf_store_spec_parse) */
+	K_STORE,      /* char *, a store spec, checked by the store (its place kept) */
 	K_URL,        /* char *, http(s)://... */
 	K_CMD,        /* command_argv + command_shell */
 	K_INT,        /* long in [min, max]; unset is min - 1 */
 	K_BOOL,       /* int tri-state */
-	K_PERCENT,    /* double >= 0, "5" or "5%"; unset -1 */
-	K_ALPHA,      /* double in (0, 0.5]; unset -1 */
-	K_DURATION,   /* double nanoseconds >= 0, "1ms", "500us", "0"; unset -1 */
+	K_PERCENT,    /* gate.threshold (settings.c); unset -1 */
+	K_ALPHA,      /* gate.alpha (settings.c); unset -1 */
+	K_DURATION,   /* gate.min_delta, nanoseconds (settings.c); unset -1 */
 	K_CONFIDENCE, /* stored as alpha = 1 - confidence */
-	K_CONFIRM,    /* char *: against | rerun | none | a number 0..100 */
+	K_CONFIRM,    /* char *: gate.confirm (settings.c) */
 	K_LIST,       /* char **, NULL-terminated; a scalar is a list of one */
 	K_CHOICES,    /* K_LIST whose items are in `choices` */
 	K_PATTERNS,   /* attribution.patterns */
@@ -275,16 +275,6 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 	}
 }
 
-bool tf_config_confirm_ok(const char *s)
-{
-	char *end;
-	long v;
-	if (!strcmp(s, "against") || !strcmp(s, "rerun") || !strcmp(s, "none"))
-		return true;
-	v = strtol(s, &end, 10);
-	return *s && !*end && v >= 0 && v <= 100;
-}
-
 tf_config *tf_config_new(void)
 {
 	tf_config *cfg = tf_xcalloc(1, sizeof(*cfg));
@@ -298,11 +288,16 @@ void tf_config_free(tf_config *cfg)
 		return;
 	table_free(cfg, top_keys);
 	free(cfg->path);
+	free(cfg->store_at);
 	free(cfg);
 }
 
 void tf_config_merge(tf_config *cfg, const tf_config *over)
 {
+	if (over->store) {
+		free(cfg->store_at);
+		cfg->store_at = over->store_at ? tf_xstrdup(over->store_at) : NULL;
+	}
 	table_merge(cfg, over, top_keys);
 }
 
@@ -428,55 +423,6 @@ static int parse_int(const walker *w, const yaml_node_t *n, const char *path, co
 	}
 	return fail_at(w, n->start_mark, "'%s' must be a whole number between %ld and %ld",
 		       path, k->min, k->max);
-}
-
-static bool parse_double(const char *s, const char *suffix, double *out)
-{
-	char *end;
-	double v;
-	if (!s || !*s || strchr(s, 'x') || strchr(s, 'X'))
-		return false; /* no hex floats */
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
-		return false;
-	if (*end && !(suffix && strcmp(end, suffix) == 0))
-		return false;
-	*out = v;
-	return true;
-}
-
-bool tf_config_parse_duration(const char *s, double *ns)
-{
-	static const struct { const char *unit; double ns; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	double v;
-
-	/* a number without its unit says nothing, but for 0 */
-	if (parse_double(s, NULL, &v)) {
-		if (v != 0)
-			return false;
-		*ns = 0;
-		return true;
-	}
-	for (size_t i = 0; i < TF_ARRAY_SIZE(units); i++)
-		if (parse_double(s, units[i].unit, &v)) {
-			if (v < 0 || v * units[i].ns > 3600e9)
-				return false;
-			*ns = v * units[i].ns;
-			return true;
-		}
-	return false;
-}
-
-/* The store's own check of the spec (store.c), at the value's place. */
-static int parse_store(const walker *w, const yaml_node_t *n, const char *path, const char *s)
-{
-	tf_store_spec spec;
-	if (tf_store_spec_parse(&spec, s) == 0)
-		return 0;
-	return fail_at(w, n->start_mark, "'%s': %s", path, tf_error_last());
 }
 
 static bool is_url(const char *s)
@@ -723,6 +669,17 @@ static int parse_mapping(walker *w, const yaml_node_t *n, const key *keys, const
 	return 0;
 }
 
+/* A shared setting's value, checked as its flag is (settings.c), at its
+ * place in the file. */
+static int check_setting(const walker *w, const yaml_node_t *n, tf_setting which,
+			 const char *path, double *out)
+{
+	char *name = tf_xasprintf("'%s'", path);
+	int rc = tf_settings_parse(which, name, scalar(n), out);
+	free(name);
+	return rc ? fail_at(w, n->start_mark, "%s", tf_error_last()) : 0;
+}
+
 static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char *path)
 {
 	tf_config *cfg = w->cfg;
@@ -740,9 +697,8 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 	case K_URL:
 		if ((rc = want_string(w, n, path, &s)) < 0)
 			return rc;
-		if (k->kind == K_CONFIRM && !tf_config_confirm_ok(s))
-			return fail_at(w, n->start_mark, "'%s' must be against, rerun, none or a number of "
-				       "runs between 0 and 100, not '%s'", path, s);
+		if (k->kind == K_CONFIRM && (rc = check_setting(w, n, TF_SETTING_CONFIRM, path, NULL)))
+			return rc;
 		if (k->kind == K_CHOICE && !in_list(k->choices, s)) {
 			tf_buf b = TF_BUF_INIT;
 			join(&b, k->choices);
@@ -750,8 +706,13 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 			tf_buf_free(&b);
 			return rc;
 		}
-		if (k->kind == K_STORE && (rc = parse_store(w, n, path, s)) < 0)
-			return rc;
+		if (k->kind == K_STORE) {
+			/* the store checks the spec (tf_store_check_config),
+			 * naming this place */
+			free(cfg->store_at);
+			cfg->store_at = tf_xasprintf("%s:%zu:%zu", w->name, n->start_mark.line + 1,
+						     n->start_mark.column + 1);
+		}
 		if (k->kind == K_URL && !is_url(s))
 			return fail_at(w, n->start_mark, "'%s' must be an http:// or https:// URL, not '%s'",
 				       path, s);
@@ -787,26 +748,18 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 	case K_BOOL:
 		return parse_bool(w, n, path, FIELD(cfg, k, int));
 	case K_PERCENT:
-		if (!parse_double(scalar(n), "%", &d) || d < 0 || d > 10000)
-			return fail_at(w, n->start_mark, "'%s' must be a percentage such as 5 or 2.5%%", path);
-		*FIELD(cfg, k, double) = d;
-		return 0;
 	case K_DURATION:
-		if (!tf_config_parse_duration(scalar(n), &d))
-			return fail_at(w, n->start_mark, "'%s' must be a duration such as 1ms, 500us or "
-				       "0, not '%s'", path, scalar(n) ? scalar(n) : "");
-		*FIELD(cfg, k, double) = d;
-		return 0;
 	case K_ALPHA:
-		if (!parse_double(scalar(n), NULL, &d) || d <= 0 || d > 0.5)
-			return fail_at(w, n->start_mark, "'%s' must be a number above 0 and at most 0.5, "
-				       "such as 0.05", path);
+		if ((rc = check_setting(w, n, k->kind == K_PERCENT ? TF_SETTING_THRESHOLD
+					 : k->kind == K_ALPHA ? TF_SETTING_ALPHA
+					 : TF_SETTING_MIN_DELTA, path, &d)))
+			return rc;
 		*FIELD(cfg, k, double) = d;
 		return 0;
 	case K_CONFIDENCE:
-		if (parse_double(scalar(n), "%", &d) && strchr(scalar(n), '%'))
+		if (tf_context_parse_number(scalar(n), "%", &d) && strchr(scalar(n), '%'))
 			d /= 100;
-		else if (!parse_double(scalar(n), NULL, &d))
+		else if (!tf_context_parse_number(scalar(n), NULL, &d))
 			d = -1;
 		if (d < 0.5 || d >= 1)
 			return fail_at(w, n->start_mark, "'%s' must be a number at least 0.5 and below 1, "

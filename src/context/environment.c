@@ -63,15 +63,6 @@ static char *read_line(const char *path)
 	return s;
 }
 
-static const char *env_get(char *const *envp, const char *key)
-{
-	size_t n = strlen(key);
-	for (; envp && *envp; envp++)
-		if (strncmp(*envp, key, n) == 0 && (*envp)[n] == '=')
-			return *envp + n + 1;
-	return NULL;
-}
-
 /* /proc/cpuinfo: the model, the flags' hash, and the physical cores. */
 static void cpuinfo(tf_env_facts *f)
 {
@@ -211,10 +202,10 @@ static void frequency(tf_env_facts *f)
 static void runner(tf_env_facts *f, char *const *envp)
 {
 	tf_buf b = TF_BUF_INIT;
-	const char *os = env_get(envp, "ImageOS"), *ver = env_get(envp, "ImageVersion");
-	const char *desc = env_get(envp, "CI_RUNNER_DESCRIPTION");
-	const char *tags = env_get(envp, "CI_RUNNER_TAGS");
-	const char *env = env_get(envp, "RUNNER_ENVIRONMENT");
+	const char *os = tf_env_get(envp, "ImageOS"), *ver = tf_env_get(envp, "ImageVersion");
+	const char *desc = tf_env_get(envp, "CI_RUNNER_DESCRIPTION");
+	const char *tags = tf_env_get(envp, "CI_RUNNER_TAGS");
+	const char *env = tf_env_get(envp, "RUNNER_ENVIRONMENT");
 	if (os)
 		tf_buf_printf(&b, "%s%s%s", os, ver ? " " : "", ver ? ver : "");
 	if (env && (os || b.len))

@@ -8,10 +8,10 @@
  * history may be missing. Nothing here fails for that: what cannot be
  * found stays NULL and a one-line problem says what is missing and the exact
  * command or CI setting that fetches it. libgit2's errors stop at this file,
- * through the boundary the store shares (store/git.h: tf_git_error turns
+ * through the boundary the store shares (testflame/git.h: tf_git_error turns
  * them into ours, credentials scrubbed).
  */
-#include "store/git.h"
+#include "testflame/git.h"
 #include "testflame/context.h"
 
 #include <stdlib.h>

@@ -307,17 +307,16 @@ int tf_history_load(tf_history_data **out, tf_store *s, const tf_history_load_op
 		walker_free(&w);
 		return rc;
 	}
-	/* one commit at a time: a baseline of the suite, from git, else from
-	 * Pyroscope when it is the store */
+	/* one commit at a time: a baseline of the suite, from git, else where
+	 * the store keeps copies (Pyroscope) */
 	while (walked < max_walk && (!o->max_commits || w.commits.n < o->max_commits)) {
 		tf_store_match m;
 		tf_store_resolve_opts ro = { 1, false };
 		walked++;
 		rc = tf_store_resolve(&m, s, id, suite, kind, &ro);
-		if (rc == TF_ENOTFOUND && o->pyroscope_service) {
-			tf_pyroscope_query q = { o->pyroscope_service, suite, kind, 1, 0 };
-			tf_error_clear();
-			rc = tf_store_resolve_pyroscope(&m, s, id, &q);
+		if (rc == TF_ENOTFOUND) {
+			tf_store_run r = { NULL, suite, kind, o->pyroscope_service, 1 };
+			rc = tf_store_find_elsewhere(&m, s, id, &r);
 		}
 		if (rc == 0) {
 			tf_store_found f;

@@ -8,7 +8,7 @@
  * sample that counted it, instead of a set per sample.
  */
 #include "testflame/aggregate.h"
-#include "internal.h"
+#include "profile_int.h"
 
 #include <stdlib.h>
 #include <string.h>

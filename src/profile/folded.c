@@ -6,7 +6,7 @@
  * The two-column form ("stack 10 12", FlameGraph's difffolded.pl) is read as
  * a profile with two sample types, "base" and "head".
  */
-#include "profile/internal.h"
+#include "profile/profile_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * of just those samples, for `view --test` and for every consumer that
  * handles one test at a time (comparisons, per-test uploads).
  */
-#include "internal.h"
+#include "profile_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * has no use for). Names are JSON-escaped and made valid UTF-8.
  */
 #include "testflame/profile.h"
-#include "internal.h"
+#include "profile_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * $GITHUB_STEP_SUMMARY; both are files other steps append to, so they are
  * appended to (with O_APPEND, one write per record), never replaced.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

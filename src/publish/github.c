@@ -15,7 +15,7 @@
  * A 403 on posting means the token may not write here: a fork's read-only
  * token, or a workflow without `pull-requests: write`.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +115,7 @@ static char *create_json(const char *body, const tf_publish_target *t, const tf_
 	return tf_buf_detach(&b);
 }
 
-static int review_comments(tf_publish_result *res, pb_http *h, const tf_publish_opts *o,
+static int review_comments(tf_publish_result *res, tf_http *h, const tf_publish_opts *o,
 			   const char *base)
 {
 	const tf_publish_target *t = o->target;
@@ -142,7 +142,7 @@ static int review_comments(tf_publish_result *res, pb_http *h, const tf_publish_
 	prefix.ptr[prefix.len] = '\0';
 	have.prefix = prefix.ptr;
 	list = tf_xasprintf("%s/pulls/%ld/comments?per_page=100", base, t->number);
-	if ((rc = forbidden(res, pb_list_each(h, list, collect, &have))))
+	if ((rc = forbidden(res, tf_http_list_each(h, list, collect, &have))))
 		goto done;
 
 	for (size_t i = 0; i < tgs.items.n; i++) {
@@ -150,7 +150,7 @@ static int review_comments(tf_publish_result *res, pb_http *h, const tf_publish_
 		const ours *old = NULL;
 		char *body = review_body(o, tg), *json = NULL, *url = NULL;
 		const char *method;
-		pb_response r;
+		tf_http_response r;
 
 		for (size_t k = 0; k < have.v.n; k++) {
 			const ours *c = &have.v.v[k];
@@ -173,21 +173,21 @@ static int review_comments(tf_publish_result *res, pb_http *h, const tf_publish_
 			url = tf_xasprintf("%s/pulls/%ld/comments", base, t->number);
 			json = create_json(body, t, tg);
 		}
-		rc = pb_request(&r, h, method, url, json);
+		rc = tf_http_request(&r, h, method, url, json);
 		if (!rc && r.status == 422 && !old) {
-			pb_fail(h, &r, TF_EINVAL, method, url);
+			tf_http_fail(h, &r, TF_EINVAL, method, url);
 			res->review_refused++;
 			tf_msglist_pushf(&res->notes, "no review comment on %s:%u (kept in the main "
 					 "comment): %s", tg->path, tg->line, tf_error_last());
 		} else if (!rc && r.status != 200 && r.status != 201) {
-			rc = forbidden(res, pb_fail(h, &r, pb_status_code(r.status), method, url));
+			rc = forbidden(res, tf_http_fail(h, &r, tf_http_status_code(r.status), method, url));
 		} else if (!rc) {
 			if (old)
 				res->review_updated++;
 			else
 				res->review_created++;
 		}
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		free(body);
 		free(json);
 		free(url);
@@ -206,7 +206,7 @@ int pb_github_post(tf_publish_result *res, const tf_publish_opts *o)
 {
 	const tf_publish_target *t = o->target;
 	const char *slash = t->repository ? strchr(t->repository, '/') : NULL;
-	pb_http *h = NULL;
+	tf_http *h = NULL;
 	tf_buf base = TF_BUF_INIT;
 	char *auth, *owner;
 	int rc;
@@ -215,17 +215,17 @@ int pb_github_post(tf_publish_result *res, const tf_publish_opts *o)
 		return tf_error_set(TF_EUSAGE, "the GitHub repository '%s' is not owner/name",
 				    t->repository ? t->repository : "");
 	auth = tf_xasprintf("Authorization: Bearer %s", t->token);
-	rc = pb_http_open(&h, t->api_url, auth, t->token, "application/vnd.github+json",
-			  "X-GitHub-Api-Version: 2022-11-28", o, res);
+	rc = pb_open(&h, o, auth, t->token, "application/vnd.github+json",
+		     "X-GitHub-Api-Version: 2022-11-28");
 	memset(auth, 0, strlen(auth));
 	free(auth);
 	if (rc)
 		return rc;
 	owner = tf_xstrndup(t->repository, (size_t)(slash - t->repository));
 	tf_buf_puts(&base, "/repos/");
-	pb_put_segment(&base, owner);
+	tf_http_put_segment(&base, owner);
 	tf_buf_putc(&base, '/');
-	pb_put_segment(&base, slash + 1);
+	tf_http_put_segment(&base, slash + 1);
 	free(owner);
 
 	if (o->comment && o->body) {
@@ -244,6 +244,6 @@ int pb_github_post(tf_publish_result *res, const tf_publish_opts *o)
 	if (!rc && o->review && o->c && o->changes)
 		rc = review_comments(res, h, o, base.ptr);
 	tf_buf_free(&base);
-	pb_http_free(h);
+	pb_close(h, res);
 	return rc;
 }

@@ -13,7 +13,7 @@
  * target says before anything is sent. Line comments on MR diffs are left
  * to Code Quality (codequality.json), which GitLab shows in the diff.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,19 +21,19 @@
 int pb_gitlab_post(tf_publish_result *res, const tf_publish_opts *o)
 {
 	const tf_publish_target *t = o->target;
-	pb_http *h = NULL;
+	tf_http *h = NULL;
 	tf_buf base = TF_BUF_INIT;
 	char *auth;
 	int rc;
 
 	auth = tf_xasprintf("PRIVATE-TOKEN: %s", t->token);
-	rc = pb_http_open(&h, t->api_url, auth, t->token, "application/json", NULL, o, res);
+	rc = pb_open(&h, o, auth, t->token, "application/json", NULL);
 	memset(auth, 0, strlen(auth));
 	free(auth);
 	if (rc)
 		return rc;
 	tf_buf_puts(&base, "/projects/");
-	pb_put_segment(&base, t->project_id ? t->project_id : t->repository);
+	tf_http_put_segment(&base, t->project_id ? t->project_id : t->repository);
 	tf_buf_printf(&base, "/merge_requests/%ld/notes", t->number);
 
 	if (o->comment && o->body) {
@@ -53,6 +53,6 @@ int pb_gitlab_post(tf_publish_result *res, const tf_publish_opts *o)
 		free(list);
 	}
 	tf_buf_free(&base);
-	pb_http_free(h);
+	pb_close(h, res);
 	return rc;
 }

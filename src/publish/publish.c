@@ -8,7 +8,7 @@
  * fork's read-only token or a GitLab job token must still pass with its
  * report written: the caller prints the line and goes on.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -273,9 +273,28 @@ void tf_publish_opts_init(tf_publish_opts *o)
 	o->comment = true;
 	o->review = true;
 	o->review_max = 10;
-	o->max_attempts = 5;
-	o->max_wait = 120;
-	o->timeout = 60;
+	tf_http_opts_init(&o->http);
+}
+
+int pb_open(tf_http **out, const tf_publish_opts *o, const char *auth_header, const char *secret,
+	    const char *accept, const char *extra_header)
+{
+	tf_http_opts ho = o->http;
+
+	ho.name = o->target->host == TF_PUBLISH_GITLAB ? "GitLab API" : "GitHub API";
+	return tf_http_open(out, o->target->api_url, auth_header, secret, accept, extra_header, &ho);
+}
+
+void pb_close(tf_http *h, tf_publish_result *res)
+{
+	unsigned requests, retries;
+
+	if (!h)
+		return;
+	tf_http_counts(h, &requests, &retries);
+	res->requests += requests;
+	res->retries += retries;
+	tf_http_free(h);
 }
 
 int tf_publish_post(tf_publish_result *out, const tf_publish_opts *o)

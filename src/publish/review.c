@@ -10,7 +10,7 @@
  * the one that holds the function's line of change, else the nearest one. Functions
  * with no changed line stay in the main comment only.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,91 +6,27 @@
  * create it. GitHub and GitLab differ only in URLs, the edit verb and
  * GitLab's system notes, so both publishers use this.
  */
-#include "publish/publish_priv.h"
+#include "publish/publish_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PAGES 200
-
-/* The next page of a listing: the Link header's rel="next" (both hosts
- * send it), else GitLab's X-Next-Page on the first page's URL. *out is
- * NULL on the last page. */
-static int next_url(char **out, pb_http *h, const pb_response *r, const char *first)
+char *pb_json_body(const char *text)
 {
-	*out = NULL;
-	if (r->link_next) {
-		if (!pb_same_origin(h, r->link_next))
-			return pb_error(h, TF_ERROR, "%s: the next page '%s' is on another host; "
-					    "not following it", pb_http_name(h), r->link_next);
-		*out = tf_xstrdup(r->link_next);
-	} else if (r->next_page && *r->next_page) {
-		long page = strtol(r->next_page, NULL, 10);
-		if (page > 1)
-			*out = tf_xasprintf("%s%spage=%ld", first, strchr(first, '?') ? "&" : "?", page);
-	}
-	return 0;
+	tf_buf b = TF_BUF_INIT;
+	tf_buf_puts(&b, "{\"body\":");
+	tf_buf_put_json(&b, text);
+	tf_buf_putc(&b, '}');
+	return tf_buf_detach(&b);
 }
 
-int pb_list_each(pb_http *h, const char *first, pb_item_fn fn, void *payload)
+bool pb_has_marker(const char *body, const char *marker)
 {
-	char *url = tf_xstrdup(first);
-	int rc = 0;
-
-	for (unsigned page = 0; url && page < MAX_PAGES; page++) {
-		pb_response r;
-		json_t *j;
-		size_t i;
-		json_t *item;
-		int stop = 0;
-
-		rc = pb_request(&r, h, "GET", url, NULL);
-		if (rc) {
-			pb_response_clear(&r);
-			break;
-		}
-		if (r.status != 200) {
-			rc = pb_fail(h, &r, pb_status_code(r.status), "GET", url);
-			pb_response_clear(&r);
-			break;
-		}
-		j = pb_json(h, &r, url);
-		if (!j || !json_is_array(j)) {
-			if (j)
-				pb_error(h, TF_ERROR, "%s: GET %s: the reply is not a list", pb_http_name(h), url);
-			rc = TF_ERROR;
-			json_decref(j);
-			pb_response_clear(&r);
-			break;
-		}
-		json_array_foreach(j, i, item) {
-			if (json_is_object(item) && (stop = fn(item, payload)) != 0)
-				break;
-		}
-		json_decref(j);
-		free(url);
-		url = NULL;
-		if (stop < 0)
-			rc = stop;
-		else if (!stop)
-			rc = next_url(&url, h, &r, first);
-		pb_response_clear(&r);
-		if (rc)
-			break;
-	}
-	free(url);
-	return rc;
-}
-
-int pb_status_code(long status)
-{
-	/* 401 is a bad or expired token: an error to fix; 403 is a token that
-	 * may not do this, which a fork's read-only token meets */
-	if (status == 403)
-		return TF_EPERM;
-	if (status == 404 || status == 410)
-		return TF_ENOTFOUND;
-	return TF_ERROR;
+	if (!body)
+		return false;
+	while (*body == ' ' || *body == '\n' || *body == '\r' || *body == '\t')
+		body++;
+	return strncmp(body, marker, strlen(marker)) == 0;
 }
 
 typedef struct {
@@ -124,17 +60,17 @@ static char *marker_of(const char *body)
 	return tf_xstrndup(body, n);
 }
 
-int pb_sticky_post(tf_publish_result *res, pb_http *h, const pb_sticky *s, const char *body)
+int pb_sticky_post(tf_publish_result *res, tf_http *h, const pb_sticky *s, const char *body)
 {
 	find_state st = { 0 };
-	pb_response r;
+	tf_http_response r;
 	char *marker = marker_of(body), *json = NULL, *url = NULL;
 	const char *method;
 	int rc;
 
 	st.marker = marker;
 	st.skip_system = s->skip_system;
-	rc = pb_list_each(h, s->list_url, find_one, &st);
+	rc = tf_http_list_each(h, s->list_url, find_one, &st);
 	if (rc)
 		goto done;
 	json = pb_json_body(body);
@@ -152,9 +88,9 @@ int pb_sticky_post(tf_publish_result *res, pb_http *h, const pb_sticky *s, const
 		method = "POST";
 		url = tf_xstrdup(s->create_url);
 	}
-	rc = pb_request(&r, h, method, url, json);
+	rc = tf_http_request(&r, h, method, url, json);
 	if (!rc && r.status != 200 && r.status != 201)
-		rc = pb_fail(h, &r, pb_status_code(r.status), method, url);
+		rc = tf_http_fail(h, &r, tf_http_status_code(r.status), method, url);
 	if (!rc) {
 		json_t *j = json_loadb(r.body.ptr ? r.body.ptr : "", r.body.len, 0, NULL);
 		json_t *id = json_object_get(j, "id");
@@ -167,7 +103,7 @@ int pb_sticky_post(tf_publish_result *res, pb_http *h, const pb_sticky *s, const
 			res->comment_created = true;
 		json_decref(j);
 	}
-	pb_response_clear(&r);
+	tf_http_response_clear(&r);
 done:
 	free(marker);
 	free(json);

@@ -1,5 +1,5 @@
 /*
- * cgroup.c - a cgroup (v2) of the command's own (see cgroup.h).
+ * cgroup.c - a cgroup (v2) of the command's own (see record_int.h).
  *
  * It lives under this process's own cgroup, named after testflame's pid,
  * and holds the command and everything it spawns: children are born in
@@ -7,8 +7,8 @@
  * last step; the launcher's guard removes it too when testflame dies
  * (launch.c).
  */
-#include "cgroup.h"
 
+#include "record_int.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * launch.c - the guard process and the held command (see launch.h).
+ * launch.c - the guard process and the held command (see record_int.h).
  *
  * Messages from the guard to testflame travel over one pipe as fixed-size
  * {type, value} records, each written atomically: 'P' the command's pid,
@@ -11,9 +11,8 @@
  * markers' directory, the runners' reports, the command's cgroup): a
  * killed testflame leaves nothing in TMPDIR or in the cgroup hierarchy.
  */
-#include "launch.h"
-#include "procfs.h"
 
+#include "record_int.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

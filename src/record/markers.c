@@ -21,8 +21,8 @@
  * `echo "begin x" >> "$TESTFLAME_MARKERS"` may.
  * NAME may contain spaces: fields are taken from the end of the line.
  */
-#include "markers.h"
 
+#include "record_int.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/inotify.h>

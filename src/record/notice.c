@@ -1,23 +1,18 @@
 /*
  * notice.c - notices and progress for the caller of a recording (see
- * notice.h). Only the cli prints; the recorder hands it whole lines.
+ * record_int.h). Only the cli prints; the recorder hands it whole lines.
  */
-#include "notice.h"
 
+#include "record_int.h"
 #include <stdarg.h>
 #include <stdio.h>
 
 void tf_record_notice(tf_notice_fn fn, void *ctx, tf_notice_level level, const char *fmt, ...)
 {
-	char msg[1400];
 	va_list ap;
-
-	if (!fn)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tf_vnotice(fn, ctx, level, fmt, ap);
 	va_end(ap);
-	fn(ctx, level, msg);
 }
 
 void tf_record_report_progress(tf_recording *rec, const tf_record_opts *o, uint64_t processes,

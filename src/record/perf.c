@@ -46,9 +46,8 @@
  * Inherited events cannot be re-armed from here; they sample at that rate
  * by the kernel's frequency mode instead, which is coarser.
  */
-#include "notice.h"
-#include "perf.h"
 
+#include "record_int.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

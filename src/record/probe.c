@@ -12,10 +12,8 @@
  * reason and the exact fix. The ptrace probe traces a throwaway child the
  * way the ptrace sampler does, so its verdict is the sampler's own.
  */
-#include "cgroup.h"
-#include "perf.h"
-#include "procfs.h"
 
+#include "record_int.h"
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,12 @@
 /*
- * procfs.c - the /proc formats the recorder reads (see procfs.h): the
+ * procfs.c - the /proc formats the recorder reads (see record_int.h): the
  * ptrace sampler polls a thread's stat, schedstat and syscall files on
  * every tick and the maps of every process it samples, the guard reads
  * stat files to find the tree it must kill, and the probe reads its own
  * status. One parser for each format, whoever reads it.
  */
-#include "procfs.h"
 
+#include "record_int.h"
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>

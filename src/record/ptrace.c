@@ -57,12 +57,8 @@
  * stack.c copies stacks and walks frame pointers, synth.c writes the perf
  * records; threads and processes are found by pid through tf_htab.
  */
-#include "ptrace.h"
-#include "notice.h"
-#include "procfs.h"
-#include "stack.h"
-#include "synth.h"
 
+#include "record_int.h"
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>

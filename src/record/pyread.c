@@ -33,9 +33,8 @@
  * version whose layout is unknown) is said once per binary, and its
  * samples are counted as unread, never silently left native.
  */
-#include "pyread.h"
-#include "notice.h"
 
+#include "record_int.h"
 #include "testflame/python.h"
 
 #include <errno.h>

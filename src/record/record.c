@@ -14,15 +14,8 @@
  * the command, which shares our process group, so it is not sent twice;
  * one sent to testflame alone (kill(1), a CI runner) is forwarded.
  */
-#include "cgroup.h"
-#include "launch.h"
-#include "markers.h"
-#include "notice.h"
-#include "perf.h"
-#include "ptrace.h"
-#include "pyread.h"
-#include "spool.h"
 
+#include "record_int.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -333,74 +326,94 @@ static int follow_refused(void)
 	return rc;
 }
 
-int tf_record_run(tf_recording **out, const tf_record_opts *opts)
-{
-	tf_record_opts o = *opts;
+/* What one recording holds while the command runs, freed by session_end(). */
+typedef struct {
+	tf_record_opts o;     /* the caller's, with defaults filled in */
 	tf_recording *rec;
-	tf_launch *launch = NULL;
-	tf_cgroup *cg = NULL;
-	tf_perf *perf = NULL;
-	tf_launch_opts lo;
-	sigset_t set, ioset, orig;
-	char *path = NULL;
-	int sigfd = -1, iofd = -1, rc;
-	bool blocked = false;
+	tf_launch *launch;
+	tf_cgroup *cg;
+	tf_perf *perf;
 	live_ctx lc;
-	TF_VEC(char *) env = { 0 };
-	char *marker_env = NULL, *stopped = NULL;
-	int nice_before = INT_MIN;
+	TF_VEC(char *) env;   /* the command's added variables, NULL-terminated */
+	char *marker_env;
+	sigset_t orig;        /* the signal mask before the recording */
+	bool blocked;
+	int sigfd, iofd;      /* the signals we handle; SIGIO, the rings' own */
+	int nice_before;      /* INT_MIN: not raised */
+	char *stopped;        /* why the recording stopped before the command */
+} session;
 
-	*out = NULL;
-	memset(&lc, 0, sizeof(lc));
-	if (!o.argv || !o.argv[0])
+/* The options' defaults and bounds. */
+static int session_opts(session *ss, const tf_record_opts *opts)
+{
+	tf_record_opts *o = &ss->o;
+
+	*o = *opts;
+	if (!o->argv || !o->argv[0])
 		return tf_error_set(TF_EUSAGE, "no command to run");
-	if (!o.freq)
-		o.freq = TF_DEFAULT_FREQ;
-	if (!o.stack_bytes)
-		o.stack_bytes = 8192;
-	o.stack_bytes = (o.stack_bytes + 7) & ~7u;
-	if (o.stack_bytes > 65000)
+	if (!o->freq)
+		o->freq = TF_DEFAULT_FREQ;
+	if (!o->stack_bytes)
+		o->stack_bytes = 8192;
+	o->stack_bytes = (o->stack_bytes + 7) & ~7u;
+	if (o->stack_bytes > 65000)
 		return tf_error_set(TF_EUSAGE, "stack size %u is too large (at most 65000 bytes)",
-				    o.stack_bytes);
+				    o->stack_bytes);
+	return 0;
+}
 
-	rec = tf_xcalloc(1, sizeof(*rec));
-	rec->info.callgraph = o.callgraph;
-	rec->info.freq = o.freq;
-	rec->info.sampler = TF_SAMPLER_PERF;
-	rec->info.rung[0] = '\0';
+/* Whether the command can be run at all; like a shell, 127 for a missing
+ * command and 126 for one we cannot run go in the recording's info. */
+static bool command_found(tf_recording *rec, const tf_record_opts *o)
+{
+	char *path = NULL;
+	int rc;
 
-	if (o.cwd && strchr(o.argv[0], '/') && o.argv[0][0] != '/') {
-		char *abs = tf_xasprintf("%s/%s", o.cwd, o.argv[0]);
+	if (o->cwd && strchr(o->argv[0], '/') && o->argv[0][0] != '/') {
+		char *abs = tf_xasprintf("%s/%s", o->cwd, o->argv[0]);
 		rc = tf_launch_resolve(&path, abs);
 		free(abs);
 	} else {
-		rc = tf_launch_resolve(&path, o.argv[0]);
+		rc = tf_launch_resolve(&path, o->argv[0]);
 	}
 	free(path);
 	if (rc) {
-		/* like a shell: 127 for a missing command, 126 for one we cannot run */
 		rec->info.exec_failed = true;
 		rec->info.exit_status = rc == TF_ENOTFOUND ? 127 : 126;
-		*out = rec;
-		return 0;
 	}
-	rc = tf_spool_open(&rec->spool);
-	if (rc)
-		goto fail;
-	lc.rec = rec;
-	lc.o = &o;
-	for (char *const *e = o.extra_env; e && *e; e++)
-		tf_vec_push(&env, *e);
-	if (o.markers) {
-		rc = tf_markers_open(&lc.markers);
-		if (rc)
-			goto fail;
-		marker_env = tf_markers_env(lc.markers);
-		tf_vec_push(&env, marker_env);
+	return rc == 0;
+}
+
+/* The spool, the marker channel, the Python reader, and the variables
+ * they add to the command's environment. */
+static int open_channels(session *ss)
+{
+	const tf_record_opts *o = &ss->o;
+	int rc;
+
+	if ((rc = tf_spool_open(&ss->rec->spool)))
+		return rc;
+	ss->lc.rec = ss->rec;
+	ss->lc.o = o;
+	for (char *const *e = o->extra_env; e && *e; e++)
+		tf_vec_push(&ss->env, *e);
+	if (o->markers) {
+		if ((rc = tf_markers_open(&ss->lc.markers)))
+			return rc;
+		ss->marker_env = tf_markers_env(ss->lc.markers);
+		tf_vec_push(&ss->env, ss->marker_env);
 	}
-	if (o.python)
-		tf_pyread_new(&lc.py, rec, &o);
-	tf_vec_push(&env, NULL);
+	if (o->python)
+		tf_pyread_new(&ss->lc.py, ss->rec, o);
+	tf_vec_push(&ss->env, NULL);
+	return 0;
+}
+
+/* The signals we pass on to the command, read from a signalfd; and SIGIO,
+ * the rings' own (perf.c), from one of its own. */
+static int block_signals(session *ss)
+{
+	sigset_t set, ioset, both;
 
 	/* signals ignored when we started (nohup, a shell's background job)
 	 * stay ignored, for us as for the command */
@@ -411,188 +424,241 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 			continue;
 		sigaddset(&set, handled_signals[i]);
 	}
-	/* and SIGIO, the rings' own (perf.c), read from a signalfd of its own */
 	sigemptyset(&ioset);
 	sigaddset(&ioset, SIGIO);
-	{
-		sigset_t both = set;
-		sigaddset(&both, SIGIO);
-		sigprocmask(SIG_BLOCK, &both, &orig);
-		blocked = true;
-	}
-	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0) {
-		rc = tf_error_set_errno(TF_ERROR, "cannot create a signalfd");
-		goto fail;
-	}
-	iofd = signalfd(-1, &ioset, SFD_CLOEXEC | SFD_NONBLOCK);
+	both = set;
+	sigaddset(&both, SIGIO);
+	sigprocmask(SIG_BLOCK, &both, &ss->orig);
+	ss->blocked = true;
+	ss->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ss->sigfd < 0)
+		return tf_error_set_errno(TF_ERROR, "cannot create a signalfd");
+	ss->iofd = signalfd(-1, &ioset, SFD_CLOEXEC | SFD_NONBLOCK);
+	return 0;
+}
 
-	lo.argv = o.argv;
-	lo.extra_env = env.v;
-	lo.cwd = o.cwd;
-	lo.orig_mask = &orig;
-	lo.remove_dir[0] = lc.markers ? tf_markers_dir(lc.markers) : NULL;
-	lo.remove_dir[1] = o.scratch_dir;
-	/* a cgroup of the command's own, which the events follow (perf.c);
-	 * --follow inherit copies them into every process instead, as perf
-	 * record does */
-	if (o.sampler != TF_SAMPLER_PTRACE && o.follow != TF_FOLLOW_INHERIT) {
-		if (tf_cgroup_create(&cg) == 0) {
-			lo.cgroup_dir = tf_cgroup_path(cg);
-		} else if (o.follow == TF_FOLLOW_CGROUP) {
-			rc = follow_refused();
-			goto fail;
-		} else {
-			tf_record_notice(o.notice, o.notice_ctx, TF_NOTICE_VERBOSE,
+/* Start the command, held, in a cgroup of its own where the events are to
+ * follow one (perf.c); --follow inherit copies them into every process
+ * instead, as perf record does. */
+static int start_command(session *ss)
+{
+	const tf_record_opts *o = &ss->o;
+	tf_launch_opts lo;
+	int rc;
+
+	memset(&lo, 0, sizeof(lo));
+	lo.argv = o->argv;
+	lo.extra_env = ss->env.v;
+	lo.cwd = o->cwd;
+	lo.orig_mask = &ss->orig;
+	lo.remove_dir[0] = ss->lc.markers ? tf_markers_dir(ss->lc.markers) : NULL;
+	lo.remove_dir[1] = o->scratch_dir;
+	if (o->sampler != TF_SAMPLER_PTRACE && o->follow != TF_FOLLOW_INHERIT) {
+		if (tf_cgroup_create(&ss->cg) == 0)
+			lo.cgroup_dir = tf_cgroup_path(ss->cg);
+		else if (o->follow == TF_FOLLOW_CGROUP)
+			return follow_refused();
+		else
+			tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_VERBOSE,
 					 "no cgroup for the command (%s): events are inherited",
 					 tf_error_last());
-		}
 	}
-	rc = tf_launch_start(&launch, &lo);
-	if (rc)
-		goto fail;
-	rec->info.root_pid = tf_launch_pid(launch);
-	if (cg && tf_cgroup_add(cg, tf_launch_pid(launch)) != 0) {
-		if (o.follow == TF_FOLLOW_CGROUP) {
-			rc = follow_refused();
-			goto fail;
-		}
-		tf_record_notice(o.notice, o.notice_ctx, TF_NOTICE_VERBOSE,
+	if ((rc = tf_launch_start(&ss->launch, &lo)))
+		return rc;
+	ss->rec->info.root_pid = tf_launch_pid(ss->launch);
+	if (ss->cg && tf_cgroup_add(ss->cg, tf_launch_pid(ss->launch)) != 0) {
+		if (o->follow == TF_FOLLOW_CGROUP)
+			return follow_refused();
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_VERBOSE,
 				 "%s: events are inherited", tf_error_last());
-		tf_cgroup_free(cg);
-		cg = NULL;
+		tf_cgroup_free(ss->cg);
+		ss->cg = NULL;
 	}
-	/*
-	 * The reader must run as soon as the kernel has news: a program of a
-	 * millisecond is gone before a reader that waits for the scheduler
-	 * reads its arguments. Where allowed (CAP_SYS_NICE), this thread
-	 * alone, not the command, runs at a higher priority while recording.
-	 */
-	errno = 0;
-	nice_before = getpriority(PRIO_PROCESS, 0);
-	if (errno == 0 && nice_before > -10 && setpriority(PRIO_PROCESS, 0, -10) != 0)
-		nice_before = INT_MIN;
-	else if (errno)
-		nice_before = INT_MIN;
+	return 0;
+}
 
-	if (o.sampler != TF_SAMPLER_PTRACE) {
-		tf_perf_opts po = { tf_launch_pid(launch), o.event, o.callgraph, o.freq,
-				    o.stack_bytes, o.notice, o.notice_ctx, lc.py,
-				    cg ? tf_cgroup_fd(cg) : -1, o.offcpu, o.offcpu_max };
-		rc = tf_perf_open(&perf, &po, rec);
-		if (perf && cg)
-			tf_record_notice(o.notice, o.notice_ctx, TF_NOTICE_VERBOSE,
-					 tf_perf_by_cgroup(perf) ?
-					 "events follow the command's cgroup '%s', not inherited" :
-					 "events are inherited: CPU-wide events on the cgroup '%s' "
-					 "were refused", tf_cgroup_path(cg));
-		if (!rc && perf && o.follow == TF_FOLLOW_CGROUP && !tf_perf_by_cgroup(perf)) {
-			rc = tf_error_set(TF_EUNSUPPORTED,
-					  "--follow cgroup: CPU-wide events on the cgroup were refused "
-					  "(they need perf_event_paranoid <= 0 or CAP_PERFMON; "
-					  "hardware events always inherit)");
-			goto fail;
-		}
-		rec->info.by_cgroup = tf_perf_by_cgroup(perf);
-		if ((rc == TF_EPERM || rc == TF_EUNSUPPORTED) && o.sampler == TF_SAMPLER_AUTO) {
-			ladder_notice(&o, rc);
-			rc = 0;
-		}
-		if (rc)
-			goto fail;
-		/* a cgroup no event follows (perf refused, ptrace instead; or
-		 * inherited events) is given back now, while the command is
-		 * still held in it */
-		if (cg && !tf_perf_by_cgroup(perf)) {
-			tf_cgroup_free(cg);
-			cg = NULL;
-		}
-		/* where the rings cannot signal, the reader polls them */
-		if (perf && iofd >= 0) {
-			if (tf_perf_signal(perf, SIGIO) == 0) {
-				lc.drain_within = tf_perf_drain_within(perf);
-			} else {
-				close(iofd);
-				iofd = -1;
-			}
+/*
+ * The reader must run as soon as the kernel has news: a program of a
+ * millisecond is gone before a reader that waits for the scheduler reads
+ * its arguments. Where allowed (CAP_SYS_NICE), this thread alone, not the
+ * command, runs at a higher priority while recording.
+ */
+static void raise_priority(session *ss)
+{
+	errno = 0;
+	ss->nice_before = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0 && ss->nice_before > -10 && setpriority(PRIO_PROCESS, 0, -10) != 0)
+		ss->nice_before = INT_MIN;
+	else if (errno)
+		ss->nice_before = INT_MIN;
+}
+
+static void restore_priority(session *ss)
+{
+	if (ss->nice_before != INT_MIN)
+		setpriority(PRIO_PROCESS, 0, ss->nice_before);
+	ss->nice_before = INT_MIN;
+}
+
+/* The perf sampler on the held command; the ptrace one (no ss->perf) where
+ * perf is refused and the sampler is auto. */
+static int open_perf(session *ss)
+{
+	const tf_record_opts *o = &ss->o;
+	tf_recording *rec = ss->rec;
+	tf_perf_opts po = { tf_launch_pid(ss->launch), o->event, o->callgraph, o->freq,
+			    o->stack_bytes, o->notice, o->notice_ctx, ss->lc.py,
+			    ss->cg ? tf_cgroup_fd(ss->cg) : -1, o->offcpu, o->offcpu_max };
+	int rc = tf_perf_open(&ss->perf, &po, rec);
+
+	if (ss->perf && ss->cg)
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_VERBOSE,
+				 tf_perf_by_cgroup(ss->perf) ?
+				 "events follow the command's cgroup '%s', not inherited" :
+				 "events are inherited: CPU-wide events on the cgroup '%s' "
+				 "were refused", tf_cgroup_path(ss->cg));
+	if (!rc && ss->perf && o->follow == TF_FOLLOW_CGROUP && !tf_perf_by_cgroup(ss->perf))
+		return tf_error_set(TF_EUNSUPPORTED,
+				    "--follow cgroup: CPU-wide events on the cgroup were refused "
+				    "(they need perf_event_paranoid <= 0 or CAP_PERFMON; "
+				    "hardware events always inherit)");
+	rec->info.by_cgroup = tf_perf_by_cgroup(ss->perf);
+	if ((rc == TF_EPERM || rc == TF_EUNSUPPORTED) && o->sampler == TF_SAMPLER_AUTO) {
+		ladder_notice(o, rc);
+		rc = 0;
+	}
+	if (rc)
+		return rc;
+	/* a cgroup no event follows (perf refused, ptrace instead; or
+	 * inherited events) is given back now, while the command is still
+	 * held in it */
+	if (ss->cg && !tf_perf_by_cgroup(ss->perf)) {
+		tf_cgroup_free(ss->cg);
+		ss->cg = NULL;
+	}
+	/* where the rings cannot signal, the reader polls them */
+	if (ss->perf && ss->iofd >= 0) {
+		if (tf_perf_signal(ss->perf, SIGIO) == 0) {
+			ss->lc.drain_within = tf_perf_drain_within(ss->perf);
+		} else {
+			close(ss->iofd);
+			ss->iofd = -1;
 		}
 	}
+	return 0;
+}
+
+/* Release the command and record it to its end. */
+static int record_command(session *ss)
+{
+	tf_recording *rec = ss->rec;
+	int rc;
 
 	rec->info.start_ns = tf_now_ns();
 	rec->info.start_realtime_ns = realtime_ns();
-	if (perf) {
-		rc = tf_launch_release(launch);
-		if (!rc && (rc = pump_perf(rec, perf, launch, sigfd, iofd, &o, &lc)) != 0) {
-			stop_recording(rec, &perf, launch, sigfd, &stopped);
+	if (ss->perf) {
+		rc = tf_launch_release(ss->launch);
+		if (!rc && (rc = pump_perf(rec, ss->perf, ss->launch, ss->sigfd, ss->iofd, &ss->o,
+					   &ss->lc)) != 0) {
+			stop_recording(rec, &ss->perf, ss->launch, ss->sigfd, &ss->stopped);
 			rc = 0;
 		}
 	} else {
-		tf_ptrace_loop pl = { sigfd, on_live, &lc, lc.markers, lc.py };
-		rc = tf_ptrace_record(rec, launch, &o, &pl);
+		tf_ptrace_loop pl = { ss->sigfd, on_live, &ss->lc, ss->lc.markers, ss->lc.py };
+		rc = tf_ptrace_record(rec, ss->launch, &ss->o, &pl);
 	}
 	rec->info.end_ns = tf_now_ns();
-	if (nice_before != INT_MIN)
-		setpriority(PRIO_PROCESS, 0, nice_before);
-	nice_before = INT_MIN;
-	if (!rc)
-		rc = tf_pyread_error(lc.py);
-	if (rc)
-		goto fail;
-	{
-		tf_launch_state st;
-		tf_launch_poll(launch, &st);
-		rec->info.wait_status = st.wait_status;
-		rec->info.exit_status = shell_status(st.wait_status);
-		if (st.exec_errno) {
-			rec->info.exec_failed = true;
-			tf_error_set(st.exec_errno == ENOENT ? TF_ENOTFOUND : TF_EPERM,
-				     "'%s': %s", o.argv[0], strerror(st.exec_errno));
-		}
+	restore_priority(ss);
+	return rc ? rc : tf_pyread_error(ss->lc.py);
+}
+
+/* How the command ended, and what the recording holds. */
+static void collect_results(session *ss)
+{
+	tf_recording *rec = ss->rec;
+	tf_launch_state st;
+
+	tf_launch_poll(ss->launch, &st);
+	rec->info.wait_status = st.wait_status;
+	rec->info.exit_status = shell_status(st.wait_status);
+	if (st.exec_errno) {
+		rec->info.exec_failed = true;
+		tf_error_set(st.exec_errno == ENOENT ? TF_ENOTFOUND : TF_EPERM, "'%s': %s",
+			     ss->o.argv[0], strerror(st.exec_errno));
 	}
-	tf_perf_close(perf);
-	perf = NULL;
-	tf_launch_free(launch);
-	launch = NULL;
-	tf_cgroup_free(cg);
-	cg = NULL;
-	if (!stopped && tf_spool_finish(rec->spool) != 0) {
+	tf_perf_close(ss->perf);
+	ss->perf = NULL;
+	tf_launch_free(ss->launch);
+	ss->launch = NULL;
+	tf_cgroup_free(ss->cg);
+	ss->cg = NULL;
+	if (!ss->stopped && tf_spool_finish(rec->spool) != 0) {
 		/* the last records did not fit: the command has run, say how */
-		stopped = tf_xstrdup(tf_error_last());
+		ss->stopped = tf_xstrdup(tf_error_last());
 		rec->info.stopped = true;
 	}
 	rec->info.spool_bytes = tf_spool_size(rec->spool);
-	if (lc.markers)
-		rec->info.markers_ignored = tf_markers_bad_lines(lc.markers);
-	tf_markers_free(lc.markers);
-	tf_pyread_free(lc.py);
-	tf_vec_free(&env);
-	tf_vec_free(&lc.pending);
-	free(marker_env);
-	close(sigfd);
-	restore_signals(iofd, &orig);
-	if (stopped) {
-		tf_error_set(TF_ERROR, "%s", stopped);
-		free(stopped);
-	}
-	*out = rec;
-	return 0;
+	if (ss->lc.markers)
+		rec->info.markers_ignored = tf_markers_bad_lines(ss->lc.markers);
+}
 
+static void session_end(session *ss)
+{
+	restore_priority(ss);
+	tf_markers_free(ss->lc.markers);
+	tf_pyread_free(ss->lc.py);
+	tf_vec_free(&ss->env);
+	tf_vec_free(&ss->lc.pending);
+	free(ss->marker_env);
+	tf_perf_close(ss->perf);
+	tf_launch_free(ss->launch);
+	tf_cgroup_free(ss->cg);
+	if (ss->sigfd >= 0)
+		close(ss->sigfd);
+	if (ss->blocked)
+		restore_signals(ss->iofd, &ss->orig);
+	free(ss->stopped);
+}
+
+int tf_record_run(tf_recording **out, const tf_record_opts *opts)
+{
+	session ss;
+	char *stopped;
+	int rc;
+
+	*out = NULL;
+	memset(&ss, 0, sizeof(ss));
+	ss.sigfd = ss.iofd = -1;
+	ss.nice_before = INT_MIN;
+	if ((rc = session_opts(&ss, opts)))
+		return rc;
+	ss.rec = tf_xcalloc(1, sizeof(*ss.rec));
+	ss.rec->info.callgraph = ss.o.callgraph;
+	ss.rec->info.freq = ss.o.freq;
+	ss.rec->info.sampler = TF_SAMPLER_PERF;
+	ss.rec->info.rung[0] = '\0';
+	if (!command_found(ss.rec, &ss.o)) {
+		*out = ss.rec;
+		return 0;
+	}
+	if ((rc = open_channels(&ss)) || (rc = block_signals(&ss)) || (rc = start_command(&ss)))
+		goto fail;
+	raise_priority(&ss);
+	if ((ss.o.sampler != TF_SAMPLER_PTRACE && (rc = open_perf(&ss))) ||
+	    (rc = record_command(&ss)))
+		goto fail;
+	collect_results(&ss);
+	*out = ss.rec;
+	stopped = ss.stopped;
+	ss.stopped = NULL;
+	session_end(&ss);
+	if (stopped) /* the caller's to say, after the recording */
+		tf_error_set(TF_ERROR, "%s", stopped);
+	free(stopped);
+	return 0;
 fail:
-	if (nice_before != INT_MIN)
-		setpriority(PRIO_PROCESS, 0, nice_before);
-	tf_markers_free(lc.markers);
-	tf_pyread_free(lc.py);
-	tf_vec_free(&env);
-	tf_vec_free(&lc.pending);
-	free(marker_env);
-	tf_perf_close(perf);
-	tf_launch_free(launch);
-	tf_cgroup_free(cg);
-	if (sigfd >= 0)
-		close(sigfd);
-	if (blocked)
-		restore_signals(iofd, &orig);
-	tf_recording_free(rec);
+	session_end(&ss);
+	tf_recording_free(ss.rec);
 	return rc;
 }
 

@@ -14,8 +14,8 @@
  * with a message that says which and what to do, and the recording stops
  * (record.c) while the command runs on.
  */
-#include "spool.h"
 
+#include "record_int.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>

@@ -1,11 +1,11 @@
 /*
  * stack.c - user stacks copied from stopped threads and their frame
- * pointer chains (see stack.h). Threads die at any moment of a sample and
+ * pointer chains (see record_int.h). Threads die at any moment of a sample and
  * stacks end in unmapped guard pages: every read takes what it can get,
  * and a short read is an answer, not an error.
  */
-#include "stack.h"
 
+#include "record_int.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /*
  * synth.c - perf records made by hand, for the ptrace sampler (see
- * synth.h). The layouts are the kernel's (include/uapi/linux/perf_event.h)
+ * record_int.h). The layouts are the kernel's (include/uapi/linux/perf_event.h)
  * under the sample_type the ptrace sampler declares; spool.c decodes them
  * with the same code that decodes the perf sampler's ring buffers.
  */
-#include "synth.h"
 
+#include "record_int.h"
 #include <string.h>
 
 /* Offsets of time and period in a sample body (IP, TID, TIME, CPU, PERIOD). */

@@ -5,7 +5,7 @@
  * content so functions add up by name, the colour rules the SVG and the
  * page share, and the folded-diff writer that reads the same tree.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>

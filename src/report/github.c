@@ -12,7 +12,7 @@
  * and properties are escaped the way the runner decodes them (%, CR, LF;
  * and ':' ',' in properties), so no name can start a command of its own.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>

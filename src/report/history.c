@@ -9,7 +9,7 @@
  * from the repository or the profiled code (tests, subjects, functions) is
  * HTML-escaped.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 #include "testflame/history.h"
 
 #include <math.h>

@@ -13,7 +13,7 @@
  * string goes through rp_put_json_html(), which makes "</script>" and
  * friends impossible inside the data block.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -759,15 +759,10 @@ int tf_report_profile_html(tf_buf *out, const tf_profile *p, size_t value, const
 			   const char *name, const tf_report_opts *o)
 {
 	rp_single s;
-	rp_tree t;
-	int rc;
+	int rc = rp_single_begin(&s, p, value, test, name, o, TF_EACH_TEST);
 
-	if ((rc = rp_single_begin(&s, p, value, test, name, o)))
-		return rc;
-	if ((rc = rp_tree_build(&t, s.c, TF_EACH_TEST)) == 0) {
-		rc = rp_html_render(out, &s.x, &t);
-		rp_tree_free(&t);
-	}
+	if (rc == 0)
+		rc = rp_html_render(out, &s.x, &s.t);
 	rp_single_end(&s);
 	return rc;
 }

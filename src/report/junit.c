@@ -8,7 +8,7 @@
  * what the issue is about (suite, test, function, file) and not on the
  * numbers, so GitLab can tell a new issue from one it has seen before.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
  * URL becomes a link; `lib.c:30` and `YAML::Emitter` stay as they are, for
  * whoever reads the raw text (notifications, the API, logs).
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>

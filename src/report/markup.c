@@ -8,7 +8,7 @@
  * for its format here, so a name can never become markup, a table border,
  * a mention, a second line of a workflow command or a script.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * a run leaves), so a pull request still hears from testflame. Names are
  * escaped the way report.md escapes them.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <stdlib.h>
 

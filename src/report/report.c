@@ -13,7 +13,7 @@
  * never swapped or removed: the new files are renamed into it one by one.
  * A staging directory a killed run left is removed by the next report.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -280,7 +280,7 @@ char *tf_report_file_name(const char *test, const char *ext)
 }
 
 int rp_single_begin(rp_single *s, const tf_profile *p, size_t value, const char *test,
-		    const char *name, const tf_report_opts *o)
+		    const char *name, const tf_report_opts *o, size_t tree)
 {
 	tf_compare_opts co;
 	tf_report_opts ro;
@@ -311,12 +311,19 @@ int rp_single_begin(rp_single *s, const tf_profile *p, size_t value, const char 
 		ro.title = name;
 	rp_ctx_init(&s->x, s->c, &ro);
 	s->x.single = true;
+	if ((rc = rp_tree_build(&s->t, s->c, tree)))
+		return rc;
+	s->have_tree = true;
 	return 0;
 }
 
 void rp_single_end(rp_single *s)
 {
-	rp_ctx_free(&s->x);
+	if (s->have_tree)
+		rp_tree_free(&s->t);
+	s->have_tree = false;
+	if (s->c)
+		rp_ctx_free(&s->x);
 	tf_comparison_free(s->c);
 	s->c = NULL;
 }
@@ -497,27 +504,18 @@ static void remove_report_dir(const char *dir)
 	rmdir(dir);
 }
 
+static void remove_stage(const char *path, void *payload)
+{
+	(void)payload;
+	remove_report_dir(path);
+}
+
 /* "<dir>.tmp.<pid>" directories beside `dir` of processes that are gone. */
 static void remove_stale_stages(const char *parent, const char *base)
 {
-	DIR *d = opendir(parent);
-	struct dirent *de;
-	size_t n = strlen(base);
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char *end;
-		if (strncmp(de->d_name, base, n) != 0 || strncmp(de->d_name + n, ".tmp.", 5) != 0)
-			continue;
-		long pid = strtol(de->d_name + n + 5, &end, 10);
-		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		char *path = tf_xasprintf("%s/%s", parent, de->d_name);
-		remove_report_dir(path);
-		free(path);
-	}
-	closedir(d);
+	char *prefix = tf_xasprintf("%s.tmp.", base);
+	tf_remove_stale(parent, prefix, remove_stage, NULL);
+	free(prefix);
 }
 
 /* Put the staged report in place of `dir` (see the top of the file). */

@@ -5,7 +5,7 @@
  * escaping as a <script> element could not run. Small and self-contained
  * so the report module needs no crypto library.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
  * counts them); a graph that would hold too many frames raises that bar
  * and says so in its subtitle.
  */
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -192,17 +192,14 @@ int tf_report_profile_svg(tf_buf *out, const tf_profile *p, size_t value, const 
 			  const char *name, const tf_report_opts *o)
 {
 	rp_single s;
-	rp_tree t;
-	int rc;
+	int rc = rp_single_begin(&s, p, value, test, name, o, TF_ALL_TESTS);
 
-	if ((rc = rp_single_begin(&s, p, value, test, name, o)))
-		return rc;
-	if ((rc = rp_tree_build(&t, s.c, TF_ALL_TESTS)) == 0) {
+	if (rc == 0) {
 		/* the root of an all-tests tree is "all": name it after the file */
-		if (name && t.t->n)
-			t.t->nodes[0].name = name;
-		rc = rp_svg_render(out, &s.x, &t, 0, test && s.c->ntests == 1 ? 0 : TF_ALL_TESTS);
-		rp_tree_free(&t);
+		if (name && s.t.t->n)
+			s.t.t->nodes[0].name = name;
+		rc = rp_svg_render(out, &s.x, &s.t, 0,
+				   test && s.c->ntests == 1 ? 0 : TF_ALL_TESTS);
 	}
 	rp_single_end(&s);
 	return rc;

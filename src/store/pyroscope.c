@@ -9,8 +9,8 @@
  * one binary protobuf message (application/proto) to /PACKAGE.SERVICE/
  * METHOD, answered by 200 and the reply message, or by another status and
  * a JSON error {"code", "message"}. The messages are pyroscope.proto's,
- * encoded by protobuf-c; the HTTP session is publish/'s (libcurl has one
- * owner), which retries 429 and 5xx with backoff inside bounds and keeps
+ * encoded by protobuf-c; the HTTP session is the net module's (libcurl has
+ * one owner), which retries 429 and 5xx with backoff inside bounds and keeps
  * credentials out of every message.
  *
  * Pushes respect the limits Pyroscope documents, because a profile over
@@ -30,7 +30,7 @@
  * newest run only, since a commit built twice was pushed twice.
  */
 #include "store_int.h"
-#include "publish/publish_priv.h"
+#include "testflame/net.h"
 #include "pyroscope.pb-c.h"
 #include "testflame/record.h"
 
@@ -61,9 +61,7 @@ struct tf_pyroscope {
 	char *url;       /* without user-info */
 	char *user, *password, *token, *tenant;
 	tf_pyroscope_opts o;
-	pb_http *http;   /* opened on first use */
-	tf_publish_opts po;
-	tf_publish_result pr;
+	tf_http *http;   /* opened on first use */
 };
 
 /* ---- options, credentials, the session -------------------------------- */
@@ -76,27 +74,25 @@ void tf_pyroscope_opts_init(tf_pyroscope_opts *o)
 	o->max_wait = 30;
 }
 
-static const char *env_get(char *const *envp, const char *name)
+/* A variable set to nothing is not set. */
+static const char *env_set(char *const *envp, const char *name)
 {
-	size_t n = strlen(name);
-	for (; envp && *envp; envp++)
-		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
-			return (*envp)[n + 1] ? *envp + n + 1 : NULL;
-	return NULL;
+	const char *v = tf_env_get(envp, name);
+	return v && *v ? v : NULL;
 }
 
 int tf_pyroscope_opts_env(tf_pyroscope_opts *o, char *const *envp)
 {
-	const char *t = env_get(envp, "TESTFLAME_PYROSCOPE_TIMEOUT");
+	const char *t = env_set(envp, "TESTFLAME_PYROSCOPE_TIMEOUT");
 
 	if (!o->user)
-		o->user = env_get(envp, "TESTFLAME_PYROSCOPE_USER");
+		o->user = env_set(envp, "TESTFLAME_PYROSCOPE_USER");
 	if (!o->password)
-		o->password = env_get(envp, "TESTFLAME_PYROSCOPE_PASSWORD");
+		o->password = env_set(envp, "TESTFLAME_PYROSCOPE_PASSWORD");
 	if (!o->token)
-		o->token = env_get(envp, "TESTFLAME_PYROSCOPE_TOKEN");
+		o->token = env_set(envp, "TESTFLAME_PYROSCOPE_TOKEN");
 	if (!o->tenant)
-		o->tenant = env_get(envp, "TESTFLAME_PYROSCOPE_TENANT");
+		o->tenant = env_set(envp, "TESTFLAME_PYROSCOPE_TENANT");
 	if (t) {
 		char *end;
 		errno = 0;
@@ -183,8 +179,7 @@ void tf_pyroscope_free(tf_pyroscope *py)
 {
 	if (!py)
 		return;
-	pb_http_free(py->http);
-	tf_publish_result_clear(&py->pr);
+	tf_http_free(py->http);
 	free(py->url);
 	wipe(py->user);
 	wipe(py->password);
@@ -196,13 +191,6 @@ void tf_pyroscope_free(tf_pyroscope *py)
 const char *tf_pyroscope_url(const tf_pyroscope *py)
 {
 	return py->url;
-}
-
-void tf_pyroscope_set_log(tf_pyroscope *py, void (*log)(const char *line, void *payload),
-			  void *payload)
-{
-	py->o.log = log;
-	py->o.payload = payload;
 }
 
 void tf_pyroscope_default_credentials(tf_pyroscope *py, const char *user, const char *password,
@@ -247,39 +235,40 @@ static int session(tf_pyroscope *py)
 
 	if (py->http)
 		return 0;
-	tf_publish_opts_init(&py->po);
-	py->po.timeout = py->o.timeout;
-	py->po.max_attempts = py->o.max_attempts ? py->o.max_attempts : 1;
-	py->po.max_wait = py->o.max_wait;
-	py->po.log = py->o.log ? log_line : NULL;
-	py->po.payload = py;
-	rc = pb_http_open(&py->http, py->url, NULL, NULL, "application/proto", NULL, &py->po, &py->pr);
+	tf_http_opts ho;
+	tf_http_opts_init(&ho);
+	ho.name = "Pyroscope";
+	ho.timeout = py->o.timeout;
+	ho.max_attempts = py->o.max_attempts ? py->o.max_attempts : 1;
+	ho.max_wait = py->o.max_wait;
+	ho.log = py->o.log ? log_line : NULL;
+	ho.payload = py;
+	rc = tf_http_open(&py->http, py->url, NULL, NULL, "application/proto", NULL, &ho);
 	if (rc)
 		return rc;
-	pb_http_set_name(py->http, "Pyroscope");
-	rc = pb_http_add_header(py->http, "Connect-Protocol-Version: 1", NULL);
+	rc = tf_http_add_header(py->http, "Connect-Protocol-Version: 1", NULL);
 	if (!rc && py->token) {
 		tf_buf_printf(&h, "Authorization: Bearer %s", py->token);
-		rc = pb_http_add_header(py->http, h.ptr, py->token);
+		rc = tf_http_add_header(py->http, h.ptr, py->token);
 	} else if (!rc && (py->user || py->password)) {
 		tf_buf_printf(&cred, "%s:%s", py->user ? py->user : "", py->password ? py->password : "");
 		tf_buf_puts(&h, "Authorization: Basic ");
 		base64(&h, cred.ptr);
-		rc = pb_http_add_header(py->http, h.ptr, h.ptr + strlen("Authorization: Basic "));
+		rc = tf_http_add_header(py->http, h.ptr, h.ptr + strlen("Authorization: Basic "));
 		/* the parts are secrets too, wherever a message might quote them */
 		if (!rc && py->password)
-			rc = pb_http_add_header(py->http, NULL, py->password);
+			rc = tf_http_add_header(py->http, NULL, py->password);
 		if (!rc && py->user)
-			rc = pb_http_add_header(py->http, NULL, py->user);
+			rc = tf_http_add_header(py->http, NULL, py->user);
 	}
 	if (!rc && py->tenant) {
 		/* not a credential (in-cluster servers take it over http), but
 		 * never printed */
 		tf_buf_clear(&h);
 		tf_buf_printf(&h, "X-Scope-OrgID: %s", py->tenant);
-		rc = pb_http_add_header(py->http, h.ptr, NULL);
+		rc = tf_http_add_header(py->http, h.ptr, NULL);
 		if (!rc)
-			rc = pb_http_add_header(py->http, NULL, py->tenant);
+			rc = tf_http_add_header(py->http, NULL, py->tenant);
 	}
 	if (h.ptr)
 		memset(h.ptr, 0, h.len);
@@ -288,7 +277,7 @@ static int session(tf_pyroscope *py)
 	tf_buf_free(&h);
 	tf_buf_free(&cred);
 	if (rc) {
-		pb_http_free(py->http);
+		tf_http_free(py->http);
 		py->http = NULL;
 	}
 	return rc;
@@ -299,7 +288,7 @@ static int session(tf_pyroscope *py)
  * error ("Pyroscope: POST PATH: 401 Unauthorized: message") and out->status
  * tells the caller what happened (0: no answer).
  */
-static int call(pb_response *out, tf_pyroscope *py, const char *path, const void *body,
+static int call(tf_http_response *out, tf_pyroscope *py, const char *path, const void *body,
 		size_t len, const char *type)
 {
 	int rc = session(py);
@@ -307,12 +296,12 @@ static int call(pb_response *out, tf_pyroscope *py, const char *path, const void
 	memset(out, 0, sizeof(*out));
 	if (rc)
 		return rc;
-	rc = pb_request_body(out, py->http, "POST", path, body, len, type);
+	rc = tf_http_request_body(out, py->http, "POST", path, body, len, type);
 	if (rc)
 		return rc;
 	if (out->status == 200)
 		return 0;
-	return pb_fail(py->http, out, out->status == 401 || out->status == 403 ? TF_EPERM
+	return tf_http_fail(py->http, out, out->status == 401 || out->status == 403 ? TF_EPERM
 				       : out->status == 404 ? TF_ENOTFOUND : TF_ERROR,
 		       "POST", path);
 }
@@ -705,7 +694,7 @@ static int push_ingest(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf
 		const tf_pyroscope_series *s = &b->items.v[i];
 		for (size_t k = 0; k < s->profiles.n && !rc; k++) {
 			tf_buf url = TF_BUF_INIT, name = TF_BUF_INIT;
-			pb_response r;
+			tf_http_response r;
 			ingest_name(&name, s);
 			tf_buf_puts(&url, "/ingest?name=");
 			put_query_value(&url, name.ptr);
@@ -723,7 +712,7 @@ static int push_ingest(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf
 			} else if (!rc) {
 				res->profiles++;
 			}
-			pb_response_clear(&r);
+			tf_http_response_clear(&r);
 			tf_buf_free(&url);
 			tf_buf_free(&name);
 		}
@@ -749,7 +738,7 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 		      size_t from, size_t n, int64_t time_ns)
 {
 	tf_buf body = TF_BUF_INIT;
-	pb_response r;
+	tf_http_response r;
 	int rc;
 
 	if (n == 0)
@@ -765,7 +754,7 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 	}
 	tf_buf_free(&body);
 	if (rc && (r.status == 404 || r.status == 405 || r.status == 415 || r.status == 501)) {
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		res->ingest = true;
 		tf_error_clear();
 		return push_ingest(res, py, b, from, n, time_ns);
@@ -775,7 +764,7 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 		 * limit lower than the documented one): halve until only what
 		 * it refuses is left, and push the rest */
 		bool too_large = r.status == 413;
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		snprintf(res->refusal, sizeof(res->refusal), "%s", tf_error_last());
 		tf_error_clear();
 		if (n > 1) {
@@ -802,7 +791,7 @@ static int push_range(tf_pyroscope_push_result *res, tf_pyroscope *py, const tf_
 		res->refused += count_profiles(b, from, n);
 		return 0;
 	}
-	pb_response_clear(&r);
+	tf_http_response_clear(&r);
 	if (!rc)
 		res->profiles += count_profiles(b, from, n);
 	return rc;
@@ -928,7 +917,7 @@ static int series_query(scan *sc, char *selector, int64_t start, int64_t end, do
 	PbSeriesRequest req = TESTFLAME__PYROSCOPE__SELECT_SERIES_REQUEST__INIT;
 	PbSeriesResponse *resp;
 	tf_buf body = TF_BUF_INIT;
-	pb_response r;
+	tf_http_response r;
 	int rc;
 
 	req.profile_typeid = sc->count_type;
@@ -943,13 +932,13 @@ static int series_query(scan *sc, char *selector, int64_t start, int64_t end, do
 	rc = call(&r, sc->py, SERIES_PATH, body.ptr, body.len, "application/proto");
 	tf_buf_free(&body);
 	if (rc) {
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		return rc;
 	}
 	resp = testflame__pyroscope__select_series_response__unpack(NULL, r.body.len,
 								    (const uint8_t *)r.body.ptr);
 	if (!resp) {
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		return tf_error_set(TF_ERROR, "Pyroscope: %s: the reply is not a SelectSeriesResponse",
 				    SERIES_PATH);
 	}
@@ -978,7 +967,7 @@ static int series_query(scan *sc, char *selector, int64_t start, int64_t end, do
 		}
 	}
 	testflame__pyroscope__select_series_response__free_unpacked(resp, NULL);
-	pb_response_clear(&r);
+	tf_http_response_clear(&r);
 	return 0;
 }
 
@@ -1121,7 +1110,7 @@ static int fetch_baseline(tf_buf *out, scan *sc, const char *commit, int64_t *pu
 		const char *values[5] = { q->service, q->suite, q->kind, commit, s->test };
 		tf_buf sel = TF_BUF_INIT, body = TF_BUF_INIT;
 		tf_profile *tp = NULL;
-		pb_response r;
+		tf_http_response r;
 
 		if (strcmp(s->commit, commit) != 0 || s->newest_ms == INT64_MIN)
 			continue;
@@ -1159,7 +1148,7 @@ static int fetch_baseline(tf_buf *out, scan *sc, const char *commit, int64_t *pu
 		if (s->newest_ms > *pushed_ms)
 			*pushed_ms = s->newest_ms;
 		tf_profile_free(tp);
-		pb_response_clear(&r);
+		tf_http_response_clear(&r);
 		tf_buf_free(&sel);
 		tf_buf_free(&body);
 	}
@@ -1212,11 +1201,6 @@ static void age(char *out, size_t size, int64_t ms)
 	snprintf(out, size, "%lld %s%s", (long long)n, unit, n == 1 ? "" : "s");
 }
 
-tf_pyroscope *tf_store_pyroscope(tf_store *s)
-{
-	return s ? s->pyro : NULL;
-}
-
 /* The first-parent walk of tf_store_resolve_pyroscope(), one commit at a
  * time (the walk itself is git.h's, the store's and the context's). */
 struct pyro_walk {
@@ -1265,7 +1249,7 @@ static int pyro_step(const git_oid *commit, unsigned distance, void *payload)
 		}
 		free(w->s->pyro_key);
 		tf_buf_free(&w->s->pyro_bytes);
-		w->s->pyro_key = tf_xasprintf("%s\x1f%s\x1f%s", hex, w->q->suite, w->q->kind);
+		w->s->pyro_key = tf_store_pyroscope_key(hex, w->q->suite, w->q->kind);
 		w->s->pyro_bytes = bytes;
 		memcpy(w->out->commit, hex, sizeof(w->out->commit));
 		w->out->fetched = true;
@@ -1329,19 +1313,6 @@ int tf_store_resolve_pyroscope(tf_store_match *out, tf_store *s, const char *sta
 done:
 	scan_free(&sc);
 	return rc;
-}
-
-int tf_store_pyroscope_get(tf_buf *out, tf_store *s, const char *commit, const char *suite,
-			   const char *kind)
-{
-	char *key = tf_xasprintf("%s\x1f%s\x1f%s", commit, suite, kind);
-	bool hit = s->pyro_key && strcmp(s->pyro_key, key) == 0;
-	free(key);
-	if (!hit)
-		return TF_ENOTFOUND;
-	if (out)
-		tf_buf_put(out, s->pyro_bytes.ptr, s->pyro_bytes.len);
-	return 0;
 }
 
 /* ---- Grafana ----------------------------------------------------------- */

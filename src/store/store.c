@@ -2,15 +2,14 @@
  * store.c - the store's front: parsing the spec, naming (suite and kind
  * become safe path components), the operations every backend shares, and
  * baseline resolution, a first-parent walk that does not care where the
- * baselines live. "pyroscope:URL" is the git store with Pyroscope beside
- * it (pyroscope.c): reads fall back to what was fetched from there.
+ * baselines live. Each kind of store is a backend of one table of
+ * operations (store_int.h): git (store_git.c), dir (store_dir.c) and
+ * Pyroscope (store_pyroscope.c, the git store with Pyroscope beside it).
  */
 #include "store_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
-
-extern char **environ;
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -107,8 +106,8 @@ char *tf_store_kind(const char *event, const char *sampler, const char *arch)
 	return tf_xasprintf("%s-%s-%s", event, sampler, arch);
 }
 
-/* "<suite_enc>" and "<kind_enc>.pb.gz" */
-static int encode_pair(tf_buf *suite_enc, tf_buf *file_enc, const char *suite, const char *kind)
+int tf_store_encode_pair(tf_buf *suite_enc, tf_buf *file_enc, const char *suite,
+			 const char *kind)
 {
 	int rc = tf_store_encode_name(suite_enc, suite);
 	if (rc)
@@ -185,38 +184,46 @@ int tf_store_spec_parse(tf_store_spec *out, const char *spec)
 		"unknown store '%s' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)", spec);
 }
 
-int tf_store_open(tf_store **out, const char *spec, const char *repo)
+int tf_store_check_config(const tf_config *cfg)
+{
+	tf_store_spec sp;
+
+	if (!cfg || !cfg->store || tf_store_spec_parse(&sp, cfg->store) == 0)
+		return 0;
+	if (cfg->store_at)
+		return tf_error_wrap(TF_EUSAGE, "%s: 'store'", cfg->store_at);
+	return TF_EUSAGE;
+}
+
+int tf_store_open_with(tf_store **out, const char *spec, const tf_store_open_opts *o)
 {
 	tf_store_spec sp;
 	tf_store *s;
 	int rc;
 
 	*out = NULL;
-	if ((rc = tf_store_spec_parse(&sp, spec)))
+	if ((rc = tf_store_spec_parse(&sp, spec))) {
+		/* the config's: say where it is */
+		if (o->cfg && o->cfg->store && spec && strcmp(spec, o->cfg->store) == 0)
+			return tf_store_check_config(o->cfg);
 		return rc;
+	}
 
 	tf_git_init();
 	s = tf_xcalloc(1, sizeof(*s));
-	if (sp.kind == TF_STORE_SPEC_PYROSCOPE) {
-		/* the git store, with Pyroscope as the mirror; credentials from
-		 * the environment (the cli adds the config's) */
-		tf_pyroscope_opts po;
-		tf_pyroscope_opts_init(&po);
-		po.url = sp.arg;
-		if ((rc = tf_pyroscope_opts_env(&po, environ)) ||
-		    (rc = tf_pyroscope_open(&s->pyro, &po))) {
-			tf_error_wrap(rc, "store '%s'", "pyroscope:...");
-			tf_store_free(s);
-			return rc;
-		}
+	s->notice = o->notice;
+	s->notice_ctx = o->notice_ctx;
+	if (sp.kind == TF_STORE_SPEC_PYROSCOPE && (rc = tf_store_pyroscope_open(s, sp.arg, o->cfg))) {
+		tf_store_free(s);
+		return rc;
 	}
-	rc = open_repo(s, repo);
+	rc = open_repo(s, o->repo);
 	if (sp.kind != TF_STORE_SPEC_DIR) {
 		if (rc) {
 			tf_store_free(s);
 			return tf_error_wrap(rc, "the git store needs a repository (or use --store dir:PATH)");
 		}
-		s->be = &tf_store_git_backend;
+		s->be = s->pyro ? &tf_store_pyroscope_backend : &tf_store_git_backend;
 		s->remote = tf_xstrdup(sp.kind == TF_STORE_SPEC_GIT && sp.arg ? sp.arg
 							: TF_STORE_DEFAULT_REMOTE);
 		if (s->pyro)
@@ -229,9 +236,25 @@ int tf_store_open(tf_store **out, const char *spec, const char *repo)
 		s->dir = absolute(sp.arg);
 		s->desc = tf_xasprintf("dir store '%s'", s->dir);
 	}
+	if (o->remote)
+		tf_store_set_remote(s, o->remote);
 	tf_error_clear();
 	*out = s;
 	return 0;
+}
+
+int tf_store_open(tf_store **out, const char *spec, const char *repo)
+{
+	tf_store_open_opts o = { .repo = repo };
+	return tf_store_open_with(out, spec, &o);
+}
+
+void tf_store_notice(tf_store *s, tf_notice_level level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tf_vnotice(s->notice, s->notice_ctx, level, fmt, ap);
+	va_end(ap);
 }
 
 void tf_store_free(tf_store *s)
@@ -247,6 +270,8 @@ void tf_store_free(tf_store *s)
 	tf_pyroscope_free(s->pyro);
 	free(s->pyro_key);
 	tf_buf_free(&s->pyro_bytes);
+	free(s->grafana_url);
+	free(s->grafana_datasource);
 	free(s);
 }
 
@@ -257,7 +282,7 @@ const char *tf_store_describe(const tf_store *s)
 
 bool tf_store_is_git(const tf_store *s)
 {
-	return s->be == &tf_store_git_backend;
+	return s->be->git;
 }
 
 void tf_store_set_remote(tf_store *s, const char *remote)
@@ -332,7 +357,7 @@ int tf_store_save(tf_store *s, const char *rev, const char *suite, const char *k
 	tf_buf se = TF_BUF_INIT, fe = TF_BUF_INIT;
 	int rc = tf_store_rev(commit, s, rev);
 
-	if (!rc && !(rc = encode_pair(&se, &fe, suite, kind))) {
+	if (!rc && !(rc = tf_store_encode_pair(&se, &fe, suite, kind))) {
 		rc = s->be->save(s, commit, se.ptr, fe.ptr, data, len);
 		if (rc)
 			tf_error_wrap(rc, "cannot save the baseline of %.12s (%s, %s)", commit, suite,
@@ -350,10 +375,8 @@ int tf_store_get(tf_buf *out, tf_store *s, const char *rev, const char *suite,
 	tf_buf se = TF_BUF_INIT, fe = TF_BUF_INIT;
 	int rc = tf_store_rev(commit, s, rev);
 
-	if (!rc && !(rc = encode_pair(&se, &fe, suite, kind))) {
+	if (!rc && !(rc = tf_store_encode_pair(&se, &fe, suite, kind))) {
 		rc = s->be->get(out, s, commit, se.ptr, fe.ptr);
-		if (rc == TF_ENOTFOUND && s->pyro)
-			rc = tf_store_pyroscope_get(out, s, commit, suite, kind);
 		if (rc == TF_ENOTFOUND)
 			tf_error_set(rc, "no baseline for suite '%s', kind '%s' at %.12s in the %s",
 				     suite, kind, commit, s->desc);
@@ -520,7 +543,8 @@ int tf_store_resolve(tf_store_match *out, tf_store *s, const char *start_rev,
 	if (!s->repo)
 		return tf_error_set(TF_EUSAGE, "finding a baseline walks git history: %s",
 				    s->repo_error ? s->repo_error : "no repository");
-	if ((rc = encode_pair(&se, &fe, suite, kind)) || (rc = tf_git_rev(&start, s->repo, start_rev)))
+	if ((rc = tf_store_encode_pair(&se, &fe, suite, kind)) ||
+	    (rc = tf_git_rev(&start, s->repo, start_rev)))
 		goto done;
 	if (opts && opts->fetch && tf_store_is_git(s) && tf_remote_session_open(&w.rs, s)) {
 		snprintf(out->remote_error, sizeof(out->remote_error), "%s", tf_error_last());
@@ -648,6 +672,94 @@ int tf_store_nearest(tf_baseline *out, unsigned *distance, tf_store *s, const ch
 	}
 	tf_baseline_list_free(&l);
 	return rc;
+}
+
+char *tf_store_others(tf_store *st, const char *start, const char *suite, const char *kind)
+{
+	tf_baseline b;
+	unsigned dist;
+	tf_buf line = TF_BUF_INIT, kinds = TF_BUF_INIT;
+	TF_VEC(const char *) suites = { 0 };
+	const char *one = NULL;
+
+	if (tf_store_nearest(&b, &dist, st, start)) {
+		tf_error_clear();
+		return NULL;
+	}
+	for (size_t i = 0; i < b.files.n; i++) {
+		const tf_baseline_file *f = &b.files.v[i];
+		bool seen = false;
+		if (strcmp(f->suite, suite) == 0) {
+			tf_buf_printf(&kinds, "%s%s", kinds.len ? ", " : "", f->kind);
+			continue;
+		}
+		for (size_t k = 0; k < suites.n && !seen; k++)
+			seen = strcmp(suites.v[k], f->suite) == 0;
+		if (!seen)
+			tf_vec_push(&suites, f->suite);
+	}
+	tf_buf_printf(&line, "the nearest baseline, of %.12s%s%s%s, holds ", b.commit,
+		      b.subject ? " (" : "", b.subject ? b.subject : "", b.subject ? ")" : "");
+	if (kinds.len) {
+		/* the suite is there, measured another way */
+		tf_buf_printf(&line, "'%s' recorded as %s, and this run is %s (another event, "
+			      "sampler or machine): run with the same --event and --sampler to "
+			      "compare with it", suite, kinds.ptr, kind);
+	} else {
+		tf_buf_puts(&line, suites.n == 1 ? "the suite " : "the suites ");
+		for (size_t k = 0; k < suites.n && k < 5; k++)
+			tf_buf_printf(&line, "%s'%s'", k ? ", " : "", suites.v[k]);
+		if (suites.n > 5)
+			tf_buf_printf(&line, " and %zu more", suites.n - 5);
+		one = suites.v[0];
+		tf_buf_printf(&line, ", not '%s': to compare with %s, run with --suite '%s' or set "
+			      "'suite: %s' in .testflame.yml", suite, suites.n == 1 ? "it" : "one",
+			      one, one);
+	}
+	tf_vec_free(&suites);
+	tf_buf_free(&kinds);
+	tf_baseline_clear(&b);
+	return tf_buf_detach(&line);
+}
+
+/* ---- what a backend does beyond keeping baselines ---- */
+
+int tf_store_find_elsewhere(tf_store_match *out, tf_store *s, const char *start_rev,
+			    const tf_store_run *r)
+{
+	memset(out, 0, sizeof(*out));
+	if (!s->be->find_elsewhere)
+		return TF_ENOTFOUND; /* the message is the walk's, as it was */
+	return s->be->find_elsewhere(out, s, start_rev, r);
+}
+
+int tf_store_mirror(tf_store *s, const tf_store_run *r, const tf_profile *const *runs, size_t n)
+{
+	return s->be->mirror && n ? s->be->mirror(s, r, runs, n) : 0;
+}
+
+void tf_store_links_new(tf_store_links **out, tf_store *s, const tf_store_run *r,
+			const char *base_commit)
+{
+	*out = NULL;
+	if (s && s->be->links)
+		s->be->links(out, s, r, base_commit);
+}
+
+char *tf_store_link(const tf_store_links *l, const char *test)
+{
+	return l ? l->link(l, test) : NULL;
+}
+
+const char *tf_store_links_text(const tf_store_links *l)
+{
+	return l ? l->text : NULL;
+}
+
+void tf_store_links_free(tf_store_links *l)
+{
+	if (l)
+		l->free(l);
 }
 
 struct remote_walk {

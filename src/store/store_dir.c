@@ -167,6 +167,12 @@ static int dir_list(tf_baseline_list *out, tf_store *s)
 	return 0;
 }
 
+static void remove_tree(const char *path, void *payload)
+{
+	(void)payload;
+	tf_rmtree(path);
+}
+
 static int dir_remove(tf_store *s, const tf_baseline *b)
 {
 	char *path = tf_xasprintf("%s/%s", s->dir, b->commit);
@@ -180,11 +186,18 @@ static int dir_remove(tf_store *s, const tf_baseline *b)
 	} else {
 		rc = tf_rmtree(gone);
 	}
+	/* and what a prune that was killed left behind */
+	tf_remove_stale(s->dir, ".pruned.", remove_tree, NULL);
 	free(path);
 	free(gone);
 	return rc;
 }
 
 const tf_store_backend tf_store_dir_backend = {
-	"dir", dir_save, dir_get, dir_list, dir_show, dir_remove,
+	.name = "dir",
+	.save = dir_save,
+	.get = dir_get,
+	.list = dir_list,
+	.show = dir_show,
+	.remove = dir_remove,
 };

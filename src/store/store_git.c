@@ -340,5 +340,11 @@ done:
 }
 
 const tf_store_backend tf_store_git_backend = {
-	"git", git_save, git_get, git_list, git_show, git_remove,
+	.name = "git",
+	.git = true,
+	.save = git_save,
+	.get = git_get,
+	.list = git_list,
+	.show = git_show,
+	.remove = git_remove,
 };

@@ -86,6 +86,16 @@ test_expect_success 'bad value: freq out of range' '
 	    "testflame: .testflame.yml:1:7: '"'"'freq'"'"' must be a whole number between 1 and 10000"
 '
 
+test_expect_success 'gate.threshold out of range: refused when the file is read, by run and compare alike' '
+	msg="testflame: .testflame.yml:2:14: '"'"'gate.threshold'"'"' must be a percentage from 0 to below 1000, such as 5 or 2.5%, not '"'"'2000'"'"'" &&
+	bad "gate:\n  threshold: 2000\n" "$msg" &&
+	printf "main;a 100\n" > proj/a.folded &&
+	(cd proj && clean "$TF" run -- true) > out 2> err; test $? = 2 &&
+	expect_eq "$(cat err)" "$msg" run &&
+	(cd proj && clean "$TF" compare a.folded a.folded) > out 2> err; test $? = 2 &&
+	expect_eq "$(cat err)" "$msg" compare && test ! -e proj/testflame-report
+'
+
 test_expect_success 'bad regex names its position' '
 	bad "attribution:\n  patterns:\n    - \"^test_([a-z\"\n" \
 	    "testflame: .testflame.yml:3:7: bad regex '"'"'^test_([a-z'"'"' in '"'"'attribution.patterns'"'"': Unmatched [, [^, [:, [., or [="

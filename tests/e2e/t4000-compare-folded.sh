@@ -69,6 +69,27 @@ test_expect_success "a threshold the whole CI stays below: a significant 25% is 
 	expect_contains t60/report.json "surely below the 60% threshold"
 '
 
+test_expect_success ".testflame.yml's gate judges as its flag would (the gate run judges with); report.dir is where the report goes" '
+	mkdir cfg && cp base.folded head.folded cfg/ &&
+	printf "gate:\n  threshold: 60\nreport:\n  dir: from-config\n" > cfg/.testflame.yml &&
+	(cd cfg && "$TF" compare base.folded head.folded > out.txt) &&
+	expect_eq "$(jget cfg/from-config/report.json "d[\"threshold_pct\"]")" 60.0 &&
+	expect_eq "$(jget cfg/from-config/report.json "d[\"tests\"][0][\"verdict\"]")" unchanged
+'
+
+test_expect_code 3 "a flag over the config" '
+	(cd cfg && "$TF" compare --threshold 30 --report flag base.folded head.folded > out.txt); rc=$?
+	expect_eq "$(jget cfg/flag/report.json "d[\"threshold_pct\"]")" 30.0 &&
+	expect_eq "$(jget cfg/flag/report.json "d[\"tests\"][0][\"verdict\"]")" regressed && exit $rc
+'
+
+test_expect_success "gate.fail_on_regression: false: the regression reported, exit 0, as run does" '
+	printf "gate:\n  fail_on_regression: false\n" > cfg/.testflame.yml &&
+	(cd cfg && "$TF" compare --report nofail base.folded head.folded > out.txt) &&
+	expect_eq "$(jget cfg/nofail/report.json "d[\"tests\"][0][\"verdict\"]")" regressed &&
+	expect_contains cfg/out.txt "1 regressed"
+'
+
 test_expect_success "--json prints the report on stdout; gzip-compressed folded files load" '
 	gzip -c base.folded > base.folded.gz &&
 	{ "$TF" compare --json -q --report j base.folded.gz head.folded > out.json; test $? = 3; } &&

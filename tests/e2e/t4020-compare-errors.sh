@@ -44,12 +44,12 @@ test_expect_code 2 "--base without --head" '
 
 test_expect_code 2 "a threshold that is not a number" '
 	"$TF" compare --threshold lots a.folded a.folded 2> err.txt; rc=$?
-	one_error err.txt "--threshold expects a number, not '\''lots'\''" && exit $rc
+	one_error err.txt "--threshold must be a percentage from 0 to below 1000, such as 5 or 2.5%, not '\''lots'\''" && exit $rc
 '
 
 test_expect_code 2 "a negative threshold" '
 	"$TF" compare --threshold -5 a.folded a.folded 2> err.txt; rc=$?
-	one_error err.txt "--threshold must be between 0 and 1000" && exit $rc
+	one_error err.txt "--threshold must be a percentage from 0 to below 1000" && exit $rc
 '
 
 test_expect_code 2 "a least change that is no duration" '
@@ -59,7 +59,7 @@ test_expect_code 2 "a least change that is no duration" '
 
 test_expect_code 2 "alpha out of range" '
 	"$TF" compare --alpha 2 a.folded a.folded 2> err.txt; rc=$?
-	one_error err.txt "--alpha must be between 0 and 1" && exit $rc
+	one_error err.txt "--alpha must be a number above 0 and at most 0.5, such as 0.05, not '\''2'\''" && exit $rc
 '
 
 test_expect_code 1 "a missing file" '

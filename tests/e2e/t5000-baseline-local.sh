@@ -120,7 +120,7 @@ test_expect_code 1 'the git store outside a repository says so' '
 	expect_contains err "not a git repository" && expect_contains err "dir:PATH" && exit $rc
 '
 
-# the store opens repositories through the context's checks (store/git.h):
+# the store opens repositories through the context's checks (testflame/git.h):
 # libgit2 1.5 reports a repository of another user as missing, which the
 # store used to pass on as "not in a git repository"
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then

@@ -75,6 +75,22 @@ assert len({p[\"time_ms\"] for p in ps}) == 2, sorted({p[\"time_ms\"] for p in p
 "
 '
 
+test_expect_success 'history in the clone reads from Pyroscope the commits git holds no run of' '
+	(cd clone && "$TF" history --store "pyroscope:$PYRO" --json --no-report --no-functions) \
+		>h.json 2>h.err &&
+	python3 -c "
+import json, sys
+h = json.load(open(\"h.json\"))
+got = [c[\"commit\"] for c in h[\"commits\"]]
+assert got == [\"$MAIN\", \"$HEAD_SHA\"], got
+names = {t[\"name\"] for t in h[\"tests\"]}
+assert {\"steady\", \"burner\"} <= names, names
+" &&
+	(cd clone && "$TF" history --store "pyroscope:$PYRO" --service other --json --no-report) \
+		>h2.json 2>h2.err; rc=$? &&
+	test $rc != 0 && [ -z "$(cat h2.json)" ]
+'
+
 test_expect_success 'report.md links the regressed test to Grafana'\''s comparison of the two commits' '
 	grep -o "\[compare in Grafana\]([^)]*)" clone/testflame-report/report.md >links &&
 	[ "$(wc -l <links)" = 1 ] &&

@@ -50,7 +50,7 @@ meta = {"event": "cpu-clock", "commit": ("2222" if head else "1111") * 10, "ci":
         "repository": "acme/widgets", "suite": "evil --> <b>@team</b>|x"}
 json.dump({"meta": meta, "samples": samples}, open(sys.argv[2], "w"))
 EOF
-# clean(s, max): what every report does to a name (report_priv.h: rp_clean)
+# clean(s, max): what every report does to a name (report_int.h: rp_clean)
 cat > clean.py <<'EOF'
 def clean(s, maxcp=0):
     b = s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -24,7 +24,7 @@
  * on loopback and libcurl, as in a real job. Else (the long runs: a TCP
  * connection per request would take most of the time, 1,300 inputs a
  * second against 10,000 and more) the same responses handed over in the
- * process through tf_publish_opts.exchange, read by the same code of
+ * process through tf_publish_opts.http.exchange, read by the same code of
  * testflame's after libcurl. make test replays the seeds and the crash
  * inputs over HTTP.
  * In headers and bodies {ORIGIN} becomes the server's http://127.0.0.1:PORT
@@ -362,11 +362,11 @@ static void api_exchange(tf_publish_target *t, const uint8_t *data, size_t size)
 	o.c = api.c;
 	o.report = &api.report;
 	o.changes = &api.changes;
-	o.max_attempts = 3;
-	o.timeout = 5;
-	o.sleep = api_no_sleep;
-	o.log = api_log;
-	o.exchange = api.http ? NULL : api_in_process;
+	o.http.max_attempts = 3;
+	o.http.timeout = 5;
+	o.http.sleep = api_no_sleep;
+	o.http.log = api_log;
+	o.http.exchange = api.http ? NULL : api_in_process;
 	memset(&res, 0, sizeof(res));
 	rc = tf_publish_post(&res, &o);
 	if (rc) {

@@ -11,7 +11,7 @@
  * under a directory that does not exist.
  */
 #include "fuzz.h"
-#include "attribute/attributor.h"
+#include "attribute/attribute_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,7 +13,7 @@
  * break, is at most 4000 bytes, and is not empty for a `begin`.
  */
 #include "fuzz.h"
-#include "record/markers.h"
+#include "record/record_int.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -9,7 +9,7 @@
  *   tf-pyroscope push URL RUN.pb.gz SERVICE COMMIT SUITE KIND
  */
 #include "testflame/profile.h"
-#include "testflame/store.h"
+#include "store/store_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * parsing, and --split parsing. Real suites are in tests/e2e/t0900.
  */
 #include "unit.h"
-#include "attribute/attributor.h"
-#include "record/markers.h"
+#include "attribute/attribute_int.h"
+#include "record/record_int.h"
 
 #include <math.h>
 #include <stdio.h>

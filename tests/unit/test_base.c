@@ -1,14 +1,17 @@
 /*
  * test_base.c - the toolbox of src/base that no other test exercises on
  * its own: the index hash table's removal (entries come and go by the
- * thousand in the ptrace sampler's pid indexes), rm -r and the lists of
- * strings modules hand to the cli.
+ * thousand in the ptrace sampler's pid indexes), rm -r, the sweep of what
+ * killed writers left behind, and the lists of strings modules hand to the
+ * cli.
  */
 #include "unit.h"
 
 #include "testflame/common.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct {
 	uint32_t key[4096];
@@ -139,6 +142,74 @@ static void test_rmtree(void **state)
 /* Sorted by key, equal keys in their order before: timestamps that share
  * their high bytes, addresses with few distinct values, already sorted
  * input, one element. */
+/* fopen, not tf_file_write_atomic(), which sweeps itself */
+static void make_file(const char *dir, const char *name)
+{
+	char *p = tf_xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fclose(f);
+	free(p);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char *p = tf_xasprintf("%s/%s", dir, name);
+	bool e = access(p, F_OK) == 0;
+	free(p);
+	return e;
+}
+
+static void count_removed(const char *path, void *payload)
+{
+	(*(int *)payload)++;
+	unlink(path);
+}
+
+/* Names PREFIX...PID of processes that are gone go, the rest stays: live
+ * writers (this process, its parent), other names, a prefix alone. */
+static void test_remove_stale(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir(), name[128];
+	pid_t dead = fork();
+	int removed = 0;
+
+	assert_true(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	assert_int_equal(waitpid(dead, NULL, 0), dead);
+	snprintf(name, sizeof(name), "run.pb.gz.tmp.%ld", (long)dead);
+	make_file(dir, name);
+	snprintf(name, sizeof(name), ".pruned.0123abcd.%ld", (long)dead);
+	make_file(dir, name);
+	snprintf(name, sizeof(name), "run.pb.gz.tmp.%ld", (long)getpid());
+	make_file(dir, name);
+	snprintf(name, sizeof(name), "run.pb.gz.tmp.%ld", (long)getppid());
+	make_file(dir, name);
+	make_file(dir, "run.pb.gz");
+	make_file(dir, "run.pb.gz.tmp.");
+	make_file(dir, "run.pb.gz.tmp.12x");
+
+	tf_remove_stale(dir, "run.pb.gz.tmp.", NULL, NULL);
+	snprintf(name, sizeof(name), "run.pb.gz.tmp.%ld", (long)dead);
+	assert_false(exists(dir, name));
+	snprintf(name, sizeof(name), "run.pb.gz.tmp.%ld", (long)getpid());
+	assert_true(exists(dir, name));
+	snprintf(name, sizeof(name), "run.pb.gz.tmp.%ld", (long)getppid());
+	assert_true(exists(dir, name));
+	assert_true(exists(dir, "run.pb.gz"));
+	assert_true(exists(dir, "run.pb.gz.tmp."));
+	assert_true(exists(dir, "run.pb.gz.tmp.12x"));
+	/* another prefix, the pid after the last dot, the caller's remover */
+	snprintf(name, sizeof(name), ".pruned.0123abcd.%ld", (long)dead);
+	assert_true(exists(dir, name));
+	tf_remove_stale(dir, ".pruned.", count_removed, &removed);
+	assert_int_equal(removed, 1);
+	assert_false(exists(dir, name));
+	unit_rmtree(dir);
+}
+
 static void test_sort_keyed(void **state)
 {
 	(void)state;
@@ -201,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_htab_remove),
 		cmocka_unit_test(test_htab_remove_edges),
 		cmocka_unit_test(test_rmtree),
+		cmocka_unit_test(test_remove_stale),
 		cmocka_unit_test(test_string_lists),
 		cmocka_unit_test(test_sort_keyed),
 	};

@@ -7,7 +7,7 @@
  */
 #include "unit.h"
 
-#include "record/cgroup.h"
+#include "record/record_int.h"
 
 #include <signal.h>
 #include <sys/stat.h>

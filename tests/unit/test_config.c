@@ -279,23 +279,22 @@ static void test_bad_values(void **state)
 		assert_false(tf_config_parse_duration("", &ns));
 		assert_false(tf_config_parse_duration("nan", &ns));
 	}
-	parse_err("gate:\n  threshold: -1\n", "t.yml:2:14: 'gate.threshold' must be a percentage such as 5 or 2.5%");
+	parse_err("gate:\n  threshold: -1\n", "t.yml:2:14: 'gate.threshold' must be a percentage "
+		  "from 0 to below 1000, such as 5 or 2.5%, not '-1'");
 	parse_err("gate:\n  threshold: 5 percent\n",
-		  "t.yml:2:14: 'gate.threshold' must be a percentage such as 5 or 2.5%");
+		  "t.yml:2:14: 'gate.threshold' must be a percentage from 0 to below 1000, such as 5 "
+		  "or 2.5%, not '5 percent'");
+	/* refused when the file is read, not when a comparison is made */
+	parse_err("suite: s\ngate:\n  threshold: 2000\n",
+		  "t.yml:3:14: 'gate.threshold' must be a percentage from 0 to below 1000, such as 5 "
+		  "or 2.5%, not '2000'");
 	parse_err("gate:\n  alpha: 0.7\n",
-		  "t.yml:2:10: 'gate.alpha' must be a number above 0 and at most 0.5, such as 0.05");
+		  "t.yml:2:10: 'gate.alpha' must be a number above 0 and at most 0.5, such as 0.05, "
+		  "not '0.7'");
 	parse_err("gate:\n  confidence: 1\n",
 		  "t.yml:2:15: 'gate.confidence' must be a number at least 0.5 and below 1, such as 0.95 or 95%");
 	parse_err("gate:\n  alpha: 0.05\n  confidence: 0.95\n",
 		  "t.yml:3:3: give 'gate.alpha' or 'gate.confidence', not both");
-	parse_err("store: s3://bucket\n",
-		  "t.yml:1:8: 'store': unknown store 's3://bucket' (expected git, git:REMOTE, dir:PATH or pyroscope:URL)");
-	parse_err("store: 'dir:'\n", "t.yml:1:8: 'store': store 'dir:' needs a path after the colon");
-	parse_err("store: 'git:'\n", "t.yml:1:8: 'store': store 'git:' needs a remote after the colon");
-	parse_err("store: pyroscope:localhost:4040\n",
-		  "t.yml:1:8: 'store': store 'pyroscope:localhost:4040' needs an http:// or https:// URL after the colon");
-	parse_err("store: 'pyroscope:https://'\n",
-		  "t.yml:1:8: 'store': store 'pyroscope:https://' needs an http:// or https:// URL after the colon");
 	parse_err("publish:\n  github_api_url: api.github.com\n",
 		  "t.yml:2:19: 'publish.github_api_url' must be an http:// or https:// URL, not 'api.github.com'");
 	parse_err("report:\n  formats: [html, pdf]\n",
@@ -323,6 +322,81 @@ static void test_bad_values(void **state)
 	/* a value quoted in the message stays on its line (found by fuzzing) */
 	parse_err("event: 'cyc\n\n  les'\n",
 		  "t.yml:1:8: 'event' must be one of auto, cpu-clock, instructions, cycles, wall, not 'cyc\\nles'");
+}
+
+/* The settings the judging commands share: flags over the file over the
+ * environment over the defaults, each flag checked as the file's key is. */
+static void test_settings(void **state)
+{
+	(void)state;
+	tf_settings s;
+	tf_settings_flags f;
+	char *env[] = { "TESTFLAME_STORE=dir:/env", NULL };
+	tf_config *c = parse_ok("gate:\n  threshold: 7%\n  alpha: 0.01\n  min_delta: 2ms\n"
+				"  min_samples: 30\n  fail_on_regression: false\n  outside: true\n"
+				"  confirm: rerun\nreport:\n  dir: out\n");
+
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(tf_settings_resolve(&s, &f, NULL, NULL), 0);
+	assert_true(s.threshold == TF_THRESHOLD_DEFAULT && s.alpha == TF_ALPHA_DEFAULT);
+	assert_true(s.noise == -1 && s.min_delta_ns == TF_MIN_DELTA_NS && s.min_samples == 0);
+	assert_true(s.fail_on_regression && !s.outside && s.history == TF_HISTORY_DEFAULT);
+	assert_null(s.confirm);
+	assert_null(s.store);
+	assert_string_equal(s.report_dir, TF_REPORT_DIR_DEFAULT);
+
+	/* the config over the environment and the defaults */
+	assert_int_equal(tf_settings_resolve(&s, &f, c, env), 0);
+	assert_true(s.threshold == 7 && s.alpha == 0.01 && s.min_delta_ns == 2e6);
+	assert_true(s.min_samples == 30 && !s.fail_on_regression && s.outside);
+	assert_string_equal(s.confirm, "rerun");
+	assert_string_equal(s.store, "dir:/env");
+	assert_string_equal(s.report_dir, "out");
+
+	/* flags over the config */
+	f.threshold = "2.5";
+	f.alpha = "0.05";
+	f.noise = "3%";
+	f.min_delta = "0";
+	f.confirm = "none";
+	f.store = "git:upstream";
+	f.report_dir = "r";
+	f.history = 3;
+	assert_int_equal(tf_settings_resolve(&s, &f, c, env), 0);
+	assert_true(s.threshold == 2.5 && s.alpha == 0.05 && s.noise == 3 && s.min_delta_ns == 0);
+	assert_string_equal(s.confirm, "none");
+	assert_string_equal(s.store, "git:upstream");
+	assert_string_equal(s.report_dir, "r");
+	assert_int_equal(s.history, 3);
+	f.no_fail = true;
+	c->gate.fail_on_regression = 1;
+	assert_int_equal(tf_settings_resolve(&s, &f, c, env), 0);
+	assert_false(s.fail_on_regression);
+
+	/* a flag out of range is refused by the range the file has */
+	f.threshold = "2000";
+	assert_int_equal(tf_settings_resolve(&s, &f, c, env), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), "--threshold must be a percentage from 0 to below "
+			    "1000, such as 5 or 2.5%, not '2000'");
+	f.threshold = NULL;
+	f.alpha = "0.7";
+	assert_int_equal(tf_settings_check_flags(&f), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), "--alpha must be a number above 0 and at most 0.5, "
+			    "such as 0.05, not '0.7'");
+	f.alpha = NULL;
+	f.noise = "100";
+	assert_int_equal(tf_settings_check_flags(&f), TF_EUSAGE);
+	f.noise = NULL;
+	f.confirm = "often";
+	assert_int_equal(tf_settings_check_flags(&f), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), "--confirm must be against, rerun, none or a number of "
+			    "runs between 0 and 100, not 'often'");
+	f.confirm = NULL;
+	assert_int_equal(tf_settings_check_flags(&f), 0);
+	/* the engine's own guard says the same of a number */
+	assert_int_equal(tf_settings_check(TF_SETTING_THRESHOLD, "the threshold", 1000), TF_EUSAGE);
+	assert_int_equal(tf_settings_check(TF_SETTING_THRESHOLD, "the threshold", 999.5), 0);
+	tf_config_free(c);
 }
 
 static void test_patterns(void **state)
@@ -477,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_names_match_record),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_patterns),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_load),

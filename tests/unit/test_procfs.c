@@ -6,7 +6,7 @@
  */
 #include "unit.h"
 
-#include "record/procfs.h"
+#include "record/record_int.h"
 
 #include <pthread.h>
 #include <sys/mman.h>

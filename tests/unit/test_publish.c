@@ -206,57 +206,57 @@ static void test_scrub(void **state)
 {
 	(void)state;
 	char s[] = "Bearer tok123 and again tok123tok123!";
-	tf_publish_scrub(s, "tok123");
+	tf_http_scrub(s, "tok123");
 	assert_string_equal(s, "Bearer *** and again ******!");
 	char t[] = "abc";
-	tf_publish_scrub(t, "ab"); /* too short to be a token */
+	tf_http_scrub(t, "ab"); /* too short to be a token */
 	assert_string_equal(t, "abc");
-	tf_publish_scrub(NULL, "x");
+	tf_http_scrub(NULL, "x");
 }
 
 static void test_retry_delay(void **state)
 {
 	(void)state;
 	/* network failures and 5xx: 1, 2, 4, 8 ... capped at a minute */
-	assert_true(tf_publish_retry_delay(0, NULL, NULL, NULL, 1, 0) == 1);
-	assert_true(tf_publish_retry_delay(0, NULL, NULL, NULL, 3, 0) == 4);
-	assert_true(tf_publish_retry_delay(502, NULL, NULL, NULL, 2, 0) == 2);
-	assert_true(tf_publish_retry_delay(500, NULL, NULL, NULL, 20, 0) == 60);
-	assert_true(tf_publish_retry_delay(503, "7", NULL, NULL, 1, 0) == 7);
-	assert_true(tf_publish_retry_delay(503, "0", NULL, NULL, 1, 0) == 1);
+	assert_true(tf_http_retry_delay(0, NULL, NULL, NULL, 1, 0) == 1);
+	assert_true(tf_http_retry_delay(0, NULL, NULL, NULL, 3, 0) == 4);
+	assert_true(tf_http_retry_delay(502, NULL, NULL, NULL, 2, 0) == 2);
+	assert_true(tf_http_retry_delay(500, NULL, NULL, NULL, 20, 0) == 60);
+	assert_true(tf_http_retry_delay(503, "7", NULL, NULL, 1, 0) == 7);
+	assert_true(tf_http_retry_delay(503, "0", NULL, NULL, 1, 0) == 1);
 	/* not retried: client errors, 501, a 403 that is not a rate limit */
-	assert_true(tf_publish_retry_delay(404, NULL, NULL, NULL, 1, 0) < 0);
-	assert_true(tf_publish_retry_delay(422, NULL, NULL, NULL, 1, 0) < 0);
-	assert_true(tf_publish_retry_delay(501, NULL, NULL, NULL, 1, 0) < 0);
-	assert_true(tf_publish_retry_delay(403, NULL, "12", NULL, 1, 0) < 0);
-	assert_true(tf_publish_retry_delay(200, NULL, NULL, NULL, 1, 0) < 0);
+	assert_true(tf_http_retry_delay(404, NULL, NULL, NULL, 1, 0) < 0);
+	assert_true(tf_http_retry_delay(422, NULL, NULL, NULL, 1, 0) < 0);
+	assert_true(tf_http_retry_delay(501, NULL, NULL, NULL, 1, 0) < 0);
+	assert_true(tf_http_retry_delay(403, NULL, "12", NULL, 1, 0) < 0);
+	assert_true(tf_http_retry_delay(200, NULL, NULL, NULL, 1, 0) < 0);
 	/* rate limits: Retry-After, else until X-RateLimit-Reset, else a minute */
-	assert_true(tf_publish_retry_delay(403, "30", "0", "999", 1, 0) == 30);
-	assert_true(tf_publish_retry_delay(429, "2", NULL, NULL, 1, 0) == 2);
-	assert_true(tf_publish_retry_delay(403, NULL, "0", "1000", 1, 970) == 31);
-	assert_true(tf_publish_retry_delay(403, NULL, "0", "900", 1, 970) == 1);
-	assert_true(tf_publish_retry_delay(429, NULL, NULL, NULL, 1, 0) == 5);
-	assert_true(tf_publish_retry_delay(403, "soon", "0", NULL, 1, 0) == 60);
+	assert_true(tf_http_retry_delay(403, "30", "0", "999", 1, 0) == 30);
+	assert_true(tf_http_retry_delay(429, "2", NULL, NULL, 1, 0) == 2);
+	assert_true(tf_http_retry_delay(403, NULL, "0", "1000", 1, 970) == 31);
+	assert_true(tf_http_retry_delay(403, NULL, "0", "900", 1, 970) == 1);
+	assert_true(tf_http_retry_delay(429, NULL, NULL, NULL, 1, 0) == 5);
+	assert_true(tf_http_retry_delay(403, "soon", "0", NULL, 1, 0) == 60);
 }
 
 static void test_link_next(void **state)
 {
 	(void)state;
-	char *n = tf_publish_link_next(
+	char *n = tf_http_link_next(
 		"<https://api.github.com/repositories/1/issues/7/comments?per_page=100&page=2>; rel=\"next\", "
 		"<https://api.github.com/repositories/1/issues/7/comments?per_page=100&page=5>; rel=\"last\"");
 	assert_string_equal(n, "https://api.github.com/repositories/1/issues/7/comments?per_page=100&page=2");
 	free(n);
-	n = tf_publish_link_next("<https://x/a?page=1>; rel=\"first\", <https://x/a?page=3>; rel=\"next\"");
+	n = tf_http_link_next("<https://x/a?page=1>; rel=\"first\", <https://x/a?page=3>; rel=\"next\"");
 	assert_string_equal(n, "https://x/a?page=3");
 	free(n);
-	n = tf_publish_link_next("<https://x/a?page=9>; rel=\"prev\"; type=\"x\"");
+	n = tf_http_link_next("<https://x/a?page=9>; rel=\"prev\"; type=\"x\"");
 	assert_null(n);
-	n = tf_publish_link_next("<https://x/b>; rel=\"last next\"");
+	n = tf_http_link_next("<https://x/b>; rel=\"last next\"");
 	assert_string_equal(n, "https://x/b");
 	free(n);
-	assert_null(tf_publish_link_next("garbage"));
-	assert_null(tf_publish_link_next(""));
+	assert_null(tf_http_link_next("garbage"));
+	assert_null(tf_http_link_next(""));
 }
 
 static void test_github_output(void **state)

@@ -8,7 +8,7 @@
  * tested end to end against the loopback Pyroscope (t5050, t5051).
  */
 #include "unit.h"
-#include "testflame/store.h"
+#include "store/store_int.h"
 #include "pyroscope.pb-c.h"
 
 #include <ctype.h>

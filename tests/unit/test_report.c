@@ -10,7 +10,7 @@
  */
 #include "unit.h"
 #include "testflame/report.h"
-#include "report/report_priv.h"
+#include "report/report_int.h"
 
 #include <ctype.h>
 #include <jansson.h>

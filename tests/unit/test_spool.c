@@ -6,7 +6,7 @@
  */
 #include "unit.h"
 
-#include "../../src/record/spool.h"
+#include "record/record_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  */
 #include "unit.h"
 
-#include "record/stack.h"
+#include "record/record_int.h"
 
 #include <sys/mman.h>
 

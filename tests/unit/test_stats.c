@@ -7,7 +7,7 @@
  * calibrated p-values, and detection of a 10% slowdown given enough samples.
  */
 #include "unit.h"
-#include "compare/stats.h"
+#include "compare/compare_int.h"
 
 #include <math.h>
 

@@ -192,6 +192,48 @@ static void test_spec_parse(void **state)
 					     "dir:PATH or pyroscope:URL)");
 }
 
+static void config_store_err(const char *text, const char *want)
+{
+	tf_config *cfg = NULL;
+	tf_store *st = (tf_store *)1;
+	tf_store_open_opts so = { 0 };
+
+	/* the config keeps the spec as it was written, and where */
+	assert_int_equal(tf_config_parse(&cfg, text, strlen(text), "t.yml"), 0);
+	assert_int_equal(tf_store_check_config(cfg), TF_EUSAGE);
+	assert_string_equal(tf_error_last(), want);
+	/* opening the config's store says the same */
+	so.cfg = cfg;
+	assert_int_equal(tf_store_open_with(&st, cfg->store, &so), TF_EUSAGE);
+	assert_null(st);
+	assert_string_equal(tf_error_last(), want);
+	tf_config_free(cfg);
+}
+
+/* The config's `store:` is checked by the store's rule, at its place in
+ * the file. */
+static void test_config_spec(void **state)
+{
+	tf_config *cfg = NULL;
+	(void)state;
+
+	config_store_err("store: s3://bucket\n", "t.yml:1:8: 'store': unknown store 's3://bucket' "
+			 "(expected git, git:REMOTE, dir:PATH or pyroscope:URL)");
+	config_store_err("suite: s\nstore: 'dir:'\n",
+			 "t.yml:2:8: 'store': store 'dir:' needs a path after the colon");
+	config_store_err("store: 'git:'\n", "t.yml:1:8: 'store': store 'git:' needs a remote after the colon");
+	config_store_err("store: pyroscope:localhost:4040\n",
+			 "t.yml:1:8: 'store': store 'pyroscope:localhost:4040' needs an http:// or "
+			 "https:// URL after the colon");
+	config_store_err("store: 'pyroscope:https://'\n",
+			 "t.yml:1:8: 'store': store 'pyroscope:https://' needs an http:// or https:// "
+			 "URL after the colon");
+	assert_int_equal(tf_config_parse(&cfg, "store: dir:x\n", 13, "t.yml"), 0);
+	assert_int_equal(tf_store_check_config(cfg), 0);
+	tf_config_free(cfg);
+	assert_int_equal(tf_store_check_config(NULL), 0);
+}
+
 /* The libgit2 boundary's errors: one line, no full stop, no credentials,
  * whichever module (store or context) meets them. */
 static void test_git_error(void **state)
@@ -526,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_git_error),
 		cmocka_unit_test(test_git_open),
 		cmocka_unit_test(test_spec_parse),
+		cmocka_unit_test(test_config_spec),
 		cmocka_unit_test(test_specs),
 		cmocka_unit_test_setup_teardown(test_tree_set_keeps_others, repo_setup, repo_teardown),
 		cmocka_unit_test_setup_teardown(test_tree_merge_union, repo_setup, repo_teardown),

@@ -13,7 +13,7 @@
  *           s1 - s2              (side)
  */
 #include "unit.h"
-#include "store/git.h"
+#include "testflame/git.h"
 #include "testflame/context.h"
 #include "testflame/store.h"
 

@@ -7,7 +7,7 @@
  */
 #include "unit.h"
 
-#include "record/synth.h"
+#include "record/record_int.h"
 
 /* What tf_ptrace_record declares. */
 static tf_spool_layout layout(bool copy_stack)

@@ -1,0 +1,240 @@
+/*
+ * attribute_int.h - what the files of src/attribute share behind
+ * attribute.h: deciding each sample's test (attributor.c; the Go and Rust
+ * test binaries' own lists, golist.c and libtest.c), and the Python frames
+ * spliced into its stack (pyframes.c).
+ *
+ * The attributor follows the recording's process tree and test markers as
+ * they are replayed, and for each sample applies SPEC §4's sources in
+ * order: markers, frames, processes, command. It also keeps the per-test
+ * accounting (samples, value, wall time, exit status) that ends up in the
+ * run file's metadata.
+ */
+#ifndef TESTFLAME_ATTRIBUTE_INT_H
+#define TESTFLAME_ATTRIBUTE_INT_H
+
+#include "testflame/attribute.h"
+
+typedef struct tf_attributor tf_attributor;
+
+enum { SRC_MARKERS, SRC_FRAMES, SRC_PROCESSES, SRC_COMMAND, SRC_BUILD, SRC_RUNNER, SRC_OUTSIDE };
+
+int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opts *o);
+/* When the run started, on both clocks: to tell this run's files from
+ * older ones, and a sample's moment on the runners' clock. */
+void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mono_ns);
+/* The recorded event counts time (cpu-clock): a process's cost is its
+ * threads' time on a CPU, from the context switches, when recorded. */
+void tf_attributor_set_time_event(tf_attributor *a, bool time_event);
+/* The symbolizer of the replay: a Go test binary's own list of tests is
+ * read from it (golist.c). */
+void tf_attributor_set_symbolizer(tf_attributor *a, tf_symbolizer *sym);
+void tf_attributor_free(tf_attributor *a);
+
+/* Side-band in time order: COMM, FORK, EXIT, CMDLINE, MARKER, PROC_EXIT,
+ * THREAD_COST, SWITCH. */
+void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev);
+
+/* The program name of `pid` (the `process` label). */
+tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid);
+
+/* The test of a sample whose stack (profile locations, leaf first) is
+ * `locs`; `*source` gets the SRC_* that decided. Accounts the sample. */
+tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
+			      const uint32_t *locs, size_t n, int64_t value, int *source);
+
+/* The test of a sample, as tf_attributor_sample() decides it, without
+ * counting the sample (an off-CPU stack). */
+tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,
+			    size_t n, int *source);
+/* The thread that runs `test` as far as the replay has seen: the main
+ * thread of its program, the thread that wrote its begin marker, the last
+ * whose stack named it; 0 when none is known. */
+uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test);
+/* The recording has off-CPU time: every test's metadata says how long it
+ * waited, counted and apart (tf_test_meta). */
+void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu);
+/* `waits`: how many waits the times are (a switch-out stands for several
+ * where the recording was capped) */
+void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, double apart,
+			    double waits);
+
+/* Write test.<NAME>=... metadata; returns the number of tests. */
+size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time);
+uint64_t tf_attributor_processes(const tf_attributor *a);
+/* Samples whose frames named a helper a test tail-called (attributor.c). */
+uint64_t tf_attributor_helper_samples(const tf_attributor *a);
+uint64_t tf_attributor_threads(const tf_attributor *a);
+
+/* Off-CPU intervals (offcpu.c). */
+typedef enum {
+	TF_WAIT_OTHER = 0,
+	TF_WAIT_SLEEP,   /* nanosleep and its kin */
+	TF_WAIT_LOCK,    /* a futex under pthread_mutex_lock or a rwlock */
+	TF_WAIT_FUTEX,   /* any other futex: a condition, a semaphore, ... */
+	TF_WAIT_IO,      /* the block layer, fsync, a page being read */
+	TF_WAIT_POLL,    /* poll, select, epoll */
+	TF_WAIT_PIPE,
+	TF_WAIT_SOCKET,
+	TF_WAIT_CHILD,   /* wait4, waitid: the thread's own child processes */
+	TF_WAIT_JOIN,    /* pthread_join: its own threads */
+	TF_WAIT_SIGNAL,
+	TF_WAIT_STOPPED, /* stopped by a signal or a tracer */
+	TF_WAIT_EXIT,    /* the thread's end: no wait */
+	TF_WAIT_COUNT
+} tf_wait_reason;
+
+const char *tf_wait_name(tf_wait_reason r);
+/* Why a thread waits, from its stack (profile locations, leaf first, the
+ * kernel's frames the first `nkernel`); from a system call's name. */
+tf_wait_reason tf_waits_reason(const tf_profile *p, const uint32_t *locs, size_t n,
+			       size_t nkernel);
+tf_wait_reason tf_waits_syscall_reason(const char *syscall);
+
+/* One interval done: its time counted for the test and left apart, in ns
+ * (times the switch-outs it stands for). */
+typedef struct {
+	tf_strid test, process;
+	uint32_t pid, tid;
+	tf_wait_reason reason;
+	const uint32_t *locs;
+	size_t n;
+	double counted, apart;
+	double weight;        /* the switch-outs it stands for */
+} tf_wait_done;
+
+typedef void (*tf_wait_fn)(void *ctx, const tf_wait_done *d);
+typedef struct tf_waits tf_waits;
+int tf_waits_new(tf_waits **out, tf_attributor *a, tf_wait_fn emit, void *ctx);
+void tf_waits_free(tf_waits *w);
+/* A thread left its CPU (TF_REC_OFFCPU), in `test`, with this stack. */
+void tf_waits_out(tf_waits *w, const tf_rec_event *ev, tf_strid test, tf_strid process,
+		  tf_wait_reason reason, const uint32_t *locs, size_t n);
+/* A sample of a thread found waiting in `reason` for `period` ns, now
+ * (ptrace's wall mode): the part counted for its test; *apart the rest. */
+double tf_waits_sampled(tf_waits *w, const tf_rec_event *ev, tf_strid test,
+			tf_wait_reason reason, double period, double *apart);
+/* A CPU sample of `test`: its thread runs. */
+void tf_waits_running(tf_waits *w, const tf_rec_event *ev, tf_strid test);
+/* FORK, SWITCH and EXIT records, in time order with the above. */
+void tf_waits_event(tf_waits *w, const tf_rec_event *ev);
+/* The recording ended: threads still waiting waited until `end_time`. */
+void tf_waits_finish(tf_waits *w, uint64_t end_time);
+
+/* Frame rules (frames.c). */
+typedef struct tf_frame_rules tf_frame_rules;
+int tf_frame_rules_new(tf_frame_rules **out, tf_profile *p, const tf_attribute_opts *o);
+void tf_frame_rules_free(tf_frame_rules *r);
+/* GoogleTest's test of a TestBody frame (Suite.Name, Typed.Name<T>);
+ * false when `fn` is none. */
+bool tf_gtest_frame_name(const char *fn, char *out, size_t n);
+/* The test named by the stack's frames, or 0. */
+tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n);
+/* The working directory of the sample's process (NULL: unknown): where
+ * pytest's node ids start when no configuration file says. */
+void tf_frame_rules_set_cwd(tf_frame_rules *r, const char *cwd);
+
+/* ctest's test names (ctest.c): CTestTestfile.cmake files under `dir`. */
+typedef struct tf_ctest tf_ctest;
+/* The tests of the build tree at `dir`, and ctest's log of a run that
+ * ended after `not_before_realtime_ns`; NULL when there are none. */
+tf_ctest *tf_ctest_load(const char *dir, uint64_t not_before_realtime_ns);
+/* The tests of one CTestTestfile.cmake's text (subdirs still read under
+ * `dir`), no log: the reader apart from the file, for the fuzzer. */
+tf_ctest *tf_ctest_parse(const char *text, const char *dir);
+/* The ctest name of a process with these NUL-separated args (len 0 when
+ * unknown), or by the log's order the next test running `program`; NULL
+ * when neither says. */
+const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const char *cwd,
+			    const char *program);
+/* What ctest's log says ran (NULL or empty without a log). */
+const tf_runner_tests *tf_ctest_log(const tf_ctest *c);
+void tf_ctest_free(tf_ctest *c);
+
+/* Go test binaries' own lists (golist.c). */
+typedef TF_VEC(char *) tf_go_tests;
+/* The top-level tests, fuzz targets and examples with output of the Go
+ * test binary `binary` (its base name, pkg.test) mapped at `addr` in
+ * `pid`, appended to `out`; nothing for another binary. */
+void tf_go_tests_read(tf_go_tests *out, tf_symbolizer *sym, uint32_t pid, uint64_t addr,
+		      const char *binary);
+/* Keep those its arguments (NUL-separated, -test.run, -test.skip) ran;
+ * -1 when that is unknown (no arguments, -test.list, a pattern POSIX
+ * cannot read): then none of them is known to have run. */
+int tf_go_tests_select(tf_go_tests *tests, const char *argv, size_t len);
+void tf_go_tests_free(tf_go_tests *t);
+/* The top-level test of a closure's name (TestX.func1.2, TestX/func1,
+ * t.Run's subtest closures and goroutines): false for another name. */
+bool tf_go_closure_test(const char *name, char *out, size_t n);
+
+/* Rust test binaries (libtest.c). The length of a cargo artifact's name
+ * without its "-HASH" (16 hex digits); 0 when it has none. */
+size_t tf_cargo_stem(const char *name);
+/* For a cargo test binary `binary` mapped at `addr` in `pid`: its crate's
+ * functions named as libtest names its tests, appended to `out`; false
+ * (and nothing) for another binary. */
+bool tf_libtest_read(tf_go_tests *out, tf_symbolizer *sym, uint32_t pid, uint64_t addr,
+		     const char *binary);
+/* The test a libtest thread named `comm` (cut at 15 characters) runs,
+ * completed from `fns` when it is cut and one of them begins with it. */
+char *tf_libtest_name(const tf_go_tests *fns, const char *comm);
+
+/* ---- pyframes.c ----
+ *
+ * Python frames in the profile: the stacks the recorder read from CPython
+ * processes (record/pyread.c), spliced into each sample's native stack at
+ * the evaluation loop's frames.
+ */
+typedef struct tf_pyframes tf_pyframes;
+
+tf_pyframes *tf_pyframes_new(tf_profile *p);
+void tf_pyframes_free(tf_pyframes *f);
+/* TF_REC_PYCODE and TF_REC_PYSTACK, in replay order. */
+void tf_pyframes_event(tf_pyframes *f, const tf_rec_event *ev);
+/* A sample's stack, for tf_pyframes_splice(). */
+typedef struct {
+	uint32_t *locs;           /* profile locations, leaf first (rewritten) */
+	const bool *unresolved;   /* per native location: it had no symbol */
+	size_t user;              /* where the user frames start in locs */
+	size_t n, max;            /* its length (updated), the room in locs */
+	bool truncated;           /* cut short (updated) */
+	uint32_t dropped, dropped_unresolved; /* native frames taken out */
+} tf_pysplice;
+
+/*
+ * Put the Python frames of sample `ev`, read when it was taken, into its
+ * stack, and take out what they stand for (the evaluation loop's frames,
+ * the interpreter's own C functions, the perf-map trampolines of 3.12+).
+ * A native stack cut short that the Python frames carry to the
+ * interpreter's outermost frame is no longer truncated. False when the
+ * sample has no Python frames (`s` untouched).
+ */
+bool tf_pyframes_splice(tf_pyframes *f, const tf_rec_event *ev, tf_pysplice *s);
+/* testflame.python_* metadata: what was read and spliced. */
+void tf_pyframes_write_meta(tf_pyframes *f, const tf_record_info *ri);
+/* Whether function `fn` of the profile is a Python function (for the
+ * frame rules: pytest's runner and the tests it calls). */
+bool tf_pyframes_is_python(const tf_profile *p, uint32_t fn);
+
+/*
+ * pytest's tests from Python frames (frames.c's "pytest" preset): the
+ * function a runner calls is the test. Anchors: pytest's
+ * pytest_pyfunc_call, unittest's TestCase._callTestMethod (TestCase.run
+ * before 3.8), which pytest also goes through for TestCase classes.
+ */
+enum { TF_PYTEST_ANCHOR_PYTEST = 1, TF_PYTEST_ANCHOR_UNITTEST = 2 };
+int tf_pytest_anchor(const tf_profile *p, uint32_t fn);
+/* A frame of pytest itself (a unittest test under pytest gets its node id). */
+bool tf_pytest_runner_frame(const tf_profile *p, uint32_t fn);
+typedef struct tf_pytest_names tf_pytest_names;
+tf_pytest_names *tf_pytest_names_new(void);
+void tf_pytest_names_free(tf_pytest_names *c);
+/* The test's name: pytest's node id ("toolz/tests/test_itertoolz.py::
+ * test_frequencies", "tests/test_x.py::TestA::test_b"), the same the
+ * pytest plugin's markers give; with node_id false, unittest's own
+ * ("tests.test_x.TestA.test_b"). `cwd` (may be NULL): the process's
+ * working directory, pytest's rootdir when no configuration file says. */
+tf_strid tf_pytest_test_name(tf_pytest_names *c, tf_profile *p, uint32_t fn, bool node_id,
+			     const char *cwd);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * cli_int.h - what the command files share: the declarative option
+ * parser, the message functions and the comparison's table (the only code
+ * that prints to the user), the engine's callbacks over them, and the
+ * command entry points.
+ *
+ * Exit statuses (SPEC §7): 0 fine, 1 testflame failed, 2 usage error,
+ * 3 regression found; `record` and `run` pass the command's own status
+ * through (a signal death as 128+N).
+ */
+#ifndef TESTFLAME_CLI_INT_H
+#define TESTFLAME_CLI_INT_H
+
+#include "testflame/run.h" /* the engine the commands drive; TF_EXIT_* */
+
+typedef enum {
+	TF_OPT_END = 0,
+	TF_OPT_FLAG,     /* bool *, set to true */
+	TF_OPT_STRING,   /* const char **; with `choices`, must be one of them */
+	TF_OPT_INT,      /* long * */
+	TF_OPT_DOUBLE,   /* double * */
+	TF_OPT_LIST,     /* appends to a TF_VEC(const char *) (struct tf_strlist *) */
+	TF_OPT_COUNT,    /* int *, incremented (-v -v) */
+	TF_OPT_GROUP,    /* a heading in --help */
+	TF_OPT_INCLUDE,  /* another table's options, here (`include`) */
+} tf_opt_type;
+
+typedef struct tf_option {
+	tf_opt_type type;
+	char short_name;
+	const char *long_name;
+	void *value;
+	const char *argh;   /* argument placeholder in --help ("HZ") */
+	const char *help;
+	const char *const *choices; /* NULL-terminated */
+	long min, max;      /* bounds for TF_OPT_INT when min < max */
+	bool *seen;         /* set when given on the command line */
+	const struct tf_option *include; /* TF_OPT_INCLUDE: the table */
+} tf_option;
+
+/*
+ * Option tables, as git writes them: one macro per option, the table
+ * ended by TF_OPTS_END, so that no command counts its options or sizes an
+ * array for them. Optional fields go last as designated initializers:
+ * .choices = a NULL-terminated list, .seen = &a_bool.
+ *
+ *   const tf_option opts[] = {
+ *       TF_OPT_GROUP("output"),
+ *       TF_OPT_STRING('o', "output", &out, "FILE", "where to write"),
+ *       TF_OPT_INT(0, "top", &top, "N", "functions to show", 0, 1000, .seen = &top_seen),
+ *       TF_OPT_INCLUDE(other_table),
+ *       TF_OPTS_END,
+ *   };
+ */
+#define TF_OPT_GROUP(h) { .type = TF_OPT_GROUP, .help = (h) }
+#define TF_OPT_FLAG(s, l, v, h, ...) \
+	{ .type = TF_OPT_FLAG, .short_name = (s), .long_name = (l), .value = (v), .help = (h), __VA_ARGS__ }
+#define TF_OPT_COUNT(s, l, v, h, ...) \
+	{ .type = TF_OPT_COUNT, .short_name = (s), .long_name = (l), .value = (v), .help = (h), __VA_ARGS__ }
+#define TF_OPT_STRING(s, l, v, a, h, ...) \
+	{ .type = TF_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), __VA_ARGS__ }
+#define TF_OPT_INT(s, l, v, a, h, lo, hi, ...) \
+	{ .type = TF_OPT_INT, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), .min = (lo), .max = (hi), __VA_ARGS__ }
+#define TF_OPT_DOUBLE(s, l, v, a, h, ...) \
+	{ .type = TF_OPT_DOUBLE, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), __VA_ARGS__ }
+#define TF_OPT_LIST(s, l, v, a, h, ...) \
+	{ .type = TF_OPT_LIST, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), __VA_ARGS__ }
+#define TF_OPT_INCLUDE(table) { .type = TF_OPT_INCLUDE, .include = (table) }
+/* The options every command spells alike. */
+#define TF_OPT_QUIET(v, h) TF_OPT_FLAG('q', "quiet", (v), (h))
+#define TF_OPT_VERBOSE(v, h) TF_OPT_COUNT('v', "verbose", (v), (h))
+#define TF_OPTS_END { .type = TF_OPT_END }
+
+enum {
+	/* Stop at the first non-option and keep the rest ("-- CMD ARGS"). */
+	TF_PARSE_STOP_AT_NONOPT = 1,
+	/* The command requires "--" before the command line. */
+	TF_PARSE_REQUIRE_DASHDASH = 2,
+};
+
+/*
+ * Parse argv[1..]; options may come anywhere before "--" unless
+ * TF_PARSE_STOP_AT_NONOPT. On return argv holds the positional arguments
+ * (argv[0] the command name); the count is returned. Returns -1 after
+ * printing a usage error (the caller exits 2), -2 after printing --help
+ * (the caller exits 0). `*dashdash` (may be NULL) tells whether "--" was seen
+ * and where the arguments after it start.
+ */
+int tf_parse_options(int argc, char **argv, const tf_option *opts,
+		     const char *const *usage, int flags, int *dashdash);
+/* A copy of a table built on the stack (`size` bytes), for a function that
+ * returns one for other tables to include; the caller frees it. */
+tf_option *tf_cli_options_dup(const tf_option *opts, size_t size);
+void tf_usage_print(FILE *fp, const char *const *usage, const tf_option *opts);
+/* Print "testflame: MESSAGE" plus the usage hint; returns TF_EXIT_USAGE. */
+int tf_usage_error(const char *const *usage, const char *fmt, ...) TF_PRINTF(2, 3);
+
+/* Messages. error/warning always print; note respects --quiet; verbose
+ * needs -v. They all go to stderr, one line each. */
+extern int tf_cli_verbosity; /* -1 quiet, 0 normal, 1+ verbose */
+void tf_errorf(const char *fmt, ...) TF_PRINTF(1, 2);
+void tf_warnf(const char *fmt, ...) TF_PRINTF(1, 2);
+void tf_notef(const char *fmt, ...) TF_PRINTF(1, 2);
+void tf_verbosef(const char *fmt, ...) TF_PRINTF(1, 2);
+/* An engine's notices (tf_notice_fn), printed as the functions above do. */
+void tf_cli_notice(void *ctx, tf_notice_level level, const char *msg);
+
+/* The engine's voice for commands that print nothing else: notices only. */
+extern const tf_run_io tf_cli_notices;
+
+/* How the commands that drive the run engine print: the flags they share. */
+typedef struct {
+	int verbose;                /* -v */
+	bool quiet;                 /* -q */
+	const char *colour;         /* --color: the table's */
+	bool all;                   /* --all: unchanged tests in the table too */
+	/* the progress line of a recording */
+	bool tty, shown;
+	uint64_t last_line_ns;
+} tf_cli_out;
+/*
+ * The engine's callbacks (tf_run_io over `out`, which must outlive it):
+ * notices on stderr by the message functions, output on stdout, the table
+ * as `compare` shows it, the progress of a recording as one line on a
+ * terminal or a heartbeat in a log (not with -q or $TESTFLAME_NO_PROGRESS).
+ * Sets the verbosity from -q and -v.
+ */
+void tf_cli_io(tf_run_io *io, tf_cli_out *out);
+/* Print the engine's last error; returns TF_EXIT_ERROR (or USAGE for TF_EUSAGE). */
+int tf_fail(int rc);
+/* Whether stdout / stderr is a terminal (colour, progress lines). */
+bool tf_cli_isatty(int fd);
+
+/* --color's values. */
+extern const char *const tf_cli_colour_choices[];
+
+/*
+ * Print the table of `c` ending with a link to `report_dir`/index.html
+ * (table.c): coloured with --color `colour` (auto: on a terminal, unless
+ * NO_COLOR is set or TERM is dumb), as wide as the terminal within the 72
+ * to 100 columns it is laid out for (100 in a log), unchanged tests too
+ * with `all`. Returns 0 or the engine's error, not printed.
+ */
+struct tf_comparison;
+int tf_cli_print_table(const struct tf_comparison *c, const char *report_dir,
+		       const char *colour, bool all);
+
+/* The table's callback of tf_run_io (table.c); `ctx` is a tf_cli_out. */
+int tf_cli_table(void *ctx, const struct tf_comparison *c, const char *report_dir);
+
+/*
+ * The option tables `run` and `merge` include (each malloc'd; the caller
+ * frees it): the recording's, over `s` (cmd_record.c, `record`'s own), and
+ * the baseline's, the gate's, the report's and publishing's, over `o`
+ * (cmd_run.c); -q, -v, --color and --all go to `out`.
+ */
+tf_option *tf_cli_record_options(tf_run_suite *s, tf_cli_out *out);
+tf_option *tf_cli_run_options(tf_run_opts *o, tf_cli_out *out);
+/*
+ * Check what follows the options of `record` or `run` (`name`), parsed
+ * with TF_PARSE_STOP_AT_NONOPT: nothing, or "--" and the command. Returns
+ * 0, or TF_EXIT_USAGE after printing what is wrong.
+ */
+int tf_cli_record_args(const char *const *usage, const char *name, char **argv, int nargs,
+		       int dashdash);
+
+/* Command entry points, one file each (cmd_<name>.c). */
+int cmd_record(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
+int cmd_publish(int argc, char **argv);
+int cmd_hook(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+#endif
