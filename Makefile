@@ -64,6 +64,7 @@ DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
 	python3 python3-pytest python3-pytest-xdist python3-venv python3-exceptiongroup python3-tomli python3-yaml \
 	libseccomp-dev valgrind libxml2-utils hyperfine cargo \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time \
+	catch2 doctest-dev libboost-test-dev \
 	protobuf-compiler golang-google-protobuf-dev golang-github-google-pprof-dev \
 	clang libclang-rt-14-dev gdb
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -98,11 +99,21 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # *.cc are C++ (g++, same flags); symbolize_nopie is symbolize.c linked as a
 # position-dependent executable, for the symbolizer's non-PIE case, and
 # symbolize_dbgframe keeps its CFI in .debug_frame only.
+#
+# C++ frameworks' test binaries (tests/e2e/t0928), where the framework is
+# installed (make deps installs them all)
+CXXFORMS := tests/fixtures/suites/cxxforms
+CXXFORMS_BINS := \
+	$(if $(wildcard /usr/include/catch2/catch.hpp),$(if $(wildcard /usr/lib/libCatch2WithMain.a),$(BUILD)/fixtures/cxxforms/catch2_tests)) \
+	$(if $(wildcard /usr/include/doctest/doctest.h),$(BUILD)/fixtures/cxxforms/doctest_tests) \
+	$(if $(wildcard /usr/include/boost/test/unit_test.hpp),$(BUILD)/fixtures/cxxforms/boost_tests)
+CXXFORMS_CXX = $(CXX) -g -O0 -fno-omit-frame-pointer
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURE_CXX_SRCS := $(wildcard tests/fixtures/*.cc)
 FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%) \
 	$(FIXTURE_CXX_SRCS:tests/fixtures/%.cc=$(BUILD)/fixtures/%) \
-	$(BUILD)/fixtures/symbolize_nopie $(BUILD)/fixtures/symbolize_dbgframe
+	$(BUILD)/fixtures/symbolize_nopie $(BUILD)/fixtures/symbolize_dbgframe \
+	$(CXXFORMS_BINS)
 
 # Benchmark helpers (bench/*.c, linked with the library); see BENCHMARKS.md.
 BENCH_SRCS := $(wildcard bench/*.c)
@@ -204,6 +215,18 @@ $(BUILD)/fixtures/%: tests/fixtures/%.c
 $(BUILD)/fixtures/%: tests/fixtures/%.cc
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+
+$(BUILD)/fixtures/cxxforms/catch2_tests: $(CXXFORMS)/catch2_a.cpp $(CXXFORMS)/catch2_b.cpp $(CXXFORMS)/spin.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CXXFORMS_CXX) -o $@ $(CXXFORMS)/catch2_a.cpp $(CXXFORMS)/catch2_b.cpp /usr/lib/libCatch2WithMain.a
+
+$(BUILD)/fixtures/cxxforms/doctest_tests: $(CXXFORMS)/doctest_main.cpp $(CXXFORMS)/doctest_tests.cpp $(CXXFORMS)/spin.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CXXFORMS_CXX) -o $@ $(CXXFORMS)/doctest_main.cpp $(CXXFORMS)/doctest_tests.cpp
+
+$(BUILD)/fixtures/cxxforms/boost_tests: $(CXXFORMS)/boost_tests.cpp $(CXXFORMS)/spin.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CXXFORMS_CXX) -o $@ $(CXXFORMS)/boost_tests.cpp -lboost_unit_test_framework
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -59,6 +59,8 @@ typedef struct {
 	 * durations, even those no sample saw. */
 	const tf_runner_tests *runner_tests;
 	const char *command;     /* the command line, for metadata */
+	bool no_injection;       /* attribution.inject: false: testflame gave the
+				  * runners nothing (no note of what stepped aside) */
 	tf_callgraph callgraph;  /* how to build user stacks */
 	unsigned max_depth;      /* frames kept per sample (default 512) */
 } tf_attribute_opts;

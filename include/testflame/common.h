@@ -258,6 +258,22 @@ int tf_rmtree(const char *path);
  */
 char *tf_user_cache_dir(void);
 
+/*
+ * Run `argv` (argv[0] looked up on PATH when it has no slash) in `dir`
+ * (NULL: here) with the environment `env` (NULL: ours) and nothing on
+ * stdin; its stdout into `out` and its stderr into `err` (either may be
+ * NULL; the same buffer keeps both in the order written), at most `max`
+ * bytes each. Its process group is killed after `timeout_ms`, which is
+ * then an error. Returns the wait status (>= 0) or a negative error code.
+ */
+int tf_spawn_capture(tf_buf *out, tf_buf *err, const char *const *argv, const char *const *env,
+		     const char *dir, unsigned timeout_ms, size_t max);
+/* The same, in a new empty directory removed afterwards: a program asked
+ * for a list, which must leave nothing behind where the suite runs even
+ * if it ignores the question and runs its work. */
+int tf_spawn_capture_scratch(tf_buf *out, tf_buf *err, const char *const *argv,
+			     const char *const *env, unsigned timeout_ms, size_t max);
+
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC, the samples' clock). */
 uint64_t tf_now_ns(void);
 

@@ -384,6 +384,16 @@ const tf_test_delta *tf_comparison_looks_slower(const tf_comparison *c, double t
 /* Metadata ("commit", "branch", ...) of the first run of a side, or NULL. */
 const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *key);
 
+/* The runs' notes (testflame.note.N of each side's first run: a helper
+ * that stepped aside, a go test whose results came from its cache), the
+ * head's first; a note both sides have is given once, side "both". */
+typedef struct {
+	const char *side;   /* "head", "base" or "both" */
+	const char *text;
+} tf_comparison_note;
+/* Up to `max` of them into `out`; returns how many there are. */
+size_t tf_comparison_notes(const tf_comparison *c, tf_comparison_note *out, size_t max);
+
 /*
  * Diff call trees, for diff flame graphs: the stacks of one test (or of all
  * tests: TF_ALL_TESTS) merged by frame name along the path from the root,

@@ -179,6 +179,61 @@ bool tf_libtest_read(tf_go_tests *out, tf_symbolizer *sym, uint32_t pid, uint64_
  * completed from `fns` when it is cut and one of them begins with it. */
 char *tf_libtest_name(const tf_go_tests *fns, const char *comm);
 
+/* libtest's own list of a test binary or of rustdoc's doc-tests: the
+ * tests selected, in the order it runs them (libtest.c). */
+typedef struct {
+	tf_go_tests names;
+	TF_VEC(uint8_t) runs;  /* per name: its thread is started (not ignored) */
+	bool listed;
+} tf_libtest_list;
+/* The list of the cargo test binary `path` run with these arguments
+ * (NUL-separated, argv[0] first: their filters), in `cwd`; -1 when the
+ * binary cannot say. */
+int tf_libtest_list_binary(tf_libtest_list *out, const char *path, const char *argv, size_t len,
+			   const char *cwd);
+/* The doc-tests of rustdoc run with these arguments (its --test), in
+ * `cwd`; -1 when it cannot say or runs none. */
+int tf_libtest_list_rustdoc(tf_libtest_list *out, const char *argv, size_t len, const char *cwd);
+/* The test the k-th thread named `comm` (the kernel's 15 characters of
+ * its name) runs; NULL when the list has no k-th. */
+const char *tf_libtest_list_name(const tf_libtest_list *l, const char *comm, uint32_t k);
+/* The n-th test of the list that runs (0 the first), when its name is
+ * the thread's `comm` (cut at 15 characters); NULL otherwise. */
+const char *tf_libtest_list_nth(const tf_libtest_list *l, const char *comm, uint32_t n);
+void tf_libtest_list_free(tf_libtest_list *l);
+
+/* ---- cxxlist.c ----
+ *
+ * C++ frameworks' test binaries: Catch2 v2, doctest, Boost.Test.
+ */
+typedef struct tf_cxx_lists tf_cxx_lists;
+tf_cxx_lists *tf_cxx_lists_new(void);
+void tf_cxx_lists_free(tf_cxx_lists *l);
+/* Whether the binary `path` mapped at `addr` in `pid` is a test binary of
+ * one of them: its handle (> 0, its list read once, run in `cwd`), else 0. */
+int tf_cxx_detect(tf_cxx_lists *l, tf_symbolizer *sym, uint32_t pid, uint64_t addr,
+		  const char *path, const char *cwd);
+/* A binary's list from its text, as the binary would print it (the unit
+ * tests): `fw` "catch2", "doctest" or "boost"; its handle, 0 for another. */
+int tf_cxx_lists_add(tf_cxx_lists *l, const char *path, const char *fw, const char *text);
+/* The tests a process of binary `bin` with these arguments (NUL-separated,
+ * argv[0] first) ran, appended to `out`: its list with the process's
+ * filters; -1 when that cannot be known (no list, Boost's --run_test). */
+int tf_cxx_ran(tf_cxx_lists *l, int bin, const char *argv, size_t len, const char *cwd,
+	       tf_go_tests *out);
+/* The test of framework `fw` ("catch2", ...) a frame of function `fn`
+ * (declared at file:line) is, by the lists read so far; NULL for none. */
+const char *tf_cxx_frame_test(const tf_cxx_lists *l, const char *fw, const char *fn,
+			      const char *file, int line);
+/* The lists that could not be read, a note each (why, and what then). */
+const tf_go_tests *tf_cxx_lists_notes(const tf_cxx_lists *l);
+/* The framework of binary `bin`: "catch2", "doctest", "boost". */
+const char *tf_cxx_framework(const tf_cxx_lists *l, int bin);
+/* XML's entities decoded, of s[0..n) (runner.c). */
+char *tf_xml_text(const char *s, size_t n);
+/* Frames name the tests of C++ frameworks by their lists (cxxlist.c). */
+void tf_frame_rules_set_cxx(tf_frame_rules *r, const tf_cxx_lists *l);
+
 /* ---- pyframes.c ----
  *
  * Python frames in the profile: the stacks the recorder read from CPython

@@ -60,7 +60,7 @@ static const char *const default_build_tools[] = {
 	"lto1", "lto-wrapper", "collect2", "as", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld",
 	"ar", "ranlib", "strip", "objcopy", "nm", "compile", "link", "asm", "cgo", "vet",
 	"buildid", "rustc", "rustdoc", "rust-lld", "mold", "javac", "protoc", "protoc-c",
-	"pkg-config", "moc", "uic", NULL,
+	"pkg-config", "moc", "uic", "build-script-build", /* cargo's build scripts */ NULL,
 };
 
 static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox",
@@ -71,6 +71,7 @@ static const char *const interpreters[] = { "python", "python3", "node", "nodejs
 enum { ROLE_UNKNOWN, ROLE_DRIVER, ROLE_BUILD, ROLE_PROGRAM };
 
 typedef TF_VEC(tf_strid) strid_stack;
+typedef TF_VEC(struct name_count { tf_strid name; uint32_t n; }) name_counts;
 
 struct proc {
 	uint32_t pid, ppid;
@@ -92,8 +93,16 @@ struct proc {
 	bool marked;           /* it, or a process below it, wrote @pid markers */
 	bool own_markers;      /* it wrote @pid markers itself */
 	tf_go_tests go_tests;  /* a Go test binary's own list (golist.c) */
+	int cxx_bin;           /* a C++ framework's test binary (cxxlist.c), 0 none */
 	bool libtest;          /* a cargo test binary: its threads are tests */
 	tf_go_tests rust_fns;  /* its crate's functions, as libtest names tests */
+	bool rustdoc;          /* rustdoc running doc-tests, a thread each */
+	char *exe;             /* the path of its main binary */
+	tf_libtest_list ltlist;/* libtest's own list of it, once its first
+				* thread is named (lt_tried) */
+	bool lt_tried;
+	name_counts named;     /* threads named so far, by name */
+	uint32_t ptid;         /* the thread that forked it */
 };
 
 struct test_acc {
@@ -128,6 +137,11 @@ struct thread {
 	uint64_t start;       /* when it began (fork, or first seen) */
 	uint64_t on_since;    /* on a CPU since then; 0 off */
 	uint64_t oncpu;       /* time on a CPU so far */
+	bool named;           /* libtest named it after its test */
+	uint64_t test_wall;   /* from its naming to its exit */
+	uint32_t spawned;     /* threads it created so far */
+	uint32_t sibling;     /* it was its creator's n-th (1-based), in a
+			       * process that runs no test in that creator */
 };
 
 struct thread_markers {
@@ -190,6 +204,8 @@ struct tf_attributor {
 	uint64_t helper_samples;          /* frames that named a helper, not a test */
 	bool any_libtest;                 /* a thread runs a libtest test */
 	tf_symbolizer *sym;
+	tf_cxx_lists *cxx;                /* C++ frameworks' binaries and lists */
+	TF_VEC(char *) list_notes;        /* the runners' lists that could not be read */
 	TF_VEC(uint32_t) gotop;           /* frame test strid -> its Go top-level
 					   * test + 1, UINT32_MAX when none */
 };
@@ -301,6 +317,8 @@ int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opt
 			return rc;
 		}
 		gtest_index(a);
+		a->cxx = tf_cxx_lists_new();
+		tf_frame_rules_set_cxx(a->frames, a->cxx);
 	}
 	*out = a;
 	return 0;
@@ -533,6 +551,9 @@ void tf_attributor_free(tf_attributor *a)
 		tf_vec_free(&a->procs.v[i].markers);
 		tf_go_tests_free(&a->procs.v[i].go_tests);
 		tf_go_tests_free(&a->procs.v[i].rust_fns);
+		free(a->procs.v[i].exe);
+		tf_libtest_list_free(&a->procs.v[i].ltlist);
+		tf_vec_free(&a->procs.v[i].named);
 	}
 	for (size_t i = 0; i < a->tmarkers.n; i++)
 		tf_vec_free(&a->tmarkers.v[i].stack);
@@ -560,6 +581,10 @@ void tf_attributor_free(tf_attributor *a)
 	tf_htab_free(&a->child_index);
 	tf_vec_free(&a->has_children);
 	tf_frame_rules_free(a->frames);
+	tf_cxx_lists_free(a->cxx);
+	for (size_t i = 0; i < a->list_notes.n; i++)
+		free(a->list_notes.v[i]);
+	tf_vec_free(&a->list_notes);
 	free(a);
 }
 
@@ -728,8 +753,14 @@ static tf_strid program_test(tf_attributor *a, struct proc *pr)
 	if ((in_list(interpreters, tf_profile_str(a->p, pr->name)) ||
 	     strncmp(bin, "python3", 7) == 0) && argv_at(pr, 1) && argv_at(pr, 1)[0] != '-')
 		return tf_profile_intern(a->p, base_name(argv_at(pr, 1)));
-	/* rustdoc's doc-tests of a crate, as cargo calls them */
+	/* rustdoc's doc-tests: the one the thread that started it runs, else
+	 * the crate's, as cargo calls them */
 	struct proc *parent = proc_find(a, pr->ppid);
+	if (parent && parent != pr && parent->rustdoc && pr->ptid) {
+		tf_strid t = thread_get(a, pr->ptid)->test;
+		if (t)
+			return t;
+	}
 	if (parent && parent != pr && strcmp(tf_profile_str(a->p, parent->name), "rustdoc") == 0) {
 		for (size_t i = 1; argv_at(parent, i + 1); i++) {
 			if (strcmp(argv_at(parent, i), "--crate-name") == 0) {
@@ -950,16 +981,88 @@ static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, ui
 	pr->test_root = false;
 	pr->start = t;
 	pr->libtest = false;
+	pr->rustdoc = false;
+	pr->lt_tried = false;
+	pr->cxx_bin = 0;
 	tf_go_tests_free(&pr->rust_fns);
+	tf_libtest_list_free(&pr->ltlist);
+	pr->named.n = 0;
 }
 
-/* A thread of a cargo test binary named after its test (libtest.c). */
+/* A note of a list that could not be read (its text given), once. */
+static void list_note(tf_attributor *a, char *note)
+{
+	for (size_t i = 0; i < a->list_notes.n; i++)
+		if (strcmp(a->list_notes.v[i], note) == 0) {
+			free(note);
+			return;
+		}
+	tf_vec_push(&a->list_notes, note);
+}
+
+/* How many threads of `pr` were named `comm` before this one. */
+static uint32_t named_before(tf_attributor *a, struct proc *pr, const char *comm)
+{
+	tf_strid id = tf_profile_intern(a->p, comm);
+	for (size_t i = 0; i < pr->named.n; i++)
+		if (pr->named.v[i].name == id)
+			return pr->named.v[i].n++;
+	struct name_count nc = { id, 1 };
+	tf_vec_push(&pr->named, nc);
+	return 0;
+}
+
+/*
+ * A thread of a cargo test binary, or of rustdoc running doc-tests, named
+ * after its test (libtest.c), by the binary's own list: libtest's runner
+ * starts a thread per test it runs, in the list's order, so the n-th
+ * thread its creator started is the n-th test that runs, when that test's
+ * name begins with the thread's (threads name themselves once running, in
+ * any order: tests::jaro_winkler_b's may be named before _a's); else the
+ * k-th thread of a name is the k-th test beginning with it. A name no test
+ * of the list has is a test's own thread, which stays in the test that
+ * started it. Where
+ * there is no list, a name cut at 15 characters is completed from the
+ * crate's functions (rustdoc's doc-tests are then their crate's).
+ */
 static void on_libtest_thread(tf_attributor *a, struct proc *pr, const tf_rec_event *ev)
 {
-	char *name = tf_libtest_name(&pr->rust_fns, ev->comm.comm);
+	if (!pr->lt_tried) {
+		pr->lt_tried = true;
+		int rc = -1;
+		if (pr->rustdoc)
+			rc = tf_libtest_list_rustdoc(&pr->ltlist, pr->argv, pr->argv_len, pr->cwd);
+		else if (pr->exe)
+			rc = tf_libtest_list_binary(&pr->ltlist, pr->exe, pr->argv, pr->argv_len, pr->cwd);
+		if (rc)
+			list_note(a, tf_xasprintf(
+				"%s: its list of tests could not be read (%s): %s",
+				pr->rustdoc ? "rustdoc's doc-tests" : pr->exe ? pr->exe : "a cargo test binary",
+				pr->exe || pr->rustdoc ? tf_error_last() : "no binary",
+				pr->rustdoc ? "they are counted as their crate's doc-tests"
+					    : "its tests are named from their threads' names, cut at 15 characters"));
+		tf_error_clear();
+	}
+	char *name = NULL;
+	uint32_t sibling = thread_get(a, ev->tid)->sibling;
+	if (pr->ltlist.listed) {
+		uint32_t k = named_before(a, pr, ev->comm.comm);
+		const char *n = sibling ? tf_libtest_list_nth(&pr->ltlist, ev->comm.comm, sibling - 1)
+					: NULL;
+		if (!n)
+			n = tf_libtest_list_name(&pr->ltlist, ev->comm.comm, k);
+		if (!n)
+			return;
+		name = tf_xstrdup(n);
+	} else if (pr->rustdoc) {
+		return;
+	} else {
+		name = tf_libtest_name(&pr->rust_fns, ev->comm.comm);
+	}
 	struct thread *th = thread_get(a, ev->tid);
 	th->test = tf_profile_intern(a->p, name);
 	th->test_start = ev->time;
+	th->named = true;
 	free(name);
 	struct test_acc *ta = acc(a, th->test);
 	if (!ta->listed)
@@ -992,7 +1095,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			on_exec_name(a, pr, ev->comm.comm, ev->time);
 		else if (!pr->exec_named && ev->pid == ev->tid)
 			pr->name = tf_profile_intern(a->p, ev->comm.comm);
-		else if (ev->pid != ev->tid && pr->libtest && (a->sources & TF_SOURCE_MARKERS))
+		else if (ev->pid != ev->tid && (pr->libtest || pr->rustdoc) &&
+			 (a->sources & TF_SOURCE_MARKERS))
 			on_libtest_thread(a, pr, ev);
 		break;
 	case TF_REC_FORK:
@@ -1001,6 +1105,17 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			struct thread *th = thread_get(a, ev->tid);
 			th->pid = ev->pid;
 			th->start = ev->time;
+			/* a thread a libtest test started is that test's; one
+			 * libtest's runner started is the next of its list */
+			if (ev->pid == ev->fork.ppid && ev->fork.ptid != ev->tid) {
+				struct thread *creator = thread_get(a, ev->fork.ptid);
+				tf_strid t = creator->test;
+				uint32_t n = creator->named ? 0 : ++creator->spawned;
+				th = thread_get(a, ev->tid);
+				if (a->any_libtest)
+					th->test = t;
+				th->sibling = n;
+			}
 		}
 		if (ev->pid != ev->fork.ppid) {
 			struct proc *parent = proc_find(a, ev->fork.ppid);
@@ -1008,6 +1123,7 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			pr = proc_get(a, ev->pid);
 			parent = parent ? &a->procs.v[pidx] : NULL;
 			pr->ppid = ev->fork.ppid;
+			pr->ptid = ev->fork.ptid;
 			pr->name = parent ? parent->name : a->unknown;
 			pr->main_bin = parent ? parent->main_bin : 0;
 			pr->below_root = parent != NULL;
@@ -1024,8 +1140,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 		if (th->on_since && ev->time > th->on_since)
 			th->oncpu += ev->time - th->on_since;
 		th->on_since = 0;
-		if (th->test && ev->time > th->test_start)
-			acc(a, th->test)->wall += ev->time - th->test_start;
+		if (th->named && ev->time > th->test_start)
+			th->test_wall = ev->time - th->test_start;
 	}
 		if (ev->pid == ev->tid) {
 			pr = proc_find(a, ev->pid);
@@ -1103,9 +1219,17 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			tf_go_tests_free(&pr->go_tests);
 			if (a->sources & TF_SOURCE_FRAMES)
 				tf_go_tests_read(&pr->go_tests, a->sym, ev->pid, ev->mmap.start, bn);
-			if (a->sources & TF_SOURCE_MARKERS)
+			free(pr->exe);
+			pr->exe = tf_xstrdup(ev->mmap.filename);
+			if (a->sources & TF_SOURCE_MARKERS) {
 				pr->libtest = tf_libtest_read(&pr->rust_fns, a->sym, ev->pid,
 							      ev->mmap.start, bn);
+				pr->rustdoc = strcmp(bn, "rustdoc") == 0 && argv_has(pr, "--test");
+			}
+			/* a Catch2, doctest or Boost.Test binary: its list */
+			if (a->cxx && !pr->go_tests.n && !pr->libtest)
+				pr->cxx_bin = tf_cxx_detect(a->cxx, a->sym, ev->pid, ev->mmap.start,
+							    ev->mmap.filename, pr->cwd);
 		}
 		break;
 	case TF_REC_MARKER:
@@ -1299,9 +1423,190 @@ static void merge_go_lists(tf_attributor *a)
 	}
 }
 
+/* What C++ frameworks' binaries ran of their lists (cxxlist.c): each
+ * test a row, inside its binary's process test. */
+static void merge_cxx_lists(tf_attributor *a)
+{
+	tf_go_tests ran = { 0 };
+	for (size_t i = 0; a->cxx && i < a->procs.n; i++) {
+		struct proc *pr = &a->procs.v[i];
+		if (!pr->cxx_bin)
+			continue;
+		for (size_t k = 0; k < ran.n; k++)
+			free(ran.v[k]);
+		ran.n = 0;
+		if (tf_cxx_ran(a->cxx, pr->cxx_bin, pr->argv, pr->argv_len, pr->cwd, &ran) != 0)
+			continue;
+		pr = &a->procs.v[i];
+		for (size_t k = 0; k < ran.n; k++) {
+			tf_strid t = tf_profile_intern(a->p, ran.v[k]);
+			struct test_acc *ta = acc(a, t);
+			if (!ta->listed)
+				ta->origin = SRC_FRAMES;
+			ta->listed = true;
+			if (pr->test && pr->test != t && !ta->parent)
+				ta->parent = pr->test;
+		}
+	}
+	tf_go_tests_free(&ran);
+}
+
+static int by_pair(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The binary's test of a libtest process, 0 for rustdoc's. */
+static tf_strid libtest_binary(const struct proc *pr)
+{
+	return pr && !pr->rustdoc ? pr->test : 0;
+}
+
+/* Whether `name` is one of the sorted names `c`. */
+static bool in_names(const strid_stack *c, tf_strid name)
+{
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c->v[mid] == name)
+			return true;
+		if (c->v[mid] < name)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static tf_strid qualified(tf_attributor *a, tf_strid binary, tf_strid name)
+{
+	char *q = tf_xasprintf("%s::%s", tf_profile_str(a->p, binary), tf_profile_str(a->p, name));
+	tf_strid id = tf_profile_intern(a->p, q);
+	free(q);
+	return id;
+}
+
+/*
+ * libtest's names are unique in their binary only: a test of the same
+ * name in two of a crate's test binaries (semver's test_eq, in
+ * test_identifier and test_version) is two tests, each named after its
+ * binary as Rust names the function (test_version::test_eq). Which names
+ * collide is known once every binary ran: the threads, their samples and
+ * their lists are renamed then.
+ */
+static void qualify_libtest_names(tf_attributor *a, strid_stack *collide)
+{
+	TF_VEC(uint64_t) pairs = { 0 };  /* name << 32 | binary */
+	for (size_t i = 0; i < a->procs.n; i++) {
+		struct proc *pr = &a->procs.v[i];
+		tf_strid bin = libtest_binary(pr);
+		for (size_t k = 0; bin && pr->ltlist.listed && k < pr->ltlist.names.n; k++) {
+			uint64_t key = (uint64_t)tf_profile_intern(a->p, pr->ltlist.names.v[k]) << 32 | bin;
+			pr = &a->procs.v[i];
+			tf_vec_push(&pairs, key);
+		}
+	}
+	for (size_t i = 0; i < a->tids.n; i++) {
+		const struct thread *th = &a->tids.v[i];
+		tf_strid bin = th->named ? libtest_binary(proc_find(a, th->pid)) : 0;
+		if (bin)
+			tf_vec_push(&pairs, (uint64_t)th->test << 32 | bin);
+	}
+	if (pairs.n)
+		qsort(pairs.v, pairs.n, sizeof(uint64_t), by_pair);
+	for (size_t i = 1; i < pairs.n; i++) {
+		tf_strid name = (tf_strid)(pairs.v[i] >> 32);
+		if (name == (tf_strid)(pairs.v[i - 1] >> 32) && pairs.v[i] != pairs.v[i - 1] &&
+		    (!collide->n || collide->v[collide->n - 1] != name))
+			tf_vec_push(collide, name);
+	}
+	tf_vec_free(&pairs);
+	if (!collide->n)
+		return;
+	/* the threads, then their samples */
+	for (size_t i = 0; i < a->tids.n; i++) {
+		struct thread *th = &a->tids.v[i];
+		tf_strid bin = th->test && in_names(collide, th->test) ? libtest_binary(proc_find(a, th->pid)) : 0;
+		if (!bin)
+			continue;
+		/* its row, sampled or not, whatever its list says */
+		th->test = qualified(a, bin, th->test);
+		struct test_acc *ta = acc(a, th->test);
+		if (!ta->listed)
+			ta->origin = SRC_MARKERS;
+		ta->listed = true;
+		if (!ta->parent)
+			ta->parent = bin;
+	}
+	tf_profile *p = a->p;
+	tf_strid k_test = tf_profile_intern(p, "test"), k_tid = tf_profile_intern(p, "tid");
+	size_t nv = p->sample_types.n;
+	for (size_t i = 0; i < p->samples.n; i++) {
+		tf_label *lb = p->labels.v + p->samples.v[i].labels_off, *test = NULL;
+		uint32_t tid = 0;
+		for (uint32_t k = 0; k < p->samples.v[i].nlabels; k++) {
+			if (lb[k].key == k_test && in_names(collide, lb[k].str))
+				test = &lb[k];
+			else if (lb[k].key == k_tid)
+				tid = (uint32_t)lb[k].num;
+		}
+		if (!test || !tid)
+			continue;
+		tf_strid to = thread_get(a, tid)->test;
+		if (!to || to == test->str)
+			continue;
+		const int64_t *v = p->values.v + i * nv;
+		struct test_acc *from = acc(a, test->str);
+		from->samples -= (uint64_t)v[0];
+		from->value -= nv > 1 ? v[1] : 0;
+		struct test_acc *ta = acc(a, to);
+		ta->samples += (uint64_t)v[0];
+		ta->value += nv > 1 ? v[1] : 0;
+		ta->listed = true;
+		ta->source = SRC_MARKERS;
+		test->str = to;
+	}
+	tf_htab_clear(&p->sample_index); /* its labels changed */
+	for (size_t i = 0; i < collide->n; i++)
+		acc(a, collide->v[i])->listed = false;
+}
+
+/* What libtest's lists say ran (libtest.c): each test a row, inside its
+ * binary's test (doc-tests are their own processes' tests), sampled or
+ * not. */
+static void merge_libtest_lists(tf_attributor *a)
+{
+	strid_stack collide = { 0 };
+	qualify_libtest_names(a, &collide);
+	for (size_t i = 0; i < a->procs.n; i++) {
+		struct proc *pr = &a->procs.v[i];
+		/* a process that ended before its arguments were read may have
+		 * had filters: its tests are its threads' */
+		for (size_t k = 0; pr->ltlist.listed && pr->argv && k < pr->ltlist.names.n; k++) {
+			if (!pr->ltlist.runs.v[k])
+				continue;
+			tf_strid t = tf_profile_intern(a->p, pr->ltlist.names.v[k]);
+			pr = &a->procs.v[i];
+			if (libtest_binary(pr) && in_names(&collide, t))
+				t = qualified(a, pr->test, t);
+			pr = &a->procs.v[i];
+			struct test_acc *ta = acc(a, t);
+			if (!ta->listed)
+				ta->origin = SRC_MARKERS;
+			ta->listed = true;
+			if (!pr->rustdoc && pr->test && pr->test != t && !ta->parent)
+				ta->parent = pr->test;
+		}
+	}
+	tf_vec_free(&collide);
+}
+
 static void merge_runner_tests(tf_attributor *a)
 {
 	merge_go_lists(a);
+	merge_libtest_lists(a);
+	merge_cxx_lists(a);
 	merge_runner_list(a, a->o->runner_tests);
 	for (size_t i = 0; i < a->ctests.n; i++)
 		merge_runner_list(a, tf_ctest_log(a->ctests.v[i].c));
@@ -1437,7 +1742,16 @@ static void write_notes(tf_attributor *a, str_vec *keys, str_vec *values)
 		tf_vec_push(keys, tf_xstrdup("cached"));
 		tf_vec_push(values, tf_xstrdup(why));
 	}
-	if (bare && (a->sources & TF_SOURCE_MARKERS)) {
+	for (size_t i = 0; i < a->list_notes.n; i++) {
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xstrdup(a->list_notes.v[i]));
+	}
+	const tf_go_tests *cxn = a->cxx ? tf_cxx_lists_notes(a->cxx) : NULL;
+	for (size_t i = 0; cxn && i < cxn->n; i++) {
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xstrdup(cxn->v[i]));
+	}
+	if (bare && (a->sources & TF_SOURCE_MARKERS) && !a->o->no_injection) {
 		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
 		tf_vec_push(values, tf_xasprintf(
 			"%zu Python test run%s (pytest, python -m unittest) found neither "
@@ -1475,7 +1789,12 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		struct proc *pr = th->test ? proc_find(a, th->pid) : NULL;
 		if (!th->test)
 			continue;
+		/* rustdoc's thread compiles its doc-test and waits for it: the
+		 * build's and its program's */
+		if (pr && pr->rustdoc)
+			continue;
 		struct test_acc *ta = acc(a, th->test);
+		ta->wall += th->test_wall;
 		if (a->switches) {
 			ta->mcpu += th->oncpu;
 			ta->has_mcpu = true;

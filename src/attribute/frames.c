@@ -23,6 +23,10 @@
  *              named by its node id, as the pytest plugin names it
  *              (pyframes.c): the Python frames read from the interpreter,
  *              or 3.12's perf-map trampolines.
+ *   CXX        Catch2's and doctest's anonymous test functions, by the
+ *              source line their binary's list gives each test, and
+ *              Boost.Test's Suite::Case::test_method, by its list
+ *              (cxxlist.c).
  *
  * The stack is scanned from the root, so the outermost test frame wins
  * (a helper that calls another test's function stays in its own test).
@@ -36,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { RULE_REGEX, RULE_CALLEE_OF, RULE_FROM_LIB, RULE_GTEST, RULE_PYTEST } rule_kind;
+typedef enum { RULE_REGEX, RULE_CALLEE_OF, RULE_FROM_LIB, RULE_GTEST, RULE_PYTEST, RULE_CXX } rule_kind;
 
 typedef struct {
 	const char *preset;
@@ -65,10 +69,14 @@ static const rule_def presets[] = {
 	{ "clar", RULE_REGEX, "^test_(.+)__([A-Za-z0-9][A-Za-z0-9_]*)$", NULL, NULL,
 	  "\\1::\\2", false },
 	{ "pytest", RULE_PYTEST, NULL, NULL, NULL, NULL, false },
+	{ "catch2", RULE_CXX, NULL, NULL, NULL, NULL, false },
+	{ "doctest", RULE_CXX, NULL, NULL, NULL, NULL, false },
+	{ "boost", RULE_CXX, NULL, NULL, NULL, NULL, false },
 };
 
 const char *const tf_frame_preset_names[] = {
-	"go", "gtest", "cmocka", "check", "criterion", "unity", "clar", "pytest", NULL,
+	"go", "gtest", "cmocka", "check", "criterion", "unity", "clar", "pytest", "catch2", "doctest",
+	"boost", NULL,
 };
 
 typedef struct {
@@ -103,6 +111,7 @@ struct tf_frame_rules {
 	 * another instruction) */
 	struct memo_slot { uint64_t hash; uint32_t off, n; tf_strid test; } *memo;
 	tf_pytest_names *pytest;         /* rootdirs, for PYTEST's node ids */
+	const tf_cxx_lists *cxx;         /* the C++ frameworks' lists, for CXX */
 	const char *cwd;                 /* the sample's process's */
 	TF_VEC(uint32_t) memo_key;       /* the slots' stacks of classes, end to end */
 };
@@ -384,6 +393,13 @@ static uint32_t classify(tf_frame_rules *r, uint32_t fi, size_t ri)
 	case RULE_PYTEST:
 		v = (uint32_t)tf_pytest_anchor(r->p, fi);
 		break;
+	case RULE_CXX: {
+		const tf_function *f = &r->p->functions.v[fi];
+		const char *t = tf_cxx_frame_test(r->cxx, ru->def.preset, fn,
+						  tf_profile_str(r->p, f->filename), (int)f->start_line);
+		v = t ? tf_profile_intern(r->p, t) : 0;
+		break;
+	}
 	}
 	*slot = v;
 	return v;
@@ -459,6 +475,11 @@ static uint32_t loc_class(tf_frame_rules *r, uint32_t loc)
 	}
 	r->loc_class.v[loc] = first + 1;
 	return first;
+}
+
+void tf_frame_rules_set_cxx(tf_frame_rules *r, const tf_cxx_lists *l)
+{
+	r->cxx = l;
 }
 
 void tf_frame_rules_set_cwd(tf_frame_rules *r, const char *cwd)
@@ -564,6 +585,7 @@ static tf_strid match(tf_frame_rules *r)
 			switch (ru->def.kind) {
 			case RULE_REGEX:
 			case RULE_GTEST:
+			case RULE_CXX:
 				v = classify(r, fi, ri);
 				if (v)
 					return v;

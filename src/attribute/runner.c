@@ -198,7 +198,7 @@ static const char *tag_attr(const xml_tag *t, const char *key)
 }
 
 /* Decode entities of s[0..n) into a new string. */
-static char *xml_text(const char *s, size_t n)
+char *tf_xml_text(const char *s, size_t n)
 {
 	tf_buf b = TF_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
@@ -361,7 +361,7 @@ static int xml_next(xml *x, xml_tag *t)
 			return -1;
 		if (t->keys.n < 64) {
 			tf_vec_push(&t->keys, tf_xstrndup(k, (size_t)(ke - k)));
-			tf_vec_push(&t->vals, xml_text(v, (size_t)(p - v)));
+			tf_vec_push(&t->vals, tf_xml_text(v, (size_t)(p - v)));
 		}
 		p++;
 	}

@@ -1430,6 +1430,43 @@ const char *tf_comparison_meta(const tf_comparison *c, bool head, const char *ke
 	return s->n ? tf_profile_meta(s->profiles[0], key) : NULL;
 }
 
+/* Whether a side's first run has the note `text`. */
+static bool has_note(const tf_comparison *c, bool head, const char *text)
+{
+	char key[32];
+	for (size_t j = 1;; j++) {
+		snprintf(key, sizeof(key), "note.%zu", j);
+		const char *t = tf_comparison_meta(c, head, key);
+		if (!t)
+			return false;
+		if (strcmp(t, text) == 0)
+			return true;
+	}
+}
+
+size_t tf_comparison_notes(const tf_comparison *c, tf_comparison_note *out, size_t max)
+{
+	size_t n = 0;
+	char key[32];
+
+	for (int side = 1; side >= 0; side--) {
+		for (size_t i = 1;; i++) {
+			snprintf(key, sizeof(key), "note.%zu", i);
+			const char *text = tf_comparison_meta(c, side == 1, key);
+			if (!text)
+				break;
+			/* the same note on both sides: once, with the head's */
+			bool other = has_note(c, side != 1, text);
+			if (side == 0 && other)
+				continue;
+			if (n < max)
+				out[n] = (tf_comparison_note){ side ? (other ? "both" : "head") : "base", text };
+			n++;
+		}
+	}
+	return n;
+}
+
 /* A slowdown that is seen (the interval is above zero) and may be as big
  * as the threshold: not yet a verdict after one run, worth more runs. */
 /* The corrected p-value below which an undecided slowdown is worth

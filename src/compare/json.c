@@ -263,6 +263,18 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 		json_object_set_new(sum, tf_verdict_name((tf_verdict)v),
 				    json_integer((json_int_t)s->count[v]));
 	json_object_set_new(root, "summary", sum);
+	{
+		tf_comparison_note notes[64];
+		size_t n = tf_comparison_notes(c, notes, TF_ARRAY_SIZE(notes));
+		json_t *arr = json_array();
+		for (size_t i = 0; i < n && i < TF_ARRAY_SIZE(notes); i++) {
+			json_t *o = json_object();
+			json_object_set_new(o, "side", json_string(notes[i].side));
+			json_object_set_new(o, "text", jstr(notes[i].text));
+			json_array_append_new(arr, o);
+		}
+		json_object_set_new(root, "notes", arr);
+	}
 	json_object_set_new(root, "base", side_json(c, false));
 	json_object_set_new(root, "head", side_json(c, true));
 	for (size_t i = 0; i < c->ntests; i++)

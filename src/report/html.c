@@ -643,7 +643,17 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 	put_meta_side(out, c, false);
 	tf_buf_puts(out, ",\"head\":");
 	put_meta_side(out, c, true);
-	tf_buf_puts(out, ",\"links\":{");
+	tf_buf_puts(out, ",\"notes\":[");
+	{
+		tf_comparison_note notes[64];
+		size_t n = tf_comparison_notes(c, notes, TF_ARRAY_SIZE(notes));
+		for (size_t i = 0; i < n && i < TF_ARRAY_SIZE(notes); i++) {
+			tf_buf_printf(out, "%s[\"%s\",", i ? "," : "", notes[i].side);
+			rp_put_json_html(out, notes[i].text, 2000);
+			tf_buf_putc(out, ']');
+		}
+	}
+	tf_buf_puts(out, "],\"links\":{");
 	{
 		bool first = true;
 		tf_buf u = TF_BUF_INIT;

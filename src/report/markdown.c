@@ -171,6 +171,16 @@ static void headline(tf_buf *b, rp_ctx *x)
 		rp_put_md_text(b, s->env_diff, 600);
 		tf_buf_puts(b, "._\n\n");
 	}
+	/* the runs' notes, short: the whole of each is in report.json */
+	tf_comparison_note notes[3];
+	size_t nn = tf_comparison_notes(c, notes, TF_ARRAY_SIZE(notes));
+	for (size_t i = 0; i < nn && i < TF_ARRAY_SIZE(notes); i++) {
+		tf_buf_printf(b, "_Note (%s): ", notes[i].side);
+		rp_put_md_text(b, notes[i].text, 300);
+		tf_buf_puts(b, "._\n\n");
+	}
+	if (nn > TF_ARRAY_SIZE(notes))
+		tf_buf_printf(b, "_%zu more notes in report.json._\n\n", nn - TF_ARRAY_SIZE(notes));
 }
 
 static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)

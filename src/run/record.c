@@ -304,6 +304,7 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 		goto done;
 	}
 	o->ao.runner_tests = &o->runner_tests;
+	o->ao.no_injection = !o->cfg->attribution.inject;
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	rc = tf_attribute_build(&res->profile, rec, sym, &o->ao, &res->stats);

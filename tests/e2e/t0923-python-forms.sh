@@ -126,6 +126,18 @@ test_expect_success 'where the loader cannot be found or the plugin is refused: 
 	notes refused | grep "1 Python test run" && framed refused "$PYTEST_IDS"
 '
 
+test_expect_success "the run's notes are in report.json, report.md and the page; none with inject: false" '
+	"$TF" compare -q --report rep override.pb.gz iso.pb.gz >/dev/null; test $? -le 3 &&
+	python3 -c "import json; n = json.load(open(\"rep/report.json\"))[\"notes\"]
+assert [x[\"side\"] for x in n] == [\"head\"] and \"found neither\" in n[0][\"text\"], n" &&
+	grep "^_Note (head): 1 Python test run" rep/report.md &&
+	grep -q "\"notes\":\[\[\"head\",\"1 Python test run" rep/index.html &&
+	printf "attribution:\n  inject: false\n" >noinject.yml &&
+	(cd proj && "$TF" record -q --config ../noinject.yml -o ../noinject.pb.gz -- \
+		env PYTHONPATH=. $PY -m pytest -q -p no:cacheprovider tests >/dev/null 2>&1) &&
+	"$TF" show --json noinject.pb.gz >noinject.json && test -z "$(notes noinject)"
+'
+
 test_expect_success "by path and -k; the user's sitecustomize still runs; a failure's status passes through" '
 	mkdir site && printf "import sys\nsys.stderr.write(\"user site\\\\n\")\n" >site/sitecustomize.py &&
 	same chained "PYTHONPATH=../site:. FAIL_ONE=1 $PY -m pytest -q -p no:cacheprovider tests/test_forms.py -k \"spin or test_b\"" &&

@@ -2,7 +2,8 @@
  * test_attribute.c - the rules that name tests: frame presets (Go, gtest,
  * cmocka, Check, Criterion, Unity, clar, pytest) and custom patterns on
  * synthetic stacks, the marker line protocol, ctest's CTestTestfile
- * parsing, and --split parsing. Real suites are in tests/e2e/t0900.
+ * parsing, the lists of Go, libtest, Catch2, doctest and Boost.Test
+ * binaries, and --split parsing. Real suites are in tests/e2e/t0900.
  */
 #include "unit.h"
 #include "attribute/attribute_int.h"
@@ -767,6 +768,118 @@ static char *go_joined(const tf_go_tests *t)
 	return b.ptr ? b.ptr : tf_xstrdup("");
 }
 
+/* libtest's list names its threads (libtest.c): the k-th thread of a
+ * name cut at 15 characters runs the k-th test of the list that begins
+ * with it and is not ignored. */
+static void test_libtest_list(void **state)
+{
+	static const char *const names[] = { "tests::jaro_winkler_a", "tests::jaro_winkler_ab",
+					      "tests::jaro_winkler_b", "tests::short", "x" };
+	static const uint8_t runs[] = { 1, 0, 1, 1, 1 };
+	tf_libtest_list l = { 0 };
+	(void)state;
+
+	assert_null(tf_libtest_list_name(&l, "x", 0)); /* no list */
+	for (size_t i = 0; i < TF_ARRAY_SIZE(names); i++) {
+		tf_vec_push(&l.names, tf_xstrdup(names[i]));
+		tf_vec_push(&l.runs, runs[i]);
+	}
+	l.listed = true;
+	assert_string_equal(tf_libtest_list_name(&l, "tests::jaro_win", 0), "tests::jaro_winkler_a");
+	assert_string_equal(tf_libtest_list_name(&l, "tests::jaro_win", 1), "tests::jaro_winkler_b");
+	assert_null(tf_libtest_list_name(&l, "tests::jaro_win", 2));
+	assert_string_equal(tf_libtest_list_name(&l, "tests::short", 0), "tests::short");
+	assert_null(tf_libtest_list_name(&l, "tests::shor", 0)); /* a whole name, not a prefix */
+	assert_null(tf_libtest_list_name(&l, "worker", 0));     /* a test's own thread */
+	/* by the order libtest's runner started the threads: the ignored
+	 * one has none */
+	assert_string_equal(tf_libtest_list_nth(&l, "tests::jaro_win", 1), "tests::jaro_winkler_b");
+	assert_string_equal(tf_libtest_list_nth(&l, "tests::jaro_win", 0), "tests::jaro_winkler_a");
+	assert_string_equal(tf_libtest_list_nth(&l, "x", 3), "x");
+	assert_null(tf_libtest_list_nth(&l, "tests::jaro_win", 2)); /* not its name */
+	assert_null(tf_libtest_list_nth(&l, "x", 4));
+	tf_libtest_list_free(&l);
+	assert_false(l.listed);
+}
+
+/* What binary `bin` run with `argv` ran, by its list: `want`, joined. */
+static void assert_ran(tf_cxx_lists *l, int bin, const char *argv, size_t len, const char *want)
+{
+	tf_go_tests t = { 0 };
+	assert_int_equal(tf_cxx_ran(l, bin, argv, len, NULL, &t), 0);
+	char *got = go_joined(&t);
+	assert_string_equal(got, want);
+	free(got);
+	tf_go_tests_free(&t);
+}
+
+/* The lists of C++ frameworks' binaries (cxxlist.c), as each prints
+ * them: names with their source lines, suites, tests that do not run by
+ * default; frames named by the line, filters of one test each. */
+static void test_cxx_lists(void **state)
+{
+	static const char catch2[] =
+		"hot in a\t@/src/p/tests/a.cpp:6\n"
+		"quick, with a comma\t@/src/p/tests/a.cpp:7\n"
+		"\"#hash\"\t@../tests/b.cpp:6\n"
+		"not a test line\n"
+		"other\t@/src/p/other/a.cpp:6\n";
+	static const char doctest[] =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<doctest binary=\"./d\">\n"
+		"  <TestCase name=\"a &amp; b\" filename=\"d.cpp\" line=\"5\" skipped=\"false\"/>\n"
+		"  <TestCase name=\"in suite\" testsuite=\"s\" filename=\"d.cpp\" line=\"7\" skipped=\"false\"/>\n"
+		"  <TestCase name=\"skipped\" filename=\"d.cpp\" line=\"9\" skipped=\"true\"/>\n</doctest>\n";
+	static const char boost[] =
+		"first*\nsuite*\n    inner*\n        deep*\n    off\n    case*\nlast*\noffsuite\n    x*\n";
+	tf_cxx_lists *l = tf_cxx_lists_new();
+	tf_go_tests t = { 0 };
+	(void)state;
+
+	int c = tf_cxx_lists_add(l, "/b/c", "catch2", catch2);
+	int d = tf_cxx_lists_add(l, "/b/d", "doctest", doctest);
+	int b = tf_cxx_lists_add(l, "/b/b", "boost", boost);
+	assert_true(c > 0 && d > 0 && b > 0);
+	assert_int_equal(tf_cxx_lists_add(l, "/b/x", "nunit", ""), 0);
+	assert_string_equal(tf_cxx_framework(l, c), "catch2");
+
+	/* a process whose arguments were not read: not known, said once */
+	assert_int_equal(tf_cxx_ran(l, c, NULL, 0, NULL, &t), -1);
+	assert_int_equal(tf_cxx_ran(l, c, NULL, 0, NULL, &t), -1);
+	assert_int_equal(t.n, 0);
+	assert_int_equal(tf_cxx_lists_notes(l)->n, 1);
+	assert_non_null(strstr(tf_cxx_lists_notes(l)->v[0], "/b/c: the catch2 tests it ran are not known"));
+	assert_ran(l, c, "c", 2, "hot in a quick, with a comma #hash other");
+	/* ctest's one test a process, escaped; a list of nothing run */
+	assert_ran(l, c, "c\0quick\\, with a comma", 23, "quick, with a comma");
+	assert_ran(l, c, "c\0--list-tests", 15, "");
+
+	assert_ran(l, d, "d", 2, "a & b in suite");
+	assert_ran(l, d, "d\0-r=console\0--test-case=IN SUITE", 34, "in suite");
+
+	assert_ran(l, b, "b", 2, "first suite/inner/deep suite/case last");
+	assert_int_equal(tf_cxx_ran(l, b, "b\0--run_test=first", 19, NULL, &t), -1);
+
+	/* frames: the line, then the path that agrees furthest */
+	assert_string_equal(tf_cxx_frame_test(l, "catch2", "C_A_T_C_H_T_E_S_T_0()", "/src/p/tests/a.cpp", 6),
+			    "hot in a");
+	assert_string_equal(tf_cxx_frame_test(l, "catch2", "C_A_T_C_H_T_E_S_T_0()", "/src/p/other/a.cpp", 6),
+			    "other");
+	assert_string_equal(tf_cxx_frame_test(l, "catch2", "____C_A_T_C_H____T_E_S_T____0()",
+					      "/x/tests/b.cpp", 6), "#hash");
+	assert_null(tf_cxx_frame_test(l, "catch2", "C_A_T_C_H_T_E_S_T_0()", "/src/p/tests/a.cpp", 8));
+	assert_null(tf_cxx_frame_test(l, "catch2", "helper()", "/src/p/tests/a.cpp", 6));
+	assert_null(tf_cxx_frame_test(l, "doctest", "C_A_T_C_H_T_E_S_T_0()", "/src/p/tests/a.cpp", 6));
+	assert_string_equal(tf_cxx_frame_test(l, "doctest", "DOCTEST_ANON_SUITE_2::DOCTEST_ANON_FUNC_3()",
+					      "/w/d.cpp", 7), "in suite");
+	assert_string_equal(tf_cxx_frame_test(l, "boost", "suite::inner::deep::test_method()", "", 0),
+			    "suite/inner/deep");
+	assert_string_equal(tf_cxx_frame_test(l, "boost", "ns::(anonymous namespace)::first::test_method()",
+					      "", 0), "first");
+	assert_null(tf_cxx_frame_test(l, "boost", "suite::nothere::test_method()", "", 0));
+	tf_cxx_lists_free(l);
+	tf_cxx_lists_free(NULL);
+}
+
 /* A Go test binary's list, as its -test.run and -test.skip select it
  * (golist.c): the top-level part of a pattern decides, unanchored. */
 static void test_go_select(void **state)
@@ -826,6 +939,8 @@ int main(void)
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_suite_name),
 		cmocka_unit_test(test_go_select),
+		cmocka_unit_test(test_cxx_lists),
+		cmocka_unit_test(test_libtest_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,10 +2,12 @@
  * test_base.c - the toolbox of src/base that no other test exercises on
  * its own: the index hash table's removal (entries come and go by the
  * thousand in the ptrace sampler's pid indexes), rm -r, the sweep of what
- * killed writers left behind, and the lists of strings modules hand to the
- * cli.
+ * killed writers left behind, the lists of strings modules hand to the
+ * cli, and a program's output captured within a time limit.
  */
 #include "unit.h"
+
+#include <sys/wait.h>
 
 #include "testflame/common.h"
 
@@ -241,6 +243,54 @@ static void test_sort_keyed(void **state)
 	free(v);
 }
 
+/* A program's output, apart on its two streams and cut at `max`; one
+ * that outlives its time is killed with its children, and is an error. */
+static void test_spawn_capture(void **state)
+{
+	tf_buf out = TF_BUF_INIT, err = TF_BUF_INIT;
+	const char *const both[] = { "sh", "-c", "echo one; echo two >&2; cd /tmp && pwd; exit 3", NULL };
+	const char *const big[] = { "sh", "-c", "head -c 300000 /dev/zero | tr '\\0' x", NULL };
+	const char *const slow[] = { "sh", "-c", "sleep 30 & echo started; wait", NULL };
+	const char *const none[] = { "/nonexistent/program", NULL };
+	(void)state;
+
+	int st = tf_spawn_capture(&out, &err, both, NULL, "/", 5000, 1 << 20);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	assert_string_equal(out.ptr, "one\n/tmp\n");
+	assert_string_equal(err.ptr, "two\n");
+	/* one buffer: both streams in order, with the environment given */
+	const char *const envd[] = { "sh", "-c", "echo $TF_X; echo e >&2; echo o", NULL };
+	const char *const env[] = { "TF_X=set", "PATH=/usr/bin:/bin", NULL };
+	tf_buf_clear(&out);
+	st = tf_spawn_capture(&out, &out, envd, env, NULL, 5000, 1000);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_string_equal(out.ptr, "set\ne\no\n");
+	tf_buf_clear(&out);
+	st = tf_spawn_capture(&out, NULL, big, NULL, NULL, 5000, 1000);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(out.len, 1000); /* the rest read and dropped */
+	tf_buf_clear(&out);
+	uint64_t t0 = tf_now_ns();
+	assert_true(tf_spawn_capture(&out, NULL, slow, NULL, NULL, 300, 1000) < 0);
+	assert_true(tf_now_ns() - t0 < 5000000000ULL);
+	assert_string_equal(out.ptr, "started\n");
+	assert_non_null(strstr(tf_error_last(), "did not end within 300 ms"));
+	st = tf_spawn_capture(NULL, NULL, none, NULL, NULL, 5000, 1000);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 127);
+	/* in a scratch directory: empty, and gone with what was written there */
+	const char *const scratch[] = { "sh", "-c", "ls -A | wc -l; pwd; touch left", NULL };
+	tf_buf_clear(&out);
+	st = tf_spawn_capture_scratch(&out, NULL, scratch, NULL, 5000, 1000);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	char *dir = strchr(out.ptr, '\n');
+	assert_true(strncmp(out.ptr, "0\n", 2) == 0 && dir && strstr(dir, "testflame-list-"));
+	dir[strlen(dir) - 1] = '\0';
+	struct stat sb;
+	assert_int_not_equal(stat(dir + 1, &sb), 0);
+	tf_buf_free(&out);
+	tf_buf_free(&err);
+}
+
 static void test_string_lists(void **state)
 {
 	tf_msglist l = { 0 };
@@ -274,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_rmtree),
 		cmocka_unit_test(test_remove_stale),
 		cmocka_unit_test(test_string_lists),
+		cmocka_unit_test(test_spawn_capture),
 		cmocka_unit_test(test_sort_keyed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -300,7 +300,7 @@ static void test_bad_values(void **state)
 	parse_err("report:\n  formats: [html, pdf]\n",
 		  "t.yml:2:19: unknown value 'pdf' in 'report.formats' (known: html, md, json, junit, codequality, svg, speedscope, folded)");
 	parse_err("attribution:\n  frames:\n    - gtest\n    - gtset\n",
-		  "t.yml:4:7: unknown value 'gtset' in 'attribution.frames' (known: go, gtest, cmocka, check, criterion, unity, clar, pytest)");
+		  "t.yml:4:7: unknown value 'gtset' in 'attribution.frames' (known: go, gtest, cmocka, check, criterion, unity, clar, pytest, catch2, doctest, boost)");
 	parse_err("attribution:\n  drivers: []\n", "t.yml:2:12: 'attribution.drivers' must not be an empty list");
 	parse_err("attribution:\n  drivers: [tox, {a: b}]\n",
 		  "t.yml:2:18: items of 'attribution.drivers' must be non-empty strings");

@@ -580,6 +580,8 @@ parts.push(n('unresolved') + ' frames without a symbol' + (inb.length ? ', most 
 if (n('truncated')) parts.push(n('truncated') + ' stacks cut short (a larger --stack-size, up to 65000, or build with -fno-omit-frame-pointer)');
 return parts.join('; ');
 });
+// the runs' notes: what stepped aside, what ran from a cache
+(D.notes || []).forEach(function (n) { notes.appendChild(el('p', 'note small', (SINGLE ? '' : n[0] === 'both' ? 'Both runs: ' : 'The ' + n[0] + ' run: ') + n[1] + (/[.!?]$/.test(n[1]) ? '' : '.'))); });
 if (losses[0] && losses[0] === losses[1]) notes.appendChild(el('p', 'note small', 'Both runs: ' + losses[0] + '.'));
 else ['head', 'base'].forEach(function (side, i) { if (losses[i]) notes.appendChild(el('p', 'note small', 'The ' + side + ' run: ' + losses[i] + '.')); });
 $('foot').textContent = 'testflame ' + D.version + ' \u00b7 ' + (SINGLE ? D.head.files.join(', ') : 'base: ' + D.base.files.join(', ') + ' \u00b7 head: ' + D.head.files.join(', '));
