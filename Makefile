@@ -10,7 +10,13 @@
 #   make asan       unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make fuzz       build the libFuzzer targets (tests/fuzz) and run each for
 #                   FUZZ_SECONDS (default 10); FUZZ_TARGETS= picks some
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (bin, man pages, completions,
+#                   share/testflame); make uninstall removes what it installed
+#   make man        the manual pages (build/man), from the option tables
+#   make completion the bash and zsh completions (build/completion)
+#   make deb        build/testflame_VERSION_ARCH.deb (packaging/deb.sh)
+#   make dist       build/testflame-VERSION.tar.gz, a source tarball that
+#                   builds with `make` alone
 #   make clean
 #
 # V=1 shows the commands. BUILD=dir builds elsewhere (make asan uses build/asan).
@@ -66,7 +72,7 @@ DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time \
 	catch2 doctest-dev libboost-test-dev \
 	protobuf-compiler golang-google-protobuf-dev golang-github-google-pprof-dev \
-	clang libclang-rt-14-dev gdb
+	clang libclang-rt-14-dev gdb zsh man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS      := $(wildcard src/*/*.c)
@@ -85,8 +91,20 @@ RUNNER_ASSETS := contrib/pytest_testflame.py contrib/testflame_markers.py \
 	src/attribute/sitecustomize.py \
 	src/attribute/testflame_loader.py
 GEN_RUNNER_ASSETS := $(BUILD)/gen/runner_assets.c
+# The commit the binary is built from (packaging/version.sh; rewritten only
+# when it changes, so a new commit recompiles one file).
+GEN_VERSION := $(BUILD)/gen/version.c
+# The allocation sampler (SPEC §10): a library testflame preloads into the
+# command's processes, built apart (no testflame code, no sanitizer), put
+# beside the binary and embedded in it; execcheck.c is in both.
+PRELOAD_SRCS := src/record/preload/tfalloc.c src/record/preload/execcheck.c
+PRELOAD   := $(BUILD)/libtestflame-alloc.so
+PRELOAD_FLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -fPIC -shared -fvisibility=hidden \
+	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-builtin -ftls-model=initial-exec \
+	-Wl,-z,nodelete -Wl,-soname,libtestflame-alloc.so
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_C:.c=.o) $(BUILD)/gen/report_assets.o \
-	$(BUILD)/gen/runner_assets.o
+	$(BUILD)/gen/runner_assets.o $(BUILD)/gen/version.o $(BUILD)/gen/alloc_preload.o \
+	$(BUILD)/src/record/preload/execcheck.o
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libtestflame.a
 BIN       := $(BUILD)/testflame
@@ -134,11 +152,11 @@ FUZZ_TARGETS ?=
 FUZZ_SRCS    := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/%)
 
-.PHONY: all test test-only check-layers unit fixtures bench bench-check demo deps deps-build asan \
-	fuzz fuzz-build fuzz-targets install clean
+.PHONY: FORCE all man completion uninstall deb dist install-chroot image test test-only check-layers unit fixtures \
+	bench bench-check demo deps deps-build asan fuzz fuzz-build fuzz-targets install clean
 .DEFAULT_GOAL := all
 
-all: $(BIN)
+all: $(BIN) $(PRELOAD)
 
 $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: src/profile/%.proto
 	@mkdir -p $(BUILD)/gen
@@ -168,7 +186,31 @@ $(GEN_RUNNER_ASSETS): $(RUNNER_ASSETS) src/attribute/embed.sh
 	@echo "  EMBED   $(RUNNER_ASSETS)"
 	$(Q)sh src/attribute/embed.sh $(RUNNER_ASSETS) > $@.tmp && mv $@.tmp $@
 
+$(GEN_VERSION): FORCE
+	@mkdir -p $(BUILD)/gen
+	$(Q)sh packaging/version.sh $@
+
+$(BUILD)/gen/version.o: $(GEN_VERSION)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+FORCE:
+
 $(BUILD)/gen/runner_assets.o: $(GEN_RUNNER_ASSETS)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(PRELOAD): $(PRELOAD_SRCS) $(wildcard src/record/preload/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PRELOAD_FLAGS) $(WARN) -o $@ $(PRELOAD_SRCS) -ldl -lm -pthread
+
+$(BUILD)/gen/alloc_preload.c: $(PRELOAD) src/record/preload/embed.sh
+	@mkdir -p $(BUILD)/gen
+	@echo "  EMBED   $(PRELOAD)"
+	$(Q)sh src/record/preload/embed.sh tf_alloc_preload $(PRELOAD) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/alloc_preload.o: $(BUILD)/gen/alloc_preload.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -336,9 +378,81 @@ fuzz-targets: $(FUZZ_BINS)
 fuzz: fuzz-build
 	$(Q)tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/testflame
+# The manual: a page per command, testflame(1) and testflame.yml(5), each
+# written by the binary from the option tables that print --help
+# (src/cli/manual.c); the config's page ends with docs/config.md's example.
+MAN_OUT  := $(BUILD)/man
+COMP_OUT := $(BUILD)/completion
+man: $(MAN_OUT)/.stamp
+completion: $(COMP_OUT)/testflame.bash $(COMP_OUT)/_testflame
+
+$(MAN_OUT)/.stamp: $(BIN) docs/config.md packaging/man-example.sh
+	@echo "  MAN     $(MAN_OUT)"
+	$(Q)rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT) && \
+	$(BIN) help --man >$(MAN_OUT)/testflame.1 && \
+	for c in $$($(BIN) help --completion | sed -n 's/||cmd||.*//p'); do \
+	  $(BIN) help --man $$c >$(MAN_OUT)/testflame-$$c.1 || exit 1; \
+	done && \
+	{ $(BIN) help --man testflame.yml && sh packaging/man-example.sh docs/config.md; } \
+	  >$(MAN_OUT)/testflame.yml.5 && touch $@
+
+# The completions: a template each, around the table of commands, flags
+# and their values that the binary writes from the same option tables.
+$(COMP_OUT)/testflame.bash: packaging/completion/testflame.bash.in $(BIN)
+$(COMP_OUT)/_testflame: packaging/completion/_testflame.in $(BIN)
+$(COMP_OUT)/testflame.bash $(COMP_OUT)/_testflame:
+	@mkdir -p $(COMP_OUT)
+	@echo "  COMPL   $@"
+	$(Q)$(BIN) help --completion >$@.table && \
+	sed -e '/^@TABLE@$$/{' -e 'r $@.table' -e 'd' -e '}' $< >$@.tmp && mv $@.tmp $@ && rm $@.table
+
+# Where `make install` puts things (Debian's places with PREFIX=/usr
+# ZSHCOMPDIR=/usr/share/zsh/vendor-completions, as make deb does).
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+DATADIR     ?= $(PREFIX)/share/testflame
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+# what CI jobs and test suites use besides the binary: the Action, the
+# GitLab template, the CircleCI orb, the marker helpers
+SHARE_DIRS  := actions gitlab circleci contrib
+
+install: all man completion
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DATADIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/testflame
+	install -d $(DESTDIR)$(PREFIX)/lib/testflame
+	install -m 644 $(PRELOAD) $(DESTDIR)$(PREFIX)/lib/testflame/libtestflame-alloc.so
+	install -m 644 $(MAN_OUT)/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(MAN_OUT)/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 $(COMP_OUT)/testflame.bash $(DESTDIR)$(BASHCOMPDIR)/testflame
+	install -m 644 $(COMP_OUT)/_testflame $(DESTDIR)$(ZSHCOMPDIR)/_testflame
+	find $(SHARE_DIRS) -type f ! -name '*.o' | while read -r f; do \
+	  install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/testflame $(DESTDIR)$(MANDIR)/man1/testflame.1 \
+	  $(DESTDIR)$(MANDIR)/man1/testflame-*.1 $(DESTDIR)$(MANDIR)/man5/testflame.yml.5 \
+	  $(DESTDIR)$(BASHCOMPDIR)/testflame $(DESTDIR)$(ZSHCOMPDIR)/_testflame
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/lib/testflame
+
+# The Debian package and the source tarball (packaging/deb.sh, dist.sh).
+deb: all man completion
+	$(Q)sh packaging/deb.sh $(BUILD)
+
+dist:
+	$(Q)sh packaging/dist.sh $(BUILD)
+
+# By hand, as root, minutes: the .deb on a debootstrapped Debian 12
+# (install-chroot), and the container image built from it with podman and
+# run: doctor, the example project, the GitLab template in gitlab-ci-local
+# (image; figures for BENCHMARKS.md). Not part of make test.
+install-chroot: deb
+	tests/package/install-chroot.sh
+
+image: deb
+	tests/package/image.sh
 
 clean:
 	rm -rf $(BUILD)

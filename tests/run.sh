@@ -19,6 +19,9 @@ done
 build=$(cd "$build" && pwd)
 export TESTFLAME_BUILD="$build" TESTFLAME_TOP="$top"
 export PATH="$build:$PATH"
+# the interpreter behind python3, for tests/e2e/lib.sh (a shim costs a
+# second a call)
+TF_TEST_PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && export TF_TEST_PYTHON3
 
 passed=0 failed=0 skipped=0
 failures=()

@@ -82,6 +82,12 @@ typedef struct {
 	uint64_t samples;        /* samples in the profile */
 	uint64_t frames, unresolved; /* frames, and frames with no symbol */
 	uint64_t truncated;      /* stacks cut short (depth limit, failed unwind) */
+	/* Of those, the samples outside every test (the harness's own work,
+	 * build steps): what no change to the tests' builds would fix. */
+	uint64_t samples_outside, frames_outside, unresolved_outside, truncated_outside;
+	/* The modules (base names) with the most frames without a symbol in
+	 * the tests' samples, most first; "" after the last. */
+	char missing_symbols[3][64];
 	uint64_t fp_stacks, dwarf_stacks;
 	uint64_t processes, threads;
 	uint64_t tests;
@@ -93,6 +99,7 @@ typedef struct {
 	uint64_t offcpu_truncated; /* ... cut short */
 	uint64_t offcpu_waits;   /* samples of waiting threads (ptrace's wall),
 				    among `samples` */
+	uint64_t alloc_samples;  /* sampled allocations in the profile */
 } tf_attribute_stats;
 
 /*
@@ -143,6 +150,16 @@ typedef struct {
 	int exit_status;
 	bool has_exit;
 	tf_test_status status;
+	/* Memory (a run that measured it; NAN when not): the allocations its
+	 * processes and threads made, counted exactly, their bytes asked for,
+	 * and the frees; the most of its own allocations live at once (bytes,
+	 * from the sampled ones: the live-heap peak); what of them was still
+	 * live when it ended (bytes, sampled: a leak); the peak resident set
+	 * of its processes (bytes) */
+	double allocs, alloc_bytes, frees;
+	double heap_peak, leaked;
+	double rss_peak;
+	double alloc_samples; /* its sampled allocations */
 } tf_test_meta;
 
 void tf_test_meta_init(tf_test_meta *m);

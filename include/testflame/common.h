@@ -20,6 +20,21 @@
 #include <stdio.h>
 
 #define TF_VERSION "0.1.0"
+/*
+ * What a run's numbers mean: bumped by a change that makes the same code
+ * measure differently (the sampling, the attribution of samples to tests,
+ * a value's unit). Every run file records it; a comparison of runs of two
+ * measure versions warns that part of its difference may be testflame's.
+ */
+#define TF_MEASURE_VERSION 1
+
+/* The commit this binary was built from (40 hex digits, "" when unknown)
+ * and whether the tree had changes: build/gen/version.c, written by
+ * packaging/version.sh. */
+extern const char tf_build_commit[];
+extern const int tf_build_dirty;
+/* "0.1.0 (commit 5b9f97c3a1b2)", with ", dirty" when it was; into buf. */
+const char *tf_version_describe(char *buf, size_t n);
 
 #if defined(__GNUC__)
 #define TF_PRINTF(f, a) __attribute__((format(printf, f, a)))

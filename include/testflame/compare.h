@@ -100,6 +100,9 @@ typedef struct {
 	 * interrupt, a page fault, the interpreter's state the test before
 	 * left), and the same in every run of the same tree. */
 	double min_delta_ns;
+	/* The same for costs in bytes (the memory comparison's): a test's
+	 * threshold is raised to it (default 0: none) */
+	double min_delta_bytes;
 	tf_correction correction;
 	/* Run-to-run noise of each test as its history shows it (see
 	 * tf_compare_history_noise); raises the noise above the event's floor
@@ -204,14 +207,22 @@ typedef struct {
 	double base_self, head_self, base_total, head_total;
 	double delta_self, delta_total; /* head - base */
 	bool changed;      /* a sampled line of it changed (the head's "changes") */
+	/* The function that called it where its self cost moved most the
+	 * test's way, and that call's line: where a memory comparison's
+	 * allocating function was called from (jsonp_malloc's growth came
+	 * from json_object_set_new, value.c:665). NULL when its own frame was
+	 * the outermost. */
+	const char *caller;
+	const char *caller_file;
+	int64_t caller_line;
 	/* A comparison of waits lists where they grew instead (its self and
 	 * total are the time waited there): `name` is the blocking call (the
 	 * outermost frame of the system's libraries the thread waited in, or
 	 * its innermost own frame), `caller` the function that called it
-	 * (NULL: none), `file` and `line` where, and `reason` why the kernel
+	 * (NULL: none), `file` and `line` where (and caller_file and
+	 * caller_line), and `reason` why the kernel
 	 * kept the thread waiting ("sleep", "lock", "io", ...). NULL for a
 	 * comparison of CPU time. */
-	const char *caller;
 	const char *reason;
 } tf_func_delta;
 
@@ -228,6 +239,11 @@ typedef struct {
 	 * as measured, mean per run; NAN when the runs did not record them */
 	double offcpu_ns, offcpu_apart_ns, cpu_time_ns;
 	bool ran;          /* it ran on this side (its runs name it) */
+	/* Memory (a memory comparison; NAN when the runs do not say), means
+	 * per run: the allocations and frees counted, the sampled live-heap
+	 * peak and what of it was still live when the test ended (bytes),
+	 * its processes' peak resident set (bytes) */
+	double allocs, frees, heap_peak, leaked, rss_peak;
 } tf_test_side;
 
 typedef struct tf_test_delta {
@@ -292,6 +308,16 @@ typedef struct {
 	double alpha;
 	double min_samples;      /* gate.min_samples; 0: by the threshold */
 	double min_delta_ns;     /* gate.min_delta, 0 when none or the cost is no time */
+	double min_delta_bytes;  /* gate.memory.min_bytes, 0 when none or the cost
+				  * is no memory */
+	/* The comparison is of memory (alloc_space, alloc_objects or
+	 * inuse_space): costs are the exact counts where the runs have them
+	 * (the bytes or allocations each test's threads asked for), else the
+	 * sampled allocations; no runner shift, the allocations' own noise.
+	 * Tests no run measured (programs the sampler could not enter) are
+	 * left out, and counted. */
+	bool memory;
+	size_t unmeasured;
 	double noise;            /* percent: the event's floor; tests without a
 				  * stored history assume twice that */
 	double prior_noise;      /* percent: with repeats, the spread tests are
@@ -302,6 +328,11 @@ typedef struct {
 	 * from their run files' env.* facts; NULL when they agree or do not
 	 * say (tf_environment_diff). */
 	const char *env_diff;
+	/* Which testflame wrote each side's first run (tf_profile_made_by;
+	 * NULL for another tool's profile), and, when the two measure
+	 * differently (tf_profile_measure), what a reader should know. */
+	const char *base_made_by, *head_made_by;
+	const char *version_diff;
 	/* The runner's shift (shift.c): how much slower (+) the head's machine
 	 * ran, in percent, with the half-width of its 95% interval; NAN when
 	 * there was no control group, and shift_note says why. Verdicts and
@@ -435,6 +466,12 @@ void tf_diff_tree_free(tf_diff_tree *t);
  * escaped by jansson; invalid UTF-8 in names becomes U+FFFD.
  */
 int tf_comparison_to_json(tf_buf *out, const tf_comparison *c);
+/* The same with the memory comparison of the same runs (may be NULL)
+ * under "memory": its tests, their allocations, peaks and leaks, and
+ * whether gate.memory judged it (`memory_gated`: then its regressions
+ * make the document's "regressed" true too). */
+int tf_comparison_to_json_memory(tf_buf *out, const tf_comparison *c, const tf_comparison *memory,
+				 bool memory_gated);
 
 /* The terminal table. */
 typedef struct {

@@ -74,6 +74,8 @@ typedef struct {
 	char *store;          /* "git", "git:REMOTE", "dir:PATH", "pyroscope:URL":
 			       * checked by the store (tf_store_check_config) */
 	char *store_at;       /* where `store:` is, "FILE:LINE:COLUMN" */
+	int memory;           /* measure each test's memory (the allocation
+			       * sampler); TF_CONFIG_UNSET, 0, 1 */
 
 	struct {
 		int markers;      /* TF_CONFIG_UNSET, 0, 1 */
@@ -100,6 +102,12 @@ typedef struct {
 		double min_delta_ns;    /* the least change of a test's time a run
 					 * that counts, >= 0; -1 unset */
 		char *measure;          /* tf_gate_measure_names; NULL unset */
+		/* gate.memory: judge each test's allocations too (true, or a
+		 * mapping of its thresholds); TF_CONFIG_UNSET, 0, 1. Its
+		 * threshold (percent) and the least change in bytes that
+		 * counts; -1 unset */
+		int memory;
+		double memory_threshold, memory_min_bytes;
 	} gate;
 
 	struct {
@@ -143,6 +151,10 @@ extern const char *const tf_config_report_formats[];
  * its unit (ns, us, ms, s), or 0; nanoseconds in `*ns`. false: not one. */
 bool tf_config_parse_duration(const char *s, double *ns);
 
+/* A size as gate.memory.min_bytes takes it: a number of bytes, or with K,
+ * M or G (KiB, MiB, GiB: powers of 1024). false: not one. */
+bool tf_config_parse_size(const char *s, double *bytes);
+
 /* Whether `s` is a value gate.confirm takes (--confirm too). */
 bool tf_config_confirm_ok(const char *s);
 
@@ -165,6 +177,11 @@ bool tf_config_confirm_ok(const char *s);
 /* gate.min_delta's default: a millisecond of a test's cost a run */
 #define TF_MIN_DELTA_NS 1e6
 #define TF_MIN_DELTA_MAX_NS 3600e9
+/* gate.memory's defaults: a test allocates 10% more, and 4 KiB more a
+ * run, to count: its allocations repeat to the byte from run to run, so
+ * a smaller change is real, but of no consequence */
+#define TF_MEMORY_THRESHOLD 10.0
+#define TF_MEMORY_MIN_BYTES 4096.0
 #define TF_HISTORY_DEFAULT 10      /* baselines to learn each test's noise from */
 #define TF_REPORT_DIR_DEFAULT "testflame-report"
 
@@ -209,6 +226,11 @@ typedef struct {
 	const char *store;      /* NULL: the git store */
 	const char *report_dir;
 	tf_gate_measure measure; /* gate.measure */
+	/* gate.memory: each test's allocations judged too (a memory
+	 * comparison whenever both sides measured them), with its threshold
+	 * (percent) and least change (bytes) */
+	bool memory_gated;
+	double memory_threshold, memory_min_bytes;
 } tf_settings;
 
 /* The flags alone, before the config is read: 0, or TF_EUSAGE naming the
@@ -238,6 +260,9 @@ int tf_config_parse(tf_config **out, const char *text, size_t len, const char *n
 
 /* Copy every field set in `over` onto `cfg` (lists replace lists). */
 void tf_config_merge(tf_config *cfg, const tf_config *over);
+/* Every key the file may have, one line each: "gate.threshold<TAB>what
+ * its value is" (the manual, testflame.yml(5)). */
+void tf_config_describe(tf_buf *out);
 
 /* Small helpers for tri-states and unset numbers. */
 static inline bool tf_config_bool(int v, bool dflt)

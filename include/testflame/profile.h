@@ -167,6 +167,13 @@ void tf_profile_set_meta(tf_profile *p, const char *key, const char *value);
  * and keys (a suite's tests are thousands of keys). */
 void tf_profile_set_metas(tf_profile *p, char *const *keys, char *const *values, size_t n);
 const char *tf_profile_meta(const tf_profile *p, const char *key);
+/* Which testflame wrote a run file, "testflame 0.1.0 (commit 5b9f97c3a1b2,
+ * dirty)" from its version and build metadata, into buf; NULL when the
+ * file does not say (another tool's profile). */
+const char *tf_profile_made_by(char *buf, size_t n, const tf_profile *p);
+/* What its numbers mean (TF_MEASURE_VERSION when written; 1 for run files
+ * from before it was recorded, 0 for another tool's profile). */
+long tf_profile_measure(const tf_profile *p);
 
 /* Total of one value column over all samples. */
 int64_t tf_profile_total(const tf_profile *p, size_t value_index);

@@ -129,7 +129,16 @@ typedef struct {
 	/* Python frames: read the interpreter's own stack of every sampled
 	 * thread of a CPython process (see pyread.c) */
 	bool python;
+	/* Memory: preload the allocation sampler into the command's
+	 * processes (alloc.c), sampling one allocation per `alloc_rate` bytes
+	 * on average (0: TF_DEFAULT_ALLOC_RATE) */
+	bool memory;
+	unsigned alloc_rate;
 } tf_record_opts;
+
+/* The allocation sampler's mean distance between samples, in bytes
+ * allocated: tcmalloc's and jemalloc's. */
+#define TF_DEFAULT_ALLOC_RATE (512 * 1024)
 
 void tf_record_opts_init(tf_record_opts *o);
 
@@ -167,6 +176,14 @@ typedef struct {
 	 * "3.11.2" each, an unreadable one with why */
 	uint64_t py_stacks, py_unread;
 	char py_versions[160];
+	/* Memory (opts.memory): process images that ran the allocation
+	 * sampler, its samples, its files that did not read; the command's
+	 * cgroup's peak memory (memory.peak, bytes; 0 unknown); the mean
+	 * bytes between samples of a thread that allocates much */
+	bool memory;
+	uint64_t alloc_rate;
+	uint64_t alloc_processes, alloc_samples, alloc_bad_files;
+	uint64_t cgroup_peak;
 } tf_record_info;
 
 typedef struct tf_recording tf_recording;
@@ -199,10 +216,23 @@ typedef enum {
 	TF_REC_SWITCH,   /* a thread went on (in) or off (out) a CPU */
 	TF_REC_PYCODE,   /* a Python code object, first met (python.h) */
 	TF_REC_PYSTACK,  /* the Python stack of the next sample of `tid` */
+	TF_REC_ALLOC,    /* a sampled allocation: `sample`, with sample.alloc */
+	TF_REC_ALLOC_FREE,  /* a sampled block freed: alloc_free */
+	TF_REC_ALLOC_COUNT, /* a thread's allocations since its last count */
+	TF_REC_ALLOC_PROC,  /* a process image ran the allocation sampler */
+	TF_REC_NOTE,     /* a sentence for the run's notes */
+	TF_REC_RSS,      /* the peak RSS of a process image the sampler was not in */
 	TF_REC_OFFCPU,   /* `tid` went off its CPU: its stack then (sample
 			  * fields; period: the switch-outs it stands for) */
 	TF_REC_OFFCPU_PERIOD, /* (replay's own: not handed out) */
 } tf_rec_type;
+
+/* What a sampled allocation was (TF_REC_ALLOC). */
+typedef struct {
+	uint64_t size;        /* bytes asked for */
+	uint64_t ptr;         /* the block */
+	uint64_t rate;        /* mean bytes between samples: what it stands for */
+} tf_alloc_info;
 
 /* Scope of a test marker. */
 typedef enum {
@@ -239,6 +269,8 @@ typedef struct tf_rec_event {
 			uint64_t stack_size;
 			/* off-CPU samples of --event wall: what the thread waits in */
 			const char *offcpu;     /* e.g. "read", NULL when on-CPU */
+			/* an allocation (TF_REC_ALLOC); NULL for a CPU sample */
+			const tf_alloc_info *alloc;
 		} sample;
 		struct {
 			uint64_t start, len, pgoff;
@@ -304,6 +336,27 @@ typedef struct tf_rec_event {
 			uint32_t len;
 			const char *cwd;      /* working directory ("" if unknown) */
 		} cmdline;
+		struct {
+			uint64_t ptr;
+		} alloc_free;
+		struct {
+			/* exact, since the thread's previous count */
+			uint64_t allocs, bytes, frees;
+		} alloc_count;
+		struct {
+			uint32_t flags;       /* non-zero: it counted nothing (why) */
+			uint64_t hwm_kb;      /* its peak resident set, 0 unknown */
+			const char *program;
+		} alloc_proc;
+		struct {
+			const char *text;
+			bool exec;            /* why the program `pid` execs next
+					       * runs without the allocation sampler */
+		} note;
+		struct {
+			uint64_t hwm_kb;      /* read from /proc while it ran: at least */
+			bool go;              /* a Go program */
+		} rss;
 	};
 } tf_rec_event;
 

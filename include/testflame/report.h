@@ -63,6 +63,14 @@ typedef struct {
 	bool colorblind;          /* orange/blue instead of red/blue (the page can
 				   * switch either way) */
 	bool write_profiles;      /* copy the runs as head.pb.gz / base.pb.gz (default on) */
+	/* The memory comparison of the same runs (tf_compare of their
+	 * alloc_space; NULL: none): report.json holds it under "memory",
+	 * report.md and the terminal summary get its section (the tests that
+	 * allocate more and where, leaks, peaks), index.html its allocation
+	 * diff flame graphs (index.html#memory). `memory_gated`: gate.memory
+	 * judged it, and its regressions fail the check. */
+	const tf_comparison *memory;
+	bool memory_gated;
 	/* report.md links each regressed test to `test_link(name, payload)`
 	 * (a URL the caller's function allocates, or NULL for none) with the
 	 * words `test_link_text`: Grafana's comparison of the two commits. */
@@ -164,6 +172,11 @@ int tf_report_folded_diff(tf_buf *out, const tf_comparison *c, size_t test);
  */
 int tf_report_terminal(tf_buf *out, const tf_comparison *c, const tf_table_opts *t,
 		       const char *html_path);
+
+/* The memory section of the terminal summary (`m` the memory comparison,
+ * NULL: nothing): its table, and its leaks, peaks and notes. */
+int tf_report_memory_terminal(tf_buf *out, const tf_comparison *m, bool gated,
+			      const tf_table_opts *t);
 
 /*
  * Single-profile versions for `testflame view`: the page and the SVG flame

@@ -53,6 +53,10 @@ typedef struct {
 	void (*print)(void *ctx, const char *text, size_t len);
 	/* the comparison's table, after the report is written */
 	int (*table)(void *ctx, const tf_comparison *c, const char *report_dir);
+	/* the same followed by the memory comparison's (judged by gate.memory
+	 * when `gated`), in its place when the runs measured memory */
+	int (*memory_table)(void *ctx, const tf_comparison *c, const tf_comparison *memory,
+			    bool gated, const char *report_dir);
 	/* a recording's figures while it runs */
 	void (*progress)(void *ctx, const tf_record_progress *p);
 	void *ctx;
@@ -69,6 +73,8 @@ typedef struct {
 	const char *off_cpu;
 	long freq, stack_size, off_cpu_max;
 	bool no_python_frames;   /* --no-python-frames */
+	bool memory;             /* --memory */
+	const char *memory_rate; /* --memory-rate */
 	bool needs_git;          /* run: git context problems are warnings */
 	bool notes_said;         /* the run's notes were said (once per command) */
 	const char *target_branch; /* run --target: the merge-base's other side */

@@ -1,8 +1,8 @@
 /*
  * attribute_int.h - what the files of src/attribute share behind
  * attribute.h: deciding each sample's test (attributor.c; the Go and Rust
- * test binaries' own lists, golist.c and libtest.c), and the Python frames
- * spliced into its stack (pyframes.c).
+ * test binaries' own lists, golist.c and libtest.c), each test's memory
+ * (memory.c), and the Python frames spliced into its stack (pyframes.c).
  *
  * The attributor follows the recording's process tree and test markers as
  * they are replayed, and for each sample applies SPEC §4's sources in
@@ -26,13 +26,15 @@ void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mo
 /* The recorded event counts time (cpu-clock): a process's cost is its
  * threads' time on a CPU, from the context switches, when recorded. */
 void tf_attributor_set_time_event(tf_attributor *a, bool time_event);
+/* The recording measured memory: account its events (memory.c). */
+void tf_attributor_set_memory(tf_attributor *a);
 /* The symbolizer of the replay: a Go test binary's own list of tests is
  * read from it (golist.c). */
 void tf_attributor_set_symbolizer(tf_attributor *a, tf_symbolizer *sym);
 void tf_attributor_free(tf_attributor *a);
 
 /* Side-band in time order: COMM, FORK, EXIT, CMDLINE, MARKER, PROC_EXIT,
- * THREAD_COST, SWITCH. */
+ * THREAD_COST, SWITCH, ALLOC_COUNT, ALLOC_PROC, NOTE. */
 void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev);
 
 /* The program name of `pid` (the `process` label). */
@@ -58,6 +60,16 @@ void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu);
  * where the recording was capped) */
 void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, double apart,
 			    double waits);
+/* The test of a sampled allocation (TF_REC_ALLOC) whose stack is `locs`;
+ * then its block, once it is in the profile as sample `sample` standing
+ * for `bytes`; and a freed block: true when it lowers that sample's
+ * inuse_space (`*sample`) by `*bytes`. */
+tf_strid tf_attributor_alloc(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,
+			     size_t n);
+void tf_attributor_alloc_block(tf_attributor *a, const tf_rec_event *ev, tf_strid test,
+			       uint64_t bytes, uint32_t sample);
+bool tf_attributor_alloc_free(tf_attributor *a, const tf_rec_event *ev, uint32_t *sample,
+			      uint64_t *bytes);
 
 /* Write test.<NAME>=... metadata; returns the number of tests. */
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time);
@@ -233,6 +245,49 @@ const char *tf_cxx_framework(const tf_cxx_lists *l, int bin);
 char *tf_xml_text(const char *s, size_t n);
 /* Frames name the tests of C++ frameworks by their lists (cxxlist.c). */
 void tf_frame_rules_set_cxx(tf_frame_rules *r, const tf_cxx_lists *l);
+
+/* ---- memory.c ----
+ *
+ * Each test's memory: its exact allocation counts, its sampled live heap
+ * and leak, the peak resident set of its processes. The attributor decides
+ * whose each event is and says when tests and processes end; this keeps
+ * the sums.
+ */
+typedef struct {
+	uint64_t allocs, bytes, frees;  /* exact (counted) */
+	uint64_t live, peak, leaked;    /* bytes, from the sampled blocks */
+	uint64_t rss_kb;                /* its processes' peak resident set */
+	uint64_t samples;               /* its sampled allocations */
+	bool counted, sampled, ended;
+} tf_mem_test;
+
+typedef struct tf_memacc tf_memacc;
+
+tf_memacc *tf_memacc_new(void);
+void tf_memacc_free(tf_memacc *m);
+
+/* A thread's allocations since its previous count, for `test`. */
+void tf_memacc_count(tf_memacc *m, tf_strid test, uint64_t allocs, uint64_t bytes,
+		     uint64_t frees);
+/* A process of `test` peaked at `kb`. */
+void tf_memacc_rss(tf_memacc *m, tf_strid test, uint64_t kb);
+/* A sampled block `ptr` of process `pid`, made by `test`, standing for
+ * `bytes`, counted in profile sample `sample`. */
+void tf_memacc_alloc(tf_memacc *m, uint32_t pid, uint64_t ptr, tf_strid test, uint64_t bytes,
+		     uint32_t sample);
+/* A block freed: true when it was a sampled one whose test still ran,
+ * with its profile sample and bytes (the sample's inuse_space to lower). */
+bool tf_memacc_release(tf_memacc *m, uint32_t pid, uint64_t ptr, uint32_t *sample,
+		       uint64_t *bytes);
+/* `test` ended (its end marker): what it made and still holds is its leak. */
+void tf_memacc_test_end(tf_memacc *m, tf_strid test);
+/* Process `pid` ended: its blocks go, live at their tests' end. */
+void tf_memacc_exit(tf_memacc *m, uint32_t pid);
+
+/* The sums of `test`, NULL when nothing was measured for it. */
+const tf_mem_test *tf_memacc_test(const tf_memacc *m, tf_strid test);
+/* Fill the memory fields of `out` for `test` (left NAN when unmeasured). */
+void tf_memacc_meta(const tf_memacc *m, tf_strid test, tf_test_meta *out);
 
 /* ---- pyframes.c ----
  *

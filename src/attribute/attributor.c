@@ -90,6 +90,9 @@ struct proc {
 	bool has_cost, cost_lost;
 	bool shared;           /* some of its samples went to another test */
 	bool exited;
+	bool alloc_seen;       /* its program ran the allocation sampler (or its
+				* absence is explained: a Go program, a note) */
+	bool aside_said;       /* a note said why its next program will not */
 	bool marked;           /* it, or a process below it, wrote @pid markers */
 	bool own_markers;      /* it wrote @pid markers itself */
 	tf_go_tests go_tests;  /* a Go test binary's own list (golist.c) */
@@ -202,6 +205,14 @@ struct tf_attributor {
 	tf_htab child_index;
 	TF_VEC(uint8_t) has_children;     /* by parent strid */
 	uint64_t helper_samples;          /* frames that named a helper, not a test */
+	/* memory (the recording measured it): each test's, the run's notes,
+	 * and the programs that ran without the allocation sampler */
+	tf_memacc *mem;
+	TF_VEC(char *) notes;
+	TF_VEC(tf_strid) unsampled;
+	size_t nunsampled;
+	TF_VEC(tf_strid) go;             /* Go programs: their RSS only */
+	size_t ngo;
 	bool any_libtest;                 /* a thread runs a libtest test */
 	tf_symbolizer *sym;
 	tf_cxx_lists *cxx;                /* C++ frameworks' binaries and lists */
@@ -333,6 +344,12 @@ void tf_attributor_set_start(tf_attributor *a, uint64_t realtime_ns, uint64_t mo
 void tf_attributor_set_time_event(tf_attributor *a, bool time_event)
 {
 	a->time_event = time_event;
+}
+
+void tf_attributor_set_memory(tf_attributor *a)
+{
+	if (!a->mem)
+		a->mem = tf_memacc_new();
 }
 
 void tf_attributor_set_symbolizer(tf_attributor *a, tf_symbolizer *sym)
@@ -581,6 +598,12 @@ void tf_attributor_free(tf_attributor *a)
 	tf_htab_free(&a->child_index);
 	tf_vec_free(&a->has_children);
 	tf_frame_rules_free(a->frames);
+	tf_memacc_free(a->mem);
+	for (size_t i = 0; i < a->notes.n; i++)
+		free(a->notes.v[i]);
+	tf_vec_free(&a->notes);
+	tf_vec_free(&a->unsampled);
+	tf_vec_free(&a->go);
 	tf_cxx_lists_free(a->cxx);
 	for (size_t i = 0; i < a->list_notes.n; i++)
 		free(a->list_notes.v[i]);
@@ -859,6 +882,8 @@ static void close_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64
 			a->open_name.n--;
 			a->open_start.n--;
 			a->open_cpu.n--;
+			if (a->mem)
+				tf_memacc_test_end(a->mem, name);
 			return;
 		}
 	}
@@ -970,8 +995,36 @@ static bool name_pending(tf_attributor *a, const struct proc *pr)
 	return strlen(comm) >= 15 || comm_says_nothing(comm);
 }
 
+/* The programs that ran without the allocation sampler (static, setuid)
+ * and the Go programs: a few names for the notes, and how many. */
+static void note_program(void *names_, size_t *count, tf_strid name)
+{
+	TF_VEC(tf_strid) *names = names_;
+	for (size_t i = 0; i < names->n; i++)
+		if (names->v[i] == name)
+			return;
+	(*count)++;
+	if (names->n < 5)
+		tf_vec_push(names, name);
+}
+
+/* A process image is over (its process exec'd another program, or
+ * exited): its sampled blocks go, and a test program that did not run
+ * the allocation sampler is noted. */
+static void image_done(tf_attributor *a, struct proc *pr)
+{
+	if (!a->mem)
+		return;
+	tf_memacc_exit(a->mem, pr->pid);
+	if (pr->execd && !pr->alloc_seen && pr->below_root && classify(a, pr) == ROLE_PROGRAM)
+		note_program(&a->unsampled, &a->nunsampled, pr->name);
+}
+
 static void on_exec_name(tf_attributor *a, struct proc *pr, const char *comm, uint64_t t)
 {
+	image_done(a, pr);
+	pr->alloc_seen = pr->aside_said;
+	pr->aside_said = false;
 	pr->name = tf_profile_intern(a->p, comm);
 	pr->exec_named = true;
 	pr->execd = true;
@@ -1071,6 +1124,8 @@ static void on_libtest_thread(tf_attributor *a, struct proc *pr, const tf_rec_ev
 	a->any_libtest = true;
 }
 
+static void on_memory(tf_attributor *a, const tf_rec_event *ev);
+
 void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 {
 	struct proc *pr;
@@ -1151,6 +1206,8 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 				proc_test(a, pr, 0);
 				pr = &a->procs.v[idx];
 			}
+			if (pr && !pr->exited)
+				image_done(a, pr);
 			if (pr)
 				pr->exited = true;
 			if (pr && pr->test_root && pr->test) {
@@ -1235,6 +1292,12 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 	case TF_REC_MARKER:
 		on_marker(a, ev);
 		break;
+	case TF_REC_ALLOC_COUNT:
+	case TF_REC_ALLOC_PROC:
+	case TF_REC_NOTE:
+	case TF_REC_RSS:
+		on_memory(a, ev);
+		break;
 	default:
 		break;
 	}
@@ -1246,8 +1309,14 @@ tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid)
 	return pr ? pr->name : a->unknown;
 }
 
-tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,
-			    size_t n, int *source)
+/*
+ * The test of an event of thread ev->tid of process ev->pid at ev->time,
+ * by SPEC §4's sources in order; frames only when `locs` is given (a
+ * sample's stack). `*src` gets the SRC_* that decided. A CPU sample
+ * (`cpu`) also marks its process as shared when another source took it.
+ */
+static tf_strid decide(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs, size_t n,
+		       bool cpu, int *src_out)
 {
 	tf_strid test = 0;
 	int src = SRC_COMMAND;
@@ -1278,7 +1347,7 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
 	/* a runner that marks its tests itself (testflame's Python loader
 	 * and plugin) has said where they are: between them its frames name
 	 * its own machinery, not a test (unittest's _addSkip) */
-	if (!test && a->frames && !(pr && pr->own_markers)) {
+	if (!test && a->frames && locs && !(pr && pr->own_markers)) {
 		tf_frame_rules_set_cwd(a->frames, pr ? pr->cwd : NULL);
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
@@ -1288,7 +1357,8 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
 		if (test && test == framed)
 			test = go_top(a, test);
 		if (test && ptest && !frame_test_plausible(a, ptest, test)) {
-			a->helper_samples++;
+			if (cpu)
+				a->helper_samples++;
 			test = 0; /* the program's own test, below */
 		}
 	}
@@ -1301,14 +1371,14 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
 		src = a->outside_default ? SRC_OUTSIDE : SRC_COMMAND;
 	}
 	if (ptest && test != ptest && ptest != a->build_test) {
-		acc(a, ptest)->claimed++;
+		if (cpu)
+			acc(a, ptest)->claimed++;
 		if (!acc(a, test)->parent && test != a->default_test)
 			acc(a, test)->parent = ptest;
 	}
-	if (pr && test != (ptest ? ptest : a->default_test) && !pr->shared) {
+	if (cpu && pr && test != (ptest ? ptest : a->default_test) && !pr->shared) {
 		size_t idx = (size_t)(pr - a->procs.v);
 		a->procs.v[idx].shared = true;
-		pr = &a->procs.v[idx];
 	}
 	struct test_acc *ta = acc(a, test);
 	ta->listed = true;
@@ -1320,14 +1390,14 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
 		ta->lead = a->root_pid;
 	if (ta->source < 0 || src < ta->source)
 		ta->source = src;
-	*source = src;
+	*src_out = src;
 	return test;
 }
 
 tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 			      const uint32_t *locs, size_t n, int64_t value, int *source)
 {
-	tf_strid test = tf_attributor_test(a, ev, locs, n, source);
+	tf_strid test = decide(a, ev, locs, n, true, source);
 	struct test_acc *ta = acc(a, test);
 	if (!ta->samples)
 		ta->first = ev->time;
@@ -1335,6 +1405,12 @@ tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 	ta->value += value;
 	ta->last = ev->time;
 	return test;
+}
+
+tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,
+			    size_t n, int *source)
+{
+	return decide(a, ev, locs, n, false, source);
 }
 
 uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test)
@@ -1355,6 +1431,76 @@ void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, dou
 void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu)
 {
 	a->offcpu = offcpu;
+}
+
+tf_strid tf_attributor_alloc(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,
+			     size_t n)
+{
+	int src;
+	return decide(a, ev, locs, n, false, &src);
+}
+
+void tf_attributor_alloc_block(tf_attributor *a, const tf_rec_event *ev, tf_strid test,
+			       uint64_t bytes, uint32_t sample)
+{
+	if (a->mem)
+		tf_memacc_alloc(a->mem, ev->pid, ev->sample.alloc->ptr, test, bytes, sample);
+}
+
+bool tf_attributor_alloc_free(tf_attributor *a, const tf_rec_event *ev, uint32_t *sample,
+			      uint64_t *bytes)
+{
+	return a->mem && tf_memacc_release(a->mem, ev->pid, ev->alloc_free.ptr, sample, bytes);
+}
+
+/* Memory side-band: counts, process images, notes. */
+static void on_memory(tf_attributor *a, const tf_rec_event *ev)
+{
+	int src;
+
+	if (!a->mem)
+		return;
+	switch (ev->type) {
+	case TF_REC_ALLOC_COUNT:
+		tf_memacc_count(a->mem, decide(a, ev, NULL, 0, false, &src), ev->alloc_count.allocs,
+				ev->alloc_count.bytes, ev->alloc_count.frees);
+		break;
+	case TF_REC_ALLOC_PROC: {
+		struct proc *pr = proc_get(a, ev->pid);
+		pr->alloc_seen = true; /* when it counted nothing, a note says why */
+		/* the resident set is a process's: its process test's (or the
+		 * command's, or the harness's outside the tests) */
+		tf_strid test = decide(a, ev, NULL, 0, false, &src);
+		if (ev->alloc_proc.hwm_kb && src != SRC_MARKERS && src != SRC_FRAMES)
+			tf_memacc_rss(a->mem, test, ev->alloc_proc.hwm_kb);
+		break;
+	}
+	case TF_REC_RSS: {
+		/* a program without the sampler: its peak, read while it ran */
+		tf_strid test = decide(a, ev, NULL, 0, false, &src);
+		if (src != SRC_MARKERS && src != SRC_FRAMES)
+			tf_memacc_rss(a->mem, test, ev->rss.hwm_kb);
+		if (ev->rss.go) {
+			struct proc *pr = proc_get(a, ev->pid);
+			pr->alloc_seen = true; /* the Go note says why */
+			note_program(&a->go, &a->ngo, pr->name);
+		}
+		break;
+	}
+	case TF_REC_NOTE:
+		/* the sampler stepped aside for the program the process execs
+		 * next, and said so */
+		if (ev->pid && ev->note.exec)
+			proc_get(a, ev->pid)->aside_said = true;
+		for (size_t i = 0; i < a->notes.n; i++)
+			if (strcmp(a->notes.v[i], ev->note.text) == 0)
+				return;
+		if (a->notes.n < 16)
+			tf_vec_push(&a->notes, tf_xstrdup(ev->note.text));
+		break;
+	default:
+		break;
+	}
 }
 
 static const char *const source_names[] = { "markers", "frames", "process", "command", "build",
@@ -1762,6 +1908,65 @@ static void write_notes(tf_attributor *a, str_vec *keys, str_vec *values)
 	}
 }
 
+/* "a, b, c and 4 more" of the names kept and how many there were. */
+static void program_names(tf_attributor *a, tf_buf *out, const tf_strid *names, size_t kept,
+			  size_t count)
+{
+	for (size_t i = 0; i < kept; i++)
+		tf_buf_printf(out, "%s%s", i ? ", " : "", tf_profile_str(a->p, names[i]));
+	if (count > kept)
+		tf_buf_printf(out, " and %zu more", count - kept);
+}
+
+/* The run's notes (meta note.N, after those already there) of what the
+ * allocation sampler could not measure, and why. */
+static void memory_notes(tf_attributor *a, str_vec *keys, str_vec *values)
+{
+	size_t n = 0;
+	char key[32];
+
+	if (!a->mem)
+		return;
+	for (;;) {
+		snprintf(key, sizeof(key), "note.%zu", n + 1);
+		bool taken = tf_profile_meta(a->p, key) != NULL;
+		for (size_t i = 0; i < keys->n && !taken; i++)
+			taken = strcmp(keys->v[i], key) == 0;
+		if (!taken)
+			break;
+		n++;
+	}
+	for (size_t i = 0; i < a->notes.n; i++) {
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xstrdup(a->notes.v[i]));
+	}
+	if (a->ngo) {
+		tf_buf names = TF_BUF_INIT;
+		program_names(a, &names, a->go.v, a->go.n, a->ngo);
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xasprintf(
+			"%zu Go program%s (%s): the Go runtime allocates apart from malloc, so "
+			"%s allocations are not counted; %s peak resident set is, read while "
+			"%s ran (a Go allocation profile comes from go test -memprofile)",
+			a->ngo, a->ngo == 1 ? "" : "s", names.ptr, a->ngo == 1 ? "its" : "their",
+			a->ngo == 1 ? "its" : "their", a->ngo == 1 ? "it" : "they"));
+		tf_buf_free(&names);
+	}
+	if (a->nunsampled) {
+		tf_buf names = TF_BUF_INIT;
+		program_names(a, &names, a->unsampled.v, a->unsampled.n, a->nunsampled);
+		tf_vec_push(keys, tf_xasprintf("note.%zu", ++n));
+		tf_vec_push(values, tf_xasprintf(
+			"%zu test program%s ran without the allocation sampler (%s): static "
+			"binaries, setuid programs, or programs started without LD_PRELOAD; "
+			"%s allocations are not counted, %s peak resident set read while %s ran",
+			a->nunsampled, a->nunsampled == 1 ? "" : "s", names.ptr,
+			a->nunsampled == 1 ? "its" : "their", a->nunsampled == 1 ? "its" : "their",
+			a->nunsampled == 1 ? "it" : "they"));
+		tf_buf_free(&names);
+	}
+}
+
 size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 {
 	size_t ntests = 0, found = 0;
@@ -1773,6 +1978,10 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 	while (a->open_key.n)
 		close_interval(a, a->open_key.v[a->open_key.n - 1],
 			       a->open_name.v[a->open_name.n - 1], end_time, 0);
+	/* and so did the last images of processes still running */
+	for (size_t i = 0; a->mem && i < a->procs.n; i++)
+		if (!a->procs.v[i].exited)
+			image_done(a, &a->procs.v[i]);
 	/* every process has its test, those still running at the end too */
 	if (a->sources & TF_SOURCE_PROCESSES)
 		for (size_t i = 0; i < a->procs.n; i++)
@@ -1884,6 +2093,8 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		m.nested = ta->nested;
 		if (ta->parent)
 			m.parent = (char *)tf_profile_str(a->p, ta->parent);
+		if (a->mem)
+			tf_memacc_meta(a->mem, (tf_strid)i, &m);
 		/* set at once below: one by one, each would search the others */
 		tf_buf v = TF_BUF_INIT;
 		tf_test_meta_format(&v, &m);
@@ -1893,6 +2104,7 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		ntests++;
 	}
 	write_notes(a, &keys, &values);
+	memory_notes(a, &keys, &values);
 	tf_profile_set_metas(a->p, keys.v, values.v, keys.n);
 	for (size_t i = 0; i < keys.n; i++) {
 		free(keys.v[i]);

@@ -12,6 +12,7 @@
  */
 #include "attribute_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -22,6 +23,12 @@
  * wall (the time threads wait); alloc_objects, alloc_space and inuse_space
  * (memory) */
 #define MAX_COLUMNS 7
+
+/* What building one sample's stack counted (build_stack). */
+typedef struct {
+	size_t frames, unresolved, nunres;
+	bool truncated;
+} stack_counts;
 
 typedef struct {
 	tf_profile *p;
@@ -39,6 +46,9 @@ typedef struct {
 	bool time_event;                  /* the event column is CPU time */
 	int64_t period_sum;               /* of the CPU's samples */
 	uint64_t offcpu_period_max;       /* the most switch-outs a stack stood for */
+	/* memory's sample types (0: the run did not measure it) */
+	size_t col_objects, col_space, col_inuse;
+	stack_counts last;                /* the last stack built's */
 	TF_VEC(tf_line) lines;
 	TF_VEC(uint32_t) offcpu_names;    /* string ids of "[off-cpu] NAME" ... */
 	TF_VEC(uint32_t) offcpu_locs;     /* ... and their locations */
@@ -46,6 +56,8 @@ typedef struct {
 	uint64_t ips[MAX_FRAMES];
 	uint32_t locs[MAX_FRAMES];
 	bool unresolved[MAX_FRAMES];      /* per locs[i]: no symbol (for pyframes) */
+	uint32_t unres_module[MAX_FRAMES]; /* this sample's frames without a symbol: modules */
+	TF_VEC(uint64_t) missing;         /* module id -> frames without a symbol in tests */
 } builder;
 
 static uint32_t mapping_for(builder *b, const tf_symloc *sl)
@@ -140,13 +152,61 @@ static size_t join_chain(uint64_t *ips, size_t got, size_t max, const uint64_t *
 	return n;
 }
 
+/*
+ * Whether a stack's outermost frame is where every process or thread
+ * starts: such a stack is whole, whatever the unwinder said (the entry
+ * points of the program and of ld.so, and of threads, carry no CFI rule
+ * that ends the stack, so unwinding them looks cut short).
+ */
+static bool is_entry(const char *fn)
+{
+	static const char *const entries[] = {
+		"_start", "_dl_start_user", "__libc_start_main", "__libc_start_call_main",
+		"start_thread", "__clone", "__clone3", "clone3", "thread_start",
+	};
+	for (size_t i = 0; fn && i < TF_ARRAY_SIZE(entries); i++)
+		if (strcmp(fn, entries[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A frame without a symbol: its module, for naming the tests' worst. */
+static void note_unresolved(builder *b, const tf_symloc *sl, size_t *nunres)
+{
+	const char *mod = sl->module ? sl->module : "";
+	uint32_t id = tf_strtab_intern(&b->modules, mod, strlen(mod));
+	while (b->missing.n <= id)
+		tf_vec_push(&b->missing, 0);
+	b->unres_module[(*nunres)++] = id;
+}
+
+/* The modules with the most frames without a symbol in the tests: taken
+ * out of the counts one by one, most first. */
+static void name_missing(builder *b)
+{
+	for (size_t k = 0; k < TF_ARRAY_SIZE(b->st->missing_symbols); k++) {
+		size_t best = 0;
+		for (size_t i = 1; i < b->missing.n; i++)
+			if (b->missing.v[i] > b->missing.v[best])
+				best = i;
+		b->st->missing_symbols[k][0] = '\0';
+		if (!b->missing.n || !b->missing.v[best])
+			break;
+		b->missing.v[best] = 0;
+		const char *mod = b->modules.strs.v[best], *slash = strrchr(mod, '/');
+		snprintf(b->st->missing_symbols[k], sizeof(b->st->missing_symbols[k]), "%s",
+			 slash ? slash + 1 : *mod ? mod : "(unknown)");
+	}
+}
+
 /* A sample's stack into b->locs, leaf first: what it waits in (ptrace's
  * off-CPU samples), kernel frames, then user frames; with `python`,
  * Python's spliced in. Returns its depth. */
 static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 {
 	const uint64_t *user = ev->sample.user_ips;
-	size_t nuser = ev->sample.nuser, n = 0;
+	size_t nuser = ev->sample.nuser, n = 0, nframes = 0, nunres = 0, unresolved;
+	const char *outer = NULL;         /* the outermost user frame's function */
 	size_t maxd = TF_MIN((size_t)b->opts->max_depth, (size_t)MAX_FRAMES);
 	bool truncated = ev->sample.user_truncated, dwarf = false;
 
@@ -186,9 +246,9 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 		const tf_symloc *sl = tf_symbolizer_lookup(b->sym, ev->pid, ev->time,
 							   i ? a - 1 : a, true);
 		b->locs[n++] = location_for(b, sl);
-		b->st->frames++;
+		nframes++;
 		if (!sl->resolved)
-			b->st->unresolved++;
+			note_unresolved(b, sl, &nunres);
 	}
 	size_t user_start = n;
 	for (size_t i = 0; i < nuser && n < maxd; i++) {
@@ -201,24 +261,31 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 							   leaf ? a : a - 1, false);
 		b->unresolved[n] = !sl->resolved;
 		b->locs[n++] = location_for(b, sl);
-		b->st->frames++;
+		outer = sl->nframes ? sl->frames[sl->nframes - 1].function : NULL;
+		nframes++;
 		if (!sl->resolved)
-			b->st->unresolved++;
+			note_unresolved(b, sl, &nunres);
 	}
 	if (n == maxd && (ev->sample.nkernel + nuser) > maxd)
 		truncated = true;
+	else if (truncated && is_entry(outer))
+		truncated = false;
+	unresolved = nunres;
 	tf_pysplice ps = { b->locs, b->unresolved, user_start, n, maxd, truncated, 0, 0 };
 	if (python && tf_pyframes_splice(b->py, ev, &ps)) {
 		n = ps.n;
 		truncated = ps.truncated;
-		b->st->frames -= ps.dropped;
-		b->st->unresolved -= ps.dropped_unresolved;
+		nframes -= ps.dropped;
+		unresolved = nunres - ps.dropped_unresolved;
 	}
+	b->st->frames += nframes;
+	b->st->unresolved += unresolved;
 	/* an off-CPU stack's copy is short on purpose: its cuts are its own */
 	if (truncated && ev->type == TF_REC_OFFCPU)
 		b->st->offcpu_truncated++;
 	else if (truncated)
 		b->st->truncated++;
+	b->last = (stack_counts){ nframes, unresolved, nunres, truncated };
 	return n;
 }
 
@@ -237,8 +304,20 @@ static void put_values(builder *b, int64_t *v, int64_t count, int64_t event, int
 		v[b->col_wall] = cpu + offcpu;
 }
 
+/* A sample's source among the run's counts; a sample the harness or a
+ * build step took counts its stack (just built) outside the tests. */
 static void count_source(builder *b, int source)
 {
+	if (source == SRC_OUTSIDE || source == SRC_BUILD) {
+		/* the harness's or a build step's: no test's profile */
+		b->st->samples_outside++;
+		b->st->frames_outside += b->last.frames;
+		b->st->unresolved_outside += b->last.unresolved;
+		b->st->truncated_outside += b->last.truncated;
+	} else {
+		for (size_t i = 0; i < b->last.nunres; i++)
+			b->missing.v[b->unres_module[i]]++;
+	}
 	if (source == SRC_OUTSIDE)
 		source = SRC_COMMAND;
 	if (source >= 0 && source < 4)
@@ -327,6 +406,47 @@ static void on_wait(void *ctx, const tf_wait_done *d)
 	tf_profile_add_sample(b->p, d->locs, (uint32_t)d->n, values, labels, 5);
 }
 
+/*
+ * A sampled allocation: its stack, its test, and what it stands for, as
+ * pprof scales a heap sample: a block of s bytes drawn with probability
+ * 1 - exp(-s / rate) stands for s / (1 - exp(-s / rate)) bytes (unbiased),
+ * and for that divided by s allocations. It is live (inuse_space) until
+ * its free is seen while its test runs.
+ */
+static void on_alloc(builder *b, const tf_rec_event *ev)
+{
+	const tf_alloc_info *al = ev->sample.alloc;
+	size_t n = build_stack(b, ev, false);
+	uint64_t sh = tf_profile_stack_hash(b->locs, (uint32_t)n);
+	tf_strid test = tf_attributor_alloc(b->att, ev, b->locs, n);
+	double size = al->size ? (double)al->size : 1;
+	double rate = al->rate ? (double)al->rate : 1;
+	double weight = size / -expm1(-size / rate);
+	tf_label labels[4] = {
+		{ b->k_test, test, 0, 0 },
+		{ b->k_process, tf_attributor_process(b->att, ev->pid), 0, 0 },
+		{ b->k_pid, 0, ev->pid, 0 },
+		{ b->k_tid, 0, ev->tid, 0 },
+	};
+	int64_t values[MAX_COLUMNS] = { 0 };
+	int64_t bytes = llround(weight);
+	values[b->col_objects] = llround(weight / size);
+	values[b->col_space] = bytes;
+	values[b->col_inuse] = bytes;
+	uint32_t idx = tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels,
+						    4);
+	tf_attributor_alloc_block(b->att, ev, test, (uint64_t)bytes, idx);
+	b->st->alloc_samples++;
+}
+
+static void on_alloc_free(builder *b, const tf_rec_event *ev)
+{
+	uint32_t idx;
+	uint64_t bytes;
+	if (tf_attributor_alloc_free(b->att, ev, &idx, &bytes) && idx < b->p->samples.n)
+		b->p->values.v[(size_t)idx * b->p->sample_types.n + b->col_inuse] -= (int64_t)bytes;
+}
+
 static int on_event(void *ctx, const tf_rec_event *ev)
 {
 	builder *b = ctx;
@@ -339,6 +459,14 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	case TF_REC_OFFCPU:
 		if (b->waits)
 			on_offcpu(b, ev);
+		break;
+	case TF_REC_ALLOC:
+		if (b->col_space)
+			on_alloc(b, ev);
+		break;
+	case TF_REC_ALLOC_FREE:
+		if (b->col_space)
+			on_alloc_free(b, ev);
 		break;
 	case TF_REC_EXIT:
 	case TF_REC_FORK:
@@ -359,6 +487,10 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	case TF_REC_MARKER:
 	case TF_REC_PROC_EXIT:
 	case TF_REC_THREAD_COST:
+	case TF_REC_ALLOC_COUNT:
+	case TF_REC_ALLOC_PROC:
+	case TF_REC_NOTE:
+	case TF_REC_RSS:
 		tf_attributor_event(b->att, ev);
 		break;
 	case TF_REC_PYCODE:
@@ -393,6 +525,13 @@ static void write_meta(builder *b, const tf_record_info *ri)
 	struct tm tm;
 
 	tf_profile_set_meta(p, "version", TF_VERSION);
+	/* the commit testflame was built from, and what its numbers mean: a
+	 * comparison of runs whose measure differs says so */
+	if (tf_build_commit[0]) {
+		snprintf(buf, sizeof(buf), "%.40s%s", tf_build_commit, tf_build_dirty ? "-dirty" : "");
+		tf_profile_set_meta(p, "build", buf);
+	}
+	meta_u64(p, "measure", TF_MEASURE_VERSION);
 	if (b->opts->command)
 		tf_profile_set_meta(p, "command", b->opts->command);
 	if (b->opts->suite)
@@ -420,6 +559,11 @@ static void write_meta(builder *b, const tf_record_info *ri)
 	meta_u64(p, "frames", b->st->frames);
 	meta_u64(p, "unresolved", b->st->unresolved);
 	meta_u64(p, "truncated", b->st->truncated);
+	/* of those, outside every test: the harness's, which no test changes */
+	meta_u64(p, "samples_outside", b->st->samples_outside);
+	meta_u64(p, "frames_outside", b->st->frames_outside);
+	meta_u64(p, "unresolved_outside", b->st->unresolved_outside);
+	meta_u64(p, "truncated_outside", b->st->truncated_outside);
 	meta_u64(p, "processes", b->st->processes);
 	meta_u64(p, "threads", b->st->threads);
 	if (ri->interrupted)
@@ -446,6 +590,15 @@ static void write_meta(builder *b, const tf_record_info *ri)
 	}
 	if (b->st->helper_samples)
 		meta_u64(p, "helper_samples", b->st->helper_samples);
+	if (ri->memory) {
+		meta_u64(p, "alloc_rate", ri->alloc_rate);
+		meta_u64(p, "alloc_samples", b->st->alloc_samples);
+		meta_u64(p, "alloc_processes", ri->alloc_processes);
+		if (ri->alloc_bad_files)
+			meta_u64(p, "alloc_bad_files", ri->alloc_bad_files);
+		if (ri->cgroup_peak)
+			meta_u64(p, "cgroup_memory_peak", ri->cgroup_peak);
+	}
 }
 
 int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
@@ -483,6 +636,13 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	b.p->period = ri->freq ? (int64_t)(1000000000ULL / ri->freq) : 0;
 	b.p->time_nanos = (int64_t)ri->start_realtime_ns;
 	b.p->duration_nanos = (int64_t)(ri->end_ns - ri->start_ns);
+	if (ri->memory) {
+		/* pprof's heap profile's names, which go tool pprof, speedscope
+		 * and Pyroscope know */
+		b.col_objects = tf_profile_add_sample_type(b.p, "alloc_objects", "count");
+		b.col_space = tf_profile_add_sample_type(b.p, "alloc_space", "bytes");
+		b.col_inuse = tf_profile_add_sample_type(b.p, "inuse_space", "bytes");
+	}
 	b.k_test = tf_profile_intern(b.p, "test");
 	b.k_process = tf_profile_intern(b.p, "process");
 	b.k_pid = tf_profile_intern(b.p, "pid");
@@ -498,6 +658,8 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 		tf_attributor_set_start(b.att, ri->start_realtime_ns, ri->start_ns);
 		tf_attributor_set_time_event(b.att, ri->event == TF_EVENT_CPU_CLOCK);
 		tf_attributor_set_symbolizer(b.att, sym);
+		if (ri->memory)
+			tf_attributor_set_memory(b.att);
 		rc = tf_recording_replay(rec, on_event, &b);
 	}
 	if (!rc && b.waits)
@@ -511,6 +673,7 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 		stats->threads = tf_attributor_threads(b.att);
 		stats->helper_samples = tf_attributor_helper_samples(b.att);
 		stats->tests = tf_attributor_write_meta(b.att, TF_MAX(b.last_time, ri->end_ns));
+		name_missing(&b);
 		write_meta(&b, ri);
 		tf_pyframes_write_meta(b.py, ri);
 	}
@@ -519,6 +682,7 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	tf_attributor_free(b.att);
 	tf_pyframes_free(b.py);
 	tf_vec_free(&b.loc_of_symloc);
+	tf_vec_free(&b.missing);
 	tf_strtab_free(&b.modules);
 	tf_vec_free(&b.map_of_module);
 	tf_vec_free(&b.lines);

@@ -35,6 +35,8 @@ void tf_test_meta_init(tf_test_meta *m)
 	memset(m, 0, sizeof(*m));
 	m->wall_ns = m->count = m->cpu_ns = m->runner_ns = m->runner_q_ns = NAN;
 	m->offcpu_ns = m->offcpu_apart_ns = m->offcpu_waits = NAN;
+	m->allocs = m->alloc_bytes = m->frees = m->heap_peak = m->leaked = m->rss_peak = NAN;
+	m->alloc_samples = NAN;
 }
 
 void tf_test_meta_clear(tf_test_meta *m)
@@ -191,6 +193,20 @@ int tf_test_meta_parse_run(tf_test_meta *out, size_t *run, const char *comment)
 				out->runner = tf_xstrndup(v, vl);
 			} else if (field_is(f, kl, "parent") && !out->parent && vl) {
 				out->parent = decode(v, vl);
+			} else if (field_is(f, kl, "allocs")) {
+				out->allocs = num;
+			} else if (field_is(f, kl, "alloc_bytes")) {
+				out->alloc_bytes = num;
+			} else if (field_is(f, kl, "frees")) {
+				out->frees = num;
+			} else if (field_is(f, kl, "heap_peak")) {
+				out->heap_peak = num;
+			} else if (field_is(f, kl, "leaked")) {
+				out->leaked = num;
+			} else if (field_is(f, kl, "rss_peak")) {
+				out->rss_peak = num;
+			} else if (field_is(f, kl, "alloc_samples")) {
+				out->alloc_samples = num;
 			} else if (field_is(f, kl, "nested") && !isnan(num)) {
 				out->nested = (uint32_t)TF_MIN(num, 1e9);
 			} else if (field_is(f, kl, "status")) {
@@ -304,6 +320,13 @@ void tf_test_meta_format(tf_buf *out, const tf_test_meta *m)
 		put_key(out, "nested");
 		put_u64(out, m->nested);
 	}
+	put_ns(out, "allocs", m->allocs);
+	put_ns(out, "alloc_bytes", m->alloc_bytes);
+	put_ns(out, "frees", m->frees);
+	put_ns(out, "heap_peak", m->heap_peak);
+	put_ns(out, "leaked", m->leaked);
+	put_ns(out, "rss_peak", m->rss_peak);
+	put_ns(out, "alloc_samples", m->alloc_samples);
 	if (m->parent && *m->parent) {
 		put_key(out, "parent");
 		put_encoded(out, m->parent);

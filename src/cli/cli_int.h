@@ -96,12 +96,17 @@ int tf_parse_options(int argc, char **argv, const tf_option *opts,
  * returns one for other tables to include; the caller frees it. */
 tf_option *tf_cli_options_dup(const tf_option *opts, size_t size);
 void tf_usage_print(FILE *fp, const char *const *usage, const tf_option *opts);
+/* When set, tf_usage_print() hands its usage and table here instead of
+ * printing them: how manual.c reads every command's options. */
+extern void (*tf_usage_hook)(const char *const *usage, const tf_option *opts);
 /* Print "testflame: MESSAGE" plus the usage hint; returns TF_EXIT_USAGE. */
 int tf_usage_error(const char *const *usage, const char *fmt, ...) TF_PRINTF(2, 3);
 
-/* Messages. error/warning always print; note respects --quiet; verbose
- * needs -v. They all go to stderr, one line each. */
-extern int tf_cli_verbosity; /* -1 quiet, 0 normal, 1+ verbose */
+/* Messages, on stderr, one line each: errors always print; warnings unless
+ * -q means only errors (TF_CLI_ERRORS); notes unless -q; verbose ones
+ * need -v. */
+enum { TF_CLI_ERRORS = -2, TF_CLI_WARNINGS = -1, TF_CLI_NORMAL = 0 };
+extern int tf_cli_verbosity; /* TF_CLI_ERRORS .. TF_CLI_NORMAL, 1+ verbose */
 void tf_errorf(const char *fmt, ...) TF_PRINTF(1, 2);
 void tf_warnf(const char *fmt, ...) TF_PRINTF(1, 2);
 void tf_notef(const char *fmt, ...) TF_PRINTF(1, 2);
@@ -116,6 +121,7 @@ extern const tf_run_io tf_cli_notices;
 typedef struct {
 	int verbose;                /* -v */
 	bool quiet;                 /* -q */
+	const char *quiet_help;     /* what -q means for the command ("only errors") */
 	const char *colour;         /* --color: the table's */
 	bool all;                   /* --all: unchanged tests in the table too */
 	/* the progress line of a recording */
@@ -135,6 +141,16 @@ int tf_fail(int rc);
 /* Whether stdout / stderr is a terminal (colour, progress lines). */
 bool tf_cli_isatty(int fd);
 
+/* The command table (main.c), and the manual and completion generated
+ * from it and the commands' option tables (manual.c): argv[0] "--man"
+ * [CMD] or "--completion". */
+typedef struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} tf_cli_command;
+int tf_cli_manual(int argc, char **argv, const tf_cli_command *cmds, size_t n);
+
 /* --color's values. */
 extern const char *const tf_cli_colour_choices[];
 
@@ -149,8 +165,20 @@ struct tf_comparison;
 int tf_cli_print_table(const struct tf_comparison *c, const char *report_dir,
 		       const char *colour, bool all);
 
-/* The table's callback of tf_run_io (table.c); `ctx` is a tf_cli_out. */
+/* What -q means for run and merge, the gates: errors, and a regression
+ * when there is one (tf_cli_print_regressions), nothing else. */
+#define TF_RUN_QUIET_HELP "only errors, and the regressed tests when a test got slower"
+/* -q: one line per regressed test and where the report is; nothing when
+ * none regressed. */
+void tf_cli_print_regressions(const struct tf_comparison *c, const char *report_dir);
+
+/* The table's callback of tf_run_io (table.c); `ctx` is a tf_cli_out: the
+ * table, or with -q only the regressions. */
 int tf_cli_table(void *ctx, const struct tf_comparison *c, const char *report_dir);
+/* The same followed by the memory comparison's section (run.h's
+ * memory_table). */
+int tf_cli_memory_table(void *ctx, const struct tf_comparison *c,
+			const struct tf_comparison *memory, bool gated, const char *report_dir);
 
 /*
  * The option tables `run` and `merge` include (each malloc'd; the caller

@@ -345,7 +345,7 @@ int cmd_baseline(int argc, char **argv)
 		return TF_EXIT_OK;
 	if (n < 0)
 		return TF_EXIT_USAGE;
-	tf_cli_verbosity = o.quiet ? -1 : o.verbose;
+	tf_cli_verbosity = o.quiet ? TF_CLI_ERRORS : o.verbose;
 	argv++;
 	/* usage errors before anything is opened */
 	if ((strcmp(sub, "list") == 0 || strcmp(sub, "prune") == 0) && n > 1)

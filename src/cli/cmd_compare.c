@@ -262,7 +262,7 @@ int cmd_compare(int argc, char **argv)
 		return TF_EXIT_OK;
 	if (npos < 0)
 		return TF_EXIT_USAGE;
-	tf_cli_verbosity = quiet ? -1 : verbose;
+	tf_cli_verbosity = quiet ? TF_CLI_ERRORS : verbose;
 	if (npos != 1 && npos != 3) {
 		exit_code = tf_usage_error(usage, npos == 2 ? "missing HEAD (compare needs BASE and HEAD)"
 						    : "too many arguments: '%s'", npos > 3 ? argv[3] : "");

@@ -47,7 +47,7 @@ int cmd_merge(int argc, char **argv)
 		TF_OPT_GROUP("general:"),
 		TF_OPT_STRING(0, "config", &o.rec.config, "FILE",
 			      "the config file (default: .testflame.yml at the repository root)"),
-		TF_OPT_QUIET(&out.quiet, "only errors"),
+		TF_OPT_QUIET(&out.quiet, TF_RUN_QUIET_HELP),
 		TF_OPT_VERBOSE(&out.verbose, "say more (repeat for more)"),
 		TF_OPTS_END,
 	};

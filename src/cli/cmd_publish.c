@@ -171,7 +171,8 @@ int cmd_publish(int argc, char **argv)
 	if (nargs != 2)
 		return tf_usage_error(publish_usage, nargs < 2 ? "no report directory given"
 							       : "one report directory, please");
-	tf_cli_verbosity = quiet ? -1 : verbose;
+	/* what was posted is a note; what could not be, a warning, kept */
+	tf_cli_verbosity = quiet ? TF_CLI_WARNINGS : verbose;
 	dir = argv[1];
 
 	rc = tf_run_config_load(&cfg, config);

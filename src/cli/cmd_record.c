@@ -48,6 +48,11 @@ tf_option *tf_cli_record_options(tf_run_suite *o, tf_cli_out *out)
 			   "user stack copied per sample for DWARF unwinding (default 8192)", 512, 65000),
 		TF_OPT_FLAG(0, "no-python-frames", &o->no_python_frames,
 			    "keep CPython processes' samples native: do not read the interpreter's own frames"),
+		TF_OPT_FLAG(0, "memory", &o->memory,
+			    "measure each test's allocations and peak memory (testflame's allocation "
+			    "sampler, preloaded; default: memory: in .testflame.yml, or gate.memory)"),
+		TF_OPT_STRING(0, "memory-rate", &o->memory_rate, "BYTES",
+			      "mean bytes allocated between two sampled allocations (default 512KiB)"),
 		TF_OPT_STRING(0, "test", &o->test, "NAME",
 			      "the test name of samples no other source attributes"),
 		TF_OPT_LIST(0, "runner-report", &o->runner_reports, "PATH",
@@ -60,7 +65,7 @@ tf_option *tf_cli_record_options(tf_run_suite *o, tf_cli_out *out)
 			      ".testflame.yml, else the program and its targets: 'make check')"),
 		TF_OPT_STRING(0, "config", &o->config, "FILE",
 			      "the config file (default: .testflame.yml at the repository root)"),
-		TF_OPT_QUIET(&out->quiet, "only errors"),
+		TF_OPT_QUIET(&out->quiet, out->quiet_help ? out->quiet_help : "only errors"),
 		TF_OPT_VERBOSE(&out->verbose, "say more (repeat for more)"),
 		TF_OPTS_END,
 	};

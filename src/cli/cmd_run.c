@@ -104,6 +104,7 @@ int cmd_run(int argc, char **argv)
 
 	tf_run_opts_init(&o, &io);
 	o.rec.needs_git = true;
+	out.quiet_help = TF_RUN_QUIET_HELP;
 	rec_opts = tf_cli_record_options(&o.rec, &out);
 	run_opts = tf_cli_run_options(&o, &out);
 	const tf_option opts[] = {

@@ -7,13 +7,7 @@
 
 #include <string.h>
 
-struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
-};
-
-static const struct command commands[] = {
+static const tf_cli_command commands[] = {
 	{ "run", cmd_run, "record the suite, compare each test with its baseline, report, gate" },
 	{ "merge", cmd_merge, "merge the shards of a suite run by parallel CI jobs, then compare, report, gate" },
 	{ "record", cmd_record, "run a command under the sampling profiler and write a run file" },
@@ -26,11 +20,11 @@ static const struct command commands[] = {
 	{ "publish", cmd_publish, "post a report directory to the PR/MR (comment, annotations, summary)" },
 	{ "hook", cmd_hook, "install or uninstall the pre-push hook that refuses slower pushes" },
 	{ "doctor", cmd_doctor, "what this machine allows testflame to do, with the fix for each problem" },
-	{ "version", cmd_version, "print testflame's version" },
+	{ "version", cmd_version, "print testflame's version and the commit it was built from" },
 	{ "help", cmd_help, "show help for testflame or one of its commands" },
 };
 
-static const struct command *find_command(const char *name)
+static const tf_cli_command *find_command(const char *name)
 {
 	for (size_t i = 0; i < TF_ARRAY_SIZE(commands); i++)
 		if (strcmp(commands[i].name, name) == 0)
@@ -51,13 +45,16 @@ static void print_overview(FILE *fp)
 
 int cmd_help(int argc, char **argv)
 {
-	const struct command *c;
+	const tf_cli_command *c;
 	char *help_argv[3];
 
 	if (argc < 2) {
 		print_overview(stdout);
 		return TF_EXIT_OK;
 	}
+	/* the manual pages and the completion table, made by the build */
+	if (strcmp(argv[1], "--man") == 0 || strcmp(argv[1], "--completion") == 0)
+		return tf_cli_manual(argc - 1, argv + 1, commands, TF_ARRAY_SIZE(commands));
 	c = find_command(argv[1]);
 	if (!c) {
 		tf_errorf("no such command '%s' (see 'testflame help')", argv[1]);
@@ -75,15 +72,17 @@ int cmd_help(int argc, char **argv)
 
 int cmd_version(int argc, char **argv)
 {
+	char buf[96];
+
 	(void)argc;
 	(void)argv;
-	printf("testflame %s\n", TF_VERSION);
+	printf("testflame %s\n", tf_version_describe(buf, sizeof(buf)));
 	return TF_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-	const struct command *c;
+	const tf_cli_command *c;
 
 	if (argc < 2) {
 		print_overview(stderr);

@@ -35,8 +35,8 @@ void tf_errorf(const char *fmt, ...)
 void tf_warnf(const char *fmt, ...)
 {
 	va_list ap;
-	/* -q is "only errors": a warning is not one */
-	if (tf_cli_verbosity < 0)
+	/* -q is "only errors", but for publish: a warning is not one */
+	if (tf_cli_verbosity < TF_CLI_WARNINGS)
 		return;
 	va_start(ap, fmt);
 	emit("warning: ", fmt, ap);
@@ -127,13 +127,14 @@ void tf_cli_io(tf_run_io *io, tf_cli_out *out)
 {
 	bool show = !out->quiet && !getenv("TESTFLAME_NO_PROGRESS");
 
-	tf_cli_verbosity = out->quiet ? -1 : out->verbose;
+	tf_cli_verbosity = out->quiet ? TF_CLI_ERRORS : out->verbose;
 	memset(io, 0, sizeof(*io));
 	io->notice = tf_cli_notice;
 	io->print = print_out;
 	io->table = tf_cli_table;
+	io->memory_table = tf_cli_memory_table;
 	io->progress = show ? progress : NULL;
 	io->ctx = out;
-	io->verbosity = tf_cli_verbosity;
+	io->verbosity = out->quiet ? -1 : out->verbose;
 	out->tty = show && tf_cli_isatty(2);
 }

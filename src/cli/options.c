@@ -245,8 +245,14 @@ static void print_options(FILE *fp, const tf_option *opts)
 	}
 }
 
+void (*tf_usage_hook)(const char *const *usage, const tf_option *opts);
+
 void tf_usage_print(FILE *fp, const char *const *usage, const tf_option *opts)
 {
+	if (tf_usage_hook) {
+		tf_usage_hook(usage, opts);
+		return;
+	}
 	/* git's layout: alternative forms ("or:"), then after a blank line
 	 * the description, as is */
 	bool described = false;

@@ -149,14 +149,31 @@ static int pick_column(cmp_run *r, const char *want)
 	return 0;
 }
 
+/* The sample types of the allocation sampler's (pprof's heap profile's
+ * names), and the per-test field that counts each exactly. */
+static const struct { const char *type, *exact; } memory_types[] = {
+	{ "alloc_space", "alloc_bytes" }, { "alloc_objects", "allocs" }, { "inuse_space", NULL },
+};
+
+static bool memory_type(const char *type, const char **exact)
+{
+	for (size_t i = 0; i < TF_ARRAY_SIZE(memory_types); i++)
+		if (strcmp(type, memory_types[i].type) == 0) {
+			*exact = memory_types[i].exact;
+			return true;
+		}
+	return false;
+}
+
 /* Where the sample counts come from: a samples/count column, else the value
- * divided by the period when they share a unit, else the value itself. */
+ * divided by the period when they share a unit, else the value itself (a
+ * memory comparison's come from the run metadata: read_test_meta). */
 static void pick_counts(cmp_run *r)
 {
 	const tf_profile *p = r->p;
 	const char *unit = tf_profile_str(p, p->sample_types.v[r->col].unit);
 
-	r->count_col = SIZE_MAX;
+	r->count_col = r->col;
 	r->count_per_value = 1;
 	for (size_t i = 0; i < p->sample_types.n; i++)
 		if (strcmp(tf_profile_str(p, p->sample_types.v[i].type), "samples") == 0 &&
@@ -213,6 +230,53 @@ static size_t find_strs(const tf_profile *p, const char *s, uint32_t *ids, size_
 	return n;
 }
 
+/* A memory comparison's measures of a test in one run: counted exactly,
+ * or sampled (the sampler's distances vary: its samples are counted, not
+ * derived), and the means of its memory fields. */
+static void meta_memory(agg *a, agg_test *at, size_t run, const tf_test_meta *m)
+{
+	int side = a->pv->runs[run].head;
+	const char *f = a->pv->exact_field;
+
+	at->exact[run * 4 + TF_MEASURE_COUNT] =
+		!f ? NAN : strcmp(f, "allocs") == 0 ? m->allocs : m->alloc_bytes;
+	if (!isnan(m->alloc_samples))
+		at->samples[run] = m->alloc_samples;
+	double mf[MEM_FIELDS] = { m->allocs, m->frees, m->heap_peak, m->leaked, m->rss_peak };
+	for (int k = 0; k < MEM_FIELDS; k++)
+		if (!isnan(mf[k])) {
+			at->mem[side][k] += mf[k];
+			at->nmem[side][k]++;
+		}
+}
+
+/* A comparison of time's exact measures of a test in one run, and its
+ * waits: in a comparison of waits the exact measure is the time waited, of
+ * wall time the CPU's count and it. */
+static void meta_time(agg *a, agg_test *at, size_t run, const tf_test_meta *m)
+{
+	int side = a->pv->runs[run].head;
+
+	at->exact[run * 4 + TF_MEASURE_COUNT] = m->count;
+	if (a->pv->waits)
+		at->exact[run * 4 + TF_MEASURE_COUNT] = m->offcpu_ns;
+	else if (a->wall)
+		at->exact[run * 4 + TF_MEASURE_COUNT] = m->count + m->offcpu_ns;
+	at->exact[run * 4 + TF_MEASURE_CPU] = m->cpu_ns;
+	at->exact[run * 4 + TF_MEASURE_RUNNER] = m->runner_ns;
+	at->run_cpu[run] = !isnan(m->count) ? m->count : (double)m->value;
+	at->run_waits[run] = m->offcpu_waits;
+	if (!isnan(m->offcpu_ns)) {
+		at->off[side] += m->offcpu_ns;
+		at->apart[side] += isnan(m->offcpu_apart_ns) ? 0 : m->offcpu_apart_ns;
+		at->noff[side]++;
+	}
+	if (!isnan(m->count)) {
+		at->cputime[side] += m->count;
+		at->ncputime[side]++;
+	}
+}
+
 /*
  * The run's per-test metadata (attribute/testmeta.c reads it): lists the
  * tests that ran, so a test too short to be sampled is neither "new" nor
@@ -236,25 +300,10 @@ static void read_test_meta(agg *a, size_t run)
 		agg_test *at = &a->tests.v[t];
 		at->listed[side] = true;
 		at->ran[run] = true;
-		at->exact[run * 4 + TF_MEASURE_COUNT] = m.count;
-		/* waits: the exact measure is the time waited; wall: CPU and it */
-		if (a->pv->waits)
-			at->exact[run * 4 + TF_MEASURE_COUNT] = m.offcpu_ns;
-		else if (a->wall)
-			at->exact[run * 4 + TF_MEASURE_COUNT] = m.count + m.offcpu_ns;
-		at->run_cpu[run] = !isnan(m.count) ? m.count : (double)m.value;
-		at->run_waits[run] = m.offcpu_waits;
-		if (!isnan(m.offcpu_ns)) {
-			at->off[side] += m.offcpu_ns;
-			at->apart[side] += isnan(m.offcpu_apart_ns) ? 0 : m.offcpu_apart_ns;
-			at->noff[side]++;
-		}
-		if (!isnan(m.count)) {
-			at->cputime[side] += m.count;
-			at->ncputime[side]++;
-		}
-		at->exact[run * 4 + TF_MEASURE_CPU] = m.cpu_ns;
-		at->exact[run * 4 + TF_MEASURE_RUNNER] = m.runner_ns;
+		if (a->pv->memory)
+			meta_memory(a, at, run, &m);
+		else
+			meta_time(a, at, run, &m);
 		at->quantum[run] = m.runner_q_ns;
 		if (!isnan(m.wall_ns) && m.wall_ns > 0) {
 			at->wall[side] += m.wall_ns;
@@ -360,8 +409,8 @@ static void aggregate_run(agg *a, size_t run)
 		r->sample_test[i] = t;
 		agg_test *at = &a->tests.v[t];
 		at->cost[run] += (double)v[r->col];
-		at->samples[run] += r->count_col != SIZE_MAX ? (double)v[r->count_col]
-							      : (double)v[r->col] * r->count_per_value;
+		if (!a->pv->memory)
+			at->samples[run] += (double)v[r->count_col] * r->count_per_value;
 	}
 	free(str_test);
 }
@@ -424,7 +473,21 @@ static void fill_side(tf_test_side *s, const agg_test *at, const struct tf_compa
 	s->offcpu_ns = at->noff[side] ? at->off[side] / at->noff[side] : NAN;
 	s->offcpu_apart_ns = at->noff[side] ? at->apart[side] / at->noff[side] : NAN;
 	s->cpu_time_ns = at->ncputime[side] ? at->cputime[side] / at->ncputime[side] : NAN;
+	double *mem[MEM_FIELDS] = { &s->allocs, &s->frees, &s->heap_peak, &s->leaked, &s->rss_peak };
+	for (int k = 0; k < MEM_FIELDS; k++)
+		*mem[k] = at->nmem[side][k] ? at->mem[side][k] / at->nmem[side][k] : NAN;
 	s->ran = s->runs > 0;
+}
+
+/* Whether a memory comparison has anything of a test: its counts or its
+ * samples in some run. */
+static bool memory_measured(const agg_test *at, size_t nruns)
+{
+	for (size_t r = 0; r < nruns; r++)
+		if (!isnan(at->exact[r * 4 + TF_MEASURE_COUNT]) || at->samples[r] > 0 ||
+		    at->cost[r] != 0)
+			return true;
+	return false;
 }
 
 /*
@@ -441,7 +504,7 @@ static void measure_costs(agg_test *at, const struct tf_compare_priv *pv, bool t
 		double v;
 		if (at->measure == TF_MEASURE_SAMPLES) {
 			v = at->cost[r];
-			if (v <= 0 && at->ran[r] && pv->runs[r].p->period > 0)
+			if (v <= 0 && at->ran[r] && pv->runs[r].p->period > 0 && !pv->memory)
 				v = (double)pv->runs[r].p->period;
 		} else {
 			v = at->exact[r * 4 + at->measure];
@@ -732,6 +795,17 @@ static void under_min_delta(const tf_comparison *c, const tf_test_delta *t, char
 	if (t->verdict != TF_VERDICT_UNCHANGED || !(t->threshold_pct > c->summary.threshold) ||
 	    !(fabs(t->delta_pct) >= c->summary.threshold))
 		return;
+	if (c->summary.memory) {
+		char d[32], m[32];
+		tf_compare_format_cost(d, sizeof(d), fabs(t->delta_pct) / 100 * t->base.cost, "bytes");
+		tf_compare_format_cost(m, sizeof(m), c->summary.min_delta_bytes, "bytes");
+		snprintf(reason, len,
+			 "%+.1f%%, %s%s a run: less than the %s a test must move by to count "
+			 "(gate.memory.min_bytes; 95%% CI %+.1f%% to %+.1f%%)",
+			 t->delta_pct, t->delta_pct < 0 ? "-" : "+", d, m, t->ci_low_pct,
+			 t->ci_high_pct);
+		return;
+	}
 	snprintf(reason, len,
 		 "%+.1f%%, %+.2f ms a run: less than the %g ms a test must move by to count "
 		 "(gate.min_delta; 95%% CI %+.1f%% to %+.1f%%)",
@@ -850,9 +924,12 @@ static void test_input(judging *j, size_t i, tf_test_delta *t, const agg_test *a
 
 	memset(in, 0, sizeof(*in));
 	test_noise(j, i, t, in);
-	/* gate.min_delta: a short test must move by that much time too */
-	if (c->summary.min_delta_ns > 0)
-		t->threshold_pct = fmax(j->o->threshold, 100 * c->summary.min_delta_ns / t->base.cost);
+	/* gate.min_delta: a short test must move by that much time too;
+	 * gate.memory.min_bytes, a small one by that many bytes */
+	double smallest = c->summary.min_delta_ns > 0 ? c->summary.min_delta_ns
+						      : c->summary.min_delta_bytes;
+	if (smallest > 0)
+		t->threshold_pct = fmax(j->o->threshold, 100 * smallest / t->base.cost);
 	/* repeats: the prior is what the history showed, else the suite's
 	 * spread in this comparison (suite_prior), else the floor */
 	double prior = pv->noise_given ? c->summary.noise
@@ -887,6 +964,35 @@ static void test_input(judging *j, size_t i, tf_test_delta *t, const agg_test *a
 	in->exact = exact;
 	in->meas_var = exact ? tick_variance(at, pv, j->jitter) : 0;
 	in->extra_var = j->shift_var;
+}
+
+/* The verdict's words for a memory comparison: allocations grow or
+ * shrink, and a lower sampling rate decides what the samples cannot. */
+static void memory_words(char *reason, size_t len)
+{
+	static const struct { const char *from, *to; } words[] = {
+		{ "slower by", "allocates more by" }, { "faster by", "allocates less by" },
+		{ "--freq 999", "--memory-rate 64KiB" },
+	};
+	char out[512];
+	size_t o = 0;
+	for (const char *r = reason; *r && o + 1 < sizeof(out);) {
+		size_t k = 0;
+		while (k < TF_ARRAY_SIZE(words) && strncmp(r, words[k].from, strlen(words[k].from)))
+			k++;
+		if (k < TF_ARRAY_SIZE(words)) {
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s", words[k].to);
+			r += strlen(words[k].from);
+		} else {
+			out[o++] = *r++;
+		}
+		if (o >= sizeof(out))
+			o = sizeof(out) - 1;
+	}
+	out[o] = '\0';
+	size_t n = TF_MIN(o, len - 1);
+	memcpy(reason, out, n);
+	reason[n] = '\0';
 }
 
 /*
@@ -933,6 +1039,8 @@ static void set_verdict(judging *j, tf_test_delta *t, const tf_stats_result *res
 			 "(95%% CI %+.1f%% to %+.1f%%); run with --repeat 3 to decide",
 			 t->delta_pct, t->ci_low_pct, t->ci_high_pct);
 	}
+	if (j->pv->memory)
+		memory_words(reason, sizeof(reason));
 	t->reason = tf_arena_strdup(j->pv->arena, reason);
 }
 
@@ -969,7 +1077,8 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	j.least = tf_xcalloc(pv->nbase + 1, sizeof(double));
 
 	tf_cmp_mark_changed(c);
-	if (!o->keep_shift)
+	/* a machine that runs slower allocates no more */
+	if (!o->keep_shift && !pv->memory)
 		tf_cmp_runner_shift(c, &j.shift, &j.shift_var);
 	else
 		c->summary.shift_pct = NAN;
@@ -1129,47 +1238,36 @@ static const char *measure_column(const tf_compare_side *base, const tf_compare_
 	return NULL;
 }
 
-static int compare_impl(tf_comparison **out, const tf_compare_side *base,
-			const tf_compare_side *head, const tf_compare_opts *opts, bool waits);
-
-int tf_compare(tf_comparison **out, const tf_compare_side *base,
-	       const tf_compare_side *head, const tf_compare_opts *opts)
+/* Who wrote each side, and a word when their numbers mean different things:
+ * a run of another measure version moves every test a little or a lot. */
+static void made_by(tf_compare_summary *s, struct tf_compare_priv *pv)
 {
-	return compare_impl(out, base, head, opts, false);
+	const tf_profile *base = pv->runs[0].p, *head = pv->runs[pv->nbase].p;
+	long mb = tf_profile_measure(base), mh = tf_profile_measure(head);
+	char b[96], h[96];
+
+	if (tf_profile_made_by(b, sizeof(b), base))
+		s->base_made_by = tf_arena_strdup(pv->arena, b);
+	if (tf_profile_made_by(h, sizeof(h), head))
+		s->head_made_by = tf_arena_strdup(pv->arena, h);
+	if (mb && mh && mb != mh) {
+		char *d = tf_xasprintf("the base was measured by %s (measure %ld) and the head by %s "
+				       "(measure %ld), which count differently: part of every "
+				       "test's change may be testflame's", b, mb, h, mh);
+		s->version_diff = tf_arena_strdup(pv->arena, d);
+		free(d);
+	}
 }
 
-static int compare_impl(tf_comparison **out, const tf_compare_side *base,
-			const tf_compare_side *head, const tf_compare_opts *opts, bool waits)
+/* A comparison of `base` and `head`: the profiles borrowed, the arrays
+ * that list them and their names copied, one run each. */
+static tf_comparison *comparison_new(const tf_compare_side *base, const tf_compare_side *head)
 {
-	tf_compare_opts defaults;
-	tf_comparison *c;
-	struct tf_compare_priv *pv;
-	agg a;
-	int rc;
-	tf_gate_measure measure;
-	const char *measure_note, *value;
-	bool wall;
+	tf_comparison *c = tf_xcalloc(1, sizeof(*c));
+	struct tf_compare_priv *pv = c->priv = tf_xcalloc(1, sizeof(*pv));
 
-	*out = NULL;
-	if (!opts) {
-		tf_compare_opts_init(&defaults);
-		opts = &defaults;
-	}
-	if ((rc = check_opts(base, head, opts)))
-		return rc;
-	value = waits ? TF_OFFCPU_TYPE
-		      : measure_column(base, head, opts, &measure, &measure_note, &wall);
-	if (waits) {
-		measure = TF_GATE_BOTH;
-		measure_note = NULL;
-		wall = false;
-	}
-
-	c = tf_xcalloc(1, sizeof(*c));
-	pv = c->priv = tf_xcalloc(1, sizeof(*pv));
 	pv->arena = tf_arena_new();
 	tf_strtab_init(&pv->names);
-	/* the profiles are borrowed, the arrays that list them copied */
 	for (int k = 0; k < 2; k++) {
 		const tf_compare_side *in = k ? head : base;
 		tf_compare_side *own = k ? &c->head : &c->base;
@@ -1188,110 +1286,135 @@ static int compare_impl(tf_comparison **out, const tf_compare_side *base,
 	pv->nruns = base->n + head->n;
 	pv->runs = tf_xcalloc(pv->nruns, sizeof(cmp_run));
 	pv->columns = tf_xcalloc(pv->nruns, sizeof(size_t));
-	pv->waits = waits;
-	memset(&a, 0, sizeof(a));
-	a.c = c;
-	a.pv = pv;
-	a.wall = wall;
+	return c;
+}
+
+/* Each run's value column (`value`, NULL: its default) and counts (one
+ * event on both sides), then its samples summed test by test. */
+static int read_runs(agg *a, const char *value)
+{
+	tf_comparison *c = a->c;
+	struct tf_compare_priv *pv = a->pv;
+	int rc;
 
 	for (size_t i = 0; i < pv->nruns; i++) {
 		cmp_run *r = &pv->runs[i];
-		bool h = i >= base->n;
+		bool h = i >= pv->nbase;
 		const tf_compare_side *s = h ? &c->head : &c->base;
-		size_t k = h ? i - base->n : i;
+		size_t k = h ? i - pv->nbase : i;
 		r->p = s->profiles[k];
 		r->head = h;
 		r->name = s->names[k];
 		if ((rc = pick_column(r, value)))
-			goto done;
+			return rc;
+		if (i == 0)
+			pv->memory = memory_type(tf_profile_str(r->p, r->p->sample_types.v[r->col].type),
+						 &pv->exact_field);
 		pick_counts(r);
 		pv->columns[i] = r->col;
 	}
 	c->base_column = pv->columns;
 	c->head_column = pv->columns + pv->nbase;
 	if ((rc = check_events(pv)))
-		goto done;
-
+		return rc;
 	for (size_t i = 0; i < pv->nruns; i++) {
-		read_test_meta(&a, i);
-		aggregate_run(&a, i);
+		read_test_meta(a, i);
+		aggregate_run(a, i);
 	}
+	return 0;
+}
 
-	/* the summary */
-	{
-		tf_compare_summary *s = &c->summary;
-		const cmp_run *r0 = &pv->runs[0];
-		const tf_value_type *vt = &r0->p->sample_types.v[r0->col];
-		const char *event = NULL;
-		for (size_t i = 0; i < pv->nruns && !event; i++)
-			event = run_event(&pv->runs[i]);
-		s->value_type = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->type));
-		s->unit = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->unit));
-		s->event = event ? tf_arena_strdup(pv->arena, event) : s->value_type;
-		s->threshold = opts->threshold;
-		s->alpha = opts->alpha;
-		s->min_samples = opts->min_samples > 0 ? opts->min_samples : 0;
-		/* a floor in time for costs that are times */
-		s->min_delta_ns = strcmp(s->unit, "nanoseconds") == 0 ? opts->min_delta_ns : 0;
-		s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
-		pv->noise_given = opts->noise >= 0;
-		/* testflame's run files sample on counter overflow */
-		pv->periodic = true;
-		for (size_t i = 0; i < pv->nruns; i++)
-			if (!tf_profile_meta(pv->runs[i].p, "sampler"))
-				pv->periodic = false;
-		s->correction = opts->correction;
-		s->confirmation = opts->confirmation ? tf_arena_strdup(pv->arena, opts->confirmation) : NULL;
-		s->origin = opts->origin ? tf_arena_strdup(pv->arena, opts->origin) : NULL;
-		s->separate_jobs = opts->separate_jobs;
-		s->base_runs = pv->nbase;
-		s->head_runs = pv->nhead;
-		s->measure = measure;
-		s->measure_note = measure_note;
-		for (size_t t = 0; t < pv->ninternal; t++)
-			for (size_t i = 0; i < pv->nruns; i++) {
-				const agg_test *at = &a.tests.v[t];
-				if (i < pv->nbase) {
-					s->base_cost += at->cost[i];
-					s->base_samples += (int64_t)llround(at->samples[i]);
-				} else {
-					s->head_cost += at->cost[i];
-					s->head_samples += (int64_t)llround(at->samples[i]);
-				}
+/* The summary: what was compared, with which settings, and the whole
+ * profiles' cost on each side. */
+static void summarize(agg *a, const tf_compare_opts *opts)
+{
+	struct tf_compare_priv *pv = a->pv;
+	tf_compare_summary *s = &a->c->summary;
+	const cmp_run *r0 = &pv->runs[0];
+	const tf_value_type *vt = &r0->p->sample_types.v[r0->col];
+	const char *event = NULL;
+	tf_buf diff = TF_BUF_INIT;
+
+	for (size_t i = 0; i < pv->nruns && !event; i++)
+		event = run_event(&pv->runs[i]);
+	s->value_type = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->type));
+	s->unit = tf_arena_strdup(pv->arena, tf_profile_str(r0->p, vt->unit));
+	/* a memory comparison measures allocations, whatever the runs' event
+	 * was */
+	s->event = event && !pv->memory ? tf_arena_strdup(pv->arena, event) : s->value_type;
+	s->memory = pv->memory;
+	s->threshold = opts->threshold;
+	s->alpha = opts->alpha;
+	s->min_samples = opts->min_samples > 0 ? opts->min_samples : 0;
+	/* a floor in time for costs that are times */
+	s->min_delta_ns = strcmp(s->unit, "nanoseconds") == 0 ? opts->min_delta_ns : 0;
+	s->min_delta_bytes = strcmp(s->unit, "bytes") == 0 ? opts->min_delta_bytes : 0;
+	s->noise = opts->noise >= 0 ? opts->noise : 100 * tf_stats_event_noise(s->event);
+	pv->noise_given = opts->noise >= 0;
+	/* testflame's run files sample on counter overflow (not the
+	 * allocation sampler: it draws its distances at random) */
+	pv->periodic = !pv->memory;
+	for (size_t i = 0; i < pv->nruns; i++)
+		if (!tf_profile_meta(pv->runs[i].p, "sampler"))
+			pv->periodic = false;
+	s->correction = opts->correction;
+	s->confirmation = opts->confirmation ? tf_arena_strdup(pv->arena, opts->confirmation) : NULL;
+	s->origin = opts->origin ? tf_arena_strdup(pv->arena, opts->origin) : NULL;
+	s->separate_jobs = opts->separate_jobs;
+	s->base_runs = pv->nbase;
+	s->head_runs = pv->nhead;
+	for (size_t t = 0; t < pv->ninternal; t++)
+		for (size_t i = 0; i < pv->nruns; i++) {
+			const agg_test *at = &a->tests.v[t];
+			if (i < pv->nbase) {
+				s->base_cost += at->cost[i];
+				s->base_samples += (int64_t)llround(at->samples[i]);
+			} else {
+				s->head_cost += at->cost[i];
+				s->head_samples += (int64_t)llround(at->samples[i]);
 			}
-		s->base_cost /= (double)pv->nbase;
-		s->head_cost /= (double)pv->nhead;
-		tf_buf diff = TF_BUF_INIT;
-		tf_environment_diff(&diff, pv->runs[0].p, pv->runs[pv->nbase].p);
-		s->env_diff = diff.len ? tf_arena_strdup(pv->arena, diff.ptr) : NULL;
-		tf_buf_free(&diff);
-	}
+		}
+	s->base_cost /= (double)pv->nbase;
+	s->head_cost /= (double)pv->nhead;
+	tf_environment_diff(&diff, pv->runs[0].p, pv->runs[pv->nbase].p);
+	s->env_diff = diff.len ? tf_arena_strdup(pv->arena, diff.ptr) : NULL;
+	tf_buf_free(&diff);
+	made_by(s, pv);
+}
 
-	/* each test's cost, by the best measure both sides have */
-	{
-		bool time_event = strcmp(c->summary.unit, "nanoseconds") == 0;
-		for (size_t t = 0; t < pv->ninternal; t++)
-			measure_costs(&a.tests.v[t], pv, time_event);
-	}
+/* Each test's cost by the best measure both sides have, and the tests
+ * compared: all of them, or the one asked for (TF_ENOTFOUND when neither
+ * side has it); build steps apart, never a test. */
+static int list_tests(agg *a, const tf_compare_opts *opts)
+{
+	tf_comparison *c = a->c;
+	struct tf_compare_priv *pv = a->pv;
+	bool time_event = strcmp(c->summary.unit, "nanoseconds") == 0;
 
-	/* the tests: all of them, or the one asked for */
+	for (size_t t = 0; t < pv->ninternal; t++)
+		measure_costs(&a->tests.v[t], pv, time_event);
 	pv->test_id = tf_xcalloc(pv->ninternal + 1, sizeof(uint32_t));
 	c->tests = tf_xcalloc(pv->ninternal + 1, sizeof(tf_test_delta));
 	for (size_t t = 0; t < pv->ninternal; t++) {
 		const char *name = cmp_name(pv, pv->test_name[t]);
+		const agg_test *at = &a->tests.v[t];
 		if (opts->test && strcmp(opts->test, name) != 0)
 			continue;
 		if (strcmp(name, TF_BUILD_TEST) == 0) {
 			/* build steps met on the way: reported apart, never a test */
 			tf_test_side b, h;
-			fill_side(&b, &a.tests.v[t], pv, 0);
-			fill_side(&h, &a.tests.v[t], pv, 1);
+			fill_side(&b, at, pv, 0);
+			fill_side(&h, at, pv, 1);
 			c->summary.build_base_cost = b.cost;
 			c->summary.build_head_cost = h.cost;
 			continue;
 		}
 		tf_test_delta *d = &c->tests[c->ntests];
-		const agg_test *at = &a.tests.v[t];
+		if (pv->memory && !memory_measured(at, pv->nruns)) {
+			/* a program the sampler could not enter (the notes say why) */
+			c->summary.unmeasured++;
+			continue;
+		}
 		d->name = name;
 		fill_side(&d->base, at, pv, 0);
 		fill_side(&d->head, at, pv, 1);
@@ -1301,14 +1424,15 @@ static int compare_impl(tf_comparison **out, const tf_compare_side *base,
 		d->outside = strcmp(name, TF_OUTSIDE_TEST) == 0;
 		pv->test_id[c->ntests++] = (uint32_t)t;
 	}
-	if (opts->test && c->ntests == 0) {
-		rc = tf_error_set(TF_ENOTFOUND, "no test '%s' in the base or the head", opts->test);
-		goto done;
-	}
-	if (waits)
-		tf_cmp_judge_waits(c, &a, opts);
-	else
-		judge(c, &a, opts);
+	if (opts->test && c->ntests == 0)
+		return tf_error_set(TF_ENOTFOUND, "no test '%s' in the base or the head", opts->test);
+	return 0;
+}
+
+/* Each test's verdict as its CPU time (or the comparison's one measure)
+ * gave it, before its waits may take its place. */
+static void keep_cpu_verdicts(tf_comparison *c)
+{
 	for (size_t i = 0; i < c->ntests; i++) {
 		tf_test_delta *t = &c->tests[i];
 		t->cpu.verdict = t->verdict;
@@ -1318,40 +1442,52 @@ static int compare_impl(tf_comparison **out, const tf_compare_side *base,
 		t->cpu.p_adjusted = t->p_adjusted;
 		t->cpu.reason = t->reason;
 	}
-	/* gate.measure both: the same tests by their waits, apart */
-	if (!waits && measure == TF_GATE_BOTH) {
-		if (compare_impl(&c->waits, base, head, opts, true) == 0) {
-			tf_cmp_merge_waits(c, c->waits, opts);
-		} else {
-			c->summary.measure = TF_GATE_CPU;
-			c->summary.measure_note = tf_arena_strdup(pv->arena, tf_error_last());
-			tf_error_clear();
-		}
+}
+
+static int compare_impl(tf_comparison **out, const tf_compare_side *base,
+			const tf_compare_side *head, const tf_compare_opts *opts, bool waits);
+
+/* gate.measure both: the same tests judged by their waits, apart, and the
+ * verdicts merged; where that cannot be, judged by CPU time alone and
+ * said so. */
+static void judge_waits_apart(tf_comparison *c, const tf_compare_side *base,
+			      const tf_compare_side *head, const tf_compare_opts *opts)
+{
+	if (compare_impl(&c->waits, base, head, opts, true) == 0) {
+		tf_cmp_merge_waits(c, c->waits, opts);
+	} else {
+		c->summary.measure = TF_GATE_CPU;
+		c->summary.measure_note = tf_arena_strdup(c->priv->arena, tf_error_last());
+		tf_error_clear();
 	}
-	/* sort tests and their internal ids together */
-	{
-		size_t n = c->ntests;
-		for (size_t i = 0; i < n; i++)
-			c->tests[i].attention = tf_compare_attention(
-				&c->tests[i], tf_test_threshold(&c->tests[i], opts->threshold),
-				opts->gate_outside);
-		struct pair { tf_test_delta d; uint32_t id; } *tmp = tf_xmalloc((n + 1) * sizeof(*tmp));
-		for (size_t i = 0; i < n; i++) {
-			tmp[i].d = c->tests[i];
-			tmp[i].id = pv->test_id[i];
-		}
-		qsort(tmp, n, sizeof(*tmp), by_report_order);
-		for (size_t i = 0; i < n; i++) {
-			c->tests[i] = tmp[i].d;
-			pv->test_id[i] = tmp[i].id;
-		}
-		free(tmp);
+}
+
+/* The judged tests in the report's order (their internal ids with them),
+ * and the verdicts counted; the work outside the tests is shown, not
+ * counted, unless the gate takes it. */
+static void order_tests(tf_comparison *c, const tf_compare_opts *opts)
+{
+	struct tf_compare_priv *pv = c->priv;
+	size_t n = c->ntests;
+	struct pair { tf_test_delta d; uint32_t id; } *tmp = tf_xmalloc((n + 1) * sizeof(*tmp));
+
+	for (size_t i = 0; i < n; i++) {
+		c->tests[i].attention = tf_compare_attention(
+			&c->tests[i], tf_test_threshold(&c->tests[i], opts->threshold),
+			opts->gate_outside);
+		tmp[i].d = c->tests[i];
+		tmp[i].id = pv->test_id[i];
 	}
+	qsort(tmp, n, sizeof(*tmp), by_report_order);
+	for (size_t i = 0; i < n; i++) {
+		c->tests[i] = tmp[i].d;
+		pv->test_id[i] = tmp[i].id;
+	}
+	free(tmp);
 	c->summary.ntests = 0;
 	c->summary.gate_outside = opts->gate_outside;
-	for (size_t i = 0; i < c->ntests; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const tf_test_delta *t = &c->tests[i];
-		/* the work outside the tests is shown, not counted as a test */
 		if (t->outside && !opts->gate_outside)
 			continue;
 		c->summary.ntests++;
@@ -1359,24 +1495,85 @@ static int compare_impl(tf_comparison **out, const tf_compare_side *base,
 		if (t->verdict != TF_VERDICT_NEW && t->verdict != TF_VERDICT_GONE)
 			c->summary.measured[t->measure]++;
 	}
-	if (waits)
-		tf_cmp_wait_sites(c, opts->top_functions);
-	else
-		tf_cmp_function_deltas(c, opts->top_functions);
+}
 
-done:
-	for (size_t t = 0; t < a.tests.n; t++) {
-		free(a.tests.v[t].cost);
-		free(a.tests.v[t].samples);
-		free(a.tests.v[t].exact);
-		free(a.tests.v[t].quantum);
-		free(a.tests.v[t].mcost);
-		free(a.tests.v[t].ran);
-		free(a.tests.v[t].run_cpu);
-		free(a.tests.v[t].run_waits);
+static void agg_clear(agg *a)
+{
+	for (size_t t = 0; t < a->tests.n; t++) {
+		free(a->tests.v[t].cost);
+		free(a->tests.v[t].samples);
+		free(a->tests.v[t].exact);
+		free(a->tests.v[t].quantum);
+		free(a->tests.v[t].mcost);
+		free(a->tests.v[t].ran);
+		free(a->tests.v[t].run_cpu);
+		free(a->tests.v[t].run_waits);
 	}
-	tf_vec_free(&a.tests);
-	tf_vec_free(&a.name_test);
+	tf_vec_free(&a->tests);
+	tf_vec_free(&a->name_test);
+}
+
+int tf_compare(tf_comparison **out, const tf_compare_side *base,
+	       const tf_compare_side *head, const tf_compare_opts *opts)
+{
+	return compare_impl(out, base, head, opts, false);
+}
+
+/* A comparison by CPU time (or the one measure gate.measure and the runs
+ * give), or with `waits` one by the time the tests waited (the part of
+ * gate.measure both that judges waits apart). */
+static int compare_impl(tf_comparison **out, const tf_compare_side *base,
+			const tf_compare_side *head, const tf_compare_opts *opts, bool waits)
+{
+	tf_compare_opts defaults;
+	tf_comparison *c;
+	agg a;
+	int rc;
+	tf_gate_measure measure = TF_GATE_BOTH;
+	const char *measure_note = NULL, *value = TF_OFFCPU_TYPE;
+	bool wall = false;
+
+	*out = NULL;
+	if (!opts) {
+		tf_compare_opts_init(&defaults);
+		opts = &defaults;
+	}
+	if ((rc = check_opts(base, head, opts)))
+		return rc;
+	if (!waits)
+		value = measure_column(base, head, opts, &measure, &measure_note, &wall);
+	c = comparison_new(base, head);
+	c->priv->waits = waits;
+	memset(&a, 0, sizeof(a));
+	a.c = c;
+	a.pv = c->priv;
+	a.wall = wall;
+	if (!(rc = read_runs(&a, value))) {
+		/* allocations are a measure of their own: no waits, no wall */
+		if (a.pv->memory) {
+			measure = TF_GATE_CPU;
+			measure_note = NULL;
+		}
+		summarize(&a, opts);
+		c->summary.measure = measure;
+		c->summary.measure_note = measure_note;
+		rc = list_tests(&a, opts);
+	}
+	if (!rc) {
+		if (waits)
+			tf_cmp_judge_waits(c, &a, opts);
+		else
+			judge(c, &a, opts);
+		keep_cpu_verdicts(c);
+		if (!waits && measure == TF_GATE_BOTH)
+			judge_waits_apart(c, base, head, opts);
+		order_tests(c, opts);
+		if (waits)
+			tf_cmp_wait_sites(c, opts->top_functions);
+		else
+			tf_cmp_function_deltas(c, opts->top_functions);
+	}
+	agg_clear(&a);
 	if (rc) {
 		tf_comparison_free(c);
 		return rc;

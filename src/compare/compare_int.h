@@ -27,8 +27,9 @@ typedef struct {
 	const char *name;
 	bool head;
 	size_t col;            /* the compared value column */
-	size_t count_col;      /* samples/count, or SIZE_MAX */
-	double count_per_value;/* when there is no count column */
+	size_t count_col;      /* where the sample counts come from: samples/count,
+				* or the value column itself */
+	double count_per_value;/* samples per unit of it (1 / a period) */
 	uint32_t *sample_test; /* internal test id of every sample */
 	uint32_t *fn_key;      /* profile function -> cmp_func, built lazily */
 	uint32_t *loc_key;     /* symbol-less location -> cmp_func, NO_ID otherwise */
@@ -47,10 +48,16 @@ struct tf_compare_priv {
 	bool keys_ready;
 	size_t *columns;       /* value column per run, base then head */
 	bool periodic;         /* every run is a testflame run file */
+	/* a memory comparison, and the per-test field of the run metadata
+	 * that measures its value exactly (allocs, alloc_bytes), or NULL */
+	bool memory;
+	const char *exact_field;
 	bool noise_given;      /* --noise: the history does not override it */
 	bool waits;            /* this comparison judges waits (waits.c) */
 };
 
+/* The memory fields of a test's run metadata a side's means are kept of. */
+enum { MEM_ALLOCS, MEM_FREES, MEM_PEAK, MEM_LEAKED, MEM_RSS, MEM_FIELDS };
 
 /* Per internal test, while aggregating. */
 typedef struct {
@@ -67,6 +74,8 @@ typedef struct {
 	double *run_cpu;   /* per run: its CPU time (the exact count, else its
 			    * sampled cost); NAN when it did not run */
 	double *run_waits; /* per run: how many waits its off-CPU time is; NAN */
+	double mem[2][MEM_FIELDS];          /* memory's, as wall[] */
+	unsigned nmem[2][MEM_FIELDS];
 	bool listed[2];    /* named in a side's run metadata */
 	uint32_t parent;   /* id in names, NO_ID */
 	uint32_t nested;

@@ -132,12 +132,47 @@ typedef struct {
 	int64_t best_line;   /* WHOLE entries: the line that moved most */
 	double best_delta;
 	bool changed;        /* WHOLE entries: a sampled line was changed */
+	uint32_t caller;     /* WHOLE entries: the call that moved most, NO_ID none */
+	int64_t caller_line;
+	double caller_delta;
 } fstat;
 
 typedef struct {
 	TF_VEC(fstat) f;
 	tf_htab index;
+	/* self cost by (slot, leaf function, its caller, the call's line):
+	 * caller_key(caller) in `func`, the leaf in best_line */
+	TF_VEC(fstat) calls;
+	tf_htab call_index;
 } acc;
+
+static bool call_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const acc *a = ctx;
+	const fstat *k = key;
+	const fstat *f = &a->calls.v[idx];
+	return f->slot == k->slot && f->func == k->func && f->line == k->line &&
+	       f->best_line == k->best_line;
+}
+
+static fstat *call_get(acc *a, uint32_t slot, uint32_t leaf, uint32_t caller, int64_t line)
+{
+	fstat k;
+	uint64_t h = tf_hash_combine(tf_hash_combine(tf_hash_u64(slot), caller),
+				     tf_hash_combine((uint64_t)line, leaf));
+	memset(&k, 0, sizeof(k));
+	k.slot = slot;
+	k.func = caller;
+	k.line = line;
+	k.best_line = leaf;
+	uint32_t i = tf_htab_find(&a->call_index, h, call_eq, a, &k);
+	if (i == TF_HTAB_NONE) {
+		i = (uint32_t)a->calls.n;
+		tf_vec_push(&a->calls, k);
+		tf_htab_insert(&a->call_index, h, i);
+	}
+	return &a->calls.v[i];
+}
 
 static bool fstat_eq(const void *ctx, uint32_t idx, const void *key)
 {
@@ -158,6 +193,8 @@ static fstat *fstat_get(acc *a, uint32_t slot, uint32_t func, int64_t line)
 	k.func = func;
 	k.line = line;
 	k.best_delta = -INFINITY;
+	k.caller = NO_ID;
+	k.caller_delta = -INFINITY;
 	i = tf_htab_find(&a->index, h, fstat_eq, a, &k);
 	if (i == TF_HTAB_NONE) {
 		i = (uint32_t)a->f.n;
@@ -190,12 +227,36 @@ static int by_growth(const void *x, const void *y, void *ctx)
 
 /* One sample's value into the self cost of its leaf function (and line)
  * and the total of every function on its stack, once each, in `slot`. */
+/* The function and line of entry `j` of location `li` (its inlined
+ * frames first). */
+static uint32_t frame_func(const cmp_run *run, uint32_t li, uint32_t j, int64_t *line)
+{
+	const tf_profile *p = run->p;
+	const tf_location *l = &p->locations.v[li];
+	*line = l->nlines ? p->lines.v[l->lines_off + j].line : 0;
+	return l->nlines ? run->fn_key[p->lines.v[l->lines_off + j].function] : run->loc_key[li];
+}
+
 static void add_sample(acc *a, const cmp_run *run, const tf_sample *s, uint32_t slot, double v,
 		       uint64_t *stamp, uint64_t gen)
 {
 	const tf_profile *p = run->p;
 	int side = run->head;
 
+	/* the leaf's caller: the frame it was inlined into, else the next
+	 * location's innermost frame */
+	if (s->nlocs) {
+		uint32_t li = p->stack.v[s->locs_off];
+		const tf_location *l = &p->locations.v[li];
+		int64_t line, cline;
+		uint32_t leaf = frame_func(run, li, 0, &line), caller = NO_ID;
+		if (l->nlines > 1)
+			caller = frame_func(run, li, 1, &cline);
+		else if (s->nlocs > 1)
+			caller = frame_func(run, p->stack.v[s->locs_off + 1], 0, &cline);
+		if (caller != NO_ID)
+			call_get(a, slot, leaf, caller, cline)->self[side] += v;
+	}
 	for (uint32_t k = 0; k < s->nlocs; k++) {
 		uint32_t li = p->stack.v[s->locs_off + k];
 		const tf_location *l = &p->locations.v[li];
@@ -378,6 +439,19 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 		}
 	}
 
+	/* the call of each function that moved most the test's way */
+	for (size_t i = 0; i < a.calls.n; i++) {
+		const fstat *cl = &a.calls.v[i];
+		fstat *f = fstat_get(&a, cl->slot, (uint32_t)cl->best_line, WHOLE);
+		int sg = sign_of(c->tests[test_of_slot[cl->slot]].verdict);
+		double d = sg * (cl->self[1] / (double)pv->nhead - cl->self[0] / (double)pv->nbase);
+		if (d > f->caller_delta) {
+			f->caller_delta = d;
+			f->caller = cl->func;
+			f->caller_line = cl->line;
+		}
+	}
+
 	/* per test: the functions, sorted by growth (or shrinkage), the top kept */
 	{
 		TF_VEC(tf_func_delta) *lists = tf_xcalloc(nslots, sizeof(*lists));
@@ -398,6 +472,14 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 			d.delta_total = d.head_total - d.base_total;
 			d.line = f->best_delta > 0 ? f->best_line : cf->start_line;
 			d.changed = f->changed;
+			d.caller = d.caller_file = NULL;
+			d.caller_line = 0;
+			if (f->caller != NO_ID && f->caller_delta > 0) {
+				const cmp_func *cc = &pv->funcs.v[f->caller];
+				d.caller = cmp_name(pv, cc->name);
+				d.caller_file = cmp_name(pv, cc->file);
+				d.caller_line = f->caller_line ? f->caller_line : cc->start_line;
+			}
 			const tf_test_delta *t = &c->tests[test_of_slot[f->slot]];
 			int sg = sign_of(t->cpu.verdict);
 			if (sg * d.delta_self <= 0 && sg * d.delta_total <= 0)
@@ -420,6 +502,8 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 	free(stamp);
 	tf_vec_free(&a.f);
 	tf_htab_free(&a.index);
+	tf_vec_free(&a.calls);
+	tf_htab_free(&a.call_index);
 	free(slot_of);
 	free(up_slot);
 	free(test_of_slot);

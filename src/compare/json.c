@@ -102,9 +102,16 @@ static json_t *side_json(const tf_comparison *c, bool head)
 	return o;
 }
 
-static json_t *test_side_json(const tf_test_side *s)
+static json_t *test_side_json(const tf_test_side *s, bool memory)
 {
 	json_t *o = json_object();
+	if (memory) {
+		json_object_set_new(o, "allocs", jnum(s->allocs));
+		json_object_set_new(o, "frees", jnum(s->frees));
+		json_object_set_new(o, "heap_peak", jnum(s->heap_peak));
+		json_object_set_new(o, "leaked", jnum(s->leaked));
+		json_object_set_new(o, "rss_peak", jnum(s->rss_peak));
+	}
 	json_object_set_new(o, "cost", jnum(s->cost));
 	json_object_set_new(o, "sampled", jnum(s->sampled));
 	json_object_set_new(o, "samples", json_integer(s->samples));
@@ -152,7 +159,7 @@ static json_t *waits_json(const tf_test_delta *t)
 	return o;
 }
 
-static json_t *test_json(const tf_test_delta *t)
+static json_t *test_json(const tf_test_delta *t, bool memory)
 {
 	json_t *o = json_object(), *ci = json_array(), *fns = json_array();
 
@@ -181,8 +188,8 @@ static json_t *test_json(const tf_test_delta *t)
 		json_object_set_new(o, "noise_from_history", json_boolean(t->noise_from_history));
 		json_object_set_new(o, "noise_from_suite", json_boolean(t->noise_from_suite));
 	}
-	json_object_set_new(o, "base", test_side_json(&t->base));
-	json_object_set_new(o, "head", test_side_json(&t->head));
+	json_object_set_new(o, "base", test_side_json(&t->base, memory));
+	json_object_set_new(o, "head", test_side_json(&t->head, memory));
 	for (size_t i = 0; i < t->nfunctions; i++) {
 		const tf_func_delta *f = &t->functions[i];
 		json_t *fo = json_object();
@@ -196,6 +203,13 @@ static json_t *test_json(const tf_test_delta *t)
 		json_object_set_new(fo, "head_total", jnum(f->head_total));
 		json_object_set_new(fo, "delta_self", jnum(f->delta_self));
 		json_object_set_new(fo, "delta_total", jnum(f->delta_total));
+		if (f->caller) {
+			json_t *co = json_object();
+			json_object_set_new(co, "name", jstr(f->caller));
+			json_object_set_new(co, "file", jstr(f->caller_file));
+			json_object_set_new(co, "line", json_integer(f->caller_line));
+			json_object_set_new(fo, "caller", co);
+		}
 		json_array_append_new(fns, fo);
 	}
 	json_object_set_new(o, "functions", fns);
@@ -215,21 +229,24 @@ static json_t *test_json(const tf_test_delta *t)
 	return o;
 }
 
-int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
+static json_t *comparison_json(const tf_comparison *c, bool regressed)
 {
 	const tf_compare_summary *s = &c->summary;
 	json_t *root = json_object(), *sum = json_object(), *tests = json_array();
-	char *text;
 
 	json_object_set_new(root, "schema", json_string("testflame-report/1"));
 	json_object_set_new(root, "testflame", json_string(TF_VERSION));
-	json_object_set_new(root, "regressed", json_boolean(tf_comparison_regressed(c)));
+	json_object_set_new(root, "regressed", json_boolean(regressed));
 	json_object_set_new(root, "event", jstr(s->event));
 	json_object_set_new(root, "value_type", jstr(s->value_type));
 	json_object_set_new(root, "unit", jstr(s->unit));
 	json_object_set_new(root, "threshold_pct", jnum(s->threshold));
 	json_object_set_new(root, "alpha", jnum(s->alpha));
 	json_object_set_new(root, "min_delta_ns", jnum(s->min_delta_ns));
+	if (s->memory) {
+		json_object_set_new(root, "min_delta_bytes", jnum(s->min_delta_bytes));
+		json_object_set_new(root, "unmeasured", json_integer((json_int_t)s->unmeasured));
+	}
 	if (s->min_samples > 0)
 		json_object_set_new(root, "min_samples", jnum(s->min_samples));
 	json_object_set_new(root, "noise_pct", jnum(s->noise));
@@ -239,10 +256,17 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	json_object_set_new(sum, "tests", json_integer((json_int_t)s->ntests));
 	json_object_set_new(root, "gate_outside", json_boolean(s->gate_outside));
 	json_object_set_new(root, "environments_differ", s->env_diff ? jstr(s->env_diff) : json_null());
+	json_object_set_new(root, "base_made_by", s->base_made_by ? jstr(s->base_made_by) : json_null());
+	json_object_set_new(root, "head_made_by", s->head_made_by ? jstr(s->head_made_by) : json_null());
+	json_object_set_new(root, "versions_differ", s->version_diff ? jstr(s->version_diff) : json_null());
 	json_object_set_new(root, "confirmation", s->confirmation ? jstr(s->confirmation) : json_null());
 	json_object_set_new(root, "head_origin", s->origin ? jstr(s->origin) : json_null());
-	json_object_set_new(root, "measure", json_string(tf_gate_measure_name(s->measure)));
-	json_object_set_new(root, "measure_note", s->measure_note ? jstr(s->measure_note) : json_null());
+	if (!s->memory) {
+		/* gate.measure: allocations are one measure of their own */
+		json_object_set_new(root, "measure", json_string(tf_gate_measure_name(s->measure)));
+		json_object_set_new(root, "measure_note",
+				    s->measure_note ? jstr(s->measure_note) : json_null());
+	}
 	{
 		json_t *sh = json_object();
 		json_object_set_new(sh, "pct", jnum(s->shift_pct));
@@ -278,9 +302,33 @@ int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
 	json_object_set_new(root, "base", side_json(c, false));
 	json_object_set_new(root, "head", side_json(c, true));
 	for (size_t i = 0; i < c->ntests; i++)
-		json_array_append_new(tests, test_json(&c->tests[i]));
+		json_array_append_new(tests, test_json(&c->tests[i], s->memory));
 	json_object_set_new(root, "tests", tests);
+	return root;
+}
 
+int tf_comparison_to_json(tf_buf *out, const tf_comparison *c)
+{
+	return tf_comparison_to_json_memory(out, c, NULL, false);
+}
+
+int tf_comparison_to_json_memory(tf_buf *out, const tf_comparison *c, const tf_comparison *memory,
+				 bool memory_gated)
+{
+	bool mem_regressed = memory && memory_gated && tf_comparison_regressed(memory);
+	json_t *root = comparison_json(c, tf_comparison_regressed(c) || mem_regressed);
+	char *text;
+
+	if (memory) {
+		json_t *m = comparison_json(memory, tf_comparison_regressed(memory));
+		/* the document's own, not repeated */
+		json_object_del(m, "schema");
+		json_object_del(m, "testflame");
+		json_object_del(m, "base");
+		json_object_del(m, "head");
+		json_object_set_new(m, "gated", json_boolean(memory_gated));
+		json_object_set_new(root, "memory", m);
+	}
 	text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 	json_decref(root);
 	if (!text)

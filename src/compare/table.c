@@ -248,7 +248,8 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 
 	bool first = true;
 
-	tf_buf_printf(&line, "testflame: %zu test%s", s->ntests, s->ntests == 1 ? "" : "s");
+	tf_buf_printf(&line, "testflame%s: %zu test%s", s->memory ? " memory" : "", s->ntests,
+		      s->ntests == 1 ? "" : "s");
 	for (size_t i = 0; i < TF_ARRAY_SIZE(order); i++) {
 		if (!s->count[order[i]])
 			continue;
@@ -259,9 +260,15 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 	put_fit_end(b, line.ptr, o->width);
 	tf_buf_putc(b, '\n');
 	tf_buf_clear(&line);
-	tf_buf_printf(&line, "  %s%s, threshold %g%%, %zu base run%s vs %zu head run%s",
-		      s->event, c->waits ? " and time waited" : s->measure == TF_GATE_WALL ? " as wall time" : "",
-		      s->threshold, s->base_runs,
+	tf_buf_printf(&line, "  %s%s, threshold %g%%", s->event,
+		      c->waits ? " and time waited" : s->measure == TF_GATE_WALL ? " as wall time" : "",
+		      s->threshold);
+	if (s->memory && s->min_delta_bytes > 0) {
+		char m[32];
+		tf_compare_format_cost(m, sizeof(m), s->min_delta_bytes, "bytes");
+		tf_buf_printf(&line, " and %s", m);
+	}
+	tf_buf_printf(&line, ", %zu base run%s vs %zu head run%s", s->base_runs,
 		      s->base_runs == 1 ? "" : "s", s->head_runs, s->head_runs == 1 ? "" : "s");
 	short_rev(br, sizeof(br), tf_comparison_meta(c, false, "commit"));
 	short_rev(hr, sizeof(hr), tf_comparison_meta(c, true, "commit"));
@@ -295,6 +302,11 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 		/* the machines differ: every test may move with them */
 		tf_buf_puts(b, "  the two sides ran on different machines: ");
 		tf_buf_put_printable(b, s->env_diff);
+		tf_buf_puts(b, "\n");
+	}
+	if (s->version_diff) {
+		tf_buf_puts(b, "  warning: ");
+		tf_buf_put_printable(b, s->version_diff);
 		tf_buf_puts(b, "\n");
 	}
 	tf_buf_free(&line);
@@ -365,17 +377,21 @@ static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 	if (!n)
 		return;
 	/* the name is shortened, never the words after it */
-	tf_buf_printf(&line, " (%+.1f%%): functions that %s most", t->delta_pct,
-		      t->verdict == TF_VERDICT_IMPROVED ? "shrank" : "grew");
+	if (c->summary.memory)
+		tf_buf_printf(&line, " (%+.1f%%): functions that allocate %s", t->delta_pct,
+			      t->verdict == TF_VERDICT_IMPROVED ? "less" : "more");
+	else
+		tf_buf_printf(&line, " (%+.1f%%): functions that %s most", t->delta_pct,
+			      t->verdict == TF_VERDICT_IMPROVED ? "shrank" : "grew");
 	tf_buf_puts(b, "\n  ");
 	put_fit(b, t->name, o->width - 2 - TF_MIN(line.len, (size_t)o->width - 20), false);
 	tf_buf_puts(b, line.ptr);
 	tf_buf_putc(b, '\n');
 	/* the cost is exact; where it went, only as exact as the samples */
 	if (t->head.samples < 10 && t->measure != TF_MEASURE_SAMPLES)
-		tf_buf_printf(b, "  (from %lld sample%s of the head: a higher --freq or --repeat 3 "
-			      "says more)\n", (long long)t->head.samples,
-			      t->head.samples == 1 ? "" : "s");
+		tf_buf_printf(b, "  (from %lld sample%s of the head: %s says more)\n",
+			      (long long)t->head.samples, t->head.samples == 1 ? "" : "s",
+			      c->summary.memory ? "a lower --memory-rate" : "a higher --freq or --repeat 3");
 	pad_left(b, "self", 16);
 	pad_left(b, "total", 12);
 	tf_buf_puts(b, "   function\n");
@@ -411,6 +427,22 @@ static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 			put_fit(b, line.ptr, wloc, false);
 		tf_buf_free(&name);
 		tf_buf_putc(b, '\n');
+		/* where the allocating function was called from */
+		if (c->summary.memory && f->caller) {
+			tf_buf_clear(&line);
+			tf_buf_puts(&line, "from ");
+			tf_buf_puts(&line, f->caller);
+			if (f->caller_file && *f->caller_file) {
+				const char *base = strrchr(f->caller_file, '/');
+				tf_buf_printf(&line, "  %s", base ? base + 1 : f->caller_file);
+				if (f->caller_line > 0)
+					tf_buf_printf(&line, ":%lld", (long long)f->caller_line);
+			}
+			for (int k = 0; k < 33; k++)
+				tf_buf_putc(b, ' ');
+			put_fit_end(b, line.ptr, avail > 2 ? avail - 2 : avail);
+			tf_buf_putc(b, '\n');
+		}
 	}
 	tf_buf_free(&line);
 }
@@ -537,14 +569,17 @@ int tf_comparison_render_table(tf_buf *out, const tf_comparison *c, const tf_tab
 			if (c->tests[i].verdict == TF_VERDICT_REGRESSED &&
 			    !(c->tests[i].grew & TF_GREW_CPU) && c->tests[i].grew & TF_GREW_WAIT)
 				nw++;
-		tf_buf_printf(out, "%sREGRESSION%s: %zu test%s slower by at least %g%%",
-			      o.color ? "\033[1;31m" : "", o.color ? "\033[0m" : "", n,
-			      n == 1 ? "" : "s", c->summary.threshold);
+		tf_buf_printf(out, "%s%sREGRESSION%s: %zu test%s %s by at least %g%%",
+			      o.color ? "\033[1;31m" : "", c->summary.memory ? "MEMORY " : "",
+			      o.color ? "\033[0m" : "", n, n == 1 ? "" : "s",
+			      c->summary.memory ? (n == 1 ? "allocates more" : "allocate more") : "slower",
+			      c->summary.threshold);
 		if (nw)
 			tf_buf_printf(out, " (%zu by waiting longer)", nw);
 		tf_buf_putc(out, '\n');
 	} else {
-		tf_buf_printf(out, "no regression (threshold %g%%)\n", c->summary.threshold);
+		tf_buf_printf(out, "no %sregression (threshold %g%%)\n",
+			      c->summary.memory ? "memory " : "", c->summary.threshold);
 	}
 	return 0;
 }

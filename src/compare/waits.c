@@ -482,6 +482,11 @@ void tf_cmp_wait_sites(tf_comparison *c, size_t top)
 		d.caller = *part[2] ? part[2] : NULL;
 		d.file = part[3];
 		d.line = strtoll(part[4], NULL, 10);
+		/* the call is the caller's, where it is: as a CPU delta's is */
+		if (d.caller) {
+			d.caller_file = d.file;
+			d.caller_line = d.line;
+		}
 		tf_vec_push(&lists[a->slot], d);
 	}
 	for (uint32_t s = 0; s < nslots; s++) {

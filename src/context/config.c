@@ -47,6 +47,8 @@ typedef enum {
 	K_LIST,       /* char **, NULL-terminated; a scalar is a list of one */
 	K_CHOICES,    /* K_LIST whose items are in `choices` */
 	K_PATTERNS,   /* attribution.patterns */
+	K_SIZE,       /* double bytes >= 0, "64KiB", "1M", "4096"; unset -1 */
+	K_SWITCH_MAP, /* int tri-state: a boolean, or a mapping of `sub` (on) */
 } kind;
 
 typedef struct key {
@@ -78,6 +80,12 @@ const char *const tf_gate_measure_names[] = {
 	NULL,
 };
 
+static const key memory_gate_keys[] = {
+	{ "threshold", K_PERCENT, OFF(gate.memory_threshold), 0, 0, NULL, NULL },
+	{ "min_bytes", K_SIZE, OFF(gate.memory_min_bytes), 0, 0, NULL, NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
 static const key gate_keys[] = {
 	{ "threshold", K_PERCENT, OFF(gate.threshold), 0, 0, NULL, NULL },
 	{ "fail_on_regression", K_BOOL, OFF(gate.fail_on_regression), 0, 0, NULL, NULL },
@@ -88,6 +96,7 @@ static const key gate_keys[] = {
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "confidence", K_CONFIDENCE, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "measure", K_CHOICE, OFF(gate.measure), 0, 0, tf_gate_measure_names, NULL },
+	{ "memory", K_SWITCH_MAP, OFF(gate.memory), 0, 0, NULL, memory_gate_keys },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -140,6 +149,7 @@ static const key top_keys[] = {
 	{ "baseline_repeat", K_INT, OFF(baseline_repeat), 1, 1000, NULL, NULL },
 	{ "against", K_STR, OFF(against), 0, 0, NULL, NULL },
 	{ "store", K_STORE, OFF(store), 0, 0, NULL, NULL },
+	{ "memory", K_BOOL, OFF(memory), 0, 0, NULL, NULL },
 	{ "attribution", K_MAP, 0, 0, 0, NULL, attribution_keys },
 	{ "gate", K_MAP, 0, 0, 0, NULL, gate_keys },
 	{ "report", K_MAP, 0, 0, 0, NULL, report_keys },
@@ -168,9 +178,11 @@ static void table_unset(tf_config *cfg, const key *keys)
 		switch (k->kind) {
 		case K_MAP: table_unset(cfg, k->sub); break;
 		case K_INT: *FIELD(cfg, k, long) = k->min - 1; break;
+		case K_SWITCH_MAP: table_unset(cfg, k->sub); /* fall through */
 		case K_BOOL: *FIELD(cfg, k, int) = TF_CONFIG_UNSET; break;
 		case K_PERCENT:
 		case K_DURATION:
+		case K_SIZE:
 		case K_ALPHA: *FIELD(cfg, k, double) = -1; break;
 		default: break; /* zero from calloc */
 		}
@@ -259,12 +271,16 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 			if (*FIELD(over, k, long) != k->min - 1)
 				*FIELD(cfg, k, long) = *FIELD(over, k, long);
 			break;
+		case K_SWITCH_MAP:
+			table_merge(cfg, over, k->sub);
+			/* fall through */
 		case K_BOOL:
 			if (*FIELD(over, k, int) != TF_CONFIG_UNSET)
 				*FIELD(cfg, k, int) = *FIELD(over, k, int);
 			break;
 		case K_PERCENT:
 		case K_DURATION:
+		case K_SIZE:
 		case K_ALPHA:
 			if (*FIELD(over, k, double) >= 0)
 				*FIELD(cfg, k, double) = *FIELD(over, k, double);
@@ -747,6 +763,29 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 		return parse_int(w, n, path, k, FIELD(cfg, k, long));
 	case K_BOOL:
 		return parse_bool(w, n, path, FIELD(cfg, k, int));
+	case K_SIZE:
+		if (!tf_config_parse_size(scalar(n), &d))
+			return fail_at(w, n->start_mark, "'%s' must be a size such as 64KiB, 1MiB or "
+				       "4096 (bytes), not '%s'", path, scalar(n) ? scalar(n) : "");
+		*FIELD(cfg, k, double) = d;
+		return 0;
+	case K_SWITCH_MAP:
+		if (n->type == YAML_MAPPING_NODE) {
+			if ((rc = parse_mapping(w, n, k->sub, path)) < 0)
+				return rc;
+			*FIELD(cfg, k, int) = 1;
+			return 0;
+		}
+		if (n->type != YAML_SCALAR_NODE) {
+			tf_buf b = TF_BUF_INIT;
+			for (const key *sk = k->sub; sk->name; sk++)
+				tf_buf_printf(&b, "%s%s", sk == k->sub ? "" : ", ", sk->name);
+			rc = fail_at(w, n->start_mark, "'%s' must be true, false or a mapping of %s, "
+				     "not %s", path, b.ptr, node_kind(n));
+			tf_buf_free(&b);
+			return rc;
+		}
+		return parse_bool(w, n, path, FIELD(cfg, k, int));
 	case K_PERCENT:
 	case K_DURATION:
 	case K_ALPHA:
@@ -930,4 +969,44 @@ int tf_config_load(tf_config **out, const char *path, const char *start_dir)
 	free(name);
 	free(file);
 	return rc;
+}
+
+/* What each kind of value is, in words, for the manual. */
+static void describe_key(tf_buf *out, const char *path, const key *k)
+{
+	static const char *const what[] = {
+		[K_MAP] = "a mapping", [K_STR] = "a string", [K_CHOICE] = "one of",
+		[K_STORE] = "a store: git, git:REMOTE, dir:PATH or pyroscope:URL",
+		[K_URL] = "an http(s) URL", [K_CMD] = "a command: a list run as is, or a string run with sh -c",
+		[K_INT] = "a whole number", [K_BOOL] = "true or false",
+		[K_PERCENT] = "a percentage, \"5\" or \"5%\"", [K_ALPHA] = "a probability in (0, 0.5]",
+		[K_DURATION] = "a time: \"1ms\", \"500us\", \"2s\" or 0",
+		[K_CONFIDENCE] = "a probability in [0.5, 1) (instead of alpha)",
+		[K_CONFIRM] = "against, rerun, none, or a number of reruns",
+		[K_LIST] = "a list of strings (a string is a list of one)", [K_CHOICES] = "a list of",
+		[K_PATTERNS] = "a list of regexes, or of {regex, name} mappings",
+	};
+	tf_buf_printf(out, "%s\t%s", path, what[k->kind]);
+	if (k->kind == K_INT && k->min < k->max)
+		tf_buf_printf(out, " from %ld to %ld", k->min, k->max);
+	for (const char *const *c = k->choices; c && *c; c++)
+		tf_buf_printf(out, "%s%s", c == k->choices ? ": " : ", ", *c);
+	tf_buf_putc(out, '\n');
+}
+
+static void describe_keys(tf_buf *out, const char *prefix, const key *keys)
+{
+	for (const key *k = keys; k->name; k++) {
+		char *path = tf_xasprintf("%s%s%s", prefix, *prefix ? "." : "", k->name);
+		if (k->kind == K_MAP)
+			describe_keys(out, path, k->sub);
+		else
+			describe_key(out, path, k);
+		free(path);
+	}
+}
+
+void tf_config_describe(tf_buf *out)
+{
+	describe_keys(out, "", top_keys);
 }

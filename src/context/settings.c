@@ -31,6 +31,25 @@ bool tf_context_parse_number(const char *s, const char *suffix, double *out)
 	return true;
 }
 
+bool tf_config_parse_size(const char *s, double *bytes)
+{
+	static const struct { const char *unit; double bytes; } units[] = {
+		{ "", 1 }, { "B", 1 }, { "K", 1024 }, { "KB", 1024 }, { "KiB", 1024 },
+		{ "M", 1048576 }, { "MB", 1048576 }, { "MiB", 1048576 },
+		{ "G", 1073741824 }, { "GB", 1073741824 }, { "GiB", 1073741824 },
+	};
+	double v;
+
+	for (size_t i = 0; i < TF_ARRAY_SIZE(units); i++)
+		if (tf_context_parse_number(s, *units[i].unit ? units[i].unit : NULL, &v)) {
+			if (v < 0 || v * units[i].bytes > 1e15)
+				return false;
+			*bytes = v * units[i].bytes;
+			return true;
+		}
+	return false;
+}
+
 bool tf_config_parse_duration(const char *s, double *ns)
 {
 	static const struct { const char *unit; double ns; } units[] = {
@@ -194,6 +213,11 @@ int tf_settings_resolve(tf_settings *out, const tf_settings_flags *f, const tf_c
 	for (int i = 0; measure && tf_gate_measure_names[i]; i++)
 		if (strcmp(measure, tf_gate_measure_names[i]) == 0)
 			out->measure = (tf_gate_measure)i;
+	out->memory_gated = tf_config_bool(cfg->gate.memory, false);
+	out->memory_threshold = cfg->gate.memory_threshold >= 0 ? cfg->gate.memory_threshold
+							       : TF_MEMORY_THRESHOLD;
+	out->memory_min_bytes = cfg->gate.memory_min_bytes >= 0 ? cfg->gate.memory_min_bytes
+							       : TF_MEMORY_MIN_BYTES;
 	tf_config_free(none);
 	return 0;
 }

@@ -500,6 +500,35 @@ const char *tf_profile_meta(const tf_profile *p, const char *key)
 	return NULL;
 }
 
+const char *tf_profile_made_by(char *buf, size_t n, const tf_profile *p)
+{
+	const char *version = tf_profile_meta(p, "version"), *build = tf_profile_meta(p, "build");
+	size_t hex = 0;
+
+	if (!version)
+		return NULL;
+	while (build && build[hex] && strchr("0123456789abcdef", build[hex]))
+		hex++;
+	if (hex)
+		snprintf(buf, n, "testflame %s (commit %.*s%s)", version, (int)TF_MIN(hex, 12), build,
+			 strstr(build + hex, "dirty") ? ", dirty" : "");
+	else
+		snprintf(buf, n, "testflame %s", version);
+	return buf;
+}
+
+long tf_profile_measure(const tf_profile *p)
+{
+	const char *m = tf_profile_meta(p, "measure");
+	char *end;
+	long v;
+
+	if (!m)
+		return tf_profile_meta(p, "version") ? 1 : 0;
+	v = strtol(m, &end, 10);
+	return end != m && !*end && v > 0 ? v : 0;
+}
+
 int64_t tf_profile_total(const tf_profile *p, size_t value_index)
 {
 	int64_t t = 0;

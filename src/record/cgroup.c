@@ -149,6 +149,19 @@ int tf_cgroup_fd(const tf_cgroup *cg)
 	return cg->fd;
 }
 
+uint64_t tf_cgroup_memory_peak(const tf_cgroup *cg)
+{
+	char *file = tf_xasprintf("%s/memory.peak", cg->path);
+	tf_buf b = TF_BUF_INIT;
+	uint64_t v = 0;
+	if (tf_file_read(&b, file) == 0 && b.len)
+		v = strtoull(b.ptr, NULL, 10);
+	tf_error_clear();
+	tf_buf_free(&b);
+	free(file);
+	return v;
+}
+
 /* Write a pid into a cgroup.procs file. */
 static int write_pid(const char *dir, pid_t pid)
 {

@@ -238,9 +238,18 @@ static bool kernel_allows_perf(const tf_record_caps *c)
 }
 
 static const char docker_perf_fix[] =
-	"run the container with --cap-add PERFMON (Docker 20.10+, older Docker: "
+	"run the container with --cap-add PERFMON (Docker 20.10+; Podman and older Docker: "
 	"--cap-add SYS_ADMIN) or --security-opt seccomp=unconfined; GitLab's docker "
 	"executor: cap_add = [\"PERFMON\"] under [runners.docker] in config.toml";
+/* A runtime's profile is made for the capabilities it grants: a process that
+ * holds CAP_PERFMON and is refused gains nothing from another --cap-add
+ * PERFMON (Podman's default profile allows perf_event_open only with
+ * CAP_SYS_ADMIN). */
+static const char sys_admin_perf_fix[] =
+	"run the container with --cap-add SYS_ADMIN or --security-opt seccomp=unconfined "
+	"(its seccomp profile refuses perf_event_open even with CAP_PERFMON, as Podman's "
+	"does); GitLab's docker executor: privileged = true, or cap_add = [\"SYS_ADMIN\"], "
+	"under [runners.docker] in config.toml";
 
 void tf_record_perf_advice(const tf_record_caps *c, char *why, size_t whylen, char *fix,
 			   size_t fixlen)
@@ -256,10 +265,13 @@ void tf_record_perf_advice(const tf_record_caps *c, char *why, size_t whylen, ch
 		snprintf(fix, fixlen, "use a kernel with CONFIG_PERF_EVENTS=y; the ptrace sampler "
 			 "works meanwhile");
 	} else if (c->seccomp == 2 && (e == ENOSYS || kernel_allows_perf(c))) {
+		bool podman = c->container && strcmp(c->container, "podman") == 0;
 		snprintf(why, whylen, "a seccomp filter refuses perf_event_open (%s)%s",
-			 strerror(e), c->container && strcmp(c->container, "docker") == 0
-			 ? ", as Docker's default profile does" : "");
-		snprintf(fix, fixlen, "%s", docker_perf_fix);
+			 strerror(e), c->container && strcmp(c->container, "docker") == 0 &&
+			 !c->cap_perfmon ? ", as Docker's default profile does"
+			 : podman ? ", as Podman's default profile does without CAP_SYS_ADMIN" : "");
+		snprintf(fix, fixlen, "%s",
+			 c->cap_perfmon || podman ? sys_admin_perf_fix : docker_perf_fix);
 	} else if ((e == EPERM || e == EACCES) && c->paranoid >= 3) {
 		snprintf(why, whylen, "kernel.perf_event_paranoid=%d refuses perf events to "
 			 "processes without CAP_PERFMON", c->paranoid);

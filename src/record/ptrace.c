@@ -1213,6 +1213,7 @@ static int pump(sampler *s, tf_launch *l, int chldfd, int timerfd)
 		}
 		if (!s->err && io->markers && (fds[4].fd < 0 || (fds[4].revents & POLLIN)))
 			s->err = tf_markers_poll(io->markers, s->rec->spool, false);
+		tf_alloc_poll(io->alloc);
 		if (s->err)
 			return s->err;
 		if (fds[3].revents) {

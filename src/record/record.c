@@ -87,6 +87,7 @@ typedef struct {
 	tf_recording *rec;
 	const tf_record_opts *o;
 	tf_markers *markers;
+	tf_alloc *alloc;
 	tf_pyread *py;
 	TF_VEC(pending_exec) pending;
 	uint64_t last_exec; /* when the reader last saw an exec */
@@ -156,6 +157,8 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 {
 	live_ctx *lc = ctx;
 
+	if (ev->type == TF_REC_COMM && ev->comm.exec && lc->alloc)
+		tf_alloc_watch(lc->alloc, ev->pid, ev->time);
 	if (ev->type == TF_REC_COMM && ev->comm.exec) {
 		lc->last_exec = tf_now_ns();
 		retry_pending(lc, ev->pid, true); /* an exec again: the last one is gone */
@@ -261,6 +264,7 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd, 
 			return rc;
 		if (lc->pending.n)
 			retry_pending(lc, 0, false);
+		tf_alloc_poll(lc->alloc);
 		rc = tf_launch_poll(l, &st);
 		if (rc)
 			return rc;
@@ -341,6 +345,7 @@ typedef struct {
 	int sigfd, iofd;      /* the signals we handle; SIGIO, the rings' own */
 	int nice_before;      /* INT_MIN: not raised */
 	char *stopped;        /* why the recording stopped before the command */
+	char *path;           /* the command's program, found */
 } session;
 
 /* The options' defaults and bounds. */
@@ -362,21 +367,20 @@ static int session_opts(session *ss, const tf_record_opts *opts)
 	return 0;
 }
 
-/* Whether the command can be run at all; like a shell, 127 for a missing
- * command and 126 for one we cannot run go in the recording's info. */
-static bool command_found(tf_recording *rec, const tf_record_opts *o)
+/* Whether the command can be run at all, its program's path in *path;
+ * like a shell, 127 for a missing command and 126 for one we cannot run go
+ * in the recording's info. */
+static bool command_found(tf_recording *rec, const tf_record_opts *o, char **path)
 {
-	char *path = NULL;
 	int rc;
 
 	if (o->cwd && strchr(o->argv[0], '/') && o->argv[0][0] != '/') {
 		char *abs = tf_xasprintf("%s/%s", o->cwd, o->argv[0]);
-		rc = tf_launch_resolve(&path, abs);
+		rc = tf_launch_resolve(path, abs);
 		free(abs);
 	} else {
-		rc = tf_launch_resolve(&path, o->argv[0]);
+		rc = tf_launch_resolve(path, o->argv[0]);
 	}
-	free(path);
 	if (rc) {
 		rec->info.exec_failed = true;
 		rec->info.exit_status = rc == TF_ENOTFOUND ? 127 : 126;
@@ -384,14 +388,20 @@ static bool command_found(tf_recording *rec, const tf_record_opts *o)
 	return rc == 0;
 }
 
-/* The spool, the marker channel, the Python reader, and the variables
- * they add to the command's environment. */
+/* The spool, the marker channel, the allocation sampler, the Python
+ * reader, and the variables they add to the command's environment. */
 static int open_channels(session *ss)
 {
 	const tf_record_opts *o = &ss->o;
 	int rc;
 
 	if ((rc = tf_spool_open(&ss->rec->spool)))
+		return rc;
+	/* the allocation sampler, preloaded where the command lets it */
+	ss->rec->info.alloc_rate = o->alloc_rate ? o->alloc_rate : TF_DEFAULT_ALLOC_RATE;
+	if (o->memory && (rc = tf_alloc_open(&ss->lc.alloc, o->alloc_rate,
+					     o->callgraph == TF_CALLGRAPH_FP ? 0 : o->stack_bytes,
+					     ss->path)))
 		return rc;
 	ss->lc.rec = ss->rec;
 	ss->lc.o = o;
@@ -403,6 +413,8 @@ static int open_channels(session *ss)
 		ss->marker_env = tf_markers_env(ss->lc.markers);
 		tf_vec_push(&ss->env, ss->marker_env);
 	}
+	for (char *const *e = ss->lc.alloc ? tf_alloc_env(ss->lc.alloc) : NULL; e && *e; e++)
+		tf_vec_push(&ss->env, *e);
 	if (o->python)
 		tf_pyread_new(&ss->lc.py, ss->rec, o);
 	tf_vec_push(&ss->env, NULL);
@@ -453,6 +465,7 @@ static int start_command(session *ss)
 	lo.orig_mask = &ss->orig;
 	lo.remove_dir[0] = ss->lc.markers ? tf_markers_dir(ss->lc.markers) : NULL;
 	lo.remove_dir[1] = o->scratch_dir;
+	lo.remove_dir[2] = ss->lc.alloc ? tf_alloc_dir(ss->lc.alloc) : NULL;
 	if (o->sampler != TF_SAMPLER_PTRACE && o->follow != TF_FOLLOW_INHERIT) {
 		if (tf_cgroup_create(&ss->cg) == 0)
 			lo.cgroup_dir = tf_cgroup_path(ss->cg);
@@ -564,7 +577,8 @@ static int record_command(session *ss)
 			rc = 0;
 		}
 	} else {
-		tf_ptrace_loop pl = { ss->sigfd, on_live, &ss->lc, ss->lc.markers, ss->lc.py };
+		tf_ptrace_loop pl = { ss->sigfd, on_live, &ss->lc, ss->lc.markers, ss->lc.py,
+				      ss->lc.alloc };
 		rc = tf_ptrace_record(rec, ss->launch, &ss->o, &pl);
 	}
 	rec->info.end_ns = tf_now_ns();
@@ -590,8 +604,18 @@ static void collect_results(session *ss)
 	ss->perf = NULL;
 	tf_launch_free(ss->launch);
 	ss->launch = NULL;
+	if (ss->cg && ss->o.memory)
+		rec->info.cgroup_peak = tf_cgroup_memory_peak(ss->cg);
 	tf_cgroup_free(ss->cg);
 	ss->cg = NULL;
+	/* what the sampler's files say, before the spool closes */
+	if (ss->lc.alloc && !ss->stopped &&
+	    tf_alloc_collect(ss->lc.alloc, rec->spool, &rec->info) != 0) {
+		ss->stopped = tf_xstrdup(tf_error_last());
+		rec->info.stopped = true;
+	}
+	tf_alloc_free(ss->lc.alloc);
+	ss->lc.alloc = NULL;
 	if (!ss->stopped && tf_spool_finish(rec->spool) != 0) {
 		/* the last records did not fit: the command has run, say how */
 		ss->stopped = tf_xstrdup(tf_error_last());
@@ -606,7 +630,9 @@ static void session_end(session *ss)
 {
 	restore_priority(ss);
 	tf_markers_free(ss->lc.markers);
+	tf_alloc_free(ss->lc.alloc);
 	tf_pyread_free(ss->lc.py);
+	free(ss->path);
 	tf_vec_free(&ss->env);
 	tf_vec_free(&ss->lc.pending);
 	free(ss->marker_env);
@@ -637,8 +663,9 @@ int tf_record_run(tf_recording **out, const tf_record_opts *opts)
 	ss.rec->info.freq = ss.o.freq;
 	ss.rec->info.sampler = TF_SAMPLER_PERF;
 	ss.rec->info.rung[0] = '\0';
-	if (!command_found(ss.rec, &ss.o)) {
+	if (!command_found(ss.rec, &ss.o, &ss.path)) {
 		*out = ss.rec;
+		free(ss.path);
 		return 0;
 	}
 	if ((rc = open_channels(&ss)) || (rc = block_signals(&ss)) || (rc = start_command(&ss)))

@@ -3,8 +3,9 @@
  * to src/record), one section per file that provides it: launching the
  * command held until the sampler is armed, reading /proc, copying stacks,
  * the command's cgroup, the spool the samplers write and replay reads,
- * the marker channel, notices, Python stacks, the two samplers and the
- * records the ptrace sampler makes by hand.
+ * the allocation sampler's files, the marker channel, notices, Python
+ * stacks, the two samplers and the records the ptrace sampler makes by
+ * hand.
  */
 #ifndef TESTFLAME_RECORD_INT_H
 #define TESTFLAME_RECORD_INT_H
@@ -36,9 +37,10 @@ typedef struct {
 	char *const *extra_env;
 	const char *cwd;           /* NULL: testflame's own */
 	const sigset_t *orig_mask; /* the signal mask the command must get */
-	const char *remove_dir[2]; /* directories (the markers', the runners'
-				    * reports), removed with what they hold by the
-				    * guard when testflame dies before the command */
+	const char *remove_dir[3]; /* directories (the markers', the runners'
+				    * reports, the allocation sampler's), removed
+				    * with what they hold by the guard when
+				    * testflame dies before the command */
 	const char *cgroup_dir;    /* the command's cgroup, removed (empty) then too */
 } tf_launch_opts;
 
@@ -209,6 +211,9 @@ const char *tf_cgroup_path(const tf_cgroup *cg);
 int tf_cgroup_fd(const tf_cgroup *cg);
 /* Move process `pid` into it; its children are born there. */
 int tf_cgroup_add(tf_cgroup *cg, pid_t pid);
+/* The most memory its processes held at once (memory.peak, bytes), 0
+ * where the memory controller does not count it. */
+uint64_t tf_cgroup_memory_peak(const tf_cgroup *cg);
 /* Remove it: what still lives there (a daemon the suite left) goes back
  * to the parent cgroup first. NULL is a no-op. */
 void tf_cgroup_free(tf_cgroup *cg);
@@ -254,13 +259,34 @@ enum {
 	 *   u32 frames[2 * nframes] } : the Python stack of the sample of
 	 * `tid` at `time` (flags: 1 cut, 2 partial), written before it */
 	TF_SPOOL_PYSTACK = 71,
+	/* { u32 pid, tid; u64 time; u64 size, ptr, rate; u32 nips, stack_len;
+	 *   u64 sp, bp, ip; u64 ips[nips]; u8 stack[stack_len] (padded) } : an
+	 * allocation the sampler took (alloc.c; ips[0] is the caller's pc) */
+	TF_SPOOL_ALLOC = 72,
+	/* { u32 pid, tid; u64 time; u64 ptr } : a sampled block freed */
+	TF_SPOOL_ALLOC_FREE = 73,
+	/* { u32 pid, tid; u64 time; u64 allocs, bytes, frees; u32 kind, pad } :
+	 * a thread's allocations since its previous count, exact */
+	TF_SPOOL_ALLOC_COUNT = 74,
+	/* { u32 pid, flags; u64 time, hwm_kb, end; char program[] NUL } : a
+	 * process image that ran the sampler from `time` (flags: why it
+	 * counted nothing), its peak resident set (0 unknown) */
+	TF_SPOOL_ALLOC_PROC = 75,
+	/* { u32 pid, tid; u64 time; u32 exec, pad; char text[] NUL } : for
+	 * the run's notes; exec: it says why the program process `pid` execs
+	 * next runs without the allocation sampler */
+	TF_SPOOL_NOTE = 76,
+	/* { u32 pid, go; u64 time, hwm_kb } : the peak resident set of a
+	 * process image without the allocation sampler, read from /proc at
+	 * `time`; go: a Go program */
+	TF_SPOOL_RSS = 77,
 	/* a PERF_RECORD_SAMPLE body written by the context-switch event (the
 	 * perf sampler's off-CPU ring, perf.c): a thread leaving its CPU */
-	TF_SPOOL_SWITCH_SAMPLE = 72,
+	TF_SPOOL_SWITCH_SAMPLE = 78,
 	/* { u32 cpu, pad; u64 time; u64 period } : from `time` on, a
 	 * switch sample of `cpu` stands for `period` switch-outs (perf.c's
 	 * cap; the event's samples do not carry their period) */
-	TF_SPOOL_OFFCPU_PERIOD = 73,
+	TF_SPOOL_OFFCPU_PERIOD = 79,
 };
 
 
@@ -301,6 +327,51 @@ struct tf_recording {
 	tf_spool_layout layout;
 	tf_spool *spool;
 };
+
+/* ---- alloc.c ----
+ *
+ * Measuring the command's allocations: the allocation sampler
+ * (preload/tfalloc.c) found or unpacked, the environment that preloads it
+ * into the command's processes, and after the run what their files say,
+ * into the spool.
+ */
+typedef struct tf_alloc tf_alloc;
+
+/*
+ * Prepare a run's measure of allocations: a directory for the processes'
+ * files, the library to preload, and the variables that preload it, with
+ * `rate` (mean bytes between samples; 0 the default) and `stack_bytes`
+ * (copied a sample for DWARF unwinding; 0 none). `program` is the
+ * command's path: a program the sampler must not enter (a sanitizer
+ * build) runs without it, and so does everything it starts. A library
+ * that cannot be had is no error: the command runs without it, and
+ * tf_alloc_collect() says why in the run's notes.
+ */
+int tf_alloc_open(tf_alloc **out, unsigned rate, unsigned stack_bytes, const char *program);
+/* "KEY=VALUE" to add to the command's environment, NULL-terminated. */
+char *const *tf_alloc_env(const tf_alloc *a);
+/* The directory (the launcher's guard removes it if testflame dies). */
+const char *tf_alloc_dir(const tf_alloc *a);
+/*
+ * The programs the sampler does not enter (static ones, Go's, setuid
+ * ones) have their peak resident set read from /proc while they live:
+ * tf_alloc_watch() at each exec, tf_alloc_poll() at each turn of the
+ * recording loop (at most every few milliseconds), which drops the images
+ * whose sampler's file appeared (it tells their peak at their exit, to
+ * the page). A lower bound: what a process reached after its last read.
+ */
+void tf_alloc_watch(tf_alloc *a, uint32_t pid, uint64_t time);
+void tf_alloc_poll(tf_alloc *a);
+
+/*
+ * After the run: every process image's samples, frees, counts and peak
+ * into the spool (TF_SPOOL_ALLOC*), and the notes of what stepped aside
+ * (TF_SPOOL_NOTE). Files that do not read are counted in `info`, not
+ * errors; only a spool that refuses a record is.
+ */
+int tf_alloc_collect(tf_alloc *a, tf_spool *s, tf_record_info *info);
+/* Removes the directory. */
+void tf_alloc_free(tf_alloc *a);
 
 /* ---- markers.c ----
  *
@@ -492,6 +563,8 @@ typedef struct {
 	void *live_ctx;
 	tf_markers *markers;    /* test markers to read as they come, or NULL */
 	tf_pyread *py;          /* Python stacks of the samples, or NULL */
+	tf_alloc *alloc;        /* the programs without the allocation sampler's
+				 * peaks to read, or NULL */
 } tf_ptrace_loop;
 
 /*

@@ -253,6 +253,15 @@ static inline const void *take(cursor *c, uint64_t n)
 	return p;
 }
 
+/* The rest of the record as a string, NULL when it holds no NUL. */
+static const char *take_str(cursor *c)
+{
+	const char *s = (const char *)c->p;
+	if (c->bad || !memchr(s, '\0', (size_t)(c->end - c->p)))
+		return NULL;
+	return s;
+}
+
 /* The sample_id trailer of side-band records (sample_id_all): time and
  * cpu. Records that name their own pid/tid keep them; the trailer's are
  * those of the task that caused the record (the parent, for a fork). */
@@ -298,6 +307,45 @@ static void decode_sample_id(const tf_spool_layout *l, const struct perf_event_h
 /* Callchain storage for the decoded sample (valid until the next decode). */
 static _Thread_local uint64_t chain_kernel[PERF_MAX_STACK_DEPTH + 1];
 static _Thread_local uint64_t chain_user[PERF_MAX_STACK_DEPTH + 1];
+static _Thread_local uint64_t alloc_regs[3];
+static _Thread_local tf_alloc_info alloc_info;
+
+/* An allocation the sampler took (alloc.c): a user-space sample whose
+ * chain is the caller's frame pointers and whose registers (bp, sp, ip)
+ * and stack are the caller's at its call. */
+static int decode_alloc(cursor *c, tf_rec_event *ev)
+{
+	uint32_t nips, stack_len;
+
+	ev->type = TF_REC_ALLOC;
+	take32x2(c, &ev->pid, &ev->tid);
+	ev->time = take64(c);
+	alloc_info.size = take64(c);
+	alloc_info.ptr = take64(c);
+	alloc_info.rate = take64(c);
+	take32x2(c, &nips, &stack_len);
+	alloc_regs[1] = take64(c); /* sp */
+	alloc_regs[0] = take64(c); /* bp */
+	alloc_regs[2] = take64(c); /* ip */
+	const uint8_t *ips = take(c, (uint64_t)nips * 8);
+	const uint8_t *stack = take(c, stack_len);
+	if (c->bad || !nips || nips > PERF_MAX_STACK_DEPTH)
+		return -1;
+	memcpy(chain_user, ips, (size_t)nips * 8);
+	ev->sample.user_ips = chain_user;
+	ev->sample.nuser = nips;
+	ev->sample.kernel_ips = chain_kernel;
+	ev->sample.ip = chain_user[0];
+	ev->sample.where = TF_SAMPLE_USER;
+	ev->sample.alloc = &alloc_info;
+	if (stack_len) {
+		ev->sample.regs = alloc_regs;
+		ev->sample.regs_mask = (1ULL << TF_REG_BP) | (1ULL << TF_REG_SP) | (1ULL << TF_REG_IP);
+		ev->sample.stack = stack;
+		ev->sample.stack_size = stack_len;
+	}
+	return 1;
+}
 
 static int decode_sample(const tf_spool_layout *l, cursor *c, tf_rec_event *ev)
 {
@@ -389,6 +437,299 @@ static int decode_sample(const tf_spool_layout *l, cursor *c, tf_rec_event *ev)
 	return 1;
 }
 
+/* ---- the kernel's records (PERF_RECORD_*) ---- */
+
+static int decode_mmap2(const tf_spool_layout *l, const struct perf_event_header *h, cursor *c,
+			tf_rec_event *ev)
+{
+	ev->type = TF_REC_MMAP;
+	take32x2(c, &ev->pid, &ev->tid);
+	ev->mmap.start = take64(c);
+	ev->mmap.len = take64(c);
+	ev->mmap.pgoff = take64(c);
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		const uint8_t *b = take(c, 24);
+		if (b) {
+			ev->mmap.build_id_len = TF_MIN(b[0], 20);
+			ev->mmap.build_id = b + 4;
+		}
+	} else {
+		take32x2(c, &ev->mmap.maj, &ev->mmap.min);
+		ev->mmap.ino = take64(c);
+		ev->mmap.ino_generation = take64(c);
+	}
+	take32x2(c, &ev->mmap.prot, &ev->mmap.flags);
+	ev->mmap.filename = (const char *)c->p;
+	if (c->bad || !memchr(c->p, '\0', (size_t)(c->end - c->p)))
+		return -1;
+	decode_sample_id(l, h, ev);
+	return 1;
+}
+
+static int decode_comm(const tf_spool_layout *l, const struct perf_event_header *h, cursor *c,
+		       tf_rec_event *ev)
+{
+	ev->type = TF_REC_COMM;
+	take32x2(c, &ev->pid, &ev->tid);
+	ev->comm.comm = (const char *)c->p;
+	ev->comm.exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
+	if (c->bad || !memchr(c->p, '\0', (size_t)(c->end - c->p)))
+		return -1;
+	decode_sample_id(l, h, ev);
+	return 1;
+}
+
+/* PERF_RECORD_FORK and PERF_RECORD_EXIT share their layout. */
+static int decode_fork_exit(const tf_spool_layout *l, const struct perf_event_header *h,
+			    cursor *c, tf_rec_event *ev)
+{
+	ev->type = h->type == PERF_RECORD_FORK ? TF_REC_FORK : TF_REC_EXIT;
+	take32x2(c, &ev->pid, &ev->fork.ppid);
+	take32x2(c, &ev->tid, &ev->fork.ptid);
+	ev->time = take64(c);
+	if (c->bad)
+		return -1;
+	decode_sample_id(l, h, ev);
+	return 1;
+}
+
+static int decode_switch(const tf_spool_layout *l, const struct perf_event_header *h, cursor *c,
+			 tf_rec_event *ev)
+{
+	ev->type = TF_REC_SWITCH;
+	ev->cswitch.out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+	ev->cswitch.preempt = ev->cswitch.out &&
+			      (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+	if (h->type == PERF_RECORD_SWITCH) {
+		decode_sample_id(l, h, ev);
+		return ev->tid ? 1 : -1;
+	}
+	/* PERF_RECORD_SWITCH_CPU_WIDE, of events that follow a cgroup
+	 * (perf.c): the thread going on or off is the sample_id's, as above;
+	 * the other one is named in the record (next or previous), and may
+	 * not be ours */
+	take64(c);
+	if (c->bad)
+		return -1;
+	decode_sample_id(l, h, ev);
+	return ev->tid ? 1 : 0;
+}
+
+/* PERF_RECORD_LOST, PERF_RECORD_LOST_SAMPLES and PERF_RECORD_THROTTLE:
+ * what the kernel did not deliver. */
+static int decode_lost(const tf_spool_layout *l, const struct perf_event_header *h, cursor *c,
+		       tf_rec_event *ev)
+{
+	if (h->type == PERF_RECORD_THROTTLE) {
+		ev->type = TF_REC_THROTTLE;
+		ev->time = take64(c);
+		ev->lost.count = 1;
+	} else {
+		ev->type = TF_REC_LOST;
+		if (h->type == PERF_RECORD_LOST)
+			take64(c); /* the event's id */
+		ev->lost.count = take64(c);
+	}
+	decode_sample_id(l, h, ev);
+	return c->bad ? -1 : 1;
+}
+
+/* ---- testflame's own records (TF_SPOOL_*) ---- */
+
+/* A sample of the context-switch event (the perf sampler's off-CPU
+ * ring, perf.c): a thread leaving its CPU, with its stack then. */
+static int decode_switch_sample(const tf_spool_layout *l, cursor *c, tf_rec_event *ev)
+{
+	tf_spool_layout sl = *l;
+	sl.sample_type = l->switch_sample_type;
+	int rc = decode_sample(&sl, c, ev);
+	ev->type = TF_REC_OFFCPU;
+	return rc;
+}
+
+/* From its time on, a switch sample of the CPU stands for `period`
+ * switch-outs (perf.c's cap). */
+static int decode_offcpu_period(cursor *c, tf_rec_event *ev)
+{
+	uint32_t cpu, pad;
+	take32x2(c, &cpu, &pad);
+	ev->time = take64(c);
+	ev->cpu = cpu;
+	ev->sample.period = take64(c);
+	ev->type = TF_REC_OFFCPU_PERIOD;
+	return c->bad ? -1 : 1;
+}
+
+/* The head all of them but the extended sample open with: the thread and
+ * the time. */
+static void take_own_head(cursor *c, tf_rec_event *ev, tf_rec_type type)
+{
+	ev->type = type;
+	take32x2(c, &ev->pid, &ev->tid);
+	ev->time = take64(c);
+}
+
+/* A sample with the name of what its thread waited in (off-CPU). */
+static int decode_sample_ext(const tf_spool_layout *l, cursor *c, tf_rec_event *ev)
+{
+	uint32_t len, pad;
+	take32x2(c, &len, &pad);
+	const char *name = take(c, len);
+	if (!name || !len || name[len - 1] != '\0')
+		return -1;
+	int rc = decode_sample(l, c, ev);
+	ev->sample.offcpu = name[0] ? name : NULL;
+	return rc;
+}
+
+static int decode_thread_cost(cursor *c, tf_rec_event *ev)
+{
+	uint32_t rem, pad;
+	take_own_head(c, ev, TF_REC_THREAD_COST);
+	ev->thread_cost.count = take64(c);
+	take32x2(c, &rem, &pad);
+	ev->thread_cost.remainder = rem != 0;
+	return c->bad ? -1 : 1;
+}
+
+static int decode_marker(cursor *c, tf_rec_event *ev)
+{
+	uint32_t begin, scope, len, pad;
+	take_own_head(c, ev, TF_REC_MARKER);
+	take32x2(c, &begin, &scope);
+	take32x2(c, &len, &pad);
+	uint64_t cpu = take64(c);
+	const char *name = take(c, (uint64_t)len + 1);
+	if (c->bad || !name || name[len] != '\0')
+		return -1;
+	ev->marker.begin = begin != 0;
+	ev->marker.scope = (tf_marker_scope)scope;
+	ev->marker.name = name;
+	ev->marker.has_cpu = cpu != 0;
+	ev->marker.cpu = cpu ? cpu - 1 : 0;
+	return 1;
+}
+
+static int decode_cmdline(cursor *c, tf_rec_event *ev)
+{
+	uint32_t len, cwdlen;
+	take_own_head(c, ev, TF_REC_CMDLINE);
+	take32x2(c, &len, &cwdlen);
+	const char *cwd = take(c, (uint64_t)cwdlen + 1);
+	const char *argv = take(c, len);
+	if (c->bad || !cwd || !argv || cwd[cwdlen] != '\0')
+		return -1;
+	ev->cmdline.cwd = cwd;
+	ev->cmdline.argv = argv;
+	ev->cmdline.len = len;
+	return 1;
+}
+
+static int decode_pycode(cursor *c, tf_rec_event *ev)
+{
+	uint32_t id, first, namelen, qualified;
+	take_own_head(c, ev, TF_REC_PYCODE);
+	take32x2(c, &id, &first);
+	take32x2(c, &namelen, &qualified);
+	const char *name = take(c, (uint64_t)namelen + 1);
+	if (c->bad || !name || name[namelen] != '\0')
+		return -1;
+	const char *file = name + namelen + 1;
+	if (!memchr(file, '\0', (size_t)((const char *)c->end - file)))
+		return -1;
+	ev->pycode.id = id;
+	ev->pycode.firstlineno = (int)first;
+	ev->pycode.qualified = qualified != 0;
+	ev->pycode.name = name;
+	ev->pycode.file = file;
+	return 1;
+}
+
+static int decode_pystack(cursor *c, tf_rec_event *ev)
+{
+	uint32_t n, flags;
+	take_own_head(c, ev, TF_REC_PYSTACK);
+	take32x2(c, &n, &flags);
+	ev->pystack.delay_ns = take64(c);
+	const void *frames = take(c, (uint64_t)n * 8);
+	if (c->bad || (n && !frames))
+		return -1;
+	ev->pystack.frames = frames;
+	ev->pystack.nframes = n;
+	ev->pystack.cut = flags & 1;
+	ev->pystack.partial = (flags & 2) != 0;
+	return 1;
+}
+
+static int decode_proc_exit(cursor *c, tf_rec_event *ev)
+{
+	uint32_t st, pad;
+	take_own_head(c, ev, TF_REC_PROC_EXIT);
+	take32x2(c, &st, &pad);
+	ev->proc_exit.wait_status = (int)st;
+	return c->bad ? -1 : 1;
+}
+
+/* A freed block the allocation sampler had sampled. */
+static int decode_alloc_free(cursor *c, tf_rec_event *ev)
+{
+	take_own_head(c, ev, TF_REC_ALLOC_FREE);
+	ev->alloc_free.ptr = take64(c);
+	return c->bad ? -1 : 1;
+}
+
+/* A thread's allocations since its previous count, exact. */
+static int decode_alloc_count(cursor *c, tf_rec_event *ev)
+{
+	uint32_t kind, pad;
+	take_own_head(c, ev, TF_REC_ALLOC_COUNT);
+	ev->alloc_count.allocs = take64(c);
+	ev->alloc_count.bytes = take64(c);
+	ev->alloc_count.frees = take64(c);
+	take32x2(c, &kind, &pad);
+	return c->bad ? -1 : 1;
+}
+
+/* A process image that ran the allocation sampler: why it counted
+ * nothing (flags), its peak resident set and its program. */
+static int decode_alloc_proc(cursor *c, tf_rec_event *ev)
+{
+	ev->type = TF_REC_ALLOC_PROC;
+	take32x2(c, &ev->pid, &ev->alloc_proc.flags);
+	ev->tid = ev->pid;
+	ev->time = take64(c);
+	ev->alloc_proc.hwm_kb = take64(c);
+	take64(c); /* end */
+	ev->alloc_proc.program = take_str(c);
+	return ev->alloc_proc.program ? 1 : -1;
+}
+
+/* A sentence for the run's notes (exec: why the program the process
+ * execs next runs without the allocation sampler). */
+static int decode_note(cursor *c, tf_rec_event *ev)
+{
+	uint32_t exec, pad;
+	take_own_head(c, ev, TF_REC_NOTE);
+	take32x2(c, &exec, &pad);
+	ev->note.exec = exec != 0;
+	ev->note.text = take_str(c);
+	return ev->note.text ? 1 : -1;
+}
+
+/* The peak resident set of a process image without the allocation
+ * sampler, read from /proc (go: a Go program). */
+static int decode_rss(cursor *c, tf_rec_event *ev)
+{
+	uint32_t go;
+	ev->type = TF_REC_RSS;
+	take32x2(c, &ev->pid, &go);
+	ev->tid = ev->pid;
+	ev->time = take64(c);
+	ev->rss.hwm_kb = take64(c);
+	ev->rss.go = go != 0;
+	return c->bad ? -1 : 1;
+}
+
 int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		    tf_rec_event *ev)
 {
@@ -400,97 +741,20 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		return decode_sample(l, &c, ev);
-	case TF_SPOOL_SWITCH_SAMPLE: {
-		tf_spool_layout sl = *l;
-		sl.sample_type = l->switch_sample_type;
-		int rc = decode_sample(&sl, &c, ev);
-		ev->type = TF_REC_OFFCPU;
-		return rc;
-	}
-	case TF_SPOOL_OFFCPU_PERIOD: {
-		uint32_t cpu, pad;
-		take32x2(&c, &cpu, &pad);
-		ev->time = take64(&c);
-		ev->cpu = cpu;
-		ev->sample.period = take64(&c);
-		ev->type = TF_REC_OFFCPU_PERIOD;
-		return c.bad ? -1 : 1;
-	}
-	case TF_SPOOL_SAMPLE_EXT: {
-		uint32_t len, pad;
-		take32x2(&c, &len, &pad);
-		const char *name = take(&c, len);
-		if (!name || !len || name[len - 1] != '\0')
-			return -1;
-		int rc = decode_sample(l, &c, ev);
-		ev->sample.offcpu = name[0] ? name : NULL;
-		return rc;
-	}
-	case PERF_RECORD_MMAP2: {
-		ev->type = TF_REC_MMAP;
-		take32x2(&c, &ev->pid, &ev->tid);
-		ev->mmap.start = take64(&c);
-		ev->mmap.len = take64(&c);
-		ev->mmap.pgoff = take64(&c);
-		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			const uint8_t *b = take(&c, 24);
-			if (b) {
-				ev->mmap.build_id_len = TF_MIN(b[0], 20);
-				ev->mmap.build_id = b + 4;
-			}
-		} else {
-			take32x2(&c, &ev->mmap.maj, &ev->mmap.min);
-			ev->mmap.ino = take64(&c);
-			ev->mmap.ino_generation = take64(&c);
-		}
-		take32x2(&c, &ev->mmap.prot, &ev->mmap.flags);
-		ev->mmap.filename = (const char *)c.p;
-		if (c.bad || !memchr(c.p, '\0', (size_t)(c.end - c.p)))
-			return -1;
-		decode_sample_id(l, h, ev);
-		return 1;
-	}
-	case PERF_RECORD_COMM: {
-		ev->type = TF_REC_COMM;
-		take32x2(&c, &ev->pid, &ev->tid);
-		ev->comm.comm = (const char *)c.p;
-		ev->comm.exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
-		if (c.bad || !memchr(c.p, '\0', (size_t)(c.end - c.p)))
-			return -1;
-		decode_sample_id(l, h, ev);
-		return 1;
-	}
+	case TF_SPOOL_SWITCH_SAMPLE:
+		return decode_switch_sample(l, &c, ev);
+	case TF_SPOOL_OFFCPU_PERIOD:
+		return decode_offcpu_period(&c, ev);
+	case PERF_RECORD_MMAP2:
+		return decode_mmap2(l, h, &c, ev);
+	case PERF_RECORD_COMM:
+		return decode_comm(l, h, &c, ev);
 	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: {
-		ev->type = h->type == PERF_RECORD_FORK ? TF_REC_FORK : TF_REC_EXIT;
-		take32x2(&c, &ev->pid, &ev->fork.ppid);
-		take32x2(&c, &ev->tid, &ev->fork.ptid);
-		ev->time = take64(&c);
-		if (c.bad)
-			return -1;
-		decode_sample_id(l, h, ev);
-		return 1;
-	}
+	case PERF_RECORD_EXIT:
+		return decode_fork_exit(l, h, &c, ev);
 	case PERF_RECORD_SWITCH:
-		ev->type = TF_REC_SWITCH;
-		ev->cswitch.out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
-		ev->cswitch.preempt = ev->cswitch.out &&
-				      (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
-		decode_sample_id(l, h, ev);
-		return ev->tid ? 1 : -1;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		/* events that follow a cgroup (perf.c): the thread going on or
-		 * off is the sample_id's, as above; the other one is named in
-		 * the record (next or previous), and may not be ours */
-		ev->type = TF_REC_SWITCH;
-		ev->cswitch.out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
-		ev->cswitch.preempt = ev->cswitch.out &&
-				      (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
-		take64(&c);
-		if (c.bad)
-			return -1;
-		decode_sample_id(l, h, ev);
-		return ev->tid ? 1 : 0;
+		return decode_switch(l, h, &c, ev);
 	case PERF_RECORD_READ:
 		/* inherit_stat: an inherited event's count when its thread
 		 * exits (read_format 0: the value alone) */
@@ -499,111 +763,36 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		ev->thread_cost.count = take64(&c);
 		decode_sample_id(l, h, ev);
 		return c.bad ? -1 : 1;
-	case TF_SPOOL_THREAD_COST:
-		ev->type = TF_REC_THREAD_COST;
-		take32x2(&c, &ev->pid, &ev->tid);
-		ev->time = take64(&c);
-		ev->thread_cost.count = take64(&c);
-		uint32_t rem, pad;
-		take32x2(&c, &rem, &pad);
-		ev->thread_cost.remainder = rem != 0;
-		return c.bad ? -1 : 1;
 	case PERF_RECORD_LOST:
-		ev->type = TF_REC_LOST;
-		take64(&c);
-		ev->lost.count = take64(&c);
-		decode_sample_id(l, h, ev);
-		return c.bad ? -1 : 1;
 	case PERF_RECORD_LOST_SAMPLES:
-		ev->type = TF_REC_LOST;
-		ev->lost.count = take64(&c);
-		decode_sample_id(l, h, ev);
-		return c.bad ? -1 : 1;
 	case PERF_RECORD_THROTTLE:
-		ev->type = TF_REC_THROTTLE;
-		ev->time = take64(&c);
-		ev->lost.count = 1;
-		decode_sample_id(l, h, ev);
-		return c.bad ? -1 : 1;
-	case TF_SPOOL_MARKER: {
-		uint32_t begin, scope, len, pad;
-		ev->type = TF_REC_MARKER;
-		take32x2(&c, &ev->pid, &ev->tid);
-		ev->time = take64(&c);
-		take32x2(&c, &begin, &scope);
-		take32x2(&c, &len, &pad);
-		uint64_t cpu = take64(&c);
-		const char *name = take(&c, (uint64_t)len + 1);
-		if (c.bad || !name || name[len] != '\0')
-			return -1;
-		ev->marker.begin = begin != 0;
-		ev->marker.scope = (tf_marker_scope)scope;
-		ev->marker.name = name;
-		ev->marker.has_cpu = cpu != 0;
-		ev->marker.cpu = cpu ? cpu - 1 : 0;
-		return 1;
-	}
-	case TF_SPOOL_CMDLINE: {
-		uint32_t len, cwdlen;
-		ev->type = TF_REC_CMDLINE;
-		take32x2(&c, &ev->pid, &ev->tid);
-		ev->time = take64(&c);
-		take32x2(&c, &len, &cwdlen);
-		const char *cwd = take(&c, (uint64_t)cwdlen + 1);
-		const char *argv = take(&c, len);
-		if (c.bad || !cwd || !argv || cwd[cwdlen] != '\0')
-			return -1;
-		ev->cmdline.cwd = cwd;
-		ev->cmdline.argv = argv;
-		ev->cmdline.len = len;
-		return 1;
-	}
-	case TF_SPOOL_PYCODE: {
-		uint32_t id, first, namelen, qualified;
-		ev->type = TF_REC_PYCODE;
-		take32x2(&c, &ev->pid, &ev->tid);
-		ev->time = take64(&c);
-		take32x2(&c, &id, &first);
-		take32x2(&c, &namelen, &qualified);
-		const char *name = take(&c, (uint64_t)namelen + 1);
-		if (c.bad || !name || name[namelen] != '\0')
-			return -1;
-		const char *file = name + namelen + 1;
-		const char *end = (const char *)h + h->size;
-		if (!memchr(file, '\0', (size_t)(end - file)))
-			return -1;
-		ev->pycode.id = id;
-		ev->pycode.firstlineno = (int)first;
-		ev->pycode.qualified = qualified != 0;
-		ev->pycode.name = name;
-		ev->pycode.file = file;
-		return 1;
-	}
-	case TF_SPOOL_PYSTACK: {
-		uint32_t n, flags;
-		ev->type = TF_REC_PYSTACK;
-		take32x2(&c, &ev->pid, &ev->tid);
-		ev->time = take64(&c);
-		take32x2(&c, &n, &flags);
-		ev->pystack.delay_ns = take64(&c);
-		const void *frames = take(&c, (uint64_t)n * 8);
-		if (c.bad || (n && !frames))
-			return -1;
-		ev->pystack.frames = frames;
-		ev->pystack.nframes = n;
-		ev->pystack.cut = flags & 1;
-		ev->pystack.partial = (flags & 2) != 0;
-		return 1;
-	}
-	case TF_SPOOL_PROC_EXIT: {
-		uint32_t st, pad;
-		ev->type = TF_REC_PROC_EXIT;
-		take32x2(&c, &ev->pid, &ev->tid);
-		ev->time = take64(&c);
-		take32x2(&c, &st, &pad);
-		ev->proc_exit.wait_status = (int)st;
-		return c.bad ? -1 : 1;
-	}
+		return decode_lost(l, h, &c, ev);
+	case TF_SPOOL_SAMPLE_EXT:
+		return decode_sample_ext(l, &c, ev);
+	case TF_SPOOL_THREAD_COST:
+		return decode_thread_cost(&c, ev);
+	case TF_SPOOL_MARKER:
+		return decode_marker(&c, ev);
+	case TF_SPOOL_CMDLINE:
+		return decode_cmdline(&c, ev);
+	case TF_SPOOL_PYCODE:
+		return decode_pycode(&c, ev);
+	case TF_SPOOL_PYSTACK:
+		return decode_pystack(&c, ev);
+	case TF_SPOOL_PROC_EXIT:
+		return decode_proc_exit(&c, ev);
+	case TF_SPOOL_ALLOC:
+		return decode_alloc(&c, ev);
+	case TF_SPOOL_ALLOC_FREE:
+		return decode_alloc_free(&c, ev);
+	case TF_SPOOL_ALLOC_COUNT:
+		return decode_alloc_count(&c, ev);
+	case TF_SPOOL_ALLOC_PROC:
+		return decode_alloc_proc(&c, ev);
+	case TF_SPOOL_NOTE:
+		return decode_note(&c, ev);
+	case TF_SPOOL_RSS:
+		return decode_rss(&c, ev);
 	default:
 		return 0;
 	}
@@ -646,6 +835,12 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 	case TF_SPOOL_THREAD_COST:
 	case TF_SPOOL_PYCODE:
 	case TF_SPOOL_PYSTACK:
+	case TF_SPOOL_ALLOC:
+	case TF_SPOOL_ALLOC_FREE:
+	case TF_SPOOL_ALLOC_COUNT:
+	case TF_SPOOL_ALLOC_PROC:
+	case TF_SPOOL_NOTE:
+	case TF_SPOOL_RSS:
 		off = 8;
 		break;
 	default: {

@@ -14,6 +14,7 @@
  * friends impossible inside the data block.
  */
 #include "report/report_int.h"
+#include "testflame/attribute.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -302,8 +303,10 @@ static const char *unresolved_program(tf_buf *out, const tf_profile *p, const tf
 	return base && base[1] ? base + 1 : out->ptr;
 }
 
-/* The programs whose frames have no symbol, most first (at most 3), as
- * [["name", frames], ...]: what the page's note names with the fix. */
+/* The programs whose frames have no symbol in the tests' samples, most
+ * first (at most 3), as [["name", frames], ...]: what the page's note
+ * names with the fix (the harness's own, outside every test, no rebuild
+ * of the tests would change). */
 static void put_unresolved_in(tf_buf *b, const tf_profile *p)
 {
 	tf_strtab names;
@@ -327,6 +330,9 @@ static void put_unresolved_in(tf_buf *b, const tf_profile *p)
 	n.n = names.strs.n;
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const tf_sample *sm = &p->samples.v[i];
+		const char *test = tf_sample_label_str(p, sm, "test");
+		if (test && (strcmp(test, TF_OUTSIDE_TEST) == 0 || strcmp(test, TF_BUILD_TEST) == 0))
+			continue;
 		uint64_t w = col == SIZE_MAX ? 1
 			     : (uint64_t)TF_MAX(p->values.v[i * p->sample_types.n + col], (int64_t)0);
 		for (uint32_t k = 0; k < sm->nlocs; k++) {
@@ -675,6 +681,28 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 		tf_buf_free(&u);
 	}
 	tf_buf_printf(out, "},\"distance\":%ld", x->o.base_distance);
+	if (s->memory) {
+		/* a memory comparison: its leaks, peaks and the sampler's notes */
+		rp_mem_note *notes;
+		size_t nn = rp_memory_notes(&notes, c);
+		tf_buf_puts(out, ",\"memory\":{\"gated\":");
+		tf_buf_puts(out, x->o.memory_gated ? "true" : "false");
+		tf_buf_puts(out, ",\"min_bytes\":");
+		put_exact(out, s->min_delta_bytes);
+		tf_buf_puts(out, ",\"notes\":[");
+		for (size_t i = 0; i < nn; i++) {
+			tf_buf_puts(out, i ? ",[" : "[");
+			if (notes[i].test)
+				rp_put_json_html(out, notes[i].test, PAGE_NAME_MAX);
+			else
+				tf_buf_puts(out, "null");
+			tf_buf_putc(out, ',');
+			rp_put_json_html(out, notes[i].text, 1000);
+			tf_buf_putc(out, ']');
+		}
+		tf_buf_puts(out, "]}");
+		rp_memory_notes_free(notes, nn);
+	}
 	tf_buf_printf(out, ",\"pruned\":{\"frames\":%zu,\"kept\":%zu,\"others\":%zu,\"bar\":%.6g,"
 			   "\"detail\":%g}", n, kept, nother, bar, CHANGED_DETAIL);
 	tf_buf_puts(out, ",\"tree\":");
@@ -744,7 +772,23 @@ int rp_html_render(tf_buf *out, rp_ctx *x, const rp_tree *forest)
 	tf_buf_put(out, tf_asset_html, tf_asset_html_len);
 	tf_buf_puts(out, "<script type=\"application/json\" id=\"tf-data\">");
 	put_data(out, x, forest);
-	tf_buf_puts(out, "</script>\n<script>");
+	tf_buf_puts(out, "</script>\n");
+	if (x->o.memory) {
+		/* the allocations' comparison, drawn at index.html#memory */
+		rp_ctx mx;
+		rp_tree mt;
+		int rc = rp_ctx_init(&mx, x->o.memory, &x->o);
+		if (!rc && (rc = rp_tree_build(&mt, x->o.memory, TF_EACH_TEST)) == 0) {
+			tf_buf_puts(out, "<script type=\"application/json\" id=\"tf-data-memory\">");
+			put_data(out, &mx, &mt);
+			tf_buf_puts(out, "</script>\n");
+			rp_tree_free(&mt);
+		}
+		rp_ctx_free(&mx);
+		if (rc)
+			return rc;
+	}
+	tf_buf_puts(out, "<script>");
 	tf_buf_put(out, tf_asset_js, tf_asset_js_len);
 	tf_buf_puts(out, "</script>\n</body>\n</html>\n");
 	return 0;
@@ -752,16 +796,12 @@ int rp_html_render(tf_buf *out, rp_ctx *x, const rp_tree *forest)
 
 int tf_report_html(tf_buf *out, const tf_comparison *c, const tf_report_opts *o)
 {
-	rp_ctx x;
-	rp_tree t;
-	int rc;
+	rp_view v;
+	int rc = rp_view_begin(&v, c, o, TF_EACH_TEST);
 
-	rp_ctx_init(&x, c, o);
-	if ((rc = rp_tree_build(&t, c, TF_EACH_TEST)) == 0) {
-		rc = rp_html_render(out, &x, &t);
-		rp_tree_free(&t);
-	}
-	rp_ctx_free(&x);
+	if (rc == 0)
+		rc = rp_html_render(out, &v.x, &v.t);
+	rp_view_end(&v);
 	return rc;
 }
 
@@ -772,7 +812,7 @@ int tf_report_profile_html(tf_buf *out, const tf_profile *p, size_t value, const
 	int rc = rp_single_begin(&s, p, value, test, name, o, TF_EACH_TEST);
 
 	if (rc == 0)
-		rc = rp_html_render(out, &s.x, &s.t);
+		rc = rp_html_render(out, &s.v.x, &s.v.t);
 	rp_single_end(&s);
 	return rc;
 }

@@ -47,12 +47,69 @@ static void numbers(tf_buf *b, const rp_ctx *x, const tf_test_delta *t)
 		tf_buf_printf(b, ", p = %.3g", t->p_adjusted);
 }
 
+/* A failure's text after its reason: the functions that grew, with
+ * file:line. */
+static void failure_functions(tf_buf *out, const rp_ctx *x, const tf_test_delta *t,
+			      const char *unit)
+{
+	for (size_t k = 0; k < t->nfunctions && k < 10; k++) {
+		const tf_func_delta *f = &t->functions[k];
+		char ds[48], dt[48];
+		rp_signed_cost(ds, sizeof(ds), f->delta_self, unit);
+		rp_signed_cost(dt, sizeof(dt), f->delta_total, unit);
+		tf_buf_puts(out, "\n  ");
+		rp_put_html(out, f->name, x->o.name_max);
+		tf_buf_printf(out, ": self %s, total %s", ds, dt);
+		if (*f->file) {
+			tf_buf_puts(out, " at ");
+			rp_put_html(out, f->file, 300);
+			if (f->line > 0)
+				tf_buf_printf(out, ":%lld", (long long)f->line);
+		}
+	}
+}
+
+/* gate.memory's tests, a testsuite of their own: a test that allocates
+ * more is a failure there. */
+static void memory_suite(tf_buf *out, const rp_ctx *x, const tf_comparison *m)
+{
+	size_t n = m->summary.count[TF_VERDICT_REGRESSED];
+	tf_buf_puts(out, "  <testsuite name=\"");
+	rp_put_html(out, x->suite, x->o.name_max);
+	tf_buf_printf(out, " (memory)\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" "
+			   "time=\"0\">\n", m->ntests, n);
+	for (size_t i = 0; i < m->ntests; i++) {
+		const tf_test_delta *t = &m->tests[i];
+		char base[32], head[32];
+		rp_cost(base, sizeof(base), t->base.cost, "bytes");
+		rp_cost(head, sizeof(head), t->head.cost, "bytes");
+		tf_buf_puts(out, "    <testcase name=\"");
+		rp_put_html(out, t->name, 1000);
+		tf_buf_puts(out, "\" classname=\"");
+		rp_put_html(out, x->suite, x->o.name_max);
+		tf_buf_puts(out, " (memory)\" time=\"0\">\n");
+		if (t->verdict == TF_VERDICT_REGRESSED) {
+			tf_buf_printf(out, "      <failure type=\"memory-regression\" message=\"allocates "
+					   "%s, %s in the base (%+.1f%%)\">", head, base, t->delta_pct);
+			rp_put_html(out, t->reason, 500);
+			failure_functions(out, x, t, "bytes");
+			tf_buf_puts(out, "</failure>\n");
+		} else {
+			tf_buf_printf(out, "      <system-out>%s: %s, %s in the base</system-out>\n",
+				      tf_verdict_name(t->verdict), head, base);
+		}
+		tf_buf_puts(out, "    </testcase>\n");
+	}
+	tf_buf_puts(out, "  </testsuite>\n");
+}
+
 int tf_report_junit(tf_buf *out, const tf_comparison *c, const tf_report_opts *o)
 {
 	rp_ctx x;
 	double total = 0;
 	size_t failures = c->summary.count[TF_VERDICT_REGRESSED];
 	size_t skipped = c->summary.count[TF_VERDICT_GONE];
+	const tf_comparison *mem = o && o->memory_gated ? o->memory : NULL;
 	tf_buf msg = TF_BUF_INIT;
 
 	rp_ctx_init(&x, c, o);
@@ -60,7 +117,8 @@ int tf_report_junit(tf_buf *out, const tf_comparison *c, const tf_report_opts *o
 		total += test_seconds(&c->tests[i], x.unit);
 	tf_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"testflame\"");
 	tf_buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
-		      c->ntests, failures, skipped, total);
+		      c->ntests + (mem ? mem->ntests : 0),
+		      failures + (mem ? mem->summary.count[TF_VERDICT_REGRESSED] : 0), skipped, total);
 	tf_buf_puts(out, "  <testsuite name=\"");
 	rp_put_html(out, x.suite, x.o.name_max);
 	tf_buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
@@ -99,21 +157,7 @@ int tf_report_junit(tf_buf *out, const tf_comparison *c, const tf_report_opts *o
 			rp_put_html(out, msg.ptr, 0);
 			tf_buf_puts(out, "\">");
 			rp_put_html(out, t->reason, 500);
-			for (size_t k = 0; k < t->nfunctions && k < 10; k++) {
-				const tf_func_delta *f = &t->functions[k];
-				char ds[48], dt[48];
-				rp_signed_cost(ds, sizeof(ds), f->delta_self, x.unit);
-				rp_signed_cost(dt, sizeof(dt), f->delta_total, x.unit);
-				tf_buf_puts(out, "\n  ");
-				rp_put_html(out, f->name, x.o.name_max);
-				tf_buf_printf(out, ": self %s, total %s", ds, dt);
-				if (*f->file) {
-					tf_buf_puts(out, " at ");
-					rp_put_html(out, f->file, 300);
-					if (f->line > 0)
-						tf_buf_printf(out, ":%lld", (long long)f->line);
-				}
-			}
+			failure_functions(out, &x, t, x.unit);
 			tf_buf_puts(out, "</failure>\n    </testcase>\n");
 		} else if (t->verdict == TF_VERDICT_GONE) {
 			tf_buf_puts(out, ">\n      <skipped message=\"gone: the test has no samples in the head\"/>\n"
@@ -124,7 +168,10 @@ int tf_report_junit(tf_buf *out, const tf_comparison *c, const tf_report_opts *o
 			tf_buf_puts(out, "</system-out>\n    </testcase>\n");
 		}
 	}
-	tf_buf_puts(out, "  </testsuite>\n</testsuites>\n");
+	tf_buf_puts(out, "  </testsuite>\n");
+	if (mem)
+		memory_suite(out, &x, mem);
+	tf_buf_puts(out, "</testsuites>\n");
 	tf_buf_free(&msg);
 	rp_ctx_free(&x);
 	return 0;

@@ -28,6 +28,7 @@ typedef struct {
 	size_t details;   /* regressed tests with a function block */
 	size_t funcs;     /* functions per block */
 	size_t name_max;  /* code points of a name */
+	size_t mem_rows;  /* the memory section's tests and notes */
 } md_plan;
 
 void tf_report_marker(tf_buf *out, const char *suite)
@@ -105,6 +106,7 @@ static void headline(tf_buf *b, rp_ctx *x)
 		if (s->count[order[i]])
 			tf_buf_printf(b, " \xc2\xb7 %zu %s", s->count[order[i]], tf_verdict_name(order[i]));
 	tf_buf_puts(b, "\n\n");
+	rp_memory_headline(b, x);
 
 	/* against what */
 	tf_buf_puts(b, "Baseline ");
@@ -171,6 +173,11 @@ static void headline(tf_buf *b, rp_ctx *x)
 		rp_put_md_text(b, s->env_diff, 600);
 		tf_buf_puts(b, "._\n\n");
 	}
+	if (s->version_diff) {
+		tf_buf_puts(b, "\xe2\x9a\xa0\xef\xb8\x8f _");
+		rp_put_md_text(b, s->version_diff, 600);
+		tf_buf_puts(b, "._\n\n");
+	}
 	/* the runs' notes, short: the whole of each is in report.json */
 	tf_comparison_note notes[3];
 	size_t nn = tf_comparison_notes(c, notes, TF_ARRAY_SIZE(notes));
@@ -181,6 +188,19 @@ static void headline(tf_buf *b, rp_ctx *x)
 	}
 	if (nn > TF_ARRAY_SIZE(notes))
 		tf_buf_printf(b, "_%zu more notes in report.json._\n\n", nn - TF_ARRAY_SIZE(notes));
+}
+
+/* Which testflame measured each side, in the footer. */
+static void made_by(tf_buf *b, const tf_compare_summary *s)
+{
+	if (!s->head_made_by)
+		return;
+	tf_buf_puts(b, " \xc2\xb7 head measured by ");
+	rp_put_md_text(b, s->head_made_by, 120);
+	if (s->base_made_by && strcmp(s->base_made_by, s->head_made_by) != 0) {
+		tf_buf_puts(b, ", base by ");
+		rp_put_md_text(b, s->base_made_by, 120);
+	}
 }
 
 static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
@@ -254,20 +274,20 @@ static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 		tf_buf_putc(b, '\n');
 }
 
-static void location(tf_buf *b, rp_ctx *x, const tf_func_delta *f, size_t name_max)
+void rp_md_location(tf_buf *b, const rp_ctx *x, const char *file, int64_t line, size_t name_max)
 {
-	const char *path = rp_repo_path(x, f->file);
-	const char *shown = path ? path : strrchr(f->file, '/') ? strrchr(f->file, '/') + 1 : f->file;
+	const char *path = rp_repo_path(x, file);
+	const char *shown = path ? path : strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	tf_buf url = TF_BUF_INIT, text = TF_BUF_INIT;
 
-	if (!*f->file) {
+	if (!*file) {
 		tf_buf_puts(b, "-");
 		return;
 	}
 	tf_buf_puts(&text, shown);
-	if (f->line > 0)
-		tf_buf_printf(&text, ":%lld", (long long)f->line);
-	if (path && rp_put_source_url(&url, x, path, f->line)) {
+	if (line > 0)
+		tf_buf_printf(&text, ":%lld", (long long)line);
+	if (path && rp_put_source_url(&url, x, path, line)) {
 		tf_buf_puts(b, "[");
 		code(b, text.ptr, name_max);
 		tf_buf_printf(b, "](%s)", url.ptr);
@@ -340,7 +360,7 @@ static void wait_details(tf_buf *b, rp_ctx *x, const md_plan *pl, const tf_test_
 		if (f->caller) {
 			code(b, f->caller, pl->name_max);
 			tf_buf_puts(b, " ");
-			location(b, x, f, pl->name_max);
+			rp_md_location(b, x, f->file, f->line, pl->name_max);
 		} else {
 			tf_buf_puts(b, "-");
 		}
@@ -400,7 +420,7 @@ static void details(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 			tf_buf_puts(b, "| ");
 			code(b, f->name, pl->name_max);
 			tf_buf_printf(b, " | %s | %s | %s \xe2\x86\x92 %s | ", ds, dt, bs, hs);
-			location(b, x, f, pl->name_max);
+			rp_md_location(b, x, f->file, f->line, pl->name_max);
 			tf_buf_puts(b, f->changed ? " (changed) |\n" : " |\n");
 		}
 		if (t->nfunctions > pl->funcs)
@@ -419,6 +439,7 @@ static void render(tf_buf *b, rp_ctx *x, const md_plan *pl, bool marker, bool tr
 	headline(b, x);
 	table(b, x, pl, &rows_left);
 	details(b, x, pl, &details_left);
+	rp_memory_markdown(b, x, pl->mem_rows, pl->mem_rows ? pl->funcs : 0, pl->name_max);
 	if (rows_left || details_left || trimmed) {
 		tf_buf_puts(b, "_Left out to keep this short: ");
 		if (rows_left)
@@ -440,9 +461,11 @@ static void render(tf_buf *b, rp_ctx *x, const md_plan *pl, bool marker, bool tr
 			      x->c->summary.count[TF_VERDICT_INCONCLUSIVE],
 			      x->c->summary.count[TF_VERDICT_INCONCLUSIVE] == 1 ? "" : "s");
 	tf_buf_printf(b, "<sub>testflame %s \xc2\xb7 a test regresses when it is slower by at least %g%% "
-			 "and the change is significant (\xce\xb1 = %g, %s)</sub>\n",
+			 "and the change is significant (\xce\xb1 = %g, %s)",
 		      TF_VERSION, x->c->summary.threshold, x->c->summary.alpha,
 		      tf_correction_name(x->c->summary.correction));
+	made_by(b, &x->c->summary);
+	tf_buf_puts(b, "</sub>\n");
 }
 
 /* Cut at a UTF-8 boundary, closing what may be open: the last resort when
@@ -470,7 +493,8 @@ static int render_within(tf_buf *out, rp_ctx *x, size_t limit, bool comment)
 	size_t nreg = s->count[TF_VERDICT_REGRESSED];
 	md_plan pl = { TF_MIN(x->nchanged, comment ? x->o.md_max_tests : SUMMARY_MAX_TESTS),
 		       TF_MIN(nreg, comment ? (size_t)20 : SUMMARY_MAX_DETAILS),
-		       x->o.md_max_functions, TF_MIN(x->o.name_max, (size_t)120) };
+		       x->o.md_max_functions, TF_MIN(x->o.name_max, (size_t)120),
+		       comment ? (size_t)20 : SUMMARY_MAX_DETAILS };
 	bool marker = comment;
 	tf_buf b = TF_BUF_INIT;
 	bool trimmed = false;
@@ -481,7 +505,9 @@ static int render_within(tf_buf *out, rp_ctx *x, size_t limit, bool comment)
 		if (!limit || b.len <= limit)
 			break;
 		trimmed = true;
-		if (pl.rows > TF_MAX(nreg, (size_t)10))
+		if (pl.mem_rows > 5)
+			pl.mem_rows /= 2;
+		else if (pl.rows > TF_MAX(nreg, (size_t)10))
 			pl.rows = TF_MAX(TF_MAX(nreg, (size_t)10), pl.rows / 2);
 		else if (pl.funcs > 3)
 			pl.funcs = TF_MAX((size_t)3, pl.funcs / 2);

@@ -309,23 +309,38 @@ int rp_single_begin(rp_single *s, const tf_profile *p, size_t value, const char 
 		tf_report_opts_init(&ro);
 	if (!ro.title && name)
 		ro.title = name;
-	rp_ctx_init(&s->x, s->c, &ro);
-	s->x.single = true;
-	if ((rc = rp_tree_build(&s->t, s->c, tree)))
-		return rc;
-	s->have_tree = true;
-	return 0;
+	rc = rp_view_begin(&s->v, s->c, &ro, tree);
+	s->v.x.single = true;
+	return rc;
 }
 
 void rp_single_end(rp_single *s)
 {
-	if (s->have_tree)
-		rp_tree_free(&s->t);
-	s->have_tree = false;
-	if (s->c)
-		rp_ctx_free(&s->x);
+	rp_view_end(&s->v);
 	tf_comparison_free(s->c);
 	s->c = NULL;
+}
+
+int rp_view_begin(rp_view *v, const tf_comparison *c, const tf_report_opts *o, size_t tree)
+{
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	rp_ctx_init(&v->x, c, o);
+	v->have_ctx = true;
+	if ((rc = rp_tree_build(&v->t, c, tree)))
+		return rc;
+	v->have_tree = true;
+	return 0;
+}
+
+void rp_view_end(rp_view *v)
+{
+	if (v->have_tree)
+		rp_tree_free(&v->t);
+	if (v->have_ctx)
+		rp_ctx_free(&v->x);
+	v->have_tree = v->have_ctx = false;
 }
 
 /* ---- the directory ----------------------------------------------------- */
@@ -573,7 +588,7 @@ static int write_files(const tf_comparison *c, const tf_report_opts *o, const ch
 			rc = put_file(dir, (name), &b); \
 	} while (0)
 
-	EMIT("report.json", tf_comparison_to_json(&b, c));
+	EMIT("report.json", tf_comparison_to_json_memory(&b, c, o->memory, o->memory_gated));
 	EMIT("index.html", rp_html_render(&b, &x, &forest));
 	EMIT("report.md", tf_report_markdown(&b, c, o));
 	EMIT("junit.xml", tf_report_junit(&b, c, o));

@@ -125,22 +125,53 @@ void rp_diff_colour(char out[8], double base, double head, double threshold_pct,
 /* Warm flame-graph colour derived from the name (single profiles). */
 void rp_name_colour(char out[8], const char *name);
 
+/* `file`:`line` in report.md, in <code>, linked to the source at the head
+ * commit where the host is known; "-" without a file (markdown.c). */
+void rp_md_location(tf_buf *b, const rp_ctx *x, const char *file, int64_t line, size_t name_max);
+
+/* The memory comparison's notes (memory.c): leaks and peaks of tests
+ * (`test` set, `text` without its name) and the head run's notes of what
+ * the sampler could not measure (`test` NULL). Free with
+ * rp_memory_notes_free(). */
+typedef struct {
+	const char *test;
+	char *text;
+} rp_mem_note;
+size_t rp_memory_notes(rp_mem_note **out, const tf_comparison *m);
+void rp_memory_notes_free(rp_mem_note *v, size_t n);
+/* report.md's line on memory under its headline, and its section: the
+ * tests whose allocations changed (`rows` at most), the functions that
+ * allocate more (`funcs` a test), the notes. Nothing without x->o.memory. */
+void rp_memory_headline(tf_buf *b, const rp_ctx *x);
+void rp_memory_markdown(tf_buf *b, const rp_ctx *x, size_t rows, size_t funcs, size_t name_max);
+
 /* SHA-256, for the page's Content-Security-Policy script hash. */
 void rp_sha256(uint8_t out[32], const void *data, size_t len);
 void rp_base64(tf_buf *b, const uint8_t *data, size_t len);
 
 /*
+ * What a page or an image renders of a comparison: its context and its
+ * tree of `tree` (a test's index, TF_EACH_TEST or TF_ALL_TESTS). Freed by
+ * rp_view_end(), whatever the result.
+ */
+typedef struct {
+	rp_ctx x;
+	rp_tree t;
+	bool have_ctx, have_tree;
+} rp_view;
+
+int rp_view_begin(rp_view *v, const tf_comparison *c, const tf_report_opts *o, size_t tree);
+void rp_view_end(rp_view *v);
+
+/*
  * A single profile seen through the comparison machinery: the profile
- * compared with itself (value column `value`, only `test` when set), a
- * context in single mode titled `name`, and its tree of `tree` (a test's
- * index, TF_EACH_TEST or TF_ALL_TESTS), for a page or an image to render.
- * Freed by rp_single_end(), whatever the result.
+ * compared with itself (value column `value`, only `test` when set), and
+ * its view (v) in single mode titled `name`, of `tree`. Freed by
+ * rp_single_end(), whatever the result.
  */
 typedef struct {
 	tf_comparison *c;
-	rp_ctx x;
-	rp_tree t;
-	bool have_tree;
+	rp_view v;
 } rp_single;
 
 int rp_single_begin(rp_single *s, const tf_profile *p, size_t value, const char *test,

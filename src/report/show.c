@@ -22,6 +22,12 @@
 #define META_PREFIX "testflame."
 #define TEST_PREFIX "testflame.test."
 
+/* A test's memory, as `show` lists it: the per-test metadata's fields. */
+enum { MEM_SHOWN = 6 };
+static const char *const mem_keys[MEM_SHOWN] = {
+	"allocs", "alloc_bytes", "frees", "heap_peak", "leaked", "rss_peak",
+};
+
 /* The counters of what a run lost; absent from foreign profiles. */
 static const char *const loss_keys[] = { "lost", "throttled", "unresolved", "truncated" };
 
@@ -36,6 +42,8 @@ typedef struct {
 	 * processes, its markers' CPU time, its runner's duration */
 	double count, cpu_ns, runner_ns;
 	const char *parent;
+	/* memory (NAN when not measured): counted, then sampled */
+	double mem[MEM_SHOWN];
 } test_row;
 
 typedef struct {
@@ -47,7 +55,7 @@ typedef struct {
 	tf_label_groups *tests, *procs;
 	TF_VEC(test_row) rows;   /* tests, largest first */
 	test_row *build;         /* the build steps, reported apart; or NULL */
-	bool any_wall, any_source, any_exit, any_measured;
+	bool any_wall, any_source, any_exit, any_measured, any_memory;
 	TF_VEC(const char *) meta; /* "key=value" strings after "testflame.", sorted */
 	TF_VEC(const char *) comments; /* other comments */
 	tf_arena *arena;
@@ -92,6 +100,9 @@ static bool parse_test_meta(const char *c, test_row *r, tf_arena *arena)
 	r->cpu_ns = m.cpu_ns;
 	r->runner_ns = m.runner_ns;
 	r->parent = m.parent ? tf_arena_strdup(arena, m.parent) : NULL;
+	double mem[MEM_SHOWN] = { m.allocs, m.alloc_bytes, m.frees, m.heap_peak, m.leaked,
+				  m.rss_peak };
+	memcpy(r->mem, mem, sizeof(mem));
 	tf_test_meta_clear(&m);
 	return true;
 }
@@ -133,12 +144,13 @@ static int summarize(summary *s, const tf_profile *p, const char *file)
 		const tf_label_group *g = &s->tests->groups[i];
 		test_row r = { g->value ? g->value : "(no test label)", group_samples(s, g),
 			       s->vi >= 0 ? g->sums[s->vi] : 0, -1, NULL, 0, false, true,
-			       NAN, NAN, NAN, NULL };
+			       NAN, NAN, NAN, NULL, { NAN, NAN, NAN, NAN, NAN, NAN } };
 		tf_vec_push(&s->rows, r);
 	}
 	for (size_t i = 0; i < p->comments.n; i++) {
 		const char *c = tf_profile_str(p, p->comments.v[i]);
-		test_row r = { NULL, 0, 0, -1, NULL, 0, false, false, NAN, NAN, NAN, NULL }, *have;
+		test_row r = { NULL, 0, 0, -1, NULL, 0, false, false, NAN, NAN, NAN, NULL,
+			       { NAN, NAN, NAN, NAN, NAN, NAN } }, *have;
 		if (strncmp(c, TEST_PREFIX, strlen(TEST_PREFIX)) == 0 &&
 		    parse_test_meta(c, &r, s->arena)) {
 			/* the samples' numbers win; the rest only the metadata knows */
@@ -152,6 +164,7 @@ static int summarize(summary *s, const tf_profile *p, const char *file)
 				have->cpu_ns = r.cpu_ns;
 				have->runner_ns = r.runner_ns;
 				have->parent = r.parent;
+				memcpy(have->mem, r.mem, sizeof(r.mem));
 			} else {
 				/* a test that ran without being sampled is still a test */
 				tf_vec_push(&s->rows, r);
@@ -180,6 +193,7 @@ static int summarize(summary *s, const tf_profile *p, const char *file)
 		s->any_measured |= !isnan(r->count) || !isnan(r->cpu_ns) || !isnan(r->runner_ns);
 		s->any_source |= r->source != NULL;
 		s->any_exit |= r->has_exit;
+		s->any_memory |= !isnan(r->mem[0]) || !isnan(r->mem[5]);
 	}
 	if (s->meta.n > 1)
 		qsort(s->meta.v, s->meta.n, sizeof(*s->meta.v), cmp_str);
@@ -258,6 +272,11 @@ static void text_header(tf_buf *b, const summary *s)
 			tf_buf_puts(b, " (default)");
 	}
 	tf_buf_putc(b, '\n');
+	if (tf_profile_made_by(v, sizeof(v), p)) {
+		tf_buf_puts(b, "Made by: ");
+		tf_buf_put_printable(b, v);
+		tf_buf_printf(b, ", measure %ld\n", tf_profile_measure(p));
+	}
 	if (p->period) {
 		const char *unit = tf_profile_str(p, p->period_type.unit);
 		tf_buf_printf(b, "Period: %s", tf_value_format(v, sizeof(v), p->period, unit));
@@ -437,6 +456,44 @@ static void text_processes(tf_buf *b, const summary *s)
 	tf_vec_free(&names);
 }
 
+/* Each test's memory, when the run measured it: counted allocations and
+ * bytes, frees, the sampled live-heap peak and leak, the peak RSS. */
+static void text_memory(tf_buf *b, const summary *s)
+{
+	static const char *const heads[MEM_SHOWN] = {
+		"allocs", "allocated", "frees", "heap peak", "leaked", "peak RSS",
+	};
+	TF_VEC(const char *) names = { 0 };
+
+	if (!s->any_memory)
+		return;
+	for (size_t i = 0; i < s->rows.n; i++)
+		tf_vec_push(&names, s->rows.v[i].name);
+	int w = name_width(names.v, names.n, "test");
+	tf_buf_puts(b, "\nMemory:\n  ");
+	put_cell(b, "test", w, true);
+	for (int k = 0; k < MEM_SHOWN; k++)
+		tf_buf_printf(b, " %10s", heads[k]);
+	tf_buf_putc(b, '\n');
+	for (size_t i = 0; i < s->rows.n; i++) {
+		const test_row *r = &s->rows.v[i];
+		char v[64];
+		tf_buf_puts(b, "  ");
+		put_cell(b, r->name, w, true);
+		for (int k = 0; k < MEM_SHOWN; k++) {
+			/* counts as they are; sizes in bytes */
+			bool count = k == 0 || k == 2;
+			if (isnan(r->mem[k]))
+				snprintf(v, sizeof(v), "-");
+			else
+				tf_value_format(v, sizeof(v), (int64_t)r->mem[k], count ? NULL : "bytes");
+			tf_buf_printf(b, " %10s", v);
+		}
+		tf_buf_putc(b, '\n');
+	}
+	tf_vec_free(&names);
+}
+
 static char *show_text(const summary *s)
 {
 	tf_buf b = TF_BUF_INIT;
@@ -444,6 +501,7 @@ static char *show_text(const summary *s)
 	text_meta(&b, s);
 	text_totals(&b, s);
 	text_tests(&b, s);
+	text_memory(&b, s);
 	text_processes(&b, s);
 	return tf_buf_detach(&b);
 }
@@ -484,9 +542,23 @@ static json_t *jmaybe(double v)
 	return isnan(v) ? json_null() : json_integer((json_int_t)v);
 }
 
+static json_t *json_memory(const test_row *r)
+{
+	json_t *o = json_object();
+	bool any = false;
+	for (int k = 0; k < MEM_SHOWN; k++) {
+		json_object_set_new(o, mem_keys[k], jmaybe(r->mem[k]));
+		any |= !isnan(r->mem[k]);
+	}
+	if (any)
+		return o;
+	json_decref(o);
+	return json_null();
+}
+
 static json_t *json_test(const summary *s, const test_row *r)
 {
-	return json_pack("{s:o,s:I,s:f,s:I,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o}", "name", jstr(r->name),
+	return json_pack("{s:o,s:I,s:f,s:I,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o}", "name", jstr(r->name),
 			 "samples", (json_int_t)r->samples,
 			 "share", share(r->value, s->total_value) / 100.0,
 			 "value", (json_int_t)r->value,
@@ -497,7 +569,8 @@ static json_t *json_test(const summary *s, const test_row *r)
 			 "count", jmaybe(r->count),
 			 "cpu_ns", jmaybe(r->cpu_ns),
 			 "runner_ns", jmaybe(r->runner_ns),
-			 "parent", r->parent ? jstr(r->parent) : json_null());
+			 "parent", r->parent ? jstr(r->parent) : json_null(),
+			 "memory", json_memory(r));
 }
 
 static char *show_json(const summary *s)
@@ -533,6 +606,8 @@ static char *show_json(const summary *s)
 		free(key);
 	}
 	json_object_set_new(root, "metadata", meta);
+	json_object_set_new(root, "made_by", tf_profile_made_by(buf, sizeof(buf), p) ? jstr(buf) : json_null());
+	json_object_set_new(root, "measure", json_integer(tf_profile_measure(p)));
 	{
 		/* the run's git and CI context, typed (pr a number, dirty a bool) */
 		tf_buf ctx = TF_BUF_INIT;

@@ -172,19 +172,15 @@ int rp_svg_render(tf_buf *b, rp_ctx *x, const rp_tree *t, uint32_t root_pos, siz
 
 int tf_report_svg(tf_buf *out, const tf_comparison *c, size_t test, const tf_report_opts *o)
 {
-	rp_ctx x;
-	rp_tree t;
+	rp_view v;
 	int rc;
 
 	if (test != TF_ALL_TESTS && test >= c->ntests)
 		return tf_error_set(TF_EINVAL, "no test %zu in the comparison (it has %zu)", test,
 				    c->ntests);
-	rp_ctx_init(&x, c, o);
-	if ((rc = rp_tree_build(&t, c, test)) == 0) {
-		rc = rp_svg_render(out, &x, &t, 0, test);
-		rp_tree_free(&t);
-	}
-	rp_ctx_free(&x);
+	if ((rc = rp_view_begin(&v, c, o, test)) == 0)
+		rc = rp_svg_render(out, &v.x, &v.t, 0, test);
+	rp_view_end(&v);
 	return rc;
 }
 
@@ -196,9 +192,9 @@ int tf_report_profile_svg(tf_buf *out, const tf_profile *p, size_t value, const 
 
 	if (rc == 0) {
 		/* the root of an all-tests tree is "all": name it after the file */
-		if (name && s.t.t->n)
-			s.t.t->nodes[0].name = name;
-		rc = rp_svg_render(out, &s.x, &s.t, 0,
+		if (name && s.v.t.t->n)
+			s.v.t.t->nodes[0].name = name;
+		rc = rp_svg_render(out, &s.v.x, &s.v.t, 0,
 				   test && s.c->ntests == 1 ? 0 : TF_ALL_TESTS);
 	}
 	rp_single_end(&s);

@@ -153,6 +153,15 @@ int tf_run_prepare(tf_run_suite *o, char **cmd)
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 	o->ro.python = !o->no_python_frames;
+	o->ro.memory = o->memory || tf_config_bool(cfg->memory, false) ||
+		       tf_config_bool(cfg->gate.memory, false);
+	if (o->memory_rate) {
+		double rate;
+		if (!tf_config_parse_size(o->memory_rate, &rate) || rate < 1 || rate > 1e9)
+			return tf_error_set(TF_EUSAGE, "--memory-rate must be a size from 1 byte to "
+					    "1GiB, such as 512KiB, not '%s'", o->memory_rate);
+		o->ro.alloc_rate = (unsigned)rate;
+	}
 
 	o->sources = TF_SOURCE_ALL;
 	if (o->split && tf_attribute_parse_sources(o->split, &o->sources))
@@ -253,7 +262,6 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 	}
 	o->ro.extra_env = tf_runner_session_env(runners);
 	o->ro.scratch_dir = tf_runner_session_dir(runners);
-	tf_symbolizer_remove_node_maps(sym, tf_runner_session_node_maps(runners));
 
 	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
@@ -337,17 +345,6 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 	}
 	if (o->ctx)
 		tf_context_apply_meta(res->profile, o->ctx);
-	/* the run's notes (a helper that stepped aside, a cached go test),
-	 * once for all the runs of a command */
-	for (size_t i = 1; !o->notes_said; i++) {
-		char key[32];
-		snprintf(key, sizeof(key), "note.%zu", i);
-		const char *note = tf_profile_meta(res->profile, key);
-		if (!note)
-			break;
-		tf_run_note(io, "%s", note);
-	}
-	o->notes_said = true;
 	*status = res->info.exit_status;
 done:
 	tf_recording_free(rec);
@@ -356,6 +353,51 @@ done:
 	o->ro.extra_env = NULL;
 	o->ro.scratch_dir = NULL;
 	return res->profile != NULL;
+}
+
+/*
+ * Frames without a symbol and stacks cut short, counted apart for the tests
+ * and for the work outside them (the harness: ctest, a stripped shell, the
+ * runner's libraries). Only the tests' can be helped by rebuilding them,
+ * so only theirs get advice; the harness's are one note, since they change
+ * no test's profile.
+ */
+static void losses(const tf_run_io *io, const tf_attribute_stats *st)
+{
+	uint64_t frames = st->frames - st->frames_outside;
+	uint64_t unres = st->unresolved - st->unresolved_outside;
+	uint64_t samples = st->samples - st->samples_outside;
+	uint64_t cut = st->truncated - st->truncated_outside;
+	bool harness_unres = st->frames_outside && st->unresolved_outside * 10 > st->frames_outside;
+	bool harness_cut = st->samples_outside && st->truncated_outside * 5 > st->samples_outside;
+
+	if (frames && unres * 10 > frames) {
+		char names[3 * 66] = "";
+		for (size_t i = 0; i < TF_ARRAY_SIZE(st->missing_symbols) && st->missing_symbols[i][0]; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s'%s'",
+				 i ? ", " : "", st->missing_symbols[i]);
+		tf_run_warn(io, "%llu of the tests' %llu frames have no symbol, most in %s: build them "
+			    "with -g, or install the -dbg/-dbgsym package ('testflame doctor PROGRAM' "
+			    "checks one)", (unsigned long long)unres, (unsigned long long)frames, names);
+	}
+	if (samples && cut * 5 > samples)
+		tf_run_warn(io, "%llu of the tests' %llu stacks were cut short (deeper than the stack "
+			    "copied per sample: --stack-size, up to 65000; or code without unwind "
+			    "information)", (unsigned long long)cut, (unsigned long long)samples);
+	if (harness_unres || harness_cut) {
+		char what[160] = "";
+		if (harness_unres)
+			snprintf(what, sizeof(what), "%llu of its %llu frames have no symbol",
+				 (unsigned long long)st->unresolved_outside,
+				 (unsigned long long)st->frames_outside);
+		if (harness_cut)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what),
+				 "%s%llu of its %llu stacks were cut short", harness_unres ? " and " : "",
+				 (unsigned long long)st->truncated_outside,
+				 (unsigned long long)st->samples_outside);
+		tf_run_note(io, "the work outside the tests (the harness, build steps): %s; that "
+			    "changes no test's profile", what);
+	}
 }
 
 int tf_run_write(const tf_run_result *res, const tf_run_suite *s, const char *path)
@@ -390,22 +432,7 @@ int tf_run_write(const tf_run_result *res, const tf_run_suite *s, const char *pa
 		tf_run_warn(io, "the kernel lost %llu and throttled %llu samples",
 			    (unsigned long long)res->info.lost,
 			    (unsigned long long)res->info.throttled);
-	if (res->stats.frames && res->stats.unresolved * 10 > res->stats.frames)
-		tf_run_warn(io, "%llu of %llu frames have no symbol: stripped programs or "
-			    "libraries (build with -g, or install the -dbg/-dbgsym package; "
-			    "'testflame doctor PROGRAM' checks one)",
-			    (unsigned long long)res->stats.unresolved,
-			    (unsigned long long)res->stats.frames);
-	if (res->stats.helper_samples)
-		tf_run_note(io, "%llu samples were in functions a test tail-called, whose test the "
-			    "stack no longer shows: they count for the test's program (compile "
-			    "the tests with -fno-optimize-sibling-calls to name them)",
-			    (unsigned long long)res->stats.helper_samples);
-	if (res->stats.samples && res->stats.truncated * 5 > res->stats.samples)
-		tf_run_warn(io, "%llu of %llu stacks were cut short (deeper than the stack copied "
-			    "per sample: --stack-size, up to 65000; or code without unwind "
-			    "information)", (unsigned long long)res->stats.truncated,
-			    (unsigned long long)res->stats.samples);
+	losses(io, &res->stats);
 	if (res->info.markers_ignored)
 		tf_run_warn(io, "%llu lines in $TESTFLAME_MARKERS were not markers "
 			 "(expected 'begin NAME' or 'end NAME')",

@@ -221,6 +221,50 @@ int tf_run_compare(tf_comparison **c, const tf_run_opts *o, const tf_run_side *b
 	return rc;
 }
 
+/* The allocations of the two sides, judged like time (compare.c's memory
+ * comparison); NULL, and no error, when a side did not measure them. */
+static tf_comparison *compare_memory(const tf_run_opts *o, const tf_run_side *base,
+				     const tf_run_side *head)
+{
+	TF_VEC(const tf_profile *) bp = { 0 }, hp = { 0 };
+	tf_comparison *m = NULL;
+	tf_compare_opts co;
+	bool measured = true;
+
+	for (size_t i = 0; i < base->runs.n; i++) {
+		tf_vec_push(&bp, base->runs.v[i].profile);
+		measured = measured && tf_profile_find_sample_type(bp.v[i], "alloc_space") >= 0;
+	}
+	for (size_t i = 0; i < head->runs.n; i++) {
+		tf_vec_push(&hp, head->runs.v[i].profile);
+		measured = measured && tf_profile_find_sample_type(hp.v[i], "alloc_space") >= 0;
+	}
+	if (measured) {
+		tf_compare_side bs = { bp.v, (const char *const *)base->names.v, bp.n };
+		tf_compare_side hs = { hp.v, (const char *const *)head->names.v, hp.n };
+		tf_compare_opts_init(&co);
+		co.value = "alloc_space";
+		co.threshold = o->set.memory_threshold;
+		co.min_delta_bytes = o->set.memory_min_bytes;
+		co.alpha = o->set.alpha;
+		co.separate_jobs = o->against == NULL && !o->interleaved;
+		co.origin = o->origin;
+		if (tf_compare(&m, &bs, &hs, &co)) {
+			tf_run_warn(o->rec.io, "memory: %s", tf_error_last());
+			tf_error_clear();
+			m = NULL;
+		}
+	} else if (o->set.memory_gated) {
+		tf_run_note(o->rec.io, "memory: the %s did not measure allocations (gate.memory "
+			    "records them from now on): not judged this time",
+			    tf_profile_find_sample_type(bp.v[0], "alloc_space") < 0 ? "baseline"
+										: "head run");
+	}
+	tf_vec_free(&bp);
+	tf_vec_free(&hp);
+	return m;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -322,7 +366,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 		  const char *base_commit, long distance)
 {
 	const tf_context *ctx = o->rec.ctx;
-	tf_comparison *c = NULL;
+	tf_comparison *c = NULL, *mem = NULL;
 	tf_report_opts ro;
 	tf_store_run sr = { .ctx = ctx, .suite = o->rec.suite_name, .kind = o->kind };
 	tf_store_links *links = NULL;
@@ -336,6 +380,7 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 		tf_run_fail(o->rec.io, rc);
 		goto done;
 	}
+	mem = compare_memory(o, base, head);
 	/* the repository's web page, for source links; else the report guesses */
 	if (ctx->ci && ctx->ci->server_url && ctx->repository)
 		repo_url = tf_xasprintf("%s/%s", ctx->ci->server_url, ctx->repository);
@@ -349,6 +394,8 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 	ro.base_distance = distance;
 	ro.run_url = ctx->run_url;
 	ro.source_root = ctx->git ? ctx->git->workdir : NULL;
+	ro.memory = mem;
+	ro.memory_gated = o->set.memory_gated;
 	/* the store's links from each test to a comparison elsewhere (Grafana) */
 	tf_store_links_new(&links, o->store, &sr, base_commit);
 	if (links) {
@@ -360,18 +407,26 @@ int tf_run_report(tf_run_opts *o, tf_run_side *base, tf_run_side *head, const ch
 		tf_run_fail(o->rec.io, rc);
 		goto done;
 	}
-	if (note)
+	/* -q: only the regressions (the table's callback), not the baseline's line */
+	if (note && o->rec.io && o->rec.io->verbosity >= 0)
 		tf_run_print(o->rec.io, "%s\n", note);
-	if (o->rec.io && o->rec.io->table &&
-	    (rc = o->rec.io->table(o->rec.io->ctx, c, o->set.report_dir))) {
+	if (mem && o->rec.io && o->rec.io->memory_table)
+		rc = o->rec.io->memory_table(o->rec.io->ctx, c, mem, o->set.memory_gated,
+					     o->set.report_dir);
+	else if (o->rec.io && o->rec.io->table)
+		rc = o->rec.io->table(o->rec.io->ctx, c, o->set.report_dir);
+	if (rc) {
 		tf_run_fail(o->rec.io, rc);
 		goto done;
 	}
 	tf_run_publish_ci(o, c, &ro, base_commit);
-	status = tf_comparison_regressed(c) ? TF_EXIT_REGRESSION : TF_EXIT_OK;
+	status = tf_comparison_regressed(c) ||
+		 (o->set.memory_gated && tf_comparison_regressed(mem)) ? TF_EXIT_REGRESSION
+								       : TF_EXIT_OK;
 done:
 	tf_store_links_free(links);
 	tf_comparison_free(c);
+	tf_comparison_free(mem);
 	free(repo_url);
 	return status;
 }
@@ -400,10 +455,11 @@ int tf_run_finish(tf_run_opts *o, tf_store *st, tf_run_side *base, tf_run_side *
 	} else {
 		/* still leave the run where the report would be */
 		if (tf_report_write_no_baseline(o->set.report_dir, o->rec.suite_name,
-						head->runs.v[0].profile, why) == 0)
-			tf_run_print(o->rec.io, "no baseline yet; this run is in %s/head.pb.gz\n",
-				     o->set.report_dir);
-		else
+						head->runs.v[0].profile, why) == 0) {
+			if (o->rec.io && o->rec.io->verbosity >= 0)
+				tf_run_print(o->rec.io, "no baseline yet; this run is in %s/head.pb.gz\n",
+					     o->set.report_dir);
+		} else
 			tf_run_warn(o->rec.io, "%s", tf_error_last());
 		tf_run_publish_ci(o, NULL, NULL, NULL);
 	}

@@ -133,13 +133,21 @@ orb_config() { # config: run in the project
 	PY
 }
 
-# A developer's branch `slow`, whose commit slows matrix_multiply, pushed
-# to origin.git; its commit in $HEAD_SHA, the head of the API's pull
-# request NUMBER from now on.
-push_slow_branch() { # number
+# gate.confirm of the example project's .testflame.yml (in the current
+# directory) set to HOW: a test whose subject is not the confirmation
+# runs the suite once (none), or a few times (a number), not in rounds
+# against the merge-base, which go on while any test is undecided.
+gate_confirm() { # how
+	sed -i "s/^gate:\$/gate:\n  confirm: $1/" .testflame.yml && grep -q "^  confirm: $1\$" .testflame.yml
+}
+
+# A developer's branch `slow`, whose commit slows matrix_multiply (and
+# makes EDIT), pushed to origin.git; its commit in $HEAD_SHA, the head of
+# the API's pull request NUMBER from now on.
+push_slow_branch() { # number [edit]
 	git clone -q "$SCRATCH/origin.git" "$SCRATCH/dev" &&
 	(cd "$SCRATCH/dev" && git config user.email dev@example.com && git config user.name dev &&
-		git checkout -q -b slow && slow_down_matrix && git commit -qam "matrix: slower" &&
+		git checkout -q -b slow && slow_down_matrix && eval "${2:-:}" && git commit -qam "matrix: slower" &&
 		git push -q origin slow) &&
 	HEAD_SHA=$(git -C "$SCRATCH/origin.git" rev-parse slow) &&
 	api_patch "{\"repos\":{\"acme/libmini\":{\"pulls\":{\"$1\":{\"head_sha\":\"$HEAD_SHA\"}}}}}"

@@ -12,6 +12,7 @@
 # Useful in bodies: $TF (the binary), $FIX (built fixtures), $TOP (source
 # tree), $SCRATCH (this script's temp dir), and the helpers below.
 # KEEP=1 in the environment keeps $SCRATCH after the script, for a look.
+# TF_TEST_TIMES=1 prints the seconds of each test and of the set-up between.
 set -u
 # The suite describes its own CI context: a CI runner's variables (CI=true,
 # GITHUB_*, GITLAB_CI, CI_*, CIRCLE*, TESTFLAME_*) must not leak into it.
@@ -21,6 +22,11 @@ for v in $(compgen -e); do
 	CI|CI_*|GITHUB_*|GITLAB_*|CIRCLE*|TESTFLAME_*|BUILDKITE*|JENKINS_*|TRAVIS*) unset "$v";;
 	esac
 done
+# python3 as a version manager's shim (pyenv's is a bash script running
+# pyenv) costs about a second a call on a busy machine: test bodies call the
+# interpreter it resolves to, found once per suite by run.sh (or here).
+: "${TF_TEST_PYTHON3:=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)}"
+[ -x "$TF_TEST_PYTHON3" ] && python3() { "$TF_TEST_PYTHON3" "$@"; }
 TOP=${TESTFLAME_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${TESTFLAME_BUILD:-$TOP/build}
 TF=$BUILD/testflame
@@ -33,11 +39,23 @@ cd "$SCRATCH" || exit 1
 test_count=0
 test_failed=0
 
+# TF_TEST_TIMES=1: a TAP comment with the seconds each test took and those
+# spent between tests (set-up), to see where a script's time goes.
+test_mark=$EPOCHREALTIME
+test_time() { # what
+	[ -n "${TF_TEST_TIMES:-}" ] || return 0
+	local now=$EPOCHREALTIME
+	awk -v a="$test_mark" -v b="$now" -v w="$1" 'BEGIN { printf "# time %6.2f s  %s\n", b - a, w }'
+	test_mark=$now
+}
+
 test_expect_code() { # CODE DESC BODY
 	local want=$1 desc=$2 body=$3 rc
 	test_count=$((test_count + 1))
+	test_time "(before $test_count)"
 	( cd "$SCRATCH" && eval "$body" ) > "$SCRATCH/.out.$test_count" 2>&1
 	rc=$?
+	test_time "$test_count - $desc"
 	if [ "$rc" = "$want" ]; then
 		echo "ok $test_count - $desc"
 	else
@@ -58,6 +76,7 @@ test_expect_success() { # DESC BODY
 test_expect_shares() { # DESC BODY
 	local desc=$1 body=$2 rc
 	test_count=$((test_count + 1))
+	test_time "(before $test_count)"
 	( cd "$SCRATCH" && eval "$body" ) > "$SCRATCH/.out.$test_count" 2>&1
 	rc=$?
 	if [ "$rc" != 0 ]; then
@@ -66,6 +85,7 @@ test_expect_shares() { # DESC BODY
 		[ "$rc" = 0 ] && sed 's/^/#   first try: /' "$SCRATCH/.out.$test_count" | tail -n 3
 		cat "$SCRATCH/.out2.$test_count" > "$SCRATCH/.out.$test_count"
 	fi
+	test_time "$test_count - $desc"
 	if [ "$rc" = 0 ]; then
 		echo "ok $test_count - $desc"
 	else
@@ -81,6 +101,7 @@ test_skip() { # DESC REASON
 }
 
 test_done() {
+	test_time "(after $test_count)"
 	echo "1..$test_count"
 	[ "$test_failed" = 0 ]
 }

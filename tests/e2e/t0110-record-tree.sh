@@ -63,14 +63,14 @@ if "$TF" record -v -o probe.pb.gz -- true 2>probe.err && [ -n "$(cg_of probe.err
 	'
 
 	# An inherited event starts each new process on a fresh period, so a
-	# program shorter than one (4 ms at 249 Hz) is never sampled; a CPU's
+	# program shorter than one (20 ms at 49 Hz) is never sampled; a CPU's
 	# event runs on across processes, and samples them as their time says.
-	# 31 programs of about 1 ms CPU each (a CI runner slower by 3x still
-	# keeps them under a period): about 8 are sampled by cgroup, 0-1
-	# inherited.
+	# 61 programs of a few ms of CPU each, the exec and page faults
+	# included (3-6 ms on a 2-core VM; a runner slower by 3x still keeps
+	# them under a period): about 14 are sampled by cgroup, none inherited.
 	test_expect_success 'programs of a millisecond get their share of samples only by cgroup' '
-		"$TF" record -v --freq 249 -o short-cg.pb.gz -- "$FIX/forktree" 30 1 300000 2>err-cg &&
-		"$TF" record -v --freq 249 --follow inherit -o short-in.pb.gz -- "$FIX/forktree" 30 1 300000 2>err-in &&
+		"$TF" record -v --freq 49 -o short-cg.pb.gz -- "$FIX/forktree" 60 1 300000 2>err-cg &&
+		"$TF" record -v --freq 49 --follow inherit -o short-in.pb.gz -- "$FIX/forktree" 60 1 300000 2>err-in &&
 		go tool pprof -raw short-cg.pb.gz 2>/dev/null | grep -o "pid:\[[0-9]*\]" | sort -u | wc -l >n-cg &&
 		go tool pprof -raw short-in.pb.gz 2>/dev/null | grep -o "pid:\[[0-9]*\]" | sort -u | wc -l >n-in &&
 		echo "processes with samples: cgroup $(cat n-cg), inherited $(cat n-in)" &&

@@ -103,8 +103,8 @@ test_expect_success 'an unchanged PR split another way: tests compare across sha
 	pr_shards p && expect_eq "$(tests_of p2/shard-2-of-3.pb.gz)" "mix parse victim" "PR shard 2" &&
 	# one retry: each test has one head run, which nothing can confirm
 	# here, and a run this VM happened to slow flagged a test once in 8
-	{ "$TF" merge -q p1 p2 p3 >out 2>err ||
-	  { pr_shards p && "$TF" merge -q p1 p2 p3 >out 2>err; }; } || { cat out err; exit 1; }
+	{ "$TF" merge p1 p2 p3 >out 2>err ||
+	  { pr_shards p && "$TF" merge p1 p2 p3 >out 2>err; }; } || { cat out err; exit 1; }
 	expect_contains out "the merge-base, 3 runs" &&
 	expect_contains out "head: merged from 3 shards" &&
 	python3 -c "

@@ -83,7 +83,7 @@ test_expect_code 3 'a second push: the same comment is edited, not a new one' '
 	NEW_HEAD=$(git -C repo rev-parse slow) &&
 	github_pr_event "$SCRATCH/event.json" 7 "$NEW_HEAD" slow "$BASE" main acme/libmini &&
 	api_patch "{\"repos\":{\"acme/libmini\":{\"pulls\":{\"7\":{\"head_sha\":\"$NEW_HEAD\"}}}}}" &&
-	pr "$TF" run >out 2>err; rc=$?
+	pr "$TF" run --confirm none >out 2>err; rc=$?
 	expect_contains err "updated the comment on pull request #7" &&
 	set -- $(ours) && expect_eq "$1 $3" "1 131" "bot comments, all comments" && expect_eq "$2" 1 "edits" &&
 	api_conforms && exit $rc
@@ -101,7 +101,7 @@ test_expect_success 'publish again: nothing changed, nothing edited' '
 '
 
 test_expect_code 3 'no token: the report and summary are written, one line says why, exit 3' '
-	: >step_summary && T= pr "$TF" run >out 2>err; rc=$?
+	: >step_summary && T= pr "$TF" run --confirm none >out 2>err; rc=$?
 	expect_contains err "nothing posted: no GitHub token" &&
 	[ "$(grep -c "nothing posted" err)" = 1 ] && test -s step_summary && test -s repo/testflame-report/index.html &&
 	exit $rc
@@ -115,37 +115,47 @@ test_expect_success 'a fork PR: nothing is sent, one line says why' '
 	expect_eq "$(wc -l <api.log)" "$n" "requests sent"
 '
 
+# The failures below each on a pull request of their own (8 to 11, no
+# comment yet) on the one server, their requests cut from api.log into
+# NAME.log: a server each costs its start.
+fresh_pr() { # number [more fields]: branch slow's pull request, with nothing posted
+	api_patch "{\"repos\":{\"acme/libmini\":{\"pulls\":{\"$1\":{\"head_sha\":\"$(git -C repo rev-parse slow)\",
+		\"base_sha\":\"$BASE\",\"diff_repo\":\"$SCRATCH/repo\"${2:+,$2}}}}}}"
+}
+publish_pr() { # number name [publish options]: the requests in NAME.log
+	local n=$1 name=$2 seen
+	shift 2
+	seen=$(wc -l <"$SCRATCH/api.log")
+	(cd repo && TESTFLAME_PR=$n github_pr_env "$SCRATCH/event.json" 7 slow "$TOKEN" -- "$TF" publish "$@" testflame-report) \
+		>out 2>err
+	local rc=$?
+	tail -n +$((seen + 1)) "$SCRATCH/api.log" >"$SCRATCH/$name.log"
+	return $rc
+}
+
 test_expect_success 'a read-only token (403): a warning, publish still exits 0' '
-	python3 -c "
-import json; s = json.load(open(\"state.json\")); s[\"readonly\"] = True; json.dump(s, open(\"ro.json\", \"w\"))" &&
-	start_api github "$SCRATCH/ro.json" ro &&
-	(cd repo && github_pr_env "$SCRATCH/event.json" 7 slow "$TOKEN" -- "$TF" publish testflame-report) >out 2>err &&
+	fresh_pr 8 && api_patch "{\"readonly\":true}" &&
+	publish_pr 8 ro; rc=$?
+	api_patch "{\"readonly\":false}" && [ $rc = 0 ] &&
 	expect_contains err "403 Forbidden: Resource not accessible by integration" &&
 	expect_contains err "read-only token"
 '
 
 test_expect_success 'a line outside the diff: 422 is a note, the function stays in the comment' '
-	python3 - "$SCRATCH/state.json" "$SCRATCH/narrow.json" "$(git -C repo rev-parse slow)" <<\PY &&
-import json, sys
-s = json.load(open(sys.argv[1]))
-s["repos"]["acme/libmini"]["pulls"]["7"]["exclude"] = {"src/matrix.c": [[1, 100]]}
-s["repos"]["acme/libmini"]["pulls"]["7"]["head_sha"] = sys.argv[3]
-json.dump(s, open(sys.argv[2], "w"))
-PY
-	start_api github "$SCRATCH/narrow.json" narrow &&
-	(cd repo && github_pr_env "$SCRATCH/event.json" 7 slow "$TOKEN" -- "$TF" publish testflame-report) >out 2>err &&
+	fresh_pr 9 "\"exclude\":{\"src/matrix.c\":[[1,100]]}" &&
+	publish_pr 9 narrow &&
 	expect_contains err "1 refused" &&
 	expect_contains err "no review comment on src/matrix.c:12 (kept in the main comment)" &&
 	expect_contains err "422 Unprocessable Entity: Validation Failed (pull_request_review_thread.line must be part of the diff)" &&
-	expect_contains err "posted the comment on pull request #7" && api_conforms narrow
+	expect_contains err "posted the comment on pull request #9" && api_conforms narrow
 '
 
 test_expect_success 'a rate limit (403, Retry-After: 1): waited for and retried' '
-	start_api github "$SCRATCH/state.json" rl &&
-	api_faults "[{\"method\":\"GET\",\"path\":\"/issues/7/comments\$\",\"status\":403,\"times\":1,
+	fresh_pr 10 &&
+	api_faults "[{\"method\":\"GET\",\"path\":\"/issues/10/comments\$\",\"status\":403,\"times\":1,
 		\"headers\":{\"retry-after\":\"1\",\"x-ratelimit-remaining\":\"0\",\"x-ratelimit-reset\":\"$(( $(date +%s) + 1 ))\"},
 		\"body\":{\"message\":\"You have exceeded a secondary rate limit.\"}}]" &&
-	(cd repo && github_pr_env "$SCRATCH/event.json" 7 slow "$TOKEN" -- "$TF" publish -v testflame-report) >out 2>err &&
+	publish_pr 10 rl -v &&
 	expect_contains err "retrying in 1.0 s (attempt 2 of 5)" && expect_contains err "posted the comment" &&
 	python3 -c "
 import json
@@ -156,24 +166,24 @@ assert e[1][\"t\"] - e[0][\"t\"] >= 1000, e[1][\"t\"] - e[0][\"t\"]
 '
 
 test_expect_success '5xx: retried with backoff, then the comment is posted' '
-	start_api github "$SCRATCH/state.json" flaky &&
-	api_faults "[{\"method\":\"POST\",\"path\":\"/issues/7/comments\$\",\"status\":502,\"times\":2,\"body\":{\"message\":\"Server Error\"}}]" &&
-	(cd repo && github_pr_env "$SCRATCH/event.json" 7 slow "$TOKEN" -- "$TF" publish -v testflame-report) >out 2>err &&
+	fresh_pr 11 &&
+	api_faults "[{\"method\":\"POST\",\"path\":\"/issues/11/comments\$\",\"status\":502,\"times\":2,\"body\":{\"message\":\"Server Error\"}}]" &&
+	publish_pr 11 flaky -v &&
 	expect_contains err "-> 502" && expect_contains err "retrying in 1.0 s (attempt 2 of 5)" &&
 	expect_contains err "retrying in 2.0 s (attempt 3 of 5)" && expect_contains err "posted the comment"
 '
 
 test_expect_code 1 'a 5xx that does not go away: bounded attempts, status and message, exit 1' '
-	start_api github "$SCRATCH/state.json" down &&
-	api_faults "[{\"method\":\"GET\",\"path\":\"/issues/7/comments\$\",\"status\":503,\"times\":100,
+	fresh_pr 12 &&
+	api_faults "[{\"method\":\"GET\",\"path\":\"/issues/12/comments\$\",\"status\":503,\"times\":100,
 		\"headers\":{\"retry-after\":\"0\"},\"body\":{\"message\":\"Service unavailable, try later\"}}]" &&
-	(cd repo && github_pr_env "$SCRATCH/event.json" 7 slow "$TOKEN" -- "$TF" publish testflame-report) >out 2>err; rc=$?
-	expect_contains err "GitHub API: GET /repos/acme/libmini/issues/7/comments?per_page=100: 503 Service Unavailable: Service unavailable, try later" &&
+	publish_pr 12 down; rc=$?
+	expect_contains err "GitHub API: GET /repos/acme/libmini/issues/12/comments?per_page=100: 503 Service Unavailable: Service unavailable, try later" &&
 	expect_eq "$(grep -c . down.log)" 5 "attempts" && exit $rc
 '
 
 test_expect_code 3 'run: a publishing failure is a warning, the exit status stays 3' '
-	T=wrong-token pr "$TF" run >out 2>err; rc=$?
+	T=wrong-token pr "$TF" run --confirm none >out 2>err; rc=$?
 	expect_contains err "warning: could not publish: GitHub API: GET /repos/acme/libmini/issues/7/comments?per_page=100: 401 Unauthorized: Bad credentials" &&
 	! grep -F wrong-token err && exit $rc
 '

@@ -64,7 +64,7 @@ assert any(i[\"location\"][\"path\"] == \"src/matrix.c\" for i in q), q
 '
 
 test_expect_code 3 'the next pipeline edits the same note (PUT), found on page 2' '
-	mr "$TF" run >out 2>err; rc=$?
+	mr "$TF" run --confirm none >out 2>err; rc=$?
 	expect_contains err "updated the comment on merge request !3" &&
 	expect_eq "$(ours)" "1 1 131" "our notes, edits, all notes" &&
 	api_requests >reqs && grep -q "^PUT /projects/42/merge_requests/3/notes/7000 200" reqs &&

@@ -37,12 +37,12 @@ assert [(r[\"path\"], r[\"line\"]) for r in pr[\"review_comments\"]] == [(\"src/
 '
 
 test_expect_code 3 'no token: one line says so, exit 3 all the same' '
-	T= circle "$TF" run >out 2>err; rc=$?
+	T= circle "$TF" run --confirm none >out 2>err; rc=$?
 	expect_contains err "nothing posted: no GitHub token" && exit $rc
 '
 
 test_expect_code 3 'a branch build without a PR: nothing to comment on' '
-	PR_URL= circle "$TF" run >out 2>err; rc=$?
+	PR_URL= circle "$TF" run --confirm none >out 2>err; rc=$?
 	expect_contains err "nothing posted: not a pull request build" && exit $rc
 '
 

@@ -9,7 +9,9 @@
 # built from a copy of this tree and the GitHub API played on loopback,
 # checked against GitHub's OpenAPI description.
 #
-#   push to main        the baseline is recorded and pushed to origin
+#   push to main        testflame built and saved in the Actions cache; the
+#                       baseline is recorded and pushed to origin
+#   every later job     testflame restored from the cache, nothing built
 #   PR slowing a test   one comment naming the test and the function, one
 #                       annotation on the changed line, a review comment,
 #                       the step fails with exit 3, the report is uploaded
@@ -26,11 +28,23 @@ copy_testflame testflame
 # the new user's repository: the example project with its workflow
 example_project "libmini with testflame" || exit 1
 
+# each job on a fresh runner of one image (an empty tool cache), with the
+# repository's Actions cache shared (actions/cache over a local store)
 gha() { # event sha ref payload workspace name
+	rm -rf "$SCRATCH/toolcache"
 	node "$NODE_DIR/gha-run.mjs" --workflow "$SCRATCH/project/.github/workflows/testflame.yml" --job perf \
 		--event "$1" --sha "$2" --ref "$3" --payload "$4" --origin "$SCRATCH/origin.git" \
 		--workspace "$SCRATCH/$5" --testflame "$SCRATCH/testflame" --artifacts "$SCRATCH/artifacts-$6" \
-		--result "$SCRATCH/$6.json" --api-url "$API" --token "$TOKEN" --temp "$(mktemp -d "$SCRATCH/runner.XXXXXX")"
+		--result "$SCRATCH/$6.json" --api-url "$API" --token "$TOKEN" --temp "$(mktemp -d "$SCRATCH/runner.XXXXXX")" \
+		--cache "$SCRATCH/cache" --env "ImageOS=ubuntu24,ImageVersion=20261201.1,RUNNER_TOOL_CACHE=$SCRATCH/toolcache"
+}
+# the set-up's wall time: its steps, from the hash of the sources to PATH
+setup_seconds() { # result
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("%.2f" % sum(x.get("seconds", 0) for x in r["steps"] if any(k in x["label"] for k in
+      ("Set up testflame", "from the cache", "Build testflame", "in the cache", "testflame on PATH"))))' "$1"
 }
 ours() {
 	api_state | python3 -c '
@@ -66,11 +80,16 @@ test_expect_success 'a push to main: the action builds testflame, records the ba
 	gha push "$MAIN" refs/heads/main event-main.json ws-main main >main.log 2>&1 ||
 		{ tail -n 60 main.log; exit 1; }
 	expect_eq "$(job_step main.json "Build testflame")" "success 0" &&
+	expect_contains main.log "cache saved with key: testflame-0." &&
+	dir=$(ls -d toolcache/testflame/*) &&
+	readelf -d "$dir/bin/testflame" | grep -q "R.*PATH.*\$ORIGIN/../lib" &&
+	ls "$dir/lib" | grep -q "^libgit2" && ! ls "$dir/lib" | grep -q "^libc\.so" &&
+	echo "# set-up on a cache miss (this tree'"'"'s objects copied): $(setup_seconds main.json) s" >&3 &&
 	expect_eq "$(job_step main.json "Push the baseline")" "success 0" &&
 	expect_eq "$(job_step main.json "Fail on regression")" "skipped " &&
 	git --git-dir=origin.git rev-parse -q --verify "refs/testflame/runs/$MAIN" >/dev/null &&
 	expect_contains main.log "nothing posted: not a pull request build"
-'
+' 3>&1
 
 # The developer's PR: a branch that slows matrix_multiply; GitHub makes
 # refs/pull/7/merge, the merge the pull_request run checks out.
@@ -95,6 +114,11 @@ pr_run() { # name start-point edit
 
 test_expect_code 3 'a PR that slows a test: one comment, one annotation on the changed line, the step fails with 3' '
 	pr_run pr origin/main slow_down_matrix &&
+	# testflame from the cache: nothing built, the set-up in seconds
+	expect_eq "$(job_step pr.json "Build testflame")" "skipped " &&
+	expect_contains pr.log "cache restored from key: testflame-0." &&
+	hit=$(setup_seconds pr.json) && echo "# set-up on a cache hit: $hit s" >&3 &&
+	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 5 else 1)" "$hit" &&
 	expect_eq "$(job_step pr.json "Profile and compare")" "success 0" &&
 	expect_eq "$(ours)" "1 0 1" "comments, edits, review comments" &&
 	api_state | python3 -c "
@@ -120,10 +144,12 @@ assert \"test_matrix\" in c and \"matrix_multiply\" in c, c
 	test -s artifacts-pr/testflame-report-perf/index.html &&
 	test -s artifacts-pr/testflame-report-perf/report.md &&
 	api_conforms && exit 3
-'
+' 3>&1
 
+# the push's config confirms nothing (test 3 confirmed against the
+# merge-base): one run of the suite
 test_expect_code 3 'a second push to the PR: the same comment is edited, not a new one' '
-	pr_run pr2 origin/slow "echo \"/* tidy */\" >>src/sort.c" &&
+	pr_run pr2 origin/slow "echo \"/* tidy */\" >>src/sort.c && gate_confirm none" &&
 	set -- $(ours) && expect_eq "$1" 1 "bot comments" && expect_eq "$2" 1 "edits" &&
 	expect_contains pr2.log "updated the comment on pull request #7" &&
 	api_conforms && exit 3

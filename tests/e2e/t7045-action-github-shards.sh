@@ -11,8 +11,9 @@
 #
 #   push to main        three shards recorded, one merged baseline pushed
 #   PR slowing a test   the merge job confirms it on its runner (the
-#                       config's build), one comment naming the test and the
-#                       function, the merge step fails with exit 3
+#                       config's build, then two reruns: the rounds against
+#                       the merge-base are t7040's), one comment naming the
+#                       test and the function, the merge step fails with 3
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/lib-publish.sh"
 
@@ -64,7 +65,7 @@ test_expect_success 'a push to main: three shard jobs upload their parts, the me
 
 test_expect_code 3 'a PR that slows test_matrix: the merge job confirms it, one comment, exit 3' '
 	git clone -q origin.git dev && (cd dev && git config user.email dev@example.com &&
-		git config user.name dev && git checkout -q -b slow && slow_down_matrix &&
+		git config user.name dev && git checkout -q -b slow && slow_down_matrix && gate_confirm 2 &&
 		git commit -qam "matrix: slower" && git push -q origin slow &&
 		git checkout -q --detach origin/main &&
 		git merge -q --no-ff slow -m "Merge slow into main" &&

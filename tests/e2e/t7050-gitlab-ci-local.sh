@@ -3,11 +3,20 @@
 # gitlab-ci-local (which validates the pipeline against GitLab's schema and
 # runs the job with the shell executor, isolated in its own copy of the
 # repository), on the example project and its .gitlab-ci.yml: a pipeline of
-# the default branch builds testflame from source, records the baseline and
-# pushes it; an unchanged MR passes and gets a note; an MR with a slower
-# test fails with exit status 3; the artifacts (JUnit, Code Quality, the
-# report directory) are where GitLab picks them up. The notes API is the
-# loopback stand-in that checks requests against GitLab's documentation.
+# the default branch in an image without testflame builds it from source
+# (the fallback), records the baseline and pushes it; the MR pipelines run
+# as in testflame's image, the default (TESTFLAME_IMAGE): testflame
+# installed, nothing built, no TESTFLAME_REPO; an unchanged MR passes and
+# gets a note; an MR with a slower test fails with exit status 3; the
+# artifacts (JUnit, Code Quality, the report directory) are where GitLab
+# picks them up. The notes API is the loopback stand-in that checks
+# requests against GitLab's documentation.
+#
+# make test runs no container engine: gitlab-ci-local runs every job with
+# the shell executor (--force-shell-executor skips `image:`), and "the
+# image" is a root whose usr/bin, on PATH, has the built testflame. The
+# image itself, built from the package and run by gitlab-ci-local's docker
+# executor with podman, is tests/package/image.sh's (by hand).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/lib-publish.sh"
 
@@ -20,7 +29,14 @@ if ! need rsync; then
 fi
 
 TOKEN=glpat-t7050TemplateToken01234
+# the jobs' PATH without testflame (tests/run.sh puts the build on it): an
+# image has it in usr/bin (mr), or the job builds it or says what to set
+PATH=$(printf '%s\n' "$PATH" | tr : '\n' | while read -r d; do [ -x "$d/testflame" ] || printf '%s:' "$d"; done)
+export PATH=${PATH%:}
 copy_testflame testflame
+# testflame on PATH, as the image has it installed (t0260 checks the
+# installed layout, tests/package/ the package)
+mkdir -p image/usr/bin && cp "$TF" image/usr/bin/
 mkdir project && cp -r "$TOP/examples/." project/ && rm -rf project/build project/testflame-report
 # GitLab resolves `include: project:` from the server; here the template
 # is the file of this tree
@@ -51,14 +67,14 @@ start_api gitlab "$SCRATCH/state.json" || exit 1
 # gitlab-ci-local says GITLAB_CI=false so jobs can tell a local run; these
 # runs stand for GitLab's own
 gcl() { # variables... -- the job runs in its own copy of project/
-	(cd project && "$GCL" --shell-isolation --no-artifacts-to-source --variable "TESTFLAME_SRC=$SCRATCH/testflame" \
+	(cd project && "$GCL" --force-shell-executor --shell-isolation --no-artifacts-to-source --variable "TESTFLAME_SRC=$SCRATCH/testflame" \
 		--variable GITLAB_CI=true --variable "CI_PROJECT_ID=42" --variable "CI_API_V4_URL=$API/api/v4" \
 		--variable "CI_SERVER_URL=https://gitlab.example" "$@" testflame)
 }
-mr() { # iid branch [variables...]
+mr() { # iid branch [variables...]: in testflame's image
 	local iid=$1 branch=$2
 	shift 2
-	gcl --variable CI_PIPELINE_SOURCE=merge_request_event --variable "CI_MERGE_REQUEST_IID=$iid" \
+	PATH="$SCRATCH/image/usr/bin:$PATH" gcl --variable CI_PIPELINE_SOURCE=merge_request_event --variable "CI_MERGE_REQUEST_IID=$iid" \
 		--variable "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=$branch" --variable CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
 		--variable "CI_MERGE_REQUEST_DIFF_BASE_SHA=$MAIN" --variable "TESTFLAME_GITLAB_TOKEN=$TOKEN" "$@"
 }
@@ -86,6 +102,8 @@ test_expect_success 'an unchanged MR: the job passes and the MR gets a note' '
 	mr 3 same --variable "TESTFLAME_ARGS=--against $MAIN --repeat 3" >same.log 2>&1 || { tail -n 60 same.log; exit 1; }
 	expect_contains same.log "against $(git -C project rev-parse --short=12 main)" &&
 	expect_contains same.log "posted the comment on merge request !3" &&
+	expect_contains same.log "testflame $("$SCRATCH/image/usr/bin/testflame" --version | sed "s/^testflame //")" &&
+	expect_not_contains same.log "PROTOC" && expect_not_contains same.log "TESTFLAME_REPO" &&
 	expect_not_contains same.log "REGRESSION" &&
 	expect_eq "$(notes 3)" "1 0" "notes, edits" &&
 	test -s "$ART/testflame-report/junit.xml" && test -s "$ART/testflame-report/codequality.json" &&
@@ -113,14 +131,22 @@ test_expect_success 'an MR that slows a test: the job fails with exit status 3, 
 	test -s "$ART/testflame-report/index.html" && api_conforms
 '
 
+# (confirmed in the pipeline before: this one is run once, TESTFLAME_ARGS)
 test_expect_code 1 'the next pipeline of that MR edits its note' '
-	mr 4 slow >slow2.log 2>&1; rc=$?
+	mr 4 slow --variable "TESTFLAME_ARGS=--confirm none" >slow2.log 2>&1; rc=$?
 	expect_contains slow2.log "updated the comment on merge request !4" &&
 	expect_eq "$(notes 4)" "1 1" "notes, edits" && exit $rc
 '
 
 test_expect_success 'the token never reached a log' '
 	! grep -F "$TOKEN" main.log same.log slow.log slow2.log
+'
+
+test_expect_success 'an image without testflame and no way to get it: one line says what to set' '
+	(cd project && git checkout -q main && "$GCL" --force-shell-executor --shell-isolation --no-artifacts-to-source \
+		--variable CI_PIPELINE_SOURCE=push --variable TESTFLAME_IMAGE=debian:12 \
+		--variable TESTFLAME_SRC=/nonexistent testflame) >other.log 2>&1 && exit 1
+	expect_contains other.log "not in the image '"'"'debian:12'"'"': set TESTFLAME_DEB"
 '
 
 test_done

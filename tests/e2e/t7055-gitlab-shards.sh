@@ -49,7 +49,7 @@ start_api gitlab "$SCRATCH/state.json" || exit 1
 # the whole pipeline: three shard jobs, then the merge; one job at a time,
 # as this 2-core machine would otherwise time three shards racing each other
 pipeline() { # variables...
-	(cd project && PATH="$TOP/build:$PATH" "$GCL" --shell-isolation --no-artifacts-to-source --concurrency 1 \
+	(cd project && PATH="$TOP/build:$PATH" "$GCL" --force-shell-executor --shell-isolation --no-artifacts-to-source --concurrency 1 \
 		--variable GITLAB_CI=true --variable "CI_PROJECT_ID=42" --variable "CI_API_V4_URL=$API/api/v4" \
 		--variable "CI_SERVER_URL=https://gitlab.example" --variable TESTFLAME_REPO= "$@")
 }
@@ -85,7 +85,7 @@ assert names == sorted(\"test_matrix test_primes test_sort test_hash test_thread
 test_expect_success 'an unchanged MR: the shards pass, the merge posts one note and passes' '
 	(cd project && git checkout -q -b same && echo "/* same */" >>src/hash.c && git commit -qam same) &&
 	pipeline --variable CI_PIPELINE_SOURCE=merge_request_event --variable CI_MERGE_REQUEST_IID=3 \
-		--variable TESTFLAME_ARGS=--no-fail \
+		--variable "TESTFLAME_ARGS=--no-fail --confirm none" \
 		--variable CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=same --variable CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
 		--variable "CI_MERGE_REQUEST_DIFF_BASE_SHA=$MAIN" --variable "TESTFLAME_GITLAB_TOKEN=$TOKEN" \
 		>same.log 2>&1 || { tail -n 80 same.log; exit 1; }

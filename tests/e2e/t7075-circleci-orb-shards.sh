@@ -9,7 +9,8 @@
 #
 #   build of main       three shards, one merged baseline pushed
 #   PR build            the slowdown confirmed in the merge job (the
-#                       config's build), one comment on the GitHub PR, the
+#                       config's build, then two reruns: the rounds against
+#                       the merge-base are t7070's), one comment on the GitHub PR, the
 #                       merge job fails with exit 3, the shards pass
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/lib-publish.sh"
@@ -57,7 +58,7 @@ test_expect_success 'a build of main: three containers record their shards, the 
 '
 
 test_expect_success 'a PR build: the merge job confirms the slowdown, one comment, exit 3; the shards pass' '
-	push_slow_branch 5 &&
+	push_slow_branch 5 "gate_confirm 2" &&
 	{ workflow pr -- "CIRCLE_SHA1=$HEAD_SHA" CIRCLE_BRANCH=slow \
 		CIRCLE_PULL_REQUEST=https://github.com/acme/libmini/pull/5 "GITHUB_TOKEN=$TOKEN" \
 		"TESTFLAME_GITHUB_API_URL=$API"; rc=$?; } &&

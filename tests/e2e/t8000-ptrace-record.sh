@@ -20,7 +20,7 @@ test_expect_success 'auto falls back to ptrace and says why, with the fix' '
 	"$NOPERF" "$TF" record --freq 999 -o run.pb.gz -- "$FIX/split7030" 12 2>err &&
 	expect_contains err "sampling with ptrace: perf_event_open is refused" &&
 	expect_contains err "seccomp" && expect_contains err "fix: " &&
-	expect_contains err "--cap-add PERFMON" &&
+	expect_contains err "--cap-add " &&
 	test "$(grep -c "sampling with ptrace" err)" = 1 &&
 	expect_contains err "wrote '\''run.pb.gz'\''"
 '

@@ -18,7 +18,11 @@
 // and checkout commands actions/checkout runs, at its fetch depth),
 // actions/upload-artifact (a copy into --artifacts, the workflow run's
 // store) and actions/download-artifact (by name or pattern, each artifact
-// into a directory of its name unless merge-multiple). `uses:` of
+// into a directory of its name unless merge-multiple), and actions/cache's
+// restore and save (a tar of the path per key in --cache, the repository's
+// cache store: the exact key, else the newest of the restore-keys
+// prefixes; cache-hit only on the exact key). Each step's wall time is in
+// the result (`seconds`). `uses:` of
 // OWNER/testflame/actions@REF resolves to --testflame (a testflame tree).
 // One job of a matrix runs with --matrix (its combination, as JSON): the
 // matrix context, and the job's name with the values, as GitHub shows it.
@@ -26,7 +30,8 @@
 //   node gha-run.mjs --workflow FILE --job ID --event pull_request|push
 //     --payload EVENT.json --sha SHA --ref REF --origin REPO_URL
 //     --workspace DIR --testflame DIR --artifacts DIR --result OUT.json
-//     [--matrix JSON] [--api-url URL] [--token TOKEN] [--temp DIR]
+//     [--matrix JSON] [--api-url URL] [--token TOKEN] [--temp DIR] [--cache DIR]
+//     [--env KEY=VALUE,...] (the runner image's variables: ImageOS=ubuntu24,...)
 import { register } from 'node:module';
 register('./json-hooks.mjs', import.meta.url);
 
@@ -199,6 +204,7 @@ const runnerEnv = {
 	GITHUB_RUN_NUMBER: github.run_number, GITHUB_RUN_ATTEMPT: github.run_attempt,
 	GITHUB_WORKFLOW: github.workflow, GITHUB_JOB: opt.job, GITHUB_WORKSPACE: ws, GITHUB_ACTOR: 'octocat',
 	RUNNER_OS: 'Linux', RUNNER_ARCH: 'X64', RUNNER_TEMP: temp, RUNNER_TOOL_CACHE: path.join(temp, 'tool-cache'),
+	...Object.fromEntries((opt.env || '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 };
 const jobEnv = {};      // from GITHUB_ENV
 const pathAdds = [];    // from GITHUB_PATH
@@ -317,6 +323,55 @@ function downloadArtifact(withs) {
 	return { code: 0, outputs: { 'download-path': dst } };
 }
 
+// actions/cache/restore@v4 and actions/cache/save@v4 over --cache: one tar
+// per key, of the paths (newline-separated) as given
+function cacheFile(key) {
+	return path.join(opt.cache, encodeURIComponent(key) + '.tar');
+}
+function cachePaths(withs) {
+	return String(withs.path || '').split('\n').map((p) => p.trim()).filter(Boolean)
+		.map((p) => path.resolve(ws, p.replace(/^~(?=\/)/, process.env.HOME || '/root')));
+}
+function cacheRestore(withs) {
+	const key = withs.key;
+	if (!opt.cache || !key) return { code: opt.cache ? 1 : 0, outputs: { 'cache-hit': 'false' } };
+	let file = cacheFile(key), matched = key;
+	if (!fs.existsSync(file)) {
+		file = null;
+		const prefixes = String(withs['restore-keys'] || '').split('\n').map((k) => k.trim()).filter(Boolean);
+		const have = fs.existsSync(opt.cache) ? fs.readdirSync(opt.cache).filter((f) => f.endsWith('.tar'))
+			.map((f) => ({ key: decodeURIComponent(f.slice(0, -4)), t: fs.statSync(path.join(opt.cache, f)).mtimeMs })) : [];
+		for (const pre of prefixes) {
+			const m = have.filter((h) => h.key.startsWith(pre)).sort((a, b) => b.t - a.t)[0];
+			if (m) { file = cacheFile(m.key); matched = m.key; break; }
+		}
+	}
+	if (!file) {
+		out(`    cache not found for input keys: ${key}`);
+		return { code: 0, outputs: { 'cache-hit': 'false', 'cache-primary-key': key } };
+	}
+	const r = spawnSync('tar', ['-xf', file, '-P'], { encoding: 'utf8' });
+	if (r.status) return { code: 1, outputs: {} };
+	out(`    cache restored from key: ${matched}`);
+	return { code: 0, outputs: { 'cache-hit': String(matched === key), 'cache-primary-key': key, 'cache-matched-key': matched } };
+}
+function cacheSave(withs) {
+	const key = withs.key;
+	if (!opt.cache || !key) return { code: 0, outputs: {} };
+	fs.mkdirSync(opt.cache, { recursive: true });
+	if (fs.existsSync(cacheFile(key))) {
+		out(`    cache entry ${key} exists: not saved again`);
+		return { code: 0, outputs: {} };
+	}
+	const paths = cachePaths(withs).filter((p) => fs.existsSync(p));
+	if (!paths.length) { out('    no paths to cache'); return { code: 0, outputs: {} }; }
+	const r = spawnSync('tar', ['-cPf', cacheFile(key) + '.tmp', ...paths], { encoding: 'utf8' });
+	if (r.status) return { code: 1, outputs: {} };
+	fs.renameSync(cacheFile(key) + '.tmp', cacheFile(key));
+	out(`    cache saved with key: ${key}`);
+	return { code: 0, outputs: {} };
+}
+
 function compositeAction(dir, withs, parentScope, label) {
 	const file = ['action.yml', 'action.yaml'].map((f) => path.join(dir, f)).find((f) => fs.existsSync(f));
 	if (!file) throw new Error(`${label}: no action.yml in ${dir}`);
@@ -349,6 +404,7 @@ function runSteps(steps, scope, where) {
 			return;
 		}
 		out(`--- ${label}`);
+		const started = process.hrtime.bigint();
 		let r;
 		if (step.run !== undefined) {
 			r = runScript(step, scope, label);
@@ -358,13 +414,16 @@ function runSteps(steps, scope, where) {
 			if (/^actions\/checkout@/.test(uses)) r = checkout(withs);
 			else if (/^actions\/upload-artifact@/.test(uses)) r = uploadArtifact(withs, scope);
 			else if (/^actions\/download-artifact@/.test(uses)) r = downloadArtifact(withs);
+			else if (/^actions\/cache\/restore@/.test(uses)) r = cacheRestore(withs);
+			else if (/^actions\/cache\/save@/.test(uses)) r = cacheSave(withs);
 			else if (/^[^/]+\/testflame\/actions@/.test(uses)) r = compositeAction(path.join(opt.testflame, 'actions'), withs, scope, label);
 			else if (uses.startsWith('./')) r = compositeAction(path.resolve(ws, uses), withs, scope, label);
 			else throw new Error(`${label}: '${uses}' is not emulated`);
 		}
 		const outcome = r.code === 0 ? 'success' : 'failure';
 		scope.steps[id] = { outputs: r.outputs, outcome, conclusion: outcome };
-		result.steps.push({ label, outcome, exit_code: r.code, outputs: r.outputs });
+		const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+		result.steps.push({ label, outcome, exit_code: r.code, outputs: r.outputs, seconds });
 		out(`    => ${outcome}${r.code ? ` (exit ${r.code})` : ''}`);
 		if (r.code !== 0) scope.status = 'failure';
 	});

@@ -665,6 +665,13 @@ static void test_test_meta(void **state)
 	m.parent = "yaml-cpp::test with = and %";
 	m.nested = 7;
 	m.status = TF_TEST_FAILED;
+	m.allocs = 212;
+	m.alloc_bytes = 28836;
+	m.frees = 77;
+	m.heap_peak = 21131;
+	m.leaked = 15681;
+	m.rss_peak = 2633728;
+	m.alloc_samples = 23;
 	tf_buf_puts(&b, "testflame.test.a b=samples=c=");
 	tf_test_meta_format(&b, &m);
 	assert_int_equal(tf_test_meta_parse(&back, b.ptr), 0);
@@ -678,7 +685,16 @@ static void test_test_meta(void **state)
 	assert_string_equal(back.parent, "yaml-cpp::test with = and %");
 	assert_int_equal(back.nested, 7);
 	assert_int_equal(back.status, TF_TEST_FAILED);
+	assert_true(back.allocs == 212 && back.alloc_bytes == 28836 && back.frees == 77);
+	assert_true(back.heap_peak == 21131 && back.leaked == 15681 && back.rss_peak == 2633728);
+	assert_true(back.alloc_samples == 23);
 	tf_test_meta_clear(&back);
+	tf_buf_free(&b);
+	/* a run that measured no memory says nothing of it */
+	tf_test_meta_init(&m);
+	m.name = "t";
+	tf_test_meta_format(&b, &m);
+	assert_null(strstr(b.ptr, "alloc"));
 	tf_buf_free(&b);
 
 	/* older run files: units, fewer fields */
@@ -706,6 +722,58 @@ static void test_test_meta(void **state)
 	assert_true(back.samples == 1000000000000000000ULL);
 	assert_true(isnan(back.wall_ns) && isnan(back.cpu_ns) && back.count == 5e17);
 	tf_test_meta_clear(&back);
+}
+
+/* Each test's memory: counts summed, a live heap of the blocks it made,
+ * its peak, and what it still held at its end (its marker's end, its
+ * process's exit); a block freed after its test ended stays its leak. */
+static void test_memory_accounting(void **state)
+{
+	(void)state;
+	tf_memacc *m = tf_memacc_new();
+	uint32_t sample;
+	uint64_t bytes;
+
+	tf_memacc_count(m, 1, 10, 1000, 4);
+	tf_memacc_count(m, 1, 5, 500, 5);
+	tf_memacc_alloc(m, 100, 0x1000, 1, 4096, 0);
+	tf_memacc_alloc(m, 100, 0x2000, 1, 8192, 1);
+	assert_true(tf_memacc_release(m, 100, 0x1000, &sample, &bytes));
+	assert_int_equal(sample, 0);
+	assert_int_equal(bytes, 4096);
+	/* not a sampled block: nothing to lower */
+	assert_false(tf_memacc_release(m, 100, 0x9000, &sample, &bytes));
+	tf_memacc_alloc(m, 100, 0x3000, 1, 16384, 2);
+	/* test 2 in another process, ended by its marker with a block held */
+	tf_memacc_alloc(m, 200, 0x1000, 2, 1000, 3);
+	tf_memacc_test_end(m, 2);
+	/* freed after its test ended: still its leak, and still in use in
+	 * the profile (what it left behind) */
+	assert_false(tf_memacc_release(m, 200, 0x1000, &sample, &bytes));
+	tf_memacc_rss(m, 1, 3000);
+	tf_memacc_rss(m, 1, 2000);
+	/* process 100 exits with 0x2000 and 0x3000 live */
+	tf_memacc_exit(m, 100);
+
+	const tf_mem_test *t1 = tf_memacc_test(m, 1), *t2 = tf_memacc_test(m, 2);
+	assert_non_null(t1);
+	assert_int_equal(t1->allocs, 15);
+	assert_int_equal(t1->bytes, 1500);
+	assert_int_equal(t1->frees, 9);
+	assert_int_equal(t1->peak, 8192 + 16384);
+	assert_int_equal(t1->leaked, 8192 + 16384);
+	assert_int_equal(t1->samples, 3);
+	assert_int_equal(t1->rss_kb, 3000);
+	assert_int_equal(t2->leaked, 1000);
+	assert_null(tf_memacc_test(m, 3));
+
+	tf_test_meta meta;
+	tf_test_meta_init(&meta);
+	tf_memacc_meta(m, 1, &meta);
+	assert_true(meta.allocs == 15 && meta.alloc_bytes == 1500 && meta.rss_peak == 3000 * 1024);
+	tf_memacc_meta(m, 3, &meta);
+	tf_memacc_free(m);
+	tf_memacc_free(NULL);
 }
 
 static void test_sources(void **state)
@@ -937,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(test_marker_lines),
 		cmocka_unit_test(test_ctest_names),
 		cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_memory_accounting),
 		cmocka_unit_test(test_suite_name),
 		cmocka_unit_test(test_go_select),
 		cmocka_unit_test(test_cxx_lists),

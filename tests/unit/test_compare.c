@@ -79,7 +79,7 @@ static void add(tf_profile *p, const char *test, int64_t n, const char *stack)
 		locs[i] = locs[nlocs - 1 - i];
 		locs[nlocs - 1 - i] = t;
 	}
-	int64_t v[2] = { n, n * PERIOD };
+	int64_t v[5] = { n, n * PERIOD }; /* memory's columns too (new_mem_run) */
 	tf_label lab = { tf_profile_intern(p, "test"), test ? tf_profile_intern(p, test) : 0, 0, 0 };
 	tf_profile_add_sample(p, locs, nlocs, v, &lab, test ? 1 : 0);
 }
@@ -99,6 +99,122 @@ static tf_comparison *compare_n(tf_profile **b, size_t nb, tf_profile **h, size_
 static tf_comparison *compare1(tf_profile *b, tf_profile *h, const tf_compare_opts *o)
 {
 	return compare_n(&b, 1, &h, 1, o);
+}
+
+/* A run that measured memory: `n` sampled allocations of `bytes` each in
+ * `test` at the stack, and the test's counts in its metadata (allocs < 0:
+ * none, a test the sampler could not enter). */
+static tf_profile *new_mem_run(void)
+{
+	tf_profile *p = new_run("cpu-clock");
+	tf_profile_add_sample_type(p, "alloc_objects", "count");
+	tf_profile_add_sample_type(p, "alloc_space", "bytes");
+	tf_profile_add_sample_type(p, "inuse_space", "bytes");
+	tf_profile_set_meta(p, "alloc_rate", "524288");
+	return p;
+}
+
+static void add_alloc(tf_profile *p, const char *test, int64_t n, int64_t bytes, const char *fn,
+		      const char *caller)
+{
+	tf_line a = { tf_profile_function(p, fn, "src/lib.c", 10), 42, 0 };
+	tf_line b = { tf_profile_function(p, caller, "src/main.c", 1), 7, 0 };
+	uint32_t locs[2] = { tf_profile_add_location(p, TF_NO_MAPPING, 0, &a, 1),
+			     tf_profile_add_location(p, TF_NO_MAPPING, 0, &b, 1) };
+	int64_t v[5] = { 0, 0, n, n * bytes, 0 };
+	tf_label lab = { tf_profile_intern(p, "test"), tf_profile_intern(p, test), 0, 0 };
+	tf_profile_add_sample(p, locs, 2, v, &lab, 1);
+}
+
+static void mem_meta(tf_profile *p, const char *test, double allocs, double bytes, double samples)
+{
+	tf_test_meta m;
+	tf_test_meta_init(&m);
+	m.name = (char *)test;
+	m.source = "process";
+	if (allocs >= 0) {
+		m.allocs = allocs;
+		m.alloc_bytes = bytes;
+		m.frees = allocs;
+		m.alloc_samples = samples;
+	}
+	tf_test_meta_set(p, &m);
+}
+
+/* A comparison of alloc_space is of memory: each test by its exact bytes,
+ * the allocations' noise, gate.memory.min_bytes as the least change, the
+ * function's caller; a test the sampler could not enter left out. */
+static void test_memory_comparison(void **state)
+{
+	(void)state;
+	tf_profile *b = new_mem_run(), *h = new_mem_run();
+	const char *names[] = { "grows", "small", "same1", "same2", "same3" };
+	for (int i = 0; i < 5; i++) {
+		add(b, names[i], 2, "main:1;work:2");
+		add(h, names[i], 2, "main:1;work:2");
+	}
+	/* grows: 100 KiB to 1 MiB, the growth in grow_cache called from setup */
+	add_alloc(b, "grows", 20, 5120, "grow_cache", "setup");
+	add_alloc(h, "grows", 200, 5120, "grow_cache", "setup");
+	mem_meta(b, "grows", 100, 102400, 20);
+	mem_meta(h, "grows", 1000, 1024000, 200);
+	/* small: +50%, but 2 KiB: under min_bytes */
+	add_alloc(b, "small", 4, 1024, "helper", "setup");
+	add_alloc(h, "small", 6, 1024, "helper", "setup");
+	mem_meta(b, "small", 4, 4096, 4);
+	mem_meta(h, "small", 6, 6144, 6);
+	for (int i = 2; i < 5; i++) {
+		add_alloc(b, names[i], 10, 1000, "helper", "setup");
+		add_alloc(h, names[i], 10, 1000, "helper", "setup");
+		mem_meta(b, names[i], 10, 10000, 10);
+		mem_meta(h, names[i], 10, 10000, 10);
+	}
+	mem_meta(b, "static", -1, 0, 0);
+	mem_meta(h, "static", -1, 0, 0);
+
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	o.value = "alloc_space";
+	o.threshold = 10;
+	o.min_delta_bytes = 4096;
+	tf_comparison *c = compare1(b, h, &o);
+	assert_true(c->summary.memory);
+	assert_string_equal(c->summary.event, "alloc_space");
+	assert_true(isnan(c->summary.shift_pct));
+	assert_int_equal(c->summary.unmeasured, 1);
+	assert_null(tf_comparison_find(c, "static"));
+	const tf_test_delta *g = tf_comparison_find(c, "grows");
+	assert_int_equal(g->verdict, TF_VERDICT_REGRESSED);
+	assert_int_equal(g->measure, TF_MEASURE_COUNT);
+	assert_true(g->base.cost == 102400 && g->head.cost == 1024000);
+	assert_true(g->base.allocs == 100 && g->head.allocs == 1000);
+	assert_non_null(strstr(g->reason, "allocates more by"));
+	assert_true(g->nfunctions >= 1);
+	assert_string_equal(g->functions[0].name, "grow_cache");
+	assert_int_equal(g->functions[0].line, 42);
+	assert_string_equal(g->functions[0].caller, "setup");
+	assert_int_equal(g->functions[0].caller_line, 7);
+	const tf_test_delta *sm = tf_comparison_find(c, "small");
+	assert_int_equal(sm->verdict, TF_VERDICT_UNCHANGED);
+	assert_non_null(strstr(sm->reason, "gate.memory.min_bytes"));
+	assert_int_equal(tf_comparison_find(c, "same1")->verdict, TF_VERDICT_UNCHANGED);
+
+	tf_buf out = TF_BUF_INIT;
+	assert_int_equal(tf_comparison_to_json_memory(&out, c, c, true), 0);
+	json_t *root = json_loads(out.ptr, 0, NULL);
+	assert_non_null(root);
+	json_t *m = json_object_get(root, "memory");
+	assert_true(json_is_true(json_object_get(m, "gated")));
+	assert_int_equal(json_integer_value(json_object_get(m, "unmeasured")), 1);
+	json_decref(root);
+	tf_buf_clear(&out);
+	assert_int_equal(tf_comparison_render_table(&out, c, NULL), 0);
+	assert_non_null(strstr(out.ptr, "MEMORY REGRESSION: 1 test allocates more by at least 10%"));
+	assert_non_null(strstr(out.ptr, "from setup  main.c:7"));
+	tf_buf_free(&out);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
 }
 
 static void test_aggregation_and_verdicts(void **state)
@@ -1672,6 +1788,7 @@ int main(void)
 		cmocka_unit_test(test_suspect_material),
 		cmocka_unit_test(test_may_reach),
 		cmocka_unit_test(test_attention_order),
+		cmocka_unit_test(test_memory_comparison),
 		cmocka_unit_test(test_function_culprit),
 		cmocka_unit_test(test_table_long_names),
 	};

@@ -224,6 +224,27 @@ static void test_names_match_record(void **state)
 	}
 }
 
+/* The manual's list of keys: every key the parser takes, nested ones
+ * with their parent, each with what its value is. */
+static void test_describe(void **state)
+{
+	(void)state;
+	tf_buf b = TF_BUF_INIT;
+	tf_config_describe(&b);
+	assert_non_null(strstr(b.ptr, "\ngate.threshold\ta percentage"));
+	assert_non_null(strstr(b.ptr, "\nfreq\ta whole number from 1 to 10000\n"));
+	assert_non_null(strstr(b.ptr, "\nevent\tone of: auto, cpu-clock, instructions, cycles, wall\n"));
+	assert_non_null(strstr(b.ptr, "\nattribution.frames\ta list of: "));
+	assert_null(strstr(b.ptr, "\ngate\t"));  /* a mapping is not a key of its own */
+	/* one key and what it is per line */
+	for (const char *l = b.ptr; *l; l = strchr(l, '\n') + 1) {
+		const char *tab = strchr(l, '\t');
+		assert_non_null(tab);
+		assert_true(tab > l);
+	}
+	tf_buf_free(&b);
+}
+
 static void test_unknown_keys(void **state)
 {
 	(void)state;
@@ -239,6 +260,46 @@ static void test_unknown_keys(void **state)
 		  "t.yml:3:22: unknown key 'nam' in 'attribution.patterns' (known: regex, name)");
 	parse_err("suite: a\nsuite: b\n", "t.yml:2:1: duplicate key 'suite' (first at line 1)");
 	parse_err("[a, b]: c\n", "t.yml:1:1: keys must be plain names, not a list");
+}
+
+/* gate.memory: a boolean, or a mapping of its thresholds (which turns it
+ * on); memory: records without judging. */
+static void test_memory_gate(void **state)
+{
+	(void)state;
+	tf_config *c = parse_ok("gate:\n  memory: true\n");
+	assert_int_equal(c->gate.memory, 1);
+	assert_true(c->gate.memory_threshold < 0 && c->gate.memory_min_bytes < 0);
+	assert_int_equal(c->memory, TF_CONFIG_UNSET);
+	tf_config_free(c);
+	c = parse_ok("memory: true\ngate:\n  memory:\n    threshold: 2.5%\n    min_bytes: 64KiB\n");
+	assert_int_equal(c->gate.memory, 1);
+	assert_int_equal(c->memory, 1);
+	assert_true(c->gate.memory_threshold == 2.5);
+	assert_true(c->gate.memory_min_bytes == 65536);
+	tf_config_free(c);
+	c = parse_ok("gate:\n  memory: false\n");
+	assert_int_equal(c->gate.memory, 0);
+	tf_config_free(c);
+	c = parse_ok("suite: a\n");
+	assert_int_equal(c->gate.memory, TF_CONFIG_UNSET);
+	tf_config_free(c);
+	parse_err("gate:\n  memory: maybe\n", "t.yml:2:11: 'gate.memory' must be true or false");
+	parse_err("gate:\n  memory: [1]\n",
+		  "t.yml:2:11: 'gate.memory' must be true, false or a mapping of threshold, min_bytes, "
+		  "not a list");
+	parse_err("gate:\n  memory:\n    min_bytes: lots\n",
+		  "t.yml:3:16: 'gate.memory.min_bytes' must be a size such as 64KiB, 1MiB or 4096 "
+		  "(bytes), not 'lots'");
+	parse_err("gate:\n  memory:\n    threshhold: 5\n",
+		  "t.yml:3:5: unknown key 'threshhold' in 'gate.memory' (did you mean 'threshold'?)");
+	double b = -1;
+	assert_true(tf_config_parse_size("4096", &b) && b == 4096);
+	assert_true(tf_config_parse_size("1.5M", &b) && b == 1.5 * 1048576);
+	assert_true(tf_config_parse_size("2GiB", &b) && b == 2.0 * 1073741824);
+	assert_false(tf_config_parse_size("-1K", &b));
+	assert_false(tf_config_parse_size("1 KB", &b));
+	assert_false(tf_config_parse_size("", &b));
 }
 
 static void test_bad_values(void **state)
@@ -550,7 +611,9 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_names_match_record),
 		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_memory_gate),
 		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_patterns),
 		cmocka_unit_test(test_syntax_errors),

@@ -45,6 +45,30 @@ static void test_dedup_and_merge(void **state)
 /* Many keys at once: the same comments as setting them one by one, an
  * existing key (even a prefix of another) replaced in place, a key given
  * twice keeping its last value. */
+/* Who made a run file: version, commit and dirty from its metadata; the
+ * measure version, 1 for testflame's files from before it was kept. */
+static void test_made_by(void **state)
+{
+	(void)state;
+	tf_profile *p = make_profile();
+	char buf[96];
+	assert_null(tf_profile_made_by(buf, sizeof(buf), p));
+	assert_int_equal(tf_profile_measure(p), 0);
+	tf_profile_set_meta(p, "version", "0.1.0");
+	assert_string_equal(tf_profile_made_by(buf, sizeof(buf), p), "testflame 0.1.0");
+	assert_int_equal(tf_profile_measure(p), 1);
+	tf_profile_set_meta(p, "build", "5b9f97c3a1b2c3d4e5f60718293a4b5c6d7e8f90-dirty");
+	tf_profile_set_meta(p, "measure", "2");
+	assert_string_equal(tf_profile_made_by(buf, sizeof(buf), p),
+			    "testflame 0.1.0 (commit 5b9f97c3a1b2, dirty)");
+	assert_int_equal(tf_profile_measure(p), 2);
+	tf_profile_set_meta(p, "build", "not hex");
+	tf_profile_set_meta(p, "measure", "x");
+	assert_string_equal(tf_profile_made_by(buf, sizeof(buf), p), "testflame 0.1.0");
+	assert_int_equal(tf_profile_measure(p), 0);
+	tf_profile_free(p);
+}
+
 static void test_set_metas(void **state)
 {
 	(void)state;
@@ -218,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dedup_and_merge),
 		cmocka_unit_test(test_set_metas),
+		cmocka_unit_test(test_made_by),
 		cmocka_unit_test(test_pprof_round_trip),
 		cmocka_unit_test(test_pprof_corrupt),
 		cmocka_unit_test(test_folded),

@@ -12,7 +12,12 @@
 // tf_compare_format_cost() so the SVG files and the page agree.
 (function () {
 'use strict';
-var D = JSON.parse(document.getElementById('tf-data').textContent);
+// index.html#memory draws the comparison of the allocations (alloc_space)
+// when the run measured them: its own data block, the same drawing
+var MEMD = document.getElementById('tf-data-memory');
+var MEMORY = !!MEMD && /^#memory/.test(location.hash);
+var D = JSON.parse((MEMORY ? MEMD : document.getElementById('tf-data')).textContent);
+var HASH = MEMORY ? '#memory&' : '#';
 var S = D.strings, UNIT = D.unit, SINGLE = D.mode === 'single';
 var VERDICTS = ['regressed', 'improved', 'new', 'gone', 'inconclusive', 'unchanged'];
 var H = 18;
@@ -516,8 +521,8 @@ st.zoom = st.root;
 st.fall = false;
 closeSandwich();
 var name = i < 0 ? 'all tests' : S[D.tests[i].n];
-$('graph-title').textContent = (SINGLE ? 'Flame graph: ' : 'Diff flame graph: ') + name;
-try { history.replaceState(null, '', i < 0 ? '#' : '#test=' + encodeURIComponent(name)); } catch (e) { }
+$('graph-title').textContent = (SINGLE ? 'Flame graph: ' : MEMORY ? 'Allocation diff flame graph (alloc_space): ' : 'Diff flame graph: ') + name;
+try { history.replaceState(null, '', i < 0 ? (MEMORY ? '#memory' : '#') : HASH + 'test=' + encodeURIComponent(name)); } catch (e) { }
 var rows = $('tests').tBodies[0].rows;
 for (var k = 0; k < rows.length; k++) rows[k].className = +rows[k].dataset.test === i ? 'sel' : '';
 renderGraph();
@@ -562,6 +567,21 @@ m.appendChild(document.createTextNode(' \u00b7 '));
 m.appendChild(document.createTextNode(D.event + ' (' + D.value_type + ', ' + D.unit + ')' + (D.waits ? ' and time waited' : '') + (SINGLE ? '' : ' \u00b7 threshold ' + D.threshold + '% \u00b7 ' + D.base.runs + ' base run' + (D.base.runs === 1 ? '' : 's') + ' vs ' + D.head.runs + ' head run' + (D.head.runs === 1 ? '' : 's'))));
 if (D.links.run) { m.appendChild(document.createTextNode(' \u00b7 ')); m.appendChild(link('CI run', D.links.run)); }
 var notes = $('notes');
+// the other view: time, or the allocations
+if (MEMD) {
+var sw = el('p', 'note small');
+sw.appendChild(document.createTextNode(MEMORY ? 'Allocations of each test (gate.memory ' + (D.memory.gated ? 'on' : 'off') + '). ' : 'The run measured memory too: '));
+var other = link(MEMORY ? 'back to time' : 'the allocations of each test, and where they grew', MEMORY ? '#' : '#memory');
+other.addEventListener('click', function (ev) { ev.preventDefault(); location.hash = MEMORY ? '' : 'memory'; location.reload(); });
+sw.appendChild(other);
+notes.appendChild(sw);
+}
+if (D.memory) D.memory.notes.forEach(function (n) {
+var p = el('p', 'note');
+if (n[0] !== null) { p.appendChild(el('code', '', n[0])); p.appendChild(document.createTextNode(' ')); }
+p.appendChild(document.createTextNode(n[1]));
+notes.appendChild(p);
+});
 if (D.pruned.others > 0) {
 var inChanged = (D.pruned.bar * 100 / D.pruned.detail).toPrecision(2) + '% of its test';
 // a suite of thousands of tests: past 100%, every frame of an unchanged test
@@ -573,11 +593,14 @@ var losses = [['head', hm, D.head], ['base', bm, D.base]].map(function (x) {
 var m = x[1], parts = [], n = function (k) { return m[k] && m[k] !== '0' ? m[k] : null; };
 if (SINGLE && x[0] === 'base') return '';
 if (n('lost') || n('throttled')) parts.push((n('lost') || 0) + ' samples lost and ' + (n('throttled') || 0) + ' throttled by the kernel (a lower --freq)');
-if (n('unresolved')) {
+// the tests' losses get the fix; the harness's (outside every test) a count
+var tests = function (k) { return Math.max(0, (+n(k) || 0) - (+n(k + '_outside') || 0)); };
+var outside = function (k, what) { return +n(k + '_outside') ? ' (and ' + n(k + '_outside') + ' ' + what + ' outside the tests, the harness\'s own, which change no test)' : ''; };
+if (tests('unresolved')) {
 var inb = (x[2].unresolved_in || []).map(function (u) { return u[0] + ' (' + u[1] + ')'; });
-parts.push(n('unresolved') + ' frames without a symbol' + (inb.length ? ', most in ' + inb.join(', ') : '') + ' (build with -g, or install the -dbg/-dbgsym package of a library)');
-}
-if (n('truncated')) parts.push(n('truncated') + ' stacks cut short (a larger --stack-size, up to 65000, or build with -fno-omit-frame-pointer)');
+parts.push(tests('unresolved') + ' frames of the tests without a symbol' + (inb.length ? ', most in ' + inb.join(', ') : '') + ' (build with -g, or install the -dbg/-dbgsym package of a library)' + outside('unresolved', 'frames'));
+} else if (+n('unresolved_outside')) parts.push(n('unresolved_outside') + ' frames without a symbol outside the tests (the harness\'s own, which change no test)');
+if (tests('truncated')) parts.push(tests('truncated') + ' stacks of the tests cut short (a larger --stack-size, up to 65000, or build with -fno-omit-frame-pointer)' + outside('truncated', 'stacks'));
 return parts.join('; ');
 });
 // the runs' notes: what stepped aside, what ran from a cache
@@ -639,7 +662,7 @@ setQuery('');
 renderHeader();
 renderLegend();
 var start = -1, want = null;
-var m = /^#test=(.*)$/.exec(location.hash);
+var m = /^#(?:memory&)?test=(.*)$/.exec(location.hash);
 if (m) { try { want = decodeURIComponent(m[1]); } catch (e) { want = null; } }
 for (var i = 0; i < D.tests.length; i++) {
 if (want !== null && S[D.tests[i].n] === want) { start = i; break; }

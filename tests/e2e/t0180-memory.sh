@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# t0180-memory.sh - each test's memory (--memory, gate.memory) on a small
+# C suite in a real git repository (tests/fixtures/memsuite.c): a branch
+# where one test allocates ten times as much in grow_cache(), one leaks
+# what leaky_parse() allocated, one holds its buffers at once (the same
+# allocations, a higher peak), beside a program with its own malloc, a
+# static program and an AddressSanitizer build. `testflame run` with
+# gate.memory exits 3 naming the test and grow_cache at its line, in the
+# terminal, report.md, report.json and the page's allocation diff; the leak
+# and the peak are noted; what the sampler could not measure is said. The
+# exact counts equal an independent LD_PRELOAD counter's; the suite's own
+# output and exit status are those it has without testflame.
+. "$(dirname "$0")/lib.sh"
+
+if ! need cc git; then
+	test_skip 'memory' 'needs cc and git'
+	test_done
+	exit 0
+fi
+
+mkdir repo && cd repo
+git init -q -b main && git config user.email t@example.com && git config user.name t
+for t in alloc10x leak peak steady1 steady2 steady3 steady4 steady5 steady6 steady7; do
+	ln -s "$FIX/memsuite" "$t"
+done
+ln -s "$FIX/memcustom" custom
+cat >suite.sh <<\SH
+#!/bin/sh
+# the suite: every test a program; the variant is the branch's
+v=$(cat variant)
+for t in alloc10x leak peak custom steady1 steady2 steady3 steady4 steady5 steady6 steady7; do
+	./$t "$v" || exit 1
+done
+[ -x ./static ] && ./static
+[ -x ./asan ] && ./asan
+echo "suite done"
+SH
+chmod +x suite.sh
+echo base > variant
+printf 'suite: mem\ncommand: ./suite.sh\ngate:\n  memory: true\n  confirm: none\n' > .testflame.yml
+printf 'testflame-report/\nstatic\nasan\n' > .gitignore
+git add -A && git commit -qm "the suite"
+# a static program (the sampler cannot load) and a sanitizer build (it
+# must not), where the toolchain has them
+printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { char *p = malloc(32); printf("static %%d\\n", p != 0); free(p); return 0; }\n' > static.c
+cc -static -O1 -o static static.c 2>/dev/null || rm -f static
+printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { char *p = malloc(32); p[0] = 1; printf("asan %%d\\n", p[0]); free(p); return 0; }\n' > asan.c
+cc -fsanitize=address -g -o asan asan.c 2>/dev/null && ./asan >/dev/null 2>&1 || rm -f asan
+rm -f static.c asan.c
+cd "$SCRATCH"
+
+test_expect_success 'the suite says the same, and exits the same, with the sampler in' '
+	cd repo && { ./suite.sh >bare.out 2>bare.err; echo $? >bare.rc; } &&
+	{ "$TF" record -q --memory -o ../rec.pb.gz -- ./suite.sh >tf.out 2>tf.err; echo $? >tf.rc; } &&
+	cmp bare.out tf.out && cmp bare.err tf.err && cmp bare.rc tf.rc &&
+	expect_contains tf.out "suite done" && rm -f bare.* tf.*
+'
+
+# an allocation counter of its own: malloc, calloc, realloc and free,
+# counted as the sampler counts them (realloc: a block made and one freed)
+cat >counter.c <<\C
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void *(*m)(size_t), *(*c)(size_t, size_t), *(*r)(void *, size_t);
+static void (*f)(void *);
+static unsigned long allocs, bytes, frees;
+static char boot[4096];
+static size_t used;
+static int busy;
+static void init(void)
+{
+	busy = 1;
+	m = dlsym(RTLD_NEXT, "malloc"); c = dlsym(RTLD_NEXT, "calloc");
+	r = dlsym(RTLD_NEXT, "realloc"); f = dlsym(RTLD_NEXT, "free");
+	busy = 0;
+}
+void *malloc(size_t n) { if (!m) { if (busy) { void *p = boot + used; used += (n + 15) & ~15UL; return p; } init(); } void *p = m(n); if (p) { allocs++; bytes += n; } return p; }
+void *calloc(size_t k, size_t n) { if (!c) { if (busy) return malloc(k * n); init(); } void *p = c(k, n); if (p) { allocs++; bytes += k * n; } return p; }
+void *realloc(void *q, size_t n) { if (!r) init(); if (q && n) frees++; else if (q) { frees++; } void *p = r(q, n); if (p && n) { allocs++; bytes += n; } return p; }
+void free(void *p) { if (!p || ((char *)p >= boot && (char *)p < boot + sizeof(boot))) return; if (!f) init(); frees++; f(p); }
+__attribute__((destructor)) static void done(void)
+{
+	unsigned long a = allocs, b = bytes, f = frees; /* before fopen's own */
+	FILE *o = fopen(getenv("COUNT_OUT"), "w");
+	if (o) { fprintf(o, "%lu %lu %lu\n", a, b, f); fclose(o); }
+}
+C
+
+test_expect_success 'exact counts: those of an independent LD_PRELOAD counter' '
+	cc -shared -fPIC -O1 -o counter.so counter.c -ldl &&
+	for t in alloc10x leak peak; do
+		(cd repo && COUNT_OUT=$SCRATCH/$t.count LD_PRELOAD=$SCRATCH/counter.so ./$t base >/dev/null) || exit 1
+	done &&
+	"$TF" show --json rec.pb.gz > rec.json &&
+	python3 - <<\PY
+import json
+tests = {t["name"]: t for t in json.load(open("rec.json"))["tests"]}
+for name in ("alloc10x", "leak", "peak"):
+    want = [int(x) for x in open(name + ".count").read().split()]
+    m = tests[name]["memory"]
+    got = [m["allocs"], m["alloc_bytes"], m["frees"]]
+    assert got == want, (name, "allocs, bytes, frees", got, "counted apart", want)
+PY
+'
+
+test_expect_success 'the run file: pprof types go tool pprof reads, each test its memory' '
+	"$TF" show rec.pb.gz > show.txt &&
+	expect_contains show.txt "alloc_objects/count, alloc_space/bytes, inuse_space/bytes" &&
+	grep -q "^  peak .* [0-9.]*MB$" show.txt &&
+	{ ! need go || { go tool pprof -sample_index=alloc_space -top rec.pb.gz > top.txt 2>&1 &&
+		grep -q "hold_buffers$" top.txt; }; }
+'
+
+test_expect_success 'the main branch keeps its baseline, with its memory' '
+	cd repo && "$TF" run >out 2>err && expect_contains out "no baseline yet"
+'
+
+test_expect_code 3 'a branch whose grow_cache allocates ten times as much: exit 3, test and function named' '
+	cd repo && git checkout -q -b head && echo head > variant && git commit -qam "head" &&
+	"$TF" run >out 2>err; rc=$?
+	expect_contains out "testflame memory:" &&
+	grep -q "^  regressed .* alloc10x$" out &&
+	grep -q "^ *+[0-9.]* [KM]iB .*grow_cache  memsuite.c:[0-9]*" out &&
+	expect_contains out "MEMORY REGRESSION: 1 test allocates more by at least 10%" &&
+	expect_contains out "leak ends with 40 more blocks live than in the base" &&
+	expect_contains out "peak its live heap peaks at" &&
+	expect_contains out "no more allocations, it holds them longer" &&
+	expect_contains out "custom: the program has its own malloc" &&
+	exit $rc
+'
+
+test_expect_success 'report.json and junit.xml: the memory verdicts, the function at its line, its caller' '
+	cd repo && line=$(grep -n "keep\[i\] = malloc(2048);" "$TOP/tests/fixtures/memsuite.c" | cut -d: -f1) &&
+	python3 - "$line" <<\PY
+import json, sys
+r = json.load(open("testflame-report/report.json"))
+m = r["memory"]
+assert m["gated"] is True and r["regressed"] is True, (m["gated"], r["regressed"])
+tests = {t["name"]: t for t in m["tests"]}
+assert tests["alloc10x"]["verdict"] == "regressed", tests["alloc10x"]
+for name in ("leak", "peak", "steady1", "steady2", "steady3"):
+    assert tests[name]["verdict"] == "unchanged", (name, tests[name]["verdict"], tests[name]["reason"])
+f = tests["alloc10x"]["functions"][0]
+assert (f["name"], f["line"], f["caller"]["name"]) == ("grow_cache", int(sys.argv[1]), "main"), f
+a = tests["alloc10x"]
+assert a["head"]["allocs"] - a["base"]["allocs"] == 450, (a["base"], a["head"])
+# the programs the sampler could not enter are left out, and counted
+assert "custom" not in tests and m["unmeasured"] >= 1, m["unmeasured"]
+# junit.xml: the memory tests a suite of their own, alloc10x its failure
+import xml.etree.ElementTree as ET
+suites = {s.get("name"): s for s in ET.parse("testflame-report/junit.xml").getroot()}
+ms = suites["mem (memory)"]
+assert ms.get("failures") == "1", ms.attrib
+fails = [tc.get("name") for tc in ms if tc.find("failure") is not None]
+assert fails == ["alloc10x"], fails
+assert ms.find("testcase/failure").get("type") == "memory-regression"
+PY
+'
+
+test_expect_success 'report.md: the memory headline, the test, the function, the leak' '
+	cd repo && md=testflame-report/report.md &&
+	expect_contains $md "**🔺 Memory: 1 test allocates more, by at least 10% and 4.00 KiB**" &&
+	expect_contains $md "#### Memory" &&
+	expect_contains $md "| 🔺 more | <code>alloc10x</code> |" &&
+	expect_contains $md "| <code>grow_cache</code> | +" &&
+	expect_contains $md "<code>leak</code> ends with 40 more blocks live than in the base"
+'
+
+if need node && [ -x /usr/bin/chromium ] && [ -d "$TOP/tests/node/node_modules/playwright-core" ]; then
+test_expect_success 'the page: index.html#memory draws the allocation diff of alloc10x' '
+	cd repo && node "$TOP/tests/node/report-check.mjs" "testflame-report/index.html#memory" \
+		--test alloc10x > page.txt 2>page.err || { cat page.err; exit 1; }
+	expect_contains page.txt "graph Allocation diff flame graph (alloc_space): alloc10x" &&
+	grep -q "^row regressed | alloc10x | " page.txt &&
+	grep -q "^func grow_cache | .*memsuite.c:[0-9]* | " page.txt &&
+	expect_contains page.txt "note leak ends with 40 more blocks live"
+'
+else
+	test_skip 'the page' 'needs node, chromium and tests/node (make deps)'
+fi
+
+test_expect_success 'without gate.memory the allocations are reported, not judged' '
+	cd repo && printf "suite: mem\ncommand: ./suite.sh\nmemory: true\ngate:\n  confirm: none\n" > .testflame.yml &&
+	"$TF" run >out 2>err; rc=$?
+	git checkout -q .testflame.yml &&
+	expect_contains out "gate.memory is off: reported, not judged" &&
+	python3 - "$rc" <<\PY
+import json, sys
+r = json.load(open("testflame-report/report.json"))
+assert r["memory"]["gated"] is False and r["memory"]["regressed"] is True
+# what fails the check is the time alone
+assert r["regressed"] == any(t["verdict"] == "regressed" for t in r["tests"])
+assert int(sys.argv[1]) == (3 if r["regressed"] else 0), sys.argv[1]
+PY
+'
+
+test_expect_success 'what the sampler could not measure is said' '
+	cd repo && r=testflame-report/report.json &&
+	if [ -x static ]; then expect_contains out "(static)"; fi &&
+	if [ -x asan ]; then expect_contains out "./asan links libasan.so"; fi
+'
+
+test_done
