@@ -445,6 +445,61 @@ static void test_costs_from_switches(void **state)
 	tf_profile_free(p);
 }
 
+/* Whether the profile's comments name a test `name`. */
+static bool has_test(tf_profile *p, const char *name)
+{
+	char key[128];
+	snprintf(key, sizeof(key), "testflame.test.%s=", name);
+	for (size_t i = 0; i < p->comments.n; i++)
+		if (strstr(tf_profile_str(p, p->comments.v[i]), key))
+			return true;
+	return false;
+}
+
+static void exec_mapped(tf_attributor *a, uint32_t pid, uint64_t t, const char *bin)
+{
+	tf_rec_event e = ev_of(TF_REC_MMAP, pid, pid, t);
+	e.mmap.filename = bin;
+	e.mmap.prot = 5; /* PROT_READ | PROT_EXEC */
+	tf_attributor_event(a, &e);
+}
+
+/*
+ * `sh -c ./suite.sh`: the script's exec is named suite.sh before its
+ * interpreter's mapping says it is a shell's (a driver). A thread that
+ * left its CPU in between (an off-CPU stack, which asks its test) decided
+ * suite.sh a test program, the test of every program it ran.
+ */
+static void test_exec_undecided_until_mapped(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_attributor *a = process_attributor(&p);
+	int src;
+	driver_and_test(a, "sh", 30, 31, 100, "suite.sh");
+	exec_mapped(a, 30, 1, "/usr/bin/dash");
+	tf_rec_event e = ev_of(TF_REC_OFFCPU, 31, 31, 112);
+	tf_attributor_test(a, &e, NULL, 0, &src);
+	exec_mapped(a, 31, 120, "/usr/bin/dash");
+	e = ev_of(TF_REC_FORK, 32, 32, 200);
+	e.fork.ppid = 31;
+	e.fork.ptid = 31;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_COMM, 32, 32, 210);
+	e.comm.comm = "alloc10x";
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	exec_mapped(a, 32, 215, "/tmp/memsuite");
+	e = ev_of(TF_REC_SAMPLE, 32, 32, 230);
+	assert_string_equal(tf_profile_str(p, tf_attributor_test(a, &e, NULL, 0, &src)),
+			    "alloc10x");
+	tf_attributor_write_meta(a, 400);
+	assert_true(has_test(p, "alloc10x"));
+	assert_false(has_test(p, "suite.sh"));
+	tf_attributor_free(a);
+	tf_profile_free(p);
+}
+
 /*
  * The switch records of a CPU (events that follow a cgroup) also see a
  * thread leave the CPU after its exit: that last one adds nothing. Counted
@@ -998,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(test_pytest_frames),
 		cmocka_unit_test(test_runner_reports),
 		cmocka_unit_test(test_costs_from_switches),
+		cmocka_unit_test(test_exec_undecided_until_mapped),
 		cmocka_unit_test(test_costs_from_cpu_switches),
 		cmocka_unit_test(test_test_meta),
 		cmocka_unit_test(test_test_meta_numbers),
