@@ -262,6 +262,8 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 	}
 	o->ro.extra_env = tf_runner_session_env(runners);
 	o->ro.scratch_dir = tf_runner_session_dir(runners);
+	/* Node's perf maps, where testflame turned them on, go once read */
+	tf_symbolizer_remove_node_maps(sym, tf_runner_session_node_maps(runners));
 
 	uint64_t t0 = tf_now_ns();
 	rc = tf_record_run(&rec, &o->ro);
