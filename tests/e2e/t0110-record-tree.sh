@@ -45,7 +45,10 @@ if "$TF" record -v -o probe.pb.gz -- true 2>probe.err && [ -n "$(cg_of probe.err
 	'
 
 	# A CPU's switch records also see a thread leave it after its exit;
-	# counted from its start, that last one doubled every process.
+	# counted from its start, that last one doubled every process. Each
+	# run is held to its own wall time, and the inherited run to the
+	# cgroup's only loosely: two runs of the same program differ by up
+	# to 50% of CPU time on a VM whose host takes time.
 	test_expect_success 'by cgroup and inherited, each test program measures its own CPU time' '
 		cp -r "$TOP/examples" ex2 && make -s -C ex2 all >/dev/null &&
 		for how in cgroup inherit; do
@@ -53,12 +56,11 @@ if "$TF" record -v -o probe.pb.gz -- true 2>probe.err && [ -n "$(cg_of probe.err
 			"$TF" show --json $how.pb.gz >$how.json || exit 1
 		done &&
 		for t in test_primes test_sort test_matrix; do
-			jq -r --arg t $t ".tests[] | select(.name == \$t) | .count" cgroup.json inherit.json >c.txt &&
-			jq -r --arg t $t ".tests[] | select(.name == \$t) | .wall_ns" cgroup.json >w.txt &&
-			set -- $(cat c.txt) $(cat w.txt) &&
-			echo "$t: cgroup $1 inherit $2 wall $3" &&
-			awk -v c=$1 -v i=$2 -v w=$3 "BEGIN { exit !(c > 0.8 * w && c < 1.1 * w && c > 0.8 * i && c < 1.25 * i) }" ||
-				{ echo "$t: measured $1 by cgroup, $2 inherited, wall $3"; exit 1; }
+			q=".tests[] | select(.name == \$t) | \"\\(.count) \\(.wall_ns)\"" &&
+			set -- $(jq -r --arg t $t "$q" cgroup.json) $(jq -r --arg t $t "$q" inherit.json) &&
+			echo "$t: cgroup $1 of wall $2, inherited $3 of wall $4" &&
+			awk -v c=$1 -v w=$2 -v i=$3 -v iw=$4 "BEGIN { exit !(c > 0.8 * w && c < 1.1 * w && i < 1.1 * iw && i > 0.5 * c) }" ||
+				{ echo "$t: measured $1 by cgroup (wall $2), $3 inherited (wall $4)"; exit 1; }
 		done
 	'
 
