@@ -68,7 +68,10 @@ static const name_rule kernel_rules[] = {
 	{ "do_sys_poll", false, TF_WAIT_POLL }, { "do_poll", false, TF_WAIT_POLL },
 	{ "do_select", false, TF_WAIT_POLL }, { "core_sys_select", false, TF_WAIT_POLL },
 	{ "ep_poll", false, TF_WAIT_POLL }, { "do_epoll_wait", false, TF_WAIT_POLL },
+	/* a pipe's read and write, which newer kernels (6.18) split by kind of pipe */
 	{ "pipe_read", false, TF_WAIT_PIPE }, { "pipe_write", false, TF_WAIT_PIPE },
+	{ "anon_pipe_read", false, TF_WAIT_PIPE }, { "anon_pipe_write", false, TF_WAIT_PIPE },
+	{ "fifo_pipe_read", false, TF_WAIT_PIPE }, { "fifo_pipe_write", false, TF_WAIT_PIPE },
 	{ "pipe_wait", true, TF_WAIT_PIPE }, { "wait_for_partner", false, TF_WAIT_PIPE },
 	{ "unix_stream_", true, TF_WAIT_SOCKET }, { "unix_dgram_", true, TF_WAIT_SOCKET },
 	{ "sk_wait_data", false, TF_WAIT_SOCKET }, { "tcp_recvmsg", true, TF_WAIT_SOCKET },

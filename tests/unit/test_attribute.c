@@ -410,6 +410,54 @@ static double count_of(tf_profile *p, const char *name)
  * driver that execs it; a test that never got a sample is still a test
  * with its cost; the driver's work is outside the tests.
  */
+/* Why a thread waited, from a stack root first whose last `nkernel`
+ * frames are the kernel's. */
+static const char *reason_of(const char *const *frames, size_t n, size_t nkernel)
+{
+	tf_profile *p;
+	uint32_t locs[64];
+
+	tf_profile_new(&p);
+	uint32_t nl = stack_of(p, frames, n, locs);
+	const char *r = tf_wait_name(tf_waits_reason(p, locs, nl, nkernel));
+	tf_profile_free(p);
+	return r;
+}
+
+#define REASON(nkernel, ...) ({ \
+	static const char *const fr_[] = { __VA_ARGS__ }; \
+	reason_of(fr_, TF_ARRAY_SIZE(fr_), (nkernel)); })
+
+static void test_wait_reasons(void **state)
+{
+	(void)state;
+	/* a read on a pipe: pipe_read in older kernels, anon_pipe_read (and
+	 * fifo_pipe_read for a FIFO's) in newer ones (6.18) */
+	assert_string_equal(REASON(6, "main", "libc.so.6!__read", "entry_SYSCALL_64_after_hwframe",
+				   "do_syscall_64", "ksys_read", "vfs_read", "anon_pipe_read", "schedule"),
+			    "pipe");
+	assert_string_equal(REASON(5, "main", "libc.so.6!__read", "do_syscall_64", "ksys_read",
+				   "vfs_read", "pipe_read", "schedule"),
+			    "pipe");
+	assert_string_equal(REASON(4, "main", "libc.so.6!__read", "do_syscall_64", "vfs_read",
+				   "fifo_pipe_read", "schedule"),
+			    "pipe");
+	assert_string_equal(REASON(4, "main", "libc.so.6!__write", "do_syscall_64", "vfs_write",
+				   "anon_pipe_write", "schedule"),
+			    "pipe");
+	/* the kernel's sleep; a futex that the user's frames call a lock */
+	assert_string_equal(REASON(4, "main", "libc.so.6!__nanosleep", "do_syscall_64",
+				   "hrtimer_nanosleep", "do_nanosleep", "schedule"),
+			    "sleep");
+	assert_string_equal(REASON(3, "worker", "libc.so.6!pthread_mutex_lock",
+				   "libc.so.6!__lll_lock_wait", "do_syscall_64", "futex_wait",
+				   "schedule"),
+			    "lock");
+	/* no kernel frames: the wrapper says what it can */
+	assert_string_equal(REASON(0, "main", "libc.so.6!__nanosleep"), "sleep");
+	assert_string_equal(REASON(0, "main", "libc.so.6!__read"), "other");
+}
+
 static void test_costs_from_switches(void **state)
 {
 	(void)state;
@@ -1053,6 +1101,7 @@ int main(void)
 		cmocka_unit_test(test_pytest_frames),
 		cmocka_unit_test(test_runner_reports),
 		cmocka_unit_test(test_costs_from_switches),
+		cmocka_unit_test(test_wait_reasons),
 		cmocka_unit_test(test_exec_undecided_until_mapped),
 		cmocka_unit_test(test_costs_from_cpu_switches),
 		cmocka_unit_test(test_test_meta),
