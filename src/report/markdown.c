@@ -374,6 +374,9 @@ static void wait_details(tf_buf *b, rp_ctx *x, const md_plan *pl, const tf_test_
 	free(svg);
 }
 
+/* The functions of the regressed tests the gate judged, as many as the
+ * plan has room for; the work outside the tests, not judged, has no
+ * place of its own (its row is in the table), however much it grew. */
 static void details(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 {
 	const tf_comparison *c = x->c;
@@ -383,7 +386,7 @@ static void details(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 	for (size_t i = 0; i < c->ntests; i++) {
 		const tf_test_delta *t = &c->tests[i];
 		char d[32], base[48], head[48];
-		if (t->verdict != TF_VERDICT_REGRESSED)
+		if (t->verdict != TF_VERDICT_REGRESSED || (t->outside && !c->summary.gate_outside))
 			continue;
 		if (shown >= pl->details || !pl->funcs) {
 			(*left_out)++;
