@@ -1644,6 +1644,59 @@ static void test_runner_shift(void **state)
 
 /* gate.min_samples holds back a test judged by its samples, never one
  * measured exactly. */
+/* A run with off-CPU time: six tests of 500 ms of CPU, test_0 waiting
+ * `wait_ns` in one wait, the others never. */
+static tf_profile *wait_run(double wait_ns)
+{
+	tf_profile *p = new_run("cpu-clock");
+	tf_profile_add_sample_type(p, "off-cpu", "nanoseconds");
+	tf_profile_add_sample_type(p, "wall", "nanoseconds");
+	tf_profile_set_meta(p, "offcpu", "switches");
+	for (int t = 0; t < 6; t++) {
+		char name[16], key[48], v[160];
+		snprintf(name, sizeof(name), "test_%d", t);
+		add(p, name, 50, "main:1;work:2");
+		snprintf(key, sizeof(key), "test.%s", name);
+		snprintf(v, sizeof(v), "samples=50 value=500000000 count=500000000 offcpu_ns=%.0f offcpu_waits=%d",
+			 t == 0 ? wait_ns : 0, t == 0 && wait_ns > 0);
+		tf_profile_set_meta(p, key, v);
+	}
+	return p;
+}
+
+/* Three runs a side: a test that never waited and now waits 50 ms in each
+ * run is regressed by its waits. The base's three runs of no wait agree
+ * exactly; their spread is the model's, known, not estimated from three
+ * runs (as such, it left a Welch test of 2 degrees of freedom at p=0.002
+ * and the sleep undecided under the family's alpha). */
+static void test_waits_three_runs_a_side(void **state)
+{
+	(void)state;
+	tf_profile *b[3], *h[3];
+	const double head[3] = { 51.2e6, 53.0e6, 55.9e6 };
+	for (int i = 0; i < 3; i++) {
+		b[i] = wait_run(0);
+		h[i] = wait_run(head[i]);
+	}
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	tf_comparison *c = compare_n(b, 3, h, 3, &o);
+	const tf_test_delta *t = tf_comparison_find(c, "test_0");
+	assert_non_null(t);
+	assert_true(t->waits_lead);
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+	for (int k = 1; k < 6; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "test_%d", k);
+		assert_int_not_equal(tf_comparison_find(c, name)->verdict, TF_VERDICT_REGRESSED);
+	}
+	tf_comparison_free(c);
+	for (int i = 0; i < 3; i++) {
+		tf_profile_free(b[i]);
+		tf_profile_free(h[i]);
+	}
+}
+
 static void test_min_samples(void **state)
 {
 	(void)state;
@@ -1774,6 +1827,7 @@ int main(void)
 		cmocka_unit_test(test_nested_functions_in_parent),
 		cmocka_unit_test(test_new_gone_ran),
 		cmocka_unit_test(test_min_samples),
+		cmocka_unit_test(test_waits_three_runs_a_side),
 		cmocka_unit_test(test_runner_shift),
 		cmocka_unit_test(test_sim_suite_spread_calibrated),
 		cmocka_unit_test(test_function_deltas),
