@@ -82,6 +82,11 @@ LIB_SRCS  := $(filter-out src/cli/%,$(SRCS))
 # (the codec) and Pyroscope's push and query messages (the Pyroscope store).
 GEN_C     := $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/pyroscope.pb-c.c
 GEN_H     := $(GEN_C:.c=.h)
+# Kept once made: as intermediate files of the pattern rules, make would
+# delete the headers after the build, and the next make (test-only after
+# test's build) would run protoc-c again and rebuild the library, the
+# binary and everything linked with it.
+.SECONDARY: $(GEN_C) $(GEN_H)
 # The report page's script, style and skeleton, embedded as C arrays.
 ASSETS    := src/report/assets/report.js src/report/assets/report.css src/report/assets/report.html
 GEN_ASSETS := $(BUILD)/gen/report_assets.c

@@ -29,6 +29,8 @@ log=$(mktemp -d /tmp/testflame-run.XXXXXX)
 trap 'rm -rf "$log"' EXIT
 # one symbol cache for the whole suite, not the user's
 export TESTFLAME_CACHE_DIR="$log/cache"
+# and one Go build cache for the scripts that build Go (tests/e2e/lib.sh)
+export TF_TEST_GOCACHE="$log/gocache"
 
 # Count TAP lines of one test program's output.
 tally() { # name file

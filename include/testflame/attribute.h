@@ -241,6 +241,33 @@ int tf_runner_session_collect(tf_runner_session *s, tf_runner_tests *out,
 /* Removes the session's directory. */
 void tf_runner_session_free(tf_runner_session *s);
 
+/*
+ * The command that runs only some tests of a suite (select.c, SPEC §9b):
+ * `argv` with each runner's own filter (ctest -R, cargo test -- --exact)
+ * and `env` ("KEY=VALUE", added to the command's: GTEST_FILTER, GOFLAGS'
+ * -run, the pytest plugin's node ids), each test's runner read from what
+ * `run` (a run file of the suite) says of it. `how` says what was narrowed,
+ * in one line. Filters only narrow: a runner that ignores one runs more.
+ */
+typedef struct {
+	char **argv;   /* NULL-terminated */
+	char **env;    /* NULL-terminated */
+	char *how;
+} tf_selection;
+
+/* The selection of `tests` (n of them) from the suite run by `argv` in
+ * the environment `envp`; TF_ENOTFOUND, the message saying why, when a
+ * test has no way known to run it alone (then the whole suite runs). */
+int tf_attribute_select(tf_selection **out, const char *const *argv, char *const *envp,
+			const tf_profile *run, const char *const *tests, size_t n);
+void tf_selection_free(tf_selection *s);
+/* The filters themselves, for their tests: ctest's -R regex
+ * "^(a|b\.c)$", GoogleTest's "A.B:C.D", go test's -run "^(TestA)$" of
+ * the top-level names (caller frees). */
+char *tf_select_ctest_regex(const char *const *names, size_t n);
+char *tf_select_gtest_filter(const char *const *names, size_t n);
+char *tf_select_go_run(const char *const *names, size_t n);
+
 /* The frame presets, for `--help` and config validation. */
 extern const char *const tf_frame_preset_names[];
 

@@ -81,6 +81,17 @@ enum {
 const char *tf_correction_name(tf_correction c);
 const char *tf_compare_method_name(tf_compare_method m);
 
+/* A test decided by a confirmation of its own (a duet: the test run alone,
+ * the merge-base and the head alternately), whose verdict stands for it
+ * in the comparison of the runs that raised the suspicion. */
+typedef struct {
+	const char *test;
+	tf_verdict verdict;
+	double delta_pct, ci_low_pct, ci_high_pct, p_value, p_adjusted;
+	size_t runs;          /* alternating runs per side that decided it */
+	const char *reason;   /* the duet's reason for its verdict */
+} tf_test_decided;
+
 typedef struct {
 	tf_gate_measure measure; /* default TF_GATE_BOTH */
 	double threshold;     /* minimum effect, percent (default 5) */
@@ -126,6 +137,11 @@ typedef struct {
 	 * Sorted (strcmp); NULL: no limit. */
 	const char *const *suspects;
 	size_t nsuspects;
+	/* Tests whose verdicts their own confirmation decided (run alone,
+	 * alternately with the merge-base): these verdicts, deltas and
+	 * intervals stand for theirs. NULL: none. */
+	const tf_test_decided *decided;
+	size_t ndecided;
 	/* Where the head's runs come from when not from one job, for the
 	 * reports ("merged from 3 shards, judged as recorded"); NULL: not. */
 	const char *origin;
@@ -224,6 +240,10 @@ typedef struct {
 	 * kept the thread waiting ("sleep", "lock", "io", ...). NULL for a
 	 * comparison of CPU time. */
 	const char *reason;
+	/* Of a test whose samples are too few for any function's growth to
+	 * stand out from their noise (a test judged by its exact time, 0
+	 * samples against 2): where its growth landed, the best there is. */
+	bool within_noise;
 } tf_func_delta;
 
 /* One side of one test. */
@@ -275,6 +295,9 @@ typedef struct tf_test_delta {
 				    * the gate's threshold, raised to min_delta
 				    * of its base cost (the gate's for new / gone) */
 	bool noise_from_history;   /* it came from the test's stored history */
+	/* Confirmed alone (tf_compare_opts.decided): the alternating runs per
+	 * side that decided it; 0 when it was not. */
+	size_t confirm_runs;
 	bool noise_from_suite;     /* from the spread of the suite's tests of its size */
 	/* Functions that moved most, for regressed and improved tests only:
 	 * those whose self cost moved the test's way beyond the sampling noise

@@ -96,6 +96,7 @@ typedef struct {
 		 * interleaved), "rerun" (this tree run again), "none", or a
 		 * number of reruns; NULL unset */
 		char *confirm;
+		char *confirm_budget;   /* gate.confirm_budget, checked when read */
 		int outside;            /* gate "[outside tests]" like a test (default off) */
 		double alpha;           /* significance level in (0, 0.5]; -1 unset
 					 * (`confidence: 0.95` is alpha 0.05) */
@@ -177,6 +178,9 @@ bool tf_config_confirm_ok(const char *s);
 /* gate.min_delta's default: a millisecond of a test's cost a run */
 #define TF_MIN_DELTA_NS 1e6
 #define TF_MIN_DELTA_MAX_NS 3600e9
+/* gate.confirm_budget's default: the suspect tests re-run alone may take
+ * as long as the suite took once (a failing PR's CI at most twice) */
+#define TF_CONFIRM_BUDGET_PCT 100.0
 /* gate.memory's defaults: a test allocates 10% more, and 4 KiB more a
  * run, to count: its allocations repeat to the byte from run to run, so
  * a smaller change is real, but of no consequence */
@@ -191,6 +195,8 @@ typedef enum {
 	TF_SETTING_NOISE,     /* a percentage in [0, TF_NOISE_MAX) */
 	TF_SETTING_MIN_DELTA, /* a duration: "1ms", "500us", "0" (nanoseconds) */
 	TF_SETTING_CONFIRM,   /* against, rerun, none or 0..100 runs (no number) */
+	TF_SETTING_CONFIRM_BUDGET, /* "100%" of the suite's own time, or a duration
+				    * ("90s"): percent, or minus nanoseconds */
 } tf_setting;
 
 /*
@@ -223,6 +229,10 @@ typedef struct {
 	bool outside;           /* gate "[outside tests]" like a test */
 	long history;
 	const char *confirm;    /* NULL: not asked for (the command's default) */
+	/* gate.confirm_budget: what a confirmation that re-runs only the
+	 * suspect tests may spend, as a percentage of the suite's own time
+	 * (confirm_budget_pct > 0), else in nanoseconds */
+	double confirm_budget_pct, confirm_budget_ns;
 	const char *store;      /* NULL: the git store */
 	const char *report_dir;
 	tf_gate_measure measure; /* gate.measure */

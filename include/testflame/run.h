@@ -94,6 +94,8 @@ typedef struct {
 	TF_VEC(char *) owned;    /* strings built for cmd */
 	TF_VEC(const char *) reports; /* runner reports to read: flags, config */
 	tf_runner_tests runner_tests; /* what the runners said ran */
+	/* set by a confirmation: run only these tests (select.c), not cmd */
+	const tf_selection *only;
 } tf_run_suite;
 
 /* One recorded run of the suite. */
@@ -152,6 +154,7 @@ typedef struct {
 	tf_confirm_how confirm;
 	long confirm_runs;          /* rerun: how many more runs */
 	bool confirm_asked;         /* by --confirm or gate.confirm, not by default */
+	bool confirm_alone;         /* against, the suspects alone first (confirm: alone) */
 
 	/* the flow's state */
 	bool interleaved;           /* the sides ran alternately in this job */
@@ -160,6 +163,8 @@ typedef struct {
 	 * the reruns judge only these (tf_compare_opts.suspects) */
 	TF_VEC(char *) suspects;
 	bool only_suspects;
+	/* the tests a duet decided (confirm.c): their verdicts stand */
+	TF_VEC(tf_test_decided) decided;
 	char *origin;               /* merge: where the head's runs came from (report) */
 	char *against_owned;
 	tf_test_noise *noise;       /* what the earlier baselines taught */

@@ -17,6 +17,15 @@
 
 typedef struct tf_attributor tf_attributor;
 
+/* The words of a command line (suite.c), for naming a suite and for
+ * narrowing it to some tests (select.c): a VAR=value word, a shell, a
+ * wrapper that runs the program after it (env, nice, timeout, ...), a
+ * path's last element. */
+bool tf_word_is_assignment(const char *w);
+bool tf_word_is_shell(const char *prog);
+bool tf_word_is_wrapper(const char *w);
+const char *tf_word_base_name(const char *w);
+
 enum { SRC_MARKERS, SRC_FRAMES, SRC_PROCESSES, SRC_COMMAND, SRC_BUILD, SRC_RUNNER, SRC_OUTSIDE };
 
 int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opts *o);

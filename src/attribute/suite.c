@@ -8,7 +8,7 @@
  * VAR=value assignments, numbers, wrappers such as env and the shell of
  * `sh -c`, and the directories of absolute paths (checkouts move).
  */
-#include "testflame/attribute.h"
+#include "attribute_int.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -17,7 +17,7 @@
 #define SUITE_WORDS 4
 #define SUITE_MAX 80
 
-static bool is_assignment(const char *w)
+bool tf_word_is_assignment(const char *w)
 {
 	const char *eq = strchr(w, '=');
 	if (!eq || eq == w || !(isalpha((unsigned char)*w) || *w == '_'))
@@ -47,25 +47,35 @@ static bool is_shell_operator(const char *w)
 	return false;
 }
 
-static bool is_shell(const char *prog)
+bool tf_word_is_shell(const char *prog)
 {
 	static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", NULL };
 	for (const char *const *s = shells; *s; s++)
-		if (strcmp(prog, *s) == 0)
+		if (strcmp(tf_word_base_name(prog), *s) == 0)
 			return true;
 	return false;
 }
 
-static const char *base_name(const char *w)
+const char *tf_word_base_name(const char *w)
 {
 	const char *s = strrchr(w, '/');
 	return s && s[1] ? s + 1 : w;
 }
 
+bool tf_word_is_wrapper(const char *w)
+{
+	static const char *const wrappers[] = { "env", "nice", "timeout", "stdbuf", "taskset",
+						"time", "ionice", NULL };
+	for (const char *const *p = wrappers; *p; p++)
+		if (strcmp(tf_word_base_name(w), *p) == 0)
+			return true;
+	return false;
+}
+
 /* Whether a word only says how the command runs. */
 static bool how_only(const char *w)
 {
-	return !*w || *w == '-' || is_assignment(w) || is_number(w) || is_shell_operator(w);
+	return !*w || *w == '-' || tf_word_is_assignment(w) || is_number(w) || is_shell_operator(w);
 }
 
 struct namer {
@@ -90,10 +100,9 @@ static void add_word(struct namer *n, const char *w, size_t len)
 	if (how_only(word))
 		return;
 	if (!n->program) {
-		const char *b = base_name(word);
+		const char *b = tf_word_base_name(word);
 		/* wrappers run the program after them */
-		if (strcmp(b, "env") == 0 || strcmp(b, "nice") == 0 || strcmp(b, "timeout") == 0 ||
-		    strcmp(b, "stdbuf") == 0 || strcmp(b, "taskset") == 0 || strcmp(b, "time") == 0)
+		if (tf_word_is_wrapper(b))
 			return;
 		tf_buf_puts(&n->out, b);
 		n->program = true;
@@ -102,7 +111,7 @@ static void add_word(struct namer *n, const char *w, size_t len)
 	if (n->words >= SUITE_WORDS || n->out.len + 1 + len > SUITE_MAX)
 		return;
 	tf_buf_putc(&n->out, ' ');
-	tf_buf_puts(&n->out, *word == '/' ? base_name(word) : word);
+	tf_buf_puts(&n->out, *word == '/' ? tf_word_base_name(word) : word);
 	n->words++;
 }
 
@@ -133,7 +142,7 @@ char *tf_attribute_suite_name(const char *const *argv)
 		return tf_xstrdup("tests");
 	for (size_t i = 0; argv[i]; i++) {
 		/* sh -c 'STRING': the string is the command */
-		if (!n.program && is_shell(base_name(argv[i])) && argv[i + 1] &&
+		if (!n.program && tf_word_is_shell(argv[i]) && argv[i + 1] &&
 		    strcmp(argv[i + 1], "-c") == 0 && argv[i + 2]) {
 			add_shell_string(&n, argv[i + 2]);
 			break;
@@ -142,7 +151,7 @@ char *tf_attribute_suite_name(const char *const *argv)
 	}
 	if (!n.out.len) {
 		tf_buf_free(&n.out);
-		return tf_xstrdup(base_name(argv[0]));
+		return tf_xstrdup(tf_word_base_name(argv[0]));
 	}
 	return tf_buf_detach(&n.out);
 }

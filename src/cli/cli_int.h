@@ -142,14 +142,58 @@ int tf_fail(int rc);
 bool tf_cli_isatty(int fd);
 
 /* The command table (main.c), and the manual and completion generated
- * from it and the commands' option tables (manual.c): argv[0] "--man"
- * [CMD] or "--completion". */
+ * from it and the commands' option tables (manual.c, man_roff.c,
+ * man_completion.c): argv[0] "--man" [CMD] or "--completion". */
 typedef struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } tf_cli_command;
 int tf_cli_manual(int argc, char **argv, const tf_cli_command *cmds, size_t n);
+
+/* A command's page as its --help gives it (manual.c): the options of each
+ * table rendered while the table lives (commands keep theirs on the
+ * stack), as roff (man_roff.c) and as completion lines (man_completion.c). */
+typedef struct {
+	const char *const *usage;
+	char *roff;              /* NULL: no options */
+	char *complete;          /* "WORDS|KIND|CHOICES|help" lines */
+} tf_cli_collected;
+
+typedef struct {
+	char *sub;               /* NULL: the command itself */
+	tf_cli_collected c;
+} tf_cli_section;
+
+typedef struct {
+	const char *name, *summary;
+	TF_VEC(tf_cli_section) sections;
+	char *text;              /* what --help printed besides the usage */
+} tf_cli_page;
+
+/* Run the command's --help, and each subcommand's its usage lines name. */
+void tf_cli_page_load(tf_cli_page *pg, const tf_cli_command *c);
+void tf_cli_page_free(tf_cli_page *pg);
+/* The subcommand a usage line names ("testflame baseline list [...]":
+ * "list"), allocated; NULL when it names none. */
+char *tf_cli_usage_sub(const char *line, const char *cmd);
+
+static inline bool tf_cli_takes_arg(const tf_option *o)
+{
+	return o->type == TF_OPT_STRING || o->type == TF_OPT_INT ||
+	       o->type == TF_OPT_DOUBLE || o->type == TF_OPT_LIST;
+}
+
+/* man_roff.c: an option table as roff, testflame-CMD(1), testflame(1),
+ * testflame.yml(5) (without docs/config.md's example, which the build adds). */
+void tf_cli_roff_options(tf_buf *fp, const tf_option *opts);
+void tf_cli_man_command(tf_buf *fp, const tf_cli_page *pg);
+void tf_cli_man_overview(tf_buf *fp, const tf_cli_command *cmds, size_t n);
+void tf_cli_man_config(tf_buf *fp);
+
+/* man_completion.c: an option table as completion lines; the whole table. */
+void tf_cli_complete_options(tf_buf *fp, const tf_option *opts);
+void tf_cli_completion(tf_buf *fp, const tf_cli_command *cmds, size_t n);
 
 /* --color's values. */
 extern const char *const tf_cli_colour_choices[];

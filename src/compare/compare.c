@@ -1060,6 +1060,30 @@ bool tf_cmp_begin_verdict(tf_test_delta *t, double threshold)
 	return true;
 }
 
+/* A test its own confirmation decided: that verdict stands for the one
+ * these runs give, with how many runs decided it. */
+static void take_decided(tf_comparison *c, tf_test_delta *t, const tf_compare_opts *o)
+{
+	const tf_test_decided *d = NULL;
+	for (size_t k = 0; k < o->ndecided && !d; k++)
+		if (!strcmp(o->decided[k].test, t->name))
+			d = &o->decided[k];
+	if (!d || t->verdict == TF_VERDICT_NEW || t->verdict == TF_VERDICT_GONE)
+		return;
+	t->verdict = d->verdict;
+	t->delta_pct = d->delta_pct;
+	t->ci_low_pct = d->ci_low_pct;
+	t->ci_high_pct = d->ci_high_pct;
+	t->p_value = d->p_value;
+	t->p_adjusted = d->p_adjusted;
+	t->method = TF_METHOD_WELCH;
+	t->confirm_runs = d->runs;
+	char *r = tf_xasprintf("run alone %zu times, alternately with the merge-base: %s",
+			       d->runs, d->reason ? d->reason : "");
+	t->reason = tf_arena_strdup(c->priv->arena, r);
+	free(r);
+}
+
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
 	struct tf_compare_priv *pv = c->priv;
@@ -1122,6 +1146,8 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	tf_stats_adjust(j.adj, j.p, j.ntested, o->correction);
 	for (size_t k = 0; k < j.ntested; k++)
 		set_verdict(&j, &c->tests[j.tested[k]], &j.res[j.tested[k]], j.adj[k], true);
+	for (size_t i = 0; i < c->ntests; i++)
+		take_decided(c, &c->tests[i], o);
 	free(j.res);
 	free(j.p);
 	free(j.adj);

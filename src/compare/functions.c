@@ -452,9 +452,14 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 		}
 	}
 
-	/* per test: the functions, sorted by growth (or shrinkage), the top kept */
+	/* per test: the functions, sorted by growth (or shrinkage), the top
+	 * kept. A test judged by its exact time may have too few samples for
+	 * any function to stand out (semver's test_pre, 0 samples against 2,
+	 * named nothing): the functions its samples moved in are then named,
+	 * marked within_noise, rather than none. */
 	{
 		TF_VEC(tf_func_delta) *lists = tf_xcalloc(nslots, sizeof(*lists));
+		TF_VEC(tf_func_delta) *weak = tf_xcalloc(nslots, sizeof(*weak));
 		for (size_t i = 0; i < a.f.n; i++) {
 			const fstat *f = &a.f.v[i];
 			if (f->line != WHOLE)
@@ -484,17 +489,23 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 			int sg = sign_of(t->cpu.verdict);
 			if (sg * d.delta_self <= 0 && sg * d.delta_total <= 0)
 				continue;
-			if (!self_moved(&d, t, sg, pv))
-				continue;
-			tf_vec_push(&lists[f->slot], d);
+			d.within_noise = !self_moved(&d, t, sg, pv);
+			if (d.within_noise && sg * d.delta_self > 0)
+				tf_vec_push(&weak[f->slot], d);
+			else if (!d.within_noise)
+				tf_vec_push(&lists[f->slot], d);
 		}
 		for (uint32_t s = 0; s < nslots; s++) {
 			tf_test_delta *t = &c->tests[test_of_slot[s]];
+			for (size_t k = 0, none = !lists[s].n; none && k < weak[s].n; k++)
+				tf_vec_push(&lists[s], weak[s].v[k]);
 			tf_cmp_keep_functions(pv, t, lists[s].v, lists[s].n, top, by_growth,
 					      sign_of(t->cpu.verdict));
 			tf_vec_free(&lists[s]);
+			tf_vec_free(&weak[s]);
 		}
 		free(lists);
+		free(weak);
 	}
 
 	if (have_changes)

@@ -38,14 +38,20 @@
 
 /* The spread of k log costs, group[i] the job of logs[i] (groups are
  * contiguous): one run's noise, and the part within a job when some job
- * has several runs. The degrees of freedom stay k - 1: counted by jobs
+ * has several runs. `quant` is what sampling alone puts into a run's log
+ * cost, on average over the k runs (the comparison counts it apart, by the
+ * test's samples: stats.c): taken out of both, by the method of moments,
+ * never below 0. Left in, a test of 1 or 2 samples a run measured its own
+ * rounding as a noise of 40% (logs of 1, 1, 2) and was judged by it twice,
+ * with the heavy tails of 2 degrees of freedom. The degrees of freedom stay k - 1: counted by jobs
  * (Satterthwaite's), two baselines of three runs would have about one,
  * and no slowdown, however gross, could fail a build until a suite had
  * stored a dozen baselines. Optimistic where jobs differ much more than
  * their runs; the unit test test_sim_job_noise_calibrated measures what
  * that costs (at alpha = 0.001, about 0.2% false regressions with
  * 5% between jobs and 1% within, ten baselines of three runs). */
-static void spread(tf_test_noise *tn, const double *logs, const size_t *group, size_t k)
+static void spread(tf_test_noise *tn, const double *logs, const size_t *group, size_t k,
+		   double quant)
 {
 	double m = 0, ss = 0;
 	for (size_t i = 0; i < k; i++)
@@ -53,7 +59,7 @@ static void spread(tf_test_noise *tn, const double *logs, const size_t *group, s
 	m /= (double)k;
 	for (size_t i = 0; i < k; i++)
 		ss += (logs[i] - m) * (logs[i] - m);
-	tn->noise_pct = 100 * sqrt(ss / (double)(k - 1));
+	tn->noise_pct = 100 * sqrt(TF_MAX(ss / (double)(k - 1) - quant, 0.0));
 	tn->df = (double)k - 1;
 
 	/* per job: mean; within: pooled squares around the job means */
@@ -77,7 +83,7 @@ static void spread(tf_test_noise *tn, const double *logs, const size_t *group, s
 	if (dfw <= 0)
 		return; /* single runs: the plain spread above is all there is */
 	double w2 = ssw / dfw;
-	tn->within_pct = 100 * sqrt(w2);
+	tn->within_pct = 100 * sqrt(TF_MAX(w2 - quant, 0.0));
 	tn->within_df = dfw;
 	if (jobs < 2) {
 		/* one job: nothing says how jobs differ; its within spread it is */
@@ -93,15 +99,31 @@ static void spread(tf_test_noise *tn, const double *logs, const size_t *group, s
 		return;
 	}
 	/* one run: between + within = vm + w2 (1 - mean 1/k) */
-	tn->noise_pct = 100 * sqrt(vm + w2 * (1 - inv_k));
+	tn->noise_pct = 100 * sqrt(TF_MAX(vm + w2 * (1 - inv_k) - quant, 0.0));
 }
 
 typedef TF_VEC(char *) tf_strlist_sorted;
 
 typedef struct {
 	tf_strtab names;
-	TF_VEC(double) cost; /* test id * nruns + run */
+	TF_VEC(double) cost;  /* test id * nruns + run */
+	TF_VEC(double) count; /* the same runs' samples, on counter overflow */
 } table;
+
+/* The samples/count column of a run that samples on counter overflow
+ * (testflame's own, not the allocation sampler's random distances), or
+ * -1: its counts are what it rounds a test's cost to (stats.c). */
+static int overflow_counts(const tf_profile *p, size_t col)
+{
+	const char *type = tf_profile_str(p, p->sample_types.v[col].type);
+	if (!tf_profile_meta(p, "sampler") || !strncmp(type, "alloc_", 6) || !strncmp(type, "inuse_", 6))
+		return -1;
+	for (size_t i = 0; i < p->sample_types.n; i++)
+		if (!strcmp(tf_profile_str(p, p->sample_types.v[i].type), "samples") &&
+		    !strcmp(tf_profile_str(p, p->sample_types.v[i].unit), "count"))
+			return (int)i;
+	return -1;
+}
 
 int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *const *runs,
 			     size_t nruns, const char *value)
@@ -134,6 +156,7 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 				continue;
 			col = (size_t)d;
 		}
+		int cc = overflow_counts(p, col);
 		for (size_t i = 0; i < p->samples.n; i++) {
 			const char *test = tf_sample_label_str(p, &p->samples.v[i], "test");
 			if (!test)
@@ -148,25 +171,34 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 			}
 			uint32_t id = tf_strtab_intern(&t.names, test, strlen(test));
 			size_t need = ((size_t)id + 1) * total;
-			while (t.cost.n < need)
+			while (t.cost.n < need) {
 				tf_vec_push(&t.cost, 0.0);
+				tf_vec_push(&t.count, 0.0);
+			}
 			t.cost.v[(size_t)id * total + first + sub] += (double)tf_sample_values(p, i)[col];
+			if (cc >= 0)
+				t.count.v[(size_t)id * total + first + sub] += (double)tf_sample_values(p, i)[cc];
 		}
 	}
 	nruns = total;
 	for (size_t id = 1; id < t.names.strs.n; id++) {
 		size_t k = 0;
+		double quant = 0;
 		for (size_t r = 0; r < nruns; r++) {
-			double c = id * nruns + r < t.cost.n ? t.cost.v[id * nruns + r] : 0;
+			size_t at = id * nruns + r;
+			double c = at < t.cost.n ? t.cost.v[at] : 0;
 			if (c > 0) {
 				logs[k] = log(c);
 				group[k++] = job[r];
+				/* within a sample: Var(log N) = 1/N^2 (stats.c) */
+				if (t.count.v[at] > 0)
+					quant += 1 / (t.count.v[at] * t.count.v[at]);
 			}
 		}
 		if (k < 3)
 			continue;
 		tf_test_noise tn = { tf_xstrdup(t.names.strs.v[id]), 0, k, 0, 0, 0 };
-		spread(&tn, logs, group, k);
+		spread(&tn, logs, group, k, quant / (double)k);
 		tf_vec_push(&res, tn);
 	}
 	free(group);
@@ -174,6 +206,7 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 	free(logs);
 	tf_strtab_free(&t.names);
 	tf_vec_free(&t.cost);
+	tf_vec_free(&t.count);
 	*out = res.v;
 	*n = res.n;
 	return 0;

@@ -183,6 +183,8 @@ static json_t *test_json(const tf_test_delta *t, bool memory)
 	json_object_set_new(o, "p_value", jnum(t->p_value));
 	json_object_set_new(o, "p_adjusted", jnum(t->p_adjusted));
 	json_object_set_new(o, "df", jnum(t->df));
+	/* the alternating runs per side that decided it alone, 0: not run alone */
+	json_object_set_new(o, "confirm_runs", json_integer((json_int_t)t->confirm_runs));
 	if (t->method == TF_METHOD_POISSON) {
 		json_object_set_new(o, "noise_pct", jnum(t->noise_pct));
 		json_object_set_new(o, "noise_from_history", json_boolean(t->noise_from_history));
@@ -203,6 +205,8 @@ static json_t *test_json(const tf_test_delta *t, bool memory)
 		json_object_set_new(fo, "head_total", jnum(f->head_total));
 		json_object_set_new(fo, "delta_self", jnum(f->delta_self));
 		json_object_set_new(fo, "delta_total", jnum(f->delta_total));
+		if (f->within_noise)
+			json_object_set_new(fo, "within_noise", json_true());
 		if (f->caller) {
 			json_t *co = json_object();
 			json_object_set_new(co, "name", jstr(f->caller));

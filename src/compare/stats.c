@@ -33,10 +33,12 @@
  *    overflow (every `period` ns of CPU, every `period` instructions), so a
  *    test's total is its true count to within a sample or two per process
  *    and attribution boundary: s = 1/N^2, and the run-to-run noise c is
- *    what limits a single run. c is the event's floor
- *    (tf_stats_event_noise) doubled until at least 5 stored runs have
- *    measured the test, and always at least the spread its own
- *    stored history shows (the run files of earlier commits): a memory-bound
+ *    what limits a single run. N is the count the unchanged hypothesis
+ *    expects (the pooled rate), not the one observed, and the interval is
+ *    the set of ratios the same test would not reject (sampling_var()).
+ *    c is the event's floor (tf_stats_event_noise) doubled until at least
+ *    5 stored runs have measured the test, and always at least the spread
+ *    its own stored history shows (the run files of earlier commits): a memory-bound
  *    test on a shared runner may wander by 20% where a CPU-bound one stays
  *    within 1%, and one number for both would either cry wolf or go blind.
  *    A spread over k runs is itself uncertain (k - 1 degrees of freedom),
@@ -458,6 +460,74 @@ static double between_jobs(const tf_stats_input *in, double c2, double *w2)
 	return c2 - *w2;
 }
 
+/*
+ * The sampling term of Var(log head/base) when the head truly costs
+ * exp(u) times the base (u = 0: no change), one or two runs a side.
+ *
+ * Periodic sampling (testflame's run files) quantises a count to within a
+ * sample or so: its variance is about 1 whatever the count, and never more
+ * than a Poisson count's (a sum of phases, each a Bernoulli trial), so the
+ * log of an expected count e varies by 1/(e max(e, 1)). That is a property
+ * of what the count is expected to be, not of what it came out as: the
+ * counts are taken at what the ratio exp(u) makes of them (the pooled rate
+ * split by it), as a score test does and as Wilson's interval does for a
+ * proportion. Taken at the observed counts instead (Wald's way), a base of
+ * one sample put 1/1^2 = 1 into the variance and no head could ever tell
+ * (go-cmp's TestOptions, 1 sample against 78 in two runs: p = 1e-4 and "too
+ * few to tell", where a quantised count of 1 says the base cost under 2
+ * periods). A quantised count's error is bounded, so the log's curvature
+ * adds no tail: over 400,000 simulated unchanged pairs per count with 3%
+ * run noise, one-sided at z = 3.09, the score form false-alarmed exactly as
+ * often as Wald's (none below 30 samples, 2e-5 at 30, 6.4e-4 at 100, 9.1e-4
+ * at 300).
+ *
+ * Randomised (Poisson) counts keep Wald's form: the log of a small Poisson
+ * count has a heavy lower tail, and the score form false-alarmed at 6x
+ * alpha for 5 samples a side (6.3e-3 at z = 3.09) where Wald's stayed
+ * under it. A measured cost has the measurement's own variance.
+ */
+static double sampling_var(const tf_stats_input *in, double nb, double nh, double lr, double u)
+{
+	if (in->exact)
+		return in->meas_var;
+	if (!in->periodic)
+		return 1 / nb + 1 / nh;
+	/* the count ratio beyond the cost ratio (the runner's shift taken out
+	 * of the head, a run without samples counted as one period) stays */
+	double k = (nh / (double)in->nhead) / (nb / (double)in->nbase) / exp(lr);
+	double rho = exp(u) * k;
+	double lam = (nb + nh / rho) / (double)(in->nbase + in->nhead);
+	double eb = lam * (double)in->nbase, eh = rho * lam * (double)in->nhead;
+	return 1 / (eb * TF_MAX(eb, 1.0)) + 1 / (eh * TF_MAX(eh, 1.0));
+}
+
+/* Whether the ratio exp(u) lies outside the score interval of `lr`:
+ * (lr - u)^2 > crit^2 Var(u), `rest` the variance beyond sampling. */
+static bool score_rejects(const tf_stats_input *in, double nb, double nh, double lr, double u,
+			  double rest, double crit)
+{
+	return (lr - u) * (lr - u) > crit * crit * (sampling_var(in, nb, nh, lr, u) + rest);
+}
+
+/* The end of the score interval on side `dir` (-1 low, +1 high). Var(u)
+ * is bounded as u runs off either way, so the end exists: bracket it by
+ * doubling the distance from lr, then bisect. */
+static double score_bound(const tf_stats_input *in, double nb, double nh, double lr,
+			  double rest, double crit, int dir)
+{
+	double lo = 0, hi = crit * sqrt(sampling_var(in, nb, nh, lr, lr) + rest) + 1e-9;
+	for (int i = 0; i < 200 && !score_rejects(in, nb, nh, lr, lr + dir * hi, rest, crit); i++)
+		hi *= 2;
+	for (int i = 0; i < 100 && hi - lo > 1e-12 * (1 + hi); i++) {
+		double mid = 0.5 * (lo + hi);
+		if (score_rejects(in, nb, nh, lr, lr + dir * mid, rest, crit))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return lr + dir * 0.5 * (lo + hi);
+}
+
 void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 {
 	const double z975 = 1.959963984540054;
@@ -513,16 +583,11 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		crit = tf_stats_t_isf(0.025, out->df);
 	} else {
 		double c2 = in->noise * in->noise;
-		double sb = in->periodic ? 1 / (nb * nb) : 1 / nb;
-		double sh = in->periodic ? 1 / (nh * nh) : 1 / nh;
-		if (in->exact) {
-			sb = in->meas_var / 2;
-			sh = in->meas_var / 2;
-		}
 		double w2, b2 = between_jobs(in, c2, &w2);
 		double runs = 1 / (double)in->nbase + 1 / (double)in->nhead;
 		/* c^2 * runs when nothing separates the parts (b2 = 0) */
-		double var = sb + sh + 2 * b2 + w2 * runs + in->extra_var;
+		double rest = 2 * b2 + w2 * runs + in->extra_var;
+		double var = sampling_var(in, nb, nh, lr, 0) + rest;
 		if (c2 > 0)
 			runs = (2 * b2 + w2 * runs) / c2; /* the share of c^2 below */
 		out->method = TF_METHOD_POISSON;
@@ -536,6 +601,11 @@ void tf_stats_test(tf_stats_result *out, const tf_stats_input *in)
 		}
 		out->p = TF_MIN(1.0, 2 * tf_stats_t_sf(fabs(lr) / out->se, out->df));
 		crit = isinf(out->df) ? z975 : tf_stats_t_isf(0.025, out->df);
+		/* the interval: the ratios this test would not reject */
+		out->ci_low = exp(score_bound(in, nb, nh, lr, rest, crit, -1)) - 1;
+		out->ci_high = exp(score_bound(in, nb, nh, lr, rest, crit, 1)) - 1;
+		out->p /= 2;
+		return;
 	}
 	/* one-sided, in the direction the cost moved: a false "regressed"
 	 * (the verdict that fails a build) then happens at the rate alpha
@@ -577,7 +647,15 @@ tf_verdict tf_stats_verdict(const tf_stats_result *r, double p_adjusted, double 
 			 d, thr, lo, hi);
 		return TF_VERDICT_UNCHANGED;
 	}
-	/* undecided: say why in the reader's words, and what decides it */
+	/* undecided: say why in the reader's words, and what decides it. An
+	 * interval wholly past the threshold is not "too few to tell": it
+	 * is short of the gate's alpha, which corrects for every test */
+	if ((r->ci_low >= threshold || r->ci_high <= -threshold) && isfinite(p_adjusted)) {
+		snprintf(reason, reason_len, "%+.1f%% (95%% CI %+.1f%% to %+.1f%%), but p=%.2g "
+			 "across the suite's tests, short of alpha %g; run with --freq 999 or "
+			 "--repeat 3 to decide", d, lo, hi, p_adjusted, alpha);
+		return TF_VERDICT_INCONCLUSIVE;
+	}
 	if (fabs(r->delta) >= threshold && TF_MIN(base_samples, head_samples) < 100) {
 		snprintf(reason, reason_len, "%+.1f%% from %.0f samples against %.0f, too few to tell "
 			 "from chance (95%% CI %+.1f%% to %+.1f%%); run with --freq 999 or --repeat 3 "

@@ -362,8 +362,9 @@ static void row(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 		put_fit(b, t->name, wname, false);
 	}
 	tf_buf_putc(b, '\n');
-	/* undecided: why, and what would decide it */
-	if (t->verdict == TF_VERDICT_INCONCLUSIVE && t->reason && t->attention <= TF_ATTENTION_UNSURE)
+	/* undecided: why, and what would decide it; run alone: how often */
+	if (t->reason && ((t->verdict == TF_VERDICT_INCONCLUSIVE &&
+			   t->attention <= TF_ATTENTION_UNSURE) || t->confirm_runs))
 		put_wrapped(b, t->reason, 16, o->width > 20 ? o->width - 16 : 60);
 }
 

@@ -44,6 +44,7 @@ typedef enum {
 	K_DURATION,   /* gate.min_delta, nanoseconds (settings.c); unset -1 */
 	K_CONFIDENCE, /* stored as alpha = 1 - confidence */
 	K_CONFIRM,    /* char *: gate.confirm (settings.c) */
+	K_BUDGET,     /* char *: gate.confirm_budget (settings.c) */
 	K_LIST,       /* char **, NULL-terminated; a scalar is a list of one */
 	K_CHOICES,    /* K_LIST whose items are in `choices` */
 	K_PATTERNS,   /* attribution.patterns */
@@ -93,6 +94,7 @@ static const key gate_keys[] = {
 	{ "min_samples", K_INT, OFF(gate.min_samples), 0, 1000000000, NULL, NULL },
 	{ "min_delta", K_DURATION, OFF(gate.min_delta_ns), 0, 0, NULL, NULL },
 	{ "confirm", K_CONFIRM, OFF(gate.confirm), 0, 100, NULL, NULL },
+	{ "confirm_budget", K_BUDGET, OFF(gate.confirm_budget), 0, 0, NULL, NULL },
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "confidence", K_CONFIDENCE, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "measure", K_CHOICE, OFF(gate.measure), 0, 0, tf_gate_measure_names, NULL },
@@ -206,6 +208,7 @@ static void table_free(tf_config *cfg, const key *keys)
 		case K_STR:
 		case K_CHOICE:
 		case K_CONFIRM:
+		case K_BUDGET:
 		case K_STORE:
 		case K_URL: free(*FIELD(cfg, k, char *)); *FIELD(cfg, k, char *) = NULL; break;
 		case K_CMD:
@@ -227,6 +230,7 @@ static void table_merge(tf_config *cfg, const tf_config *over, const key *keys)
 		case K_STR:
 		case K_CHOICE:
 		case K_CONFIRM:
+		case K_BUDGET:
 		case K_STORE:
 		case K_URL: {
 			char *v = *FIELD(over, k, char *);
@@ -709,11 +713,15 @@ static int parse_value(walker *w, const key *k, const yaml_node_t *n, const char
 	case K_STR:
 	case K_CHOICE:
 	case K_CONFIRM:
+	case K_BUDGET:
 	case K_STORE:
 	case K_URL:
 		if ((rc = want_string(w, n, path, &s)) < 0)
 			return rc;
 		if (k->kind == K_CONFIRM && (rc = check_setting(w, n, TF_SETTING_CONFIRM, path, NULL)))
+			return rc;
+		if (k->kind == K_BUDGET &&
+		    (rc = check_setting(w, n, TF_SETTING_CONFIRM_BUDGET, path, NULL)))
 			return rc;
 		if (k->kind == K_CHOICE && !in_list(k->choices, s)) {
 			tf_buf b = TF_BUF_INIT;
@@ -982,7 +990,8 @@ static void describe_key(tf_buf *out, const char *path, const key *k)
 		[K_PERCENT] = "a percentage, \"5\" or \"5%\"", [K_ALPHA] = "a probability in (0, 0.5]",
 		[K_DURATION] = "a time: \"1ms\", \"500us\", \"2s\" or 0",
 		[K_CONFIDENCE] = "a probability in [0.5, 1) (instead of alpha)",
-		[K_CONFIRM] = "against, rerun, none, or a number of reruns",
+		[K_CONFIRM] = "alone, against, rerun, none, or a number of reruns",
+		[K_BUDGET] = "a share of the suite's own time, \"100%\", or a time, \"90s\"",
 		[K_LIST] = "a list of strings (a string is a list of one)", [K_CHOICES] = "a list of",
 		[K_PATTERNS] = "a list of regexes, or of {regex, name} mappings",
 	};

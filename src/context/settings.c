@@ -78,7 +78,8 @@ bool tf_config_confirm_ok(const char *s)
 {
 	char *end;
 	long v;
-	if (!strcmp(s, "against") || !strcmp(s, "rerun") || !strcmp(s, "none"))
+	if (!strcmp(s, "alone") || !strcmp(s, "against") || !strcmp(s, "rerun") ||
+	    !strcmp(s, "none"))
 		return true;
 	v = strtol(s, &end, 10);
 	return *s && !*end && v >= 0 && v <= 100;
@@ -90,7 +91,9 @@ static const char *const expected[] = {
 	[TF_SETTING_ALPHA] = "a number above 0 and at most 0.5, such as 0.05",
 	[TF_SETTING_NOISE] = "a percentage from 0 to below 100",
 	[TF_SETTING_MIN_DELTA] = "a duration such as 1ms, 500us or 0",
-	[TF_SETTING_CONFIRM] = "against, rerun, none or a number of runs between 0 and 100",
+	[TF_SETTING_CONFIRM] = "alone, against, rerun, none or a number of runs between 0 and 100",
+	[TF_SETTING_CONFIRM_BUDGET] = ("a share of the suite's own time above 0% and at most "
+				       "1000%, such as 100%, or a time such as 90s"),
 };
 
 static bool in_range(tf_setting which, double v)
@@ -101,6 +104,7 @@ static bool in_range(tf_setting which, double v)
 	case TF_SETTING_NOISE: return v >= 0 && v < TF_NOISE_MAX;
 	case TF_SETTING_MIN_DELTA: return v >= 0 && v <= TF_MIN_DELTA_MAX_NS;
 	case TF_SETTING_CONFIRM: return true;
+	case TF_SETTING_CONFIRM_BUDGET: return (v > 0 && v <= 1000) || (v < 0 && v >= -TF_MIN_DELTA_MAX_NS);
 	}
 	return false;
 }
@@ -127,6 +131,13 @@ int tf_settings_parse(tf_setting which, const char *name, const char *text, doub
 		break;
 	case TF_SETTING_MIN_DELTA:
 		ok = text && tf_config_parse_duration(text, &v);
+		break;
+	case TF_SETTING_CONFIRM_BUDGET:
+		/* a share of the suite's time says its '%'; a time its unit */
+		if (text && strchr(text, '%'))
+			ok = tf_context_parse_number(text, "%", &v);
+		else if ((ok = text && tf_config_parse_duration(text, &v)))
+			v = -v;
 		break;
 	default:
 		ok = text && tf_config_confirm_ok(text);
@@ -202,6 +213,15 @@ int tf_settings_resolve(tf_settings *out, const tf_settings_flags *f, const tf_c
 	out->outside = tf_config_bool(cfg->gate.outside, false);
 	out->history = f->history ? f->history : TF_HISTORY_DEFAULT;
 	out->confirm = f->confirm ? f->confirm : cfg->gate.confirm;
+	/* checked when read; the suite's own time again by default */
+	out->confirm_budget_pct = TF_CONFIRM_BUDGET_PCT;
+	out->confirm_budget_ns = 0;
+	if (cfg->gate.confirm_budget) {
+		double v = 0;
+		tf_settings_parse(TF_SETTING_CONFIRM_BUDGET, "", cfg->gate.confirm_budget, &v);
+		out->confirm_budget_pct = v > 0 ? v : 0;
+		out->confirm_budget_ns = v < 0 ? -v : 0;
+	}
 	/* the project's own choice, checked in with it, over a runner's */
 	env_store = tf_env_get(envp, "TESTFLAME_STORE");
 	out->store = f->store ? f->store : cfg->store ? cfg->store : env_store;

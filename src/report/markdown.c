@@ -259,7 +259,7 @@ static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 		if (!rp_changed(t))
 			continue;
 		row++;
-		if (t->verdict != TF_VERDICT_INCONCLUSIVE || !t->reason)
+		if (t->verdict != TF_VERDICT_INCONCLUSIVE || !t->reason || t->confirm_runs)
 			continue;
 		if (first)
 			tf_buf_puts(b, "Undecided, so not failing the check:\n\n");
@@ -267,6 +267,24 @@ static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 		tf_buf_puts(b, "- ");
 		code(b, t->name, pl->name_max);
 		tf_buf_puts(b, ": ");
+		rp_put_md_text(b, t->reason, 400);
+		tf_buf_putc(b, '\n');
+	}
+	if (!first)
+		tf_buf_putc(b, '\n');
+	/* the tests confirmed alone: their verdicts, and the runs that decided them */
+	first = true;
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		if (!t->confirm_runs || !t->reason)
+			continue;
+		if (first)
+			tf_buf_puts(b, "Confirmed by running each alone, alternately with the "
+				    "merge-base:\n\n");
+		first = false;
+		tf_buf_puts(b, "- ");
+		code(b, t->name, pl->name_max);
+		tf_buf_printf(b, ": %s, ", tf_verdict_name(t->verdict));
 		rp_put_md_text(b, t->reason, 400);
 		tf_buf_putc(b, '\n');
 	}

@@ -10,9 +10,14 @@
  * hold on this runner before the build fails (--confirm, gate.confirm):
  *   against  the merge-base checked out beside this tree, built with the
  *            config's `build`, and run alternately with this tree until
- *            the verdict is decided (three rounds, at most eight): both
- *            sides meet the same machine and its moment, and only what
- *            the code changed stays. The default where `build` is set.
+ *            the verdict is decided: both sides meet the same machine and
+ *            its moment, and only what the code changed stays. The
+ *            default where `build` is set. With `alone`, where each
+ *            suspect's runner can run it alone (tf_attribute_select), only the suspects
+ *            run (a duet: three to twenty rounds, each test until it is
+ *            decided, within gate.confirm_budget, their verdicts standing
+ *            for the first run's); else the whole suite, three rounds and
+ *            at most eight.
  *   rerun    this tree run again (N times, default 2) and judged on those
  *            runs, not on the one that raised the suspicion: that run was
  *            chosen for looking slow. Only the tests that looked slower in
@@ -31,9 +36,12 @@
 #include "run/run_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+extern char **environ;
 
 bool tf_run_alternate(tf_run_opts *o, const tf_worktree *wt, const char *label, long min,
 		      long max, tf_run_side *b, tf_run_side *h, int *exit_status, int *status,
@@ -91,17 +99,235 @@ bool tf_run_alternate(tf_run_opts *o, const tf_worktree *wt, const char *label, 
 	return true;
 }
 
+/* ---- the duet: the suspects alone, the merge-base and this tree in turn ---- */
+
+typedef TF_VEC(char *) name_vec;
+
+/* Keep test `t`'s verdict of the duet as decided in `runs` rounds. */
+static void decide(tf_run_opts *o, const tf_test_delta *t, size_t runs, const char *why_stopped)
+{
+	tf_test_decided d;
+	memset(&d, 0, sizeof(d));
+	d.test = tf_xstrdup(t->name);
+	d.verdict = t->verdict;
+	d.delta_pct = t->delta_pct;
+	d.ci_low_pct = t->ci_low_pct;
+	d.ci_high_pct = t->ci_high_pct;
+	d.p_value = t->p_value;
+	d.p_adjusted = t->p_adjusted;
+	d.runs = runs;
+	if (why_stopped)
+		d.reason = tf_xasprintf("%s; %s", t->reason ? t->reason : "", why_stopped);
+	else
+		d.reason = tf_xstrdup(t->reason ? t->reason : "");
+	tf_vec_push(&o->decided, d);
+}
+
+/* The duet's rounds so far compared as the gate judges, its alpha spent
+ * over the rounds that may look (a sequential test at the gate's error
+ * rate: each look at most alpha / looks). */
+static tf_comparison *duet_compare(tf_run_opts *o, const tf_run_side *b, const tf_run_side *h)
+{
+	tf_comparison *c = NULL;
+	double alpha = o->set.alpha;
+	bool was = o->interleaved;
+
+	o->set.alpha = alpha / (TF_DUET_ROUNDS_MAX - TF_DUET_ROUNDS_MIN + 1);
+	o->interleaved = true;
+	if (tf_run_compare(&c, o, b, h, false)) {
+		tf_run_warn(o->rec.io, "the duet's rounds could not be compared: %s", tf_error_last());
+		tf_error_clear();
+		c = NULL;
+	}
+	o->set.alpha = alpha;
+	o->interleaved = was;
+	return c;
+}
+
+/* One round: the merge-base's tests in `wt`, then this tree's, each
+ * narrowed to `sel`. False when a run failed to record (*status) or the
+ * merge-base's tests failed (*why_not). */
+static bool duet_round(tf_run_opts *o, const tf_worktree *wt, const tf_selection *sel,
+		       tf_run_side *b, tf_run_side *h, int *exit_status, int *status,
+		       char **why_not)
+{
+	int st;
+	bool ok = false;
+
+	o->rec.only = sel;
+	if (!tf_run_record(b, o, tf_worktree_cwd(wt), "merge-base alone", &st)) {
+		*status = st ? st : TF_EXIT_ERROR;
+		goto done;
+	}
+	if (b->runs.v[b->runs.n - 1].info.interrupted) {
+		*status = 130;
+		goto done;
+	}
+	if (st) {
+		*why_not = tf_xasprintf("the merge-base's tests exited %d when run alone (%s)", st,
+					sel->how);
+		goto done;
+	}
+	if (!tf_run_record(h, o, NULL, "head alone", &st)) {
+		*status = st ? st : TF_EXIT_ERROR;
+		goto done;
+	}
+	if (st && !*exit_status)
+		*exit_status = st;
+	if (h->runs.v[h->runs.n - 1].info.interrupted) {
+		*status = 130;
+		goto done;
+	}
+	ok = true;
+done:
+	o->rec.only = NULL;
+	return ok;
+}
+
+/* The first test of `open` a run of the duet does not list, or NULL. */
+static const char *missing(const name_vec *open, const tf_run_side *s)
+{
+	const tf_profile *p = s->runs.v[s->runs.n - 1].profile;
+	for (size_t i = 0; i < open->n; i++) {
+		char *key = tf_xasprintf("test.%s", open->v[i]);
+		bool listed = tf_profile_meta(p, key) != NULL;
+		free(key);
+		if (!listed)
+			return open->v[i];
+	}
+	return NULL;
+}
+
+/*
+ * Confirm the suspects (o->suspects) by running only them, the merge-base
+ * checked out in `wt` and this tree in turn (ABAB), as many rounds as it
+ * takes each to be decided (tf_run_test_open), from TF_DUET_ROUNDS_MIN to
+ * TF_DUET_ROUNDS_MAX and within gate.confirm_budget of the suite's own
+ * time (`suite_ns`, the first run's). A test decided stops running; the
+ * verdicts go to o->decided and stand for the first run's. True when the
+ * duet ran, *note saying how; false when the suspects cannot be run alone
+ * or did not run when asked (*why_not: then the whole suite is), or when a
+ * run failed to record (*status).
+ */
+static bool duet(tf_run_opts *o, const tf_worktree *wt, const tf_run_side *head,
+		 uint64_t suite_ns, int *exit_status, int *status, char **why_not, char **note)
+{
+	const tf_run_suite *rs = &o->rec;
+	tf_run_side b = { 0 }, h = { 0 };
+	name_vec open = { 0 };
+	tf_selection *sel = NULL;
+	char *first_how = NULL;
+	const char *stopped = NULL;
+	uint64_t spent = 0, last = 0, budget;
+	size_t rounds = 0, ndecided = 0;
+	bool ok = false;
+
+	budget = o->set.confirm_budget_pct > 0
+			 ? (uint64_t)((double)suite_ns * o->set.confirm_budget_pct / 100)
+			 : (uint64_t)o->set.confirm_budget_ns;
+	for (size_t i = 0; i < o->suspects.n; i++)
+		tf_vec_push(&open, tf_xstrdup(o->suspects.v[i]));
+	tf_run_decided_free(o);
+	while (open.n) {
+		if (rounds >= TF_DUET_ROUNDS_MAX) {
+			stopped = "undecided after the most rounds a duet runs";
+			break;
+		}
+		/* a round that would overrun the budget is not started */
+		if (rounds >= TF_DUET_ROUNDS_MIN && budget && spent + last > budget) {
+			stopped = "undecided when gate.confirm_budget was spent";
+			break;
+		}
+		if (tf_attribute_select(&sel, (const char *const *)rs->cmd, environ,
+					head->runs.v[0].profile, (const char *const *)open.v,
+					open.n)) {
+			*why_not = tf_xstrdup(tf_error_last());
+			tf_error_clear();
+			goto done;
+		}
+		if (!first_how)
+			first_how = tf_xstrdup(sel->how);
+		tf_run_note(o->rec.io, "duet round %zu: %zu test%s alone (%s), the merge-base %.12s "
+			    "then this tree", rounds + 1, open.n, open.n == 1 ? "" : "s", sel->how,
+			    tf_worktree_commit(wt));
+		uint64_t t0 = tf_now_ns();
+		if (!duet_round(o, wt, sel, &b, &h, exit_status, status, why_not))
+			goto done;
+		last = tf_now_ns() - t0;
+		spent += last;
+		rounds++;
+		const char *gone = rounds == 1 ? missing(&open, &h) : NULL;
+		if (!gone && rounds == 1)
+			gone = missing(&open, &b);
+		if (gone) {
+			*why_not = tf_xasprintf("'%s' did not run when asked alone (%s)", gone,
+						sel->how);
+			goto done;
+		}
+		tf_selection_free(sel);
+		sel = NULL;
+		if (rounds < TF_DUET_ROUNDS_MIN)
+			continue;
+		tf_comparison *c = duet_compare(o, &b, &h);
+		for (size_t i = 0; c && i < open.n;) {
+			const tf_test_delta *t = tf_comparison_find(c, open.v[i]);
+			if (!t || tf_run_test_open(o, c, t)) {
+				i++;
+				continue;
+			}
+			decide(o, t, rounds, NULL);
+			ndecided++;
+			free(open.v[i]);
+			open.v[i] = open.v[--open.n];
+		}
+		tf_comparison_free(c);
+	}
+	if (open.n) {
+		/* what is left keeps its last verdict, undecided as it is */
+		tf_comparison *c = rounds >= TF_DUET_ROUNDS_MIN ? duet_compare(o, &b, &h) : NULL;
+		for (size_t i = 0; c && i < open.n; i++) {
+			const tf_test_delta *t = tf_comparison_find(c, open.v[i]);
+			if (t)
+				decide(o, t, rounds, stopped);
+		}
+		tf_comparison_free(c);
+	}
+	char limit[64] = "none: the suite's own time is not known here";
+	if (budget)
+		snprintf(limit, sizeof(limit), "%.1f s", (double)budget / 1e9);
+	*note = tf_xasprintf("%zu test%s run alone (%s), alternately with the merge-base %.12s: "
+			     "%zu decided in %zu round%s, %.1f s (gate.confirm_budget %s)",
+			     o->suspects.n, o->suspects.n == 1 ? "" : "s", first_how,
+			     tf_worktree_commit(wt), ndecided, rounds, rounds == 1 ? "" : "s",
+			     (double)spent / 1e9, limit);
+	ok = true;
+done:
+	if (!ok)
+		tf_run_decided_free(o);
+	tf_selection_free(sel);
+	for (size_t i = 0; i < open.n; i++)
+		free(open.v[i]);
+	tf_vec_free(&open);
+	free(first_how);
+	tf_run_side_free(&b);
+	tf_run_side_free(&h);
+	return ok;
+}
+
 /*
  * Confirm against the merge-base `start`: check it out, build it, and run
- * it and this tree alternately until the verdict is decided. On success
- * `base` and `head` hold the alternating runs (the stored baseline and the
- * run that raised the suspicion set aside) and *commit the merge-base.
- * False when it could not be built or run, with the reason in *why_not
- * (then rerun), or when a run failed to record (*status says why).
+ * the suspects alone, it and this tree in turn, until each is decided
+ * (duet: the sides stay, o->decided holds the verdicts, *duet_note says
+ * how); where they cannot be run alone, the whole suite alternately
+ * until the verdict is decided: on success `base` and `head` then hold
+ * the alternating runs (the stored baseline and the run that raised the
+ * suspicion set aside) and *commit the merge-base. False when it could
+ * not be built or run, with the reason in *why_not (then rerun), or when
+ * a run failed to record (*status says why).
  */
 static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base,
 			    tf_run_side *head, char commit[TF_STORE_ID_HEX + 1], int *exit_status,
-			    int *status, char **why_not)
+			    int *status, char **why_not, char **duet_note, char **why_whole)
 {
 	tf_worktree *wt = NULL;
 	tf_run_side b = { 0 }, h = { 0 };
@@ -123,6 +349,19 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 					WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc));
 		goto done;
 	}
+	/* the suspects alone first: the rest of the suite only adds its time
+	 * and its noise */
+	const tf_record_info *first = &head->runs.v[0].info;
+	if (o->confirm_alone &&
+	    duet(o, wt, head, first->end_ns > first->start_ns ? first->end_ns - first->start_ns : 0,
+		 exit_status, status, why_whole, duet_note)) {
+		ok = true;
+		goto done;
+	}
+	if (*status)
+		goto done;
+	if (*why_whole)
+		tf_run_note(o->rec.io, "running the whole suite to confirm: %s", *why_whole);
 	/* B H B H B H: three rounds, and more while a test is undecided, or
 	 * one that looked slower still is and may reach the threshold. A
 	 * 10% slowdown under a neighbour that comes and goes was still
@@ -171,10 +410,15 @@ void tf_run_resolve_confirm(tf_run_opts *o)
 
 	o->confirm_runs = 2;
 	o->confirm_asked = how != NULL;
+	o->confirm_alone = false;
 	if (!how)
 		o->confirm = cfg->build ? TF_CONFIRM_AGAINST : TF_CONFIRM_RERUN;
 	else if (!strcmp(how, "against"))
 		o->confirm = TF_CONFIRM_AGAINST;
+	else if (!strcmp(how, "alone")) {
+		o->confirm = TF_CONFIRM_AGAINST;
+		o->confirm_alone = true;
+	}
 	else if (!strcmp(how, "none") || !strcmp(how, "0"))
 		o->confirm = TF_CONFIRM_NONE;
 	else if (!strcmp(how, "rerun"))
@@ -188,7 +432,8 @@ void tf_run_resolve_confirm(tf_run_opts *o)
 bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run_side *head,
 		    char commit[TF_STORE_ID_HEX + 1], int *exit_status, int *status)
 {
-	char *why_confirm = NULL, *why_not = NULL, *more = NULL;
+	char *why_confirm = NULL, *why_not = NULL, *more = NULL, *duet_note = NULL;
+	char *why_whole = NULL;
 
 	*status = TF_EXIT_OK;
 	if (o->confirm == TF_CONFIRM_NONE || !(why_confirm = tf_run_looks_slower(o, base, head)))
@@ -215,12 +460,17 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 	if (o->confirm == TF_CONFIRM_AGAINST && !why_not) {
 		tf_run_note(o->rec.io, "%s against the stored baseline %.12s; confirming against "
 			    "the merge-base on this runner", why_confirm, commit);
-		if (confirm_against(o, start, base, head, commit, exit_status, status, &why_not)) {
+		if (confirm_against(o, start, base, head, commit, exit_status, status, &why_not,
+				    &duet_note, &why_whole) && duet_note) {
+			more = tf_xasprintf("against the stored baseline, %s; so the merge-base was "
+					    "built here and %s", why_confirm, duet_note);
+		} else if (!*status && !why_not) {
 			o->interleaved = true;
 			more = tf_xasprintf("against the stored baseline, %s; so the merge-base "
 					    "%.12s was built and run here, alternately with this "
-					    "tree, %zu runs each", why_confirm, commit,
-					    head->runs.n);
+					    "tree, %zu runs each%s%s%s", why_confirm, commit,
+					    head->runs.n, why_whole ? " (the whole suite: " : "",
+					    why_whole ? why_whole : "", why_whole ? ")" : "");
 		} else if (*status) {
 			goto done;
 		}
@@ -250,5 +500,7 @@ bool tf_run_confirm(tf_run_opts *o, const char *start, tf_run_side *base, tf_run
 done:
 	free(why_confirm);
 	free(why_not);
+	free(duet_note);
+	free(why_whole);
 	return *status == TF_EXIT_OK;
 }

@@ -236,7 +236,7 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 		tf_run_fail(io, rc);
 		return false;
 	}
-	o->ro.argv = o->cmd;
+	o->ro.argv = o->only ? o->only->argv : o->cmd;
 	o->ro.notice = io ? io->notice : NULL;
 	o->ro.notice_ctx = io ? io->ctx : NULL;
 	o->ro.live = on_live;
@@ -261,6 +261,17 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 		runners = NULL;
 	}
 	o->ro.extra_env = tf_runner_session_env(runners);
+	/* a confirmation's filters (GTEST_FILTER, ...) after the session's */
+	char **env = NULL;
+	if (o->only && o->only->env && o->only->env[0]) {
+		TF_VEC(char *) e = { 0 };
+		for (char *const *v = o->ro.extra_env; v && *v; v++)
+			tf_vec_push(&e, *v);
+		for (char *const *v = o->only->env; *v; v++)
+			tf_vec_push(&e, *v);
+		tf_vec_push(&e, NULL);
+		o->ro.extra_env = env = e.v;
+	}
 	o->ro.scratch_dir = tf_runner_session_dir(runners);
 	/* Node's perf maps, where testflame turned them on, go once read */
 	tf_symbolizer_remove_node_maps(sym, tf_runner_session_node_maps(runners));
@@ -352,6 +363,7 @@ done:
 	tf_recording_free(rec);
 	tf_symbolizer_free(sym);
 	tf_runner_session_free(runners);
+	free(env); /* its strings are the session's and the selection's */
 	o->ro.extra_env = NULL;
 	o->ro.scratch_dir = NULL;
 	return res->profile != NULL;

@@ -28,6 +28,7 @@ void tf_run_flow_clear(tf_run_opts *o)
 	o->origin = NULL;
 	tf_run_suspects_free(o);
 	o->only_suspects = false;
+	tf_run_decided_free(o);
 	o->store = NULL; /* the flow's, freed by it */
 	o->kind = NULL;
 }
@@ -215,6 +216,8 @@ int tf_run_compare(tf_comparison **c, const tf_run_opts *o, const tf_run_side *b
 		co.nsuspects = o->suspects.n;
 	}
 	co.origin = o->origin;
+	co.decided = o->decided.v;
+	co.ndecided = o->decided.n;
 	rc = tf_compare(c, &bs, &hs, &co);
 	tf_vec_free(&bp);
 	tf_vec_free(&hp);
@@ -270,6 +273,30 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+bool tf_run_test_open(const tf_run_opts *o, const tf_comparison *c, const tf_test_delta *t)
+{
+	double thr = tf_test_threshold(t, o->set.threshold);
+	bool open;
+
+	if (t->outside && !c->summary.gate_outside)
+		return false;
+	open = t->verdict == TF_VERDICT_INCONCLUSIVE && t->delta_pct >= thr;
+	/* a test still slower (its interval above zero) that may yet
+	 * reach the threshold, standing out of the family or one
+	 * that looked slower in the first run: under a neighbour that
+	 * comes and goes, a true 10% measured +4.9% (+0.7% to +9.2%)
+	 * in three rounds, and true 5%s +4.9% (+2.0% to +7.8%) and
+	 * +4.1% (+1.5% to +6.8%) in confirmations another test had
+	 * raised; all passed */
+	if (!open && tf_comparison_may_reach(c, t, o->set.threshold))
+		open = true;
+	if (!open && t->verdict != TF_VERDICT_REGRESSED && t->ci_low_pct > 0 &&
+	    t->ci_high_pct >= thr && !(t->p_adjusted < c->summary.alpha))
+		for (size_t k = 0; k < o->suspects.n && !open; k++)
+			open = strcmp(o->suspects.v[k], t->name) == 0;
+	return open;
+}
+
 bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head)
 {
 	tf_comparison *c = NULL;
@@ -279,30 +306,21 @@ bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side
 	 * noise, the sides alternating in this job */
 	o->interleaved = true;
 	if (tf_run_compare(&c, o, base, head, false) == 0)
-		for (size_t i = 0; i < c->ntests && !open; i++) {
-			const tf_test_delta *t = &c->tests[i];
-			double thr = tf_test_threshold(t, o->set.threshold);
-			if (t->outside && !c->summary.gate_outside)
-				continue;
-			open = t->verdict == TF_VERDICT_INCONCLUSIVE && t->delta_pct >= thr;
-			/* a test still slower (its interval above zero) that may yet
-			 * reach the threshold, standing out of the family or one
-			 * that looked slower in the first run: under a neighbour that
-			 * comes and goes, a true 10% measured +4.9% (+0.7% to +9.2%)
-			 * in three rounds, and true 5%s +4.9% (+2.0% to +7.8%) and
-			 * +4.1% (+1.5% to +6.8%) in confirmations another test had
-			 * raised; all passed */
-			if (!open && tf_comparison_may_reach(c, t, o->set.threshold))
-				open = true;
-			if (!open && t->verdict != TF_VERDICT_REGRESSED && t->ci_low_pct > 0 &&
-			    t->ci_high_pct >= thr && !(t->p_adjusted < c->summary.alpha))
-				for (size_t k = 0; k < o->suspects.n && !open; k++)
-					open = strcmp(o->suspects.v[k], t->name) == 0;
-		}
+		for (size_t i = 0; i < c->ntests && !open; i++)
+			open = tf_run_test_open(o, c, &c->tests[i]);
 	o->interleaved = was;
 	tf_error_clear();
 	tf_comparison_free(c);
 	return open;
+}
+
+void tf_run_decided_free(tf_run_opts *o)
+{
+	for (size_t i = 0; i < o->decided.n; i++) {
+		free((char *)o->decided.v[i].test);
+		free((char *)o->decided.v[i].reason);
+	}
+	tf_vec_free(&o->decided);
 }
 
 void tf_run_suspects_free(tf_run_opts *o)

@@ -11,7 +11,8 @@
  *   baseline.c  the stored baseline: found, its history, kept
  *   history.c   the history note of a run that kept its baseline
  *   bisect.c    bisect: the commit that made a test slower
- *   confirm.c   a slowdown confirmed on this runner; alternating rounds
+ *   confirm.c   a slowdown confirmed on this runner: the suspects alone
+ *               (a duet), else the whole suite in alternating rounds
  *   against.c   run --against REV, built and run here
  *   shard.c     run --shard K/N
  *   merge.c     merge: the shards' run files judged as one run
@@ -78,8 +79,13 @@ char *tf_run_would_fail(tf_run_opts *o, const tf_run_side *base, const tf_run_si
  * settings (as the verdict will be made) leaves a slowdown the size of
  * the threshold undecided: another round of confirmation is worth it. */
 bool tf_run_undecided(tf_run_opts *o, const tf_run_side *base, const tf_run_side *head);
-/* Free o->suspects. */
+/* Whether test `t` of `c` (the alternating runs' comparison) is still
+ * undecided: slower by the threshold and not proven, or slower and may
+ * yet reach it, standing out or a suspect; another round may decide it. */
+bool tf_run_test_open(const tf_run_opts *o, const tf_comparison *c, const tf_test_delta *t);
+/* Free o->suspects, o->decided. */
 void tf_run_suspects_free(tf_run_opts *o);
+void tf_run_decided_free(tf_run_opts *o);
 /* Free what one flow left in `o` (confirmation, origin, suspects) and
  * forget its store. */
 void tf_run_flow_clear(tf_run_opts *o);
@@ -142,8 +148,13 @@ char *tf_run_against_if_none(tf_run_opts *o);
 
 /* ---- confirmation (confirm.c) ---- */
 
-/* The most rounds a confirmation runs. */
+/* The most rounds a confirmation of the whole suite runs. */
 #define TF_CONFIRM_ROUNDS_MAX 8
+/* A duet's rounds (the suspects alone): the fewest that judge (Welch's
+ * test needs three runs a side) and the most, within gate.confirm_budget;
+ * the gate's alpha is spent over the looks between them. */
+#define TF_DUET_ROUNDS_MIN 3
+#define TF_DUET_ROUNDS_MAX 20
 /* o->confirm and o->confirm_runs from the settings' confirm (--confirm over
  * gate.confirm) over the default (against with `build:`, else 2 reruns). */
 void tf_run_resolve_confirm(tf_run_opts *o);

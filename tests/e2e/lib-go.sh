@@ -15,7 +15,7 @@ if ! need go; then
 	test_done
 	exit 0
 fi
-export GOCACHE="$SCRATCH/gocache" GOPATH="$SCRATCH/gopath" GOFLAGS=-mod=mod GOPROXY=off GO111MODULE=on
+export GOCACHE="$GO_CACHE" GOPATH="$SCRATCH/gopath" GOFLAGS=-mod=mod GOPROXY=off GO111MODULE=on
 
 go_pkg() { # DIR FACTOR [NAME]
 	mkdir -p "$1" && printf 'module example.com/tfwork\n\ngo 1.19\n' > "$1/go.mod"

@@ -34,8 +34,8 @@ func main() {
 }
 GO
 (cd gp && printf 'module gp\n\ngo 1.19\n' >go.mod &&
- GOCACHE=$SCRATCH/gocache go build -ldflags='-s -w' -o ../stripped . &&
- GOCACHE=$SCRATCH/gocache go build -o ../full .) || exit 1
+ GOCACHE=$GO_CACHE go build -ldflags='-s -w' -o ../stripped . &&
+ GOCACHE=$GO_CACHE go build -o ../full .) || exit 1
 
 test_expect_success 'the binary really has no symbol table' '
 	! readelf -S stripped | grep -q "\.symtab" && readelf -S stripped | grep -q gopclntab

@@ -42,7 +42,7 @@ if need go; then
 test_expect_shares 'frames: go test (no symbols: Go'\''s pclntab), tests named by the function testing.tRunner calls, a subtest'\''s closure by its test' '
 	mkdir -p gomod && cp "$SUITES/burn_test.go" gomod/ &&
 	(cd gomod && printf "module burn\n\ngo 1.19\n" >go.mod &&
-	 GOCACHE=$SCRATCH/gocache GOPATH=$SCRATCH/gopath GOFLAGS=-mod=mod \
+	 GOCACHE=$GO_CACHE GOPATH=$SCRATCH/gopath GOFLAGS=-mod=mod \
 		"$TF" record -q --freq 4999 -o ../go.pb.gz -- go test -count=1 . >/dev/null) &&
 	expect_shares go.pb.gz 3 TestBurn1:1 TestBurn2:2 TestBurn3:3 TestBurn4:4 TestBurn5:5 TestBurn6:6 &&
 	test "$(test_samples go.pb.gz TestSub)" -gt 0 &&

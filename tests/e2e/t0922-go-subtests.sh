@@ -17,7 +17,7 @@ fi
 test_expect_shares 'subtests of one closure, told apart by the time go test -json gives' '
 	mkdir mod && cp "$GOSUB"/*.go mod/ && cd mod &&
 	printf "module gosub\n\ngo 1.19\n" >go.mod &&
-	GOCACHE=$SCRATCH/gocache GOPATH=$SCRATCH/gopath GOFLAGS=-mod=mod \
+	GOCACHE=$GO_CACHE GOPATH=$SCRATCH/gopath GOFLAGS=-mod=mod \
 		"$TF" record -q --freq 999 --runner-report go.json -o ../go.pb.gz -- \
 		sh -c "go test -json -count=1 . >go.json" &&
 	cd .. && expect_shares go.pb.gz 8 TestTable/small:2 TestTable/large:6 TestTable/with_space:4 &&

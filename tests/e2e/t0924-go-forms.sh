@@ -18,9 +18,7 @@ if ! need go; then
 	test_done
 	exit
 fi
-# one build cache for the suite's Go tests (the standard library's cgo
-# parts take seconds to build cold)
-export GOCACHE=${TESTFLAME_CACHE_DIR:-$SCRATCH}/gocache GOFLAGS=-mod=mod
+export GOCACHE=$GO_CACHE GOFLAGS=-mod=mod
 cp -r "$GOFORMS" mod
 
 test_expect_success 'go test ./...: every test of the list, in its package, symbols of deleted binaries' '

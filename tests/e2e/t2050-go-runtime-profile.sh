@@ -14,7 +14,7 @@ if ! need go; then
 	exit
 fi
 export HOME="$SCRATCH/home" PPROF_TMPDIR="$SCRATCH/pprof"
-export GOCACHE="${GOCACHE:-$BUILD/go-cache}" GOPATH="$SCRATCH/gopath"
+export GOCACHE="$GO_CACHE" GOPATH="$SCRATCH/gopath"
 export GOFLAGS=-mod=mod GOPROXY=off GO111MODULE=on GOTOOLCHAIN=local
 mkdir -p "$HOME" gopkg
 

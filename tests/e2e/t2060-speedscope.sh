@@ -106,7 +106,7 @@ else
 fi
 
 if need go; then
-	export HOME="$SCRATCH/home" GOCACHE="${GOCACHE:-$BUILD/go-cache}" GOPATH="$SCRATCH/gopath"
+	export HOME="$SCRATCH/home" GOCACHE="$GO_CACHE" GOPATH="$SCRATCH/gopath"
 	export GOFLAGS=-mod=mod GOPROXY=off GO111MODULE=on
 	mkdir -p "$HOME" gopkg
 	printf 'module example.com/spin\n\ngo 1.19\n' > gopkg/go.mod

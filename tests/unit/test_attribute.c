@@ -10,6 +10,7 @@
 #include "record/record_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -1094,6 +1095,162 @@ static void test_go_select(void **state)
 	assert_false(tf_go_closure_test("helper.func1", top, sizeof(top)));
 }
 
+/* A run listing tests as the attribution writes them: NAME, runner,
+ * parent (each may be NULL but the name). */
+static tf_profile *listed_run(const char *const (*t)[3], size_t n)
+{
+	tf_profile *p;
+	tf_profile_new(&p);
+	for (size_t i = 0; i < n; i++) {
+		tf_test_meta m;
+		tf_test_meta_init(&m);
+		m.name = (char *)t[i][0];
+		m.runner = (char *)t[i][1];
+		m.parent = (char *)t[i][2];
+		m.samples = 1;
+		m.runner_ns = m.runner_q_ns = 1e6; /* the runner is kept with its time */
+		for (size_t k = 0; k < n; k++)
+			m.nested += t[k][2] && !strcmp(t[k][2], t[i][0]);
+		tf_test_meta_set(p, &m);
+	}
+	return p;
+}
+
+static char *joined(char *const *v)
+{
+	tf_buf b = TF_BUF_INIT;
+	for (size_t i = 0; v && v[i]; i++) {
+		if (i)
+			tf_buf_putc(&b, '|');
+		tf_buf_puts(&b, v[i]);
+	}
+	return b.ptr ? tf_buf_detach(&b) : tf_xstrdup("");
+}
+
+/* tf_attribute_select of the tests listed after `run`, up to a NULL. */
+static int select_tests(tf_selection **out, const char *const *argv, char *const *envp,
+			const tf_profile *run, ...)
+{
+	const char *t[16];
+	size_t n = 0;
+	va_list ap;
+	va_start(ap, run);
+	while (n < TF_ARRAY_SIZE(t) && (t[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	return tf_attribute_select(out, argv, envp, run, t, n);
+}
+
+static void check_selected(tf_selection *s, const char *argv, const char *env)
+{
+	char *a = joined(s->argv), *e = joined(s->env);
+	assert_string_equal(a, argv);
+	assert_string_equal(e, env);
+	free(a);
+	free(e);
+	tf_selection_free(s);
+}
+
+static void test_select(void **state)
+{
+	(void)state;
+	static const char *const tests[][3] = {
+		{ "case.1+x (y)", "ctest", NULL },  /* a name with CMake's specials */
+		{ "gshort", "ctest", NULL },
+		{ "Rare_Suite.Uses_Rare", "gtest", "gshort" },
+		{ "Inst/Params.Pick/1", "gtest", "gshort" },
+		{ "test_rare", "cmocka", "ctail" },
+		{ "ctail", "ctest", NULL },
+		{ "Plain.Alone", "gtest", NULL },
+		{ "TestTable/small", "go", NULL },
+		{ "TestPlain", NULL, NULL },
+		{ "test_a.py::TestX::test_y[a b]", NULL, NULL },
+		{ "tests::tiny", NULL, NULL },
+		{ "lonely", "tap", "nowhere" },
+		{ "nowhere", NULL, NULL },
+		{ "some_function_name", NULL, NULL },
+		{ "prog", NULL, NULL },
+		{ "InProg.Fast", "gtest", "prog" },
+		{ "InProg.Slow", "gtest", "prog" },
+	};
+	tf_profile *run = listed_run(tests, TF_ARRAY_SIZE(tests));
+	char *const env[] = { "GOFLAGS=-mod=mod", "PATH=/bin", NULL };
+	tf_selection *s;
+
+	/* ctest's regex: every character but letters, digits and _ escaped */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", "-j2", NULL }, NULL, run,
+				"case.1+x (y)", "gshort", NULL), 0);
+	check_selected(s, "ctest|-j2|-R|^(case\\.1\\+x\\ \\(y\\)|gshort)$", "");
+	/* a GoogleTest test inside a ctest test: its ctest test, filtered */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "nice", "-n", "10", "ctest", NULL },
+				NULL, run, "Rare_Suite.Uses_Rare", "Inst/Params.Pick/1", NULL), 0);
+	check_selected(s, "nice|-n|10|ctest|-R|^(gshort)$",
+		       "GTEST_FILTER=Rare_Suite.Uses_Rare:Inst/Params.Pick/1");
+	/* a ctest test whole beside another's GoogleTest test: its own pass
+	 * the filter too */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", NULL }, NULL, run,
+				"Plain.Alone", "gshort", NULL), 0);
+	check_selected(s, "ctest|-R|^(gshort)$",
+		       "GTEST_FILTER=Plain.Alone:Rare_Suite.Uses_Rare:Inst/Params.Pick/1");
+	/* another runner's test inside a ctest test: its ctest test whole */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", NULL }, NULL, run,
+				"test_rare", NULL), 0);
+	check_selected(s, "ctest|-R|^(ctail)$", "");
+	/* the last command of sh -c, quoted for the shell */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "sh", "-c", "cd build && ctest -j2", NULL },
+				NULL, run, "case.1+x (y)", NULL), 0);
+	check_selected(s, "sh|-c|cd build && ctest -j2 -R '^(case\\.1\\+x\\ \\(y\\))$'", "");
+	/* ... but not one whose end is not ctest's, nor a redirection */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "sh", "-c", "ctest; echo done", NULL },
+				NULL, run, "gshort", NULL), TF_ENOTFOUND);
+	assert_non_null(strstr(tf_error_last(), "does not run ctest"));
+	assert_int_equal(select_tests(&s, (const char *const[]){ "sh", "-c", "ctest >log", NULL }, NULL,
+				run, "gshort", NULL), TF_ENOTFOUND);
+	assert_int_equal(select_tests(&s, (const char *const[]){ "make", "check", NULL }, NULL, run,
+				"gshort", NULL), TF_ENOTFOUND);
+	/* GoogleTest, go test and pytest by the environment, whatever runs them */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "make", "check", NULL }, env, run,
+				"Plain.Alone", "TestTable/small", "TestPlain",
+				"test_a.py::TestX::test_y[a b]", NULL), 0);
+	check_selected(s, "make|check",
+		       "GTEST_FILTER=Plain.Alone|GOFLAGS=-mod=mod -run=^(TestTable|TestPlain)$ "
+		       "-count=1|TESTFLAME_PYTEST_SELECT=test_a.py::TestX::test_y[a b]");
+	/* a GoogleTest program the command runs: its filter reaches it; the
+	 * program itself whole, no filter to hold its tests back */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "./prog", NULL }, NULL, run,
+				"InProg.Slow", NULL), 0);
+	check_selected(s, "./prog", "GTEST_FILTER=InProg.Slow");
+	assert_int_equal(select_tests(&s, (const char *const[]){ "./prog", NULL }, NULL, run,
+				"prog", NULL), 0);
+	check_selected(s, "./prog", "");
+	/* cargo test: libtest's exact names after the command's -- */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "cargo", "test", "-q", NULL }, NULL, run,
+				"tests::tiny", NULL), 0);
+	check_selected(s, "cargo|test|-q|--|--exact|tests::tiny", "");
+	assert_int_equal(select_tests(&s, (const char *const[]){ "cargo", "test", "--", "--nocapture",
+							   NULL }, NULL, run, "tests::tiny", NULL), 0);
+	check_selected(s, "cargo|test|--|--nocapture|--exact|tests::tiny", "");
+	/* no way known: the whole suite, and why */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", NULL }, NULL, run,
+				"some_function_name", NULL), TF_ENOTFOUND);
+	assert_non_null(strstr(tf_error_last(), "'some_function_name'"));
+	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", NULL }, NULL, run, "lonely", NULL),
+			 TF_ENOTFOUND);
+	assert_non_null(strstr(tf_error_last(), "which no ctest lists"));
+	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", NULL }, NULL, run, "absent", NULL),
+			 TF_ENOTFOUND);
+	tf_error_clear();
+	tf_profile_free(run);
+
+	/* GoogleTest's specials can only widen the filter */
+	char *f = tf_select_gtest_filter((const char *const[]){ "A.b:c*", "-X.y" }, 2);
+	assert_string_equal(f, "A.b?c?:?X.y");
+	free(f);
+	f = tf_select_go_run((const char *const[]){ "TestA/sub", "TestB" }, 2);
+	assert_string_equal(f, "^(TestA|TestB)$");
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1115,6 +1272,7 @@ int main(void)
 		cmocka_unit_test(test_go_select),
 		cmocka_unit_test(test_cxx_lists),
 		cmocka_unit_test(test_libtest_list),
+		cmocka_unit_test(test_select),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

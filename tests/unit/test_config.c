@@ -314,9 +314,9 @@ static void test_bad_values(void **state)
 	parse_err("gate:\n  min_samples: -3\n",
 		  "t.yml:2:16: 'gate.min_samples' must be a whole number between 0 and 1000000000");
 	parse_err("gate:\n  confirm: 101\n",
-		  "t.yml:2:12: 'gate.confirm' must be against, rerun, none or a number of runs between 0 and 100, not '101'");
+		  "t.yml:2:12: 'gate.confirm' must be alone, against, rerun, none or a number of runs between 0 and 100, not '101'");
 	parse_err("gate:\n  confirm: sometimes\n",
-		  "t.yml:2:12: 'gate.confirm' must be against, rerun, none or a number of runs between 0 and 100, not 'sometimes'");
+		  "t.yml:2:12: 'gate.confirm' must be alone, against, rerun, none or a number of runs between 0 and 100, not 'sometimes'");
 	parse_err("event: cycels\n",
 		  "t.yml:1:8: 'event' must be one of auto, cpu-clock, instructions, cycles, wall, not 'cycels'");
 	parse_err("call_graph: lbr\n", "t.yml:1:13: 'call_graph' must be one of auto, fp, dwarf, not 'lbr'");
@@ -328,6 +328,12 @@ static void test_bad_values(void **state)
 		  "t.yml:2:14: 'gate.min_delta' must be a duration such as 1ms, 500us or 0, not '5'");
 	parse_err("gate:\n  min_delta: -1ms\n",
 		  "t.yml:2:14: 'gate.min_delta' must be a duration such as 1ms, 500us or 0, not '-1ms'");
+	parse_err("gate:\n  confirm_budget: 0%\n",
+		  "t.yml:2:19: 'gate.confirm_budget' must be a share of the suite's own time above "
+		  "0% and at most 1000%, such as 100%, or a time such as 90s, not '0%'");
+	parse_err("gate:\n  confirm_budget: 90\n",
+		  "t.yml:2:19: 'gate.confirm_budget' must be a share of the suite's own time above "
+		  "0% and at most 1000%, such as 100%, or a time such as 90s, not '90'");
 	{
 		double ns = -1;
 		assert_true(tf_config_parse_duration("0", &ns) && ns == 0);
@@ -395,7 +401,8 @@ static void test_settings(void **state)
 	char *env[] = { "TESTFLAME_STORE=dir:/env", NULL };
 	tf_config *c = parse_ok("gate:\n  threshold: 7%\n  alpha: 0.01\n  min_delta: 2ms\n"
 				"  min_samples: 30\n  fail_on_regression: false\n  outside: true\n"
-				"  confirm: rerun\nreport:\n  dir: out\n");
+				"  confirm: rerun\n  confirm_budget: 90s\nreport:\n  dir: out\n");
+	tf_config *pct = parse_ok("gate:\n  confirm_budget: 50%\n");
 
 	memset(&f, 0, sizeof(f));
 	assert_int_equal(tf_settings_resolve(&s, &f, NULL, NULL), 0);
@@ -403,6 +410,7 @@ static void test_settings(void **state)
 	assert_true(s.noise == -1 && s.min_delta_ns == TF_MIN_DELTA_NS && s.min_samples == 0);
 	assert_true(s.fail_on_regression && !s.outside && s.history == TF_HISTORY_DEFAULT);
 	assert_null(s.confirm);
+	assert_true(s.confirm_budget_pct == TF_CONFIRM_BUDGET_PCT && s.confirm_budget_ns == 0);
 	assert_null(s.store);
 	assert_string_equal(s.report_dir, TF_REPORT_DIR_DEFAULT);
 
@@ -411,6 +419,7 @@ static void test_settings(void **state)
 	assert_true(s.threshold == 7 && s.alpha == 0.01 && s.min_delta_ns == 2e6);
 	assert_true(s.min_samples == 30 && !s.fail_on_regression && s.outside);
 	assert_string_equal(s.confirm, "rerun");
+	assert_true(s.confirm_budget_pct == 0 && s.confirm_budget_ns == 90e9);
 	assert_string_equal(s.store, "dir:/env");
 	assert_string_equal(s.report_dir, "out");
 
@@ -450,13 +459,16 @@ static void test_settings(void **state)
 	f.noise = NULL;
 	f.confirm = "often";
 	assert_int_equal(tf_settings_check_flags(&f), TF_EUSAGE);
-	assert_string_equal(tf_error_last(), "--confirm must be against, rerun, none or a number of "
+	assert_string_equal(tf_error_last(), "--confirm must be alone, against, rerun, none or a number of "
 			    "runs between 0 and 100, not 'often'");
 	f.confirm = NULL;
 	assert_int_equal(tf_settings_check_flags(&f), 0);
 	/* the engine's own guard says the same of a number */
 	assert_int_equal(tf_settings_check(TF_SETTING_THRESHOLD, "the threshold", 1000), TF_EUSAGE);
 	assert_int_equal(tf_settings_check(TF_SETTING_THRESHOLD, "the threshold", 999.5), 0);
+	assert_int_equal(tf_settings_resolve(&s, &(tf_settings_flags){ 0 }, pct, NULL), 0);
+	assert_true(s.confirm_budget_pct == 50 && s.confirm_budget_ns == 0);
+	tf_config_free(pct);
 	tf_config_free(c);
 }
 

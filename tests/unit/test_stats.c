@@ -200,6 +200,14 @@ static void test_verdict_rule(void **state)
 	assert_int_equal(verdict_of(0.05, 0.03, 0.07, 1e-9, 1e5, 1e5), TF_VERDICT_REGRESSED);
 	/* significant before, not after the correction */
 	assert_int_equal(verdict_of(0.30, 0.05, 0.6, 0.002, 100, 100), TF_VERDICT_INCONCLUSIVE);
+	/* an interval wholly past the threshold, short of alpha: said so, not
+	 * "too few to tell from chance" (go-cmp's TestOptions, +476% up) */
+	tf_stats_result r = { TF_METHOD_POISSON, 40.7, 4.76, 300.9, 1e-4, INFINITY, 1 };
+	char why[256];
+	assert_int_equal(tf_stats_verdict(&r, 0.0013, 0.05, 0.001, 1, 78, why, sizeof(why)),
+			 TF_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(why, "but p=0.0013 across the suite's tests, short of alpha 0.001"));
+	assert_null(strstr(why, "too few"));
 }
 
 static void test_event_noise(void **state)
@@ -490,6 +498,73 @@ static void test_sim_detects_slowdown(void **state)
 				     TF_VERDICT_REGRESSED);
 }
 
+/*
+ * Tests of a few periods, sampled on counter overflow: a count is the
+ * cost in periods rounded up or down by the sampling phase, and a run
+ * without a sample is counted as one period (compare.c). One run a side,
+ * no history yet (the floor of 1.5% doubled), a test that wanders by 30%
+ * from run to run around 1.2 periods: its counts wobble between 0 and 3
+ * (4%, 67%, 28%, 1%) and it is never called regressed beyond alpha; grown
+ * 20 times, it is always caught (with the variance taken at the observed
+ * counts: 70% of the time). go-cmp's TestOptions, 1 sample against 78 in
+ * two runs (4 ms to 156 ms a run, 7% of runner's shift taken out, the
+ * shift's variance 0.018), is regressed with Holm's worst factor for its
+ * 12 tests, where it was "too few to tell from chance".
+ */
+static double quantised(rng *g, double periods)
+{
+	return floor(periods + uniform(g));
+}
+
+static tf_verdict tiny(rng *g, double ratio)
+{
+	double b = quantised(g, 1.2 * exp(0.3 * gauss(g)));
+	double h = quantised(g, 1.2 * ratio * exp(0.3 * gauss(g)));
+	double bc = b > 0 ? b : 1, hc = h > 0 ? h : 1;
+	tf_stats_input in = { &bc, &hc, 1, 1, b, h, 0.03, true, 0, 0, 0, 0, 0, 0, false, false, 0, 0 };
+	tf_stats_result r;
+	char why[256];
+
+	if (b == 0 && h == 0)
+		return TF_VERDICT_INCONCLUSIVE; /* compare.c's untestable() */
+	tf_stats_test(&r, &in);
+	return tf_stats_verdict(&r, r.p, 0.05, 0.001, b, h, why, sizeof(why));
+}
+
+static void test_sim_tiny_tests(void **state)
+{
+	(void)state;
+	rng g = { 28 };
+	int regressed = 0, caught = 0, n = 20000, seen[8] = { 0 };
+	for (int t = 0; t < n; t++)
+		seen[(int)TF_MIN(quantised(&g, 1.2 * exp(0.3 * gauss(&g))), 7)]++;
+	/* the counts this test gives: 0 to 3 */
+	assert_true(seen[0] > n / 50 && seen[1] > n / 5 && seen[2] > n / 5 && seen[3] > n / 200);
+	for (int t = 0; t < n; t++)
+		regressed += tiny(&g, 1) == TF_VERDICT_REGRESSED;
+	for (int t = 0; t < n; t++)
+		caught += tiny(&g, 20) == TF_VERDICT_REGRESSED;
+	print_message("tiny tests: %d false regressions, 20x caught %d, of %d\n", regressed, caught, n);
+	if (regressed > 35)
+		fail_msg("%d false regressions in %d trials of a test of 0-3 samples", regressed, n);
+	if (caught < n)
+		fail_msg("a test of 0-3 samples grown 20x caught %d of %d times", caught, n);
+
+	/* go-cmp's TestOptions as its report.json had it */
+	const double base[] = { 4016064 }, head[] = { 156626496 * 0.93, 156626496 * 0.93 };
+	tf_stats_input in = { base, head, 1, 2, 1, 78, 0.03, true, 0, 0, 0, 0, 0, 0, false, false, 0, 0.018 };
+	tf_stats_result r;
+	char why[256];
+	tf_stats_test(&r, &in);
+	assert_true(r.p * 12 < 0.001);
+	assert_int_equal(tf_stats_verdict(&r, r.p * 12, 0.249, 0.001, 1, 78, why, sizeof(why)),
+			 TF_VERDICT_REGRESSED);
+	/* the interval: the ratios the same test would not reject, from
+	 * +1270% (Wald's, around the observed counts, from +476%) */
+	assert_true(r.ci_low > 10);
+	assert_true(r.ci_low < r.delta && r.delta < r.ci_high);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_sim_runs_no_false_alarm),
 		cmocka_unit_test(test_sim_history_noise_calibrated),
 		cmocka_unit_test(test_sim_detects_slowdown),
+		cmocka_unit_test(test_sim_tiny_tests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
