@@ -143,6 +143,9 @@ typedef struct {
 	double offcpu_ns;
 	double offcpu_apart_ns;
 	double offcpu_waits;  /* how many waits offcpu_ns is made of */
+	/* of offcpu_ns, the page-ins: waits for the disk to bring a file's
+	 * page into the page cache (a fault, a read): a cold cache */
+	double offcpu_pagein_ns;
 	char *runner;         /* "gtest", "junit", "ctest", "pytest", "go", "tap", "unity" */
 	char *source;         /* "markers", "frames", "process", "runner", "command", ... */
 	char *parent;         /* the test it ran inside (a ctest test, a program) */

@@ -69,6 +69,8 @@ void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu);
  * where the recording was capped) */
 void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, double apart,
 			    double waits);
+/* ... and of the time counted, what was page-ins (TF_WAIT_PAGEIN) */
+void tf_attributor_add_pagein(tf_attributor *a, tf_strid test, double counted);
 /* The test of a sampled allocation (TF_REC_ALLOC) whose stack is `locs`;
  * then its block, once it is in the profile as sample `sample` standing
  * for `bytes`; and a freed block: true when it lowers that sample's
@@ -93,7 +95,9 @@ typedef enum {
 	TF_WAIT_SLEEP,   /* nanosleep and its kin */
 	TF_WAIT_LOCK,    /* a futex under pthread_mutex_lock or a rwlock */
 	TF_WAIT_FUTEX,   /* any other futex: a condition, a semaphore, ... */
-	TF_WAIT_IO,      /* the block layer, fsync, a page being read */
+	TF_WAIT_IO,      /* the block layer, fsync, a buffer being written */
+	TF_WAIT_PAGEIN,  /* a file's page read into the page cache for a
+			  * fault or a read(): a cold cache (offcpu.c) */
 	TF_WAIT_POLL,    /* poll, select, epoll */
 	TF_WAIT_PIPE,
 	TF_WAIT_SOCKET,

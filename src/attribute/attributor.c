@@ -129,6 +129,7 @@ struct test_acc {
 	uint32_t lead;        /* the thread that runs it (offcpu.c), 0 unknown */
 	double offcpu, apart; /* its waits, counted and left apart (offcpu.c) */
 	double nwaits;        /* how many were counted */
+	double pagein;        /* of `offcpu`, the page-ins (offcpu.c) */
 };
 
 struct thread {
@@ -1430,6 +1431,11 @@ void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, dou
 		ta->nwaits += waits;
 }
 
+void tf_attributor_add_pagein(tf_attributor *a, tf_strid test, double counted)
+{
+	acc(a, test)->pagein += counted;
+}
+
 void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu)
 {
 	a->offcpu = offcpu;
@@ -2079,6 +2085,7 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 			m.offcpu_ns = ta->offcpu;
 			m.offcpu_apart_ns = ta->apart;
 			m.offcpu_waits = ta->nwaits;
+			m.offcpu_pagein_ns = ta->pagein;
 		}
 		if (ta->runner) {
 			m.runner_ns = ta->runner->duration_ns;

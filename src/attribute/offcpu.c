@@ -10,6 +10,17 @@
  * were recorded (do_nanosleep, futex_wait, io_schedule, do_wait, ...),
  * else the system call's wrapper in libc.
  *
+ * A wait for the disk under a page fault or a read through the page cache
+ * (filemap_fault, filemap_read, readahead, a swap-in) is a page-in: the
+ * page was not in the cache. That is the cache's state more than the
+ * test's code: the first run after a build, a checkout or another job's
+ * memory pressure reads a program's pages from disk once (t0920's
+ * case_036 waited 60 ms in _start on a README-only branch, 0 in the
+ * base), the next run not at all. Its time is counted and labelled like
+ * any wait, and said apart in the test's metadata (offcpu_pagein_ns), so
+ * that the comparison can tell it from a wait the code makes
+ * (compare/waits.c).
+ *
  * Waits are attributed by test like CPU samples, and counted so that a
  * test's wall time is its CPU time plus its waits, each moment once:
  *
@@ -38,7 +49,8 @@
 
 static const char *const reason_names[TF_WAIT_COUNT] = {
 	[TF_WAIT_OTHER] = "other", [TF_WAIT_SLEEP] = "sleep", [TF_WAIT_LOCK] = "lock",
-	[TF_WAIT_FUTEX] = "futex", [TF_WAIT_IO] = "io", [TF_WAIT_POLL] = "poll",
+	[TF_WAIT_FUTEX] = "futex", [TF_WAIT_IO] = "io", [TF_WAIT_PAGEIN] = "page-in",
+	[TF_WAIT_POLL] = "poll",
 	[TF_WAIT_PIPE] = "pipe", [TF_WAIT_SOCKET] = "socket", [TF_WAIT_CHILD] = "child",
 	[TF_WAIT_JOIN] = "join", [TF_WAIT_SIGNAL] = "signal", [TF_WAIT_STOPPED] = "stopped",
 	[TF_WAIT_EXIT] = "exit",
@@ -94,6 +106,26 @@ static const name_rule kernel_rules[] = {
 	{ NULL, false, TF_WAIT_OTHER },
 };
 
+/* Kernel functions that read a file's page into the page cache for a
+ * fault or a read (or a page back from swap): an I/O wait under one of them
+ * is a page-in (see the head comment). fsync's and writeback's waits go
+ * through none of them. */
+static const name_rule pagein_rules[] = {
+	{ "filemap_fault", false, TF_WAIT_PAGEIN }, { "filemap_read", false, TF_WAIT_PAGEIN },
+	{ "filemap_get_pages", false, TF_WAIT_PAGEIN },
+	{ "filemap_update_page", false, TF_WAIT_PAGEIN },
+	{ "filemap_splice_read", false, TF_WAIT_PAGEIN },
+	{ "do_read_cache_", true, TF_WAIT_PAGEIN }, { "read_cache_", true, TF_WAIT_PAGEIN },
+	{ "page_cache_sync_ra", false, TF_WAIT_PAGEIN },
+	{ "page_cache_async_ra", false, TF_WAIT_PAGEIN },
+	{ "page_cache_ra_", true, TF_WAIT_PAGEIN }, { "force_page_cache_ra", false, TF_WAIT_PAGEIN },
+	{ "do_swap_page", false, TF_WAIT_PAGEIN }, { "swap_read_folio", false, TF_WAIT_PAGEIN },
+	{ "swapin_readahead", false, TF_WAIT_PAGEIN }, { "swap_readpage", false, TF_WAIT_PAGEIN },
+	{ "do_read_fault", false, TF_WAIT_PAGEIN }, { "__do_fault", false, TF_WAIT_PAGEIN },
+	{ "exc_page_fault", false, TF_WAIT_PAGEIN },
+	{ NULL, false, TF_WAIT_OTHER },
+};
+
 /* User functions: the system call wrappers of a libc (where no kernel
  * frame was recorded), and the calls whose futex is a wait for the
  * thread's own threads (pthread_join) or a lock. */
@@ -145,6 +177,15 @@ tf_wait_reason tf_waits_reason(const tf_profile *p, const uint32_t *locs, size_t
 		for (const name_rule *r = kernel_rules; r->name; r++)
 			if (rule_match(r, fn)) {
 				kernel = r->reason;
+				break;
+			}
+	}
+	/* the disk, for a page the cache did not hold */
+	for (size_t i = 0; i < nkernel && i < n && kernel == TF_WAIT_IO; i++) {
+		const char *fn = loc_function(p, locs[i], 0);
+		for (const name_rule *r = pagein_rules; r->name; r++)
+			if (rule_match(r, fn)) {
+				kernel = TF_WAIT_PAGEIN;
 				break;
 			}
 	}

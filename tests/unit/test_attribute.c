@@ -457,6 +457,30 @@ static void test_wait_reasons(void **state)
 	/* no kernel frames: the wrapper says what it can */
 	assert_string_equal(REASON(0, "main", "libc.so.6!__nanosleep"), "sleep");
 	assert_string_equal(REASON(0, "main", "libc.so.6!__read"), "other");
+	/* the disk for a page the cache did not hold, as this 6.18 kernel
+	 * gives it: a fault in the program's own code (a binary read from
+	 * disk once, t0920's case_036 in _start), a read(), an exec's read
+	 * of the binary; a page-in, not an io like an fsync's */
+	assert_string_equal(REASON(10, "_start", "asm_exc_page_fault", "exc_page_fault",
+				   "handle_mm_fault", "__handle_mm_fault", "do_fault", "__do_fault",
+				   "filemap_fault", "folio_wait_bit_common", "io_schedule",
+				   "schedule"),
+			    "page-in");
+	assert_string_equal(REASON(9, "main", "use_read", "libc.so.6!__read",
+				   "entry_SYSCALL_64_after_hwframe", "do_syscall_64", "ksys_read",
+				   "vfs_read", "filemap_read", "filemap_get_pages",
+				   "folio_wait_bit_common", "io_schedule", "schedule"),
+			    "page-in");
+	assert_string_equal(REASON(8, "__x64_sys_execve", "do_execveat_common.isra.0",
+				   "bprm_execve", "__kernel_read", "filemap_read",
+				   "filemap_get_pages", "folio_wait_bit_common", "io_schedule",
+				   "schedule"),
+			    "page-in");
+	assert_string_equal(REASON(8, "main", "wait_fsync", "libc.so.6!fsync", "do_syscall_64",
+				   "__x64_sys_fsync", "do_fsync", "file_write_and_wait_range",
+				   "filemap_fdatawait_range", "folio_wait_bit_common", "io_schedule",
+				   "schedule"),
+			    "io");
 }
 
 static void test_costs_from_switches(void **state)
