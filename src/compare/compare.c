@@ -86,10 +86,11 @@ static uint32_t test_intern(agg *a, const char *name, size_t len)
 	t.ran = tf_xcalloc(pv->nruns, sizeof(bool));
 	t.run_cpu = tf_xmalloc(pv->nruns * sizeof(double));
 	t.run_waits = tf_xmalloc(pv->nruns * sizeof(double));
+	t.run_pagein = tf_xmalloc(pv->nruns * sizeof(double));
 	for (size_t i = 0; i < pv->nruns * 4; i++)
 		t.exact[i] = NAN;
 	for (size_t i = 0; i < pv->nruns; i++)
-		t.quantum[i] = t.run_cpu[i] = t.run_waits[i] = NAN;
+		t.quantum[i] = t.run_cpu[i] = t.run_waits[i] = t.run_pagein[i] = NAN;
 	t.parent = NO_ID;
 	tf_vec_push(&a->tests, t);
 	return (uint32_t)pv->ninternal++;
@@ -266,6 +267,8 @@ static void meta_time(agg *a, agg_test *at, size_t run, const tf_test_meta *m)
 	at->exact[run * 4 + TF_MEASURE_RUNNER] = m->runner_ns;
 	at->run_cpu[run] = !isnan(m->count) ? m->count : (double)m->value;
 	at->run_waits[run] = m->offcpu_waits;
+	if (!isnan(m->offcpu_ns))
+		at->run_pagein[run] = isnan(m->offcpu_pagein_ns) ? 0 : m->offcpu_pagein_ns;
 	if (!isnan(m->offcpu_ns)) {
 		at->off[side] += m->offcpu_ns;
 		at->apart[side] += isnan(m->offcpu_apart_ns) ? 0 : m->offcpu_apart_ns;
@@ -1534,6 +1537,7 @@ static void agg_clear(agg *a)
 		free(a->tests.v[t].ran);
 		free(a->tests.v[t].run_cpu);
 		free(a->tests.v[t].run_waits);
+		free(a->tests.v[t].run_pagein);
 	}
 	tf_vec_free(&a->tests);
 	tf_vec_free(&a->name_test);
@@ -1575,6 +1579,8 @@ static int compare_impl(tf_comparison **out, const tf_compare_side *base,
 	a.pv = c->priv;
 	a.wall = wall;
 	if (!(rc = read_runs(&a, value))) {
+		if (waits || wall)
+			tf_cmp_waits_pageins(&a);
 		/* allocations are a measure of their own: no waits, no wall */
 		if (a.pv->memory) {
 			measure = TF_GATE_CPU;

@@ -74,6 +74,7 @@ typedef struct {
 	double *run_cpu;   /* per run: its CPU time (the exact count, else its
 			    * sampled cost); NAN when it did not run */
 	double *run_waits; /* per run: how many waits its off-CPU time is; NAN */
+	double *run_pagein; /* per run: of its off-CPU time, the page-ins; NAN */
 	double mem[2][MEM_FIELDS];          /* memory's, as wall[] */
 	unsigned nmem[2][MEM_FIELDS];
 	bool listed[2];    /* named in a side's run metadata */
@@ -218,6 +219,10 @@ tf_verdict tf_stats_verdict(const tf_stats_result *r, double p_adjusted, double 
 			    double alpha, double base_samples, double head_samples,
 			    char *reason, size_t reason_len);
 
+/* A comparison of waits or of wall time: each test's page-ins (a cold
+ * cache) out of its runs' costs, but for what every run of both sides
+ * repeats (waits.c). */
+void tf_cmp_waits_pageins(agg *a);
 /* Judge every test of `c` by its waits (waits.c), as judge() does by CPU. */
 void tf_cmp_judge_waits(tf_comparison *c, agg *a, const tf_compare_opts *o);
 /* The places where the regressed and improved tests of a comparison of

@@ -471,15 +471,16 @@ static void wait_sites(tf_buf *b, const tf_test_delta *t, const tf_table_opts *o
 	tf_buf_putc(b, '\n');
 	if (n) {
 		pad_left(b, "waited", 16);
-		tf_buf_puts(b, "  why     blocking call <- caller\n");
+		tf_buf_puts(b, "  why      blocking call <- caller\n");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const tf_func_delta *f = &w->functions[i];
-		size_t avail = o->width > 36 ? o->width - 36 : 36;
+		size_t avail = o->width > 37 ? o->width - 37 : 36;
 		signed_cost(d, sizeof(d), f->delta_self, "nanoseconds");
 		pad_left(b, d, 16);
 		tf_buf_puts(b, "  ");
-		put_fit(b, f->reason ? f->reason : "", 6, true);
+		/* the longest reasons: "page-in", "stopped" */
+		put_fit(b, f->reason ? f->reason : "", 7, true);
 		tf_buf_puts(b, "  ");
 		tf_buf_clear(&line);
 		tf_buf_puts(&line, f->name);

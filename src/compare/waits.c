@@ -21,6 +21,20 @@
  *    for the disk in a run, 2 ms to 125 ms each, none of them in every
  *    run). No noise model of one run tells such a wait from a new one.
  *
+ * The third has a name where the kernel's stack was recorded: a page-in
+ * (attribute/offcpu.c), the disk read for a fault or a read() of a page
+ * the cache did not hold. It says what the cache held, not what the code
+ * does: the first run after a build, a checkout or a neighbour's memory
+ * pressure reads a program's pages once (a README-only branch of t0920's
+ * suite failed on case_036, 0 -> 60.2 ms in _start), the next run not at
+ * all. So page-ins count only as far as they repeat: with two runs a
+ * side or more, each side keeps the least of its runs' page-ins (what
+ * every run read from disk: a test that drops its file from the cache, or
+ * reads more than the cache holds), the rest of them are left out; with
+ * one run on either side, no run says what repeats and they are left out
+ * whole. Either way the page-ins stay in the profile, labelled, and in
+ * the test's waits as measured; they decide nothing alone.
+ *
  * The first two are a variance per run, Var = FLOOR^2 + waits * WAKE^2 +
  * (SHARE * waited)^2, and a z test. With three runs a side or more, the
  * runs say it themselves, but a wait's noise is one-sided and heavy: a
@@ -61,6 +75,32 @@ static double run_var(double waited, double waits)
 {
 	double w = isnan(waits) ? 1 : waits;
 	return FLOOR_NS * FLOOR_NS + w * WAKE_NS * WAKE_NS + SHARE * SHARE * waited * waited;
+}
+
+void tf_cmp_waits_pageins(agg *a)
+{
+	const struct tf_compare_priv *pv = a->pv;
+	bool repeated = pv->nbase >= 2 && pv->nhead >= 2;
+
+	for (size_t t = 0; t < a->tests.n; t++) {
+		agg_test *at = &a->tests.v[t];
+		double keep[2] = { INFINITY, INFINITY };
+		for (size_t r = 0; r < pv->nruns && repeated; r++) {
+			int side = pv->runs[r].head;
+			if (!isnan(at->run_pagein[r]))
+				keep[side] = fmin(keep[side], at->run_pagein[r]);
+		}
+		for (size_t r = 0; r < pv->nruns; r++) {
+			double p = at->run_pagein[r];
+			if (isnan(p) || p <= 0)
+				continue;
+			double out = p - (repeated ? keep[pv->runs[r].head] : 0);
+			double *exact = &at->exact[r * 4 + TF_MEASURE_COUNT];
+			if (!isnan(*exact))
+				*exact = fmax(0, *exact - out);
+			at->cost[r] = fmax(0, at->cost[r] - out);
+		}
+	}
 }
 
 static double mean_of(const double *v, size_t n)
@@ -449,6 +489,8 @@ void tf_cmp_wait_sites(tf_comparison *c, size_t top)
 		}
 	}
 	tf_strtab_init(&keys);
+	/* page-ins are a site where they may count (tf_cmp_waits_pageins) */
+	bool pageins = pv->nbase >= 2 && pv->nhead >= 2;
 	for (size_t r = 0; r < pv->nruns && nslots && top; r++) {
 		const cmp_run *run = &pv->runs[r];
 		const tf_profile *p = run->p;
@@ -456,7 +498,8 @@ void tf_cmp_wait_sites(tf_comparison *c, size_t top)
 			uint32_t slot = slot_of[run->sample_test[i]];
 			double v = cmp_sample_value(run, i);
 			wsite w;
-			if (slot == NO_ID || v == 0 || !site_of(p, &p->samples.v[i], &w))
+			if (slot == NO_ID || v == 0 || !site_of(p, &p->samples.v[i], &w) ||
+			    (!pageins && strcmp(w.reason, "page-in") == 0))
 				continue;
 			/* a site is its reason, call, caller and line: a key of
 			 * their strings, one accumulator per test */
