@@ -78,12 +78,14 @@ for case in "sleep:__nanosleep:nap:sleep" "mutex:pthread_mutex_lock:wait_mutex:l
 done
 
 # a waitpid is the child'"'"'s time: the parent'"'"'s wait is left apart, not counted twice.
-# A 30 ms wait counts 15 to 55 ms: a woken thread waits for a CPU on a
-# busy machine (16 ms more seen at a load of 7), and that is time off CPU
-# too; a child's wait counts while the test's thread waits for it (the
-# fixture's child sleeps once the parent is about to wait: counted from
-# its start, 25.9 ms of 30 were counted at a load of 8 before); another
-# 30 ms counted (the wait counted twice, an idle worker's) is not.
+# A 30 ms wait counts at least 27 ms, and no more than the fixture says
+# its thread was off CPU while it waited, and 10 ms of the test's other
+# waits (its start, its exit): a woken thread waits for a CPU on a busy
+# machine, and that is time off CPU too (a 30 ms sleep counted 60 ms at a
+# load of 9, when the fixed bound of 55 ms failed); a child's wait counts
+# while the test's thread waits for it (the fixture's child sleeps once
+# the parent is about to wait); another 30 ms counted (the wait counted
+# twice, an idle worker's) is not.
 # The parent's wait apart is the child's whole life, its start included:
 # its 30 ms sleep at least, and as many wake-ups (the child's to start, to
 # exit, the parent's) as a busy machine delays (149 ms seen at a load of 7).
@@ -91,15 +93,18 @@ test_expect_success 'a waitpid on a slow child: the parent'"'"'s wait apart, the
 	apart=$(meta waitpid.pb.gz test_b offcpu_apart_ns) && counted=$(meta waitpid.pb.gz test_b offcpu_ns) &&
 	{ { test "$apart" -ge 27000000 && test "$apart" -lt 500000000; } ||
 		fail "the waitpid, apart: $apart ns, not the child'"'"'s life (27 to 500 ms)"; } &&
-	expect_near "$counted" 35000000 20000000 "the child'"'"'s sleep (ns)" &&
+	off=$(sed -n "s/^waits: waitpid off CPU \([0-9]*\) ns$/\1/p" waitpid.err) &&
+	{ { test "$counted" -ge 27000000 && test "$counted" -le $((off + 10000000)); } ||
+		fail "the child'"'"'s sleep counted $counted ns, the parent off CPU $off ns"; } &&
 	grep -q "wait_child" r-waitpid/test_b.offcpu.folded
 '
 
 # an fsync: the fixture syncs until its thread has been blocked 30 ms (its
 # schedstat) and says how long it was off CPU then (blocked, or woken and
 # waiting for a CPU: on a busy machine, most of it). The waiting grows by
-# no less than the first (less 10%) and no more than the second (and a
-# few ms of the base's own), on any disk that makes an fsync wait at all;
+# no less than the first (less 10%) and no more than the second (and
+# 10 ms of the test's other waits: 5 ms failed by 0.2 ms at a load of 7),
+# on any disk that makes an fsync wait at all;
 # what the syncs cost in CPU is the disk's, so either may lead the verdict.
 test_expect_success 'an fsync: regressed, waiting as long as the fixture was off CPU, fsync called from wait_fsync' '
 	if [ "$(stat -f -c %T .)" = tmpfs ]; then echo "# skipped: fsync on tmpfs does not wait"; exit 0; fi
@@ -112,7 +117,7 @@ test_expect_success 'an fsync: regressed, waiting as long as the fixture was off
 	jq -r ".tests[] | select(.name == \"test_b\") | .grew[]" $j >grew && expect_contains grew waiting &&
 	expect_contains out "test_b: waiting +" &&
 	waited=$(jq -r ".tests[] | select(.name == \"test_b\") | .waits.delta_ns | floor" $j) &&
-	{ { test "$waited" -ge $((blocked * 9 / 10)) && test "$waited" -le $((off + 5000000)); } ||
+	{ { test "$waited" -ge $((blocked * 9 / 10)) && test "$waited" -le $((off + 10000000)); } ||
 		fail "test_b waited $waited ns more; the fixture was blocked $blocked ns, off CPU $off ns"; } &&
 	jq -r ".tests[] | select(.name == \"test_b\") | .waits.sites[] | select(.call == \"fsync\" and .caller == \"wait_fsync\" and .reason == \"io\") | .delta_ns | floor" $j >site &&
 	site=$(awk "{ s += \$1 } END { printf \"%d\", s }" site) &&
@@ -124,8 +129,39 @@ test_expect_success 'an fsync: regressed, waiting as long as the fixture was off
 test_expect_success 'idle pool threads are left apart, the test'"'"'s own sleep counted' '
 	rec cond KIND=cond &&
 	counted=$(meta cond.pb.gz test_b offcpu_ns) && apart=$(meta cond.pb.gz test_b offcpu_apart_ns) &&
-	expect_near "$counted" 35000000 20000000 "the sleep (ns)" &&
+	off=$(sed -n "s/^waits: cond off CPU \([0-9]*\) ns$/\1/p" cond.err) &&
+	{ { test "$counted" -ge 27000000 && test "$counted" -le $((off + 10000000)); } ||
+		fail "the sleep counted $counted ns, the test off CPU $off ns"; } &&
 	{ test "$apart" -gt 90000000 || fail "the idle workers apart: $apart ns, not over 90 ms"; }
+'
+
+# an unchanged suite whose test_b reads a file (64 MiB, through a mapping)
+# that the page cache held in the base's run and not in the head's, as a
+# build, a checkout or a neighbour's memory pressure drops a program's
+# pages: its wait for the disk is measured, labelled page-in, and fails
+# nothing (a README-only branch of t0920's suite failed on one, 60 ms in
+# _start). How long the fixture was blocked is only a sign that the disk
+# was read: its wall time less its CPU and run-queue time also holds the
+# time a busy host took the VM's CPU away (1.1-11 ms blocked beside
+# 0.7-10.7 ms counted at a load of 7)
+test_expect_success 'a file read from disk once: a page-in, shown, not a regression' '
+	if [ "$(stat -f -c %T suite)" = tmpfs ]; then echo "# skipped: tmpfs has no disk"; exit 0; fi
+	head -c 64M /dev/zero | tr "\0" x >suite/waits-pagein.data && sync suite/waits-pagein.data &&
+	rec warm KIND=pagein &&
+	dd if=suite/waits-pagein.data iflag=nocache count=0 2>/dev/null &&
+	rec cold KIND=pagein &&
+	blocked=$(sed -n "s/^waits: pagein blocked \([0-9]*\) ns$/\1/p" cold.err) &&
+	{ test "$blocked" -gt 2000000 ||
+		{ echo "# skipped: the disk paged 64 MiB in, blocked $blocked ns"; exit 0; }; } &&
+	{ "$TF" compare --report r-pagein warm.pb.gz cold.pb.gz >out 2>err ||
+		{ cat out err; fail "an unchanged suite failed on $blocked ns of page-ins"; }; } &&
+	w=$(jq -r ".tests[] | select(.name == \"test_b\") | .waits.verdict" r-pagein/report.json) &&
+	{ test "$w" = unchanged || fail "test_b by its waits: $w"; } &&
+	pagein=$(meta cold.pb.gz test_b offcpu_pagein_ns) && waited=$(meta cold.pb.gz test_b offcpu_ns) &&
+	{ { test "${pagein:-0}" -gt 0 && test "$pagein" -ge $((waited * 9 / 10)); } ||
+		fail "test_b waited $waited ns, ${pagein:-none} of them page-ins"; } &&
+	go tool pprof -sample_index=off-cpu -tagfocus=wait=page-in -traces cold.pb.gz 2>/dev/null >traces &&
+	expect_contains traces wait_pagein
 '
 
 # CPU alone: test_b computes 40 ms more, nothing waits; both gates agree
