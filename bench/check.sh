@@ -9,7 +9,10 @@
 #                                default all; YAMLCPP_BUILD=dir adds
 #                                yaml-cpp's tests to symbolize)
 #
-# Each check prints "name: figure (goal) ok|SHORT"; the exit status is 1
+# Each check prints "name: figure (goal) ok|SHORT", under a line that names
+# the machine (CPU model, cores, memory, transparent huge pages), the code
+# and the load average, and over one with the load at the end: a figure is
+# only comparable with one from the same CPU model. The exit status is 1
 # when any figure misses its goal, 2 when a benchmark could not run.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,12 +74,22 @@ run_decode() {
 
 checks=("$@")
 [ ${#checks[@]} -gt 0 ] || checks=(postprocess symbolize compare decode)
-echo "bench-check: $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# "AMD EPYC, 2 cores, 24 GiB, THP madvise"
+machine() {
+	local model thp
+	model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
+	thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+	printf '%s, %s cores, %s GiB, THP %s' "${model:-unknown CPU}" "$(nproc)" \
+		"$(awk '/^MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)" "${thp:-none}"
+}
+echo "bench-check: $(date -u +%Y-%m-%dT%H:%MZ), $(machine)"
+echo "code $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for c in "${checks[@]}"; do
 	case $c in
 	postprocess | symbolize | compare | decode) "run_$c" ;;
 	*) echo "check.sh: no benchmark '$c' (postprocess, symbolize, compare, decode)" >&2; exit 2 ;;
 	esac
 done
+echo "bench-check: done $(date -u +%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ "$broken" = 0 ] || exit 2
 exit "$short"

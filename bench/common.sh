@@ -41,5 +41,5 @@ alternate_rounds() {
 
 machine() {
 	echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "date: $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg) (at the end)"
 }

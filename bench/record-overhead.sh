@@ -5,8 +5,9 @@
 # measured by the suite's own wrapper so that only the time the suite runs
 # counts (not the profiler's start-up or its work after the suite ends,
 # which bench/postprocess.sh measures). Variants: bare, `testflame record`
-# (frame pointers, DWARF, auto) and `perf record` (-g, --call-graph dwarf),
-# all at the same frequency. Runs alternate, ROUNDS times; medians and the
+# (frame pointers, DWARF, auto), `perf record` (-g, --call-graph dwarf) and
+# the floor, `perf record -g -a` (perf_a: one event per CPU, never switched
+# or inherited), all at the same frequency. Runs alternate, ROUNDS times; medians and the
 # paired ratios to bare (median and interquartile range) come from this one
 # run.
 #
@@ -18,7 +19,9 @@
 # 500 processes of a millisecond, where following a process is all that
 # costs). OLD_TF=PATH adds an older testflame build (frame
 # pointers) as the variant tf_old, to measure a change of the recorder
-# side by side. VARIANTS="bare tf_fp ..." picks the variants. Besides the
+# side by side. VARIANTS="bare tf_fp ..." picks the variants; perf_a_cg is
+# the floor filtered to a cgroup the suite moves into (`perf record -g -a
+# -G`, the way testflame follows by default; root and cgroup2). Besides the
 # median and IQR, the mean paired ratio is printed with its 95% interval:
 # on a VM whose runs wander by 10%, the interval says which differences
 # the rounds resolved.
@@ -30,9 +33,19 @@ SUITE_DIR=${SUITE_DIR:-$TOP/examples}
 case $SUITE_DIR in /*) ;; *) SUITE_DIR=$PWD/$SUITE_DIR ;; esac
 SUITE_CMD=${SUITE_CMD:-make -s check}
 
-# the suite, timing itself into $OUT
+# perf_a_cg's cgroup, when one can be made
+CGMNT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+CGNAME=tf-record-overhead-$$
+if [ -n "$CGMNT" ] && mkdir "$CGMNT/$CGNAME" 2>/dev/null; then
+	trap 'rmdir "$CGMNT/$CGNAME" 2>/dev/null; rm -rf "$WORK"' EXIT
+else
+	CGNAME=
+fi
+
+# the suite, timing itself into $OUT (in SUITE_CG's cgroup when given)
 cat >"$WORK/suite.sh" <<EOF
 #!/bin/sh
+[ -z "\${SUITE_CG:-}" ] || echo \$\$ >"\$SUITE_CG/cgroup.procs" || exit 1
 cd "$SUITE_DIR" || exit 1
 s=\$(date +%s%N)
 $SUITE_CMD >/dev/null
@@ -68,7 +81,11 @@ cmd[perf_dwarf]="perf record -q -F $FREQ --call-graph dwarf -o $WORK/perfdw.data
 cmd[perf_count]="perf stat -e task-clock -x, -o $WORK/stat.txt --"
 cmd[perf_side]="perf record -q -e dummy -o $WORK/side.data --"
 cmd[perf_flat]="perf record -q -F $FREQ -o $WORK/flat.data --"
-order=(bare tf_fp perf_fp tf_dwarf perf_dwarf tf_auto)
+# the floor: perf's cheapest way to see the suite, every CPU's samples
+cmd[perf_a]="perf record -q -e cpu-clock -F $FREQ -g -a -o $WORK/perfa.data --"
+[ -z "$CGNAME" ] ||
+	cmd[perf_a_cg]="env SUITE_CG=$CGMNT/$CGNAME perf record -q -e cpu-clock -F $FREQ -g -a -G $CGNAME -o $WORK/perfacg.data --"
+order=(bare tf_fp perf_fp tf_dwarf perf_dwarf tf_auto perf_a)
 if [ -n "${OLD_TF:-}" ]; then
 	cmd[tf_old]="$OLD_TF record -q --freq $FREQ --call-graph fp -o $WORK/old.pb.gz --"
 	order+=(tf_old)
@@ -76,6 +93,9 @@ fi
 if [ -n "${VARIANTS:-}" ]; then
 	read -r -a order <<<"$VARIANTS"
 fi
+for v in "${order[@]}"; do
+	[ -n "${cmd[$v]+set}" ] || { echo "record-overhead.sh: no variant '$v' here (perf_a_cg needs root and cgroup2)" >&2; exit 2; }
+done
 
 alternate_rounds
 

@@ -104,6 +104,8 @@ void tf_buf_grow(tf_buf *b, size_t extra);
 void tf_buf_put(tf_buf *b, const void *data, size_t len);
 void tf_buf_puts(tf_buf *b, const char *s);
 void tf_buf_putc(tf_buf *b, char c);
+/* `v` in decimal, as "%lld" prints it (a hot path's numbers, without printf) */
+void tf_buf_put_int(tf_buf *b, int64_t v);
 void tf_buf_printf(tf_buf *b, const char *fmt, ...) TF_PRINTF(2, 3);
 void tf_buf_vprintf(tf_buf *b, const char *fmt, va_list ap);
 void tf_buf_clear(tf_buf *b);

@@ -126,6 +126,11 @@ typedef struct {
 	/* Keep the runner's shift in: by default the median move of the tests
 	 * that ran no changed code is taken out of every test (shift.c). */
 	bool keep_shift;
+	/* The tests compared ran because they looked slower (a confirmation's
+	 * suspects, run alone, alternately with the base): none of them can
+	 * stand for the runner, whose speed both sides shared, so neither the
+	 * runner's shift nor the clock's jitter is read from their moves. */
+	bool picked;
 	/* How the verdict was confirmed on this runner, for the reports
 	 * ("the merge-base built and run here, 3 runs each"); NULL: not. */
 	const char *confirmation;

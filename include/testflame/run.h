@@ -158,6 +158,7 @@ typedef struct {
 
 	/* the flow's state */
 	bool interleaved;           /* the sides ran alternately in this job */
+	bool picked;                /* only tests that looked slower ran (a duet) */
 	char *confirmation;         /* how the verdict was confirmed (report) */
 	/* the tests that looked slower before a rerun confirmed them, sorted:
 	 * the reruns judge only these (tf_compare_opts.suspects) */

@@ -6,8 +6,41 @@
  */
 #include "testflame/common.h"
 
+#include <malloc.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/*
+ * Large blocks in transparent huge pages where the system leaves that to
+ * the program (THP "madvise", Debian's default; glibc does the same only
+ * when GLIBC_TUNABLES asks): a 2 MiB page is one fault and one TLB entry
+ * where 512 small pages are 512 of each. compare --report of two
+ * 120,000-stack profiles fills ~300 MB of arrays once; in small pages that
+ * was 95,700 faults and a quarter of its CPU on a paravirtualised AMD EPYC.
+ * The advice covers the block's own pages only; the kernel backs just the
+ * aligned 2 MiB ranges in them, when first touched.
+ */
+#define SMALL_PAGE ((uintptr_t)4096)
+#define BIG_BLOCK ((size_t)4 << 20)
+
+static void big_pages(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	if (n < BIG_BLOCK)
+		return;
+	/* the block's whole pages: a block malloc() mapped by itself is then
+	 * advised whole, one mapping still, which realloc() can move without
+	 * a copy (mremap() refuses a range that spans two mappings) */
+	uintptr_t lo = (uintptr_t)p & ~(SMALL_PAGE - 1);
+	uintptr_t hi = ((uintptr_t)p + malloc_usable_size(p) + SMALL_PAGE - 1) & ~(SMALL_PAGE - 1);
+	(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
 
 static void oom(size_t n)
 {
@@ -20,6 +53,7 @@ void *tf_xmalloc(size_t n)
 	void *p = malloc(n ? n : 1);
 	if (!p)
 		oom(n);
+	big_pages(p, n);
 	return p;
 }
 
@@ -28,6 +62,7 @@ void *tf_xcalloc(size_t n, size_t size)
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
 		oom(n * size);
+	big_pages(p, n * size);
 	return p;
 }
 
@@ -36,6 +71,7 @@ void *tf_xrealloc(void *p, size_t n)
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
 		oom(n);
+	big_pages(q, n);
 	return q;
 }
 
@@ -110,6 +146,19 @@ void tf_buf_putc(tf_buf *b, char c)
 	tf_buf_grow(b, 1);
 	b->ptr[b->len++] = c;
 	b->ptr[b->len] = '\0';
+}
+
+void tf_buf_put_int(tf_buf *b, int64_t v)
+{
+	char d[24], *e = d + sizeof(d), *p = e;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	tf_buf_put(b, p, (size_t)(e - p));
 }
 
 void tf_buf_vprintf(tf_buf *b, const char *fmt, va_list ap)

@@ -42,7 +42,7 @@ int cmd_merge(int argc, char **argv)
 	const tf_option opts[] = {
 		TF_OPT_GROUP("baseline and gate:"),
 		TF_OPT_STRING(0, "confirm", &o.flags.confirm, "HOW",
-			      "when a test looks slower and the config names the suite's command and build: against (build the merge-base, run both whole here), rerun, N reruns, or none (default: against)"),
+			      "when a test looks slower and the config names the suite's command and build: alone (build the merge-base, run the tests that looked slower alone where their runner can, both sides in turn), against (the same with the whole suite), rerun, N reruns, or none (default: alone)"),
 		TF_OPT_INCLUDE(run_opts),
 		TF_OPT_GROUP("general:"),
 		TF_OPT_STRING(0, "config", &o.rec.config, "FILE",

@@ -1090,7 +1090,10 @@ static void take_decided(tf_comparison *c, tf_test_delta *t, const tf_compare_op
 static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 {
 	struct tf_compare_priv *pv = c->priv;
-	judging j = { c, a, o, pv, runner_jitter(c, a), 0, 0, NULL, NULL, NULL, NULL,
+	/* tests picked for looking slower moved by the change, not by the
+	 * runner: their moves measure neither its shift nor its clock */
+	double jitter = o->picked ? -1 : runner_jitter(c, a);
+	judging j = { c, a, o, pv, jitter, 0, 0, NULL, NULL, NULL, NULL,
 		      NULL, NULL, NULL, NULL, 0 };
 	double borrowed = pv->noise_given ? 0 : suite_prior(c, a, c->summary.noise, o->threshold / 100);
 
@@ -1105,7 +1108,7 @@ static void judge(tf_comparison *c, agg *a, const tf_compare_opts *o)
 
 	tf_cmp_mark_changed(c);
 	/* a machine that runs slower allocates no more */
-	if (!o->keep_shift && !pv->memory)
+	if (!o->keep_shift && !o->picked && !pv->memory)
 		tf_cmp_runner_shift(c, &j.shift, &j.shift_var);
 	else
 		c->summary.shift_pct = NAN;

@@ -251,9 +251,12 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd, 
 		struct timespec wait = { 0, pace_ns(lc) };
 		if (ppoll(fds, n + 3, &wait, NULL) < 0 && errno != EINTR)
 			return tf_error_set_errno(TF_ERROR, "poll failed");
-		if (tf_launch_forward_signals(l, sigfd))
+		/* a descriptor poll found nothing on has nothing to read: a
+		 * wake-up of the 10 ms pace is no longer five empty reads */
+		if (fds[n + 1].revents && tf_launch_forward_signals(l, sigfd))
 			rec->info.interrupted = true;
-		drain_ring_signals(iofd);
+		if (iofd >= 0 && fds[0].revents)
+			drain_ring_signals(iofd);
 		/* the markers first: a line without @t= is stamped when it is read,
 		 * and draining the rings first would stamp it later by their size */
 		if (lc->markers)
@@ -265,7 +268,7 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd, 
 		if (lc->pending.n)
 			retry_pending(lc, 0, false);
 		tf_alloc_poll(lc->alloc);
-		rc = tf_launch_poll(l, &st);
+		rc = fds[n].revents ? tf_launch_poll(l, &st) : 0;
 		if (rc)
 			return rc;
 		if (st.exited)

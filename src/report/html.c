@@ -42,7 +42,7 @@ static void put_num(tf_buf *b, double v)
 	if (!isfinite(v))
 		tf_buf_puts(b, "null");
 	else if (v == floor(v) && fabs(v) < 1e15)
-		tf_buf_printf(b, "%.0f", v);
+		rp_put_whole(b, v);
 	else
 		tf_buf_printf(b, "%.7g", v);
 }
@@ -190,13 +190,17 @@ static size_t function_stats(fstat **out, const rp_tree *t, uint32_t root, uint3
 			     uint32_t *stamp, uint32_t *active, uint32_t round)
 {
 	TF_VEC(fstat) st = { 0 };
+	/* the names of the open frames, by depth: a frame at depth d has its
+	 * ancestors at depths 2 to d - 1 open (preorder), so entry i is at
+	 * depth i + 2 and a frame closes what is as deep as it or deeper */
 	TF_VEC(uint32_t) open = { 0 };
 
 	for (uint32_t p = root; p < t->end[root]; p++) {
 		uint32_t node = t->order[p];
 		const tf_diff_node *nd = &t->t->nodes[node];
-		while (open.n && t->end[open.v[open.n - 1]] <= p)
-			active[t->name_id[t->order[open.v[--open.n]]]]--;
+		size_t above = nd->depth >= 2 ? nd->depth - 2 : 0;
+		while (open.n > above)
+			active[open.v[--open.n]]--;
 		if (nd->depth <= 1)
 			continue;
 		uint32_t f = t->name_id[node];
@@ -214,10 +218,10 @@ static size_t function_stats(fstat **out, const rp_tree *t, uint32_t root, uint3
 			s->ht += nd->head_total;
 		}
 		active[f]++;
-		tf_vec_push(&open, p);
+		tf_vec_push(&open, f);
 	}
 	while (open.n)
-		active[t->name_id[t->order[open.v[--open.n]]]]--;
+		active[open.v[--open.n]]--;
 	tf_vec_free(&open);
 	qsort(st.v, st.n, sizeof(fstat), by_size);
 	*out = st.v;
@@ -261,7 +265,9 @@ static void put_functions(tf_buf *b, page *pg, uint32_t root, const tf_test_delt
 				break;
 			}
 		uint32_t sid = node_sid(pg, fs[i].node);
-		tf_buf_printf(b, "%s[%u,", i ? "," : "", sid);
+		tf_buf_puts(b, i ? ",[" : "[");
+		tf_buf_put_int(b, sid);
+		tf_buf_putc(b, ',');
 		put_num(b, fs[i].bs);
 		tf_buf_putc(b, ',');
 		put_num(b, fs[i].hs);
@@ -269,7 +275,9 @@ static void put_functions(tf_buf *b, page *pg, uint32_t root, const tf_test_delt
 		put_num(b, fs[i].bt);
 		tf_buf_putc(b, ',');
 		put_num(b, fs[i].ht);
-		tf_buf_printf(b, ",%lld]", (long long)line);
+		tf_buf_putc(b, ',');
+		tf_buf_put_int(b, line);
+		tf_buf_putc(b, ']');
 	}
 	tf_buf_printf(b, "],\"fxn\":%zu", n);
 	free(fs);
@@ -405,8 +413,10 @@ static void put_tree(tf_buf *b, page *pg, const uint8_t *keep, size_t *pos_out)
 #define EMIT_NODE(depth, sid, bv, hv) \
 	do { \
 		const char *sep = emitted ? "," : ""; \
-		tf_buf_printf(&d, "%s%u", sep, (unsigned)(depth)); \
-		tf_buf_printf(&nm, "%s%u", sep, (unsigned)(sid)); \
+		tf_buf_puts(&d, sep); \
+		tf_buf_put_int(&d, (depth)); \
+		tf_buf_puts(&nm, sep); \
+		tf_buf_put_int(&nm, (sid)); \
 		tf_buf_puts(&vb, sep); \
 		put_num(&vb, (bv)); \
 		tf_buf_puts(&vh, sep); \

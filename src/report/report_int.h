@@ -112,6 +112,8 @@ void rp_tree_order(const tf_diff_tree *t, uint32_t *order, uint32_t *pos, uint32
 /* The renderers, on a prepared tree (positions are preorder positions). */
 int rp_html_render(tf_buf *out, rp_ctx *x, const rp_tree *forest);
 int rp_svg_render(tf_buf *out, rp_ctx *x, const rp_tree *t, uint32_t root_pos, size_t test);
+/* A whole number |v| < 1e15 as "%.0f" prints it, without printf. */
+void rp_put_whole(tf_buf *b, double v);
 /* Folded diff lines of the subtree at `root_pos`; `skip_root` leaves the
  * root frame out of the stacks. */
 int rp_folded_render(tf_buf *out, const rp_tree *t, uint32_t root_pos, bool skip_root);

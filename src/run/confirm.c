@@ -8,23 +8,24 @@
  * moment, or a machine, that was slow. When a test looks slower (its 95%
  * interval is above zero and reaches the threshold), the slowdown must
  * hold on this runner before the build fails (--confirm, gate.confirm):
- *   against  the merge-base checked out beside this tree, built with the
+ *   alone    the merge-base checked out beside this tree, built with the
  *            config's `build`, and run alternately with this tree until
  *            the verdict is decided: both sides meet the same machine and
- *            its moment, and only what the code changed stays. The
- *            default where `build` is set. With `alone`, where each
- *            suspect's runner can run it alone (tf_attribute_select), only the suspects
- *            run (a duet: three to twenty rounds, each test until it is
- *            decided, within gate.confirm_budget, their verdicts standing
- *            for the first run's); else the whole suite, three rounds and
- *            at most eight.
+ *            its moment, and only what the code changed stays. Where each
+ *            suspect's runner can run it alone (tf_attribute_select), only
+ *            the suspects run (a duet: three to twenty rounds, each test
+ *            until it is decided, within gate.confirm_budget, their
+ *            verdicts standing for the first run's); else the whole suite.
+ *            The default where `build` is set.
+ *   against  the same with the whole suite, three rounds and at most
+ *            eight.
  *   rerun    this tree run again (N times, default 2) and judged on those
  *            runs, not on the one that raised the suspicion: that run was
  *            chosen for looking slow. Only the tests that looked slower in
  *            it, or ran changed code, can fail: among hundreds of tests a
  *            few look slower by chance in any run, the reruns too. The default without
- *            `build`, and what `against` falls back to when the
- *            merge-base cannot be built; the report then says why.
+ *            `build`, and what `alone` and `against` fall back to when
+ *            the merge-base cannot be built; the report then says why.
  *   none     the first run's verdict.
  * An unchanged PR whose tests look as they did pays nothing for it; about
  * one in five, by chance, pays for a confirmation that clears it.
@@ -134,6 +135,10 @@ static tf_comparison *duet_compare(tf_run_opts *o, const tf_run_side *b, const t
 
 	o->set.alpha = alpha / (TF_DUET_ROUNDS_MAX - TF_DUET_ROUNDS_MIN + 1);
 	o->interleaved = true;
+	/* the suspects alone: what moved them all was the change, not the
+	 * runner (jansson's json_pack slowed 65-fold: taking the median of
+	 * its seven suspects' moves out of each left test_pack inconclusive) */
+	o->picked = true;
 	if (tf_run_compare(&c, o, b, h, false)) {
 		tf_run_warn(o->rec.io, "the duet's rounds could not be compared: %s", tf_error_last());
 		tf_error_clear();
@@ -141,6 +146,7 @@ static tf_comparison *duet_compare(tf_run_opts *o, const tf_run_side *b, const t
 	}
 	o->set.alpha = alpha;
 	o->interleaved = was;
+	o->picked = false;
 	return c;
 }
 
@@ -411,9 +417,10 @@ void tf_run_resolve_confirm(tf_run_opts *o)
 	o->confirm_runs = 2;
 	o->confirm_asked = how != NULL;
 	o->confirm_alone = false;
-	if (!how)
+	if (!how) {
 		o->confirm = cfg->build ? TF_CONFIRM_AGAINST : TF_CONFIRM_RERUN;
-	else if (!strcmp(how, "against"))
+		o->confirm_alone = cfg->build != NULL;
+	} else if (!strcmp(how, "against"))
 		o->confirm = TF_CONFIRM_AGAINST;
 	else if (!strcmp(how, "alone")) {
 		o->confirm = TF_CONFIRM_AGAINST;

@@ -51,8 +51,6 @@ EOF
 cat >.testflame.yml <<\EOF
 command: "ctest --test-dir build"
 build: "cmake -S . -B build >/dev/null && cmake --build build >/dev/null"
-gate:
-  confirm: alone
 EOF
 printf 'build/\ntestflame-report/\n' >.gitignore
 git init -q -b main . && git add -A && $GC commit -qm spin

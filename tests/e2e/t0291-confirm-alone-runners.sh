@@ -67,7 +67,6 @@ command: "go test -count=1 . && /usr/bin/python3 -m pytest -q -p no:cacheprovide
 build: "true"
 freq: 999
 gate:
-  confirm: alone
   confirm_budget: 60s
 EOF
 printf 'testflame-report/\n__pycache__/\n' >.gitignore

@@ -316,6 +316,24 @@ static void test_string_lists(void **state)
 	tf_strv_free(NULL);
 }
 
+/* tf_buf_put_int writes what "%lld" writes, at both ends of the range */
+static void test_buf_put_int(void **state)
+{
+	const int64_t v[] = { 0, 1, -1, 9, 10, -10, 99, 100, 4004004, -123456789, 999999999999999,
+			      INT32_MAX, (int64_t)INT32_MIN - 1, INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+	tf_buf b = TF_BUF_INIT, want = TF_BUF_INIT;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		tf_buf_puts(&b, "|");
+		tf_buf_put_int(&b, v[i]);
+		tf_buf_printf(&want, "|%lld", (long long)v[i]);
+	}
+	assert_string_equal(b.ptr, want.ptr);
+	tf_buf_free(&b);
+	tf_buf_free(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_string_lists),
 		cmocka_unit_test(test_spawn_capture),
 		cmocka_unit_test(test_sort_keyed),
+		cmocka_unit_test(test_buf_put_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -782,10 +782,29 @@ static void test_tree_order(void **state)
 		    (const uint32_t[]){ 6, 3, 3, 6, 5, 6 });
 }
 
+/* rp_put_whole writes a whole number as "%.0f" does, negative zero too */
+static void test_put_whole(void **state)
+{
+	const double v[] = { 0.0, -0.0, 1, -1, 1234567, -98765432101, 999999999999999, -999999999999999 };
+	tf_buf b = TF_BUF_INIT, want = TF_BUF_INIT;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		tf_buf_putc(&b, '|');
+		rp_put_whole(&b, v[i]);
+		tf_buf_printf(&want, "|%.0f", v[i]);
+	}
+	assert_string_equal(b.ptr, want.ptr);
+	assert_non_null(strstr(b.ptr, "|-0|"));
+	tf_buf_free(&b);
+	tf_buf_free(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_put_whole),
 		cmocka_unit_test(test_escapers),
 		cmocka_unit_test(test_file_names),
 		cmocka_unit_test(test_sha256_base64),
