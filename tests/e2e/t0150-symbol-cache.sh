@@ -7,12 +7,16 @@
 . "$(dirname "$0")/lib.sh"
 
 # a run that spends its time in libc (read, write) and in the kernel, long
-# enough (half a second, ~500 samples) that vfs_read, a few percent of it
-# by itself, has samples of its own in every run
+# enough (a second of CPU, ~1000 samples) that vfs_read, a few percent of it
+# by itself, has samples of its own in every run. What a 4k read and write
+# cost differs tenfold from machine to machine and from hour to hour (2
+# million took half a second, or five seconds on a VM where other
+# profilers ran), so dd stops at a second of CPU (RLIMIT_CPU) if it has
+# not read its 2 million blocks by then.
 workload() { # OUT LOG [env...]
 	local out=$1 log=$2; shift 2
 	env "$@" "$TF" record -v --freq 999 -o "$out" -- \
-		dd if=/dev/zero of=/dev/null bs=4k count=2000000 2>"$log" >/dev/null
+		sh -c 'ulimit -t 1 && dd if=/dev/zero of=/dev/null bs=4k count=2000000; true' 2>"$log" >/dev/null
 }
 
 test_expect_success 'the first run makes the cache under XDG_CACHE_HOME' '
