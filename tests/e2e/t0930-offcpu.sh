@@ -152,7 +152,9 @@ test_expect_success 'idle pool threads are left apart, the test'"'"'s own sleep 
 # _start). How long the fixture was blocked is only a sign that the disk
 # was read: its wall time less its CPU and run-queue time also holds the
 # time a busy host took the VM's CPU away (1.1-11 ms blocked beside
-# 0.7-10.7 ms counted at a load of 7)
+# 0.7-10.7 ms counted at a load of 7). A test regressed by its CPU alone is
+# the CPU gate's, one run a side on a busy machine (test_c +29.2%, 32.8 ->
+# 42.4 ms in exec's elf_load and _start, at a load of 3.8), not a page-in's
 test_expect_success 'a file read from disk once: a page-in, shown, not a regression' '
 	if [ "$(stat -f -c %T suite)" = tmpfs ]; then echo "# skipped: tmpfs has no disk"; exit 0; fi
 	head -c 64M /dev/zero | tr "\0" x >suite/waits-pagein.data && sync suite/waits-pagein.data &&
@@ -162,8 +164,10 @@ test_expect_success 'a file read from disk once: a page-in, shown, not a regress
 	blocked=$(sed -n "s/^waits: pagein blocked \([0-9]*\) ns$/\1/p" cold.err) &&
 	{ test "$blocked" -gt 2000000 ||
 		{ echo "# skipped: the disk paged 64 MiB in, blocked $blocked ns"; exit 0; }; } &&
-	{ "$TF" compare --report r-pagein warm.pb.gz cold.pb.gz >out 2>err ||
-		{ cat out err; fail "an unchanged suite failed on $blocked ns of page-ins"; }; } &&
+	{ "$TF" compare --report r-pagein warm.pb.gz cold.pb.gz >out 2>err; rc=$?; } ;
+	grew=$(jq -r "[.tests[] | select(.verdict == \"regressed\") | .grew[]] | unique | join(\",\")" r-pagein/report.json) &&
+	{ test $rc = 0 || { test $rc = 3 && test "$grew" = cpu; } ||
+		{ cat out err; fail "an unchanged suite failed on $blocked ns of page-ins (exit $rc, grew: $grew)"; }; } &&
 	w=$(jq -r ".tests[] | select(.name == \"test_b\") | .waits.verdict" r-pagein/report.json) &&
 	{ test "$w" = unchanged || fail "test_b by its waits: $w"; } &&
 	pagein=$(meta cold.pb.gz test_b offcpu_pagein_ns) && waited=$(meta cold.pb.gz test_b offcpu_ns) &&
