@@ -49,6 +49,23 @@ test_expect_success 'the run file has off-cpu and wall columns, and each test it
 	test "$(meta base.pb.gz test_b offcpu_ns)" -lt 5000000
 '
 
+# many short waits (3,000 naps of 20 us, no computing to be preempted
+# in): a test's CPU and its waits are its wall time, each moment once,
+# less the time it was preempted (the machine's: 0.0-0.5 ms at a load of
+# 6); counted from the switch-out's stack, which the kernel takes before
+# the thread's CPU time ends, they were 24-40 ms over it
+test_expect_success 'many short sleeps: the test'"'"'s CPU and waits add up to its wall time' '
+	env KIND=naps CPU=0 "$TF" record -q --off-cpu-max 1000000 -o naps.pb.gz -- suite/run.sh \
+		>/dev/null 2>naps.err || { cat naps.err; exit 1; }
+	cpu=$(meta naps.pb.gz test_b count) && waited=$(meta naps.pb.gz test_b offcpu_ns) &&
+	apart=$(meta naps.pb.gz test_b offcpu_apart_ns) && wall=$(meta naps.pb.gz test_b wall_ns) &&
+	waits=$(meta naps.pb.gz test_b offcpu_waits) &&
+	sum=$((cpu + waited + apart)) &&
+	{ test "$waits" -ge 2900 || fail "test_b waited $waits times, not 3,000"; } &&
+	{ { test "$sum" -le $((wall + 1000000)) && test "$sum" -ge $((wall * 9 / 10)); } ||
+		fail "test_b: CPU $cpu + waits $waited + apart $apart = $sum ns, wall $wall ns"; }
+'
+
 # each kind: the blocking call and its caller, where the wait grew by the
 # 30 ms the fixture waits there (less 10%), whatever else waited more on a
 # busy machine (a thread's start, a woken thread's wait for a CPU)
