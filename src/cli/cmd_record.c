@@ -40,7 +40,7 @@ tf_option *tf_cli_record_options(tf_run_suite *o, tf_cli_out *out)
 			      "where the kernel allows it)", .choices = tf_offcpu_names),
 		TF_OPT_INT(0, "off-cpu-max", &o->off_cpu_max, "RATE",
 			   "switch-outs a second per CPU recorded with their stacks; beyond it "
-			   "one in N stands for N (default 2000)", 1, 1000000),
+			   "one in N, the others' time counted whole (default 2000)", 1, 1000000),
 		TF_OPT_STRING(0, "call-graph", &o->callgraph, "MODE",
 			      "frame pointers, DWARF unwinding, or auto (per sample)",
 			      .choices = tf_callgraph_names),

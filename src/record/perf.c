@@ -42,7 +42,9 @@
  * Its cost is per switch, so a suite that switches thousands of times a
  * second pays for every one: above `offcpu_max` switch-outs a second of a
  * CPU, the reader raises the event's period (one in N recorded, each
- * sample's period saying N), and lowers it again when the rate falls.
+ * sample's period saying N), and lowers it again when the rate falls;
+ * the others' time still counts whole, from the switch records
+ * (attribute/offcpu.c).
  * Inherited events cannot be re-armed from here; they sample at that rate
  * by the kernel's frequency mode instead, which is coarser.
  */
@@ -731,8 +733,8 @@ static void offcpu_pace(tf_perf *p, tf_recording *rec, struct ring *r)
 		p->offcpu_capped = true;
 		tf_record_notice(p->notice, p->notice_ctx, TF_NOTICE_INFO,
 				 "off-CPU: %.0f switch-outs a second on cpu %d, above --off-cpu-max %u: "
-				 "one in %llu recorded with its stack from now on, standing for the "
-				 "others", rate, r->cpu, p->offcpu_max, (unsigned long long)want);
+				 "one in %llu recorded with its stack from now on (the others' time "
+				 "counts whole)", rate, r->cpu, p->offcpu_max, (unsigned long long)want);
 	}
 }
 

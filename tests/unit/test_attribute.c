@@ -640,6 +640,17 @@ static void sampled_out(tf_attributor *a, tf_waits *w, uint32_t tid, uint64_t ti
 	tf_waits_out(w, &e, test, 0, TF_WAIT_SLEEP, NULL, 0);
 }
 
+/* Process test test_w (pid 41, on a CPU from 115) and its waits. */
+static tf_attributor *waits_attributor(tf_profile **p, tf_waits **w, wait_sum *s)
+{
+	tf_attributor *a = process_attributor(p);
+	driver_and_test(a, "sh", 40, 41, 100, "test_w");
+	exec_mapped(a, 41, 111, "/tmp/test_w");
+	assert_int_equal(tf_waits_new(w, a, sum_wait, s), 0);
+	feed(a, *w, TF_REC_SWITCH, 41, 115, false, false);
+	return a;
+}
+
 /*
  * A wait runs from the thread's switch-out record to its switch-in, the
  * moments its CPU time is measured between, so that its CPU and its waits
@@ -652,13 +663,9 @@ static void test_waits_from_switch_records(void **state)
 {
 	(void)state;
 	tf_profile *p;
-	tf_attributor *a = process_attributor(&p);
 	tf_waits *w;
 	wait_sum s = { 0 };
-	driver_and_test(a, "sh", 40, 41, 100, "test_w");
-	exec_mapped(a, 41, 111, "/tmp/test_w");
-	assert_int_equal(tf_waits_new(&w, a, sum_wait, &s), 0);
-	feed(a, w, TF_REC_SWITCH, 41, 115, false, false);
+	tf_attributor *a = waits_attributor(&p, &w, &s);
 	sampled_out(a, w, 41, 150);
 	feed(a, w, TF_REC_SWITCH, 41, 157, true, false);
 	feed(a, w, TF_REC_SWITCH, 41, 300, false, false); /* waited 143 */
@@ -677,6 +684,43 @@ static void test_waits_from_switch_records(void **state)
 	 * 8, the test's whole time from 115 to 420 */
 	assert_true(count_of(p, "test_w") == 120);
 	assert_true(count_of(p, "test_w") + s.counted + 8 == 420 - 115);
+	tf_waits_free(w);
+	tf_attributor_free(a);
+	tf_profile_free(p);
+}
+
+/*
+ * Above the cap one switch-out in N is sampled, but every switch has its
+ * records: the waits no sample saw are carried to the thread's next
+ * sampled one (or its last, when it ends), so a test's waits are its time
+ * off CPU exactly, not N times the waits that were sampled (a 30 ms fsync
+ * was missed by up to 23 ms); the count of waits too.
+ */
+static void test_waits_carried_under_cap(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_waits *w;
+	wait_sum s = { 0 };
+	tf_attributor *a = waits_attributor(&p, &w, &s);
+	int src;
+	feed(a, w, TF_REC_SWITCH, 41, 120, true, false);  /* no sample: 30 */
+	feed(a, w, TF_REC_SWITCH, 41, 150, false, false);
+	feed(a, w, TF_REC_SWITCH, 41, 160, true, true);   /* preempted */
+	feed(a, w, TF_REC_SWITCH, 41, 170, false, false);
+	tf_rec_event e = ev_of(TF_REC_OFFCPU, 41, 41, 180);
+	e.sample.period = 3;
+	tf_waits_out(w, &e, tf_attributor_test(a, &e, NULL, 0, &src), 0, TF_WAIT_SLEEP, NULL, 0);
+	feed(a, w, TF_REC_SWITCH, 41, 181, true, false);
+	feed(a, w, TF_REC_SWITCH, 41, 201, false, false); /* sampled: 20 */
+	assert_int_equal(s.n, 1);
+	assert_true(s.counted == 50 && s.weight == 2);
+	feed(a, w, TF_REC_SWITCH, 41, 210, true, false);  /* no sample: 5 */
+	feed(a, w, TF_REC_SWITCH, 41, 215, false, false);
+	feed(a, w, TF_REC_EXIT, 41, 230, false, false);
+	feed(a, w, TF_REC_SWITCH, 41, 231, true, false);  /* the CPU sees it go */
+	tf_waits_finish(w, 500);
+	assert_true(s.counted == 55 && s.apart == 0 && s.weight == 3);
 	tf_waits_free(w);
 	tf_attributor_free(a);
 	tf_profile_free(p);
@@ -1365,6 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_exec_undecided_until_mapped),
 		cmocka_unit_test(test_costs_from_cpu_switches),
 		cmocka_unit_test(test_waits_from_switch_records),
+		cmocka_unit_test(test_waits_carried_under_cap),
 		cmocka_unit_test(test_test_meta),
 		cmocka_unit_test(test_test_meta_numbers),
 		cmocka_unit_test(test_presets_limited_and_custom),
