@@ -1847,9 +1847,9 @@ static void test_picked_tests(void **state)
 /* gate.min_samples holds back a test judged by its samples, never one
  * measured exactly. */
 /* A run with off-CPU time: six tests of 500 ms of CPU, test_0 waiting
- * `wait_ns` in one wait and `pagein_ns` more for the disk to page its
- * files in, the others never. */
-static tf_profile *pagein_run(double wait_ns, double pagein_ns)
+ * `wait_ns` in `nwaits` waits and `pagein_ns` more for the disk to page
+ * its files in, the others never. */
+static tf_profile *waits_run(double wait_ns, double pagein_ns, int nwaits)
 {
 	tf_profile *p = new_run("cpu-clock");
 	tf_profile_add_sample_type(p, "off-cpu", "nanoseconds");
@@ -1861,13 +1861,18 @@ static tf_profile *pagein_run(double wait_ns, double pagein_ns)
 		add(p, name, 50, "main:1;work:2");
 		snprintf(key, sizeof(key), "test.%s", name);
 		snprintf(v, sizeof(v), "samples=50 value=500000000 count=500000000 offcpu_ns=%.0f offcpu_waits=%d",
-			 t == 0 ? wait_ns + pagein_ns : 0, t == 0 && wait_ns + pagein_ns > 0);
+			 t == 0 ? wait_ns + pagein_ns : 0, t == 0 ? nwaits : 0);
 		if (t == 0 && pagein_ns > 0)
 			snprintf(v + strlen(v), sizeof(v) - strlen(v), " offcpu_pagein_ns=%.0f",
 				 pagein_ns);
 		tf_profile_set_meta(p, key, v);
 	}
 	return p;
+}
+
+static tf_profile *pagein_run(double wait_ns, double pagein_ns)
+{
+	return waits_run(wait_ns, pagein_ns, wait_ns + pagein_ns > 0);
 }
 
 static tf_profile *wait_run(double wait_ns)
@@ -1958,6 +1963,35 @@ static void test_waits_three_runs_a_side(void **state)
 		tf_profile_free(b[i]);
 		tf_profile_free(h[i]);
 	}
+}
+
+/* test_0's verdict, one run a side, waiting `b` and `h` ns in `n` waits. */
+static tf_verdict waits_verdict(double b, double h, int n)
+{
+	tf_profile *pb = waits_run(b, 0, n), *ph = waits_run(h, 0, n);
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	tf_comparison *c = compare1(pb, ph, &o);
+	tf_verdict v = tf_comparison_find(c, "test_0")->verdict;
+	tf_comparison_free(c);
+	tf_profile_free(pb);
+	tf_profile_free(ph);
+	return v;
+}
+
+/* A test of many short waits moves with the machine's load: each of its
+ * waits ends with a wait for a CPU, alike in a run. 3,000 naps of 20 us
+ * waited 98 to 256 us each in nine runs at loads of 6 to 8, 293 to 767 ms
+ * in all; 390 against 767 ms was regressed by waiting (p < 1e-10). Four
+ * times as long a wait each (1.5 s) is not the load's, nor a new 50 ms
+ * sleep in a test of one wait. */
+static void test_waits_load(void **state)
+{
+	(void)state;
+	assert_int_not_equal(waits_verdict(390e6, 767e6, 3000), TF_VERDICT_REGRESSED);
+	assert_int_not_equal(waits_verdict(767e6, 293e6, 3000), TF_VERDICT_IMPROVED);
+	assert_int_equal(waits_verdict(390e6, 1500e6, 3000), TF_VERDICT_REGRESSED);
+	assert_int_equal(waits_verdict(0, 50e6, 1), TF_VERDICT_REGRESSED);
 }
 
 static void test_min_samples(void **state)
@@ -2092,6 +2126,7 @@ int main(void)
 		cmocka_unit_test(test_new_gone_ran),
 		cmocka_unit_test(test_min_samples),
 		cmocka_unit_test(test_waits_three_runs_a_side),
+		cmocka_unit_test(test_waits_load),
 		cmocka_unit_test(test_waits_pageins),
 		cmocka_unit_test(test_runner_shift),
 		cmocka_unit_test(test_picked_tests),
