@@ -148,7 +148,9 @@ test_expect_success 'an fsync: regressed, waiting as long as the fixture was off
 '
 
 # four idle workers of a pool while the test sleeps: the sleep is the
-# test'"'"'s wait, the workers'"'"' 4 x 30 ms are shown apart
+# test'"'"'s wait, the workers'"'"' 4 x 30 ms are shown apart (the sleep
+# starts once all four are idle: a worker a busy machine started late was
+# idle less than the sleep)
 test_expect_success 'idle pool threads are left apart, the test'"'"'s own sleep counted' '
 	rec cond KIND=cond &&
 	counted=$(meta cond.pb.gz test_b offcpu_ns) && apart=$(meta cond.pb.gz test_b offcpu_apart_ns) &&
