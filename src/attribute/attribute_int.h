@@ -54,6 +54,10 @@ tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid);
 tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 			      const uint32_t *locs, size_t n, int64_t value, int *source);
 
+/* A switch-out of thread `tid` was sampled at `time` (its off-CPU stack):
+ * its time on the CPU ends there, not at the switch record that follows
+ * the recorder's work on the sample. */
+void tf_attributor_switch_sampled(tf_attributor *a, uint32_t tid, uint64_t time);
 /* The test of a sample, as tf_attributor_sample() decides it, without
  * counting the sample (an off-CPU stack). */
 tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,

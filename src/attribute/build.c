@@ -379,6 +379,7 @@ static void on_offcpu(builder *b, const tf_rec_event *ev)
 	b->locs[0] = offcpu_location(b, tf_wait_name(r));
 	n++;
 	tf_strid test = tf_attributor_test(b->att, ev, b->locs, n, &source);
+	tf_attributor_switch_sampled(b->att, ev->tid, ev->time);
 	tf_waits_out(b->waits, ev, test, tf_attributor_process(b->att, ev->pid), r, b->locs, n);
 	b->st->offcpu_samples++;
 	if (ev->sample.period > b->offcpu_period_max)

@@ -4,10 +4,12 @@
  * (the switch records).
  *
  * An interval is a thread's switch-out to its next switch-in, by the
- * switch records, the moments its time on a CPU is measured between
+ * switch records, the moments its time on a CPU is measured from and to
  * (attributor.c's on_switch): its CPU and its waits then add up to its
  * wall time. The switch-out sample, which the kernel takes just before
- * the record, gives the stack and the reason. One the
+ * the record, gives the stack and the reason; the kernel's work on it in
+ * between is the recorder's, neither the thread's CPU time (on_switch
+ * ends that at the sample) nor a wait. One the
  * kernel marks as a preemption is no wait (the thread was runnable; the
  * time is the machine's, not the test's) and is dropped. Its reason is
  * read from the stack (tf_waits_reason): the kernel's frames where they
@@ -547,12 +549,11 @@ void tf_waits_event(tf_waits *w, const tf_rec_event *ev)
 					set_open(t, false, ev->time);
 				return;
 			}
-			/* the wait starts where the thread's time on the CPU
-			 * ends (attributor.c's on_switch), not at the sample,
+			/* the wait starts at the record, not at the sample,
 			 * which the kernel takes first: its stack's unwinding
-			 * and copy, 7.1 to 8.6 us a switch-out here, were
-			 * both (2,000 naps: CPU + waits 10-16 ms over the
-			 * test's wall time) */
+			 * and copy in between, 7.1 to 8.6 us a switch-out
+			 * here, are no wait (2,000 naps: CPU + waits 10-16 ms
+			 * over the test's wall time) */
 			if (th->lead && t->lead == th->tid && t->open && t->since == th->start)
 				t->since = ev->time;
 			th->start = ev->time;

@@ -51,8 +51,9 @@ test_expect_success 'the run file has off-cpu and wall columns, and each test it
 
 # many short waits (3,000 naps of 20 us, no computing to be preempted
 # in): a test's CPU and its waits are its wall time, each moment once,
-# less the time it was preempted (the machine's: 0.0-0.5 ms at a load of
-# 6); counted from the switch-out's stack, which the kernel takes before
+# less the time it was preempted (the machine's) and the recorder's work
+# on the switch-outs it sampled (7-9 us each: 7-11 ms under it at a load
+# of 7); counted from the switch-out's stack, which the kernel takes before
 # the thread's CPU time ends, they were 24-40 ms over it. At default
 # settings: 3,000 switch-outs in half a second are above the cap, whose
 # unsampled waits count by their switch records, not as N times a sample
@@ -63,7 +64,7 @@ test_expect_success 'many short sleeps: the test'"'"'s CPU and waits add up to i
 	waits=$(meta naps.pb.gz test_b offcpu_waits) &&
 	sum=$((cpu + waited + apart)) &&
 	{ test "$waits" -ge 2900 || fail "test_b waited $waits times, not 3,000"; } &&
-	{ { test "$sum" -le $((wall + 1000000)) && test "$sum" -ge $((wall * 9 / 10)); } ||
+	{ { test "$sum" -le $((wall + 1000000)) && test "$sum" -ge $((wall * 8 / 10)); } ||
 		fail "test_b: CPU $cpu + waits $waited + apart $apart = $sum ns, wall $wall ns"; }
 '
 

@@ -637,6 +637,7 @@ static void sampled_out(tf_attributor *a, tf_waits *w, uint32_t tid, uint64_t ti
 	int src;
 	tf_rec_event e = ev_of(TF_REC_OFFCPU, tid, tid, time);
 	tf_strid test = tf_attributor_test(a, &e, NULL, 0, &src);
+	tf_attributor_switch_sampled(a, tid, time);
 	tf_waits_out(w, &e, test, 0, TF_WAIT_SLEEP, NULL, 0);
 }
 
@@ -652,12 +653,14 @@ static tf_attributor *waits_attributor(tf_profile **p, tf_waits **w, wait_sum *s
 }
 
 /*
- * A wait runs from the thread's switch-out record to its switch-in, the
- * moments its CPU time is measured between, so that its CPU and its waits
- * add up to its wall time (less its preemptions, the machine's). Counted
- * from the switch-out sample, which the kernel takes first and whose
- * stack took 7-9 us to unwind and copy, 2,000 naps came out 10-16 ms over
- * the test's wall time.
+ * A wait runs from the thread's switch-out record to its switch-in, and
+ * its CPU time from a switch-in to the switch-out's sample, so that its
+ * CPU and its waits add up to its wall time less its preemptions (the
+ * machine's) and the recorder's work on the sampled switch-outs (the
+ * stack unwound and copied, 7-9 us, between the sample and the record).
+ * Waits counted from the sample came out 10-16 ms over the test's wall
+ * time in 2,000 naps; the CPU time to the record moved with the share of
+ * switch-outs the cap sampled.
  */
 static void test_waits_from_switch_records(void **state)
 {
@@ -680,10 +683,10 @@ static void test_waits_from_switch_records(void **state)
 	assert_int_equal(tf_attributor_write_meta(a, 500), 2);
 	assert_int_equal(s.n, 2);
 	assert_true(s.counted == 177);
-	/* on a CPU 42 + 22 + 36 + 20: with the waits and the preemption's
-	 * 8, the test's whole time from 115 to 420 */
-	assert_true(count_of(p, "test_w") == 120);
-	assert_true(count_of(p, "test_w") + s.counted + 8 == 420 - 115);
+	/* on a CPU 35 + 20 + 30 + 20: with the waits, the preemption's 8
+	 * and the samples' 7 + 2 + 6, the test's whole time from 115 to 420 */
+	assert_true(count_of(p, "test_w") == 105);
+	assert_true(count_of(p, "test_w") + s.counted + 8 + 15 == 420 - 115);
 	tf_waits_free(w);
 	tf_attributor_free(a);
 	tf_profile_free(p);
