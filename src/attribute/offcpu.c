@@ -265,7 +265,7 @@ typedef struct {
 				 * it is no wait */
 	uint64_t ustart;
 	double carry, ncarry;  /* the time and number of those since the last
-				* interval given (see carry_of) */
+				* interval given (close_unsampled) */
 	double frac;           /* the share counted of the last interval given */
 	bool given;            /* ... and there was one */
 	bool lead;             /* it ran its test when it left */
@@ -520,8 +520,10 @@ void tf_waits_event(tf_waits *w, const tf_rec_event *ev)
 	case TF_REC_FORK:
 		/* a tid used again: a new thread */
 		th = thread_of(w, ev->tid, false);
-		if (th)
-			th->exited = false;
+		if (th) {
+			th->exited = th->sampled = th->given = th->uopen = false;
+			th->carry = th->ncarry = 0;
+		}
 		break;
 	case TF_REC_SWITCH:
 		th = thread_of(w, ev->tid, true);
