@@ -3,7 +3,8 @@
 # alike), and print medians and ratios from one run.
 set -eu
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TF=$TOP/build/testflame
+# TESTFLAME_BIN: another build of testflame to measure (an A/B of two commits)
+TF=${TESTFLAME_BIN:-$TOP/build/testflame}
 WORK=$(mktemp -d /tmp/testflame-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 

@@ -168,6 +168,13 @@ typedef struct tf_test_noise {
 	 * --repeat holds several): percent, and its degrees of freedom; 0 and
 	 * 0 when every stored baseline is a single run. */
 	double within_pct, within_df;
+	/* The same spread with each run's shift taken out, as a comparison
+	 * with a control group judges (shift.c): the median move of the run's
+	 * other tests, from 5 of them on; such a comparison keeps the smaller
+	 * of the two. false: some run of the test had fewer tests beside it,
+	 * and the fields repeat the plain ones. */
+	bool shifted;
+	double shifted_pct, shifted_df, shifted_within_pct, shifted_within_df;
 } tf_test_noise;
 
 /*

@@ -871,9 +871,22 @@ static void test_noise(judging *j, size_t i, tf_test_delta *t, tf_stats_input *i
 	t->noise_from_history = false;
 	if (!j->pv->noise_given) {
 		const tf_test_noise *known = NULL;
+		tf_test_noise moved;
 		for (size_t h = 0; h < o->nhistory && !known; h++)
 			if (strcmp(o->history[h].test, t->name) == 0)
 				known = &o->history[h];
+		/* the runner's shift taken out here: its noise with each
+		 * stored run's shift taken out too, where that is the smaller
+		 * (history.c) */
+		if (known && known->shifted && !isnan(c->summary.shift_pct) &&
+		    known->shifted_pct < known->noise_pct) {
+			moved = *known;
+			moved.noise_pct = known->shifted_pct;
+			moved.df = known->shifted_df;
+			moved.within_pct = known->shifted_within_pct;
+			moved.within_df = known->shifted_within_df;
+			known = &moved;
+		}
 		/* a spread of fewer than 5 runs' worth (4 degrees of freedom:
 		 * runs - 1 for single runs, fewer for jobs of several,
 		 * history.c) is too rough to lower the guard; it may only raise

@@ -13,9 +13,25 @@
  * low (over 3 runs it is the smaller of two deviations), and a noise
  * underestimated by half makes the gate cry wolf on every noisy test. The
  * estimate's own uncertainty (k - 1 degrees of freedom) is carried to the
- * test (compare.c, stats.c). A baseline saved from `run --repeat N` holds
- * N runs of one commit; each counts as a run of its own here (their mean
- * would understate one run's noise by a factor of sqrt(N)).
+ * test (compare.c, stats.c).
+ *
+ * A run whose machine was slower for all of it moved every test alike;
+ * a comparison with a control group takes such a move out (shift.c), so
+ * the noise it judges by must not count it either. Each test's spread is
+ * also learned with each run's shift taken out: the median, over the
+ * run's other tests (5 or more, as the control group needs), of their
+ * log cost less their own mean. Leaving the test out of its own shift
+ * keeps the estimate from shrinking what the test alone did. Both spreads
+ * overstate the test's own noise, the plain one by the runs' shifts, the
+ * other by the noise of estimating them (a steady test among noisy ones),
+ * so the comparison keeps the smaller (compare.c). Ten baselines of the
+ * example suite at a load of 6, two runs 16% and 20% slower throughout:
+ * test_sort's plain spread 9.9%, with the shifts out 2.4%; test_matrix's
+ * 19.3% and 13.5%; test_threads' 2.9% and 8.6%.
+ *
+ * A baseline saved from `run --repeat N` holds N runs of one commit;
+ * each counts as a run of its own here (their mean would understate one
+ * run's noise by a factor of sqrt(N)).
  *
  * Runs of one job are not independent draws, though: they share the
  * machine and its moment (another tenant, the clock's state), and on a
@@ -110,6 +126,62 @@ typedef struct {
 	TF_VEC(double) count; /* the same runs' samples, on counter overflow */
 } table;
 
+typedef struct {
+	double dev;
+	size_t id;
+} dev_of;
+
+static int by_dev(const void *a, const void *b)
+{
+	double x = ((const dev_of *)a)->dev, y = ((const dev_of *)b)->dev;
+	return x < y ? -1 : x > y;
+}
+
+/* Each run's shift as each test sees it, into shift[id * nruns + run]:
+ * the median, over the run's other tests seen in 3 runs or more, of their
+ * log cost less their mean log cost; NAN where fewer than 5 others ran.
+ * Removing one of n sorted values moves the median by at most one place,
+ * so each test's is read off the run's sorted moves. */
+static void run_shifts(double *shift, const table *t, size_t nruns)
+{
+	size_t ntests = t->names.strs.n;
+	double *mean = tf_xcalloc(ntests + 1, sizeof(double));
+	size_t *seen = tf_xcalloc(ntests + 1, sizeof(size_t));
+	dev_of *d = tf_xcalloc(ntests + 1, sizeof(dev_of));
+
+	for (size_t i = 0; i < ntests * nruns; i++)
+		shift[i] = NAN;
+	for (size_t id = 1; id < ntests; id++)
+		for (size_t r = 0; r < nruns; r++) {
+			size_t at = id * nruns + r;
+			if (at < t->cost.n && t->cost.v[at] > 0) {
+				mean[id] += log(t->cost.v[at]);
+				seen[id]++;
+			}
+		}
+	for (size_t r = 0; r < nruns; r++) {
+		size_t n = 0;
+		for (size_t id = 1; id < ntests; id++) {
+			size_t at = id * nruns + r;
+			if (seen[id] >= 3 && at < t->cost.n && t->cost.v[at] > 0)
+				d[n++] = (dev_of){ log(t->cost.v[at]) - mean[id] / (double)seen[id], id };
+		}
+		if (n < 6) /* each test's shift is of the others */
+			continue;
+		qsort(d, n, sizeof(*d), by_dev);
+		size_t m = n - 1;
+		for (size_t i = 0; i < n; i++) {
+#define OTHER(j) d[(j) < i ? (j) : (j) + 1].dev
+			double med = m % 2 ? OTHER(m / 2) : (OTHER(m / 2 - 1) + OTHER(m / 2)) / 2;
+#undef OTHER
+			shift[d[i].id * nruns + r] = med;
+		}
+	}
+	free(d);
+	free(seen);
+	free(mean);
+}
+
 /* The samples/count column of a run that samples on counter overflow
  * (testflame's own, not the allocation sampler's random distances), or
  * -1: its counts are what it rounds a test's cost to (stats.c). */
@@ -135,7 +207,7 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 	/* a run file saved from --repeat holds several runs: each is one draw */
 	for (size_t r = 0; r < nruns; r++)
 		total += tf_profile_count_runs(runs[r]);
-	double *logs = tf_xcalloc(total + 1, sizeof(double));
+	double *logs = tf_xcalloc(total + 1, sizeof(double)), *moved = tf_xcalloc(total + 1, sizeof(double));
 	size_t *job = tf_xcalloc(total + 1, sizeof(size_t)), *group = tf_xcalloc(total + 1, sizeof(size_t));
 
 	*out = NULL;
@@ -181,14 +253,19 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 		}
 	}
 	nruns = total;
+	double *shift = tf_xcalloc(t.names.strs.n * nruns + 1, sizeof(double));
+	run_shifts(shift, &t, nruns);
 	for (size_t id = 1; id < t.names.strs.n; id++) {
 		size_t k = 0;
 		double quant = 0;
+		bool shifted = true;
 		for (size_t r = 0; r < nruns; r++) {
 			size_t at = id * nruns + r;
 			double c = at < t.cost.n ? t.cost.v[at] : 0;
 			if (c > 0) {
 				logs[k] = log(c);
+				moved[k] = logs[k] - shift[at];
+				shifted = shifted && !isnan(shift[at]);
 				group[k++] = job[r];
 				/* within a sample: Var(log N) = 1/N^2 (stats.c) */
 				if (t.count.v[at] > 0)
@@ -197,10 +274,22 @@ int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *c
 		}
 		if (k < 3)
 			continue;
-		tf_test_noise tn = { tf_xstrdup(t.names.strs.v[id]), 0, k, 0, 0, 0 };
+		tf_test_noise tn = { .test = tf_xstrdup(t.names.strs.v[id]), .runs = k };
+		tf_test_noise sh = { 0 };
 		spread(&tn, logs, group, k, quant / (double)k);
+		if (shifted)
+			spread(&sh, moved, group, k, quant / (double)k);
+		else
+			sh = tn;
+		tn.shifted = shifted;
+		tn.shifted_pct = sh.noise_pct;
+		tn.shifted_df = sh.df;
+		tn.shifted_within_pct = sh.within_pct;
+		tn.shifted_within_df = sh.within_df;
 		tf_vec_push(&res, tn);
 	}
+	free(shift);
+	free(moved);
 	free(group);
 	free(job);
 	free(logs);

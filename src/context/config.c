@@ -994,6 +994,8 @@ static void describe_key(tf_buf *out, const char *path, const key *k)
 		[K_BUDGET] = "a share of the suite's own time, \"100%\", or a time, \"90s\"",
 		[K_LIST] = "a list of strings (a string is a list of one)", [K_CHOICES] = "a list of",
 		[K_PATTERNS] = "a list of regexes, or of {regex, name} mappings",
+		[K_SIZE] = "a size in bytes: \"64KiB\", \"1M\" or \"4096\"",
+		[K_SWITCH_MAP] = "true or false, or a mapping of the keys below it (then on)",
 	};
 	tf_buf_printf(out, "%s\t%s", path, what[k->kind]);
 	if (k->kind == K_INT && k->min < k->max)
@@ -1007,10 +1009,10 @@ static void describe_keys(tf_buf *out, const char *prefix, const key *keys)
 {
 	for (const key *k = keys; k->name; k++) {
 		char *path = tf_xasprintf("%s%s%s", prefix, *prefix ? "." : "", k->name);
-		if (k->kind == K_MAP)
-			describe_keys(out, path, k->sub);
-		else
+		if (k->kind != K_MAP)
 			describe_key(out, path, k);
+		if (k->kind == K_MAP || k->kind == K_SWITCH_MAP)
+			describe_keys(out, path, k->sub);
 		free(path);
 	}
 }

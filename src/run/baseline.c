@@ -38,9 +38,14 @@ static void learn_noise(tf_run_opts *o, tf_store *st, const tf_profile *first, c
 	for (size_t i = 0; i < runs.n; i++)
 		draws += tf_profile_count_runs(runs.v[i]);
 	if (draws >= 3 &&
-	    tf_compare_history_noise(&o->noise, &o->nnoise, runs.v, runs.n, NULL) == 0)
+	    tf_compare_history_noise(&o->noise, &o->nnoise, runs.v, runs.n, NULL) == 0) {
+		size_t shifted = 0;
+		for (size_t i = 0; i < o->nnoise; i++)
+			shifted += o->noise[i].shifted;
 		tf_run_verbose(o->rec.io, "learned the run-to-run noise of %zu tests from %zu runs "
-			       "in %zu baselines", o->nnoise, draws, runs.n);
+			       "in %zu baselines (of %zu also with each run's shift taken out)",
+			       o->nnoise, draws, runs.n, shifted);
+	}
 	for (size_t i = 0; i < n; i++)
 		tf_profile_free(earlier[i]);
 	free(earlier);

@@ -12,13 +12,19 @@ record_tree_cases 4999
 # The kernel wakes whoever polls a perf descriptor at every exit of a
 # thread it follows; a reader that polled them was scheduled once per
 # process, onto a CPU the suite wanted (perf.c). It is woken by its timer
-# and by half-full rings instead, whatever the number of processes.
+# and by half-full rings instead, whatever the number of processes. While
+# processes start its timer paces it at 10 ms (to read their arguments in
+# time), so on a machine loaded enough to stretch the loop past 2 s that
+# pace, not the processes, sets the count: the bound is the larger.
 test_expect_success 'processes of a millisecond do not wake the reader one by one' '
+	start=$(date +%s%N) &&
 	"$TF" record -v --freq 249 -o short.pb.gz -- \
 		sh -c "i=0; while [ \$i -lt 400 ]; do /bin/true; i=\$((i+1)); done" 2>err &&
+	ms=$(( ($(date +%s%N) - start) / 1000000 )) &&
 	grep -q "wrote .*401 processes" err &&
 	woken=$(sed -n "s/.*own CPU while recording: .*, woken \([0-9]*\) times$/\1/p" err) &&
-	[ -n "$woken" ] && [ "$woken" -lt 200 ] || { cat err >&2; false; }
+	bound=$(( ms / 10 > 200 ? ms / 10 + 20 : 200 )) &&
+	[ -n "$woken" ] && [ "$woken" -lt "$bound" ] || { echo "$ms ms, bound $bound" >&2; cat err >&2; false; }
 '
 
 # Where the command can have a cgroup of its own (root, a writable
@@ -48,7 +54,10 @@ if "$TF" record -v -o probe.pb.gz -- true 2>probe.err && [ -n "$(cg_of probe.err
 	# counted from its start, that last one doubled every process. Each
 	# run is held to its own wall time, and the inherited run to the
 	# cgroup's only loosely: two runs of the same program differ by up
-	# to 50% of CPU time on a VM whose host takes time.
+	# to 50% of CPU time on a VM whose host takes time. Under load a
+	# program waits for a core, so its wall time is no floor for its CPU
+	# time there: within a fifth of the inherited count will do (a CI run
+	# at a load of 5.5: 214 ms by cgroup, 236 ms inherited, 271 ms wall).
 	test_expect_success 'by cgroup and inherited, each test program measures its own CPU time' '
 		cp -r "$TOP/examples" ex2 && make -s -C ex2 all >/dev/null &&
 		for how in cgroup inherit; do
@@ -59,7 +68,7 @@ if "$TF" record -v -o probe.pb.gz -- true 2>probe.err && [ -n "$(cg_of probe.err
 			q=".tests[] | select(.name == \$t) | \"\\(.count) \\(.wall_ns)\"" &&
 			set -- $(jq -r --arg t $t "$q" cgroup.json) $(jq -r --arg t $t "$q" inherit.json) &&
 			echo "$t: cgroup $1 of wall $2, inherited $3 of wall $4" &&
-			awk -v c=$1 -v w=$2 -v i=$3 -v iw=$4 "BEGIN { exit !(c > 0.8 * w && c < 1.1 * w && i < 1.1 * iw && i > 0.5 * c) }" ||
+			awk -v c=$1 -v w=$2 -v i=$3 -v iw=$4 "BEGIN { exit !((c > 0.8 * w || c > 0.8 * i) && c < 1.1 * w && i < 1.1 * iw && i > 0.5 * c) }" ||
 				{ echo "$t: measured $1 by cgroup (wall $2), $3 inherited (wall $4)"; exit 1; }
 		done
 	'

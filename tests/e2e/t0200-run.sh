@@ -48,7 +48,7 @@ test_expect_success 'an unchanged branch: compared with the merge-base baseline,
 	{ "$TF" run -v >out 2>err || { sed -n "/regressed/p" out; "$TF" run -v >out 2>err; } ||
 		{ cat out; exit 1; }; } &&
 	expect_contains err "learned the run-to-run noise of" &&
-	expect_contains err "in 10 baselines" &&
+	grep -Eq "noise of ([0-9]+) tests from 10 runs in 10 baselines \(of \1 also with each run'\''s shift taken out\)" err &&
 	expect_contains out "baseline: $(git rev-parse --short=12 main)" &&
 	expect_contains out ", the merge-base; suite '\''examples'\''" &&
 	expect_not_contains out "REGRESSION" && test -s testflame-report/report.json
@@ -88,19 +88,33 @@ test_expect_code 3 'a branch that slows matrix_multiply: exit 3, the test and fu
 	{ slow_run || slow_run; } && exit $rc
 '
 
-test_expect_code 3 '--confirm 2: the run that looked slower set aside, two more judged, and say so' '
-	cd repo && "$TF" run --confirm 2 >out 2>err; rc=$?
+# The runs of test_matrix judged in the last report.
+matrix_runs() {
+	python3 -c "import json; r = json.load(open(\"testflame-report/report.json\")); print([t[\"head\"][\"runs\"] for t in r[\"tests\"] if t[\"name\"] == \"test_matrix\"][0])"
+}
+
+# The next three judge the slowed branch by its own runs against the one
+# stored baseline, as slow_run's first try does: a run that met a
+# neighbour gets one retry there too.
+confirm2_run() {
+	"$TF" run --confirm 2 >out 2>err; rc=$?
 	grep -q "^testflame: test_matrix looks [0-9.]*% slower (95% CI +[0-9.]*% to +[0-9.]*%); running the suite 2 more times to confirm$" err &&
 	grep -q "^  confirmed: against the stored baseline, test_matrix looks .*; so this tree was run 2 more times and judged on those$" out &&
-	expect_eq "$(python3 -c "import json; r = json.load(open(\"testflame-report/report.json\")); print([t[\"head\"][\"runs\"] for t in r[\"tests\"] if t[\"name\"] == \"test_matrix\"][0])")" 2 &&
-	exit $rc
+	expect_eq "$(matrix_runs)" 2 && [ $rc = 3 ]
+}
+
+test_expect_code 3 '--confirm 2: the run that looked slower set aside, two more judged, and say so' '
+	cd repo && { confirm2_run || confirm2_run; } && exit $rc
 '
 
-test_expect_code 3 '--confirm 0 judges the one run' '
-	cd repo && "$TF" run --confirm 0 >out 2>err; rc=$?
+confirm0_run() {
+	"$TF" run --confirm 0 >out 2>err; rc=$?
 	expect_not_contains err "to confirm" && expect_not_contains out "to confirm" &&
-	expect_eq "$(python3 -c "import json; r = json.load(open(\"testflame-report/report.json\")); print([t[\"head\"][\"runs\"] for t in r[\"tests\"] if t[\"name\"] == \"test_matrix\"][0])")" 1 &&
-	exit $rc
+	expect_eq "$(matrix_runs)" 1 && [ $rc = 3 ]
+}
+
+test_expect_code 3 '--confirm 0 judges the one run' '
+	cd repo && { confirm0_run || confirm0_run; } && exit $rc
 '
 
 test_expect_code 2 'a bad --confirm names the flag' '
@@ -133,7 +147,9 @@ test_expect_code 3 '--against main builds main beside this tree and runs both, i
 # ones once. The confirming rounds (as many as the evidence asks for, 3 to
 # 8) then find test_sort unchanged, or at
 # worst looking faster within the noise (a CI runner once measured the
-# head's three runs that much faster); never slower.
+# head's three runs that much faster); never slower. At a load of 5 or
+# more, three doubled rounds may leave it undecided: the rounds then go
+# on to eight, and what fails nothing is not confirmed.
 test_expect_success '--against: a slowdown in the first rounds only is cleared by the rounds that confirm it' '
 	cd repo && git checkout -q -b flaky-base main &&
 	cat >suite.sh <<-\SH &&
@@ -150,14 +166,21 @@ test_expect_success '--against: a slowdown in the first rounds only is cleared b
 	{ SLOW_RUNS="$SCRATCH/slow-runs" HEAD_TREE="$PWD" "$TF" run --against flaky-base \
 		--no-save -- sh suite.sh >out 2>err &&
 	expect_eq "$(cat "$SCRATCH/slow-runs")" 0 "slow runs left" &&
-	grep -Eq "3 interleaved runs per side, then [3-8] more to confirm" out &&
-	expect_contains out "confirmed: test_sort looks" &&
-	grep -Eq "in the first 3 rounds; so both were run alternately [3-8] more times and judged on those" out &&
 	sort=$(jget testflame-report/report.json "[t[\"verdict\"] + (\" faster\" if t[\"delta_pct\"] < 0 else \"\") for t in d[\"tests\"] if t[\"name\"] == \"test_sort\"][0]") &&
-	case $sort in
-	unchanged*|"inconclusive faster"|"improved faster") ;;
-	*) echo "test_sort: $sort" && false ;;
-	esac &&
+	if grep -q "more to confirm" out; then
+		grep -Eq "3 interleaved runs per side, then [3-8] more to confirm" out &&
+		expect_contains out "confirmed: test_sort looks" &&
+		grep -Eq "in the first 3 rounds; so both were run alternately [3-8] more times and judged on those" out &&
+		case $sort in
+		unchanged*|"inconclusive faster"|"improved faster") ;;
+		*) echo "test_sort: $sort" && false ;;
+		esac
+	else
+		# a loaded machine: three rounds of a doubled test_sort left it
+		# undecided, so the rounds went on to eight, and the five steady
+		# ones left no regression to confirm
+		grep -Eq "8 interleaved runs per side" out && test "$sort" != regressed
+	fi &&
 	expect_not_contains out REGRESSION; }; rc=$?
 	[ $rc -eq 0 ] || { sed "s/^/#   /" out err &&
 		jget testflame-report/report.json "[t[\"reason\"] for t in d[\"tests\"] if t[\"name\"] == \"test_sort\"][0]"; }
@@ -165,7 +188,8 @@ test_expect_success '--against: a slowdown in the first rounds only is cleared b
 '
 
 test_expect_success '--no-fail reports the regression and exits 0' '
-	cd repo && "$TF" run --confirm none --no-fail >out 2>err && expect_contains out REGRESSION
+	cd repo && { "$TF" run --confirm none --no-fail >out 2>err && grep -q REGRESSION out; } ||
+		{ "$TF" run --confirm none --no-fail >out 2>err && expect_contains out REGRESSION; }
 '
 
 test_expect_code 3 'compare with git revisions reads their stored baselines' '

@@ -915,8 +915,10 @@ static void test_format_cost(void **state)
 	assert_string_equal(buf, "-");
 }
 
-/* A run file with tests "steady" and "wobbly" at the given costs. */
-static tf_profile *history_run(double steady, double wobbly)
+/* A run file of n tests, names[i] at cost[i] (one sample each, exact
+ * costs); `changes` (NULL: none) its changes metadata. */
+static tf_profile *costs_run(const char *const *names, const double *cost, size_t n,
+			     const char *changes)
 {
 	tf_profile *p;
 	tf_profile_new(&p);
@@ -925,14 +927,24 @@ static tf_profile *history_run(double steady, double wobbly)
 	p->default_sample_type = tf_profile_intern(p, "cpu");
 	tf_line ln = { tf_profile_function(p, "work", "w.c", 1), 2, 0 };
 	uint32_t loc = tf_profile_add_location(p, TF_NO_MAPPING, 0, &ln, 1);
-	tf_label l1 = { tf_profile_intern(p, "test"), tf_profile_intern(p, "steady"), 0, 0 };
-	tf_label l2 = { tf_profile_intern(p, "test"), tf_profile_intern(p, "wobbly"), 0, 0 };
-	int64_t v1[2] = { 1000, (int64_t)steady }, v2[2] = { 1000, (int64_t)wobbly };
-	tf_profile_add_sample(p, &loc, 1, v1, &l1, 1);
-	tf_profile_add_sample(p, &loc, 1, v2, &l2, 1);
+	for (size_t i = 0; i < n; i++) {
+		tf_label l = { tf_profile_intern(p, "test"), tf_profile_intern(p, names[i]), 0, 0 };
+		int64_t v[2] = { 1000, (int64_t)cost[i] };
+		tf_profile_add_sample(p, &loc, 1, v, &l, 1);
+	}
 	tf_profile_set_meta(p, "sampler", "perf");
 	tf_profile_set_meta(p, "event", "cpu-clock");
+	if (changes)
+		tf_profile_set_meta(p, "changes", changes);
 	return p;
+}
+
+/* A run file with tests "steady" and "wobbly" at the given costs. */
+static tf_profile *history_run(double steady, double wobbly)
+{
+	static const char *const names[2] = { "steady", "wobbly" };
+	const double cost[2] = { steady, wobbly };
+	return costs_run(names, cost, 2, NULL);
 }
 
 static void test_history_noise(void **state)
@@ -1037,6 +1049,126 @@ static void test_history_noise(void **state)
 	tf_profile_free(head);
 	for (int i = 0; i < 6; i++)
 		tf_profile_free(runs[i]);
+}
+
+/* A run of `ntests` (up to 8) tests "t0".."t7", test i at cost[i]. */
+static tf_profile *suite_run(size_t ntests, const double *cost, const char *changes)
+{
+	static const char *const names[8] = { "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7" };
+	return costs_run(names, cost, ntests, changes);
+}
+
+/* The noise of `ntests` tests learned from ten runs, run j moved by
+ * shift[j] as a whole, each test by about 1% of its own. */
+static void shifted_history(tf_test_noise **hn, size_t *n, size_t ntests, const double *shift)
+{
+	tf_profile *runs[10];
+	double cost[8];
+	for (size_t j = 0; j < 10; j++) {
+		for (size_t i = 0; i < ntests; i++)
+			cost[i] = 1e9 * exp(shift[j] + 0.01 * sin(7.0 * (double)i + 3.0 * (double)j));
+		runs[j] = suite_run(ntests, cost, NULL);
+	}
+	assert_int_equal(tf_compare_history_noise(hn, n, (const tf_profile *const *)runs, 10, NULL), 0);
+	assert_int_equal(*n, ntests);
+	for (size_t j = 0; j < 10; j++)
+		tf_profile_free(runs[j]);
+}
+
+/*
+ * Ten baselines of eight tests on a runner whose runs came up to 12% apart,
+ * every test alike, each test's own noise about 1%. The plain spread says
+ * each test wanders by 8%; with each run's shift (its other tests' median
+ * move) taken out, about 1%. A comparison with a control group, which
+ * takes the runner's shift out itself, judges by the second: t0 at +25%
+ * on a runner 8% slower regresses, where by the plain spread it could not
+ * tell. Without a control group (a build file changed) the plain spread
+ * stays. Five tests a run are too few for a shift of the others.
+ */
+static void test_history_noise_runner_shift(void **state)
+{
+	(void)state;
+	static const double shift[10] = { 0, .10, -.08, .12, -.05, .09, -.11, .06, -.07, .03 };
+	const char *edit = "[{\"path\":\"src/edited.c\",\"status\":\"M\","
+			   "\"lines\":[[1,1]]}]";
+	const char *build = "[{\"path\":\"Makefile\",\"status\":\"M\","
+			    "\"lines\":[[1,1]]}]";
+	double cost[8];
+	tf_test_noise *hn;
+	size_t n;
+
+	shifted_history(&hn, &n, 8, shift);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(hn[i].shifted);
+		assert_true(hn[i].noise_pct > 5 && hn[i].noise_pct < 12);
+		assert_true(hn[i].shifted_pct > 0.3 && hn[i].shifted_pct < 2);
+	}
+
+	for (size_t i = 0; i < 8; i++)
+		cost[i] = 1e9;
+	tf_profile *b = suite_run(8, cost, NULL);
+	for (size_t i = 0; i < 8; i++)
+		cost[i] = 1.08e9;
+	cost[0] = 1.25e9;
+	for (int with_control = 1; with_control >= 0; with_control--) {
+		tf_profile *h = suite_run(8, cost, with_control ? edit : build);
+		tf_compare_opts o;
+		tf_compare_opts_init(&o);
+		o.history = hn;
+		o.nhistory = n;
+		tf_comparison *c = compare1(b, h, &o);
+		assert_true(with_control == !isnan(c->summary.shift_pct));
+		const tf_test_delta *t0 = tf_comparison_find(c, "t0");
+		if (with_control) {
+			assert_int_equal(t0->verdict, TF_VERDICT_REGRESSED);
+			assert_true(t0->noise_pct < 2.5);
+			assert_int_equal(tf_comparison_find(c, "t1")->verdict, TF_VERDICT_UNCHANGED);
+		} else {
+			assert_int_not_equal(t0->verdict, TF_VERDICT_REGRESSED);
+			assert_true(t0->noise_pct > 5);
+		}
+		tf_comparison_free(c);
+		tf_profile_free(h);
+	}
+	tf_profile_free(b);
+	tf_test_noise_free(hn, n);
+
+	/* no shifts, t0 steady (3%) among tests of 15%: with the shifts out
+	 * its spread takes on their noise, so the plain one is kept */
+	tf_profile *runs[10];
+	for (size_t j = 0; j < 10; j++) {
+		for (size_t i = 0; i < 8; i++)
+			cost[i] = 1e9 * exp((i ? 0.15 : 0.03) * sin(7.0 * (double)i + 3.0 * (double)j));
+		runs[j] = suite_run(8, cost, NULL);
+	}
+	assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)runs, 10, NULL), 0);
+	const tf_test_noise *steady = !strcmp(hn[0].test, "t0") ? &hn[0] : NULL;
+	assert_non_null(steady);
+	assert_true(steady->noise_pct > 1.5 && steady->noise_pct < 3.5);
+	assert_true(steady->shifted_pct > 1.5 * steady->noise_pct);
+	for (size_t i = 0; i < 8; i++)
+		cost[i] = 1e9;
+	b = suite_run(8, cost, NULL);
+	tf_profile *h = suite_run(8, cost, edit);
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	o.history = hn;
+	o.nhistory = n;
+	tf_comparison *c = compare1(b, h, &o);
+	assert_false(isnan(c->summary.shift_pct));
+	assert_true(fabs(tf_comparison_find(c, "t0")->noise_pct - steady->noise_pct) < 1e-9);
+	tf_comparison_free(c);
+	tf_profile_free(h);
+	tf_profile_free(b);
+	tf_test_noise_free(hn, n);
+	for (size_t j = 0; j < 10; j++)
+		tf_profile_free(runs[j]);
+
+	/* five tests a run: each test's shift would be of four others */
+	shifted_history(&hn, &n, 5, shift);
+	for (size_t i = 0; i < n; i++)
+		assert_false(hn[i].shifted);
+	tf_test_noise_free(hn, n);
 }
 
 /* Nine runs saved as three baselines of three: each job ran about 1%
@@ -1145,6 +1277,77 @@ static tf_profile *sim_job(size_t k, double job_sd, double run_sd, double factor
 	for (size_t r = 0; r < k; r++)
 		tf_profile_free(keep[r]);
 	return joined;
+}
+
+/*
+ * Calibration of the shifted noise: single-run baselines of eight tests on
+ * a runner whose runs move by 5% together and each test by 2% alone,
+ * nothing changed, a PR of one run against the merge-base's one run with
+ * a control group. The noise learned with the shifts out (each test's
+ * shift of the seven others) keeps t0's false regressions near
+ * alpha = 0.001, and a 30% slowdown, six times the runner's spread, is
+ * caught nearly always (with the plain spread, 5.4%, hardly ever).
+ */
+static void test_sim_shifted_noise_calibrated(void **state)
+{
+	(void)state;
+	const char *edit = "[{\"path\":\"src/edited.c\",\"status\":\"M\","
+			   "\"lines\":[[1,1]]}]";
+	int regressed = 0, caught = 0, trials = 2000;
+	double cost[8];
+	/* a stream of its own: the simulations after it draw what they drew */
+	uint64_t saved = sim_state;
+	sim_state = 0x9e3779b97f4a7c15ULL;
+	for (int t = 0; t < trials; t++) {
+		tf_profile *hist[10];
+		for (size_t j = 0; j < 10; j++) {
+			double run = 0.05 * sim_gauss();
+			for (size_t i = 0; i < 8; i++)
+				cost[i] = 1e9 * exp(run + 0.02 * sim_gauss());
+			hist[j] = suite_run(8, cost, NULL);
+		}
+		tf_test_noise *hn;
+		size_t n;
+		assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)hist, 10, NULL), 0);
+		double run = 0.05 * sim_gauss();
+		for (size_t i = 0; i < 8; i++)
+			cost[i] = 1e9 * exp(run + 0.02 * sim_gauss());
+		tf_profile *b = suite_run(8, cost, NULL);
+		run = 0.05 * sim_gauss();
+		for (size_t i = 0; i < 8; i++)
+			cost[i] = 1e9 * exp(run + 0.02 * sim_gauss());
+		for (int slowed = 0; slowed < 2; slowed++) {
+			double c0 = cost[0];
+			if (slowed)
+				cost[0] *= 1.3;
+			tf_profile *h = suite_run(8, cost, edit);
+			cost[0] = c0;
+			tf_compare_opts o;
+			tf_compare_opts_init(&o);
+			o.history = hn;
+			o.nhistory = n;
+			tf_comparison *c = compare1(b, h, &o);
+			bool reg = tf_comparison_find(c, "t0")->verdict == TF_VERDICT_REGRESSED;
+			if (slowed)
+				caught += reg;
+			else
+				regressed += reg;
+			tf_comparison_free(c);
+			tf_profile_free(h);
+		}
+		tf_profile_free(b);
+		tf_test_noise_free(hn, n);
+		for (size_t j = 0; j < 10; j++)
+			tf_profile_free(hist[j]);
+	}
+	sim_state = saved;
+	print_message("shifted noise: %d false regressions, %d of +30%% caught, of %d\n", regressed,
+		      caught, trials);
+	/* alpha = 0.001: 2 expected; 7 or more has probability < 0.005 */
+	if (regressed > 6)
+		fail_msg("%d false regressions in %d trials", regressed, trials);
+	if (caught < trials * 0.95)
+		fail_msg("a 30%% slowdown caught in %d of %d trials", caught, trials);
 }
 
 /*
@@ -1788,7 +1991,7 @@ static void test_picked_tests(void **state)
 		o.picked = picked;
 		tf_comparison *c = compare_n(b, 3, h, 3, &o);
 		for (int i = 0; i < 5; i++) {
-			char name[8];
+			char name[16];
 			snprintf(name, sizeof(name), "t%d", i);
 			const tf_test_delta *t = tf_comparison_find(c, name);
 			assert_false(t->ran_changed);
@@ -1829,7 +2032,7 @@ static void test_picked_tests(void **state)
 		assert_int_equal(t0->measure, TF_MEASURE_RUNNER);
 		if (picked)
 			for (int i = 0; i < 5; i++) {
-				char name[8];
+				char name[16];
 				snprintf(name, sizeof(name), "t%d", i);
 				assert_int_equal(tf_comparison_find(c, name)->verdict,
 						 TF_VERDICT_REGRESSED);
@@ -2111,6 +2314,8 @@ int main(void)
 		cmocka_unit_test(test_history_noise),
 		cmocka_unit_test(test_history_noise_of_jobs),
 		cmocka_unit_test(test_history_noise_tiny),
+		cmocka_unit_test(test_history_noise_runner_shift),
+		cmocka_unit_test(test_sim_shifted_noise_calibrated),
 		cmocka_unit_test(test_sim_job_noise_calibrated),
 		cmocka_unit_test(test_aggregation_and_verdicts),
 		cmocka_unit_test(test_foreign_profile_is_one_test),

@@ -236,6 +236,10 @@ static void test_describe(void **state)
 	assert_non_null(strstr(b.ptr, "\nevent\tone of: auto, cpu-clock, instructions, cycles, wall\n"));
 	assert_non_null(strstr(b.ptr, "\nattribution.frames\ta list of: "));
 	assert_null(strstr(b.ptr, "\ngate\t"));  /* a mapping is not a key of its own */
+	/* a switch that is also a mapping: itself, then its keys (every kind
+	 * has its words: gate.memory's was read past the end of the table) */
+	assert_non_null(strstr(b.ptr, "\ngate.memory\ttrue or false, or a mapping"));
+	assert_non_null(strstr(b.ptr, "\ngate.memory.min_bytes\ta size in bytes"));
 	/* one key and what it is per line */
 	for (const char *l = b.ptr; *l; l = strchr(l, '\n') + 1) {
 		const char *tab = strchr(l, '\t');
