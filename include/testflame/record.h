@@ -225,6 +225,8 @@ typedef enum {
 	TF_REC_OFFCPU,   /* `tid` went off its CPU: its stack then (sample
 			  * fields; period: the switch-outs it stands for) */
 	TF_REC_OFFCPU_PERIOD, /* (replay's own: not handed out) */
+	TF_REC_PEEK,     /* testflame read process `pid`'s memory from `time`
+			  * to peek.end (its mmap lock held then) */
 } tf_rec_type;
 
 /* What a sampled allocation was (TF_REC_ALLOC). */
@@ -357,6 +359,9 @@ typedef struct tf_rec_event {
 			uint64_t hwm_kb;      /* read from /proc while it ran: at least */
 			bool go;              /* a Go program */
 		} rss;
+		struct {
+			uint64_t end;
+		} peek;
 	};
 } tf_rec_event;
 

@@ -136,16 +136,22 @@ typedef void (*tf_wait_fn)(void *ctx, const tf_wait_done *d);
 typedef struct tf_waits tf_waits;
 int tf_waits_new(tf_waits **out, tf_attributor *a, tf_wait_fn emit, void *ctx);
 void tf_waits_free(tf_waits *w);
-/* A thread left its CPU (TF_REC_OFFCPU), in `test`, with this stack. */
+/* A thread left its CPU (TF_REC_OFFCPU), in `test`, with this stack;
+ * rwsem: on a kernel rwsem (tf_waits_on_rwsem). */
 void tf_waits_out(tf_waits *w, const tf_rec_event *ev, tf_strid test, tf_strid process,
-		  tf_wait_reason reason, const uint32_t *locs, size_t n);
+		  tf_wait_reason reason, bool rwsem, const uint32_t *locs, size_t n);
+/* Whether a stack's kernel frames wait on an rwsem (an mmap lock). */
+bool tf_waits_on_rwsem(const tf_profile *p, const uint32_t *locs, size_t nkernel);
 /* A sample of a thread found waiting in `reason` for `period` ns, now
  * (ptrace's wall mode): the part counted for its test; *apart the rest. */
 double tf_waits_sampled(tf_waits *w, const tf_rec_event *ev, tf_strid test,
 			tf_wait_reason reason, double period, double *apart);
 /* A CPU sample of `test`: its thread runs. */
 void tf_waits_running(tf_waits *w, const tf_rec_event *ev, tf_strid test);
-/* FORK, SWITCH and EXIT records, in time order with the above. */
+/* The waits testflame's own reads of a process caused (offcpu.c's head
+ * comment): their time, left out of every test, and their number. */
+double tf_waits_peeked(const tf_waits *w, uint64_t *n);
+/* FORK, SWITCH, EXIT and PEEK records, in time order with the above. */
 void tf_waits_event(tf_waits *w, const tf_rec_event *ev);
 /* The recording ended: threads still waiting waited until `end_time`. */
 void tf_waits_finish(tf_waits *w, uint64_t end_time);

@@ -370,6 +370,7 @@ static void on_offcpu(builder *b, const tf_rec_event *ev)
 	size_t n = build_stack(b, ev, false);
 	size_t nkernel = TF_MIN((size_t)ev->sample.nkernel, n);
 	tf_wait_reason r = tf_waits_reason(b->p, b->locs, n, nkernel);
+	bool rwsem = tf_waits_on_rwsem(b->p, b->locs, nkernel);
 	int source;
 
 	/* leaf first: why it waits, as the ptrace sampler's samples say it */
@@ -380,7 +381,8 @@ static void on_offcpu(builder *b, const tf_rec_event *ev)
 	n++;
 	tf_strid test = tf_attributor_test(b->att, ev, b->locs, n, &source);
 	tf_attributor_switch_sampled(b->att, ev->tid, ev->time);
-	tf_waits_out(b->waits, ev, test, tf_attributor_process(b->att, ev->pid), r, b->locs, n);
+	tf_waits_out(b->waits, ev, test, tf_attributor_process(b->att, ev->pid), r, rwsem,
+		     b->locs, n);
 	b->st->offcpu_samples++;
 	if (ev->sample.period > b->offcpu_period_max)
 		b->offcpu_period_max = ev->sample.period;
@@ -486,6 +488,10 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 			tf_waits_event(b->waits, ev);
 		tf_attributor_event(b->att, ev);
 		break;
+	case TF_REC_PEEK:
+		if (b->waits)
+			tf_waits_event(b->waits, ev);
+		break;
 	case TF_REC_CMDLINE:
 	case TF_REC_MARKER:
 	case TF_REC_PROC_EXIT:
@@ -586,6 +592,14 @@ static void write_meta(builder *b, const tf_record_info *ri)
 			meta_u64(p, "offcpu_stacks", b->st->offcpu_samples);
 			meta_u64(p, "offcpu_truncated", b->st->offcpu_truncated);
 			meta_u64(p, "offcpu_period_max", TF_MAX(ri->offcpu_period_max, b->offcpu_period_max));
+			/* waits testflame's own reads of a process caused,
+			 * counted for no test (offcpu.c) */
+			uint64_t n;
+			double ns = b->waits ? tf_waits_peeked(b->waits, &n) : 0;
+			if (b->waits && n) {
+				meta_u64(p, "offcpu_recorder_waits", n);
+				meta_u64(p, "offcpu_recorder_ns", (uint64_t)ns);
+			}
 		}
 	} else if (ri->offcpu_why[0]) {
 		tf_profile_set_meta(p, "offcpu", "none");

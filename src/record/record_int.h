@@ -287,6 +287,10 @@ enum {
 	 * switch sample of `cpu` stands for `period` switch-outs (perf.c's
 	 * cap; the event's samples do not carry their period) */
 	TF_SPOOL_OFFCPU_PERIOD = 79,
+	/* { u32 pid, pad; u64 time, end } : testflame read process pid's
+	 * memory through /proc (its arguments) from `time` to `end`, holding
+	 * the process's mmap lock (tf_record_peeked) */
+	TF_SPOOL_PEEK = 80,
 };
 
 
@@ -307,6 +311,9 @@ int tf_spool_append(tf_spool *s, const void *data, size_t len);
  * variable part (NUL-terminated here, padded to 8 bytes). */
 int tf_spool_append_own(tf_spool *s, uint16_t type, const void *fixed, size_t fixed_len,
 			const void *var, size_t var_len);
+/* testflame read process `pid`'s memory from `start` to `end` (record.c):
+ * a TF_SPOOL_PEEK record */
+void tf_record_peeked(tf_spool *s, uint32_t pid, uint64_t start, uint64_t end);
 /* Flush and map for reading; no appends after this. */
 int tf_spool_finish(tf_spool *s);
 const uint8_t *tf_spool_data(const tf_spool *s, size_t *len);

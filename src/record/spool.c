@@ -730,6 +730,17 @@ static int decode_rss(cursor *c, tf_rec_event *ev)
 	return c->bad ? -1 : 1;
 }
 
+static int decode_peek(cursor *c, tf_rec_event *ev)
+{
+	uint32_t pad;
+	ev->type = TF_REC_PEEK;
+	take32x2(c, &ev->pid, &pad);
+	ev->tid = ev->pid;
+	ev->time = take64(c);
+	ev->peek.end = take64(c);
+	return c->bad ? -1 : 1;
+}
+
 int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		    tf_rec_event *ev)
 {
@@ -793,6 +804,8 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		return decode_note(&c, ev);
 	case TF_SPOOL_RSS:
 		return decode_rss(&c, ev);
+	case TF_SPOOL_PEEK:
+		return decode_peek(&c, ev);
 	default:
 		return 0;
 	}
