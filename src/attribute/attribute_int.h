@@ -102,6 +102,8 @@ typedef enum {
 	TF_WAIT_IO,      /* the block layer, fsync, a buffer being written */
 	TF_WAIT_PAGEIN,  /* a file's page read into the page cache for a
 			  * fault or a read(): a cold cache (offcpu.c) */
+	TF_WAIT_LOAD,    /* a kernel lock, while a program or library loads:
+			  * other processes' mappings of it (offcpu.c) */
 	TF_WAIT_POLL,    /* poll, select, epoll */
 	TF_WAIT_PIPE,
 	TF_WAIT_SOCKET,

@@ -394,7 +394,8 @@ static void on_wait(void *ctx, const tf_wait_done *d)
 {
 	builder *b = ctx;
 	tf_attributor_add_wait(b->att, d->test, d->counted, d->apart, d->weight);
-	if (d->reason == TF_WAIT_PAGEIN)
+	/* what the machine's state decides: the page cache, a shared lock */
+	if (d->reason == TF_WAIT_PAGEIN || d->reason == TF_WAIT_LOAD)
 		tf_attributor_add_pagein(b->att, d->test, d->counted);
 	int64_t ns = (int64_t)(d->counted + 0.5);
 	if (ns <= 0 || d->n == 0)

@@ -29,7 +29,9 @@
  *
  * The third has a name where the kernel's stack was recorded: a page-in
  * (attribute/offcpu.c), the disk read for a fault or a read() of a page
- * the cache did not hold. It says what the cache held, not what the code
+ * the cache did not hold, and, counted with them, a load: a kernel lock
+ * that other processes' mappings of a file hold while a program or a
+ * library loads. It says what the cache held, not what the code
  * does: the first run after a build, a checkout or a neighbour's memory
  * pressure reads a program's pages once (a README-only branch of t0920's
  * suite failed on case_036, 0 -> 60.2 ms in _start), the next run not at
@@ -508,7 +510,8 @@ void tf_cmp_wait_sites(tf_comparison *c, size_t top)
 			double v = cmp_sample_value(run, i);
 			wsite w;
 			if (slot == NO_ID || v == 0 || !site_of(p, &p->samples.v[i], &w) ||
-			    (!pageins && strcmp(w.reason, "page-in") == 0))
+			    (!pageins && (strcmp(w.reason, "page-in") == 0 ||
+					  strcmp(w.reason, "load") == 0)))
 				continue;
 			/* a site is its reason, call, caller and line: a key of
 			 * their strings, one accumulator per test */

@@ -481,6 +481,28 @@ static void test_wait_reasons(void **state)
 				   "filemap_fdatawait_range", "folio_wait_bit_common", "io_schedule",
 				   "schedule"),
 			    "io");
+	/* a file's mapping lock (an rwsem) while an exec or the dynamic
+	 * loader maps the program and its libraries: another process's
+	 * mapping of the same file held it (the C library's, the loader's);
+	 * a load, not the test's code. A test's own mmap waiting on the lock
+	 * is the test's */
+	assert_string_equal(REASON(11, "__x64_sys_execve", "do_execveat_common.isra.0",
+				   "bprm_execve", "load_elf_binary", "elf_load", "vm_mmap_pgoff",
+				   "do_mmap", "__mmap_region", "down_write",
+				   "rwsem_down_write_slowpath", "schedule_preempt_disabled",
+				   "schedule"),
+			    "load");
+	assert_string_equal(REASON(8, "_start", "ld-linux-x86-64.so.2!_dl_start",
+				   "ld-linux-x86-64.so.2!_dl_relocate_object",
+				   "ld-linux-x86-64.so.2!_dl_protect_relro",
+				   "ld-linux-x86-64.so.2!mprotect", "do_syscall_64",
+				   "__x64_sys_mprotect", "do_mprotect_pkey", "mprotect_fixup",
+				   "vma_prepare", "down_write", "rwsem_down_write_slowpath", "schedule"),
+			    "load");
+	assert_string_equal(REASON(5, "main", "worker", "libc.so.6!mmap64", "do_syscall_64",
+				   "vm_mmap_pgoff", "down_write_killable", "rwsem_down_write_slowpath",
+				   "schedule"),
+			    "other");
 }
 
 static void test_costs_from_switches(void **state)
