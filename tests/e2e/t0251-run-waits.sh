@@ -86,26 +86,33 @@ open(p, \"w\").write(s)" && expect_waiting test_threads pthread_mutex_lock worke
 # fills 40 ms late. Its main thread waits at least those 40 ms in read
 # (the feeder's sleep meanwhile is off the test's path, apart), so the
 # test waits 40 ms more a run by construction, plus what a busy machine
-# adds to a wake-up, and no more CPU than a thread's start. Its numbers
-# are switch-outs timed, not samples: checked within the wake-ups' error,
-# its site (read from main, on the pipe) as the bulk of the growth.
+# adds to the two wake-ups (the feeder's, then main's: the read took
+# 146 ms at a load of 11), which the test says on stderr; and no more CPU
+# than a thread's start, which a busy machine's one run a side may still
+# call regressed beside it. Its numbers are switch-outs timed, not
+# samples: checked within the wake-ups' error, its site (read from main,
+# on the pipe) as the bulk of the growth.
 test_expect_success 'test_hash reads its input from a pipe fed 40 ms late: exit 3, waiting in read from main, 40 ms more' '
 	branch pipe "
 p = \"tests/test_hash.c\"; s = open(p).read()
-s = s.replace(\"#include <string.h>\n\", \"#include <string.h>\n#include <pthread.h>\n#include <unistd.h>\n\n\"
+s = s.replace(\"#include <string.h>\n\", \"#include <string.h>\n#include <pthread.h>\n#include <time.h>\n#include <unistd.h>\n\n\"
 	\"static int feed[2];\n\n\"
 	\"static void *feeder(void *arg)\n{\n\t(void)arg;\n\tusleep(40000);\n\tCHECK(write(feed[1], \\\"x\\\", 1) == 1);\n\treturn NULL;\n}\n\")
 s = s.replace(\"\tuint32_t c = 0;\n\", \"\tuint32_t c = 0;\n\tpthread_t t;\n\tchar in;\n\"
 	\"\tCHECK(pipe(feed) == 0 && pthread_create(&t, NULL, feeder, NULL) == 0);\n\"
-	\"\tCHECK(read(feed[0], &in, 1) == 1 && pthread_join(t, NULL) == 0);\n\")
+	\"\tstruct timespec r0, r1;\n\tclock_gettime(CLOCK_MONOTONIC, &r0);\n\"
+	\"\tCHECK(read(feed[0], &in, 1) == 1 && pthread_join(t, NULL) == 0);\n\"
+	\"\tclock_gettime(CLOCK_MONOTONIC, &r1);\n\"
+	\"\tfprintf(stderr, \\\"test_hash: read %lld ns\\\\n\\\", (long long)((r1.tv_sec - r0.tv_sec) * 1000000000LL + r1.tv_nsec - r0.tv_nsec));\n\")
 open(p, \"w\").write(s)" && expect_waiting test_hash read main &&
 	j=testflame-report/report.json &&
 	jq -e ".tests[] | select(.name == \"test_hash\")" $j >hash.json &&
 	expect_eq "$(jq -r .decided_by hash.json)" waiting "what test_hash regressed by" &&
-	expect_eq "$(jq -r ".grew | join(\",\")" hash.json)" waiting "what grew in test_hash" &&
+	jq -r ".grew[]" hash.json >grew && expect_contains grew waiting &&
 	waited=$(jq -r ".waits.delta_ns | floor" hash.json) &&
-	{ { test "$waited" -ge 36000000 && test "$waited" -le 100000000; } ||
-		fail "test_hash waited $waited ns more a run, not 40 ms (36 to 100 ms)"; } &&
+	read=$(sed -n "s/^test_hash: read \([0-9]*\) ns$/\1/p" err | sort -n | tail -n 1) &&
+	{ { test "$waited" -ge 36000000 && test "$waited" -le $((read + 10000000)); } ||
+		fail "test_hash waited $waited ns more a run, not 40 ms (36 ms to its read, ${read:-?} ns, and 10 ms)"; } &&
 	jq -r ".waits.sites[] | select(.caller == \"main\" and .reason == \"pipe\" and (.call | test(\"read\"))) | .delta_ns | floor" \
 		hash.json >site &&
 	site=$(awk "{ s += \$1 } END { printf \"%d\", s }" site) &&
