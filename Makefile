@@ -208,7 +208,7 @@ $(BUILD)/gen/runner_assets.o: $(GEN_RUNNER_ASSETS)
 $(PRELOAD): $(PRELOAD_SRCS) $(wildcard src/record/preload/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(PRELOAD_FLAGS) $(WARN) -o $@ $(PRELOAD_SRCS) -ldl -lm -pthread
+	$(Q)$(CC) $(PRELOAD_FLAGS) $(WARN) -o $@ $(PRELOAD_SRCS) -ldl -pthread
 
 $(BUILD)/gen/alloc_preload.c: $(PRELOAD) src/record/preload/embed.sh
 	@mkdir -p $(BUILD)/gen

@@ -48,7 +48,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -512,6 +511,27 @@ static uint64_t mean_distance(const struct tstate *t)
 	return d < lo ? (lo ? lo : 1) : d > g_rate ? g_rate : d;
 }
 
+/* ln(u) for u in (0, 1], without libm (a program that does not link it
+ * would load it for this alone): u = m 2^e with m in [sqrt(1/2), sqrt(2)),
+ * ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172: its series to
+ * s^15 is within 1e-14 */
+static double ln01(double u)
+{
+	union { double d; uint64_t b; } v = { .d = u };
+	int e = (int)((v.b >> 52) & 0x7ff) - 1023;
+	v.b = (v.b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL; /* [1, 2) */
+	double m = v.d;
+	if (m > 1.4142135623730951) {
+		m /= 2;
+		e++;
+	}
+	double s = (m - 1) / (m + 1), s2 = s * s;
+	double sum = 1.0 / 15;
+	for (int k = 13; k >= 1; k -= 2)
+		sum = 1.0 / k + s2 * sum;
+	return 2 * s * sum + e * 0.6931471805599453;
+}
+
 static int64_t draw(struct tstate *t)
 {
 	t->rate = mean_distance(t);
@@ -521,7 +541,7 @@ static int64_t draw(struct tstate *t)
 	t->rng ^= t->rng >> 27;
 	uint64_t r = t->rng * 0x2545F4914F6CDD1DULL;
 	double u = ((double)(r >> 11) + 1.0) / 9007199254740993.0; /* (0, 1] */
-	double d = -log(u) * (double)t->rate;
+	double d = -ln01(u) * (double)t->rate;
 	return d > 9e18 ? INT64_MAX : (int64_t)d + 1;
 }
 
