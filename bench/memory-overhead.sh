@@ -77,9 +77,14 @@ script() { # WORKLOAD
 	{
 		echo '#!/bin/sh'
 		echo 's=$(date +%s%N)'
+		# the sampler goes in by the environment, as testflame puts it
+		# there: no process more a command than bare (an `env` wrapper
+		# was one exec more, about as much as the sampler itself)
+		echo '[ -z "$PRELOAD" ] || export LD_PRELOAD="$PRELOAD" TESTFLAME_ALLOC_DIR="$ALLOC_DIR"'
 		commands "$1" | while IFS="$(printf '\t')" read -r dir cmd; do
 			printf 'cd %s && $WRAP %s >/dev/null 2>&1\n' "$dir" "$cmd"
 		done
+		echo 'unset LD_PRELOAD TESTFLAME_ALLOC_DIR'
 		echo 'e=$(date +%s%N)'
 		# the CPU of all it ran, from the shell's times (minutes and seconds)
 		echo 'times >"$OUT.times"'
@@ -92,7 +97,7 @@ script() { # WORKLOAD
 
 declare -A wrap
 wrap[bare]=""
-wrap[sampler]="env LD_PRELOAD=$TOP/build/libtestflame-alloc.so TESTFLAME_ALLOC_DIR=$WORK/alloc"
+wrap[sampler]="" # PRELOAD below
 wrap[heaptrack]="heaptrack -o $WORK/ht"
 wrap[massif]="valgrind -q --tool=massif --massif-out-file=$WORK/massif.%p"
 order=(${VARIANTS:-bare sampler heaptrack massif tf_cpu tf_memory})
@@ -109,6 +114,8 @@ for w in $WORKLOADS; do
 			case $v in
 			tf_cpu) OUT="$WORK/$w.$v" WRAP= "$TF" record -q -o "$WORK/cpu.pb.gz" -- "$s" >/dev/null 2>&1 ;;
 			tf_memory) OUT="$WORK/$w.$v" WRAP= "$TF" record -q --memory -o "$WORK/mem.pb.gz" -- "$s" >/dev/null 2>&1 ;;
+			sampler) OUT="$WORK/$w.$v" WRAP= PRELOAD="$TOP/build/libtestflame-alloc.so" \
+					ALLOC_DIR="$WORK/alloc" "$s" >/dev/null 2>&1 ;;
 			*) OUT="$WORK/$w.$v" WRAP="${wrap[$v]}" "$s" >/dev/null 2>&1 ;;
 			esac
 			rm -rf "$WORK"/alloc/* "$WORK"/ht* "$WORK"/massif.*

@@ -104,6 +104,17 @@ size_t tf_symbolizer_unwind_ex(tf_symbolizer *s, uint32_t pid, uint64_t time,
  * deleted binary pinned while it ran still answers. */
 size_t tf_symbolizer_functions(tf_symbolizer *s, uint32_t pid, uint64_t addr,
 			       void (*fn)(void *ctx, const char *name), void *ctx);
+/* The same for the functions whose names, demangled, begin with one of
+ * `prefixes` (NULL-terminated, at most 16; "Catch::Session::run"): `fn`
+ * gets each of those, and may get a few others (it checks the names it
+ * needs); returns how many it got. Much cheaper than demangling every
+ * name of a big C++ binary: a mangled name is demangled only where its
+ * plain beginning (_ZN5Catch7Session...) cannot tell. A function
+ * template's instance is known by its name, not by the return type
+ * printed before it. */
+size_t tf_symbolizer_functions_named(tf_symbolizer *s, uint32_t pid, uint64_t addr,
+				     const char *const *prefixes,
+				     void (*fn)(void *ctx, const char *name), void *ctx);
 
 /* Whether the binary mapped at `addr` keeps frame pointers (for
  * --call-graph auto): known from its functions' prologues. */

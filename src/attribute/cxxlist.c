@@ -232,18 +232,19 @@ typedef struct {
 	int fw;
 } detect_ctx;
 
+/* The functions that tell each framework's binaries */
+static const char *const fw_functions[] = {
+	"Catch::Session::run", "doctest::Context::run",
+	"boost::unit_test::make_test_case", "boost::unit_test::unit_test_main", NULL
+};
+static const int fw_of_function[] = { FW_CATCH2, FW_DOCTEST, FW_BOOST, FW_BOOST };
+
 static void detect(void *ctx, const char *name)
 {
 	detect_ctx *d = ctx;
-	if (d->fw)
-		return;
-	if (strncmp(name, "Catch::Session::run", 19) == 0)
-		d->fw = FW_CATCH2;
-	else if (strncmp(name, "doctest::Context::run", 21) == 0)
-		d->fw = FW_DOCTEST;
-	else if (strncmp(name, "boost::unit_test::make_test_case", 32) == 0 ||
-		 strncmp(name, "boost::unit_test::unit_test_main", 32) == 0)
-		d->fw = FW_BOOST;
+	for (size_t i = 0; !d->fw && fw_functions[i]; i++)
+		if (strncmp(name, fw_functions[i], strlen(fw_functions[i])) == 0)
+			d->fw = fw_of_function[i];
 }
 
 /* The list flags of each framework. */
@@ -329,7 +330,7 @@ int tf_cxx_detect(tf_cxx_lists *l, tf_symbolizer *sym, uint32_t pid, uint64_t ad
 	b.path = tf_xstrdup(path);
 	detect_ctx d = { FW_NONE };
 	if (sym && path[0] == '/')
-		tf_symbolizer_functions(sym, pid, addr, detect, &d);
+		tf_symbolizer_functions_named(sym, pid, addr, fw_functions, detect, &d);
 	b.fw = d.fw;
 	/* the list of a binary still there (a deleted one cannot be asked) */
 	struct stat st;

@@ -305,6 +305,16 @@ void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu);
 uint32_t tf_sym_demangle(tf_symbolizer *s, const char *name);
 /* malloc'd demangled name or NULL (for tests and callers outside). */
 char *tf_sym_demangle_dup(const char *name);
+/* The plain qualified name a mangled C++ (or legacy Rust) name begins
+ * with, as the demangler prints it ("Catch::Session::run" of
+ * _ZN5Catch7Session3runEv): its source names up to the first part printed
+ * otherwise (template arguments, a constructor, an operator, a
+ * substitution, an ABI tag, an anonymous namespace, Rust's escapes or
+ * hash), at most cap - 1 bytes of it, NUL-terminated, into `buf`; its
+ * length. 0 for a name with no such beginning: not mangled, a special
+ * name (thunks, guard variables), Rust v0. Printed in full, the name of a
+ * function template's instance comes after its return type. */
+size_t tf_sym_mangled_lead(const char *name, char *buf, size_t cap);
 
 /* ---- separate debug info (debugcache.c) ------------------------------ */
 

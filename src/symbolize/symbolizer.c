@@ -367,26 +367,69 @@ const tf_symloc *tf_symbolizer_lookup(tf_symbolizer *s, uint32_t pid, uint64_t t
 	return l;
 }
 
-size_t tf_symbolizer_functions(tf_symbolizer *s, uint32_t pid, uint64_t addr,
-			       void (*fn)(void *ctx, const char *name), void *ctx)
+/* Whether a function's raw name may begin, demangled, with one of
+ * `prefixes` (of lengths `lens`): its mangled name's plain beginning
+ * settles most without demangling it (what 400,000 C++ names cost). */
+static bool may_begin(const char *raw, bool demangle, const char *const *prefixes,
+		      const size_t *lens, size_t nprefixes, size_t longest)
+{
+	char lead[256];
+	size_t ln;
+
+	if (demangle && raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R')) {
+		if (longest >= sizeof(lead))
+			return true;
+		ln = tf_sym_mangled_lead(raw, lead, longest + 1);
+		for (size_t i = 0; i < nprefixes; i++)
+			if (!ln || (lead[0] == prefixes[i][0] &&
+				    memcmp(lead, prefixes[i], ln < lens[i] ? ln : lens[i]) == 0))
+				return true;
+		return false;
+	}
+	for (size_t i = 0; i < nprefixes; i++)
+		if (strncmp(raw, prefixes[i], lens[i]) == 0)
+			return true;
+	return false;
+}
+
+size_t tf_symbolizer_functions_named(tf_symbolizer *s, uint32_t pid, uint64_t addr,
+				     const char *const *prefixes,
+				     void (*fn)(void *ctx, const char *name), void *ctx)
 {
 	tf_sym_proc *p = tf_sym_proc_get(s, pid, false);
 	tf_sym_map *map = p ? tf_sym_proc_find_map(p, addr) : NULL;
-	size_t n = 0;
+	size_t n = 0, nprefixes = 0, longest = 0;
+	size_t lens[16];
 
 	if (!map || map->kind != TF_SYM_MAP_FILE || map->file == UINT32_MAX ||
 	    !tf_sym_file_module(s, map->file))
 		return 0;
+	for (; prefixes && prefixes[nprefixes] && nprefixes < TF_ARRAY_SIZE(lens); nprefixes++) {
+		lens[nprefixes] = strlen(prefixes[nprefixes]);
+		if (lens[nprefixes] > longest)
+			longest = lens[nprefixes];
+	}
+	if (prefixes && prefixes[nprefixes]) /* more than we check: all of them */
+		prefixes = NULL;
 	tf_sym_module *m = s->mods.v[s->files.v[map->file].module];
 	tf_sym_module_symbols(m);
-	for (size_t i = 0; i < m->syms.v.n; i++, n++) {
+	for (size_t i = 0; i < m->syms.v.n; i++) {
 		const char *name = m->symstr ? m->symstr + m->syms.v.v[i].val
 					     : m->symnames.v[m->syms.v.v[i].val];
+		if (prefixes && !may_begin(name, s->opts.demangle, prefixes, lens, nprefixes, longest))
+			continue;
 		char *d = s->opts.demangle ? tf_sym_demangle_dup(name) : NULL;
 		fn(ctx, d ? d : name);
 		free(d);
+		n++;
 	}
 	return n;
+}
+
+size_t tf_symbolizer_functions(tf_symbolizer *s, uint32_t pid, uint64_t addr,
+			       void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	return tf_symbolizer_functions_named(s, pid, addr, NULL, fn, ctx);
 }
 
 bool tf_symbolizer_has_frame_pointers(tf_symbolizer *s, uint32_t pid, uint64_t time,

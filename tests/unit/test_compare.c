@@ -1622,6 +1622,74 @@ static void test_exact_measures(void **state)
 }
 
 /*
+ * The noise learned from stored runs is the spread of the measure the gate
+ * judges by. jansson's 5 ms ctest tests, one sample or none a run, are
+ * judged by their processes' exact CPU, which moved 20-30% between runs
+ * at a load of 10; their samples' spread (rounding taken out) was none,
+ * the 1.5% floor stood, and a README-only branch had 54 tests "improved"
+ * by 20-50% at p < 1e-10. With the exact measure's spread, a test 45%
+ * quicker in one run is within its noise, and one 3 times slower is still
+ * a suspect to confirm.
+ */
+static void test_history_noise_exact(void **state)
+{
+	(void)state;
+	enum { RUNS = 10, TESTS = 12 };
+	tf_profile *runs[RUNS];
+	double cost[TESTS];
+	int64_t one[TESTS];
+	uint64_t rng = 42;
+	for (int r = 0; r < RUNS; r++) {
+		for (int i = 0; i < TESTS; i++) {
+			/* a spread of about 25%: the sum of 4 uniforms, scaled */
+			double z = -2;
+			for (int k = 0; k < 4; k++) {
+				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+				z += (double)(rng >> 11) / 9007199254740992.0;
+			}
+			cost[i] = 5e6 * exp(0.25 * z * sqrt(3.0));
+			one[i] = 1;
+		}
+		runs[r] = exact_run(cost, one, TESTS);
+	}
+	tf_test_noise *hn;
+	size_t n;
+	assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)runs, RUNS, NULL), 0);
+	assert_int_equal(n, TESTS);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(hn[i].runs, RUNS);
+		assert_true(hn[i].noise_pct > 10 && hn[i].noise_pct < 45);
+	}
+
+	double bc[TESTS], hc[TESTS];
+	for (int i = 0; i < TESTS; i++)
+		bc[i] = hc[i] = 5e6;
+	hc[0] = 5e6 * 0.55; /* 45% quicker in one run */
+	hc[1] = 5e6 * 3;    /* three times slower */
+	tf_profile *b = exact_run(bc, one, TESTS), *h = exact_run(hc, one, TESTS);
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	o.history = hn;
+	o.nhistory = n;
+	tf_comparison *c = compare1(b, h, &o);
+	const tf_test_delta *t0 = tf_comparison_find(c, "t0"), *t1 = tf_comparison_find(c, "t1");
+	assert_int_equal(t0->measure, TF_MEASURE_COUNT);
+	assert_true(t0->noise_from_history && t0->noise_pct > 10);
+	assert_int_not_equal(t0->verdict, TF_VERDICT_IMPROVED);
+	assert_false(tf_comparison_suspect(c, t0, 5));
+	/* one run against one at that noise cannot decide it at alpha 0.001
+	 * (p=0.006), but it is a suspect the duet runs again */
+	assert_true(t1->verdict == TF_VERDICT_REGRESSED || t1->verdict == TF_VERDICT_INCONCLUSIVE);
+	assert_true(t1->delta_pct > 150 && tf_comparison_suspect(c, t1, 5));
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+	tf_test_noise_free(hn, n);
+	for (int r = 0; r < RUNS; r++)
+		tf_profile_free(runs[r]);
+}
+
+/*
  * gate.min_delta: a short test must move by that much time a run to count.
  * The pytest test after a slowed one pays a tenth of a millisecond for the
  * state its neighbour left (0.35 ms to 0.55 ms, in every run of the
@@ -2315,6 +2383,7 @@ int main(void)
 		cmocka_unit_test(test_history_noise_of_jobs),
 		cmocka_unit_test(test_history_noise_tiny),
 		cmocka_unit_test(test_history_noise_runner_shift),
+		cmocka_unit_test(test_history_noise_exact),
 		cmocka_unit_test(test_sim_shifted_noise_calibrated),
 		cmocka_unit_test(test_sim_job_noise_calibrated),
 		cmocka_unit_test(test_aggregation_and_verdicts),

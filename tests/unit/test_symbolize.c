@@ -568,17 +568,26 @@ static void test_kept_answers(void **state)
 	free(path);
 }
 
+/* The C++ fixture started, its maps fed to a new symbolizer; `*ra` the
+ * return address into Widget<int>::compute, `*call` its line. */
+static tf_symbolizer *cxx_started(fixture *f, char **path, uint64_t *ra, int *call)
+{
+	*path = fixture_path("symbolize_cxx");
+	fixture_start(f, *path, NULL);
+	*ra = fixture_addr(f, "ra compute", call);
+	tf_symbolizer *s = new_sym();
+	feed_maps(s, f->pid, false, true);
+	return s;
+}
+
 static void test_cxx_demangled(void **state)
 {
 	(void)state;
-	char *path = fixture_path("symbolize_cxx");
+	char *path;
 	fixture f;
 	int call;
-
-	fixture_start(&f, path, NULL);
-	uint64_t ra = fixture_addr(&f, "ra compute", &call);
-	tf_symbolizer *s = new_sym();
-	feed_maps(s, f.pid, false, true);
+	uint64_t ra;
+	tf_symbolizer *s = cxx_started(&f, &path, &ra, &call);
 	const tf_symloc *l = look(s, f.pid, ra - 1);
 	assert_string_equal(l->frames[0].function, "tfx::Widget<int>::compute(int)");
 	assert_string_equal(l->frames[0].system_name, "_ZN3tfx6WidgetIiE7computeEi");
@@ -617,6 +626,137 @@ static void test_demangle_names(void **state)
 	}
 	assert_null(tf_sym_demangle_dup("main"));
 	assert_null(tf_sym_demangle_dup("_Znot_really"));
+}
+
+/* The plain beginning of mangled names, read without demangling them: the
+ * demangled name begins with it (but for a function template's instance,
+ * whose return type is printed first). */
+static void test_mangled_lead(void **state)
+{
+	(void)state;
+	struct { const char *in, *lead; bool template_fn; } cases[] = {
+		{ "_ZN3foo3barEv", "foo::bar", false },
+		{ "_ZNK5Catch7Session3runEv", "Catch::Session::run", false },
+		{ "_ZN5Catch7Session3runEiPKPKc", "Catch::Session::run", false },
+		{ "_ZZN5Catch7Session3runEvE8instance", "Catch::Session::run", false },
+		{ "_ZN5boost9unit_test14unit_test_mainEPFbvEiPPc", "boost::unit_test::unit_test_main", false },
+		{ "_ZN3tfx6WidgetIiE7computeEi", "tfx::Widget", false },
+		{ "_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector", false },
+		{ "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE6appendEPKc",
+		  "std::__cxx11::basic_string", false },
+		{ "_ZNSs6appendEPKc", "std", false },
+		{ "_ZSt9terminatev", "std::terminate", false },
+		{ "_ZL6helperi", "helper", false },
+		{ "_Z4workv", "work", false },
+		{ "_ZZ4mainE5count", "main", false },
+		{ "_ZN3FooC2Ev", "Foo", false },
+		{ "_ZN3foo3barB5cxx11Ev", "foo::bar", false },
+		{ "_ZN3foo3barEv.cold", "foo::bar", false },
+		{ "_ZN12_GLOBAL__N_13fooEv", "", false },
+		{ "_ZN4core3ptr13drop_in_place17h0123456789abcdefE", "core::ptr::drop_in_place", false },
+		{ "_ZN4core3ptr40drop_in_place$LT$std..rt..lang_start$GT$17h0123456789abcdefE",
+		  "core::ptr", false },
+		/* printed "std::basic_ostream<...>& std::endl<...>(...)" */
+		{ "_ZSt4endlIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_", "std::endl", true },
+		{ "_ZThn8_N3Foo3barEv", "", false },  /* a thunk */
+		{ "_RNvCs1234_7mycrate3foo", "", false }, /* Rust v0 */
+		{ "_ZN3foo99barEv", "foo", false },    /* a length past the end */
+		{ "main", "", false },
+	};
+	char buf[128];
+	for (size_t i = 0; i < TF_ARRAY_SIZE(cases); i++) {
+		size_t n = tf_sym_mangled_lead(cases[i].in, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].lead);
+		assert_int_equal(n, strlen(cases[i].lead));
+		char *d = tf_sym_demangle_dup(cases[i].in);
+		if (d && !cases[i].template_fn)
+			assert_int_equal(strncmp(d, buf, n), 0);
+		free(d);
+	}
+	/* as much as fits: enough to tell runInternal from run */
+	assert_int_equal(tf_sym_mangled_lead("_ZN5Catch7Session11runInternalEv", buf, 20), 19);
+	assert_string_equal(buf, "Catch::Session::run");
+	assert_int_equal(tf_sym_mangled_lead("_ZN5Catch7Session3runEv", buf, 8), 7);
+	assert_string_equal(buf, "Catch::");
+	assert_int_equal(tf_sym_mangled_lead(NULL, buf, sizeof(buf)), 0);
+}
+
+typedef struct {
+	TF_VEC(char *) names;
+} fn_names;
+
+static void keep_name(void *ctx, const char *name)
+{
+	fn_names *f = ctx;
+	tf_vec_push(&f->names, tf_xstrdup(name));
+}
+
+static bool has_name(const fn_names *f, const char *name)
+{
+	for (size_t i = 0; i < f->names.n; i++)
+		if (strcmp(f->names.v[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void fn_names_free(fn_names *f)
+{
+	for (size_t i = 0; i < f->names.n; i++)
+		free(f->names.v[i]);
+	tf_vec_free(&f->names);
+}
+
+/* A binary's functions named by a prefix: every function of the full list
+ * that begins with one, and (the mangled names' beginnings settling the
+ * rest) none of the others. */
+static void test_functions_named(void **state)
+{
+	(void)state;
+	char *path;
+	fixture f;
+	int call;
+	uint64_t ra;
+	tf_symbolizer *s = cxx_started(&f, &path, &ra, &call);
+	fn_names all = { 0 };
+	size_t n_all = tf_symbolizer_functions(s, (uint32_t)f.pid, ra, keep_name, &all);
+	assert_int_equal(n_all, all.names.n);
+	assert_true(has_name(&all, "tfx::Widget<int>::compute(int)"));
+	assert_true(has_name(&all, "sym_record()"));
+
+	const char *const sets[][4] = {
+		{ "tfx::Widget", NULL },
+		{ "sym_rec", "main", NULL },
+		{ "tfx::Widget<int>::comp", NULL }, /* past the plain beginning */
+		{ "Catch::Session::run", "doctest::Context::run", NULL },
+		{ NULL },
+	};
+	for (size_t k = 0; k < TF_ARRAY_SIZE(sets); k++) {
+		fn_names some = { 0 };
+		size_t n = tf_symbolizer_functions_named(s, (uint32_t)f.pid, ra, sets[k], keep_name, &some);
+		assert_int_equal(n, some.names.n);
+		size_t want = 0;
+		for (size_t i = 0; i < all.names.n; i++) {
+			bool begins = false;
+			for (size_t j = 0; sets[k][j]; j++)
+				begins |= strncmp(all.names.v[i], sets[k][j], strlen(sets[k][j])) == 0;
+			if (begins) {
+				assert_true(has_name(&some, all.names.v[i]));
+				want++;
+			}
+		}
+		assert_int_equal(n, want);
+		fn_names_free(&some);
+	}
+	fn_names some = { 0 };
+	const char *const widget[] = { "tfx::Widget", NULL };
+	assert_int_equal(tf_symbolizer_functions_named(s, (uint32_t)f.pid, ra, widget, keep_name, &some), 1);
+	assert_string_equal(some.names.v[0], "tfx::Widget<int>::compute(int)");
+	fn_names_free(&some);
+	assert_int_equal(tf_symbolizer_functions_named(s, (uint32_t)f.pid, 1, widget, keep_name, &some), 0);
+	fn_names_free(&all);
+	tf_symbolizer_free(s);
+	fixture_stop(&f);
+	free(path);
 }
 
 /* A copy of the fixture, run, then deleted while it runs: pinned live. */
@@ -1286,6 +1426,8 @@ int main(void)
 		cmocka_unit_test(test_kept_segments),
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_demangle_names),
+		cmocka_unit_test(test_mangled_lead),
+		cmocka_unit_test(test_functions_named),
 		cmocka_unit_test(test_deleted_binary),
 		cmocka_unit_test(test_memfd_mapping),
 		cmocka_unit_test(test_process_events),
