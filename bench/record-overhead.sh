@@ -65,6 +65,13 @@ cmd[tf_auto]="$TF record -q --freq $FREQ -o $WORK/auto.pb.gz --"
 # the events copied into every process, as perf record does, instead of
 # following the command's cgroup (the default where allowed)
 cmd[tf_inherit]="$TF record -q --freq $FREQ --follow inherit -o $WORK/inh.pb.gz --"
+# the CPU profile alone, without the time threads wait (--off-cpu off), and
+# the off-CPU recording's competitors: every sched_switch with its call
+# chain, as off-CPU flame graphs are made with perf, and perf sched's
+# scheduler trace (switches, wake-ups, migrations; no call chains)
+cmd[tf_nooff]="$TF record -q --freq $FREQ --off-cpu off -o $WORK/nooff.pb.gz --"
+cmd[perf_switch]="perf record -q -e sched:sched_switch -g -o $WORK/switch.data --"
+cmd[perf_sched]="perf sched record -q -o $WORK/sched.data --"
 cmd[perf_fp]="perf record -q -F $FREQ -g -o $WORK/perf.data --"
 cmd[perf_dwarf]="perf record -q -F $FREQ --call-graph dwarf -o $WORK/perfdw.data --"
 # the floor of following a process tree, for VARIANTS=: an inherited

@@ -100,6 +100,10 @@ typedef struct {
 				    processes, command */
 	uint64_t helper_samples; /* frames named a function a test tail-called,
 				    not the test: given to the program's test */
+	uint64_t offcpu_samples; /* switch-outs with their stacks (perf) */
+	uint64_t offcpu_truncated; /* ... cut short */
+	uint64_t offcpu_waits;   /* samples of waiting threads (ptrace's wall),
+				    among `samples` */
 	uint64_t alloc_samples;  /* sampled allocations in the profile */
 } tf_attribute_stats;
 
@@ -135,6 +139,18 @@ typedef struct {
 	double cpu_ns;        /* CPU time between its markers (the thread's clock) */
 	double runner_ns;     /* the runner's own duration for it */
 	double runner_q_ns;   /* ... and that duration's resolution */
+	/* Off-CPU (recorded where the kernel allows it): the time the test
+	 * waited (blocked, not preempted), exact, counted as offcpu.c says;
+	 * and its threads' waits left apart: for its own child processes
+	 * and threads (their time is there), and those of its threads off
+	 * its critical path ("waiting on another thread of the test"). NAN
+	 * when the run did not record off-CPU time. */
+	double offcpu_ns;
+	double offcpu_apart_ns;
+	double offcpu_waits;  /* how many waits offcpu_ns is made of */
+	/* of offcpu_ns, the page-ins: waits for the disk to bring a file's
+	 * page into the page cache (a fault, a read): a cold cache */
+	double offcpu_pagein_ns;
 	char *runner;         /* "gtest", "junit", "ctest", "pytest", "go", "tap", "unity" */
 	char *source;         /* "markers", "frames", "process", "runner", "command", ... */
 	char *parent;         /* the test it ran inside (a ctest test, a program) */

@@ -68,6 +68,16 @@ typedef enum {
 	TF_METHOD_WELCH,     /* >= 3 runs per side: Welch's t on the per-run log costs */
 } tf_compare_method;
 
+/* gate.measure (config.h): how its names parse, and read. */
+int tf_gate_measure_parse(tf_gate_measure *out, const char *s);
+const char *tf_gate_measure_name(tf_gate_measure m);
+
+/* What grew in a test that got slower (tf_test_delta.grew). */
+enum {
+	TF_GREW_CPU = 1,
+	TF_GREW_WAIT = 2,
+};
+
 const char *tf_correction_name(tf_correction c);
 const char *tf_compare_method_name(tf_compare_method m);
 
@@ -83,6 +93,7 @@ typedef struct {
 } tf_test_decided;
 
 typedef struct {
+	tf_gate_measure measure; /* default TF_GATE_BOTH */
 	double threshold;     /* minimum effect, percent (default 5) */
 	double alpha;         /* false-alarm rate across all tests (default 0.001) */
 	double noise;         /* run-to-run CV of one run, percent; < 0: by event (default) */
@@ -232,6 +243,15 @@ typedef struct {
 	const char *caller;
 	const char *caller_file;
 	int64_t caller_line;
+	/* A comparison of waits lists where they grew instead (its self and
+	 * total are the time waited there): `name` is the blocking call (the
+	 * outermost frame of the system's libraries the thread waited in, or
+	 * its innermost own frame), `caller` the function that called it
+	 * (NULL: none), `file` and `line` where (and caller_file and
+	 * caller_line), and `reason` why the kernel
+	 * kept the thread waiting ("sleep", "lock", "io", ...). NULL for a
+	 * comparison of CPU time. */
+	const char *reason;
 	/* Of a test whose samples are too few for any function's growth to
 	 * stand out from their noise (a test judged by its exact time, 0
 	 * samples against 2): where its growth landed, the best there is. */
@@ -247,6 +267,9 @@ typedef struct {
 	double wall_ns;    /* mean per run from the run metadata; NAN when unknown */
 	double cpu_ns;     /* CPU between its markers; NAN when unknown */
 	double runner_ns;  /* the runner's own duration; NAN when unknown */
+	/* its waiting (off-CPU time), counted and left apart, and its CPU time
+	 * as measured, mean per run; NAN when the runs did not record them */
+	double offcpu_ns, offcpu_apart_ns, cpu_time_ns;
 	bool ran;          /* it ran on this side (its runs name it) */
 	/* Memory (a memory comparison; NAN when the runs do not say), means
 	 * per run: the allocations and frees counted, the sampled live-heap
@@ -255,7 +278,7 @@ typedef struct {
 	double allocs, frees, heap_peak, leaked, rss_peak;
 } tf_test_side;
 
-typedef struct {
+typedef struct tf_test_delta {
 	const char *name;
 	tf_verdict verdict;
 	const char *reason;        /* one line saying why this verdict */
@@ -295,6 +318,19 @@ typedef struct {
 	 * by shrinkage (improved). */
 	const tf_func_delta *functions;
 	size_t nfunctions;
+	/* With gate.measure both: the CPU's own judgement (the fields above
+	 * are the worse of it and the waiting's), the test in the waiting's
+	 * comparison (tf_comparison.waits; its costs, deltas, functions and
+	 * diff tree are the off-CPU time's, its deltas in percent of the
+	 * base's wall time), and what grew (TF_GREW_*) when it regressed. */
+	struct {
+		tf_verdict verdict;
+		double delta_pct, ci_low_pct, ci_high_pct, p_adjusted;
+		const char *reason;
+	} cpu;
+	const struct tf_test_delta *wait;
+	unsigned grew;
+	bool waits_lead;           /* the verdict and its numbers are the waits' */
 } tf_test_delta;
 
 typedef struct {
@@ -348,6 +384,14 @@ typedef struct {
 	size_t base_runs, head_runs;
 	double base_cost, head_cost;      /* the whole profile, mean per run */
 	int64_t base_samples, head_samples;
+	/* what the gate judged by (tf_gate_measure), and when it could not
+	 * judge as asked, why ("the base has no off-CPU time"); NULL when it
+	 * could */
+	tf_gate_measure measure;
+	const char *measure_note;
+	/* the comparison of waits (tf_comparison.waits): the noise floor of
+	 * a single run's waits its tests' decreases showed, ns; 0 none */
+	double wait_floor_ns;
 } tf_compare_summary;
 
 typedef struct tf_comparison {
@@ -361,6 +405,9 @@ typedef struct tf_comparison {
 	 * value column compared in each run. */
 	tf_compare_side base, head;
 	const size_t *base_column, *head_column;
+	/* gate.measure both, where the runs recorded off-CPU time: the same
+	 * tests compared by their waiting alone (owned; NULL otherwise) */
+	struct tf_comparison *waits;
 	struct tf_compare_priv *priv;
 } tf_comparison;
 

@@ -20,6 +20,25 @@
 
 #define TF_CONFIG_FILE ".testflame.yml"
 
+/*
+ * What the gate judges a test by (gate.measure, --measure), where the runs
+ * recorded off-CPU time (attribute.h):
+ *   both  its CPU time as `cpu` does, and its waiting judged on its own,
+ *         with a noise model of its own (compare/waits.c): either can
+ *         fail it (the default);
+ *   cpu   its CPU time (or the event), as without off-CPU time;
+ *   wall  its wall time, CPU plus waiting, as one cost.
+ * Runs without off-CPU time are judged by `cpu`, and the summary says so.
+ */
+typedef enum {
+	TF_GATE_BOTH = 0,
+	TF_GATE_CPU,
+	TF_GATE_WALL,
+} tf_gate_measure;
+
+/* Their names, in the enum's order, NULL-terminated. */
+extern const char *const tf_gate_measure_names[];
+
 /* Tri-state booleans: unset, false, true. */
 enum { TF_CONFIG_UNSET = -1 };
 
@@ -45,6 +64,8 @@ typedef struct {
 	char *call_graph;     /* auto|fp|dwarf */
 	char *sampler;        /* auto|perf|ptrace */
 	char *follow;         /* auto|cgroup|inherit */
+	char *off_cpu;        /* auto|on|off */
+	long off_cpu_max;     /* switch-outs a second per CPU, 1..1000000; 0 unset */
 	char *test;           /* default test name (--test) */
 	char *target_branch;  /* what PR-less runs compare against */
 	long repeat;          /* --repeat, 1..1000; 0 unset */
@@ -81,6 +102,7 @@ typedef struct {
 					 * (`confidence: 0.95` is alpha 0.05) */
 		double min_delta_ns;    /* the least change of a test's time a run
 					 * that counts, >= 0; -1 unset */
+		char *measure;          /* tf_gate_measure_names; NULL unset */
 		/* gate.memory: judge each test's allocations too (true, or a
 		 * mapping of its thresholds); TF_CONFIG_UNSET, 0, 1. Its
 		 * threshold (percent) and the least change in bytes that
@@ -189,6 +211,7 @@ int tf_settings_check(tf_setting which, const char *name, double value);
 /* The flags of the shared settings, as given (NULL, 0, false: not given). */
 typedef struct {
 	const char *threshold, *alpha, *noise, *min_delta; /* checked by tf_settings_parse */
+	const char *measure;    /* --measure, one of tf_gate_measure_names */
 	const char *confirm;
 	const char *store;      /* --store */
 	const char *report_dir; /* --report */
@@ -212,6 +235,7 @@ typedef struct {
 	double confirm_budget_pct, confirm_budget_ns;
 	const char *store;      /* NULL: the git store */
 	const char *report_dir;
+	tf_gate_measure measure; /* gate.measure */
 	/* gate.memory: each test's allocations judged too (a memory
 	 * comparison whenever both sides measured them), with its threshold
 	 * (percent) and least change (bytes) */

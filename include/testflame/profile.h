@@ -111,6 +111,12 @@ static inline const char *tf_profile_str(const tf_profile *p, tf_strid id)
 tf_strid tf_profile_intern(tf_profile *p, const char *s);
 tf_strid tf_profile_intern_len(tf_profile *p, const char *s, size_t len);
 
+/* The sample types of the time a run's tests waited (off-CPU) and of their
+ * wall time, CPU plus off-CPU, both in nanoseconds, where a run recorded
+ * them (attribute.h). */
+#define TF_OFFCPU_TYPE "off-cpu"
+#define TF_WALL_TYPE "wall"
+
 /* Append a sample type ("cpu", "nanoseconds"); returns its index. */
 size_t tf_profile_add_sample_type(tf_profile *p, const char *type, const char *unit);
 /* Index of the sample type named `type`, or -1. */

@@ -48,6 +48,20 @@ typedef enum {
 	TF_FOLLOW_INHERIT,
 } tf_follow;
 
+/* Off-CPU recording (perf sampler): every switch-out of the command's
+ * threads with its stack, which the attribution turns into the time each
+ * thread waited (attribute.h). auto: where the kernel allows it. */
+typedef enum {
+	TF_OFFCPU_AUTO = 0,
+	TF_OFFCPU_ON,
+	TF_OFFCPU_OFF,
+} tf_offcpu;
+
+/* The default cap of off-CPU stacks: switch-outs recorded per second of
+ * each CPU's time. Beyond it, one switch-out in N is recorded and stands
+ * for N (perf.c); below it, every one is. */
+#define TF_OFFCPU_MAX_RATE 2000
+
 typedef enum {
 	TF_CALLGRAPH_AUTO = 0,
 	TF_CALLGRAPH_FP,
@@ -61,6 +75,7 @@ extern const char *const tf_event_names[];
 extern const char *const tf_sampler_names[];
 extern const char *const tf_callgraph_names[];
 extern const char *const tf_follow_names[];
+extern const char *const tf_offcpu_names[];
 const char *tf_event_name(tf_event e);         /* "cpu-clock", ... */
 const char *tf_sampler_name(tf_sampler s);
 const char *tf_callgraph_name(tf_callgraph c);
@@ -69,6 +84,7 @@ int tf_event_parse(tf_event *out, const char *s);
 int tf_sampler_parse(tf_sampler *out, const char *s);
 int tf_callgraph_parse(tf_callgraph *out, const char *s);
 int tf_follow_parse(tf_follow *out, const char *s);
+int tf_offcpu_parse(tf_offcpu *out, const char *s);
 /* The pprof value type of an event: ("cpu","nanoseconds"), ... */
 void tf_event_value_type(tf_event e, const char **type, const char **unit);
 
@@ -92,6 +108,9 @@ typedef struct {
 	tf_sampler sampler;
 	tf_callgraph callgraph;
 	tf_follow follow;
+	tf_offcpu offcpu;
+	unsigned offcpu_max;        /* switch-outs a second per CPU recorded with
+				     * their stacks; 0: TF_OFFCPU_MAX_RATE */
 	unsigned freq;              /* Hz, default TF_DEFAULT_FREQ */
 	unsigned stack_bytes;       /* user stack copied per sample (DWARF) */
 	tf_notice_fn notice;
@@ -130,6 +149,12 @@ typedef struct {
 	char rung[96];              /* "perf kernel+user", "perf user-only", ... */
 	bool kernel;                /* kernel frames were recorded */
 	bool by_cgroup;             /* the events followed the command's cgroup */
+	/* off-CPU: switch-outs were recorded with their stacks (perf), or
+	 * waiting threads sampled (ptrace --event wall); how many, and the
+	 * most switch-outs one of them stood for (1: every one recorded) */
+	bool offcpu;
+	uint64_t offcpu_samples, offcpu_period_max;
+	char offcpu_why[160];       /* why not, when asked for and refused */
 	unsigned freq;
 	pid_t root_pid;
 	int wait_status;            /* as from waitpid() */
@@ -197,6 +222,11 @@ typedef enum {
 	TF_REC_ALLOC_PROC,  /* a process image ran the allocation sampler */
 	TF_REC_NOTE,     /* a sentence for the run's notes */
 	TF_REC_RSS,      /* the peak RSS of a process image the sampler was not in */
+	TF_REC_OFFCPU,   /* `tid` went off its CPU: its stack then (sample
+			  * fields; period: the switch-outs it stands for) */
+	TF_REC_OFFCPU_PERIOD, /* (replay's own: not handed out) */
+	TF_REC_PEEK,     /* testflame read process `pid`'s memory from `time`
+			  * to peek.end (its mmap lock held then) */
 } tf_rec_type;
 
 /* What a sampled allocation was (TF_REC_ALLOC). */
@@ -275,6 +305,8 @@ typedef struct tf_rec_event {
 		} marker;
 		struct {
 			bool out;             /* off the CPU; else onto it */
+			bool preempt;         /* out, and still runnable: preempted,
+					       * not waiting (kernel 4.17+) */
 		} cswitch;
 		struct {
 			/* the sampled event's count over the thread's whole
@@ -327,6 +359,9 @@ typedef struct tf_rec_event {
 			uint64_t hwm_kb;      /* read from /proc while it ran: at least */
 			bool go;              /* a Go program */
 		} rss;
+		struct {
+			uint64_t end;
+		} peek;
 	};
 } tf_rec_event;
 

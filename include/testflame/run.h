@@ -70,7 +70,8 @@ typedef struct {
 typedef struct {
 	/* flags; NULL / 0 when not given (the config or a default decides) */
 	const char *event, *sampler, *callgraph, *follow, *test, *suite, *split, *config;
-	long freq, stack_size;
+	const char *off_cpu;
+	long freq, stack_size, off_cpu_max;
 	bool no_python_frames;   /* --no-python-frames */
 	bool memory;             /* --memory */
 	const char *memory_rate; /* --memory-rate */

@@ -54,6 +54,27 @@ tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid);
 tf_strid tf_attributor_sample(tf_attributor *a, const tf_rec_event *ev,
 			      const uint32_t *locs, size_t n, int64_t value, int *source);
 
+/* A switch-out of thread `tid` was sampled at `time` (its off-CPU stack):
+ * its time on the CPU ends there, not at the switch record that follows
+ * the recorder's work on the sample. */
+void tf_attributor_switch_sampled(tf_attributor *a, uint32_t tid, uint64_t time);
+/* The test of a sample, as tf_attributor_sample() decides it, without
+ * counting the sample (an off-CPU stack). */
+tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint32_t *locs,
+			    size_t n, int *source);
+/* The thread that runs `test` as far as the replay has seen: the main
+ * thread of its program, the thread that wrote its begin marker, the last
+ * whose stack named it; 0 when none is known. */
+uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test);
+/* The recording has off-CPU time: every test's metadata says how long it
+ * waited, counted and apart (tf_test_meta). */
+void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu);
+/* `waits`: how many waits the times are (a switch-out stands for several
+ * where the recording was capped) */
+void tf_attributor_add_wait(tf_attributor *a, tf_strid test, double counted, double apart,
+			    double waits);
+/* ... and of the time counted, what was page-ins (TF_WAIT_PAGEIN) */
+void tf_attributor_add_pagein(tf_attributor *a, tf_strid test, double counted);
 /* The test of a sampled allocation (TF_REC_ALLOC) whose stack is `locs`;
  * then its block, once it is in the profile as sample `sample` standing
  * for `bytes`; and a freed block: true when it lowers that sample's
@@ -71,6 +92,71 @@ uint64_t tf_attributor_processes(const tf_attributor *a);
 /* Samples whose frames named a helper a test tail-called (attributor.c). */
 uint64_t tf_attributor_helper_samples(const tf_attributor *a);
 uint64_t tf_attributor_threads(const tf_attributor *a);
+
+/* Off-CPU intervals (offcpu.c). */
+typedef enum {
+	TF_WAIT_OTHER = 0,
+	TF_WAIT_SLEEP,   /* nanosleep and its kin */
+	TF_WAIT_LOCK,    /* a futex under pthread_mutex_lock or a rwlock */
+	TF_WAIT_FUTEX,   /* any other futex: a condition, a semaphore, ... */
+	TF_WAIT_IO,      /* the block layer, fsync, a buffer being written */
+	TF_WAIT_PAGEIN,  /* a file's page read into the page cache for a
+			  * fault or a read(): a cold cache (offcpu.c) */
+	TF_WAIT_LOAD,    /* a kernel lock, while a program or library loads:
+			  * other processes' mappings of it (offcpu.c) */
+	TF_WAIT_POLL,    /* poll, select, epoll */
+	TF_WAIT_PIPE,
+	TF_WAIT_SOCKET,
+	TF_WAIT_CHILD,   /* wait4, waitid: the thread's own child processes */
+	TF_WAIT_JOIN,    /* pthread_join: its own threads */
+	TF_WAIT_SIGNAL,
+	TF_WAIT_STOPPED, /* stopped by a signal or a tracer */
+	TF_WAIT_EXIT,    /* the thread's end: no wait */
+	TF_WAIT_COUNT
+} tf_wait_reason;
+
+const char *tf_wait_name(tf_wait_reason r);
+/* Why a thread waits, from its stack (profile locations, leaf first, the
+ * kernel's frames the first `nkernel`); from a system call's name. */
+tf_wait_reason tf_waits_reason(const tf_profile *p, const uint32_t *locs, size_t n,
+			       size_t nkernel);
+tf_wait_reason tf_waits_syscall_reason(const char *syscall);
+
+/* One interval done: its time counted for the test and left apart, in ns
+ * (times the switch-outs it stands for). */
+typedef struct {
+	tf_strid test, process;
+	uint32_t pid, tid;
+	tf_wait_reason reason;
+	const uint32_t *locs;
+	size_t n;
+	double counted, apart;
+	double weight;        /* the switch-outs it stands for */
+} tf_wait_done;
+
+typedef void (*tf_wait_fn)(void *ctx, const tf_wait_done *d);
+typedef struct tf_waits tf_waits;
+int tf_waits_new(tf_waits **out, tf_attributor *a, tf_wait_fn emit, void *ctx);
+void tf_waits_free(tf_waits *w);
+/* A thread left its CPU (TF_REC_OFFCPU), in `test`, with this stack;
+ * rwsem: on a kernel rwsem (tf_waits_on_rwsem). */
+void tf_waits_out(tf_waits *w, const tf_rec_event *ev, tf_strid test, tf_strid process,
+		  tf_wait_reason reason, bool rwsem, const uint32_t *locs, size_t n);
+/* Whether a stack's kernel frames wait on an rwsem (an mmap lock). */
+bool tf_waits_on_rwsem(const tf_profile *p, const uint32_t *locs, size_t nkernel);
+/* A sample of a thread found waiting in `reason` for `period` ns, now
+ * (ptrace's wall mode): the part counted for its test; *apart the rest. */
+double tf_waits_sampled(tf_waits *w, const tf_rec_event *ev, tf_strid test,
+			tf_wait_reason reason, double period, double *apart);
+/* A CPU sample of `test`: its thread runs. */
+void tf_waits_running(tf_waits *w, const tf_rec_event *ev, tf_strid test);
+/* The waits testflame's own reads of a process caused (offcpu.c's head
+ * comment): their time, left out of every test, and their number. */
+double tf_waits_peeked(const tf_waits *w, uint64_t *n);
+/* FORK, SWITCH, EXIT and PEEK records, in time order with the above. */
+void tf_waits_event(tf_waits *w, const tf_rec_event *ev);
+/* The recording ended: threads still waiting waited until `end_time`. */
+void tf_waits_finish(tf_waits *w, uint64_t end_time);
 
 /* Frame rules (frames.c). */
 typedef struct tf_frame_rules tf_frame_rules;

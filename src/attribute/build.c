@@ -40,7 +40,12 @@ typedef struct {
 	TF_VEC(uint32_t) loc_of_symloc;   /* symloc id -> location + 1 */
 	tf_strtab modules;                /* module name -> mapping via map_of_module */
 	TF_VEC(uint32_t) map_of_module;
-	tf_strid k_test, k_process, k_pid, k_tid;
+	tf_strid k_test, k_process, k_pid, k_tid, k_wait;
+	tf_waits *waits;                  /* off-CPU intervals, when recorded */
+	size_t col_offcpu, col_wall;      /* their value columns; 0: none */
+	bool time_event;                  /* the event column is CPU time */
+	int64_t period_sum;               /* of the CPU's samples */
+	uint64_t offcpu_period_max;       /* the most switch-outs a stack stood for */
 	/* memory's sample types (0: the run did not measure it) */
 	size_t col_objects, col_space, col_inuse;
 	stack_counts last;                /* the last stack built's */
@@ -117,6 +122,37 @@ static uint32_t offcpu_location(builder *b, const char *what)
 }
 
 /*
+ * The DWARF unwind of a short stack copy (an off-CPU sample's, perf.c)
+ * stops where the copy ends; the kernel's frame-pointer chain goes on to
+ * the outermost frame but skips the caller of a frameless function (libc's
+ * system call wrappers among them). The two joined: the unwind's frames,
+ * then the chain's after the last address they share; with none shared,
+ * the chain's after its first (the caller of the frameless wrapper kept
+ * its frame pointer, which the chain starts from: the unwind's frames
+ * reach that caller, the chain goes on from its caller). Returns the
+ * frames in ips.
+ */
+static size_t join_chain(uint64_t *ips, size_t got, size_t max, const uint64_t *chain,
+			 size_t nchain, bool *cut)
+{
+	size_t j = got - 1, k = 0;
+	bool shared = false;
+
+	for (size_t kk = nchain; kk-- > 1 && !shared;)
+		for (size_t jj = got; jj-- > 1 && !shared;)
+			if (ips[jj] == chain[kk]) {
+				j = jj;
+				k = kk;
+				shared = true;
+			}
+	size_t n = j + 1;
+	for (size_t i = k + 1; i < nchain && n < max; i++)
+		ips[n++] = chain[i];
+	*cut = n == max && nchain - k - 1 > max - j - 1;
+	return n;
+}
+
+/*
  * Whether a stack's outermost frame is where every process or thread
  * starts: such a stack is whole, whatever the unwinder said (the entry
  * points of the program and of ld.so, and of threads, carry no CFI rule
@@ -189,6 +225,8 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 		size_t got = tf_symbolizer_unwind_ex(b->sym, ev->pid, ev->time, ev->sample.regs,
 						     ev->sample.regs_mask, ev->sample.stack,
 						     ev->sample.stack_size, b->ips, maxd, &cut);
+		if (cut && got > 1 && nuser > 1 && ev->type == TF_REC_OFFCPU)
+			got = join_chain(b->ips, got, maxd, user, nuser, &cut);
 		if (b->opts->callgraph == TF_CALLGRAPH_DWARF || got >= nuser || got > 2) {
 			user = b->ips;
 			nuser = got;
@@ -201,7 +239,6 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 	if (!dwarf && nuser)
 		b->st->fp_stacks++;
 
-	/* leaf first: what it waits in, kernel frames, then user frames */
 	if (ev->sample.offcpu)
 		b->locs[n++] = offcpu_location(b, ev->sample.offcpu);
 	for (uint32_t i = 0; i < ev->sample.nkernel && n < maxd; i++) {
@@ -243,27 +280,34 @@ static size_t build_stack(builder *b, const tf_rec_event *ev, bool python)
 	}
 	b->st->frames += nframes;
 	b->st->unresolved += unresolved;
-	if (truncated)
+	/* an off-CPU stack's copy is short on purpose: its cuts are its own */
+	if (truncated && ev->type == TF_REC_OFFCPU)
+		b->st->offcpu_truncated++;
+	else if (truncated)
 		b->st->truncated++;
 	b->last = (stack_counts){ nframes, unresolved, nunres, truncated };
 	return n;
 }
 
-static void on_sample(builder *b, const tf_rec_event *ev)
+/* Values of a sample (MAX_COLUMNS of them, those of other measures 0):
+ * its count, its event value, and where the run has them its off-CPU time
+ * and its wall time (CPU plus off-CPU). */
+static void put_values(builder *b, int64_t *v, int64_t count, int64_t event, int64_t cpu,
+		       int64_t offcpu)
 {
-	size_t n = build_stack(b, ev, true);
-	int source;
-	uint64_t sh = tf_profile_stack_hash(b->locs, (uint32_t)n);
-	tf_strid test = tf_attributor_sample(b->att, ev, b->locs, n, (int64_t)ev->sample.period,
-					     &source);
-	tf_label labels[4] = {
-		{ b->k_test, test, 0, 0 },
-		{ b->k_process, tf_attributor_process(b->att, ev->pid), 0, 0 },
-		{ b->k_pid, 0, ev->pid, 0 },
-		{ b->k_tid, 0, ev->tid, 0 },
-	};
-	int64_t values[MAX_COLUMNS] = { 1, (int64_t)ev->sample.period };
-	tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels, 4);
+	memset(v, 0, MAX_COLUMNS * sizeof(*v));
+	v[0] = count;
+	v[1] = event;
+	if (b->col_offcpu)
+		v[b->col_offcpu] = offcpu;
+	if (b->col_wall)
+		v[b->col_wall] = cpu + offcpu;
+}
+
+/* A sample's source among the run's counts; a sample the harness or a
+ * build step took counts its stack (just built) outside the tests. */
+static void count_source(builder *b, int source)
+{
 	if (source == SRC_OUTSIDE || source == SRC_BUILD) {
 		/* the harness's or a build step's: no test's profile */
 		b->st->samples_outside++;
@@ -278,7 +322,94 @@ static void on_sample(builder *b, const tf_rec_event *ev)
 		source = SRC_COMMAND;
 	if (source >= 0 && source < 4)
 		b->st->by_source[source]++;
+}
+
+static void on_sample(builder *b, const tf_rec_event *ev)
+{
+	size_t n = build_stack(b, ev, true);
+	int source;
+	uint64_t sh = tf_profile_stack_hash(b->locs, (uint32_t)n);
+	tf_strid test = tf_attributor_sample(b->att, ev, b->locs, n, (int64_t)ev->sample.period,
+					     &source);
+	tf_label labels[5] = {
+		{ b->k_test, test, 0, 0 },
+		{ b->k_process, tf_attributor_process(b->att, ev->pid), 0, 0 },
+		{ b->k_pid, 0, ev->pid, 0 },
+		{ b->k_tid, 0, ev->tid, 0 },
+		{ b->k_wait, 0, 0, 0 },
+	};
+	int64_t values[MAX_COLUMNS];
+	int64_t period = (int64_t)ev->sample.period;
+	if (ev->sample.offcpu && b->waits) {
+		/* ptrace's wall mode: a thread found waiting, for `period`; its
+		 * event column is CPU time, which a waiting thread has none of */
+		tf_wait_reason r = tf_waits_syscall_reason(ev->sample.offcpu);
+		double apart, counted = tf_waits_sampled(b->waits, ev, test, r, (double)period,
+							 &apart);
+		tf_attributor_add_wait(b->att, test, counted, apart, 1);
+		b->st->offcpu_waits++;
+		labels[4].str = tf_profile_intern(b->p, tf_wait_name(r));
+		put_values(b, values, 1, 0, 0, (int64_t)counted);
+		tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels, 5);
+	} else {
+		if (b->waits)
+			tf_waits_running(b->waits, ev, test);
+		put_values(b, values, 1, period, b->time_event ? period : 0, 0);
+		tf_profile_add_sample_hashed(b->p, sh, b->locs, (uint32_t)n, values, labels, 4);
+		b->period_sum += period;
+	}
+	count_source(b, source);
 	b->st->samples++;
+}
+
+/* A thread left its CPU: the stack it waits with, until it comes back. */
+static void on_offcpu(builder *b, const tf_rec_event *ev)
+{
+	/* no Python stack was read at a switch-out (pyread.c reads them at
+	 * the CPU's samples): the next sample's must not land here */
+	size_t n = build_stack(b, ev, false);
+	size_t nkernel = TF_MIN((size_t)ev->sample.nkernel, n);
+	tf_wait_reason r = tf_waits_reason(b->p, b->locs, n, nkernel);
+	bool rwsem = tf_waits_on_rwsem(b->p, b->locs, nkernel);
+	int source;
+
+	/* leaf first: why it waits, as the ptrace sampler's samples say it */
+	if (n == MAX_FRAMES)
+		n--;
+	memmove(b->locs + 1, b->locs, n * sizeof(*b->locs));
+	b->locs[0] = offcpu_location(b, tf_wait_name(r));
+	n++;
+	tf_strid test = tf_attributor_test(b->att, ev, b->locs, n, &source);
+	tf_attributor_switch_sampled(b->att, ev->tid, ev->time);
+	tf_waits_out(b->waits, ev, test, tf_attributor_process(b->att, ev->pid), r, rwsem,
+		     b->locs, n);
+	b->st->offcpu_samples++;
+	if (ev->sample.period > b->offcpu_period_max)
+		b->offcpu_period_max = ev->sample.period;
+}
+
+/* An interval done: its counted time a sample of the test, its time apart
+ * in the test's metadata. */
+static void on_wait(void *ctx, const tf_wait_done *d)
+{
+	builder *b = ctx;
+	tf_attributor_add_wait(b->att, d->test, d->counted, d->apart, d->weight);
+	/* what the machine's state decides: the page cache, a shared lock */
+	if (d->reason == TF_WAIT_PAGEIN || d->reason == TF_WAIT_LOAD)
+		tf_attributor_add_pagein(b->att, d->test, d->counted);
+	int64_t ns = (int64_t)(d->counted + 0.5);
+	if (ns <= 0 || d->n == 0)
+		return;
+	tf_label labels[5] = {
+		{ b->k_test, d->test, 0, 0 },
+		{ b->k_process, d->process, 0, 0 },
+		{ b->k_pid, 0, d->pid, 0 },
+		{ b->k_tid, 0, d->tid, 0 },
+		{ b->k_wait, tf_profile_intern(b->p, tf_wait_name(d->reason)), 0, 0 },
+	};
+	int64_t values[MAX_COLUMNS];
+	put_values(b, values, 0, 0, 0, ns);
+	tf_profile_add_sample(b->p, d->locs, (uint32_t)d->n, values, labels, 5);
 }
 
 /*
@@ -331,6 +462,10 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 	case TF_REC_SAMPLE:
 		on_sample(b, ev);
 		break;
+	case TF_REC_OFFCPU:
+		if (b->waits)
+			on_offcpu(b, ev);
+		break;
 	case TF_REC_ALLOC:
 		if (b->col_space)
 			on_alloc(b, ev);
@@ -339,18 +474,29 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 		if (b->col_space)
 			on_alloc_free(b, ev);
 		break;
+	case TF_REC_EXIT:
+	case TF_REC_FORK:
+		if (b->waits)
+			tf_waits_event(b->waits, ev);
+		/* fall through */
 	case TF_REC_MMAP:
 	case TF_REC_COMM:
-	case TF_REC_FORK:
-	case TF_REC_EXIT:
 		tf_symbolizer_event(b->sym, ev);
 		tf_attributor_event(b->att, ev);
+		break;
+	case TF_REC_SWITCH:
+		if (b->waits)
+			tf_waits_event(b->waits, ev);
+		tf_attributor_event(b->att, ev);
+		break;
+	case TF_REC_PEEK:
+		if (b->waits)
+			tf_waits_event(b->waits, ev);
 		break;
 	case TF_REC_CMDLINE:
 	case TF_REC_MARKER:
 	case TF_REC_PROC_EXIT:
 	case TF_REC_THREAD_COST:
-	case TF_REC_SWITCH:
 	case TF_REC_ALLOC_COUNT:
 	case TF_REC_ALLOC_PROC:
 	case TF_REC_NOTE:
@@ -440,6 +586,26 @@ static void write_meta(builder *b, const tf_record_info *ri)
 		tf_profile_set_meta(p, "arch", un.machine);
 	if (ri->markers_ignored)
 		meta_u64(p, "markers_ignored", ri->markers_ignored);
+	/* off-CPU: how the waits were recorded, and what stands for what */
+	if (ri->offcpu) {
+		tf_profile_set_meta(p, "offcpu", ri->sampler == TF_SAMPLER_PTRACE ? "sampled" : "switches");
+		if (ri->sampler != TF_SAMPLER_PTRACE) {
+			meta_u64(p, "offcpu_stacks", b->st->offcpu_samples);
+			meta_u64(p, "offcpu_truncated", b->st->offcpu_truncated);
+			meta_u64(p, "offcpu_period_max", TF_MAX(ri->offcpu_period_max, b->offcpu_period_max));
+			/* waits testflame's own reads of a process caused,
+			 * counted for no test (offcpu.c) */
+			uint64_t n;
+			double ns = b->waits ? tf_waits_peeked(b->waits, &n) : 0;
+			if (b->waits && n) {
+				meta_u64(p, "offcpu_recorder_waits", n);
+				meta_u64(p, "offcpu_recorder_ns", (uint64_t)ns);
+			}
+		}
+	} else if (ri->offcpu_why[0]) {
+		tf_profile_set_meta(p, "offcpu", "none");
+		tf_profile_set_meta(p, "offcpu_why", ri->offcpu_why);
+	}
 	if (b->st->helper_samples)
 		meta_u64(p, "helper_samples", b->st->helper_samples);
 	if (ri->memory) {
@@ -473,7 +639,15 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	tf_strtab_init(&b.modules);
 	tf_event_value_type(ri->event, &type, &unit);
 	tf_profile_add_sample_type(b.p, "samples", "count");
-	tf_profile_add_sample_type(b.p, type, unit);
+	/* wall time (ptrace's --event wall) is CPU time and the time waited:
+	 * the event column is the CPU's, the wall column shown by default */
+	b.time_event = ri->event == TF_EVENT_CPU_CLOCK || ri->event == TF_EVENT_WALL;
+	tf_profile_add_sample_type(b.p, ri->event == TF_EVENT_WALL ? "cpu" : type, unit);
+	if (ri->offcpu) {
+		b.col_offcpu = tf_profile_add_sample_type(b.p, TF_OFFCPU_TYPE, "nanoseconds");
+		if (b.time_event)
+			b.col_wall = tf_profile_add_sample_type(b.p, TF_WALL_TYPE, "nanoseconds");
+	}
 	b.p->default_sample_type = tf_profile_intern(b.p, type);
 	b.p->period_type.type = tf_profile_intern(b.p, type);
 	b.p->period_type.unit = tf_profile_intern(b.p, unit);
@@ -491,8 +665,13 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 	b.k_process = tf_profile_intern(b.p, "process");
 	b.k_pid = tf_profile_intern(b.p, "pid");
 	b.k_tid = tf_profile_intern(b.p, "tid");
+	b.k_wait = tf_profile_intern(b.p, "wait");
 	b.py = tf_pyframes_new(b.p);
 	rc = tf_attributor_new(&b.att, b.p, opts);
+	if (!rc && ri->offcpu) {
+		tf_attributor_set_offcpu(b.att, true);
+		rc = tf_waits_new(&b.waits, b.att, on_wait, &b);
+	}
 	if (!rc) {
 		tf_attributor_set_start(b.att, ri->start_realtime_ns, ri->start_ns);
 		tf_attributor_set_time_event(b.att, ri->event == TF_EVENT_CPU_CLOCK);
@@ -501,10 +680,13 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 			tf_attributor_set_memory(b.att);
 		rc = tf_recording_replay(rec, on_event, &b);
 	}
+	if (!rc && b.waits)
+		tf_waits_finish(b.waits, TF_MAX(b.last_time, ri->end_ns));
 	if (!rc) {
 		/* freq mode varies the period: record the mean one */
-		if (stats->samples)
-			b.p->period = tf_profile_total(b.p, 1) / (int64_t)stats->samples;
+		uint64_t cpu_samples = stats->samples - stats->offcpu_waits;
+		if (cpu_samples)
+			b.p->period = b.period_sum / (int64_t)cpu_samples;
 		stats->processes = tf_attributor_processes(b.att);
 		stats->threads = tf_attributor_threads(b.att);
 		stats->helper_samples = tf_attributor_helper_samples(b.att);
@@ -514,6 +696,7 @@ int tf_attribute_build(tf_profile **out, tf_recording *rec, tf_symbolizer *sym,
 		tf_pyframes_write_meta(b.py, ri);
 	}
 
+	tf_waits_free(b.waits);
 	tf_attributor_free(b.att);
 	tf_pyframes_free(b.py);
 	tf_vec_free(&b.loc_of_symloc);

@@ -34,6 +34,7 @@ void tf_test_meta_init(tf_test_meta *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->wall_ns = m->count = m->cpu_ns = m->runner_ns = m->runner_q_ns = NAN;
+	m->offcpu_ns = m->offcpu_apart_ns = m->offcpu_waits = m->offcpu_pagein_ns = NAN;
 	m->allocs = m->alloc_bytes = m->frees = m->heap_peak = m->leaked = m->rss_peak = NAN;
 	m->alloc_samples = NAN;
 }
@@ -177,6 +178,14 @@ int tf_test_meta_parse_run(tf_test_meta *out, size_t *run, const char *comment)
 				out->runner_ns = num;
 			} else if (field_is(f, kl, "runner_q_ns")) {
 				out->runner_q_ns = num;
+			} else if (field_is(f, kl, "offcpu_ns")) {
+				out->offcpu_ns = num;
+			} else if (field_is(f, kl, "offcpu_apart_ns")) {
+				out->offcpu_apart_ns = num;
+			} else if (field_is(f, kl, "offcpu_waits")) {
+				out->offcpu_waits = num;
+			} else if (field_is(f, kl, "offcpu_pagein_ns")) {
+				out->offcpu_pagein_ns = num;
 			} else if (field_is(f, kl, "exit") && !isnan(num) && num < 1e6) {
 				out->exit_status = (int)num;
 				out->has_exit = true;
@@ -290,6 +299,11 @@ void tf_test_meta_format(tf_buf *out, const tf_test_meta *m)
 	tf_buf_puts(out, m->source ? m->source : "markers");
 	put_ns(out, "count", m->count);
 	put_ns(out, "cpu_ns", m->cpu_ns);
+	put_ns(out, "offcpu_ns", m->offcpu_ns);
+	put_ns(out, "offcpu_apart_ns", m->offcpu_apart_ns);
+	put_ns(out, "offcpu_waits", m->offcpu_waits);
+	if (m->offcpu_pagein_ns > 0) /* absent: none */
+		put_ns(out, "offcpu_pagein_ns", m->offcpu_pagein_ns);
 	if (!isnan(m->runner_ns)) {
 		put_ns(out, "runner_ns", m->runner_ns);
 		put_ns(out, "runner_q_ns", m->runner_q_ns);

@@ -244,6 +244,7 @@ int cmd_compare(int argc, char **argv)
 		TF_OPT_STRING(0, "alpha", &flags.alpha, "P", "false-alarm rate across all tests (default 0.001)"),
 		TF_OPT_STRING(0, "noise", &flags.noise, "PCT", "run-to-run noise of one run, percent (default: by event)"),
 		TF_OPT_STRING(0, "min-delta", &flags.min_delta, "TIME", "least change of a test's time a run that counts (default 1ms; 0: none)"),
+		TF_OPT_STRING(0, "measure", &flags.measure, "WHAT", "judge tests by their CPU time and their waits apart (both, the default), by CPU alone, or by wall time", .choices = tf_gate_measure_names),
 		TF_OPT_STRING(0, "config", &config, "FILE", "the config file (default: .testflame.yml at the repository root)"),
 		TF_OPT_GROUP("Output"),
 		TF_OPT_STRING(0, "report", &flags.report_dir, "DIR", "write the report into DIR (default testflame-report)"),

@@ -106,6 +106,11 @@ static int read_settings(tf_compare_opts *co, bool *regressed, const char *path)
 	if (json_is_number(v = json_object_get(j, "noise_pct")))
 		co->noise = json_number_value(v);
 	parse_correction(&co->correction, json_string_value(json_object_get(j, "correction")));
+	/* a report from before gate.measure judged CPU time alone */
+	v = json_object_get(j, "measure");
+	co->measure = TF_GATE_CPU;
+	if (json_is_string(v) && tf_gate_measure_parse(&co->measure, json_string_value(v)))
+		tf_error_clear();
 	co->separate_jobs = json_is_true(json_object_get(j, "separate_jobs"));
 	*regressed = json_is_true(json_object_get(j, "regressed"));
 	json_decref(j);

@@ -35,6 +35,12 @@ tf_option *tf_cli_record_options(tf_run_suite *o, tf_cli_out *out)
 			      "how perf events reach every process: a cgroup of the command's "
 			      "own where allowed (auto), only that (cgroup), or inherited, "
 			      "as perf record does", .choices = tf_follow_names),
+		TF_OPT_STRING(0, "off-cpu", &o->off_cpu, "WHEN",
+			      "record the time threads wait, with where they wait (auto: "
+			      "where the kernel allows it)", .choices = tf_offcpu_names),
+		TF_OPT_INT(0, "off-cpu-max", &o->off_cpu_max, "RATE",
+			   "switch-outs a second per CPU recorded with their stacks; beyond it "
+			   "one in N, the others' time counted whole (default 2000)", 1, 1000000),
 		TF_OPT_STRING(0, "call-graph", &o->callgraph, "MODE",
 			      "frame pointers, DWARF unwinding, or auto (per sample)",
 			      .choices = tf_callgraph_names),

@@ -53,6 +53,9 @@ tf_option *tf_cli_run_options(tf_run_opts *o, tf_cli_out *out)
 			      "smallest slowdown that fails the gate (default 5)"),
 		TF_OPT_STRING(0, "min-delta", &o->flags.min_delta, "TIME",
 			      "smallest change of a test's time a run that counts (default 1ms; 0: none)"),
+		TF_OPT_STRING(0, "measure", &o->flags.measure, "WHAT",
+			      "judge tests by their CPU time and their waits apart (both, the default), "
+			      "by CPU alone, or by wall time", .choices = tf_gate_measure_names),
 		TF_OPT_STRING(0, "target", &o->rec.target_branch, "BRANCH",
 			      "the branch to compare with (default: the PR's base, else the default branch)"),
 		TF_OPT_STRING(0, "store", &o->flags.store, "SPEC",

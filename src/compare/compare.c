@@ -50,6 +50,7 @@ void tf_compare_opts_init(tf_compare_opts *o)
 	o->top_functions = 10;
 	o->correction = TF_CORRECTION_HOLM;
 	o->min_delta_ns = TF_MIN_DELTA_NS;
+	o->measure = TF_GATE_BOTH;
 }
 
 void tf_compare_opts_set(tf_compare_opts *o, const tf_settings *s)
@@ -60,37 +61,8 @@ void tf_compare_opts_set(tf_compare_opts *o, const tf_settings *s)
 	o->min_delta_ns = s->min_delta_ns;
 	o->min_samples = s->min_samples;
 	o->gate_outside = s->outside;
+	o->measure = s->measure;
 }
-
-/* The memory fields of a test's run metadata a side's means are kept of. */
-enum { MEM_ALLOCS, MEM_FREES, MEM_PEAK, MEM_LEAKED, MEM_RSS, MEM_FIELDS };
-
-/* Per internal test, while aggregating. */
-typedef struct {
-	double *cost;      /* per run, base runs then head runs: sampled values */
-	double *samples;
-	double *exact;     /* per run and measure (run * 4 + measure): the
-			    * exact measures the metadata gives, NAN without */
-	double *quantum;   /* per run: the runner duration's resolution */
-	bool *ran;         /* per run: named in the run's metadata */
-	double wall[2], cpu[2], runner[2];  /* sums over runs that reported them */
-	unsigned nwall[2], ncpu[2], nrunner[2];
-	double mem[2][MEM_FIELDS];          /* memory's, the same way */
-	unsigned nmem[2][MEM_FIELDS];
-	bool listed[2];    /* named in a side's run metadata */
-	uint32_t parent;   /* id in names, NO_ID */
-	uint32_t nested;
-	bool holds;        /* judged through its nested tests (holding_tests) */
-	tf_test_measure measure;
-	double *mcost;     /* per run: the cost under `measure` */
-} agg_test;
-
-typedef struct {
-	tf_comparison *c;
-	struct tf_compare_priv *pv;
-	TF_VEC(agg_test) tests;
-	TF_VEC(uint32_t) name_test; /* id in pv->names -> internal test */
-} agg;
 
 static uint32_t test_intern(agg *a, const char *name, size_t len)
 {
@@ -112,10 +84,13 @@ static uint32_t test_intern(agg *a, const char *name, size_t len)
 	t.quantum = tf_xmalloc(pv->nruns * sizeof(double));
 	t.mcost = tf_xcalloc(pv->nruns, sizeof(double));
 	t.ran = tf_xcalloc(pv->nruns, sizeof(bool));
+	t.run_cpu = tf_xmalloc(pv->nruns * sizeof(double));
+	t.run_waits = tf_xmalloc(pv->nruns * sizeof(double));
+	t.run_pagein = tf_xmalloc(pv->nruns * sizeof(double));
 	for (size_t i = 0; i < pv->nruns * 4; i++)
 		t.exact[i] = NAN;
 	for (size_t i = 0; i < pv->nruns; i++)
-		t.quantum[i] = NAN;
+		t.quantum[i] = t.run_cpu[i] = t.run_waits[i] = t.run_pagein[i] = NAN;
 	t.parent = NO_ID;
 	tf_vec_push(&a->tests, t);
 	return (uint32_t)pv->ninternal++;
@@ -256,6 +231,55 @@ static size_t find_strs(const tf_profile *p, const char *s, uint32_t *ids, size_
 	return n;
 }
 
+/* A memory comparison's measures of a test in one run: counted exactly,
+ * or sampled (the sampler's distances vary: its samples are counted, not
+ * derived), and the means of its memory fields. */
+static void meta_memory(agg *a, agg_test *at, size_t run, const tf_test_meta *m)
+{
+	int side = a->pv->runs[run].head;
+	const char *f = a->pv->exact_field;
+
+	at->exact[run * 4 + TF_MEASURE_COUNT] =
+		!f ? NAN : strcmp(f, "allocs") == 0 ? m->allocs : m->alloc_bytes;
+	if (!isnan(m->alloc_samples))
+		at->samples[run] = m->alloc_samples;
+	double mf[MEM_FIELDS] = { m->allocs, m->frees, m->heap_peak, m->leaked, m->rss_peak };
+	for (int k = 0; k < MEM_FIELDS; k++)
+		if (!isnan(mf[k])) {
+			at->mem[side][k] += mf[k];
+			at->nmem[side][k]++;
+		}
+}
+
+/* A comparison of time's exact measures of a test in one run, and its
+ * waits: in a comparison of waits the exact measure is the time waited, of
+ * wall time the CPU's count and it. */
+static void meta_time(agg *a, agg_test *at, size_t run, const tf_test_meta *m)
+{
+	int side = a->pv->runs[run].head;
+
+	at->exact[run * 4 + TF_MEASURE_COUNT] = m->count;
+	if (a->pv->waits)
+		at->exact[run * 4 + TF_MEASURE_COUNT] = m->offcpu_ns;
+	else if (a->wall)
+		at->exact[run * 4 + TF_MEASURE_COUNT] = m->count + m->offcpu_ns;
+	at->exact[run * 4 + TF_MEASURE_CPU] = m->cpu_ns;
+	at->exact[run * 4 + TF_MEASURE_RUNNER] = m->runner_ns;
+	at->run_cpu[run] = !isnan(m->count) ? m->count : (double)m->value;
+	at->run_waits[run] = m->offcpu_waits;
+	if (!isnan(m->offcpu_ns))
+		at->run_pagein[run] = isnan(m->offcpu_pagein_ns) ? 0 : m->offcpu_pagein_ns;
+	if (!isnan(m->offcpu_ns)) {
+		at->off[side] += m->offcpu_ns;
+		at->apart[side] += isnan(m->offcpu_apart_ns) ? 0 : m->offcpu_apart_ns;
+		at->noff[side]++;
+	}
+	if (!isnan(m->count)) {
+		at->cputime[side] += m->count;
+		at->ncputime[side]++;
+	}
+}
+
 /*
  * The run's per-test metadata (attribute/testmeta.c reads it): lists the
  * tests that ran, so a test too short to be sampled is neither "new" nor
@@ -279,25 +303,10 @@ static void read_test_meta(agg *a, size_t run)
 		agg_test *at = &a->tests.v[t];
 		at->listed[side] = true;
 		at->ran[run] = true;
-		if (a->pv->memory) {
-			/* memory is counted exactly, or sampled (the sampler's
-			 * distances vary: its samples are counted, not derived) */
-			const char *f = a->pv->exact_field;
-			at->exact[run * 4 + TF_MEASURE_COUNT] =
-				!f ? NAN : strcmp(f, "allocs") == 0 ? m.allocs : m.alloc_bytes;
-			if (!isnan(m.alloc_samples))
-				at->samples[run] = m.alloc_samples;
-			double mf[MEM_FIELDS] = { m.allocs, m.frees, m.heap_peak, m.leaked, m.rss_peak };
-			for (int k = 0; k < MEM_FIELDS; k++)
-				if (!isnan(mf[k])) {
-					at->mem[side][k] += mf[k];
-					at->nmem[side][k]++;
-				}
-		} else {
-			at->exact[run * 4 + TF_MEASURE_COUNT] = m.count;
-			at->exact[run * 4 + TF_MEASURE_CPU] = m.cpu_ns;
-			at->exact[run * 4 + TF_MEASURE_RUNNER] = m.runner_ns;
-		}
+		if (a->pv->memory)
+			meta_memory(a, at, run, &m);
+		else
+			meta_time(a, at, run, &m);
 		at->quantum[run] = m.runner_q_ns;
 		if (!isnan(m.wall_ns) && m.wall_ns > 0) {
 			at->wall[side] += m.wall_ns;
@@ -464,6 +473,9 @@ static void fill_side(tf_test_side *s, const agg_test *at, const struct tf_compa
 	s->wall_ns = at->nwall[side] ? at->wall[side] / at->nwall[side] : NAN;
 	s->cpu_ns = at->ncpu[side] ? at->cpu[side] / at->ncpu[side] : NAN;
 	s->runner_ns = at->nrunner[side] ? at->runner[side] / at->nrunner[side] : NAN;
+	s->offcpu_ns = at->noff[side] ? at->off[side] / at->noff[side] : NAN;
+	s->offcpu_apart_ns = at->noff[side] ? at->apart[side] / at->noff[side] : NAN;
+	s->cpu_time_ns = at->ncputime[side] ? at->cputime[side] / at->ncputime[side] : NAN;
 	double *mem[MEM_FIELDS] = { &s->allocs, &s->frees, &s->heap_peak, &s->leaked, &s->rss_peak };
 	for (int k = 0; k < MEM_FIELDS; k++)
 		*mem[k] = at->nmem[side][k] ? at->mem[side][k] / at->nmem[side][k] : NAN;
@@ -1060,6 +1072,21 @@ static void set_verdict(judging *j, tf_test_delta *t, const tf_stats_result *res
 	t->reason = tf_arena_strdup(j->pv->arena, reason);
 }
 
+bool tf_cmp_begin_verdict(tf_test_delta *t, double threshold)
+{
+	t->delta_pct = t->ci_low_pct = t->ci_high_pct = t->raw_delta_pct = NAN;
+	t->p_value = t->p_adjusted = NAN;
+	t->df = NAN;
+	t->method = TF_METHOD_NONE;
+	t->threshold_pct = threshold;
+	if (t->base.ran && t->head.ran)
+		return false;
+	/* new and gone say one thing only: it did not run there */
+	bool none = !t->base.ran;
+	t->verdict = none ? TF_VERDICT_NEW : TF_VERDICT_GONE;
+	t->reason = none ? "did not run in the base" : "did not run in the head";
+	return true;
+}
 
 /* A test its own confirmation decided: that verdict stands for the one
  * these runs give, with how many runs decided it. */
@@ -1241,6 +1268,89 @@ static int check_opts(const tf_compare_side *base, const tf_compare_side *head,
 	return 0;
 }
 
+const char *tf_gate_measure_name(tf_gate_measure m)
+{
+	return m >= TF_GATE_BOTH && m <= TF_GATE_WALL ? tf_gate_measure_names[m] : "cpu";
+}
+
+int tf_gate_measure_parse(tf_gate_measure *out, const char *s)
+{
+	for (int i = 0; tf_gate_measure_names[i]; i++)
+		if (strcmp(tf_gate_measure_names[i], s) == 0) {
+			*out = (tf_gate_measure)i;
+			return 0;
+		}
+	return tf_error_set(TF_EUSAGE, "unknown measure '%s' (cpu, wall or both)", s);
+}
+
+/* Whether every run of a side (of both: side < 0) has sample type `type`. */
+static bool have(const tf_compare_side *base, const tf_compare_side *head, const char *type,
+		 int side)
+{
+	for (int k = 0; k < 2; k++) {
+		const tf_compare_side *s = k ? head : base;
+		if (side >= 0 && k != side)
+			continue;
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->profiles[i] || tf_profile_find_sample_type(s->profiles[i], type) < 0)
+				return false;
+	}
+	return true;
+}
+
+static bool all_have(const tf_compare_side *base, const tf_compare_side *head, const char *type)
+{
+	return have(base, head, type, -1);
+}
+
+/*
+ * gate.measure against what the runs recorded: the value column the tests
+ * are compared by, and whether their waits are judged apart. A --value
+ * given is the user's choice of column, whatever the measure.
+ */
+static const char *measure_column(const tf_compare_side *base, const tf_compare_side *head,
+				  const tf_compare_opts *o, tf_gate_measure *measure,
+				  const char **note, bool *wall)
+{
+	bool off = all_have(base, head, TF_OFFCPU_TYPE);
+
+	*measure = o->measure;
+	*note = NULL;
+	*wall = false;
+	if (o->value)
+		return o->value;
+	if (*measure == TF_GATE_CPU)
+		return NULL;
+	if (!off) {
+		/* runs that never do (foreign profiles, hardware the kernel
+		 * refuses it on) are judged as before, silently; a side that
+		 * lacks it (a baseline older than off-CPU time) is said */
+		bool b = have(base, head, TF_OFFCPU_TYPE, 0), h = have(base, head, TF_OFFCPU_TYPE, 1);
+		if (b || h)
+			*note = b ? "the head's runs have no off-CPU time: judged by CPU time alone"
+				  : "the base's runs have no off-CPU time: judged by CPU time alone";
+		*measure = TF_GATE_CPU;
+		return NULL;
+	}
+	if (*measure == TF_GATE_WALL) {
+		if (all_have(base, head, TF_WALL_TYPE)) {
+			*wall = true;
+			return TF_WALL_TYPE;
+		}
+		*note = "the runs' event is no time (a hardware counter): tests are judged by it, "
+			"and by their waits apart";
+		*measure = TF_GATE_BOTH;
+	}
+	/* both: CPU time apart from the waits, also where wall time is the
+	 * runs' default (ptrace's --event wall) */
+	const tf_profile *p = base->profiles[0];
+	int d = tf_profile_default_value(p);
+	if (d >= 0 && strcmp(tf_profile_str(p, p->sample_types.v[d].type), TF_WALL_TYPE) == 0 &&
+	    all_have(base, head, "cpu"))
+		return "cpu";
+	return NULL;
+}
+
 /* Who wrote each side, and a word when their numbers mean different things:
  * a run of another measure version moves every test a little or a lot. */
 static void made_by(tf_compare_summary *s, struct tf_compare_priv *pv)
@@ -1292,9 +1402,9 @@ static tf_comparison *comparison_new(const tf_compare_side *base, const tf_compa
 	return c;
 }
 
-/* Each run's value column and counts (one event on both sides), then its
- * samples summed test by test. */
-static int read_runs(agg *a, const tf_compare_opts *opts)
+/* Each run's value column (`value`, NULL: its default) and counts (one
+ * event on both sides), then its samples summed test by test. */
+static int read_runs(agg *a, const char *value)
 {
 	tf_comparison *c = a->c;
 	struct tf_compare_priv *pv = a->pv;
@@ -1308,7 +1418,7 @@ static int read_runs(agg *a, const tf_compare_opts *opts)
 		r->p = s->profiles[k];
 		r->head = h;
 		r->name = s->names[k];
-		if ((rc = pick_column(r, opts->value)))
+		if ((rc = pick_column(r, value)))
 			return rc;
 		if (i == 0)
 			pv->memory = memory_type(tf_profile_str(r->p, r->p->sample_types.v[r->col].type),
@@ -1489,6 +1599,39 @@ static int list_tests(agg *a, const tf_compare_opts *opts)
 	return 0;
 }
 
+/* Each test's verdict as its CPU time (or the comparison's one measure)
+ * gave it, before its waits may take its place. */
+static void keep_cpu_verdicts(tf_comparison *c)
+{
+	for (size_t i = 0; i < c->ntests; i++) {
+		tf_test_delta *t = &c->tests[i];
+		t->cpu.verdict = t->verdict;
+		t->cpu.delta_pct = t->delta_pct;
+		t->cpu.ci_low_pct = t->ci_low_pct;
+		t->cpu.ci_high_pct = t->ci_high_pct;
+		t->cpu.p_adjusted = t->p_adjusted;
+		t->cpu.reason = t->reason;
+	}
+}
+
+static int compare_impl(tf_comparison **out, const tf_compare_side *base,
+			const tf_compare_side *head, const tf_compare_opts *opts, bool waits);
+
+/* gate.measure both: the same tests judged by their waits, apart, and the
+ * verdicts merged; where that cannot be, judged by CPU time alone and
+ * said so. */
+static void judge_waits_apart(tf_comparison *c, const tf_compare_side *base,
+			      const tf_compare_side *head, const tf_compare_opts *opts)
+{
+	if (compare_impl(&c->waits, base, head, opts, true) == 0) {
+		tf_cmp_merge_waits(c, c->waits, opts);
+	} else {
+		c->summary.measure = TF_GATE_CPU;
+		c->summary.measure_note = tf_arena_strdup(c->priv->arena, tf_error_last());
+		tf_error_clear();
+	}
+}
+
 /* The judged tests in the report's order (their internal ids with them),
  * and the verdicts counted; the work outside the tests is shown, not
  * counted, unless the gate takes it. */
@@ -1533,6 +1676,9 @@ static void agg_clear(agg *a)
 		free(a->tests.v[t].quantum);
 		free(a->tests.v[t].mcost);
 		free(a->tests.v[t].ran);
+		free(a->tests.v[t].run_cpu);
+		free(a->tests.v[t].run_waits);
+		free(a->tests.v[t].run_pagein);
 	}
 	tf_vec_free(&a->tests);
 	tf_vec_free(&a->name_test);
@@ -1541,10 +1687,22 @@ static void agg_clear(agg *a)
 int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	       const tf_compare_side *head, const tf_compare_opts *opts)
 {
+	return compare_impl(out, base, head, opts, false);
+}
+
+/* A comparison by CPU time (or the one measure gate.measure and the runs
+ * give), or with `waits` one by the time the tests waited (the part of
+ * gate.measure both that judges waits apart). */
+static int compare_impl(tf_comparison **out, const tf_compare_side *base,
+			const tf_compare_side *head, const tf_compare_opts *opts, bool waits)
+{
 	tf_compare_opts defaults;
 	tf_comparison *c;
 	agg a;
 	int rc;
+	tf_gate_measure measure = TF_GATE_BOTH;
+	const char *measure_note = NULL, *value = TF_OFFCPU_TYPE;
+	bool wall = false;
 
 	*out = NULL;
 	if (!opts) {
@@ -1553,18 +1711,40 @@ int tf_compare(tf_comparison **out, const tf_compare_side *base,
 	}
 	if ((rc = check_opts(base, head, opts)))
 		return rc;
+	if (!waits)
+		value = measure_column(base, head, opts, &measure, &measure_note, &wall);
 	c = comparison_new(base, head);
+	c->priv->waits = waits;
 	memset(&a, 0, sizeof(a));
 	a.c = c;
 	a.pv = c->priv;
-	if (!(rc = read_runs(&a, opts))) {
+	a.wall = wall;
+	if (!(rc = read_runs(&a, value))) {
+		if (waits || wall)
+			tf_cmp_waits_pageins(&a);
+		/* allocations are a measure of their own: no waits, no wall */
+		if (a.pv->memory) {
+			measure = TF_GATE_CPU;
+			measure_note = NULL;
+		}
 		summarize(&a, opts);
+		c->summary.measure = measure;
+		c->summary.measure_note = measure_note;
 		rc = list_tests(&a, opts);
 	}
 	if (!rc) {
-		judge(c, &a, opts);
+		if (waits)
+			tf_cmp_judge_waits(c, &a, opts);
+		else
+			judge(c, &a, opts);
+		keep_cpu_verdicts(c);
+		if (!waits && measure == TF_GATE_BOTH)
+			judge_waits_apart(c, base, head, opts);
 		order_tests(c, opts);
-		tf_cmp_function_deltas(c, opts->top_functions);
+		if (waits)
+			tf_cmp_wait_sites(c, opts->top_functions);
+		else
+			tf_cmp_function_deltas(c, opts->top_functions);
 	}
 	agg_clear(&a);
 	if (rc) {
@@ -1596,6 +1776,7 @@ void tf_comparison_free(tf_comparison *c)
 		tf_arena_free(pv->arena);
 		free(pv);
 	}
+	tf_comparison_free(c->waits);
 	free(c->tests);
 	free(c);
 }

@@ -53,7 +53,46 @@ struct tf_compare_priv {
 	bool memory;
 	const char *exact_field;
 	bool noise_given;      /* --noise: the history does not override it */
+	bool waits;            /* this comparison judges waits (waits.c) */
 };
+
+/* The memory fields of a test's run metadata a side's means are kept of. */
+enum { MEM_ALLOCS, MEM_FREES, MEM_PEAK, MEM_LEAKED, MEM_RSS, MEM_FIELDS };
+
+/* Per internal test, while aggregating. */
+typedef struct {
+	double *cost;      /* per run, base runs then head runs: sampled values */
+	double *samples;
+	double *exact;     /* per run and measure (run * 4 + measure): the
+			    * exact measures the metadata gives, NAN without */
+	double *quantum;   /* per run: the runner duration's resolution */
+	bool *ran;         /* per run: named in the run's metadata */
+	double wall[2], cpu[2], runner[2];  /* sums over runs that reported them */
+	unsigned nwall[2], ncpu[2], nrunner[2];
+	double off[2], apart[2], cputime[2];  /* waits, and CPU time as measured */
+	unsigned noff[2], ncputime[2];
+	double *run_cpu;   /* per run: its CPU time (the exact count, else its
+			    * sampled cost); NAN when it did not run */
+	double *run_waits; /* per run: how many waits its off-CPU time is; NAN */
+	double *run_pagein; /* per run: of its off-CPU time, the page-ins; NAN */
+	double mem[2][MEM_FIELDS];          /* memory's, as wall[] */
+	unsigned nmem[2][MEM_FIELDS];
+	bool listed[2];    /* named in a side's run metadata */
+	uint32_t parent;   /* id in names, NO_ID */
+	uint32_t nested;
+	bool holds;        /* judged through its nested tests (holding_tests) */
+	tf_test_measure measure;
+	double *mcost;     /* per run: the cost under `measure` */
+} agg_test;
+
+typedef struct {
+	tf_comparison *c;
+	struct tf_compare_priv *pv;
+	TF_VEC(agg_test) tests;
+	TF_VEC(uint32_t) name_test; /* id in pv->names -> internal test */
+	bool wall;                  /* the wall column: its exact measure is
+				     * the CPU's count and the time waited */
+} agg;
 
 /* Map every function and symbol-less location of every run to a cmp_func
  * (once per comparison). */
@@ -72,6 +111,12 @@ void tf_cmp_runner_shift(tf_comparison *c, double *shift, double *shift_var);
  * by tf_cmp_runner_shift (shift.c). */
 void tf_cmp_mark_changed(tf_comparison *c);
 
+/* Reset a test's verdict fields; true when it is new or gone (decided). */
+bool tf_cmp_begin_verdict(tf_test_delta *t, double threshold);
+/* Sort `v` (n entries) by `by` with sign `sg`, and keep the first `top` as
+ * t's functions, in the comparison's arena (functions.c). */
+void tf_cmp_keep_functions(struct tf_compare_priv *pv, tf_test_delta *t, tf_func_delta *v,
+			   size_t n, size_t top, int (*by)(const void *, const void *, void *), int sg);
 /* Function deltas of the regressed and improved tests (functions.c). */
 void tf_cmp_function_deltas(tf_comparison *c, size_t top);
 /* c->tests by name, into `h` (to free with tf_htab_free), and the index of
@@ -174,5 +219,17 @@ double tf_stats_event_noise(const char *event);
 tf_verdict tf_stats_verdict(const tf_stats_result *r, double p_adjusted, double threshold,
 			    double alpha, double base_samples, double head_samples,
 			    char *reason, size_t reason_len);
+
+/* A comparison of waits or of wall time: each test's page-ins (a cold
+ * cache) out of its runs' costs, but for what every run of both sides
+ * repeats (waits.c). */
+void tf_cmp_waits_pageins(agg *a);
+/* Judge every test of `c` by its waits (waits.c), as judge() does by CPU. */
+void tf_cmp_judge_waits(tf_comparison *c, agg *a, const tf_compare_opts *o);
+/* The places where the regressed and improved tests of a comparison of
+ * waits waited more or less: its tests' functions (waits.c). */
+void tf_cmp_wait_sites(tf_comparison *c, size_t top);
+/* Fold the waits' comparison into `c`'s verdicts (waits.c). */
+void tf_cmp_merge_waits(tf_comparison *c, tf_comparison *w, const tf_compare_opts *o);
 
 #endif

@@ -358,6 +358,19 @@ static bool self_moved(const tf_func_delta *d, const tf_test_delta *t, int sg,
 	return moved > 3 * sqrt(var);
 }
 
+void tf_cmp_keep_functions(struct tf_compare_priv *pv, tf_test_delta *t, tf_func_delta *v,
+			   size_t n, size_t top, int (*by)(const void *, const void *, void *), int sg)
+{
+	size_t keep_n = TF_MIN(top, n);
+	if (n > 1) /* qsort_r() with no array is undefined */
+		qsort_r(v, n, sizeof(tf_func_delta), by, &sg);
+	tf_func_delta *keep = tf_arena_alloc(pv->arena, (keep_n + 1) * sizeof(*keep));
+	if (keep_n)
+		memcpy(keep, v, keep_n * sizeof(*keep));
+	t->functions = keep;
+	t->nfunctions = keep_n;
+}
+
 void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 {
 	struct tf_compare_priv *pv = c->priv;
@@ -369,7 +382,7 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 
 	memset(slot_of, 0xff, (pv->ninternal + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < c->ntests; i++) {
-		tf_verdict v = c->tests[i].verdict;
+		tf_verdict v = c->tests[i].cpu.verdict;
 		if (v == TF_VERDICT_REGRESSED || v == TF_VERDICT_IMPROVED) {
 			slot_of[pv->test_id[i]] = nslots;
 			test_of_slot[nslots++] = i;
@@ -422,7 +435,7 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 		if (have_changes && *file && l.line <= UINT32_MAX &&
 		    tf_changes_touch(&ch, file, (uint32_t)l.line))
 			f->changed = true;
-		int sg = sign_of(c->tests[test_of_slot[l.slot]].verdict);
+		int sg = sign_of(c->tests[test_of_slot[l.slot]].cpu.verdict);
 		double d = sg * (l.self[1] / (double)pv->nhead - l.self[0] / (double)pv->nbase);
 		if (d > f->best_delta || (d == f->best_delta && l.line < f->best_line)) {
 			f->best_delta = d;
@@ -457,6 +470,7 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 				continue;
 			const cmp_func *cf = &pv->funcs.v[f->func];
 			tf_func_delta d;
+			memset(&d, 0, sizeof(d));
 			d.name = cmp_name(pv, cf->name);
 			d.file = cmp_name(pv, cf->file);
 			d.base_self = f->self[0] / (double)pv->nbase;
@@ -476,7 +490,7 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 				d.caller_line = f->caller_line ? f->caller_line : cc->start_line;
 			}
 			const tf_test_delta *t = &c->tests[test_of_slot[f->slot]];
-			int sg = sign_of(t->verdict);
+			int sg = sign_of(t->cpu.verdict);
 			if (sg * d.delta_self <= 0 && sg * d.delta_total <= 0)
 				continue;
 			d.within_noise = !self_moved(&d, t, sg, pv);
@@ -489,16 +503,8 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 			tf_test_delta *t = &c->tests[test_of_slot[s]];
 			for (size_t k = 0, none = !lists[s].n; none && k < weak[s].n; k++)
 				tf_vec_push(&lists[s], weak[s].v[k]);
-			size_t n = TF_MIN(top, lists[s].n);
-			tf_func_delta *keep;
-			int sg = sign_of(t->verdict);
-			if (lists[s].n > 1) /* qsort_r() with no array is undefined */
-				qsort_r(lists[s].v, lists[s].n, sizeof(tf_func_delta), by_growth, &sg);
-			keep = tf_arena_alloc(pv->arena, (n + 1) * sizeof(*keep));
-			if (n)
-				memcpy(keep, lists[s].v, n * sizeof(*keep));
-			t->functions = keep;
-			t->nfunctions = n;
+			tf_cmp_keep_functions(pv, t, lists[s].v, lists[s].n, top, by_growth,
+					      sign_of(t->cpu.verdict));
 			tf_vec_free(&lists[s]);
 			tf_vec_free(&weak[s]);
 		}

@@ -120,6 +120,42 @@ static json_t *test_side_json(const tf_test_side *s, bool memory)
 	json_object_set_new(o, "wall_ns", jnum(s->wall_ns));
 	json_object_set_new(o, "cpu_ns", jnum(s->cpu_ns));
 	json_object_set_new(o, "runner_ns", jnum(s->runner_ns));
+	json_object_set_new(o, "offcpu_ns", jnum(s->offcpu_ns));
+	json_object_set_new(o, "offcpu_apart_ns", jnum(s->offcpu_apart_ns));
+	return o;
+}
+
+/* A test's waits (gate.measure both): their verdict, their numbers (in
+ * percent of the base's wall time), and where they grew. */
+static json_t *waits_json(const tf_test_delta *t)
+{
+	const tf_test_delta *w = t->wait;
+	json_t *o = json_object(), *ci = json_array(), *sites = json_array();
+
+	json_object_set_new(o, "verdict", json_string(tf_verdict_name(w->verdict)));
+	json_object_set_new(o, "reason", jstr(w->reason));
+	json_object_set_new(o, "base_ns", jnum(w->base.cost));
+	json_object_set_new(o, "head_ns", jnum(w->head.cost));
+	json_object_set_new(o, "delta_ns", jnum(w->head.cost - w->base.cost));
+	json_object_set_new(o, "delta_pct", jnum(w->delta_pct));
+	json_array_append_new(ci, jnum(w->ci_low_pct));
+	json_array_append_new(ci, jnum(w->ci_high_pct));
+	json_object_set_new(o, "ci_pct", ci);
+	json_object_set_new(o, "p_adjusted", jnum(w->p_adjusted));
+	for (size_t i = 0; i < w->nfunctions; i++) {
+		const tf_func_delta *f = &w->functions[i];
+		json_t *s = json_object();
+		json_object_set_new(s, "call", jstr(f->name));
+		json_object_set_new(s, "caller", f->caller ? jstr(f->caller) : json_null());
+		json_object_set_new(s, "file", jstr(f->file));
+		json_object_set_new(s, "line", json_integer(f->line));
+		json_object_set_new(s, "reason", jstr(f->reason));
+		json_object_set_new(s, "base_ns", jnum(f->base_self));
+		json_object_set_new(s, "head_ns", jnum(f->head_self));
+		json_object_set_new(s, "delta_ns", jnum(f->delta_self));
+		json_array_append_new(sites, s);
+	}
+	json_object_set_new(o, "sites", sites);
 	return o;
 }
 
@@ -181,6 +217,19 @@ static json_t *test_json(const tf_test_delta *t, bool memory)
 		json_array_append_new(fns, fo);
 	}
 	json_object_set_new(o, "functions", fns);
+	/* gate.measure both: what grew, and the waits' own judgement */
+	if (t->wait) {
+		json_t *grew = json_array();
+		if (t->grew & TF_GREW_CPU)
+			json_array_append_new(grew, json_string("cpu"));
+		if (t->grew & TF_GREW_WAIT)
+			json_array_append_new(grew, json_string("waiting"));
+		json_object_set_new(o, "grew", grew);
+		json_object_set_new(o, "decided_by", json_string(t->waits_lead ? "waiting" : "cpu"));
+		json_object_set_new(o, "cpu_verdict", json_string(tf_verdict_name(t->cpu.verdict)));
+		json_object_set_new(o, "cpu_delta_pct", jnum(t->cpu.delta_pct));
+		json_object_set_new(o, "waits", waits_json(t));
+	}
 	return o;
 }
 
@@ -216,6 +265,12 @@ static json_t *comparison_json(const tf_comparison *c, bool regressed)
 	json_object_set_new(root, "versions_differ", s->version_diff ? jstr(s->version_diff) : json_null());
 	json_object_set_new(root, "confirmation", s->confirmation ? jstr(s->confirmation) : json_null());
 	json_object_set_new(root, "head_origin", s->origin ? jstr(s->origin) : json_null());
+	if (!s->memory) {
+		/* gate.measure: allocations are one measure of their own */
+		json_object_set_new(root, "measure", json_string(tf_gate_measure_name(s->measure)));
+		json_object_set_new(root, "measure_note",
+				    s->measure_note ? jstr(s->measure_note) : json_null());
+	}
 	{
 		json_t *sh = json_object();
 		json_object_set_new(sh, "pct", jnum(s->shift_pct));

@@ -260,7 +260,9 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 	put_fit_end(b, line.ptr, o->width);
 	tf_buf_putc(b, '\n');
 	tf_buf_clear(&line);
-	tf_buf_printf(&line, "  %s, threshold %g%%", s->event, s->threshold);
+	tf_buf_printf(&line, "  %s%s, threshold %g%%", s->event,
+		      c->waits ? " and time waited" : s->measure == TF_GATE_WALL ? " as wall time" : "",
+		      s->threshold);
 	if (s->memory && s->min_delta_bytes > 0) {
 		char m[32];
 		tf_compare_format_cost(m, sizeof(m), s->min_delta_bytes, "bytes");
@@ -291,6 +293,11 @@ static void header(tf_buf *b, const tf_comparison *c, const tf_table_opts *o)
 			      s->control_tests);
 	else if (s->shift_note && s->env_diff)
 		tf_buf_printf(b, "  runner: its shift is not measured (%s)\n", s->shift_note);
+	if (s->measure_note) {
+		tf_buf_puts(b, "  ");
+		tf_buf_put_printable(b, s->measure_note);
+		tf_buf_putc(b, '\n');
+	}
 	if (s->env_diff) {
 		/* the machines differ: every test may move with them */
 		tf_buf_puts(b, "  the two sides ran on different machines: ");
@@ -318,12 +325,17 @@ static void row(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 		snprintf(delta, sizeof(delta), "%+.1f%%", t->delta_pct);
 		snprintf(ci, sizeof(ci), "[%+.1f, %+.1f]", t->ci_low_pct, t->ci_high_pct);
 	}
-	tf_compare_format_cost(base, sizeof(base), t->base.cost, unit);
-	tf_compare_format_cost(head, sizeof(head), t->head.cost, unit);
-	if (t->base.cost <= 0)
-		snprintf(base, sizeof(base), "-");
-	if (t->head.cost <= 0)
-		snprintf(head, sizeof(head), "-");
+	/* a verdict of its waits: the time it waited, which the name says */
+	const tf_test_side *bs = t->waits_lead ? &t->wait->base : &t->base;
+	const tf_test_side *hs = t->waits_lead ? &t->wait->head : &t->head;
+	if (t->waits_lead)
+		unit = "nanoseconds";
+	tf_compare_format_cost(base, sizeof(base), bs->cost, unit);
+	tf_compare_format_cost(head, sizeof(head), hs->cost, unit);
+	if (bs->cost <= 0)
+		snprintf(base, sizeof(base), t->waits_lead ? "0" : "-");
+	if (hs->cost <= 0)
+		snprintf(head, sizeof(head), t->waits_lead ? "0" : "-");
 
 	tf_buf_puts(b, "  ");
 	if (o->color && *colour_of(t->verdict))
@@ -342,7 +354,13 @@ static void row(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 	tf_buf_putc(b, ' ');
 	pad_left(b, head, W_COST);
 	tf_buf_puts(b, "  ");
-	put_fit(b, t->name, wname, false);
+	if (t->waits_lead) {
+		static const char tag[] = " (waiting)";
+		put_fit(b, t->name, wname > sizeof(tag) + 8 ? wname - (sizeof(tag) - 1) : wname, false);
+		tf_buf_puts(b, tag);
+	} else {
+		put_fit(b, t->name, wname, false);
+	}
 	tf_buf_putc(b, '\n');
 	/* undecided: why, and what would decide it; run alone: how often */
 	if (t->reason && ((t->verdict == TF_VERDICT_INCONCLUSIVE &&
@@ -430,6 +448,58 @@ static void functions(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 	tf_buf_free(&line);
 }
 
+/* The time a test waited and where it waited more: each place its
+ * blocking call, the function that called it and where, why it waited
+ * (the kernel's word for it), and how much longer a run. */
+static void wait_sites(tf_buf *b, const tf_test_delta *t, const tf_table_opts *o)
+{
+	const tf_test_delta *w = t->wait;
+	char d[48], bw[48], hw[48];
+	tf_buf line = TF_BUF_INIT;
+	size_t n = TF_MIN(w->nfunctions, o->max_functions);
+
+	signed_cost(d, sizeof(d), w->head.cost - w->base.cost, "nanoseconds");
+	tf_compare_format_cost(bw, sizeof(bw), w->base.cost, "nanoseconds");
+	tf_compare_format_cost(hw, sizeof(hw), w->head.cost, "nanoseconds");
+	tf_buf_printf(&line, ": waiting %s a run (%s to %s)", d, w->base.cost > 0 ? bw : "0", hw);
+	if (!(t->grew & TF_GREW_CPU) && isfinite(t->cpu.delta_pct))
+		tf_buf_printf(&line, ", CPU %+.1f%%", t->cpu.delta_pct);
+	tf_buf_puts(&line, n ? ": where it waited more" : "");
+	tf_buf_puts(b, "\n  ");
+	put_fit(b, t->name, o->width - 2 - TF_MIN(line.len, (size_t)o->width - 20), false);
+	tf_buf_puts(b, line.ptr);
+	tf_buf_putc(b, '\n');
+	if (n) {
+		pad_left(b, "waited", 16);
+		tf_buf_puts(b, "  why      blocking call <- caller\n");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const tf_func_delta *f = &w->functions[i];
+		size_t avail = o->width > 37 ? o->width - 37 : 36;
+		signed_cost(d, sizeof(d), f->delta_self, "nanoseconds");
+		pad_left(b, d, 16);
+		tf_buf_puts(b, "  ");
+		/* the longest reasons: "page-in", "stopped" */
+		put_fit(b, f->reason ? f->reason : "", 7, true);
+		tf_buf_puts(b, "  ");
+		tf_buf_clear(&line);
+		tf_buf_puts(&line, f->name);
+		if (f->caller) {
+			tf_buf_puts(&line, " <- ");
+			tf_buf_puts(&line, f->caller);
+		}
+		if (*f->file) {
+			const char *base = strrchr(f->file, '/');
+			tf_buf_printf(&line, "  %s", base ? base + 1 : f->file);
+			if (f->line > 0)
+				tf_buf_printf(&line, ":%lld", (long long)f->line);
+		}
+		put_fit_end(b, line.ptr, avail);
+		tf_buf_putc(b, '\n');
+	}
+	tf_buf_free(&line);
+}
+
 static void column_heads(tf_buf *out)
 {
 	tf_buf_puts(out, "\n  ");
@@ -482,18 +552,33 @@ int tf_comparison_render_table(tf_buf *out, const tf_comparison *c, const tf_tab
 	if (hidden_unchanged)
 		tf_buf_printf(out, "  %s%zu unchanged test%s%s\n", shown ? "+ " : "", hidden_unchanged,
 			      hidden_unchanged == 1 ? "" : "s", shown ? " not listed" : "");
-	for (size_t i = 0; i < c->ntests; i++)
-		if (c->tests[i].verdict == TF_VERDICT_REGRESSED ||
-		    (o.all && c->tests[i].verdict == TF_VERDICT_IMPROVED))
-			functions(out, c, &c->tests[i], &o);
+	for (size_t i = 0; i < c->ntests; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		if (t->cpu.verdict == TF_VERDICT_REGRESSED ||
+		    (o.all && t->cpu.verdict == TF_VERDICT_IMPROVED))
+			functions(out, c, t, &o);
+		if (t->outside && !c->summary.gate_outside)
+			continue;
+		if (t->wait && (t->grew & TF_GREW_WAIT || (o.all && t->waits_lead &&
+							  t->verdict == TF_VERDICT_IMPROVED)))
+			wait_sites(out, t, &o);
+	}
 	tf_buf_putc(out, '\n');
 	if (tf_comparison_regressed(c)) {
 		size_t n = c->summary.count[TF_VERDICT_REGRESSED];
-		tf_buf_printf(out, "%s%sREGRESSION%s: %zu test%s %s by at least %g%%\n",
+		size_t nw = 0;
+		for (size_t i = 0; i < c->ntests; i++)
+			if (c->tests[i].verdict == TF_VERDICT_REGRESSED &&
+			    !(c->tests[i].grew & TF_GREW_CPU) && c->tests[i].grew & TF_GREW_WAIT)
+				nw++;
+		tf_buf_printf(out, "%s%sREGRESSION%s: %zu test%s %s by at least %g%%",
 			      o.color ? "\033[1;31m" : "", c->summary.memory ? "MEMORY " : "",
 			      o.color ? "\033[0m" : "", n, n == 1 ? "" : "s",
 			      c->summary.memory ? (n == 1 ? "allocates more" : "allocate more") : "slower",
 			      c->summary.threshold);
+		if (nw)
+			tf_buf_printf(out, " (%zu by waiting longer)", nw);
+		tf_buf_putc(out, '\n');
 	} else {
 		tf_buf_printf(out, "no %sregression (threshold %g%%)\n",
 			      c->summary.memory ? "memory " : "", c->summary.threshold);

@@ -74,6 +74,13 @@ static const key attribution_keys[] = {
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
+const char *const tf_gate_measure_names[] = {
+	[TF_GATE_BOTH] = "both",
+	[TF_GATE_CPU] = "cpu",
+	[TF_GATE_WALL] = "wall",
+	NULL,
+};
+
 static const key memory_gate_keys[] = {
 	{ "threshold", K_PERCENT, OFF(gate.memory_threshold), 0, 0, NULL, NULL },
 	{ "min_bytes", K_SIZE, OFF(gate.memory_min_bytes), 0, 0, NULL, NULL },
@@ -90,6 +97,7 @@ static const key gate_keys[] = {
 	{ "confirm_budget", K_BUDGET, OFF(gate.confirm_budget), 0, 0, NULL, NULL },
 	{ "alpha", K_ALPHA, OFF(gate.alpha), 0, 0, NULL, NULL },
 	{ "confidence", K_CONFIDENCE, OFF(gate.alpha), 0, 0, NULL, NULL },
+	{ "measure", K_CHOICE, OFF(gate.measure), 0, 0, tf_gate_measure_names, NULL },
 	{ "memory", K_SWITCH_MAP, OFF(gate.memory), 0, 0, NULL, memory_gate_keys },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
@@ -135,6 +143,8 @@ static const key top_keys[] = {
 	{ "call_graph", K_CHOICE, OFF(call_graph), 0, 0, tf_callgraph_names, NULL },
 	{ "sampler", K_CHOICE, OFF(sampler), 0, 0, tf_sampler_names, NULL },
 	{ "follow", K_CHOICE, OFF(follow), 0, 0, tf_follow_names, NULL },
+	{ "off_cpu", K_CHOICE, OFF(off_cpu), 0, 0, tf_offcpu_names, NULL },
+	{ "off_cpu_max", K_INT, OFF(off_cpu_max), 1, 1000000, NULL, NULL },
 	{ "test", K_STR, OFF(test), 0, 0, NULL, NULL },
 	{ "target_branch", K_STR, OFF(target_branch), 0, 0, NULL, NULL },
 	{ "repeat", K_INT, OFF(repeat), 1, 1000, NULL, NULL },

@@ -227,6 +227,12 @@ int tf_settings_resolve(tf_settings *out, const tf_settings_flags *f, const tf_c
 	out->store = f->store ? f->store : cfg->store ? cfg->store : env_store;
 	out->report_dir = f->report_dir ? f->report_dir
 			  : cfg->report.dir ? cfg->report.dir : TF_REPORT_DIR_DEFAULT;
+	/* the flag's choices and the config's are the one list */
+	const char *measure = f->measure ? f->measure : cfg->gate.measure;
+	out->measure = TF_GATE_BOTH;
+	for (int i = 0; measure && tf_gate_measure_names[i]; i++)
+		if (strcmp(measure, tf_gate_measure_names[i]) == 0)
+			out->measure = (tf_gate_measure)i;
 	out->memory_gated = tf_config_bool(cfg->gate.memory, false);
 	out->memory_threshold = cfg->gate.memory_threshold >= 0 ? cfg->gate.memory_threshold
 							       : TF_MEMORY_THRESHOLD;

@@ -36,6 +36,13 @@ const char *const tf_follow_names[] = {
 	NULL,
 };
 
+const char *const tf_offcpu_names[] = {
+	[TF_OFFCPU_AUTO] = "auto",
+	[TF_OFFCPU_ON] = "on",
+	[TF_OFFCPU_OFF] = "off",
+	NULL,
+};
+
 /* The index of `s` in a NULL-terminated list, or -1. */
 static int name_index(const char *const *names, const char *s)
 {
@@ -132,5 +139,14 @@ int tf_follow_parse(tf_follow *out, const char *s)
 	if (i < 0)
 		return tf_error_set(TF_EUSAGE, "unknown way to follow the command '%s'", s);
 	*out = (tf_follow)i;
+	return 0;
+}
+
+int tf_offcpu_parse(tf_offcpu *out, const char *s)
+{
+	int i = name_index(tf_offcpu_names, s);
+	if (i < 0)
+		return tf_error_set(TF_EUSAGE, "unknown off-CPU setting '%s' (auto, on or off)", s);
+	*out = (tf_offcpu)i;
 	return 0;
 }

@@ -26,6 +26,27 @@
  * are then the CPU's (PERF_RECORD_SWITCH_CPU_WIDE), written at the
  * switches of the cgroup's threads. Hardware events keep inheriting: their
  * per-thread counts at exit (inherit_stat) are what a test cost.
+ *
+ * Off-CPU (tf_offcpu): a third event per CPU, the software context-switch
+ * event, samples every switch-out of the command's threads with the
+ * thread's kernel and user stack at that moment (the kernel fires it in the
+ * scheduler, in the context of the thread leaving). The switch records of
+ * the side-band say when the thread came back and whether it left because
+ * it was preempted (still runnable) or because it waited; the attribution
+ * makes the intervals (attribute/offcpu.c). Measured against the
+ * sched:sched_switch tracepoint, which gives the same stacks at the same
+ * cost here, this event needs no tracefs and no tracepoint permission, and
+ * its samples decode as the sampling event's (the same sample_type), with
+ * a short user stack: a thread leaves its CPU in a system call, whose
+ * wrapper's caller is the first words of the stack (bench/offcpu-overhead.sh).
+ * Its cost is per switch, so a suite that switches thousands of times a
+ * second pays for every one: above `offcpu_max` switch-outs a second of a
+ * CPU, the reader raises the event's period (one in N recorded, each
+ * sample's period saying N), and lowers it again when the rate falls;
+ * the others' time still counts whole, from the switch records
+ * (attribute/offcpu.c).
+ * Inherited events cannot be re-armed from here; they sample at that rate
+ * by the kernel's frequency mode instead, which is coarser.
  */
 
 #include "record_int.h"
@@ -43,6 +64,9 @@ struct ring {
 	int fd;
 	int cpu;
 	bool sideband;
+	bool offcpu;          /* the context-switch event's (see above) */
+	uint64_t period;      /* offcpu: its sampling period now */
+	uint64_t win_start, win_samples, win_bytes; /* offcpu: the rate's window */
 	void *base;
 	size_t len;   /* mapping length */
 	size_t size;  /* data area size, a power of two */
@@ -61,6 +85,12 @@ struct tf_perf {
 	uint8_t *scratch;   /* linear copy of new records that wrap around a ring */
 	size_t scratch_len;
 	tf_pyread *py;
+	unsigned offcpu_max;  /* switch-outs a second per CPU, the cap */
+	struct perf_event_attr attr; /* the sampling event's, as opened */
+	bool offcpu_freq;     /* inherited: capped by the kernel's freq mode */
+	bool offcpu_capped;   /* said so */
+	tf_notice_fn notice;
+	void *notice_ctx;
 };
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -202,6 +232,48 @@ static void fill_sideband_attr(struct perf_event_attr *a, const struct perf_even
 	/* wake the reader when half full, like the sampling event's ring */
 }
 
+/* The user stack an off-CPU sample copies: a thread waits in a system
+ * call, whose wrapper (and the few libc frames around it) are at the top
+ * of the stack; the frame pointers go on from there (attribute/build.c). */
+#define OFFCPU_STACK_BYTES 512
+/* The ring of the off-CPU event: 1 MiB of 4 KiB pages, half a second of
+ * samples at the cap */
+#define OFFCPU_RING_PAGES 256
+
+static void fill_offcpu_attr(struct perf_event_attr *a, const struct perf_event_attr *main,
+			     const tf_perf_opts *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a->sample_period = 1;
+	/* the sampling event's layout, so that one decoder reads both */
+	a->sample_type = main->sample_type;
+	a->sample_regs_user = main->sample_regs_user;
+	/* a software event with PERF_SAMPLE_PERIOD and a fixed period
+	 * samples every switch whatever the period (the kernel's
+	 * perf_swevent_event): the reader says the period instead */
+	if (!main->inherit)
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+	if (a->sample_type & PERF_SAMPLE_STACK_USER)
+		a->sample_stack_user = TF_MIN(o->stack_bytes, (unsigned)OFFCPU_STACK_BYTES);
+	a->sample_id_all = 1;
+	a->inherit = main->inherit;
+	a->disabled = 1;
+	a->enable_on_exec = main->enable_on_exec;
+	a->exclude_kernel = main->exclude_kernel;
+	a->exclude_callchain_kernel = main->exclude_callchain_kernel;
+	a->exclude_hv = 1;
+	a->exclude_guest = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	/* read on the reader's timer, like the sampling ring: a ring that
+	 * signals (O_ASYNC) does so at every sample, not at its watermark
+	 * (the kernel's __perf_event_overflow) */
+	a->watermark = 1;
+}
+
 static void close_rings(tf_perf *p)
 {
 	for (size_t i = 0; i < p->rings.n; i++) {
@@ -235,6 +307,7 @@ static int open_events(tf_perf *p, const tf_perf_opts *o, bool hw, tf_event ev,
 	}
 	p->thread_counts = attr.inherit_stat;
 	p->cgroup = cg;
+	p->attr = attr;
 	for (size_t i = 0; i < cpus->n; i++) {
 		long fd = perf_event_open(&attr, pid, cpus->v[i], -1, flags);
 		if (fd < 0) {
@@ -266,6 +339,44 @@ static int open_rung(tf_perf *p, const tf_perf_opts *o, bool hw, tf_event ev,
 	if (o->cgroup_fd >= 0 && !hw && open_events(p, o, hw, ev, kernel, layout, cpus, true) == 0)
 		return 0;
 	return open_events(p, o, hw, ev, kernel, layout, cpus, false);
+}
+
+/* The off-CPU event on every CPU the sampling event is on, as it follows
+ * the command (cgroup or inherited). Returns 0 or -errno of the first
+ * refusal, with no off-CPU ring left open. */
+static int open_offcpu(tf_perf *p, const tf_perf_opts *o, tf_spool_layout *layout)
+{
+	struct perf_event_attr a;
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC | (p->cgroup ? PERF_FLAG_PID_CGROUP : 0);
+	pid_t pid = p->cgroup ? o->cgroup_fd : o->pid;
+	size_t n = p->rings.n;
+
+	fill_offcpu_attr(&a, &p->attr, o);
+	layout->switch_sample_type = a.sample_type;
+	if (!p->cgroup) {
+		/* inherited copies cannot be re-armed by the reader: the
+		 * kernel keeps them near the cap itself */
+		a.freq = 1;
+		a.sample_freq = p->offcpu_max;
+		p->offcpu_freq = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (p->rings.v[i].sideband)
+			continue;
+		long fd = perf_event_open(&a, pid, p->rings.v[i].cpu, -1, flags);
+		if (fd < 0) {
+			int err = errno;
+			while (p->rings.n > n) {
+				close(p->rings.v[p->rings.n - 1].fd);
+				p->rings.n--;
+			}
+			return -err;
+		}
+		struct ring r = { .fd = (int)fd, .cpu = p->rings.v[i].cpu, .offcpu = true,
+				  .period = 1 };
+		tf_vec_push(&p->rings, r);
+	}
+	return 0;
 }
 
 static const char *refusal(int err)
@@ -303,7 +414,7 @@ static int map_rings(tf_perf *p, const tf_perf_opts *o)
 
 	for (size_t i = 0; i < p->rings.n; i++) {
 		struct ring *r = &p->rings.v[i];
-		for (size_t n = r->sideband ? 64 : pages;; n /= 2) {
+		for (size_t n = r->sideband ? 64 : r->offcpu ? OFFCPU_RING_PAGES : pages;; n /= 2) {
 			size_t len = (n + 1) * page;
 			void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 			if (m != MAP_FAILED) {
@@ -327,10 +438,14 @@ static int map_rings(tf_perf *p, const tf_perf_opts *o)
 		 * second of its time. Read it while it is a quarter full. */
 		if (!r->sideband) {
 			uint64_t bytes = 64 + 8 * (127 + 8);
+			/* off-CPU: a burst above the cap comes before the
+			 * reader re-arms the event: read at four times its pace */
+			uint64_t rate = r->offcpu ? 4ULL * p->offcpu_max : o->freq ? o->freq : 1;
 			if (o->callgraph != TF_CALLGRAPH_FP)
 				bytes += 16 + 8 * (uint64_t)__builtin_popcountll(TF_REGS_MASK) +
-					 o->stack_bytes;
-			uint64_t ns = r->size / 4 * 1000000000ULL / (bytes * (o->freq ? o->freq : 1));
+					 (r->offcpu ? TF_MIN(o->stack_bytes, (unsigned)OFFCPU_STACK_BYTES)
+						    : o->stack_bytes);
+			uint64_t ns = r->size / 4 * 1000000000ULL / (bytes * rate);
 			if (!p->drain_within || ns < p->drain_within)
 				p->drain_within = ns;
 		}
@@ -344,8 +459,17 @@ int tf_perf_open(tf_perf **out, const tf_perf_opts *o, tf_recording *rec)
 	int_vec cpus = { 0 };
 	tf_perf *p = tf_xcalloc(1, sizeof(*p));
 	tf_event want = o->event;
+	/* wall time is CPU time and the time waited: the CPU's clock and the
+	 * off-CPU event, which it cannot do without */
+	bool wall = want == TF_EVENT_WALL;
+	tf_offcpu offcpu = wall ? TF_OFFCPU_ON : o->offcpu;
 
 	p->py = o->py;
+	p->offcpu_max = o->offcpu_max ? o->offcpu_max : TF_OFFCPU_MAX_RATE;
+	p->notice = o->notice;
+	p->notice_ctx = o->notice_ctx;
+	if (wall)
+		want = TF_EVENT_CPU_CLOCK;
 	bool try_hw = want == TF_EVENT_AUTO || want == TF_EVENT_INSTRUCTIONS ||
 		      want == TF_EVENT_CYCLES;
 	tf_event hw_ev = want == TF_EVENT_CYCLES ? TF_EVENT_CYCLES : TF_EVENT_INSTRUCTIONS;
@@ -357,12 +481,6 @@ int tf_perf_open(tf_perf **out, const tf_perf_opts *o, tf_recording *rec)
 
 	*out = NULL;
 	online_cpus(&cpus);
-	if (want == TF_EVENT_WALL) {
-		rc = tf_error_set(TF_EUNSUPPORTED,
-				  "the perf sampler cannot sample wall-clock time; "
-				  "use --sampler ptrace with --event wall");
-		goto fail;
-	}
 	if (try_hw) {
 		err = open_rung(p, o, true, hw_ev, true, &rec->layout, &cpus);
 		if (err && is_perm(-err)) {
@@ -416,6 +534,22 @@ opened:
 		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_INFO,
 				 "kernel samples refused (perf_event_paranoid=%d): recording user "
 				 "space only; fix: sudo sysctl kernel.perf_event_paranoid=1", paranoid);
+	if (offcpu != TF_OFFCPU_OFF) {
+		err = open_offcpu(p, o, &rec->layout);
+		rec->info.offcpu = err == 0;
+		rec->info.offcpu_period_max = err == 0;
+		if (err) {
+			snprintf(rec->info.offcpu_why, sizeof(rec->info.offcpu_why),
+				 "the context-switch event was refused: %s", refusal(-err));
+			if (offcpu == TF_OFFCPU_ON) {
+				rc = tf_error_set(is_perm(-err) ? TF_EPERM : TF_EUNSUPPORTED,
+						  "off-CPU time: %s", rec->info.offcpu_why);
+				goto fail;
+			}
+			tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_VERBOSE,
+					 "no off-CPU time: %s", rec->info.offcpu_why);
+		}
+	}
 	rc = map_rings(p, o);
 	if (rc)
 		goto fail;
@@ -491,15 +625,24 @@ static void py_sample(tf_perf *p, tf_recording *rec, const struct perf_event_hea
 }
 
 /* Look at the records of one copied chunk: count, and pass side-band on. */
-static void scan(tf_perf *p, tf_recording *rec, const uint8_t *buf, size_t len,
+static void scan(tf_perf *p, tf_recording *rec, struct ring *r, uint8_t *buf, size_t len,
 		 tf_live_fn live, void *live_ctx, uint64_t *processes)
 {
 	size_t off = 0;
 	while (off + sizeof(struct perf_event_header) <= len) {
-		const struct perf_event_header *h = (const void *)(buf + off);
+		struct perf_event_header *h = (void *)(buf + off);
 		if (h->size < sizeof(*h) || off + h->size > len)
 			break;
 		rec->info.records++;
+		if (r->offcpu && h->type == PERF_RECORD_SAMPLE) {
+			/* the spool keeps it apart from the CPU's samples */
+			h->type = TF_SPOOL_SWITCH_SAMPLE;
+			rec->info.offcpu_samples++;
+			r->win_samples++;
+			r->win_bytes += h->size;
+			off += h->size;
+			continue;
+		}
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
 			rec->info.samples++;
@@ -541,6 +684,60 @@ static void scan(tf_perf *p, tf_recording *rec, const uint8_t *buf, size_t len,
 	}
 }
 
+/*
+ * The cap (see the head comment): every 50 ms, the switch-outs a CPU saw
+ * (samples times their period) against `offcpu_max` a second; the period
+ * that brings them under it, changed when it doubles or halves, so that a
+ * steady rate keeps one period.
+ */
+#define OFFCPU_WINDOW_NS (20 * 1000 * 1000ULL)
+#define OFFCPU_PERIOD_MAX (1ULL << 20)
+
+static void offcpu_pace(tf_perf *p, tf_recording *rec, struct ring *r)
+{
+	uint64_t now = tf_now_ns();
+
+	if (p->offcpu_freq)
+		return;
+	if (!r->win_start) {
+		r->win_start = now;
+		return;
+	}
+	/* a window, or sooner a burst that filled a quarter of the ring */
+	if (now - r->win_start < OFFCPU_WINDOW_NS &&
+	    (now - r->win_start < OFFCPU_WINDOW_NS / 20 || r->win_bytes < r->size / 4))
+		return;
+	double rate = (double)r->win_samples * (double)r->period * 1e9 / (double)(now - r->win_start);
+	uint64_t want = (uint64_t)(rate / p->offcpu_max) + 1;
+	want = TF_MIN(want, OFFCPU_PERIOD_MAX);
+	r->win_start = now;
+	r->win_samples = 0;
+	r->win_bytes = 0;
+	if (want <= r->period && want * 2 > r->period)
+		return;
+	if (want > r->period && want < r->period * 2 && r->period > 1)
+		return;
+	/* the ring was read just now: what it gets from here on stands
+	 * for `want` switch-outs a sample */
+	struct {
+		uint32_t cpu, pad;
+		uint64_t time, period;
+	} mark = { (uint32_t)r->cpu, 0, tf_now_ns(), want };
+	if (ioctl(r->fd, PERF_EVENT_IOC_PERIOD, &want) != 0)
+		return;
+	tf_spool_append_own(rec->spool, TF_SPOOL_OFFCPU_PERIOD, &mark, sizeof(mark), NULL, 0);
+	r->period = want;
+	if (want > rec->info.offcpu_period_max)
+		rec->info.offcpu_period_max = want;
+	if (want > 1 && !p->offcpu_capped) {
+		p->offcpu_capped = true;
+		tf_record_notice(p->notice, p->notice_ctx, TF_NOTICE_INFO,
+				 "off-CPU: %.0f switch-outs a second on cpu %d, above --off-cpu-max %u: "
+				 "one in %llu recorded with its stack from now on (the others' time "
+				 "counts whole)", rate, r->cpu, p->offcpu_max, (unsigned long long)want);
+	}
+}
+
 int tf_perf_drain(tf_perf *p, tf_recording *rec, tf_live_fn live, void *live_ctx,
 		  uint64_t *processes)
 {
@@ -562,19 +759,25 @@ int tf_perf_drain(tf_perf *p, tf_recording *rec, tf_live_fn live, void *live_ctx
 		/* the records are read in place, unless they wrap around the
 		 * ring's end: a copy of every record first was a fifth of the
 		 * reader's CPU while the suite runs (500 processes at 249 Hz) */
-		const uint8_t *recs = r->data + off;
-		if (first < avail) {
+		/* ... and the off-CPU ring's: scan marks its samples as
+		 * such, which the ring's pages (read-only past its first:
+		 * a write there is a SIGBUS) cannot take */
+		uint8_t *recs = r->data + off;
+		if (first < avail || r->offcpu) {
 			memcpy(p->scratch, r->data + off, first);
 			memcpy(p->scratch + first, r->data, (size_t)avail - first);
 			recs = p->scratch;
 		}
-		scan(p, rec, recs, (size_t)avail, live, live_ctx, processes);
+		scan(p, rec, r, recs, (size_t)avail, live, live_ctx, processes);
 		rc = tf_spool_append(rec->spool, recs, (size_t)avail);
 		/* release: the kernel may reuse the space only once it is read */
 		__atomic_store_n(&r->meta->data_tail, tail + avail, __ATOMIC_RELEASE);
 		if (rc)
 			return rc;
 	}
+	for (size_t i = 0; i < p->rings.n; i++)
+		if (p->rings.v[i].offcpu)
+			offcpu_pace(p, rec, &p->rings.v[i]);
 	return 0;
 }
 
@@ -598,7 +801,7 @@ int tf_perf_finish(tf_perf *p, tf_recording *rec, uint32_t root_pid, uint64_t ti
 	for (size_t i = 0; i < p->rings.n; i++) {
 		const struct ring *r = &p->rings.v[i];
 		uint64_t v;
-		if (r->sideband)
+		if (r->sideband || r->offcpu)
 			continue;
 		if (read(r->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
 			return 0; /* no count: the main thread stays unmeasured */

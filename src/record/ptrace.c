@@ -1308,6 +1308,7 @@ int tf_ptrace_record(tf_recording *rec, tf_launch *l, const tf_record_opts *o,
 				 "the ptrace sampler cannot count %s: sampling cpu-clock instead",
 				 tf_event_name(o->event));
 	rec->info.event = s.wall ? TF_EVENT_WALL : TF_EVENT_CPU_CLOCK;
+	rec->info.offcpu = s.wall;
 	snprintf(rec->info.rung, sizeof(rec->info.rung), "ptrace");
 
 	/* descriptors for /proc files of up to half the threads' worth */

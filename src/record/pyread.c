@@ -366,7 +366,10 @@ void tf_pyread_sample(tf_pyread *r, uint32_t pid, uint32_t tid, uint64_t time)
 	r->cur_pid = pid;
 	r->cur_tid = tid;
 	r->cur_time = time;
+	uint64_t start = tf_now_ns();
 	rc = tf_pyproc_stack(pe->pp, tid, r->frames, MAX_PYFRAMES, &n, &cut);
+	/* its reads held the process's mmap lock (record.c) */
+	tf_record_peeked(r->rec->spool, pid, start, tf_now_ns());
 	if (rc == TF_ENOTFOUND || (!rc && !n))
 		return; /* a thread without Python (yet, or any more) */
 	if (!n) {

@@ -52,10 +52,10 @@ static void ladder_notice(const tf_record_opts *o, int perf_rc)
 	char why[512], fix[600];
 	tf_record_caps caps;
 
-	if (o->event == TF_EVENT_WALL) {
+	if (o->event == TF_EVENT_WALL && perf_rc != TF_EPERM) {
 		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_INFO,
-				 "sampling with ptrace: --event wall needs it (perf samples "
-				 "threads only while they run)");
+				 "sampling with ptrace: --event wall needs the time threads "
+				 "wait, and perf could not record it (%s)", tf_error_last());
 		return;
 	}
 	tf_record_probe(&caps, TF_PROBE_PERF);
@@ -102,11 +102,26 @@ typedef struct {
  * (3,000 for 500 processes of a millisecond, 36 ms of its CPU). */
 enum { CMDLINE_GONE = -1, CMDLINE_LATER = 0, CMDLINE_READ = 1 };
 
+/* The time testflame read a process's memory (its arguments, a Python
+ * stack), in the spool: reading holds the process's mmap lock, and where
+ * the reader is preempted with it held, a thread of the process that maps,
+ * unmaps or protects memory meanwhile (the dynamic loader, just after the
+ * exec) waits for the reader to run again (attribute/offcpu.c). */
+void tf_record_peeked(tf_spool *s, uint32_t pid, uint64_t start, uint64_t end)
+{
+	struct {
+		uint32_t pid, pad;
+		uint64_t time, end;
+	} fixed = { pid, 0, start, end };
+	tf_spool_append_own(s, TF_SPOOL_PEEK, &fixed, sizeof(fixed), NULL, 0);
+}
+
 static int read_cmdline(live_ctx *lc, uint32_t pid, uint32_t tid, uint64_t time)
 {
 	char path[64], buf[8192];
 	ssize_t cwdlen;
 	size_t n = 0;
+	uint64_t start;
 
 	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -117,6 +132,7 @@ static int read_cmdline(live_ctx *lc, uint32_t pid, uint32_t tid, uint64_t time)
 	if (cwdlen < 0)
 		cwdlen = 0;
 	buf[cwdlen] = '\0';
+	start = tf_now_ns();
 	for (;;) {
 		ssize_t r = read(fd, buf + cwdlen + 1 + n, sizeof(buf) - (size_t)cwdlen - 2 - n);
 		if (r < 0 && errno == EINTR)
@@ -125,6 +141,7 @@ static int read_cmdline(live_ctx *lc, uint32_t pid, uint32_t tid, uint64_t time)
 			break;
 		n += (size_t)r;
 	}
+	tf_record_peeked(lc->rec->spool, pid, start, tf_now_ns());
 	close(fd);
 	if (!n)
 		return CMDLINE_LATER;
@@ -524,7 +541,7 @@ static int open_perf(session *ss)
 	tf_recording *rec = ss->rec;
 	tf_perf_opts po = { tf_launch_pid(ss->launch), o->event, o->callgraph, o->freq,
 			    o->stack_bytes, o->notice, o->notice_ctx, ss->lc.py,
-			    ss->cg ? tf_cgroup_fd(ss->cg) : -1 };
+			    ss->cg ? tf_cgroup_fd(ss->cg) : -1, o->offcpu, o->offcpu_max };
 	int rc = tf_perf_open(&ss->perf, &po, rec);
 
 	if (ss->perf && ss->cg)

@@ -280,6 +280,17 @@ enum {
 	 * process image without the allocation sampler, read from /proc at
 	 * `time`; go: a Go program */
 	TF_SPOOL_RSS = 77,
+	/* a PERF_RECORD_SAMPLE body written by the context-switch event (the
+	 * perf sampler's off-CPU ring, perf.c): a thread leaving its CPU */
+	TF_SPOOL_SWITCH_SAMPLE = 78,
+	/* { u32 cpu, pad; u64 time; u64 period } : from `time` on, a
+	 * switch sample of `cpu` stands for `period` switch-outs (perf.c's
+	 * cap; the event's samples do not carry their period) */
+	TF_SPOOL_OFFCPU_PERIOD = 79,
+	/* { u32 pid, pad; u64 time, end } : testflame read process pid's
+	 * memory through /proc (its arguments) from `time` to `end`, holding
+	 * the process's mmap lock (tf_record_peeked) */
+	TF_SPOOL_PEEK = 80,
 };
 
 
@@ -288,6 +299,7 @@ typedef struct {
 	uint64_t sample_type;   /* PERF_SAMPLE_* bits */
 	uint64_t regs_mask;     /* PERF_SAMPLE_REGS_USER mask */
 	bool sample_id_all;     /* side-band records end in a sample_id */
+	uint64_t switch_sample_type; /* ... of TF_SPOOL_SWITCH_SAMPLE records */
 } tf_spool_layout;
 
 typedef struct tf_spool tf_spool;
@@ -299,6 +311,9 @@ int tf_spool_append(tf_spool *s, const void *data, size_t len);
  * variable part (NUL-terminated here, padded to 8 bytes). */
 int tf_spool_append_own(tf_spool *s, uint16_t type, const void *fixed, size_t fixed_len,
 			const void *var, size_t var_len);
+/* testflame read process `pid`'s memory from `start` to `end` (record.c):
+ * a TF_SPOOL_PEEK record */
+void tf_record_peeked(tf_spool *s, uint32_t pid, uint64_t start, uint64_t end);
 /* Flush and map for reading; no appends after this. */
 int tf_spool_finish(tf_spool *s);
 const uint8_t *tf_spool_data(const tf_spool *s, size_t *len);
@@ -460,6 +475,8 @@ typedef struct {
 	tf_pyread *py;          /* Python stacks: read at every sample, or NULL */
 	int cgroup_fd;          /* >= 0: the cgroup `pid` is in, which time events
 				 * follow instead of inheriting (perf.c); -1 */
+	tf_offcpu offcpu;       /* record switch-outs (perf.c); --event wall: on */
+	unsigned offcpu_max;    /* their cap a second per CPU; 0: the default */
 } tf_perf_opts;
 
 /*

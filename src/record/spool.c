@@ -498,6 +498,8 @@ static int decode_switch(const tf_spool_layout *l, const struct perf_event_heade
 {
 	ev->type = TF_REC_SWITCH;
 	ev->cswitch.out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+	ev->cswitch.preempt = ev->cswitch.out &&
+			      (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
 	if (h->type == PERF_RECORD_SWITCH) {
 		decode_sample_id(l, h, ev);
 		return ev->tid ? 1 : -1;
@@ -533,6 +535,30 @@ static int decode_lost(const tf_spool_layout *l, const struct perf_event_header 
 }
 
 /* ---- testflame's own records (TF_SPOOL_*) ---- */
+
+/* A sample of the context-switch event (the perf sampler's off-CPU
+ * ring, perf.c): a thread leaving its CPU, with its stack then. */
+static int decode_switch_sample(const tf_spool_layout *l, cursor *c, tf_rec_event *ev)
+{
+	tf_spool_layout sl = *l;
+	sl.sample_type = l->switch_sample_type;
+	int rc = decode_sample(&sl, c, ev);
+	ev->type = TF_REC_OFFCPU;
+	return rc;
+}
+
+/* From its time on, a switch sample of the CPU stands for `period`
+ * switch-outs (perf.c's cap). */
+static int decode_offcpu_period(cursor *c, tf_rec_event *ev)
+{
+	uint32_t cpu, pad;
+	take32x2(c, &cpu, &pad);
+	ev->time = take64(c);
+	ev->cpu = cpu;
+	ev->sample.period = take64(c);
+	ev->type = TF_REC_OFFCPU_PERIOD;
+	return c->bad ? -1 : 1;
+}
 
 /* The head all of them but the extended sample open with: the thread and
  * the time. */
@@ -704,6 +730,17 @@ static int decode_rss(cursor *c, tf_rec_event *ev)
 	return c->bad ? -1 : 1;
 }
 
+static int decode_peek(cursor *c, tf_rec_event *ev)
+{
+	uint32_t pad;
+	ev->type = TF_REC_PEEK;
+	take32x2(c, &ev->pid, &pad);
+	ev->tid = ev->pid;
+	ev->time = take64(c);
+	ev->peek.end = take64(c);
+	return c->bad ? -1 : 1;
+}
+
 int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		    tf_rec_event *ev)
 {
@@ -715,6 +752,10 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		return decode_sample(l, &c, ev);
+	case TF_SPOOL_SWITCH_SAMPLE:
+		return decode_switch_sample(l, &c, ev);
+	case TF_SPOOL_OFFCPU_PERIOD:
+		return decode_offcpu_period(&c, ev);
 	case PERF_RECORD_MMAP2:
 		return decode_mmap2(l, h, &c, ev);
 	case PERF_RECORD_COMM:
@@ -763,6 +804,8 @@ int tf_spool_decode(const tf_spool_layout *l, const struct perf_event_header *h,
 		return decode_note(&c, ev);
 	case TF_SPOOL_RSS:
 		return decode_rss(&c, ev);
+	case TF_SPOOL_PEEK:
+		return decode_peek(&c, ev);
 	default:
 		return 0;
 	}
@@ -787,6 +830,7 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 	}
 		/* fall through */
 	case PERF_RECORD_SAMPLE:
+	case TF_SPOOL_SWITCH_SAMPLE:
 		if (!(l->sample_type & PERF_SAMPLE_TIME))
 			return 0;
 		off += (l->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
@@ -798,6 +842,7 @@ uint64_t tf_spool_record_time(const tf_spool_layout *l, const struct perf_event_
 		off = 16;
 		break;
 	case TF_SPOOL_PROC_EXIT:
+	case TF_SPOOL_OFFCPU_PERIOD:
 	case TF_SPOOL_MARKER:
 	case TF_SPOOL_CMDLINE:
 	case TF_SPOOL_THREAD_COST:
@@ -897,19 +942,32 @@ int tf_recording_replay(tf_recording *r, tf_rec_event_fn fn, void *ctx)
 	}
 	tf_sort_keyed(idx, n);
 	on_cpu_vec cpus = { 0 };
+	/* each CPU's off-CPU period, where the samples do not say it */
+	TF_VEC(uint64_t) periods = { 0 };
+	bool own_period = !(r->layout.switch_sample_type & PERF_SAMPLE_PERIOD);
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct perf_event_header *h = (const void *)(data + idx[i].val);
 		tf_rec_event ev;
 		int d = tf_spool_decode(&r->layout, h, &ev);
 		if (d <= 0)
 			continue;
-		if (ev.type == TF_REC_SWITCH)
+		if (ev.type == TF_REC_SWITCH) {
 			track_cpu(&cpus, &ev);
-		else if (ev.type == TF_REC_SAMPLE && ev.tid == TF_NO_ID)
+		} else if (ev.type == TF_REC_SAMPLE && ev.tid == TF_NO_ID) {
 			name_sample(&cpus, &ev);
+		} else if (ev.type == TF_REC_OFFCPU_PERIOD) {
+			while (periods.n <= ev.cpu && ev.cpu < 4096)
+				tf_vec_push(&periods, 1);
+			if (ev.cpu < periods.n)
+				periods.v[ev.cpu] = ev.sample.period;
+			continue;
+		} else if (ev.type == TF_REC_OFFCPU && own_period) {
+			ev.sample.period = ev.cpu < periods.n ? periods.v[ev.cpu] : 1;
+		}
 		rc = fn(ctx, &ev);
 	}
 	tf_vec_free(&cpus);
+	tf_vec_free(&periods);
 	free(idx);
 	return rc;
 }

@@ -22,12 +22,18 @@
 
 #define PAGE_NAME_MAX 1000 /* code points of a name kept in the page */
 
+/* The page's one string table, which every tree of it shares. */
+typedef struct {
+	tf_strtab strs;                 /* output string table (raw strings) */
+	TF_VEC(uint32_t) file;          /* per output string: its file's string id (functions) */
+	TF_VEC(int64_t) line;           /* per output string: the function's first line */
+} out_strings;
+
 typedef struct {
 	rp_ctx *x;
+	const tf_comparison *c;         /* the tree's comparison (x->c, or its waits) */
 	const rp_tree *t;
-	tf_strtab strs;                 /* output string table (raw strings) */
-	TF_VEC(uint32_t) str_file;      /* per output string: its file's string id (functions) */
-	TF_VEC(int64_t) str_line;       /* per output string: the function's first line */
+	out_strings *os;
 	uint32_t *sid_of;               /* forest name id -> output id + 1 */
 } page;
 
@@ -52,12 +58,12 @@ static void put_exact(tf_buf *b, double v)
 
 static uint32_t str_id(page *pg, const char *s)
 {
-	size_t n = pg->strs.strs.n;
-	uint32_t id = tf_strtab_intern(&pg->strs, s, strlen(s));
-	if (pg->strs.strs.n != n || id >= pg->str_file.n) {
-		while (pg->str_file.n <= id) {
-			tf_vec_push(&pg->str_file, 0);
-			tf_vec_push(&pg->str_line, 0);
+	size_t n = pg->os->strs.strs.n;
+	uint32_t id = tf_strtab_intern(&pg->os->strs, s, strlen(s));
+	if (pg->os->strs.strs.n != n || id >= pg->os->file.n) {
+		while (pg->os->file.n <= id) {
+			tf_vec_push(&pg->os->file, 0);
+			tf_vec_push(&pg->os->line, 0);
 		}
 	}
 	return id;
@@ -72,10 +78,10 @@ static uint32_t node_sid(page *pg, uint32_t node)
 	const tf_diff_node *nd = &pg->t->t->nodes[node];
 	uint32_t id = str_id(pg, nd->name);
 	pg->sid_of[fid] = id + 1;
-	if (nd->depth >= 2 && *nd->file && !pg->str_file.v[id]) {
+	if (nd->depth >= 2 && *nd->file && !pg->os->file.v[id]) {
 		uint32_t f = str_id(pg, nd->file);
-		pg->str_file.v[id] = f;
-		pg->str_line.v[id] = nd->line;
+		pg->os->file.v[id] = f;
+		pg->os->line.v[id] = nd->line;
 	}
 	return id;
 }
@@ -98,8 +104,8 @@ static double node_value(const tf_diff_node *n)
  */
 #define CHANGED_DETAIL 10.0
 
-static size_t choose(uint8_t *keep, const rp_ctx *x, const rp_tree *t, size_t *nother,
-		     double *bar)
+static size_t choose(uint8_t *keep, const rp_ctx *x, const tf_comparison *c, const rp_tree *t,
+		     size_t *nother, double *bar)
 {
 	size_t n = t->t->n, kept = 0, others = 0;
 	double *share = tf_xmalloc((n + 1) * sizeof(double));
@@ -110,8 +116,8 @@ static size_t choose(uint8_t *keep, const rp_ctx *x, const rp_tree *t, size_t *n
 	double testv = 0, boost = 1, thr = x->o.html_min_share;
 	uint8_t *changed = tf_xcalloc(n + 1, 1);
 
-	for (size_t i = 0; i < x->c->ntests; i++)
-		if (t->test_pos[i] != TF_DIFF_NONE && rp_changed(&x->c->tests[i]))
+	for (size_t i = 0; i < c->ntests; i++)
+		if (t->test_pos[i] != TF_DIFF_NONE && rp_changed(&c->tests[i]))
 			changed[t->test_pos[i]] = 1;
 	for (size_t p = 0; p < n; p++) {
 		const tf_diff_node *nd = &t->t->nodes[t->order[p]];
@@ -470,6 +476,85 @@ static void put_tree(tf_buf *b, page *pg, const uint8_t *keep, size_t *pos_out)
 	tf_vec_free(&open);
 }
 
+/*
+ * The waits (gate.measure both): the comparison of waits' own forest,
+ * pruned like the CPU's, in the page's string table, and per test whose
+ * waits are shown its node there, its waits and where they grew, which
+ * the page draws as its off-CPU diff flame graph.
+ */
+typedef struct {
+	page pg;
+	rp_tree forest;
+	bool have;
+	size_t *pos;
+	tf_buf tree;
+} waits_page;
+
+static void waits_begin(waits_page *w, rp_ctx *x, out_strings *os)
+{
+	const tf_comparison *wc = x->c->waits;
+	bool any = false;
+
+	memset(w, 0, sizeof(*w));
+	for (size_t i = 0; wc && i < x->c->ntests && !any; i++)
+		any = rp_waits_shown(&x->c->tests[i]);
+	if (!any || rp_tree_build(&w->forest, wc, TF_EACH_TEST) != 0) {
+		tf_error_clear();
+		return;
+	}
+	size_t n = w->forest.t->n, nother;
+	double bar;
+	uint8_t *keep = tf_xcalloc(n + 1, 1);
+	w->have = true;
+	w->pos = tf_xmalloc((n + 1) * sizeof(size_t));
+	w->pg.x = x;
+	w->pg.c = wc;
+	w->pg.t = &w->forest;
+	w->pg.os = os;
+	w->pg.sid_of = tf_xcalloc(w->forest.names.strs.n + 1, sizeof(uint32_t));
+	choose(keep, x, wc, &w->forest, &nother, &bar);
+	put_tree(&w->tree, &w->pg, keep, w->pos);
+	free(keep);
+}
+
+static void put_test_waits(tf_buf *b, waits_page *w, const tf_test_delta *td)
+{
+	size_t k = w->have ? rp_wait_index(w->pg.x->c, td) : SIZE_MAX;
+	if (k == SIZE_MAX || !rp_waits_shown(td) || w->forest.test_pos[k] == TF_DIFF_NONE)
+		return;
+	const tf_test_delta *wt = td->wait;
+	tf_buf_printf(b, ",\"w\":{\"node\":%zu,\"v\":%d,\"grew\":%u,\"b\":",
+		      w->pos[w->forest.test_pos[k]], (int)wt->verdict, td->grew);
+	put_exact(b, wt->base.cost);
+	tf_buf_puts(b, ",\"h\":");
+	put_exact(b, wt->head.cost);
+	tf_buf_puts(b, ",\"cpu\":");
+	put_exact(b, td->cpu.delta_pct);
+	tf_buf_puts(b, ",\"sites\":[");
+	for (size_t i = 0; i < wt->nfunctions; i++) {
+		const tf_func_delta *f = &wt->functions[i];
+		tf_buf_printf(b, "%s[%u,%d,%u,%lld,%u,", i ? "," : "", str_id(&w->pg, f->name),
+			      f->caller ? (int)str_id(&w->pg, f->caller) : -1,
+			      str_id(&w->pg, f->file), (long long)f->line,
+			      str_id(&w->pg, f->reason ? f->reason : ""));
+		put_num(b, f->base_self);
+		tf_buf_putc(b, ',');
+		put_num(b, f->head_self);
+		tf_buf_putc(b, ']');
+	}
+	tf_buf_puts(b, "]}");
+}
+
+static void waits_end(waits_page *w)
+{
+	if (!w->have)
+		return;
+	free(w->pos);
+	free(w->pg.sid_of);
+	tf_buf_free(&w->tree);
+	rp_tree_free(&w->forest);
+}
+
 static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 {
 	const tf_comparison *c = x->c;
@@ -482,18 +567,24 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 	uint32_t *scratch[3];
 	double bar;
 
+	out_strings os;
+	memset(&os, 0, sizeof(os));
 	memset(&pg, 0, sizeof(pg));
 	pg.x = x;
+	pg.c = c;
 	pg.t = t;
-	tf_strtab_init(&pg.strs);
-	tf_vec_push(&pg.str_file, 0);
-	tf_vec_push(&pg.str_line, 0);
+	pg.os = &os;
+	tf_strtab_init(&os.strs);
+	tf_vec_push(&os.file, 0);
+	tf_vec_push(&os.line, 0);
 	pg.sid_of = tf_xcalloc(nnames + 1, sizeof(uint32_t));
 	for (int i = 0; i < 3; i++)
 		scratch[i] = tf_xcalloc(nnames + 1, sizeof(uint32_t));
 
-	size_t kept = choose(keep, x, t, &nother, &bar);
+	size_t kept = choose(keep, x, c, t, &nother, &bar);
 	put_tree(&tree, &pg, keep, pos);
+	waits_page wp;
+	waits_begin(&wp, x, &os);
 
 	uint32_t round = 1;
 	for (size_t i = 0; i < c->ntests; i++) {
@@ -501,9 +592,17 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 		uint32_t p = t->test_pos[i];
 		tf_buf_printf(&tests, "%s{\"n\":%u,\"v\":%d,\"a\":%d,\"b\":", i ? "," : "",
 			      str_id(&pg, td->name), (int)td->verdict, (int)td->attention);
-		put_exact(&tests, td->base.cost);
+		/* a verdict of its waits: the time it waited ("wl") */
+		put_exact(&tests, td->waits_lead ? td->wait->base.cost : td->base.cost);
 		tf_buf_puts(&tests, ",\"h\":");
-		put_exact(&tests, td->head.cost);
+		put_exact(&tests, td->waits_lead ? td->wait->head.cost : td->head.cost);
+		if (td->waits_lead) {
+			/* and its CPU, for its function table */
+			tf_buf_puts(&tests, ",\"wl\":1,\"cb\":");
+			put_exact(&tests, td->base.cost);
+			tf_buf_puts(&tests, ",\"ch\":");
+			put_exact(&tests, td->head.cost);
+		}
 		tf_buf_puts(&tests, ",\"d\":");
 		put_exact(&tests, td->delta_pct);
 		tf_buf_puts(&tests, ",\"lo\":");
@@ -521,6 +620,7 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 			tf_buf_puts(&tests, "null");
 		else
 			rp_put_json_html(&tests, td->reason, 500);
+		put_test_waits(&tests, &wp, td);
 		if (p == TF_DIFF_NONE) {
 			tf_buf_puts(&tests, ",\"node\":-1,\"fx\":[],\"fxn\":0}");
 			continue;
@@ -617,24 +717,28 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 			   "\"detail\":%g}", n, kept, nother, bar, CHANGED_DETAIL);
 	tf_buf_puts(out, ",\"tree\":");
 	tf_buf_put(out, tree.ptr, tree.len);
+	if (wp.tree.len) {
+		tf_buf_puts(out, ",\"waits\":");
+		tf_buf_put(out, wp.tree.ptr, wp.tree.len);
+	}
 	tf_buf_puts(out, ",\"tests\":[");
 	tf_buf_put(out, tests.ptr, tests.len);
 	tf_buf_puts(out, "],\"allfx\":");
 	tf_buf_put(out, allfx.ptr, allfx.len);
 	/* the string table last: everything above has interned its strings */
 	tf_buf_puts(out, ",\"strings\":[");
-	for (size_t i = 0; i < pg.strs.strs.n; i++) {
+	for (size_t i = 0; i < os.strs.strs.n; i++) {
 		if (i)
 			tf_buf_putc(out, ',');
-		rp_put_json_html(out, pg.strs.strs.v[i], PAGE_NAME_MAX);
+		rp_put_json_html(out, os.strs.strs.v[i], PAGE_NAME_MAX);
 	}
 	tf_buf_puts(out, "],\"file\":[");
-	for (size_t i = 0; i < pg.strs.strs.n; i++)
-		tf_buf_printf(out, "%s%u", i ? "," : "", i < pg.str_file.n ? pg.str_file.v[i] : 0);
+	for (size_t i = 0; i < os.strs.strs.n; i++)
+		tf_buf_printf(out, "%s%u", i ? "," : "", i < os.file.n ? os.file.v[i] : 0);
 	tf_buf_puts(out, "],\"line\":[");
-	for (size_t i = 0; i < pg.strs.strs.n; i++)
+	for (size_t i = 0; i < os.strs.strs.n; i++)
 		tf_buf_printf(out, "%s%lld", i ? "," : "",
-			      (long long)(i < pg.str_line.n ? pg.str_line.v[i] : 0));
+			      (long long)(i < os.line.n ? os.line.v[i] : 0));
 	tf_buf_puts(out, "]}");
 
 	tf_buf_free(&tree);
@@ -645,9 +749,10 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 	for (int i = 0; i < 3; i++)
 		free(scratch[i]);
 	free(pg.sid_of);
-	tf_vec_free(&pg.str_file);
-	tf_vec_free(&pg.str_line);
-	tf_strtab_free(&pg.strs);
+	waits_end(&wp);
+	tf_vec_free(&os.file);
+	tf_vec_free(&os.line);
+	tf_strtab_free(&os.strs);
 }
 
 static void put_hash(tf_buf *b, const char *data, size_t len)

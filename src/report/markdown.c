@@ -130,6 +130,10 @@ static void headline(tf_buf *b, rp_ctx *x)
 	}
 	tf_buf_puts(b, " \xc2\xb7 ");
 	code(b, s->event, 40);
+	if (x->c->waits)
+		tf_buf_puts(b, " and time waited (judged apart)");
+	else if (s->measure == TF_GATE_WALL)
+		tf_buf_puts(b, " as wall time (CPU and waits)");
 	tf_buf_printf(b, ", threshold %g%%", s->threshold);
 	if (s->base_runs > 1 || s->head_runs > 1)
 		tf_buf_printf(b, ", %zu vs %zu runs", s->base_runs, s->head_runs);
@@ -138,6 +142,11 @@ static void headline(tf_buf *b, rp_ctx *x)
 	if (x->o.artifact_url)
 		tf_buf_printf(b, " \xc2\xb7 [full report](%s)", x->o.artifact_url);
 	tf_buf_puts(b, "\n\n");
+	if (s->measure_note) {
+		tf_buf_puts(b, "_");
+		rp_put_md_text(b, s->measure_note, 300);
+		tf_buf_puts(b, "._\n\n");
+	}
 	if (s->origin) {
 		tf_buf_puts(b, "_Head: ");
 		rp_put_md(b, s->origin, 600);
@@ -215,15 +224,21 @@ static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 			tf_buf_puts(b, "| | Test | Base | Head | \xce\x94 | 95% CI |\n"
 				       "|---|---|---:|---:|---:|---:|\n");
 		shown++;
-		rp_cost(base, sizeof(base), t->base.cost, x->unit);
-		rp_cost(head, sizeof(head), t->head.cost, x->unit);
-		if (!(t->base.cost > 0))
-			snprintf(base, sizeof(base), "-");
-		if (!(t->head.cost > 0))
-			snprintf(head, sizeof(head), "-");
+		/* a verdict of its waits: the time it waited */
+		const tf_test_side *bs = t->waits_lead ? &t->wait->base : &t->base;
+		const tf_test_side *hs = t->waits_lead ? &t->wait->head : &t->head;
+		const char *unit = t->waits_lead ? "nanoseconds" : x->unit;
+		rp_cost(base, sizeof(base), bs->cost, unit);
+		rp_cost(head, sizeof(head), hs->cost, unit);
+		if (!(bs->cost > 0))
+			snprintf(base, sizeof(base), t->waits_lead ? "0" : "-");
+		if (!(hs->cost > 0))
+			snprintf(head, sizeof(head), t->waits_lead ? "0" : "-");
 		rp_pct(d, sizeof(d), t->delta_pct);
 		tf_buf_printf(b, "| %s | ", badge(t->verdict));
 		code(b, t->name, pl->name_max);
+		if (t->waits_lead)
+			tf_buf_puts(b, " (waiting)");
 		tf_buf_printf(b, " | %s | %s | %s%s%s | ", base, head,
 			      t->verdict == TF_VERDICT_REGRESSED ? "**" : "", d,
 			      t->verdict == TF_VERDICT_REGRESSED ? "**" : "");
@@ -321,6 +336,65 @@ static void test_link(tf_buf *b, const rp_ctx *x, const char *test)
 	free(url);
 }
 
+/*
+ * Where a test waited more: each place the blocking call, the function
+ * that called it (linked to the line), why the kernel kept the thread
+ * waiting, and how much longer a run; the off-CPU diff flame graph is in
+ * the report directory.
+ */
+static void wait_details(tf_buf *b, rp_ctx *x, const md_plan *pl, const tf_test_delta *t,
+			 bool open)
+{
+	const tf_test_delta *w = t->wait;
+	char d[48], base[48], head[48];
+
+	rp_signed_cost(d, sizeof(d), w->head.cost - w->base.cost, "nanoseconds");
+	rp_cost(base, sizeof(base), w->base.cost, "nanoseconds");
+	rp_cost(head, sizeof(head), w->head.cost, "nanoseconds");
+	tf_buf_printf(b, "<details%s><summary>\xe2\x8f\xb3 ", open ? " open" : "");
+	code(b, t->name, pl->name_max);
+	tf_buf_printf(b, " waiting %s a run (%s \xe2\x86\x92 %s): where it waited more</summary>\n\n",
+		      d, w->base.cost > 0 ? base : "0", head);
+	if (!(t->grew & TF_GREW_CPU) && isfinite(t->cpu.delta_pct)) {
+		char cp[32];
+		rp_pct(cp, sizeof(cp), t->cpu.delta_pct);
+		tf_buf_printf(b, "Its CPU time moved by %s: it is slower because it waits.\n\n", cp);
+	}
+	if (!w->nfunctions) {
+		tf_buf_puts(b, "No single place stands out.\n\n</details>\n\n");
+		return;
+	}
+	tf_buf_puts(b, "| Blocking call | Called from | Why | Waited \xce\x94 | Base \xe2\x86\x92 head |\n"
+		       "|---|---|---|---:|---:|\n");
+	for (size_t k = 0; k < w->nfunctions && k < pl->funcs; k++) {
+		const tf_func_delta *f = &w->functions[k];
+		char ds[48], bs[48], hs[48];
+		rp_signed_cost(ds, sizeof(ds), f->delta_self, "nanoseconds");
+		rp_cost(bs, sizeof(bs), f->base_self, "nanoseconds");
+		rp_cost(hs, sizeof(hs), f->head_self, "nanoseconds");
+		tf_buf_puts(b, "| ");
+		code(b, f->name, pl->name_max);
+		tf_buf_puts(b, " | ");
+		if (f->caller) {
+			code(b, f->caller, pl->name_max);
+			tf_buf_puts(b, " ");
+			rp_md_location(b, x, f->file, f->line, pl->name_max);
+		} else {
+			tf_buf_puts(b, "-");
+		}
+		tf_buf_printf(b, " | %s | %s | %s \xe2\x86\x92 %s |\n", f->reason ? f->reason : "-",
+			      ds, f->base_self > 0 ? bs : "0", hs);
+	}
+	char *svg = tf_report_file_name(t->name, ".offcpu.svg");
+	tf_buf_puts(b, "\nOff-CPU diff flame graph: ");
+	code(b, svg, pl->name_max);
+	tf_buf_puts(b, " in the report.\n\n</details>\n\n");
+	free(svg);
+}
+
+/* The functions of the regressed tests the gate judged, as many as the
+ * plan has room for; the work outside the tests, not judged, has no
+ * place of its own (its row is in the table), however much it grew. */
 static void details(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 {
 	const tf_comparison *c = x->c;
@@ -330,16 +404,22 @@ static void details(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 	for (size_t i = 0; i < c->ntests; i++) {
 		const tf_test_delta *t = &c->tests[i];
 		char d[32], base[48], head[48];
-		if (t->verdict != TF_VERDICT_REGRESSED)
+		if (t->verdict != TF_VERDICT_REGRESSED || (t->outside && !c->summary.gate_outside))
 			continue;
 		if (shown >= pl->details || !pl->funcs) {
 			(*left_out)++;
 			continue;
 		}
-		rp_pct(d, sizeof(d), t->delta_pct);
+		if (rp_waits_shown(t))
+			wait_details(b, x, pl, t, !shown);
+		if (t->wait && !(t->grew & TF_GREW_CPU)) {
+			shown++;
+			continue;
+		}
+		rp_pct(d, sizeof(d), t->cpu.delta_pct);
 		rp_cost(base, sizeof(base), t->base.cost, x->unit);
 		rp_cost(head, sizeof(head), t->head.cost, x->unit);
-		tf_buf_printf(b, "<details%s><summary>\xf0\x9f\x94\xba ", shown ? "" : " open");
+		tf_buf_printf(b, "<details%s><summary>\xf0\x9f\x94\xba ", shown || t->wait ? "" : " open");
 		code(b, t->name, pl->name_max);
 		tf_buf_printf(b, " %s (%s \xe2\x86\x92 %s): where it grew</summary>\n\n", d, base, head);
 		shown++;

@@ -49,6 +49,19 @@ bool rp_changed(const tf_test_delta *t)
 	return t->attention <= TF_ATTENTION_NEW_GONE;
 }
 
+bool rp_waits_shown(const tf_test_delta *t)
+{
+	return t->wait && ((t->grew & TF_GREW_WAIT) || (t->waits_lead && rp_changed(t)));
+}
+
+size_t rp_wait_index(const tf_comparison *c, const tf_test_delta *t)
+{
+	if (!c->waits || !t->wait || t->wait < c->waits->tests ||
+	    t->wait >= c->waits->tests + c->waits->ntests)
+		return SIZE_MAX;
+	return (size_t)(t->wait - c->waits->tests);
+}
+
 static const char *nonempty(const char *s)
 {
 	return s && *s ? s : NULL;
@@ -374,6 +387,64 @@ static int write_per_test(rp_ctx *x, const rp_tree *forest)
 	return rc;
 }
 
+/*
+ * Per test whose waits are shown: where it waited more, as an off-CPU
+ * diff flame graph (<test>.offcpu.svg), its folded diff, and the head's
+ * off-CPU stacks of the test as speedscope JSON (speedscope draws one
+ * profile, not a diff; pprof's -diff_base on base.pb.gz and head.pb.gz
+ * with -sample_index=off-cpu is the other view of the same diff).
+ */
+static int write_waits(rp_ctx *x)
+{
+	const tf_comparison *c = x->c, *w = c->waits;
+	rp_ctx wx;
+	rp_tree forest;
+	tf_buf b = TF_BUF_INIT;
+	size_t written = 0;
+	int rc;
+
+	if (!w)
+		return 0;
+	rp_ctx_init(&wx, w, &x->o);
+	wx.waits = true;
+	if ((rc = rp_tree_build(&forest, w, TF_EACH_TEST))) {
+		rp_ctx_free(&wx);
+		return rc;
+	}
+	for (size_t i = 0; i < c->ntests && written < x->o.svg_max_files && !rc; i++) {
+		const tf_test_delta *t = &c->tests[i];
+		size_t k = rp_wait_index(c, t);
+		if (!rp_waits_shown(t) || k == SIZE_MAX || forest.test_pos[k] == TF_DIFF_NONE)
+			continue;
+		uint32_t pos = forest.test_pos[k];
+		char *svg = tf_report_file_name(t->name, ".offcpu.svg");
+		char *folded = tf_report_file_name(t->name, ".offcpu.folded");
+		char *ss = tf_report_file_name(t->name, ".offcpu.speedscope.json");
+		tf_buf_clear(&b);
+		rc = rp_svg_render(&b, &wx, &forest, pos, k);
+		if (!rc)
+			rc = put_file(x->o.dir, svg, &b);
+		tf_buf_clear(&b);
+		if (!rc)
+			rc = rp_folded_render(&b, &forest, pos, true);
+		if (!rc)
+			rc = put_file(x->o.dir, folded, &b);
+		const tf_profile *hp = c->head.profiles[0];
+		int col = tf_profile_find_sample_type(hp, TF_OFFCPU_TYPE);
+		tf_buf_clear(&b);
+		if (!rc && col >= 0 && !(rc = tf_speedscope_write(&b, hp, (size_t)col, t->name, t->name)))
+			rc = put_file(x->o.dir, ss, &b);
+		free(svg);
+		free(folded);
+		free(ss);
+		written++;
+	}
+	tf_buf_free(&b);
+	rp_tree_free(&forest);
+	rp_ctx_free(&wx);
+	return rc;
+}
+
 /* The runs as pprof files: the file a run was loaded from when it is a
  * gzip pprof and unchanged (a gzip of the whole run cost a third of a big
  * report's time), else encoded at gzip level 1, as these are copies to
@@ -409,6 +480,7 @@ static bool report_file_name(const char *n)
 			return true;
 	return (len > 4 && strncmp(n + len - 4, ".svg", 4) == 0) ||
 	       (len > 7 && strncmp(n + len - 7, ".folded", 7) == 0) ||
+	       (len > 23 && strncmp(n + len - 23, ".offcpu.speedscope.json", 23) == 0) ||
 	       (len > 6 && strncmp(n + len - 6, ".pb.gz", 6) == 0);
 }
 
@@ -524,6 +596,8 @@ static int write_files(const tf_comparison *c, const tf_report_opts *o, const ch
 #undef EMIT
 	if (!rc)
 		rc = write_per_test(&x, &forest);
+	if (!rc)
+		rc = write_waits(&x);
 	if (!rc && x.o.write_profiles)
 		rc = write_profile(dir, "base", &c->base);
 	if (!rc && x.o.write_profiles)

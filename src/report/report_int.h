@@ -21,6 +21,7 @@ typedef struct {
 	const tf_comparison *c;
 	tf_report_opts o;         /* defaults filled in */
 	bool single;              /* a single profile viewed (base == head) */
+	bool waits;               /* c is a comparison of waits (compare.h) */
 	const char *suite, *provider, *head_commit, *base_commit, *run_url, *source_root;
 	const char *unit;
 	char *repo_url;           /* owned, no trailing slash; NULL when unknown */
@@ -37,6 +38,11 @@ void rp_ctx_free(rp_ctx *x);
  * changed code, improved, new, gone), not the small undecided or the
  * unchanged. */
 bool rp_changed(const tf_test_delta *t);
+/* A test whose waits a report shows (its off-CPU diff flame graph, where
+ * it waited more): its waits regressed, or decide its verdict. */
+bool rp_waits_shown(const tf_test_delta *t);
+/* The index in c->waits of test t of c; SIZE_MAX without. */
+size_t rp_wait_index(const tf_comparison *c, const tf_test_delta *t);
 
 /*
  * Untrusted text. rp_clean() returns a malloc'd copy that is valid UTF-8

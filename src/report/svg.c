@@ -133,11 +133,12 @@ int rp_svg_render(tf_buf *b, rp_ctx *x, const rp_tree *t, uint32_t root_pos, siz
 	tf_buf_printf(b, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
 			 "<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" font-size=\"16\">",
 		      width / 2);
-	if (x->single) {
+	if (x->single)
 		tf_buf_puts(b, "Flame graph: ");
-	} else {
+	else if (x->waits)
+		tf_buf_puts(b, "Off-CPU diff flame graph, where it waited more: ");
+	else
 		tf_buf_puts(b, "Diff flame graph: ");
-	}
 	rp_put_html(b, test < x->c->ntests ? x->c->tests[test].name : root->name, 150);
 	tf_buf_puts(b, "</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">");
 	rp_cost(hv, sizeof(hv), root->head_total, x->unit);

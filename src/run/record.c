@@ -108,7 +108,7 @@ static char *join_command(char **cmd)
 int tf_run_prepare(tf_run_suite *o, char **cmd)
 {
 	tf_config *cfg = NULL;
-	const char *event, *sampler, *callgraph, *follow;
+	const char *event, *sampler, *callgraph, *follow, *off_cpu;
 	int rc;
 
 	rc = tf_run_config_load(&cfg, o->config);
@@ -143,9 +143,13 @@ int tf_run_prepare(tf_run_suite *o, char **cmd)
 	sampler = pick(o->sampler, cfg->sampler, "auto");
 	callgraph = pick(o->callgraph, cfg->call_graph, "auto");
 	follow = pick(o->follow, cfg->follow, "auto");
+	off_cpu = pick(o->off_cpu, cfg->off_cpu, "auto");
 	if (tf_event_parse(&o->ro.event, event) || tf_sampler_parse(&o->ro.sampler, sampler) ||
-	    tf_callgraph_parse(&o->ro.callgraph, callgraph) || tf_follow_parse(&o->ro.follow, follow))
-		return tf_error_set(TF_EUSAGE, "invalid event, sampler, follow or call graph in the config");
+	    tf_callgraph_parse(&o->ro.callgraph, callgraph) || tf_follow_parse(&o->ro.follow, follow) ||
+	    tf_offcpu_parse(&o->ro.offcpu, off_cpu))
+		return tf_error_set(TF_EUSAGE, "invalid event, sampler, follow, off-cpu or call graph "
+				    "in the config");
+	o->ro.offcpu_max = (unsigned)(o->off_cpu_max ? o->off_cpu_max : cfg->off_cpu_max);
 	o->ro.freq = (unsigned)(o->freq ? o->freq : cfg->freq ? cfg->freq : TF_DEFAULT_FREQ);
 	o->ro.stack_bytes = (unsigned)(o->stack_size ? o->stack_size : 8192);
 	o->ro.python = !o->no_python_frames;

@@ -117,6 +117,12 @@ need() {
 
 # Assertions that say what they expected.
 fail() { echo "FAIL: $*" >&2; return 1; }
+# Whether perf records off-CPU time here (the context-switch event).
+offcpu_works() {
+	"$TF" record -q -o "$SCRATCH/.offcpu-probe.pb.gz" -- true 2>/dev/null &&
+		go tool pprof -comments "$SCRATCH/.offcpu-probe.pb.gz" 2>/dev/null |
+		grep -q "testflame.offcpu=switches"
+}
 expect_contains() { # FILE TEXT
 	grep -qF -- "$2" "$1" || { echo "expected '$1' to contain: $2" >&2; echo "--- $1:" >&2; head -c 3000 "$1" >&2; return 1; }
 }

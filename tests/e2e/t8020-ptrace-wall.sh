@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# t8020-ptrace-wall.sh - `--event wall`: every thread is sampled whether it
-# runs or waits; off-CPU samples end in a frame naming the syscall the
-# thread waits in, so a test that sleeps shows where and how long.
+# t8020-ptrace-wall.sh - `--event wall` with the ptrace sampler (where perf
+# is refused): every thread is sampled whether it runs or waits; off-CPU
+# samples end in a frame naming the syscall the thread waits in, so a test
+# that sleeps shows where and how long, in the same sample types as perf's
+# off-CPU recording (cpu, off-cpu, wall). With perf, --event wall is
+# cpu-clock and every switch-out (t0930).
 . "$(dirname "$0")/lib.sh"
 
 # sleepy 40 20: 40 rounds of 20 ms of CPU in burn_cpu, then 20 ms asleep
 # in take_a_nap (nanosleep): 800 ms asleep, whatever the CPU part takes.
 
-test_expect_success '--event wall picks the ptrace sampler and says so' '
-	"$TF" record --event wall --freq 199 -o wall.pb.gz -- "$FIX/sleepy" 40 20 2>err &&
-	expect_contains err "sampling with ptrace: --event wall" &&
+test_expect_success '--event wall where perf is refused: ptrace, in the off-CPU sample types' '
+	"$FIX/noperf" "$TF" record --event wall --freq 199 -o wall.pb.gz -- "$FIX/sleepy" 40 20 2>err &&
+	expect_contains err "sampling with ptrace" &&
 	go tool pprof -comments wall.pb.gz 2>/dev/null >c.txt &&
 	expect_contains c.txt "testflame.event=wall" &&
 	expect_contains c.txt "testflame.sampler=ptrace" &&
-	go tool pprof -raw wall.pb.gz 2>/dev/null | grep -q "samples/count wall/nanoseconds"
+	expect_contains c.txt "testflame.offcpu=sampled" &&
+	go tool pprof -raw wall.pb.gz 2>/dev/null |
+		grep -q "samples/count cpu/nanoseconds off-cpu/nanoseconds wall/nanoseconds" &&
+	expect_contains c.txt "offcpu_ns="
 '
 
 test_expect_success 'the sleep shows as an [off-cpu] frame under take_a_nap' '
@@ -55,21 +61,25 @@ test_expect_success 'a thread blocked reading a pipe shows [off-cpu] read' '
 test_expect_success 'and one waiting for a FIFO writer shows [off-cpu] openat' '
 	mkfifo fifo &&
 	{ sleep 1; echo done >fifo; } &
-	"$TF" record -q --event wall --freq 99 -o fifo.pb.gz -- sh -c "read x <fifo" &&
+	"$TF" record -q --sampler ptrace --event wall --freq 99 -o fifo.pb.gz -- sh -c "read x <fifo" &&
 	go tool pprof -top fifo.pb.gz 2>/dev/null >top.txt &&
 	expect_contains top.txt "[off-cpu] openat"
 '
 
 test_expect_success 'a sleep blocked by the sampler still sleeps its full time' '
 	start=$(date +%s%N) &&
-	"$TF" record -q --event wall --freq 999 -o nap.pb.gz -- sleep 0.5 &&
+	"$TF" record -q --sampler ptrace --event wall --freq 999 -o nap.pb.gz -- sleep 0.5 &&
 	end=$(date +%s%N) &&
 	test $(( (end - start) / 1000000 )) -ge 500
 '
 
-test_expect_code 1 '--sampler perf --event wall is refused with the reason' '
-	"$TF" record --sampler perf --event wall -o x.pb.gz -- true 2>err; rc=$?
-	expect_contains err "--sampler ptrace" && test ! -e x.pb.gz && exit $rc
+test_expect_success '--sampler perf --event wall: cpu-clock and every switch-out' '
+	if ! offcpu_works; then echo "# skipped: perf refuses the context-switch event"; exit 0; fi
+	"$TF" record -q --sampler perf --event wall -o x.pb.gz -- "$FIX/sleepy" 5 20 &&
+	go tool pprof -comments x.pb.gz 2>/dev/null >c.txt &&
+	expect_contains c.txt "testflame.event=cpu-clock" && expect_contains c.txt "testflame.offcpu=switches" &&
+	go tool pprof -sample_index=off-cpu -top x.pb.gz 2>/dev/null >top.txt &&
+	expect_contains top.txt "[off-cpu] sleep"
 '
 
 test_done

@@ -9,7 +9,11 @@
 //   node report-check.mjs FILE [--json report.json] [--test NAME | --row N]
 //        [--hover NAME] [--zoom NAME] [--search RE] [--sandwich NAME]
 //        [--sandwich-row N] [--icicle] [--colorblind] [--wbase] [--esc]
-//        [--screenshot PNG] [--width PX]
+//        [--screenshot PNG] [--width PX] [--whover NAME]
+//
+// A test whose waits grew shows its off-CPU diff flame graph and where it
+// waited more (#waits-sec): its title, summary, rows and frames are
+// printed; --whover NAME hovers a frame of that graph.
 //
 // --row N picks the Nth test row (1: the first test), --sandwich-row N
 // opens the sandwich of the Nth function of the function table: for names
@@ -101,10 +105,13 @@ try {
     const byName = new Map(rep.tests.map(t => [cleanName(t.name), t]))
     let checked = 0
     for (const r of rows.slice(1)) {
-      const t = byName.get(r[1])
+      const t = byName.get(r[1].replace(/ \(waiting\)$/, ''))
       if (!t) { problems.push(`page row for a test not in report.json: ${JSON.stringify(r[1]).slice(0, 200)}`); continue }
-      const want = [t.verdict, cleanName(t.name), t.base.cost > 0 ? fmtCost(t.base.cost, rep.unit) : '-',
-        t.head.cost > 0 ? fmtCost(t.head.cost, rep.unit) : '-', fmtPct(t.delta_pct),
+      // a verdict of its waits: the time it waited, in nanoseconds
+      const w = t.decided_by === 'waiting'
+      const [b, h, unit] = w ? [t.waits.base_ns, t.waits.head_ns, 'nanoseconds'] : [t.base.cost, t.head.cost, rep.unit]
+      const want = [t.verdict, cleanName(t.name) + (w ? ' (waiting)' : ''), b > 0 ? fmtCost(b, unit) : w ? '0' : '-',
+        h > 0 ? fmtCost(h, unit) : w ? '0' : '-', fmtPct(t.delta_pct),
         t.ci_pct[0] === null ? '-' : `[${fmtPct(t.ci_pct[0]).replace('%', '')}, ${fmtPct(t.ci_pct[1]).replace('%', '')}]`]
       if (JSON.stringify(want) !== JSON.stringify(r)) problems.push(`row differs from report.json: page ${JSON.stringify(r)} json ${JSON.stringify(want)}`)
       checked++
@@ -118,7 +125,7 @@ try {
     opt.test = rows[+opt.row][single ? 0 : 1]
   }
   if (opt.test) {
-    const idx = rows.findIndex(r => r[single ? 0 : 1] === opt.test)
+    const idx = rows.findIndex(r => r[single ? 0 : 1] === opt.test || r[1] === `${opt.test} (waiting)`)
     if (idx < 0) throw new Error(`no row for test ${opt.test}`)
     const t1 = Date.now()
     await page.locator('#tests tbody tr').nth(idx).click()
@@ -130,7 +137,7 @@ try {
 
   if (opt.json && opt.test && !single) {
     const rep = JSON.parse(readFileSync(opt.json, 'utf8'))
-    const t = rep.tests.find(x => cleanName(x.name) === opt.test)
+    const t = rep.tests.find(x => cleanName(x.name) === opt.test.replace(/ \(waiting\)$/, ''))
     const frows = await page.$$eval('#funcs tbody tr', trs => trs.map(tr => Array.from(tr.cells, td => td.textContent)))
     let checked = 0
     for (const f of t.functions) {
@@ -146,6 +153,17 @@ try {
   }
   const frows = await page.$$eval('#funcs tbody tr', trs => trs.map(tr => Array.from(tr.cells, td => td.textContent)))
   for (const r of frows.slice(0, 8)) say(`func ${r.join(' | ')}`)
+  if (await page.isVisible('#waits-sec')) {
+    say(`waits ${await page.textContent('#waits-title')}`)
+    say(`waits summary ${await page.textContent('#waits-summary')}`)
+    say(`waits frames ${await page.getAttribute('#waits-flame', 'data-frames')}`)
+    const wrows = await page.$$eval('#waits tbody tr', trs => trs.map(tr => Array.from(tr.cells, td => td.textContent)))
+    for (const r of wrows) say(`wait ${r.join(' | ')}`)
+    const wnames = await page.$$eval('#waits-flame .f', fs => fs.map(f => f.textContent).filter(t => t))
+    say(`waits drawn ${wnames.join(' / ')}`)
+  } else {
+    say('waits none')
+  }
 
   const frame = async (box, name) => {
     const loc = page.locator(`${box} .f`).filter({ hasText: name })
@@ -159,6 +177,11 @@ try {
     await page.waitForSelector('#tip:not([hidden])')
     say(`tip ${(await page.$$eval('#tip div', ds => ds.map(d => d.textContent))).join(' / ')}`)
     say(`colour ${await colour(opt.hover)}`)
+  }
+  if (opt.whover) {
+    await (await frame('#waits-flame', opt.whover)).hover()
+    await page.waitForSelector('#tip:not([hidden])')
+    say(`waits tip ${(await page.$$eval('#tip div', ds => ds.map(d => d.textContent))).join(' / ')}`)
   }
   if (opt.zoom) {
     const f = await frame('#flame', opt.zoom)

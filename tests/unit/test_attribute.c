@@ -431,6 +431,100 @@ static double count_of(tf_profile *p, const char *name)
  * driver that execs it; a test that never got a sample is still a test
  * with its cost; the driver's work is outside the tests.
  */
+/* Why a thread waited, from a stack root first whose last `nkernel`
+ * frames are the kernel's. */
+static const char *reason_of(const char *const *frames, size_t n, size_t nkernel)
+{
+	tf_profile *p;
+	uint32_t locs[64];
+
+	tf_profile_new(&p);
+	uint32_t nl = stack_of(p, frames, n, locs);
+	const char *r = tf_wait_name(tf_waits_reason(p, locs, nl, nkernel));
+	tf_profile_free(p);
+	return r;
+}
+
+#define REASON(nkernel, ...) ({ \
+	static const char *const fr_[] = { __VA_ARGS__ }; \
+	reason_of(fr_, TF_ARRAY_SIZE(fr_), (nkernel)); })
+
+static void test_wait_reasons(void **state)
+{
+	(void)state;
+	/* a read on a pipe: pipe_read in older kernels, anon_pipe_read (and
+	 * fifo_pipe_read for a FIFO's) in newer ones (6.18) */
+	assert_string_equal(REASON(6, "main", "libc.so.6!__read", "entry_SYSCALL_64_after_hwframe",
+				   "do_syscall_64", "ksys_read", "vfs_read", "anon_pipe_read", "schedule"),
+			    "pipe");
+	assert_string_equal(REASON(5, "main", "libc.so.6!__read", "do_syscall_64", "ksys_read",
+				   "vfs_read", "pipe_read", "schedule"),
+			    "pipe");
+	assert_string_equal(REASON(4, "main", "libc.so.6!__read", "do_syscall_64", "vfs_read",
+				   "fifo_pipe_read", "schedule"),
+			    "pipe");
+	assert_string_equal(REASON(4, "main", "libc.so.6!__write", "do_syscall_64", "vfs_write",
+				   "anon_pipe_write", "schedule"),
+			    "pipe");
+	/* the kernel's sleep; a futex that the user's frames call a lock */
+	assert_string_equal(REASON(4, "main", "libc.so.6!__nanosleep", "do_syscall_64",
+				   "hrtimer_nanosleep", "do_nanosleep", "schedule"),
+			    "sleep");
+	assert_string_equal(REASON(3, "worker", "libc.so.6!pthread_mutex_lock",
+				   "libc.so.6!__lll_lock_wait", "do_syscall_64", "futex_wait",
+				   "schedule"),
+			    "lock");
+	/* no kernel frames: the wrapper says what it can */
+	assert_string_equal(REASON(0, "main", "libc.so.6!__nanosleep"), "sleep");
+	assert_string_equal(REASON(0, "main", "libc.so.6!__read"), "other");
+	/* the disk for a page the cache did not hold, as this 6.18 kernel
+	 * gives it: a fault in the program's own code (a binary read from
+	 * disk once, t0920's case_036 in _start), a read(), an exec's read
+	 * of the binary; a page-in, not an io like an fsync's */
+	assert_string_equal(REASON(10, "_start", "asm_exc_page_fault", "exc_page_fault",
+				   "handle_mm_fault", "__handle_mm_fault", "do_fault", "__do_fault",
+				   "filemap_fault", "folio_wait_bit_common", "io_schedule",
+				   "schedule"),
+			    "page-in");
+	assert_string_equal(REASON(9, "main", "use_read", "libc.so.6!__read",
+				   "entry_SYSCALL_64_after_hwframe", "do_syscall_64", "ksys_read",
+				   "vfs_read", "filemap_read", "filemap_get_pages",
+				   "folio_wait_bit_common", "io_schedule", "schedule"),
+			    "page-in");
+	assert_string_equal(REASON(8, "__x64_sys_execve", "do_execveat_common.isra.0",
+				   "bprm_execve", "__kernel_read", "filemap_read",
+				   "filemap_get_pages", "folio_wait_bit_common", "io_schedule",
+				   "schedule"),
+			    "page-in");
+	assert_string_equal(REASON(8, "main", "wait_fsync", "libc.so.6!fsync", "do_syscall_64",
+				   "__x64_sys_fsync", "do_fsync", "file_write_and_wait_range",
+				   "filemap_fdatawait_range", "folio_wait_bit_common", "io_schedule",
+				   "schedule"),
+			    "io");
+	/* a file's mapping lock (an rwsem) while an exec or the dynamic
+	 * loader maps the program and its libraries: another process's
+	 * mapping of the same file held it (the C library's, the loader's);
+	 * a load, not the test's code. A test's own mmap waiting on the lock
+	 * is the test's */
+	assert_string_equal(REASON(11, "__x64_sys_execve", "do_execveat_common.isra.0",
+				   "bprm_execve", "load_elf_binary", "elf_load", "vm_mmap_pgoff",
+				   "do_mmap", "__mmap_region", "down_write",
+				   "rwsem_down_write_slowpath", "schedule_preempt_disabled",
+				   "schedule"),
+			    "load");
+	assert_string_equal(REASON(8, "_start", "ld-linux-x86-64.so.2!_dl_start",
+				   "ld-linux-x86-64.so.2!_dl_relocate_object",
+				   "ld-linux-x86-64.so.2!_dl_protect_relro",
+				   "ld-linux-x86-64.so.2!mprotect", "do_syscall_64",
+				   "__x64_sys_mprotect", "do_mprotect_pkey", "mprotect_fixup",
+				   "vma_prepare", "down_write", "rwsem_down_write_slowpath", "schedule"),
+			    "load");
+	assert_string_equal(REASON(5, "main", "worker", "libc.so.6!mmap64", "do_syscall_64",
+				   "vm_mmap_pgoff", "down_write_killable", "rwsem_down_write_slowpath",
+				   "schedule"),
+			    "other");
+}
+
 static void test_costs_from_switches(void **state)
 {
 	(void)state;
@@ -466,6 +560,61 @@ static void test_costs_from_switches(void **state)
 	tf_profile_free(p);
 }
 
+/* Whether the profile's comments name a test `name`. */
+static bool has_test(tf_profile *p, const char *name)
+{
+	char key[128];
+	snprintf(key, sizeof(key), "testflame.test.%s=", name);
+	for (size_t i = 0; i < p->comments.n; i++)
+		if (strstr(tf_profile_str(p, p->comments.v[i]), key))
+			return true;
+	return false;
+}
+
+static void exec_mapped(tf_attributor *a, uint32_t pid, uint64_t t, const char *bin)
+{
+	tf_rec_event e = ev_of(TF_REC_MMAP, pid, pid, t);
+	e.mmap.filename = bin;
+	e.mmap.prot = 5; /* PROT_READ | PROT_EXEC */
+	tf_attributor_event(a, &e);
+}
+
+/*
+ * `sh -c ./suite.sh`: the script's exec is named suite.sh before its
+ * interpreter's mapping says it is a shell's (a driver). A thread that
+ * left its CPU in between (an off-CPU stack, which asks its test) decided
+ * suite.sh a test program, the test of every program it ran.
+ */
+static void test_exec_undecided_until_mapped(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_attributor *a = process_attributor(&p);
+	int src;
+	driver_and_test(a, "sh", 30, 31, 100, "suite.sh");
+	exec_mapped(a, 30, 1, "/usr/bin/dash");
+	tf_rec_event e = ev_of(TF_REC_OFFCPU, 31, 31, 112);
+	tf_attributor_test(a, &e, NULL, 0, &src);
+	exec_mapped(a, 31, 120, "/usr/bin/dash");
+	e = ev_of(TF_REC_FORK, 32, 32, 200);
+	e.fork.ppid = 31;
+	e.fork.ptid = 31;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_COMM, 32, 32, 210);
+	e.comm.comm = "alloc10x";
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	exec_mapped(a, 32, 215, "/tmp/memsuite");
+	e = ev_of(TF_REC_SAMPLE, 32, 32, 230);
+	assert_string_equal(tf_profile_str(p, tf_attributor_test(a, &e, NULL, 0, &src)),
+			    "alloc10x");
+	tf_attributor_write_meta(a, 400);
+	assert_true(has_test(p, "alloc10x"));
+	assert_false(has_test(p, "suite.sh"));
+	tf_attributor_free(a);
+	tf_profile_free(p);
+}
+
 /*
  * The switch records of a CPU (events that follow a cgroup) also see a
  * thread leave the CPU after its exit: that last one adds nothing. Counted
@@ -492,6 +641,182 @@ static void test_costs_from_cpu_switches(void **state)
 	tf_attributor_event(a, &e);
 	assert_int_equal(tf_attributor_write_meta(a, 400), 2);
 	assert_true(count_of(p, "test_b") == 70);
+	tf_attributor_free(a);
+	tf_profile_free(p);
+}
+
+/* The waits a tf_waits gave, summed. */
+typedef struct {
+	double counted, apart, weight;
+	int n;
+} wait_sum;
+
+static void sum_wait(void *ctx, const tf_wait_done *d)
+{
+	wait_sum *s = ctx;
+	s->counted += d->counted;
+	s->apart += d->apart;
+	s->weight += d->weight;
+	s->n++;
+}
+
+/* A record to the attributor and the waits, as build.c gives it. */
+static void feed(tf_attributor *a, tf_waits *w, tf_rec_type type, uint32_t tid, uint64_t time,
+		 bool out, bool preempt)
+{
+	tf_rec_event e = ev_of(type, tid, tid, time);
+	e.cswitch.out = out;
+	e.cswitch.preempt = preempt;
+	if (type == TF_REC_EXIT)
+		e.fork.ppid = 40;
+	tf_waits_event(w, &e);
+	tf_attributor_event(a, &e);
+}
+
+/* A switch-out sample, its stack taken just before the switch record;
+ * rwsem: in a kernel rwsem's slow path, else a nanosleep. */
+static void sampled_out_on(tf_attributor *a, tf_waits *w, uint32_t tid, uint64_t time, bool rwsem)
+{
+	int src;
+	tf_rec_event e = ev_of(TF_REC_OFFCPU, tid, tid, time);
+	tf_strid test = tf_attributor_test(a, &e, NULL, 0, &src);
+	tf_attributor_switch_sampled(a, tid, time);
+	tf_waits_out(w, &e, test, 0, rwsem ? TF_WAIT_OTHER : TF_WAIT_SLEEP, rwsem, NULL, 0);
+}
+
+static void sampled_out(tf_attributor *a, tf_waits *w, uint32_t tid, uint64_t time)
+{
+	sampled_out_on(a, w, tid, time, false);
+}
+
+/* Process test test_w (pid 41, on a CPU from 115) and its waits. */
+static tf_attributor *waits_attributor(tf_profile **p, tf_waits **w, wait_sum *s)
+{
+	tf_attributor *a = process_attributor(p);
+	driver_and_test(a, "sh", 40, 41, 100, "test_w");
+	exec_mapped(a, 41, 111, "/tmp/test_w");
+	assert_int_equal(tf_waits_new(w, a, sum_wait, s), 0);
+	feed(a, *w, TF_REC_SWITCH, 41, 115, false, false);
+	return a;
+}
+
+/*
+ * A wait runs from the thread's switch-out record to its switch-in, and
+ * its CPU time from a switch-in to the switch-out's sample, so that its
+ * CPU and its waits add up to its wall time less its preemptions (the
+ * machine's) and the recorder's work on the sampled switch-outs (the
+ * stack unwound and copied, 7-9 us, between the sample and the record).
+ * Waits counted from the sample came out 10-16 ms over the test's wall
+ * time in 2,000 naps; the CPU time to the record moved with the share of
+ * switch-outs the cap sampled.
+ */
+static void test_waits_from_switch_records(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_waits *w;
+	wait_sum s = { 0 };
+	tf_attributor *a = waits_attributor(&p, &w, &s);
+	sampled_out(a, w, 41, 150);
+	feed(a, w, TF_REC_SWITCH, 41, 157, true, false);
+	feed(a, w, TF_REC_SWITCH, 41, 300, false, false); /* waited 143 */
+	sampled_out(a, w, 41, 320);                        /* preempted: no wait */
+	feed(a, w, TF_REC_SWITCH, 41, 322, true, true);
+	feed(a, w, TF_REC_SWITCH, 41, 330, false, false);
+	sampled_out(a, w, 41, 360);
+	feed(a, w, TF_REC_SWITCH, 41, 366, true, false);
+	feed(a, w, TF_REC_SWITCH, 41, 400, false, false); /* waited 34 */
+	feed(a, w, TF_REC_EXIT, 41, 420, false, false);
+	tf_waits_finish(w, 500);
+	assert_int_equal(tf_attributor_write_meta(a, 500), 2);
+	assert_int_equal(s.n, 2);
+	assert_true(s.counted == 177);
+	/* on a CPU 35 + 20 + 30 + 20: with the waits, the preemption's 8
+	 * and the samples' 7 + 2 + 6, the test's whole time from 115 to 420 */
+	assert_true(count_of(p, "test_w") == 105);
+	assert_true(count_of(p, "test_w") + s.counted + 8 + 15 == 420 - 115);
+	tf_waits_free(w);
+	tf_attributor_free(a);
+	tf_profile_free(p);
+}
+
+/*
+ * Above the cap one switch-out in N is sampled, but every switch has its
+ * records: the waits no sample saw are carried to the thread's next
+ * sampled one (or its last, when it ends), so a test's waits are its time
+ * off CPU exactly, not N times the waits that were sampled (a 30 ms fsync
+ * was missed by up to 23 ms); the count of waits too.
+ */
+static void test_waits_carried_under_cap(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_waits *w;
+	wait_sum s = { 0 };
+	tf_attributor *a = waits_attributor(&p, &w, &s);
+	int src;
+	feed(a, w, TF_REC_SWITCH, 41, 120, true, false);  /* no sample: 30 */
+	feed(a, w, TF_REC_SWITCH, 41, 150, false, false);
+	feed(a, w, TF_REC_SWITCH, 41, 160, true, true);   /* preempted */
+	feed(a, w, TF_REC_SWITCH, 41, 170, false, false);
+	tf_rec_event e = ev_of(TF_REC_OFFCPU, 41, 41, 180);
+	e.sample.period = 3;
+	tf_waits_out(w, &e, tf_attributor_test(a, &e, NULL, 0, &src), 0, TF_WAIT_SLEEP, false,
+		     NULL, 0);
+	feed(a, w, TF_REC_SWITCH, 41, 181, true, false);
+	feed(a, w, TF_REC_SWITCH, 41, 201, false, false); /* sampled: 20 */
+	assert_int_equal(s.n, 1);
+	assert_true(s.counted == 50 && s.weight == 2);
+	feed(a, w, TF_REC_SWITCH, 41, 210, true, false);  /* no sample: 5 */
+	feed(a, w, TF_REC_SWITCH, 41, 215, false, false);
+	feed(a, w, TF_REC_EXIT, 41, 230, false, false);
+	feed(a, w, TF_REC_SWITCH, 41, 231, true, false);  /* the CPU sees it go */
+	tf_waits_finish(w, 500);
+	assert_true(s.counted == 55 && s.apart == 0 && s.weight == 3);
+	tf_waits_free(w);
+	tf_attributor_free(a);
+	tf_profile_free(p);
+}
+
+/*
+ * testflame reads a new process's arguments through /proc, holding the
+ * process's mmap lock: where it is preempted with it held, the dynamic
+ * loader's mmap waits on the lock (an rwsem) until it runs again. Such a
+ * wait, one that starts while testflame reads, is testflame's and counts
+ * for no test (a test that only burns CPU was "regressed by waiting" on
+ * 2.6 ms of them); a wait on anything else then, or on the lock at
+ * another time, is the test's.
+ */
+static void test_waits_on_recorders_read(void **state)
+{
+	(void)state;
+	tf_profile *p;
+	tf_waits *w;
+	wait_sum s = { 0 };
+	uint64_t n;
+	tf_attributor *a = waits_attributor(&p, &w, &s);
+	tf_rec_event e = ev_of(TF_REC_PEEK, 41, 41, 150);
+	e.peek.end = 300;
+	tf_waits_event(w, &e);
+	sampled_out_on(a, w, 41, 160, true); /* the loader's mmap, behind the read */
+	feed(a, w, TF_REC_SWITCH, 41, 161, true, false);
+	feed(a, w, TF_REC_SWITCH, 41, 400, false, false);
+	assert_int_equal(s.n, 0);
+	e = ev_of(TF_REC_PEEK, 41, 41, 500);
+	e.peek.end = 600;
+	tf_waits_event(w, &e);
+	sampled_out_on(a, w, 41, 510, false); /* a sleep while testflame reads */
+	feed(a, w, TF_REC_SWITCH, 41, 511, true, false);
+	feed(a, w, TF_REC_SWITCH, 41, 560, false, false);
+	sampled_out_on(a, w, 41, 700, true); /* the lock, after the read */
+	feed(a, w, TF_REC_SWITCH, 41, 701, true, false);
+	feed(a, w, TF_REC_SWITCH, 41, 750, false, false);
+	feed(a, w, TF_REC_EXIT, 41, 800, false, false);
+	tf_waits_finish(w, 900);
+	assert_int_equal(s.n, 2);
+	assert_true(s.counted == 98 && s.apart == 0);
+	assert_true(tf_waits_peeked(w, &n) == 239 && n == 1);
+	tf_waits_free(w);
 	tf_attributor_free(a);
 	tf_profile_free(p);
 }
@@ -1241,12 +1566,15 @@ static tf_profile *holder_run(const char *dir, const char *prog, const tf_runner
 	tf_attributor_set_time_event(a, true);
 
 	driver_and_test(a, "ctest", 10, 11, 100, prog);
+	/* each exec decided once its main binary is mapped, as recorded */
+	exec_mapped(a, 10, 1, "/usr/bin/ctest");
 	tf_rec_event e = ev_of(TF_REC_CMDLINE, 10, 10, 1);
 	e.cmdline.argv = ctest_argv;
 	e.cmdline.len = sizeof(ctest_argv);
 	e.cmdline.cwd = dir;
 	tf_attributor_event(a, &e);
 	snprintf(argv, sizeof(argv), "/b/%s", prog);
+	exec_mapped(a, 11, 111, argv);
 	e = ev_of(TF_REC_CMDLINE, 11, 11, 111);
 	e.cmdline.argv = argv;
 	e.cmdline.len = (uint32_t)strlen(argv) + 1;
@@ -1453,7 +1781,12 @@ int main(void)
 		cmocka_unit_test(test_pytest_frames),
 		cmocka_unit_test(test_runner_reports),
 		cmocka_unit_test(test_costs_from_switches),
+		cmocka_unit_test(test_wait_reasons),
+		cmocka_unit_test(test_exec_undecided_until_mapped),
 		cmocka_unit_test(test_costs_from_cpu_switches),
+		cmocka_unit_test(test_waits_from_switch_records),
+		cmocka_unit_test(test_waits_carried_under_cap),
+		cmocka_unit_test(test_waits_on_recorders_read),
 		cmocka_unit_test(test_test_meta),
 		cmocka_unit_test(test_test_meta_numbers),
 		cmocka_unit_test(test_presets_limited_and_custom),

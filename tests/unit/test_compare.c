@@ -2281,6 +2281,154 @@ static void test_picked_tests(void **state)
 
 /* gate.min_samples holds back a test judged by its samples, never one
  * measured exactly. */
+/* A run with off-CPU time: six tests of 500 ms of CPU, test_0 waiting
+ * `wait_ns` in `nwaits` waits and `pagein_ns` more for the disk to page
+ * its files in, the others never. */
+static tf_profile *waits_run(double wait_ns, double pagein_ns, int nwaits)
+{
+	tf_profile *p = new_run("cpu-clock");
+	tf_profile_add_sample_type(p, "off-cpu", "nanoseconds");
+	tf_profile_add_sample_type(p, "wall", "nanoseconds");
+	tf_profile_set_meta(p, "offcpu", "switches");
+	for (int t = 0; t < 6; t++) {
+		char name[16], key[48], v[160];
+		snprintf(name, sizeof(name), "test_%d", t);
+		add(p, name, 50, "main:1;work:2");
+		snprintf(key, sizeof(key), "test.%s", name);
+		snprintf(v, sizeof(v), "samples=50 value=500000000 count=500000000 offcpu_ns=%.0f offcpu_waits=%d",
+			 t == 0 ? wait_ns + pagein_ns : 0, t == 0 ? nwaits : 0);
+		if (t == 0 && pagein_ns > 0)
+			snprintf(v + strlen(v), sizeof(v) - strlen(v), " offcpu_pagein_ns=%.0f",
+				 pagein_ns);
+		tf_profile_set_meta(p, key, v);
+	}
+	return p;
+}
+
+static tf_profile *pagein_run(double wait_ns, double pagein_ns)
+{
+	return waits_run(wait_ns, pagein_ns, wait_ns + pagein_ns > 0);
+}
+
+static tf_profile *wait_run(double wait_ns)
+{
+	return pagein_run(wait_ns, 0);
+}
+
+/* test_0's verdict, base runs `b` against head runs `h` (each a wait and
+ * a page-in, ns), judged by `measure` */
+static tf_verdict pagein_verdict(const double (*b)[2], size_t nb, const double (*h)[2], size_t nh,
+				 tf_gate_measure measure)
+{
+	tf_profile *pb[4], *ph[4];
+	for (size_t i = 0; i < nb; i++)
+		pb[i] = pagein_run(b[i][0], b[i][1]);
+	for (size_t i = 0; i < nh; i++)
+		ph[i] = pagein_run(h[i][0], h[i][1]);
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	o.measure = measure;
+	tf_comparison *c = compare_n(pb, nb, ph, nh, &o);
+	const tf_test_delta *t = tf_comparison_find(c, "test_0");
+	assert_non_null(t);
+	tf_verdict v = t->verdict;
+	tf_comparison_free(c);
+	for (size_t i = 0; i < nb; i++)
+		tf_profile_free(pb[i]);
+	for (size_t i = 0; i < nh; i++)
+		tf_profile_free(ph[i]);
+	return v;
+}
+
+/* A page-in (the disk bringing a page the cache did not hold) decides
+ * nothing unless every run of both sides repeats it: a README-only branch
+ * of t0920's suite failed when case_036 waited 60 ms in _start for its
+ * binary's pages, read once (0 in the base). A wait beside it still counts,
+ * and page-ins that every run has (two runs a side or more) count too. */
+static void test_waits_pageins(void **state)
+{
+	(void)state;
+	const double none[3][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
+	const double cold[3][2] = { { 0, 60e6 }, { 0, 0 }, { 0, 0 } };
+	const double sleep_cold[1][2] = { { 50e6, 60e6 } };
+	const double every[3][2] = { { 0, 61e6 }, { 0, 60e6 }, { 0, 62e6 } };
+
+	/* one run a side: left out, whatever the measure */
+	assert_int_equal(pagein_verdict(none, 1, cold, 1, TF_GATE_BOTH), TF_VERDICT_UNCHANGED);
+	assert_int_equal(pagein_verdict(none, 1, cold, 1, TF_GATE_WALL), TF_VERDICT_UNCHANGED);
+	assert_int_equal(pagein_verdict(cold, 1, none, 1, TF_GATE_BOTH), TF_VERDICT_UNCHANGED);
+	/* a sleep beside it is the test's */
+	assert_int_equal(pagein_verdict(none, 1, sleep_cold, 1, TF_GATE_BOTH), TF_VERDICT_REGRESSED);
+	/* three runs a side: the first run's cold cache is left out, a
+	 * page-in in every run counts */
+	assert_int_equal(pagein_verdict(none, 3, cold, 3, TF_GATE_BOTH), TF_VERDICT_UNCHANGED);
+	assert_int_equal(pagein_verdict(none, 3, every, 3, TF_GATE_BOTH), TF_VERDICT_REGRESSED);
+	/* one base run: nothing says what repeats there, so neither side's */
+	assert_int_equal(pagein_verdict(none, 1, every, 3, TF_GATE_BOTH), TF_VERDICT_UNCHANGED);
+}
+
+/* Three runs a side: a test that never waited and now waits 50 ms in each
+ * run is regressed by its waits. The base's three runs of no wait agree
+ * exactly; their spread is the model's, known, not estimated from three
+ * runs (as such, it left a Welch test of 2 degrees of freedom at p=0.002
+ * and the sleep undecided under the family's alpha). */
+static void test_waits_three_runs_a_side(void **state)
+{
+	(void)state;
+	tf_profile *b[3], *h[3];
+	const double head[3] = { 51.2e6, 53.0e6, 55.9e6 };
+	for (int i = 0; i < 3; i++) {
+		b[i] = wait_run(0);
+		h[i] = wait_run(head[i]);
+	}
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	tf_comparison *c = compare_n(b, 3, h, 3, &o);
+	const tf_test_delta *t = tf_comparison_find(c, "test_0");
+	assert_non_null(t);
+	assert_true(t->waits_lead);
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+	for (int k = 1; k < 6; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "test_%d", k);
+		assert_int_not_equal(tf_comparison_find(c, name)->verdict, TF_VERDICT_REGRESSED);
+	}
+	tf_comparison_free(c);
+	for (int i = 0; i < 3; i++) {
+		tf_profile_free(b[i]);
+		tf_profile_free(h[i]);
+	}
+}
+
+/* test_0's verdict, one run a side, waiting `b` and `h` ns in `n` waits. */
+static tf_verdict waits_verdict(double b, double h, int n)
+{
+	tf_profile *pb = waits_run(b, 0, n), *ph = waits_run(h, 0, n);
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	tf_comparison *c = compare1(pb, ph, &o);
+	tf_verdict v = tf_comparison_find(c, "test_0")->verdict;
+	tf_comparison_free(c);
+	tf_profile_free(pb);
+	tf_profile_free(ph);
+	return v;
+}
+
+/* A test of many short waits moves with the machine's load: each of its
+ * waits ends with a wait for a CPU, alike in a run. 3,000 naps of 20 us
+ * waited 98 to 256 us each in nine runs at loads of 6 to 8, 293 to 767 ms
+ * in all; 390 against 767 ms was regressed by waiting (p < 1e-10). Four
+ * times as long a wait each (1.5 s) is not the load's, nor a new 50 ms
+ * sleep in a test of one wait. */
+static void test_waits_load(void **state)
+{
+	(void)state;
+	assert_int_not_equal(waits_verdict(390e6, 767e6, 3000), TF_VERDICT_REGRESSED);
+	assert_int_not_equal(waits_verdict(767e6, 293e6, 3000), TF_VERDICT_IMPROVED);
+	assert_int_equal(waits_verdict(390e6, 1500e6, 3000), TF_VERDICT_REGRESSED);
+	assert_int_equal(waits_verdict(0, 50e6, 1), TF_VERDICT_REGRESSED);
+}
+
 static void test_min_samples(void **state)
 {
 	(void)state;
@@ -2416,6 +2564,9 @@ int main(void)
 		cmocka_unit_test(test_nested_parent_outside),
 		cmocka_unit_test(test_new_gone_ran),
 		cmocka_unit_test(test_min_samples),
+		cmocka_unit_test(test_waits_three_runs_a_side),
+		cmocka_unit_test(test_waits_load),
+		cmocka_unit_test(test_waits_pageins),
 		cmocka_unit_test(test_runner_shift),
 		cmocka_unit_test(test_picked_tests),
 		cmocka_unit_test(test_sim_suite_spread_calibrated),

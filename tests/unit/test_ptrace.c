@@ -562,7 +562,7 @@ static void test_wall(void **state)
 	(void)state;
 
 	summary_init(&s);
-	tf_recording *r = record(&s, TF_SAMPLER_AUTO, TF_EVENT_WALL, 199,
+	tf_recording *r = record(&s, TF_SAMPLER_PTRACE, TF_EVENT_WALL, 199,
 				 (const char *const[]){ "sleep", "15", NULL }, NULL);
 	const tf_record_info *ri = tf_recording_info(r);
 	assert_int_equal(ri->exit_status, 0);

@@ -333,6 +333,31 @@ static void test_markdown_budget(void **state)
 	free_suite(c, b, h);
 }
 
+/* The work outside the tests, not judged, takes no test's place among
+ * the functions shown, however much more it grew. */
+static void test_markdown_outside_last(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("1111111111111111"), *h = new_run("2222222222222222");
+	const char *st[3] = { "main", "run", "hash" }, *sh[2] = { "main", "spawn" };
+	tf_report_opts o;
+	tf_buf md = TF_BUF_INIT;
+
+	add(b, "test_hash", 1000, st, NULL, 3);
+	add(h, "test_hash", 1500, st, NULL, 3);
+	add(b, TF_OUTSIDE_TEST, 100, sh, NULL, 2);
+	add(h, TF_OUTSIDE_TEST, 400, sh, NULL, 2);
+	tf_comparison *c = compare(b, h);
+	tf_report_opts_init(&o);
+	assert_int_equal(tf_report_markdown(&md, c, &o), 0);
+	assert_non_null(strstr(md.ptr, "**\xf0\x9f\x94\xba 1 of 1 test regressed**"));
+	assert_non_null(strstr(md.ptr, "<code>test_hash</code> +50.0%"));
+	assert_non_null(strstr(md.ptr, "where it grew"));
+	assert_null(strstr(md.ptr, "_Left out to keep this short"));
+	tf_buf_free(&md);
+	free_suite(c, b, h);
+}
+
 static void test_marker(void **state)
 {
 	(void)state;
@@ -786,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_colours),
 		cmocka_unit_test(test_markdown_budget),
+		cmocka_unit_test(test_markdown_outside_last),
 		cmocka_unit_test(test_marker),
 		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_terminal),

@@ -14,7 +14,7 @@ static tf_spool_layout layout(bool copy_stack)
 {
 	tf_spool_layout l = { PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN,
-			      TF_REGS_MASK, true };
+			      TF_REGS_MASK, true, 0 };
 	if (copy_stack)
 		l.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	return l;

@@ -5,6 +5,8 @@
 // breadcrumb to zoom out, search that highlights and sums the matches,
 // tooltips, flame/icicle), a sandwich view of one function (callers above,
 // callees below) and the function table (self and total, base/head/delta).
+// Where the runs recorded the time threads waited, a test whose waits grew
+// also gets its off-CPU diff flame graph and the places it waited more.
 // Every name is put into the page with textContent, never as markup.
 // The colour and number rules match src/report/flame.c and
 // tf_compare_format_cost() so the SVG files and the page agree.
@@ -34,17 +36,18 @@ var a = Math.abs(v);
 var s = a >= 99.95 ? v.toFixed(0) : a >= 9.995 ? v.toFixed(1) : v.toFixed(2);
 return suffix ? s + ' ' + suffix : s;
 }
-function cost(v) {
+function cost(v, unit) {
 if (v === null || v === undefined || !isFinite(v)) return '-';
 if (v === 0) return '0';
 var a = Math.abs(v);
-if (UNIT === 'nanoseconds') {
+unit = unit || UNIT;
+if (unit === 'nanoseconds') {
 if (a >= 1e9) return sig3(v / 1e9, 's');
 if (a >= 1e6) return sig3(v / 1e6, 'ms');
 if (a >= 1e3) return sig3(v / 1e3, 'us');
 return v.toFixed(0) + ' ns';
 }
-if (UNIT === 'bytes') {
+if (unit === 'bytes') {
 if (a >= 1073741824) return sig3(v / 1073741824, 'GiB');
 if (a >= 1048576) return sig3(v / 1048576, 'MiB');
 if (a >= 1024) return sig3(v / 1024, 'KiB');
@@ -56,10 +59,10 @@ if (a >= 1e4) return sig3(v / 1e3, 'k');
 if (a === Math.floor(a)) return v.toFixed(0);
 return sig3(v, '');
 }
-function scost(v) {
+function scost(v, unit) {
 if (!isFinite(v)) return '-';
 if (v === 0) return '0';
-return (v < 0 ? '-' : '+') + cost(Math.abs(v));
+return (v < 0 ? '-' : '+') + cost(Math.abs(v), unit);
 }
 function pct(p) {
 if (p === null || p === undefined || !isFinite(p)) return '-';
@@ -110,6 +113,9 @@ if (other) for (i = 0; i < other.length; i++) o[other[i]] = otherCount[i];
 return { N: N, d: d, n: n, b: b, h: h, par: par, end: end, bs: bs, hs: hs, other: o };
 }
 var T = mkTree(D.tree.d, D.tree.n, D.tree.b || D.tree.h, D.tree.h, D.tree.o, D.tree.oc);
+// the waits' own forest (off-CPU time, in nanoseconds whatever the event)
+var WT = D.waits ? mkTree(D.waits.d, D.waits.n, D.waits.b || D.waits.h, D.waits.h, D.waits.o, D.waits.oc) : null;
+if (WT) WT.unit = 'nanoseconds';
 function nameOf(t, i) { return t.other[i] ? '(other)' : t.n[i] < 0 ? '(other)' : S[t.n[i]]; }
 function where(sid, line) {
 if (sid < 0) return '';
@@ -119,7 +125,7 @@ return f ? f + (l > 0 ? ':' + l : '') : '';
 }
 
 // ---- state ----
-var st = { test: -1, root: 0, zoom: 0, icicle: false, wbase: false, cb: !!D.colorblind, sw: -1,
+var st = { test: -1, root: 0, zoom: 0, wroot: -1, wzoom: 0, icicle: false, wbase: false, cb: !!D.colorblind, sw: -1,
 sort: { col: -1, asc: false }, fsort: { col: -1, asc: false }, fall: false };
 
 // ---- search ----
@@ -132,7 +138,7 @@ try { qre = new RegExp(s, 'i'); } catch (e) { qre = new RegExp(s.replace(/[.*+?^
 qcache = new Int8Array(S.length);
 }
 function matches(t, i) {
-if (!qre || t.other[i] || t.n[i] < 0 || t.d[i] < 2 && t === T) return false;
+if (!qre || t.other[i] || t.n[i] < 0 || t.d[i] < 2 && (t === T || t === WT)) return false;
 var sid = t.n[i], c = qcache[sid];
 if (!c) { c = qre.test(S[sid]) ? 1 : 2; qcache[sid] = c; }
 return c === 1;
@@ -187,17 +193,17 @@ return frames.length;
 // ---- tooltips ----
 var tip = $('tip');
 function tipLines(t, i, rootIdx) {
-var out = [], name = nameOf(t, i);
+var out = [], name = nameOf(t, i), u = t.unit;
 out.push(['t', t.other[i] ? '(other: ' + t.other[i] + ' frames too small to draw, merged)' : name]);
 var loc = t.other[i] || t.n[i] < 0 ? '' : where(t.n[i]);
 if (loc) out.push(['l', loc]);
 var tb = t.b[rootIdx], th = t.h[rootIdx];
 if (SINGLE) {
-out.push(['', cost(t.h[i]) + ' (' + share(t.h[i], th) + ')' + (t.inverted ? '' : ', self ' + cost(Math.max(0, t.hs[i])))]);
+out.push(['', cost(t.h[i], u) + ' (' + share(t.h[i], th) + ')' + (t.inverted ? '' : ', self ' + cost(Math.max(0, t.hs[i]), u))]);
 } else {
-out.push(['', 'head ' + cost(t.h[i]) + ' (' + share(t.h[i], th) + '), base ' + cost(t.b[i]) + ' (' + share(t.b[i], tb) + ')']);
-out.push([t.h[i] > t.b[i] ? 'up' : t.h[i] < t.b[i] ? 'down' : '', 'delta ' + scost(t.h[i] - t.b[i]) + ' (' + relText(t.b[i], t.h[i]) + ')']);
-if (!t.inverted) out.push(['', 'self: head ' + cost(Math.max(0, t.hs[i])) + ', base ' + cost(Math.max(0, t.bs[i])) + ', delta ' + scost(Math.max(0, t.hs[i]) - Math.max(0, t.bs[i]))]);
+out.push(['', 'head ' + cost(t.h[i], u) + ' (' + share(t.h[i], th) + '), base ' + cost(t.b[i], u) + ' (' + share(t.b[i], tb) + ')']);
+out.push([t.h[i] > t.b[i] ? 'up' : t.h[i] < t.b[i] ? 'down' : '', 'delta ' + scost(t.h[i] - t.b[i], u) + ' (' + relText(t.b[i], t.h[i]) + ')']);
+if (!t.inverted) out.push(['', 'self: head ' + cost(Math.max(0, t.hs[i]), u) + ', base ' + cost(Math.max(0, t.bs[i]), u) + ', delta ' + scost(Math.max(0, t.hs[i]) - Math.max(0, t.bs[i]), u)]);
 }
 return out;
 }
@@ -404,9 +410,10 @@ td(tr, cost(t.h), 'num'); td(tr, share(t.h, D.total.h), 'num'); td(tr, String(t.
 } else {
 td(tr, VERDICTS[t.v], 'v-' + VERDICTS[t.v]).title = t.why !== null ? t.why :
 'no significant change (95% CI ' + pct(t.lo) + ' to ' + pct(t.hi) + ')';
-td(tr, S[t.n]).title = S[t.n];
-td(tr, t.b > 0 ? cost(t.b) : '-', 'num');
-td(tr, t.h > 0 ? cost(t.h) : '-', 'num');
+td(tr, S[t.n] + (t.wl ? ' (waiting)' : '')).title = S[t.n];
+var u = t.wl ? 'nanoseconds' : UNIT;
+td(tr, t.b > 0 ? cost(t.b, u) : t.wl ? '0' : '-', 'num');
+td(tr, t.h > 0 ? cost(t.h, u) : t.wl ? '0' : '-', 'num');
 td(tr, pct(t.d), 'num');
 td(tr, t.lo === null ? '-' : '[' + pct(t.lo).replace('%', '') + ', ' + pct(t.hi).replace('%', '') + ']', 'num');
 }
@@ -436,7 +443,7 @@ body.textContent = '';
 var rows = fx.slice();
 sortRows(rows, st.fsort.col, st.fsort.asc, fkey);
 var limit = st.fall ? rows.length : Math.min(rows.length, 100);
-var th = t ? t.h : D.total.h, tb = t ? t.b : D.total.b;
+var th = t ? (t.wl ? t.ch : t.h) : D.total.h, tb = t ? (t.wl ? t.cb : t.b) : D.total.b;
 var frag = document.createDocumentFragment();
 for (var k = 0; k < limit; k++) {
 var r = rows[k], tr = el('tr');
@@ -468,6 +475,44 @@ if (total > fx.length) more.appendChild(el('span', 'hint', ' The page keeps the 
 $('funcs-title').textContent = 'Functions of ' + (t ? S[t.n] : 'all tests') + (SINGLE ? '' : ' (base ' + cost(tb) + ', head ' + cost(th) + ')');
 }
 
+// ---- waiting: the off-CPU diff flame graph and where it waited more ----
+var WCOLS = [['blocking call', 0, 1], ['called from', 0, 1], ['why', 0, 1], ['base', 1], ['head', 1], ['delta', 1]];
+function renderWaits() {
+var sec = $('waits-sec'), t = st.test < 0 ? null : D.tests[st.test], w = t && t.w;
+if (!WT || !w) { sec.hidden = true; st.wroot = -1; return; }
+sec.hidden = false;
+$('waits-title').textContent = 'Where it waited more: ' + S[t.n] + ' (off-CPU diff flame graph)';
+var sum = 'waiting ' + cost(w.b, 'nanoseconds') + ' \u2192 ' + cost(w.h, 'nanoseconds') + ' a run (' + scost(w.h - w.b, 'nanoseconds') + ')';
+if (!(w.grew & 1) && w.cpu !== null) sum += '; CPU time ' + pct(w.cpu) + ': it is slower because it waits';
+$('waits-summary').textContent = sum;
+draw($('waits-flame'), WT, st.wroot, st.wzoom, st.icicle, true);
+var crumbs = $('wcrumbs'), path = [];
+crumbs.textContent = '';
+for (var a = st.wzoom; a >= 0; a = WT.par[a]) { path.unshift(a); if (a === st.wroot) break; }
+path.forEach(function (n) {
+var b = el('button', n === st.wzoom ? 'on' : '', nameOf(WT, n));
+b.type = 'button';
+b.addEventListener('click', function () { st.wzoom = n; renderWaits(); });
+crumbs.appendChild(b);
+});
+var table = $('waits'), body = table.tBodies[0];
+var tr = el('tr');
+WCOLS.forEach(function (c) { tr.appendChild(el('th', c[1] ? 'num' : '', c[0])); });
+table.tHead.textContent = '';
+table.tHead.appendChild(tr);
+body.textContent = '';
+w.sites.forEach(function (r) {
+var row = el('tr');
+td(row, S[r[0]]).title = S[r[0]];
+var from = r[1] >= 0 ? S[r[1]] + (S[r[2]] ? '  ' + S[r[2]] + (r[3] > 0 ? ':' + r[3] : '') : '') : '-';
+td(row, from).title = from;
+td(row, S[r[4]]);
+td(row, cost(r[5], 'nanoseconds'), 'num'); td(row, cost(r[6], 'nanoseconds'), 'num');
+td(row, scost(r[6] - r[5], 'nanoseconds'), 'num ' + (r[6] > r[5] ? 'up' : r[6] < r[5] ? 'down' : ''));
+body.appendChild(row);
+});
+}
+
 // ---- selection ----
 function select(i) {
 st.test = i;
@@ -481,6 +526,8 @@ try { history.replaceState(null, '', i < 0 ? (MEMORY ? '#memory' : '#') : HASH +
 var rows = $('tests').tBodies[0].rows;
 for (var k = 0; k < rows.length; k++) rows[k].className = +rows[k].dataset.test === i ? 'sel' : '';
 renderGraph();
+st.wroot = st.wzoom = i >= 0 && D.tests[i].w ? D.tests[i].w.node : -1;
+renderWaits();
 renderFuncs();
 }
 
@@ -517,7 +564,7 @@ if (D.links.head) m.appendChild(link(short(hm.commit), D.links.head)); else m.ap
 if (hm.branch) m.appendChild(document.createTextNode(' (' + hm.branch + ')'));
 m.appendChild(document.createTextNode(' \u00b7 '));
 }
-m.appendChild(document.createTextNode(D.event + ' (' + D.value_type + ', ' + D.unit + ')' + (SINGLE ? '' : ' \u00b7 threshold ' + D.threshold + '% \u00b7 ' + D.base.runs + ' base run' + (D.base.runs === 1 ? '' : 's') + ' vs ' + D.head.runs + ' head run' + (D.head.runs === 1 ? '' : 's'))));
+m.appendChild(document.createTextNode(D.event + ' (' + D.value_type + ', ' + D.unit + ')' + (D.waits ? ' and time waited' : '') + (SINGLE ? '' : ' \u00b7 threshold ' + D.threshold + '% \u00b7 ' + D.base.runs + ' base run' + (D.base.runs === 1 ? '' : 's') + ' vs ' + D.head.runs + ' head run' + (D.head.runs === 1 ? '' : 's'))));
 if (D.links.run) { m.appendChild(document.createTextNode(' \u00b7 ')); m.appendChild(link('CI run', D.links.run)); }
 var notes = $('notes');
 // the other view: time, or the allocations
@@ -579,16 +626,16 @@ l.appendChild(el('span', '', 'grew (grey: within \u00b1' + D.threshold + '%) \u0
 
 // ---- controls ----
 function toggle(on, off) { $(on).className = 'on'; $(off).className = ''; }
-$('b-flame').addEventListener('click', function () { st.icicle = false; toggle('b-flame', 'b-icicle'); renderGraph(); });
-$('b-icicle').addEventListener('click', function () { st.icicle = true; toggle('b-icicle', 'b-flame'); renderGraph(); });
-$('b-whead').addEventListener('click', function () { st.wbase = false; toggle('b-whead', 'b-wbase'); renderLegend(); renderGraph(); redrawSandwich(); });
-$('b-wbase').addEventListener('click', function () { st.wbase = true; toggle('b-wbase', 'b-whead'); renderLegend(); renderGraph(); redrawSandwich(); });
+$('b-flame').addEventListener('click', function () { st.icicle = false; toggle('b-flame', 'b-icicle'); renderGraph(); renderWaits(); });
+$('b-icicle').addEventListener('click', function () { st.icicle = true; toggle('b-icicle', 'b-flame'); renderGraph(); renderWaits(); });
+$('b-whead').addEventListener('click', function () { st.wbase = false; toggle('b-whead', 'b-wbase'); renderLegend(); renderGraph(); renderWaits(); redrawSandwich(); });
+$('b-wbase').addEventListener('click', function () { st.wbase = true; toggle('b-wbase', 'b-whead'); renderLegend(); renderGraph(); renderWaits(); redrawSandwich(); });
 $('cb').checked = st.cb;
-$('cb').addEventListener('change', function () { st.cb = $('cb').checked; renderLegend(); renderGraph(); redrawSandwich(); });
+$('cb').addEventListener('change', function () { st.cb = $('cb').checked; renderLegend(); renderGraph(); renderWaits(); redrawSandwich(); });
 var qtimer = 0;
 $('q').addEventListener('input', function () {
 clearTimeout(qtimer);
-qtimer = setTimeout(function () { setQuery($('q').value); renderGraph(); redrawSandwich(); }, 120);
+qtimer = setTimeout(function () { setQuery($('q').value); renderGraph(); renderWaits(); redrawSandwich(); }, 120);
 });
 $('tfilter').addEventListener('input', renderTests);
 $('tchanged').addEventListener('change', renderTests);
@@ -602,8 +649,9 @@ draw($('callers'), SW.callers, 0, 0, false, true);
 draw($('callees'), SW.callees, 0, 0, true, true);
 }
 var rtimer = 0;
-window.addEventListener('resize', function () { clearTimeout(rtimer); rtimer = setTimeout(function () { renderGraph(); redrawSandwich(); }, 150); });
+window.addEventListener('resize', function () { clearTimeout(rtimer); rtimer = setTimeout(function () { renderGraph(); renderWaits(); redrawSandwich(); }, 150); });
 hook($('flame'), function (i) { zoomTo(i); }, function () { return st.root; });
+hook($('waits-flame'), function (i) { st.wzoom = i; renderWaits(); }, function () { return st.wroot; });
 hook($('callers'), function (i) { if (i > 0) openSandwich(SW.callers.n[i]); }, function () { return 0; });
 hook($('callees'), function (i) { if (i > 0) openSandwich(SW.callees.n[i]); }, function () { return 0; });
 if (SINGLE) { $('wgroup').hidden = true; $('cblabel').hidden = true; $('tchanged-label').hidden = true; }
