@@ -9,7 +9,8 @@
 // With TF_CHROMIUM_WS set (tests/run.sh starts one browser for the suite,
 // chromium-server.mjs), the page opens in a new context of that browser,
 // as empty as a new profile, instead of a browser of its own: a launch
-// costs 2-3 s, a context a tenth of that.
+// costs 2-3 s, a context a tenth of that. Where that browser is gone, a
+// browser of its own all the same.
 import { chromium } from 'playwright-core'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -43,7 +44,7 @@ async function own (viewport) {
 export async function openChromium ({ problems, width = 1280, allow = /^(file|data|about):/ }) {
   const viewport = { width, height: 900 }
   const ws = process.env.TF_CHROMIUM_WS
-  const { ctx, close } = ws ? await shared(ws, viewport) : await own(viewport)
+  const { ctx, close } = ws ? await shared(ws, viewport).catch(() => own(viewport)) : await own(viewport)
   await ctx.setOffline(true)
   const page = ctx.pages()[0] || await ctx.newPage()
   page.on('console', m => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`) })
