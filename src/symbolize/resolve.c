@@ -49,14 +49,21 @@ static void collect_function(Dwarf_Die *die, tf_sym_cu *cu)
 
 /*
  * The functions with code in `scope`: subprograms, and those in the
- * namespaces, classes, modules, functions and blocks it holds (a lambda's
- * operator() sits in a class inside its function). Everything else, the
- * inlined calls above all (most of an optimized C++ CU's DIEs), is skipped
- * whole, through DW_AT_sibling where the compiler gave one; dwarf_getfuncs
- * walks into every one of them, and that walk was most of the cost of
- * symbolizing a big C++ test binary.
+ * namespaces and modules it holds; with `all`, also those in classes and
+ * in functions and their blocks (a lambda's operator() sits in a class
+ * inside its function). Everything else, the inlined calls above all
+ * (most of an optimized C++ CU's DIEs), is skipped whole, through
+ * DW_AT_sibling where the compiler gave one; dwarf_getfuncs walks into
+ * every one of them, and that walk was most of the cost of symbolizing a
+ * big C++ test binary.
+ *
+ * A class's functions are first left out: C++ compilers give a member
+ * function's code a DIE of its own outside the class, which names the
+ * member's declaration in it (DW_AT_specification), and the members of
+ * the classes a C++ CU instantiates (the standard library's containers
+ * above all) were two thirds of the DIEs the walk met.
  */
-static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, bool bodies, int depth)
+static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, bool all, int depth)
 {
 	Dwarf_Die child;
 
@@ -73,18 +80,21 @@ static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, bool bodies, int dep
 			if (dwarf_hasattr(&child, DW_AT_declaration))
 				break;
 			collect_function(&child, cu);
-			if (bodies && dwarf_haschildren(&child))
-				walk_functions(&child, cu, bodies, depth + 1);
+			if (all && dwarf_haschildren(&child))
+				walk_functions(&child, cu, all, depth + 1);
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_namespace:
 		case DW_TAG_module:
+			if (dwarf_haschildren(&child))
+				walk_functions(&child, cu, all, depth + 1);
+			break;
 		case DW_TAG_class_type:
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
 		case DW_TAG_interface_type:
-			if (dwarf_haschildren(&child))
-				walk_functions(&child, cu, bodies, depth + 1);
+			if (all && dwarf_haschildren(&child))
+				walk_functions(&child, cu, all, depth + 1);
 			break;
 		default:
 			break;
@@ -103,10 +113,10 @@ static tf_sym_cu *cu_functions(tf_symbolizer *s, tf_sym_module *m, Dwarf_Die *cu
 	memset(&cu, 0, sizeof(cu));
 	cu.cu_off = off;
 	/* kept from an earlier run of the binary: no walk. Else the
-	 * functions outside functions first: the bodies, where the nested
-	 * ones are (a third of the DIEs), only when an address is in none
-	 * of them (nested functions have code of their own, never inside
-	 * their parent's) */
+	 * functions outside functions and classes first: the bodies, where
+	 * the nested ones are (a third of the DIEs), and the classes only
+	 * when an address is in none of them (nested functions have code of
+	 * their own, never inside their parent's) */
 	if (tf_sym_pcache_get_cu(m, &cu))
 		s->stats.symcache_cus++;
 	else

@@ -187,7 +187,7 @@ typedef struct {
 	int8_t lines_state;  /* 0 not read yet, 1 read, -1 libdw's instead */
 	tf_sym_lines lines;
 	bool kept;           /* in the symbol cache (from it, or put there) */
-	bool bodies;         /* funcs has the functions nested in functions */
+	bool bodies;         /* funcs has the functions in functions and classes */
 } tf_sym_cu;
 
 typedef struct {
