@@ -11,8 +11,9 @@
  *
  * Finding the subprogram by walking a CU's DIEs for every address would
  * cost as much as the CU is large, so each CU gets, on first use, a sorted
- * index of its functions' address ranges (from its top-level DIEs and
- * the namespaces and classes among them, never a function's insides).
+ * index of its functions' address ranges (funcs.c: from its top-level
+ * DIEs and the namespaces among them, a function's insides and the
+ * classes only when an address falls in none of those).
  */
 #include "symbolize/symbolize_int.h"
 
@@ -27,79 +28,6 @@ static bool cu_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	const tf_sym_module *m = ctx;
 	return m->cus.v[idx].cu_off == *(const uint64_t *)key;
-}
-
-static void collect_function(Dwarf_Die *die, tf_sym_cu *cu)
-{
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
-	uint32_t idx = (uint32_t)cu->offs.n;
-	bool any = false;
-
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		uint64_t size = hi - lo;
-		/* nested functions: the smallest range containing the pc wins */
-		uint32_t rank = size >= UINT32_MAX ? 0 : UINT32_MAX - (uint32_t)size;
-		tf_sym_ivls_add(&cu->funcs, lo, hi, idx, rank);
-		any = true;
-	}
-	if (any)
-		tf_vec_push(&cu->offs, dwarf_dieoffset(die));
-}
-
-/*
- * The functions with code in `scope`: subprograms, and those in the
- * namespaces and modules it holds; with `all`, also those in classes and
- * in functions and their blocks (a lambda's operator() sits in a class
- * inside its function). Everything else, the inlined calls above all
- * (most of an optimized C++ CU's DIEs), is skipped whole, through
- * DW_AT_sibling where the compiler gave one; dwarf_getfuncs walks into
- * every one of them, and that walk was most of the cost of symbolizing a
- * big C++ test binary.
- *
- * A class's functions are first left out: C++ compilers give a member
- * function's code a DIE of its own outside the class, which names the
- * member's declaration in it (DW_AT_specification), and the members of
- * the classes a C++ CU instantiates (the standard library's containers
- * above all) were two thirds of the DIEs the walk met.
- */
-static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, bool all, int depth)
-{
-	Dwarf_Die child;
-
-	if (depth > 64 || dwarf_child(scope, &child) != 0)
-		return;
-	do {
-		switch (dwarf_tag(&child)) {
-		case DW_TAG_subprogram:
-			/* a lambda's or a local class's member functions, and
-			 * GNU C's nested functions, live inside their function;
-			 * a declaration (a class's member) has neither code nor
-			 * any of them, only its parameters: a third of the DIEs
-			 * of a C++ CU */
-			if (dwarf_hasattr(&child, DW_AT_declaration))
-				break;
-			collect_function(&child, cu);
-			if (all && dwarf_haschildren(&child))
-				walk_functions(&child, cu, all, depth + 1);
-			break;
-		case DW_TAG_lexical_block:
-		case DW_TAG_namespace:
-		case DW_TAG_module:
-			if (dwarf_haschildren(&child))
-				walk_functions(&child, cu, all, depth + 1);
-			break;
-		case DW_TAG_class_type:
-		case DW_TAG_structure_type:
-		case DW_TAG_union_type:
-		case DW_TAG_interface_type:
-			if (all && dwarf_haschildren(&child))
-				walk_functions(&child, cu, all, depth + 1);
-			break;
-		default:
-			break;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
 static tf_sym_cu *cu_functions(tf_symbolizer *s, tf_sym_module *m, Dwarf_Die *cudie)
@@ -120,7 +48,7 @@ static tf_sym_cu *cu_functions(tf_symbolizer *s, tf_sym_module *m, Dwarf_Die *cu
 	if (tf_sym_pcache_get_cu(m, &cu))
 		s->stats.symcache_cus++;
 	else
-		walk_functions(cudie, &cu, false, 0);
+		tf_sym_cu_functions(cudie, &cu, false);
 	tf_sym_ivls_build(&cu.funcs);
 	i = (uint32_t)m->cus.n;
 	tf_vec_push(&m->cus, cu);
@@ -518,7 +446,7 @@ static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 		if (!e && !cu->bodies) {
 			tf_sym_ivls_free(&cu->funcs);
 			cu->offs.n = 0;
-			walk_functions(cudie, cu, true, 0);
+			tf_sym_cu_functions(cudie, cu, true);
 			tf_sym_ivls_build(&cu->funcs);
 			cu->bodies = true;
 			if (m->pc && cu->kept)

@@ -167,6 +167,11 @@ typedef struct {
 	TF_VEC(tf_sym_file_name) files;   /* numbered as libdw numbers them */
 } tf_sym_lines;
 
+/* A section's bytes, by name, from the ELF file libdw reads the DWARF
+ * from (decompressed by libdw when it opened it); false when it has none
+ * or it is compressed. */
+bool tf_sym_dwarf_section(Dwarf *dbg, const char *name, const uint8_t **start,
+			  const uint8_t **end);
 /* Read the line table of a CU; false (nothing kept) if it cannot be. */
 bool tf_sym_lines_read(tf_sym_lines *l, Dwarf_Die *cudie);
 /* The row for pc, as dwarf_getsrc_die finds it; NULL if none. Valid
@@ -223,6 +228,14 @@ enum {
 	TF_SYM_DWARF_YES,
 	TF_SYM_DWARF_NO,
 };
+
+/* The functions with code in a CU into cu->funcs and cu->offs (the index
+ * not built; funcs.c): those outside functions and classes, or with
+ * `all` every one; true when the unit was read directly, false when
+ * through libdw. The _libdw form walks the DIEs through libdw alone
+ * (what the other falls back to; for tests). */
+bool tf_sym_cu_functions(Dwarf_Die *cudie, tf_sym_cu *cu, bool all);
+void tf_sym_cu_functions_libdw(Dwarf_Die *cudie, tf_sym_cu *cu, bool all);
 
 /* Open `fd` (consumed) as the module for `file`. */
 int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd);

@@ -221,6 +221,64 @@ static void test_line_tables(void **state)
 	tf_symbolizer_free(s);
 }
 
+/* A CU's function index read directly (funcs.c) is the one libdw's walk
+ * gives, for every CU of a binary, with and without the functions in
+ * functions and classes: the C and C++ fixtures (lambdas, templates, a
+ * test framework's classes) and this test itself. */
+static void check_functions_as_libdw(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	Dwarf *dbg = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dbg);
+	Dwarf_Off off = 0, next;
+	size_t hsize, cus = 0, funcs = 0;
+	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cudie;
+		bool ok = dwarf_offdie(dbg, off + hsize, &cudie) != NULL;
+		off = next;
+		if (!ok)
+			continue;
+		for (int all = 0; all < 2; all++) {
+			tf_sym_cu a, b;
+			memset(&a, 0, sizeof(a));
+			memset(&b, 0, sizeof(b));
+			assert_true(tf_sym_cu_functions(&cudie, &a, all));
+			tf_sym_cu_functions_libdw(&cudie, &b, all);
+			assert_int_equal(a.offs.n, b.offs.n);
+			assert_int_equal(a.funcs.v.n, b.funcs.v.n);
+			if (a.offs.n)
+				assert_memory_equal(a.offs.v, b.offs.v, a.offs.n * sizeof(uint64_t));
+			if (a.funcs.v.n)
+				assert_memory_equal(a.funcs.v.v, b.funcs.v.v,
+						    a.funcs.v.n * sizeof(tf_sym_ivl));
+			funcs += a.offs.n;
+			tf_sym_ivls_free(&a.funcs);
+			tf_sym_ivls_free(&b.funcs);
+			tf_vec_free(&a.offs);
+			tf_vec_free(&b.offs);
+		}
+		cus++;
+	}
+	assert_true(cus >= 1);
+	assert_true(funcs >= 2);
+	dwarf_end(dbg);
+	close(fd);
+}
+
+static void test_function_index(void **state)
+{
+	(void)state;
+	const char *names[] = { "symbolize_nofp", "symbolize_cxx", "symbolize",
+				"cxxforms/catch2_tests", "cxxforms/doctest_tests" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = fixture_path(names[i]);
+		check_functions_as_libdw(path);
+		free(path);
+	}
+	check_functions_as_libdw("/proc/self/exe");
+}
+
 /* The module of the binary at `path`, loaded by a new symbolizer. */
 static tf_sym_module *module_of(tf_symbolizer **s, const char *dir, const char *path)
 {
@@ -1420,6 +1478,7 @@ int main(void)
 		cmocka_unit_test(test_nopie),
 		cmocka_unit_test(test_inlined_frames),
 		cmocka_unit_test(test_line_tables),
+		cmocka_unit_test(test_function_index),
 		cmocka_unit_test(test_symtab_in_place),
 		cmocka_unit_test(test_kept_symbol_index),
 		cmocka_unit_test(test_kept_answers),
