@@ -130,6 +130,7 @@ typedef struct {
 				 * are of fixed size; else -1 */
 	uint16_t tag;
 	uint8_t children, flags;
+	uint8_t role;           /* tag_role(tag) */
 	bool known;
 } abbrev;
 
@@ -327,6 +328,7 @@ static bool read_abbrevs(reader *r, Dwarf_Off off)
 			return false; /* a code given twice */
 		ab->known = true;
 		ab->tag = (uint16_t)rd_uleb(&t, &p);
+		ab->role = (uint8_t)tag_role(ab->tag);
 		ab->children = rd_n(&t, &p, 1) != 0;
 		ab->attr0 = (uint32_t)r->forms.n;
 		ab->fixed = 0;
@@ -368,7 +370,12 @@ static bool read_abbrevs(reader *r, Dwarf_Off off)
  * start at `die`. */
 static const uint8_t *sibling_at(reader *r, const uint8_t *die, const uint8_t **p, unsigned form)
 {
-	uint64_t off = form == DW_FORM_ref_udata ? rd_uleb(r, p) : rd_n(r, p, (size_t)form_size(r, form));
+	uint64_t off;
+	const uint8_t *q = *p;
+	if (form == DW_FORM_ref4 && r->end - q >= 4)
+		off = (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24;
+	else
+		off = form == DW_FORM_ref_udata ? rd_uleb(r, p) : rd_n(r, p, (size_t)form_size(r, form));
 	/* after this DIE, within the unit (libdw's check) */
 	if (r->bad || off <= (uint64_t)(die - r->start) || off >= (uint64_t)(r->end - r->start)) {
 		r->bad = true;
@@ -377,51 +384,58 @@ static const uint8_t *sibling_at(reader *r, const uint8_t *die, const uint8_t **
 	return r->start + off;
 }
 
-/* A DIE at p: its abbreviation (NULL at a null entry, or bad), where its
- * attributes end, and its sibling (NULL when it names none). */
-static const abbrev *read_die(reader *r, const uint8_t *p, const uint8_t **attrs_end,
-			      const uint8_t **sibling)
+/* A DIE at p: its abbreviation (NULL at a null entry, or bad) and where
+ * its attributes start (past the null entry for one). */
+static const abbrev *read_code(reader *r, const uint8_t *p, const uint8_t **attrs)
 {
-	uint64_t code = rd_uleb(r, &p);
-	*sibling = NULL;
-	*attrs_end = p;
-	if (r->bad || code == 0)
+	uint64_t code;
+	if (p < r->end && *p < 0x80) {
+		code = *p++;
+	} else {
+		code = rd_uleb(r, &p);
+		if (r->bad)
+			return NULL;
+	}
+	*attrs = p;
+	if (code == 0)
 		return NULL;
 	if (code >= r->abbrevs.n || !r->abbrevs.v[code].known) {
 		r->bad = true;
 		return NULL;
 	}
-	const abbrev *ab = &r->abbrevs.v[code];
-	if (ab->fixed >= 0 && ab->sib < 0) {
-		if ((size_t)(r->end - p) < (size_t)ab->fixed) {
-			r->bad = true;
-			return NULL;
-		}
-		*attrs_end = p + ab->fixed;
-		return ab;
-	}
-	const uint8_t *die = p;
+	return &r->abbrevs.v[code];
+}
+
+/* Where the attributes of a DIE (starting at p) end. */
+static const uint8_t *die_end(reader *r, const abbrev *ab, const uint8_t *p)
+{
 	if (ab->fixed >= 0) {
-		/* its sibling's value at a known place */
 		if ((size_t)(r->end - p) < (size_t)ab->fixed) {
+			r->bad = true;
+			return r->end;
+		}
+		return p + ab->fixed;
+	}
+	for (uint32_t i = 0; i < ab->nattr && !r->bad; i++)
+		p = skip_form(r, p, r->forms.v[ab->attr0 + i]);
+	return p;
+}
+
+/* The DIE a DIE's DW_AT_sibling names (its attributes at p, ab->sib >= 0). */
+static const uint8_t *die_sibling(reader *r, const abbrev *ab, const uint8_t *p)
+{
+	const uint8_t *die = p;
+	if (ab->sib_at >= 0) {
+		if ((size_t)(r->end - p) < (size_t)ab->sib_at) {
 			r->bad = true;
 			return NULL;
 		}
-		*attrs_end = p + ab->fixed;
 		p += ab->sib_at;
-		*sibling = sibling_at(r, die, &p, r->forms.v[ab->attr0 + (uint32_t)ab->sib]);
-		return r->bad ? NULL : ab;
+	} else {
+		for (int32_t i = 0; i < ab->sib && !r->bad; i++)
+			p = skip_form(r, p, r->forms.v[ab->attr0 + (uint32_t)i]);
 	}
-	for (uint32_t i = 0; i < ab->nattr && !r->bad; i++) {
-		unsigned form = r->forms.v[ab->attr0 + i];
-		if ((int32_t)i == ab->sib) {
-			const uint8_t *q = p;
-			*sibling = sibling_at(r, die, &q, form);
-		}
-		p = skip_form(r, p, form);
-	}
-	*attrs_end = p;
-	return r->bad ? NULL : ab;
+	return sibling_at(r, die, &p, r->forms.v[ab->attr0 + (uint32_t)ab->sib]);
 }
 
 /* Past the null entry that ends the siblings from p. */
@@ -429,17 +443,20 @@ static const uint8_t *skip_list(reader *r, const uint8_t *p)
 {
 	size_t level = 0;
 	while (!r->bad) {
-		const uint8_t *q, *sib;
-		const abbrev *ab = read_die(r, p, &q, &sib);
+		const uint8_t *a;
+		const abbrev *ab = read_code(r, p, &a);
 		if (r->bad)
 			break;
 		if (!ab) {
 			if (level-- == 0)
-				return q;
-		} else if (ab->children) {
-			level++;
+				return a;
+			p = a;
+		} else if (ab->children && ab->sib >= 0) {
+			p = die_sibling(r, ab, a); /* as libdw skips */
+		} else {
+			p = die_end(r, ab, a);
+			level += ab->children;
 		}
-		p = q;
 	}
 	return r->end;
 }
@@ -449,12 +466,12 @@ static const uint8_t *skip_list(reader *r, const uint8_t *p)
 static const uint8_t *scan_list(reader *r, const uint8_t *p, tf_sym_cu *cu, bool all, int depth)
 {
 	while (!r->bad) {
-		const uint8_t *q, *sib;
-		const abbrev *ab = read_die(r, p, &q, &sib);
+		const uint8_t *a;
+		const abbrev *ab = read_code(r, p, &a);
 		if (!ab)
-			return r->bad ? r->end : q;
-		int role = tag_role(ab->tag);
-		bool enter = role == ENTER || (all && role != SKIP);
+			return r->bad ? r->end : a;
+		int role = ab->role;
+		bool enter = ab->children && (role == ENTER || (all && role != SKIP));
 		if (role == FUNCTION) {
 			if (ab->flags & AB_DECL) {
 				enter = false;
@@ -465,20 +482,23 @@ static const uint8_t *scan_list(reader *r, const uint8_t *p, tf_sym_cu *cu, bool
 				collect_function(&d, cu);
 			}
 		}
-		const uint8_t *next = q;
-		if (ab->children) {
-			if (enter) {
-				next = depth + 1 > MAX_DEPTH ? skip_list(r, q)
-							     : scan_list(r, q, cu, all, depth + 1);
-				/* libdw goes on at the sibling: the same place
-				 * where the DWARF is sound */
-				if (sib && sib != next)
-					r->bad = true;
-			} else {
-				next = sib ? sib : skip_list(r, q);
-			}
+		if (!enter && ab->children && ab->sib >= 0) {
+			/* skipped whole, its attributes unread */
+			p = die_sibling(r, ab, a);
+			continue;
 		}
-		p = next;
+		const uint8_t *q = die_end(r, ab, a);
+		if (!ab->children) {
+			p = q;
+		} else if (!enter) {
+			p = skip_list(r, q);
+		} else {
+			p = depth + 1 > MAX_DEPTH ? skip_list(r, q) : scan_list(r, q, cu, all, depth + 1);
+			/* libdw goes on at the sibling: the same place where the
+			 * DWARF is sound */
+			if (ab->sib >= 0 && die_sibling(r, ab, a) != p)
+				r->bad = true;
+		}
 	}
 	return r->end;
 }
@@ -518,12 +538,12 @@ static bool scan_functions(Dwarf_Die *cudie, tf_sym_cu *cu, bool all)
 	r.end = h + len;
 	if ((const uint8_t *)cudie->addr >= r.end || !read_abbrevs(&r, abbrev_off))
 		goto done;
-	const uint8_t *q, *sib;
-	const abbrev *ab = read_die(&r, cudie->addr, &q, &sib);
+	const uint8_t *a;
+	const abbrev *ab = read_code(&r, cudie->addr, &a);
 	if (!ab)
 		goto done;
 	if (ab->children)
-		scan_list(&r, q, cu, all, 0);
+		scan_list(&r, die_end(&r, ab, a), cu, all, 0);
 	ok = !r.bad;
 done:
 	if (!ok) {
