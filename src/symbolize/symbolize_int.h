@@ -312,6 +312,19 @@ bool tf_sym_pcache_get_cu(tf_sym_module *m, tf_sym_cu *cu);
  * index once read) for the next runs. */
 void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu);
 
+/* A module's CUs by address, as libdwfl condenses libdw's aranges: each
+ * run of address ranges of one CU from its first address (the gaps inside
+ * the module count for the CU before them), the last run up to `end`. */
+typedef struct {
+	uint64_t start;
+	uint64_t cu;              /* the CU's DIE offset */
+} tf_sym_arange;
+
+/* The kept CUs by address (NULL when not kept). */
+const tf_sym_arange *tf_sym_pcache_aranges(const tf_sym_module *m, size_t *n, uint64_t *end);
+/* Keep them (once). */
+void tf_sym_pcache_put_aranges(tf_sym_module *m, const tf_sym_arange *v, size_t n, uint64_t end);
+
 /* ---- demangling (demangle.c) ------------------------------------------ */
 
 /* Interned demangled name, or the name itself when it is not mangled. */
