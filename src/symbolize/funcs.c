@@ -503,40 +503,54 @@ static const uint8_t *scan_list(reader *r, const uint8_t *p, tf_sym_cu *cu, bool
 	return r->end;
 }
 
-/* The index through the unit read directly; false (the index left as it
- * was) when this reader cannot. */
-static bool scan_functions(Dwarf_Die *cudie, tf_sym_cu *cu, bool all)
+/* A reader of the unit of `cudie`: its bounds and abbreviations; false
+ * when this reader cannot read it. Freed with reader_close. */
+static bool reader_open(reader *r, Dwarf_Die *cudie)
 {
-	reader r;
 	Dwarf_Half version;
 	uint8_t unit_type, addr_size, off_size;
-	size_t nfuncs = cu->funcs.v.n, noffs = cu->offs.n;
-	bool ok = false;
-
-	memset(&r, 0, sizeof(r));
 	Dwarf_Off abbrev_off;
 	Dwarf_Die die;
+
+	memset(r, 0, sizeof(*r));
 	if (dwarf_cu_info(cudie->cu, &version, &unit_type, NULL, NULL, NULL, &addr_size,
 			  &off_size) != 0 ||
 	    !dwarf_cu_die(cudie->cu, &die, NULL, &abbrev_off, NULL, NULL, NULL, NULL) ||
 	    version < 2 || version > 5 || unit_type != DW_UT_compile ||
 	    (addr_size != 4 && addr_size != 8) || (off_size != 4 && off_size != 8))
 		return false;
-	r.version = version;
-	r.addr_size = addr_size;
-	r.off_size = off_size;
-	r.cudie = *cudie;
+	r->version = version;
+	r->addr_size = addr_size;
+	r->off_size = off_size;
+	r->cudie = *cudie;
 	/* the unit's header is before its DIE: its length says where it ends */
-	r.start = (const uint8_t *)cudie->addr - dwarf_cuoffset(cudie);
-	const uint8_t *h = r.start;
-	r.end = h + 12;
-	uint64_t len = rd_n(&r, &h, 4);
+	r->start = (const uint8_t *)cudie->addr - dwarf_cuoffset(cudie);
+	const uint8_t *h = r->start;
+	r->end = h + 12;
+	uint64_t len = rd_n(r, &h, 4);
 	if (len == 0xffffffff)
-		len = rd_n(&r, &h, 8);
-	if (r.bad || len > (uint64_t)1 << 40)
+		len = rd_n(r, &h, 8);
+	if (r->bad || len > (uint64_t)1 << 40)
 		return false;
-	r.end = h + len;
-	if ((const uint8_t *)cudie->addr >= r.end || !read_abbrevs(&r, abbrev_off))
+	r->end = h + len;
+	return (const uint8_t *)cudie->addr < r->end && read_abbrevs(r, abbrev_off);
+}
+
+static void reader_close(reader *r)
+{
+	tf_vec_free(&r->abbrevs);
+	tf_vec_free(&r->forms);
+}
+
+/* The index through the unit read directly; false (the index left as it
+ * was) when this reader cannot. */
+static bool scan_functions(Dwarf_Die *cudie, tf_sym_cu *cu, bool all)
+{
+	reader r;
+	size_t nfuncs = cu->funcs.v.n, noffs = cu->offs.n;
+	bool ok = false;
+
+	if (!reader_open(&r, cudie))
 		goto done;
 	const uint8_t *a;
 	const abbrev *ab = read_code(&r, cudie->addr, &a);
@@ -550,9 +564,52 @@ done:
 		cu->funcs.v.n = nfuncs;
 		cu->offs.n = noffs;
 	}
-	tf_vec_free(&r.abbrevs);
-	tf_vec_free(&r.forms);
+	reader_close(&r);
 	return ok;
+}
+
+/* count_nodes over the children from p, at most `cap`. */
+static size_t count_list(reader *r, const uint8_t *p, size_t n, size_t cap)
+{
+	while (!r->bad && n < cap) {
+		const uint8_t *a;
+		const abbrev *ab = read_code(r, p, &a);
+		if (!ab)
+			return n;
+		bool node = ab->tag == DW_TAG_inlined_subroutine || ab->tag == DW_TAG_lexical_block ||
+			    ab->tag == DW_TAG_try_block || ab->tag == DW_TAG_catch_block;
+		n += node;
+		if (!ab->children) {
+			p = die_end(r, ab, a);
+		} else if (node) {
+			const uint8_t *q = die_end(r, ab, a);
+			n = count_list(r, q, n, cap);
+			if (n >= cap)
+				return n;
+			p = ab->sib >= 0 ? die_sibling(r, ab, a) : skip_list(r, q);
+		} else {
+			p = ab->sib >= 0 ? die_sibling(r, ab, a) : skip_list(r, die_end(r, ab, a));
+		}
+	}
+	return n;
+}
+
+size_t tf_sym_die_nodes(Dwarf_Die *cudie, Dwarf_Die *die, size_t cap)
+{
+	reader r;
+	size_t n = SIZE_MAX;
+
+	if (reader_open(&r, cudie)) {
+		const uint8_t *a, *p = die->addr;
+		const abbrev *ab = p >= r.start && p < r.end ? read_code(&r, p, &a) : NULL;
+		if (ab) {
+			size_t got = ab->children ? count_list(&r, die_end(&r, ab, a), 0, cap) : 0;
+			if (!r.bad)
+				n = got;
+		}
+	}
+	reader_close(&r);
+	return n;
 }
 
 bool tf_sym_cu_functions(Dwarf_Die *cudie, tf_sym_cu *cu, bool all)

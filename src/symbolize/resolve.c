@@ -389,7 +389,10 @@ static void keep_function(tf_symbolizer *s, tf_sym_module *m, tf_sym_cu *cu, Dwa
 				tf_vec_push(&f.rows, w);
 		}
 	}
-	if (!keep_nodes(s, cu, cudie, fn, -1, &f, 0))
+	/* a tree past the cap is not kept: counted first, cheaply, rather
+	 * than read through libdw up to the cap and dropped */
+	size_t nodes = tf_sym_die_nodes(cudie, fn, KEEP_MAX_NODES + 1);
+	if ((nodes != SIZE_MAX && nodes > KEEP_MAX_NODES) || !keep_nodes(s, cu, cudie, fn, -1, &f, 0))
 		goto drop;
 	tf_sym_pcache_put_fn(s, m, &f);
 	return;

@@ -235,6 +235,10 @@ enum {
  * through libdw. The _libdw form walks the DIEs through libdw alone
  * (what the other falls back to; for tests). */
 bool tf_sym_cu_functions(Dwarf_Die *cudie, tf_sym_cu *cu, bool all);
+/* How many inlined calls and blocks the tree under `die` (a DIE of the
+ * CU of `cudie`) holds, counted up to `cap`; SIZE_MAX when the unit
+ * cannot be read directly. */
+size_t tf_sym_die_nodes(Dwarf_Die *cudie, Dwarf_Die *die, size_t cap);
 void tf_sym_cu_functions_libdw(Dwarf_Die *cudie, tf_sym_cu *cu, bool all);
 
 /* Open `fd` (consumed) as the module for `file`. */
