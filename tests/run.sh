@@ -71,12 +71,42 @@ if [ "$what" = all ] || [ "$what" = unit ]; then
 		CMOCKA_MESSAGE_OUTPUT=TAP run_one "unit/$(basename "$t")" "$t"
 	done
 fi
+# One headless Chromium for the end-to-end scripts that open pages
+# (tests/node/chromium.mjs): each opens a new context in it, not a browser
+# of its own, whose launch costs 2-3 s. Without it they launch their own.
+chromium_pid=
+start_chromium() {
+	local i
+	command -v node >/dev/null 2>&1 && [ -x /usr/bin/chromium ] &&
+		[ -d "$top/tests/node/node_modules/playwright-core" ] || return 0
+	node "$top/tests/node/chromium-server.mjs" "$log/chromium.ws" >"$log/chromium.log" 2>&1 &
+	chromium_pid=$!
+	for i in $(seq 300); do
+		[ -s "$log/chromium.ws" ] && break
+		kill -0 "$chromium_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -s "$log/chromium.ws" ]; then
+		export TF_CHROMIUM_WS=$(cat "$log/chromium.ws")
+	else
+		echo "(no shared Chromium, each test launches its own: $(tail -n 3 "$log/chromium.log"))"
+	fi
+}
+stop_chromium() {
+	[ -n "$chromium_pid" ] || return 0
+	kill "$chromium_pid" 2>/dev/null && wait "$chromium_pid" 2>/dev/null
+	chromium_pid=
+}
+trap 'stop_chromium; rm -rf "$log"' EXIT
+
 if [ "$what" = all ] || [ "$what" = e2e ]; then
+	start_chromium
 	for t in "$top"/tests/e2e/t[0-9]*.sh; do
 		[ -f "$t" ] || continue
 		[ -n "$pattern" ] && [[ "$t" != *$pattern* ]] && continue
 		run_one "e2e/$(basename "$t")" bash "$t"
 	done
+	stop_chromium
 fi
 
 for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done

@@ -99,15 +99,13 @@ test_expect_success "width from the base shows what the head lost" '
 test_expect_success "the URL names the test: a link opens the page at it" '
 	cp r/index.html "r/index copy.html" &&
 	node -e "
-const { chromium } = require(\"$NODE_DIR/node_modules/playwright-core\");
-(async () => {
-  const b = await chromium.launch({ executablePath: \"/usr/bin/chromium\", args: [\"--no-sandbox\", \"--disable-gpu\"] });
-  const p = await b.newPage();
+import(\"$NODE_DIR/chromium.mjs\").then(async ({ openChromium }) => {
+  const { page: p, close } = await openChromium({ problems: [] });
   await p.goto(\"file://$SCRATCH/r/index.html#test=TestSlim\");
   await p.waitForSelector(\"body[data-ready=\\\"1\\\"]\");
   console.log(await p.textContent(\"#graph-title\"));
-  await b.close();
-})();
+  await close();
+});
 " > url.txt &&
 	expect_contains url.txt "Diff flame graph: TestSlim"
 '

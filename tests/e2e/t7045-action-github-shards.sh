@@ -24,15 +24,20 @@ copy_testflame testflame
 example_project "libmini with testflame, sharded" || exit 1
 
 # gha EVENT SHA REF PAYLOAD RUN JOB [SHARD]: one job of workflow run RUN,
-# in its own workspace; the run's jobs share its artifacts
+# in its own workspace, on a fresh runner of one image; the run's jobs
+# share its artifacts, and every job the repository's Actions cache, as
+# GitHub's do: the first job builds testflame (3-6 s) and the other seven
+# restore it (building it on a miss and restoring it are t7040's to check)
 gha() {
 	local name=$5-$6${7:+-$7} matrix=()
 	[ -z "${7:-}" ] || matrix=(--matrix "{\"shard\":$7}")
+	rm -rf "$SCRATCH/toolcache"
 	node "$NODE_DIR/gha-run.mjs" --workflow "$SCRATCH/project/.github/workflows/testflame-sharded.yml" \
 		--job "$6" "${matrix[@]}" --event "$1" --sha "$2" --ref "$3" --payload "$4" \
 		--origin "$SCRATCH/origin.git" --workspace "$SCRATCH/ws-$name" --testflame "$SCRATCH/testflame" \
 		--artifacts "$SCRATCH/artifacts-$5" --result "$SCRATCH/$name.json" --api-url "$API" \
-		--token "$TOKEN" --temp "$(mktemp -d "$SCRATCH/runner.XXXXXX")" >"$name.log" 2>&1
+		--token "$TOKEN" --temp "$(mktemp -d "$SCRATCH/runner.XXXXXX")" --cache "$SCRATCH/cache" \
+		--env "ImageOS=ubuntu24,ImageVersion=20261201.1,RUNNER_TOOL_CACHE=$SCRATCH/toolcache" >"$name.log" 2>&1
 }
 # workflow run RUN: the three shard jobs, then the merge job; the merge
 # job's exit status
