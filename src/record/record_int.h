@@ -135,6 +135,14 @@ typedef struct {
  */
 bool tf_procfs_parse_maps_line(const char *line, tf_maps_line *out);
 
+/* A line of a mountinfo file, split in place: the filesystem's device
+ * ("8:1"), the root of the mount within it and the mount point (their
+ * octal escapes undone), the filesystem's type; false for another line. */
+typedef struct {
+	const char *dev, *root, *mount, *type;
+} tf_mount_line;
+bool tf_procfs_parse_mountinfo_line(char *line, tf_mount_line *out);
+
 /* ---- stack.c ----
  *
  * Copying user stacks out of stopped threads and walking their frame
