@@ -200,6 +200,12 @@ void tf_go_tests_read(tf_go_tests *out, tf_symbolizer *sym, uint32_t pid, uint64
  * cannot read): then none of them is known to have run. */
 int tf_go_tests_select(tf_go_tests *tests, const char *argv, size_t len);
 void tf_go_tests_free(tf_go_tests *t);
+/* The arguments `go test` gives its test binaries that choose tests
+ * (-test.run, -test.skip, -test.list, and what follows -args), from the
+ * go command's own (NUL-separated "go\0test\0-run\0X\0./...\0"), into
+ * `out` as a test binary's: for a binary that ended before its own were
+ * read. false for a command that is not go test. */
+bool tf_go_test_flags(tf_buf *out, const char *argv, size_t len);
 /* The top-level test of a closure's name (TestX.func1.2, TestX/func1,
  * t.Run's subtest closures and goroutines): false for another name. */
 bool tf_go_closure_test(const char *name, char *out, size_t n);

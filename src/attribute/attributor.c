@@ -1607,9 +1607,27 @@ static void merge_runner_list(tf_attributor *a, const tf_runner_tests *rt)
  * row, inside its package's process test. */
 static void merge_go_lists(tf_attributor *a)
 {
+	tf_buf flags = TF_BUF_INIT;
 	for (size_t i = 0; i < a->procs.n; i++) {
 		struct proc *pr = &a->procs.v[i];
-		if (!pr->go_tests.n || tf_go_tests_select(&pr->go_tests, pr->argv, pr->argv_len) != 0)
+		const char *argv = pr->argv;
+		size_t len = pr->argv_len;
+		if (!pr->go_tests.n)
+			continue;
+		/* a binary that ended before its arguments were read (a quick
+		 * package's) ran what its go command chose, whatever -exec
+		 * wrapper ran it */
+		for (struct proc *anc = len ? NULL : proc_find(a, pr->ppid); anc && anc != pr;
+		     anc = proc_find(a, anc->ppid)) {
+			if (tf_go_test_flags(&flags, anc->argv, anc->argv_len)) {
+				argv = flags.ptr;
+				len = flags.len;
+				break;
+			}
+			if (anc->ppid == anc->pid || anc->pid == a->root_pid)
+				break;
+		}
+		if (tf_go_tests_select(&pr->go_tests, argv, len) != 0)
 			continue;
 		tf_strid parent = pr->test;
 		for (size_t k = 0; k < pr->go_tests.n; k++) {
@@ -1622,6 +1640,7 @@ static void merge_go_lists(tf_attributor *a)
 				ta->parent = parent;
 		}
 	}
+	tf_buf_free(&flags);
 }
 
 /* What C++ frameworks' binaries ran of their lists (cxxlist.c): each

@@ -1337,6 +1337,45 @@ static void test_go_select(void **state)
 	assert_false(tf_go_closure_test("helper.func1", top, sizeof(top)));
 }
 
+/* What a go command chose for its test binaries (golist.c), for one whose
+ * own arguments were not read: its -run/-skip/-list in each spelling, and
+ * what follows -args as it is. */
+static void test_go_flags_of_command(void **state)
+{
+	static const struct {
+		const char argv[80];
+		size_t len;
+		const char *want; /* what the list keeps, NULL: unknown */
+	} cases[] = {
+		{ "go\0test\0-count=1\0./...", 23, "TestA TestAB TestB ExampleA FuzzC" },
+		{ "/usr/bin/go\0test\0-run\0A|C\0./...", 32, "TestA TestAB ExampleA FuzzC" },
+		{ "go\0test\0./...\0--run=^TestA$\0-v", 31, "TestA" },
+		{ "go\0test\0-test.run=B\0-skip\0AB\0.", 31, "TestB" },
+		{ "go\0test\0-list\0.\0.", 18, NULL },
+		{ "go\0test\0.\0-args\0-test.run=^FuzzC$", 34, "FuzzC" },
+	};
+	tf_buf b = TF_BUF_INIT;
+	(void)state;
+	for (size_t i = 0; i < TF_ARRAY_SIZE(cases); i++) {
+		tf_go_tests t = { 0 };
+		go_list(&t);
+		assert_true(tf_go_test_flags(&b, cases[i].argv, cases[i].len));
+		int rc = tf_go_tests_select(&t, b.ptr, b.len);
+		assert_int_equal(rc, cases[i].want ? 0 : -1);
+		if (cases[i].want) {
+			char *got = go_joined(&t);
+			assert_string_equal(got, cases[i].want);
+			free(got);
+		}
+		tf_go_tests_free(&t);
+	}
+	assert_false(tf_go_test_flags(&b, "go\0vet\0./...", 13));
+	assert_false(tf_go_test_flags(&b, "gotest\0test", 12));
+	assert_false(tf_go_test_flags(&b, "go", 3));
+	assert_false(tf_go_test_flags(&b, "", 0));
+	tf_buf_free(&b);
+}
+
 /* A run listing tests as the attribution writes them: NAME, runner,
  * parent (each may be NULL but the name). */
 static tf_profile *listed_run(const char *const (*t)[3], size_t n)
@@ -1796,6 +1835,7 @@ int main(void)
 		cmocka_unit_test(test_memory_accounting),
 		cmocka_unit_test(test_suite_name),
 		cmocka_unit_test(test_go_select),
+		cmocka_unit_test(test_go_flags_of_command),
 		cmocka_unit_test(test_cxx_lists),
 		cmocka_unit_test(test_libtest_list),
 		cmocka_unit_test(test_select),
