@@ -104,7 +104,7 @@ GEN_VERSION := $(BUILD)/gen/version.c
 # beside the binary and embedded in it; execcheck.c is in both.
 PRELOAD_SRCS := src/record/preload/tfalloc.c src/record/preload/execcheck.c
 PRELOAD   := $(BUILD)/libtestflame-alloc.so
-PRELOAD_FLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -fPIC -shared -fvisibility=hidden \
+PRELOAD_FLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -fPIC -shared -fvisibility=hidden \
 	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-builtin -ftls-model=initial-exec \
 	-Wl,-z,nodelete -Wl,-soname,libtestflame-alloc.so
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_C:.c=.o) $(BUILD)/gen/report_assets.o \
@@ -205,10 +205,13 @@ $(BUILD)/gen/runner_assets.o: $(GEN_RUNNER_ASSETS)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(PRELOAD): $(PRELOAD_SRCS) $(wildcard src/record/preload/*.h)
+$(PRELOAD): $(PRELOAD_SRCS) $(wildcard src/record/preload/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(PRELOAD_FLAGS) $(WARN) -o $@ $(PRELOAD_SRCS) -ldl -pthread
+	$(Q)$(CC) $(PRELOAD_FLAGS) $(WARN) -o $@.tmp $(PRELOAD_SRCS) -ldl -pthread
+	@# stripped here, not when packaged: the copy installed beside testflame
+	@# is used only when it is byte for byte the one embedded in it
+	$(Q)strip --strip-unneeded --remove-section=.comment --remove-section=.note $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/alloc_preload.c: $(PRELOAD) src/record/preload/embed.sh
 	@mkdir -p $(BUILD)/gen

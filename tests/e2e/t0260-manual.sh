@@ -174,6 +174,26 @@ else
 	test_skip 'zsh completion' 'zsh is missing (make deps)'
 fi
 
+# the package: every ELF file in it stripped (lintian's error otherwise),
+# and the allocation sampler the one embedded in the binary, so the
+# installed testflame preloads its own copy instead of unpacking one
+if need dpkg-deb dpkg-shlibdeps readelf; then
+	test_expect_success 'make deb: stripped, lintian accepts it, the installed sampler is the one preloaded' '
+		LINTIAN=no make -s -C "$TOP" BUILD="$BUILD" deb >deb.log 2>&1 || { tail deb.log; exit 1; }
+		deb=$(ls "$BUILD"/testflame_*.deb) && dpkg-deb -x "$deb" pkg &&
+		for f in pkg/usr/bin/testflame pkg/usr/lib/testflame/libtestflame-alloc.so; do
+			readelf -S -W "$f" >sections || exit 1
+			if grep -E "\.(symtab|debug_[a-z]+) " sections; then fail "$f is not stripped"; exit 1; fi
+		done &&
+		(cd pkg/usr/bin && ./testflame record -q --memory -o "$SCRATCH/deb.pb.gz" -- \
+			sh -c "echo \"\$LD_PRELOAD\"") >preload.out &&
+		expect_eq "$(realpath "$(cat preload.out)")" "$(realpath pkg/usr/lib/testflame/libtestflame-alloc.so)" "preloaded" &&
+		if command -v lintian >/dev/null; then lintian --fail-on error "$deb"; fi
+	'
+else
+	test_skip 'make deb' 'dpkg-dev is missing (make deps)'
+fi
+
 test_expect_success 'make uninstall leaves nothing behind' '
 	make -s -C "$TOP" BUILD="$BUILD" uninstall DESTDIR="$ROOT" PREFIX=/usr \
 		ZSHCOMPDIR=/usr/share/zsh/vendor-completions >uninstall.log 2>&1 &&
