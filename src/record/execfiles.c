@@ -37,7 +37,7 @@
 
 typedef struct {
 	uint32_t pid;
-	uint64_t ino;
+	uint64_t dev, ino;
 	int fd;            /* shared by the entries of one file */
 	uint64_t time;     /* when it was read */
 	uint64_t turn;
@@ -120,17 +120,17 @@ static void drop(tf_execfiles *x, size_t i)
 static void add(tf_execfiles *x, uint32_t pid, int fd, uint64_t now)
 {
 	struct stat st;
-	held h = { pid, 0, fd, now, x->turn };
+	held h = { pid, 0, 0, fd, now, x->turn };
 
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return;
 	}
+	h.dev = (uint64_t)st.st_dev;
 	h.ino = (uint64_t)st.st_ino;
 	for (size_t i = 0; i < x->v.n; i++) {
-		if (x->v.v[i].ino == h.ino) {
-			/* the same file (st_dev is not compared: overlayfs
-			 * shows a device of its own) */
+		if (x->v.v[i].ino == h.ino && x->v.v[i].dev == h.dev) {
+			/* the same file, exec'd again */
 			close(fd);
 			h.fd = x->v.v[i].fd;
 			break;
@@ -184,6 +184,8 @@ void tf_execfiles_poll(tf_execfiles *x)
 	}
 }
 
+/* By the mapping's inode alone: its device may not be the one stat()
+ * shows (overlayfs); the pid's own execs are few. */
 static int find(const tf_execfiles *x, uint32_t pid, uint64_t ino)
 {
 	for (size_t i = 0; i < x->v.n; i++)
