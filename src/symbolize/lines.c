@@ -93,14 +93,12 @@ static const char *rd_cstr(cursor *c)
 	return s;
 }
 
-/* A section's bytes, by name, from the ELF file libdw reads the DWARF
- * from (decompressed by libdw when it opened it). */
-static bool section(Dwarf *dbg, const char *name, cursor *out)
+bool tf_sym_dwarf_section(Dwarf *dbg, const char *name, const uint8_t **start, const uint8_t **end)
 {
 	Elf *elf = dwarf_getelf(dbg);
 	size_t shstrndx;
 
-	memset(out, 0, sizeof(*out));
+	*start = *end = NULL;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return false;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
@@ -114,11 +112,17 @@ static bool section(Dwarf *dbg, const char *name, cursor *out)
 		Elf_Data *d = elf_getdata(scn, NULL);
 		if (!d || !d->d_buf)
 			return false;
-		out->p = d->d_buf;
-		out->end = out->p + d->d_size;
+		*start = d->d_buf;
+		*end = *start + d->d_size;
 		return true;
 	}
 	return false;
+}
+
+static bool section(Dwarf *dbg, const char *name, cursor *out)
+{
+	out->bad = false;
+	return tf_sym_dwarf_section(dbg, name, &out->p, &out->end);
 }
 
 static const char *str_at(const cursor *sec, uint64_t off)

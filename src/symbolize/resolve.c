@@ -11,8 +11,9 @@
  *
  * Finding the subprogram by walking a CU's DIEs for every address would
  * cost as much as the CU is large, so each CU gets, on first use, a sorted
- * index of its functions' address ranges (from its top-level DIEs and
- * the namespaces and classes among them, never a function's insides).
+ * index of its functions' address ranges (funcs.c: from its top-level
+ * DIEs and the namespaces among them, a function's insides and the
+ * classes only when an address falls in none of those).
  */
 #include "symbolize/symbolize_int.h"
 
@@ -29,69 +30,6 @@ static bool cu_eq(const void *ctx, uint32_t idx, const void *key)
 	return m->cus.v[idx].cu_off == *(const uint64_t *)key;
 }
 
-static void collect_function(Dwarf_Die *die, tf_sym_cu *cu)
-{
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
-	uint32_t idx = (uint32_t)cu->offs.n;
-	bool any = false;
-
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		uint64_t size = hi - lo;
-		/* nested functions: the smallest range containing the pc wins */
-		uint32_t rank = size >= UINT32_MAX ? 0 : UINT32_MAX - (uint32_t)size;
-		tf_sym_ivls_add(&cu->funcs, lo, hi, idx, rank);
-		any = true;
-	}
-	if (any)
-		tf_vec_push(&cu->offs, dwarf_dieoffset(die));
-}
-
-/*
- * The functions with code in `scope`: subprograms, and those in the
- * namespaces, classes, modules, functions and blocks it holds (a lambda's
- * operator() sits in a class inside its function). Everything else, the
- * inlined calls above all (most of an optimized C++ CU's DIEs), is skipped
- * whole, through DW_AT_sibling where the compiler gave one; dwarf_getfuncs
- * walks into every one of them, and that walk was most of the cost of
- * symbolizing a big C++ test binary.
- */
-static void walk_functions(Dwarf_Die *scope, tf_sym_cu *cu, bool bodies, int depth)
-{
-	Dwarf_Die child;
-
-	if (depth > 64 || dwarf_child(scope, &child) != 0)
-		return;
-	do {
-		switch (dwarf_tag(&child)) {
-		case DW_TAG_subprogram:
-			/* a lambda's or a local class's member functions, and
-			 * GNU C's nested functions, live inside their function;
-			 * a declaration (a class's member) has neither code nor
-			 * any of them, only its parameters: a third of the DIEs
-			 * of a C++ CU */
-			if (dwarf_hasattr(&child, DW_AT_declaration))
-				break;
-			collect_function(&child, cu);
-			if (bodies && dwarf_haschildren(&child))
-				walk_functions(&child, cu, bodies, depth + 1);
-			break;
-		case DW_TAG_lexical_block:
-		case DW_TAG_namespace:
-		case DW_TAG_module:
-		case DW_TAG_class_type:
-		case DW_TAG_structure_type:
-		case DW_TAG_union_type:
-		case DW_TAG_interface_type:
-			if (dwarf_haschildren(&child))
-				walk_functions(&child, cu, bodies, depth + 1);
-			break;
-		default:
-			break;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-}
-
 static tf_sym_cu *cu_functions(tf_symbolizer *s, tf_sym_module *m, Dwarf_Die *cudie)
 {
 	uint64_t off = dwarf_dieoffset(cudie);
@@ -103,14 +41,14 @@ static tf_sym_cu *cu_functions(tf_symbolizer *s, tf_sym_module *m, Dwarf_Die *cu
 	memset(&cu, 0, sizeof(cu));
 	cu.cu_off = off;
 	/* kept from an earlier run of the binary: no walk. Else the
-	 * functions outside functions first: the bodies, where the nested
-	 * ones are (a third of the DIEs), only when an address is in none
-	 * of them (nested functions have code of their own, never inside
-	 * their parent's) */
+	 * functions outside functions and classes first: the bodies, where
+	 * the nested ones are (a third of the DIEs), and the classes only
+	 * when an address is in none of them (nested functions have code of
+	 * their own, never inside their parent's) */
 	if (tf_sym_pcache_get_cu(m, &cu))
 		s->stats.symcache_cus++;
 	else
-		walk_functions(cudie, &cu, false, 0);
+		tf_sym_cu_functions(cudie, &cu, false);
 	tf_sym_ivls_build(&cu.funcs);
 	i = (uint32_t)m->cus.n;
 	tf_vec_push(&m->cus, cu);
@@ -451,7 +389,10 @@ static void keep_function(tf_symbolizer *s, tf_sym_module *m, tf_sym_cu *cu, Dwa
 				tf_vec_push(&f.rows, w);
 		}
 	}
-	if (!keep_nodes(s, cu, cudie, fn, -1, &f, 0))
+	/* a tree past the cap is not kept: counted first, cheaply, rather
+	 * than read through libdw up to the cap and dropped */
+	size_t nodes = tf_sym_die_nodes(cudie, fn, KEEP_MAX_NODES + 1);
+	if ((nodes != SIZE_MAX && nodes > KEEP_MAX_NODES) || !keep_nodes(s, cu, cudie, fn, -1, &f, 0))
 		goto drop;
 	tf_sym_pcache_put_fn(s, m, &f);
 	return;
@@ -459,9 +400,80 @@ drop:
 	tf_sym_kept_fn_free(&f);
 }
 
+/* The run of `v` holding addr, found as libdwfl finds it. */
+static const tf_sym_arange *arange_of(const tf_sym_arange *v, size_t n, uint64_t end, uint64_t addr)
+{
+	size_t l = 0, u = n;
+	while (l < u) {
+		size_t i = l + (u - l) / 2;
+		if (addr < v[i].start) {
+			u = i;
+		} else if (addr > v[i].start && i + 1 < n && addr >= v[i + 1].start) {
+			l = i + 1;
+		} else {
+			/* past the last run's end: in none */
+			if (addr > v[i].start && i + 1 == n && addr >= end)
+				return NULL;
+			return &v[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * dwfl_module_addrdie, with the CUs by address kept in the symbol cache:
+ * libdw reads a module's whole .debug_aranges on its first question (its
+ * every template instance's range: 4,800 entries and 12 million
+ * instructions in the generated C++ binary, 7 million of a run of the
+ * example suite's 1,600 samples), which the next runs of the binary need
+ * not. The runs are libdwfl's: libdw's ranges in its order, those of one
+ * CU one after the other merged from the first one's start.
+ */
+static Dwarf_Die *module_addrdie(tf_sym_module *m, uint64_t vaddr, Dwarf_Addr *bias,
+				 Dwarf_Die *mem)
+{
+	size_t n;
+	uint64_t end;
+	if (!m->pc)
+		return dwfl_module_addrdie(m->mod, vaddr, bias);
+	Dwarf *dw = dwfl_module_getdwarf(m->mod, bias);
+	if (!dw)
+		return NULL;
+	const tf_sym_arange *v = tf_sym_pcache_aranges(m, &n, &end);
+	if (!v) {
+		Dwarf_Aranges *ar;
+		size_t nar;
+		if (dwarf_getaranges(dw, &ar, &nar) != 0)
+			return NULL;
+		TF_VEC(tf_sym_arange) runs = { 0 };
+		end = 0;
+		for (size_t i = 0; i < nar; i++) {
+			Dwarf_Addr a;
+			Dwarf_Word len;
+			Dwarf_Off cu;
+			if (dwarf_getarangeinfo(dwarf_onearange(ar, i), &a, &len, &cu) != 0) {
+				tf_vec_free(&runs);
+				return NULL;
+			}
+			if (!runs.n || runs.v[runs.n - 1].cu != cu) {
+				tf_sym_arange r = { a, cu };
+				tf_vec_push(&runs, r);
+			}
+			end = a + len;
+		}
+		tf_sym_pcache_put_aranges(m, runs.v, runs.n, end);
+		tf_vec_free(&runs);
+		if (!(v = tf_sym_pcache_aranges(m, &n, &end)))
+			return NULL;
+	}
+	const tf_sym_arange *r = arange_of(v, n, end, vaddr - *bias);
+	return r ? dwarf_offdie(dw, r->cu, mem) : NULL;
+}
+
 static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 {
 	Dwarf_Addr cubias = 0;
+	Dwarf_Die cudie_mem;
 	Dwarf_Die chain[MAX_INLINE_DEPTH];
 	link_item items[MAX_INLINE_DEPTH];
 	size_t depth = 0;
@@ -473,7 +485,7 @@ static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 	if (kept)
 		return resolve_kept(s, kept, vaddr);
 	const char *symname = tf_sym_module_symbol(m, vaddr);
-	Dwarf_Die *cudie = dwfl_module_addrdie(m->mod, vaddr, &cubias);
+	Dwarf_Die *cudie = module_addrdie(m, vaddr, &cubias, &cudie_mem);
 	tf_sym_cu *cu = NULL;
 	if (m->dwarf_state == TF_SYM_DWARF_UNKNOWN) {
 		Dwarf_Addr b;
@@ -508,7 +520,7 @@ static bool resolve(tf_symbolizer *s, tf_sym_module *m, uint64_t vaddr)
 		if (!e && !cu->bodies) {
 			tf_sym_ivls_free(&cu->funcs);
 			cu->offs.n = 0;
-			walk_functions(cudie, cu, true, 0);
+			tf_sym_cu_functions(cudie, cu, true);
 			tf_sym_ivls_build(&cu->funcs);
 			cu->bodies = true;
 			if (m->pc && cu->kept)

@@ -170,6 +170,11 @@ typedef struct {
 	TF_VEC(tf_sym_file_name) files;   /* numbered as libdw numbers them */
 } tf_sym_lines;
 
+/* A section's bytes, by name, from the ELF file libdw reads the DWARF
+ * from (decompressed by libdw when it opened it); false when it has none
+ * or it is compressed. */
+bool tf_sym_dwarf_section(Dwarf *dbg, const char *name, const uint8_t **start,
+			  const uint8_t **end);
 /* Read the line table of a CU; false (nothing kept) if it cannot be. */
 bool tf_sym_lines_read(tf_sym_lines *l, Dwarf_Die *cudie);
 /* The row for pc, as dwarf_getsrc_die finds it; NULL if none. Valid
@@ -190,7 +195,7 @@ typedef struct {
 	int8_t lines_state;  /* 0 not read yet, 1 read, -1 libdw's instead */
 	tf_sym_lines lines;
 	bool kept;           /* in the symbol cache (from it, or put there) */
-	bool bodies;         /* funcs has the functions nested in functions */
+	bool bodies;         /* funcs has the functions in functions and classes */
 } tf_sym_cu;
 
 typedef struct {
@@ -226,6 +231,18 @@ enum {
 	TF_SYM_DWARF_YES,
 	TF_SYM_DWARF_NO,
 };
+
+/* The functions with code in a CU into cu->funcs and cu->offs (the index
+ * not built; funcs.c): those outside functions and classes, or with
+ * `all` every one; true when the unit was read directly, false when
+ * through libdw. The _libdw form walks the DIEs through libdw alone
+ * (what the other falls back to; for tests). */
+bool tf_sym_cu_functions(Dwarf_Die *cudie, tf_sym_cu *cu, bool all);
+/* How many inlined calls and blocks the tree under `die` (a DIE of the
+ * CU of `cudie`) holds, counted up to `cap`; SIZE_MAX when the unit
+ * cannot be read directly. */
+size_t tf_sym_die_nodes(Dwarf_Die *cudie, Dwarf_Die *die, size_t cap);
+void tf_sym_cu_functions_libdw(Dwarf_Die *cudie, tf_sym_cu *cu, bool all);
 
 /* Open `fd` (consumed) as the module for `file`. */
 int tf_sym_module_open(tf_symbolizer *s, tf_sym_file *file, int fd);
@@ -301,6 +318,19 @@ bool tf_sym_pcache_get_cu(tf_sym_module *m, tf_sym_cu *cu);
 /* Keep what is known of `cu` (its function index, and its line table's
  * index once read) for the next runs. */
 void tf_sym_pcache_put_cu(tf_sym_module *m, const tf_sym_cu *cu);
+
+/* A module's CUs by address, as libdwfl condenses libdw's aranges: each
+ * run of address ranges of one CU from its first address (the gaps inside
+ * the module count for the CU before them), the last run up to `end`. */
+typedef struct {
+	uint64_t start;
+	uint64_t cu;              /* the CU's DIE offset */
+} tf_sym_arange;
+
+/* The kept CUs by address (NULL when not kept). */
+const tf_sym_arange *tf_sym_pcache_aranges(const tf_sym_module *m, size_t *n, uint64_t *end);
+/* Keep them (once). */
+void tf_sym_pcache_put_aranges(tf_sym_module *m, const tf_sym_arange *v, size_t n, uint64_t end);
 
 /* ---- demangling (demangle.c) ------------------------------------------ */
 

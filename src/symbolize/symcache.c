@@ -46,7 +46,7 @@
 #include <unistd.h>
 
 #define PC_MAGIC "TFSYMC\001\n"
-#define PC_FORMAT 4
+#define PC_FORMAT 5
 #define PC_SEGMENT 0x47455354u /* "TSEG" */
 #define PC_SEGMENTS_MAX 16 /* then the file is written whole again */
 #define PC_MAX_ENTRIES 500000 /* past this, new addresses are not kept */
@@ -89,6 +89,9 @@ struct tf_sym_pcache {
 	size_t segments;        /* in the file read (0: none, or none read) */
 	bool torn;              /* a segment of it was not whole */
 	size_t entries_saved, fns_saved; /* what the file has already */
+	TF_VEC(tf_sym_arange) aranges; /* the DWARF's CUs by address, once known */
+	uint64_t aranges_end;
+	bool have_aranges, aranges_fresh;
 };
 
 static bool kept_cu_eq(const void *ctx, uint32_t idx, const void *key)
@@ -281,6 +284,30 @@ static bool load_cus(rd *r, struct tf_sym_pcache *c)
 	return true;
 }
 
+/* The CUs by address, when the segment has them (a later one's win). */
+static bool load_aranges(rd *r, struct tf_sym_pcache *c)
+{
+	uint32_t n = rd32(r);
+	if (r->bad)
+		return false;
+	if (n == UINT32_MAX)
+		return true;
+	if (n > (size_t)(r->end - r->p) / 16)
+		return false;
+	c->aranges.n = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		tf_sym_arange a;
+		a.start = rd64(r);
+		a.cu = rd64(r);
+		if (i && a.start < c->aranges.v[i - 1].start)
+			r->bad = true;
+		tf_vec_push(&c->aranges, a);
+	}
+	c->aranges_end = rd64(r);
+	c->have_aranges = !r->bad;
+	return !r->bad;
+}
+
 /*
  * A segment's checksum: its length, first and last 256 bytes. What it
  * guards against is a torn write (a run killed, a full disk), after which
@@ -353,7 +380,8 @@ static bool load_segment(tf_symbolizer *s, struct tf_sym_pcache *c, rd *seg)
 		tf_vec_push(&c->entries, e);
 		tf_htab_insert(&c->index, h, (uint32_t)c->entries.n - 1);
 	}
-	if (!load_fns(&r, c, ids.v, nstr) || !load_cus(&r, c) || r.p != r.end)
+	if (!load_fns(&r, c, ids.v, nstr) || !load_cus(&r, c) || !load_aranges(&r, c) ||
+	    r.p != r.end)
 		goto done;
 	if (has_fp >= 0)
 		c->has_fp = has_fp > 0;
@@ -415,6 +443,8 @@ done:
 			tf_sym_kept_fn_free(&c->fns.v[i]);
 		c->fns.n = 0;
 		free_cus(c);
+		c->aranges.n = 0;
+		c->have_aranges = false;
 		c->has_fp = -1;
 		c->segments = 0;
 		if (c->map)
@@ -790,6 +820,16 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 		put32(b, (uint32_t)c->cus.v[i].len);
 		tf_buf_put(b, c->cus.v[i].rec, c->cus.v[i].len);
 	}
+	if (c->have_aranges && (whole || c->aranges_fresh)) {
+		put32(b, (uint32_t)c->aranges.n);
+		for (size_t i = 0; i < c->aranges.n; i++) {
+			put64(b, c->aranges.v[i].start);
+			put64(b, c->aranges.v[i].cu);
+		}
+		put64(b, c->aranges_end);
+	} else {
+		put32(b, UINT32_MAX);
+	}
 	free(local);
 	tf_vec_free(&order);
 	tf_buf_free(&strs);
@@ -860,6 +900,7 @@ void tf_symbolizer_save(tf_symbolizer *s)
 		c->fns_saved = c->fns.n;
 		for (size_t k = 0; k < c->cus.n; k++)
 			c->cus.v[k].fresh = false;
+		c->aranges_fresh = false;
 		c->dirty = false;
 		s->stats.symcache_saved++;
 	}
@@ -884,5 +925,28 @@ void tf_sym_pcache_free(struct tf_sym_pcache *c)
 	tf_vec_free(&c->entries);
 	tf_vec_free(&c->frames);
 	tf_htab_free(&c->index);
+	tf_vec_free(&c->aranges);
 	free(c);
+}
+
+const tf_sym_arange *tf_sym_pcache_aranges(const tf_sym_module *m, size_t *n, uint64_t *end)
+{
+	struct tf_sym_pcache *c = m->pc;
+	if (!c || !c->have_aranges)
+		return NULL;
+	*n = c->aranges.n;
+	*end = c->aranges_end;
+	return c->aranges.v;
+}
+
+void tf_sym_pcache_put_aranges(tf_sym_module *m, const tf_sym_arange *v, size_t n, uint64_t end)
+{
+	struct tf_sym_pcache *c = m->pc;
+	if (!c || c->have_aranges)
+		return;
+	c->aranges.n = 0;
+	for (size_t i = 0; i < n; i++)
+		tf_vec_push(&c->aranges, v[i]);
+	c->aranges_end = end;
+	c->have_aranges = c->aranges_fresh = c->dirty = true;
 }

@@ -2389,7 +2389,7 @@ static void test_waits_three_runs_a_side(void **state)
 	assert_true(t->waits_lead);
 	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
 	for (int k = 1; k < 6; k++) {
-		char name[16];
+		char name[24];
 		snprintf(name, sizeof(name), "test_%d", k);
 		assert_int_not_equal(tf_comparison_find(c, name)->verdict, TF_VERDICT_REGRESSED);
 	}

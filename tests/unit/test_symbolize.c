@@ -221,6 +221,95 @@ static void test_line_tables(void **state)
 	tf_symbolizer_free(s);
 }
 
+/* The inlined calls and blocks under `scope` through libdw, as
+ * resolve.c's keep_nodes meets them, up to `cap`. */
+static size_t libdw_nodes(Dwarf_Die *scope, size_t n, size_t cap)
+{
+	Dwarf_Die child;
+	if (dwarf_child(scope, &child) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			continue;
+		if (++n >= cap || (n = libdw_nodes(&child, n, cap)) >= cap)
+			return cap;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
+/* A CU's function index read directly (funcs.c) is the one libdw's walk
+ * gives, for every CU of a binary, with and without the functions in
+ * functions and classes: the C and C++ fixtures (lambdas, templates, a
+ * test framework's classes) and this test itself. */
+static size_t check_functions_as_libdw(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	Dwarf *dbg = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dbg);
+	Dwarf_Off off = 0, next;
+	size_t hsize, cus = 0, funcs = 0, nodes = 0;
+	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cudie;
+		bool ok = dwarf_offdie(dbg, off + hsize, &cudie) != NULL;
+		off = next;
+		if (!ok)
+			continue;
+		for (int all = 0; all < 2; all++) {
+			tf_sym_cu a, b;
+			memset(&a, 0, sizeof(a));
+			memset(&b, 0, sizeof(b));
+			assert_true(tf_sym_cu_functions(&cudie, &a, all));
+			tf_sym_cu_functions_libdw(&cudie, &b, all);
+			assert_int_equal(a.offs.n, b.offs.n);
+			assert_int_equal(a.funcs.v.n, b.funcs.v.n);
+			if (a.offs.n)
+				assert_memory_equal(a.offs.v, b.offs.v, a.offs.n * sizeof(uint64_t));
+			if (a.funcs.v.n)
+				assert_memory_equal(a.funcs.v.v, b.funcs.v.v,
+						    a.funcs.v.n * sizeof(tf_sym_ivl));
+			funcs += a.offs.n;
+			/* and each function's tree of inlined calls counts alike,
+			 * whole and cut at a cap */
+			for (size_t k = 0; all && k < a.offs.n; k++) {
+				Dwarf_Die fn;
+				assert_non_null(dwarf_offdie(dbg, a.offs.v[k], &fn));
+				assert_int_equal(tf_sym_die_nodes(&cudie, &fn, SIZE_MAX),
+						 libdw_nodes(&fn, 0, SIZE_MAX));
+				assert_int_equal(tf_sym_die_nodes(&cudie, &fn, 3), libdw_nodes(&fn, 0, 3));
+				nodes += tf_sym_die_nodes(&cudie, &fn, SIZE_MAX);
+			}
+			tf_sym_ivls_free(&a.funcs);
+			tf_sym_ivls_free(&b.funcs);
+			tf_vec_free(&a.offs);
+			tf_vec_free(&b.offs);
+		}
+		cus++;
+	}
+	assert_true(cus >= 1);
+	assert_true(funcs >= 2);
+	dwarf_end(dbg);
+	close(fd);
+	return nodes;
+}
+
+static void test_function_index(void **state)
+{
+	(void)state;
+	const char *names[] = { "symbolize_nofp", "symbolize_cxx", "symbolize",
+				"cxxforms/catch2_tests", "cxxforms/doctest_tests" };
+	size_t nodes = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = fixture_path(names[i]);
+		nodes += check_functions_as_libdw(path);
+		free(path);
+	}
+	nodes += check_functions_as_libdw("/proc/self/exe");
+	assert_true(nodes >= 10); /* inlined calls were counted */
+}
+
 /* The module of the binary at `path`, loaded by a new symbolizer. */
 static tf_sym_module *module_of(tf_symbolizer **s, const char *dir, const char *path)
 {
@@ -1420,6 +1509,7 @@ int main(void)
 		cmocka_unit_test(test_nopie),
 		cmocka_unit_test(test_inlined_frames),
 		cmocka_unit_test(test_line_tables),
+		cmocka_unit_test(test_function_index),
 		cmocka_unit_test(test_symtab_in_place),
 		cmocka_unit_test(test_kept_symbol_index),
 		cmocka_unit_test(test_kept_answers),
