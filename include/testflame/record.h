@@ -282,6 +282,12 @@ typedef struct tf_rec_event {
 			const uint8_t *build_id; /* when the kernel gives one */
 			uint32_t build_id_len;
 			const char *filename;
+			/* live events only: the file of an exec's first
+			 * mapping, held open by the recorder since the exec
+			 * (deleted since, it is still this one); the
+			 * recorder's, valid during the call */
+			bool has_fd;
+			int fd;
 		} mmap;
 		struct {
 			const char *comm;

@@ -179,6 +179,56 @@ int tf_go_tests_select(tf_go_tests *tests, const char *argv, size_t len)
 	return rc;
 }
 
+/* Whether `arg` (-run, --run=X, -test.skip, ...) is one of go test's
+ * flags that choose tests, as "-test.NAME": its length, else 0. */
+static size_t choosing_flag(const char *arg, char *out, size_t n)
+{
+	static const char *const names[] = { "run", "skip", "list" };
+	if (arg[0] != '-')
+		return 0;
+	arg += arg[1] == '-' ? 2 : 1;
+	if (strncmp(arg, "test.", 5) == 0)
+		arg += 5;
+	size_t len = strcspn(arg, "=");
+	for (size_t i = 0; i < TF_ARRAY_SIZE(names); i++)
+		if (len == strlen(names[i]) && strncmp(arg, names[i], len) == 0)
+			return (size_t)snprintf(out, n, "-test.%s", names[i]);
+	return 0;
+}
+
+bool tf_go_test_flags(tf_buf *out, const char *argv, size_t len)
+{
+	if (!argv || !len)
+		return false;
+	const char *a1 = argv + strlen(argv) + 1, *b = strrchr(argv, '/');
+	if (strcmp(b ? b + 1 : argv, "go") != 0 || (size_t)(a1 - argv) >= len ||
+	    strcmp(a1, "test") != 0)
+		return false;
+	tf_buf_clear(out);
+	tf_buf_put(out, "-test.paniconexit0", 19); /* as go passes it; never empty */
+	bool verbatim = false;
+	for (size_t off = (size_t)(a1 - argv) + strlen(a1) + 1; off < len;) {
+		const char *arg = argv + off;
+		off += strlen(arg) + 1;
+		char flag[16];
+		if (verbatim) {
+			tf_buf_put(out, arg, strlen(arg) + 1);
+		} else if (strcmp(arg, "-args") == 0 || strcmp(arg, "--args") == 0) {
+			verbatim = true; /* the rest goes to the test binary as it is */
+		} else if (choosing_flag(arg, flag, sizeof(flag))) {
+			const char *eq = strchr(arg, '=');
+			const char *val = eq ? eq + 1 : off < len ? argv + off : NULL;
+			if (!eq && val)
+				off += strlen(val) + 1;
+			if (val) {
+				tf_buf_printf(out, "%s=%s", flag, val);
+				tf_buf_put(out, "", 1);
+			}
+		}
+	}
+	return true;
+}
+
 bool tf_go_closure_test(const char *name, char *out, size_t n)
 {
 	static const char *const kinds[] = { "Test", "Fuzz", "Example", "Benchmark" };

@@ -22,22 +22,6 @@ struct tf_cgroup {
 	int fd;
 };
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
 bool tf_cgroup_parse_mount(const char *mountinfo, char *out, size_t len)
 {
 	const char *line = mountinfo;
@@ -45,29 +29,17 @@ bool tf_cgroup_parse_mount(const char *mountinfo, char *out, size_t len)
 	while (line && *line) {
 		const char *end = strchr(line, '\n');
 		size_t n = end ? (size_t)(end - line) : strlen(line);
-		char buf[4096], *f[6], *sep, *save = NULL;
-		int k = 0;
+		char buf[4096];
+		tf_mount_line m;
 
 		if (n < sizeof(buf)) {
 			memcpy(buf, line, n);
 			buf[n] = '\0';
-			/* the optional fields end at " - ", then the type */
-			sep = strstr(buf, " - ");
-			if (sep) {
-				*sep = '\0';
-				for (char *t = strtok_r(buf, " ", &save); t && k < 6;
-				     t = strtok_r(NULL, " ", &save))
-					f[k++] = t;
-				char *type = strtok_r(sep + 3, " ", &save);
-				/* the whole hierarchy: its root is "/" */
-				if (k >= 5 && type && strcmp(type, "cgroup2") == 0 &&
-				    strcmp(f[3], "/") == 0) {
-					unescape(f[4]);
-					if (strlen(f[4]) < len) {
-						strcpy(out, f[4]);
-						return true;
-					}
-				}
+			/* the whole hierarchy: its root is "/" */
+			if (tf_procfs_parse_mountinfo_line(buf, &m) && strcmp(m.type, "cgroup2") == 0 &&
+			    strcmp(m.root, "/") == 0 && strlen(m.mount) < len) {
+				strcpy(out, m.mount);
+				return true;
 			}
 		}
 		line = end ? end + 1 : NULL;

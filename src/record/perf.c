@@ -152,8 +152,9 @@ static void online_cpus(int_vec *cpus)
  * mmap cost a process of a millisecond a fifth of its time here. The
  * reader drains on a timer instead, every 10 ms while processes start
  * (record.c): reading an exec's record soon is what lets us read its
- * /proc/PID/cmdline and pin its binary before a short-lived process (or
- * `go test`, which deletes its test binary) is gone.
+ * /proc/PID/cmdline before a short-lived process is gone, and pin its
+ * binary before a runner deletes it (`go test` does) where the file
+ * cannot be held from the exec itself (execfiles.c).
  */
 static void fill_attr(struct perf_event_attr *a, const tf_perf_opts *o, bool hw,
 		      tf_event ev, bool kernel, tf_spool_layout *layout)

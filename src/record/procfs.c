@@ -169,3 +169,43 @@ bool tf_procfs_parse_maps_line(const char *line, tf_maps_line *l)
 	}
 	return l->name[0] != '[' || strcmp(l->name, "[vdso]") == 0;
 }
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+bool tf_procfs_parse_mountinfo_line(char *line, tf_mount_line *out)
+{
+	char *f[5], *save = NULL;
+	int k = 0;
+
+	/* the optional fields end at " - ", then the type */
+	char *sep = strstr(line, " - ");
+	if (!sep)
+		return false;
+	*sep = '\0';
+	for (char *t = strtok_r(line, " ", &save); t && k < 5; t = strtok_r(NULL, " ", &save))
+		f[k++] = t;
+	char *type = strtok_r(sep + 3, " ", &save);
+	if (k < 5 || !type)
+		return false;
+	unescape(f[3]);
+	unescape(f[4]);
+	out->dev = f[2];
+	out->root = f[3];
+	out->mount = f[4];
+	out->type = type;
+	return true;
+}

@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -70,7 +71,8 @@ static void ladder_notice(const tf_record_opts *o, int perf_rc)
  * What every sampler does with the side-band it reads: remember each new
  * program's arguments (read from /proc while the process still exists;
  * attribution names tests by them), then hand the event to the caller's
- * live hook.
+ * live hook, an exec's mapping with the file the exec opened, held since
+ * (execfiles.c).
  *
  * The kernel announces an exec (COMM) before the new program's arguments
  * are in place: /proc/PID/cmdline reads empty until the exec is done. So a
@@ -90,6 +92,8 @@ typedef struct {
 	tf_alloc *alloc;
 	tf_pyread *py;
 	TF_VEC(pending_exec) pending;
+	tf_execfiles *execs;  /* the files execs opened, held (NULL: not allowed) */
+	TF_VEC(uint32_t) fresh; /* pids exec'd whose main mapping is still to come */
 	uint64_t last_exec; /* when the reader last saw an exec */
 	uint64_t drain_within; /* the sampling rings' own pace, when not polled */
 } live_ctx;
@@ -170,13 +174,50 @@ static void retry_pending(live_ctx *lc, uint32_t only_pid, bool drop)
 	}
 }
 
+/* Whether `pid` had an exec whose main mapping is still to come; it has
+ * come now. */
+static bool take_fresh(live_ctx *lc, uint32_t pid)
+{
+	for (size_t i = 0; i < lc->fresh.n; i++) {
+		if (lc->fresh.v[i] == pid) {
+			lc->fresh.v[i] = lc->fresh.v[--lc->fresh.n];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* An exec's mapping of its file, with the file held since the exec
+ * (execfiles.c) when the recorder has it: `*copy` filled and returned,
+ * else `ev`. The exec's event is queued before its mapping is recorded,
+ * so for the main mapping of a fresh exec the queue is read now. */
+static const tf_rec_event *with_file(live_ctx *lc, const tf_rec_event *ev, tf_rec_event *copy)
+{
+	if (!lc->execs || ev->type != TF_REC_MMAP || !ev->mmap.filename ||
+	    ev->mmap.filename[0] != '/' || (ev->mmap.prot && !(ev->mmap.prot & PROT_EXEC)))
+		return ev;
+	int fd = take_fresh(lc, ev->pid) ? tf_execfiles_find(lc->execs, ev->pid, ev->mmap.ino)
+					  : tf_execfiles_held(lc->execs, ev->pid, ev->mmap.ino);
+	if (fd < 0)
+		return ev;
+	*copy = *ev;
+	copy->mmap.has_fd = true;
+	copy->mmap.fd = fd;
+	return copy;
+}
+
 static void on_live(void *ctx, const tf_rec_event *ev)
 {
 	live_ctx *lc = ctx;
+	tf_rec_event copy;
 
 	if (ev->type == TF_REC_COMM && ev->comm.exec && lc->alloc)
 		tf_alloc_watch(lc->alloc, ev->pid, ev->time);
 	if (ev->type == TF_REC_COMM && ev->comm.exec) {
+		if (lc->execs) {
+			take_fresh(lc, ev->pid);
+			tf_vec_push(&lc->fresh, ev->pid);
+		}
 		lc->last_exec = tf_now_ns();
 		retry_pending(lc, ev->pid, true); /* an exec again: the last one is gone */
 		if (read_cmdline(lc, ev->pid, ev->tid, ev->time) == CMDLINE_LATER) {
@@ -187,8 +228,10 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 		retry_pending(lc, ev->pid, ev->type == TF_REC_EXIT && ev->pid == ev->tid);
 	}
 	tf_pyread_event(lc->py, ev);
+	if (ev->type == TF_REC_EXIT && ev->pid == ev->tid)
+		take_fresh(lc, ev->pid);
 	if (lc->o->live)
-		lc->o->live(lc->o->live_ctx, ev);
+		lc->o->live(lc->o->live_ctx, with_file(lc, ev, &copy));
 }
 
 /*
@@ -284,6 +327,7 @@ static int pump_perf(tf_recording *rec, tf_perf *perf, tf_launch *l, int sigfd, 
 			return rc;
 		if (lc->pending.n)
 			retry_pending(lc, 0, false);
+		tf_execfiles_poll(lc->execs);
 		tf_alloc_poll(lc->alloc);
 		rc = fds[n].revents ? tf_launch_poll(l, &st) : 0;
 		if (rc)
@@ -437,6 +481,12 @@ static int open_channels(session *ss)
 		tf_vec_push(&ss->env, *e);
 	if (o->python)
 		tf_pyread_new(&ss->lc.py, ss->rec, o);
+	/* before the command starts: its first exec is one */
+	if (tf_execfiles_open(&ss->lc.execs) != 0)
+		tf_record_notice(o->notice, o->notice_ctx, TF_NOTICE_VERBOSE,
+				 "programs are held from their mappings, not their execs (%s): "
+				 "one deleted as soon as it exits may go unnamed",
+				 tf_error_last());
 	tf_vec_push(&ss->env, NULL);
 	return 0;
 }
@@ -569,6 +619,11 @@ static int open_perf(session *ss)
 		tf_cgroup_free(ss->cg);
 		ss->cg = NULL;
 	}
+	/* ptrace stops each exec: its mapping is read while the file is there */
+	if (!ss->perf) {
+		tf_execfiles_free(ss->lc.execs);
+		ss->lc.execs = NULL;
+	}
 	/* where the rings cannot signal, the reader polls them */
 	if (ss->perf && ss->iofd >= 0) {
 		if (tf_perf_signal(ss->perf, SIGIO) == 0) {
@@ -655,6 +710,8 @@ static void session_end(session *ss)
 	free(ss->path);
 	tf_vec_free(&ss->env);
 	tf_vec_free(&ss->lc.pending);
+	tf_vec_free(&ss->lc.fresh);
+	tf_execfiles_free(ss->lc.execs);
 	free(ss->marker_env);
 	tf_perf_close(ss->perf);
 	tf_launch_free(ss->launch);

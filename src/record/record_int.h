@@ -135,6 +135,14 @@ typedef struct {
  */
 bool tf_procfs_parse_maps_line(const char *line, tf_maps_line *out);
 
+/* A line of a mountinfo file, split in place: the filesystem's device
+ * ("8:1"), the root of the mount within it and the mount point (their
+ * octal escapes undone), the filesystem's type; false for another line. */
+typedef struct {
+	const char *dev, *root, *mount, *type;
+} tf_mount_line;
+bool tf_procfs_parse_mountinfo_line(char *line, tf_mount_line *out);
+
 /* ---- stack.c ----
  *
  * Copying user stacks out of stopped threads and walking their frame
@@ -416,6 +424,26 @@ typedef struct {
 	tf_marker_scope scope;
 } tf_marker_line;
 bool tf_marker_parse(char *line, tf_marker_line *out);
+
+/* ---- execfiles.c ----
+ *
+ * The files programs were started from, held from their exec (fanotify),
+ * so that one deleted as soon as it exits still has its symbols; see the
+ * file for why and how long.
+ */
+typedef struct tf_execfiles tf_execfiles;
+
+/* Watch every exec from now on. TF_EPERM without CAP_SYS_ADMIN,
+ * TF_EUNSUPPORTED where the kernel cannot; *out is NULL then. */
+int tf_execfiles_open(tf_execfiles **out);
+/* Once a reader turn: read the kernel's queue, close what aged. */
+void tf_execfiles_poll(tf_execfiles *x);
+/* The file process `pid` exec'd whose inode is `ino`, open (x's: valid
+ * until the next poll), or -1; _find reads the kernel's queue first when
+ * it is not known yet, _held does not. NULL-safe. */
+int tf_execfiles_find(tf_execfiles *x, uint32_t pid, uint64_t ino);
+int tf_execfiles_held(const tf_execfiles *x, uint32_t pid, uint64_t ino);
+void tf_execfiles_free(tf_execfiles *x);
 
 /* ---- notice.c ----
  *

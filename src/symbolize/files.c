@@ -172,6 +172,23 @@ static int open_checked(tf_symbolizer *s, const tf_sym_file *f, const char *path
 	return fd;
 }
 
+void tf_sym_file_adopt(tf_symbolizer *s, uint32_t idx, int fd)
+{
+	tf_sym_file *f = &s->files.v[idx];
+
+	if (f->fd >= 0 || f->state != TF_SYM_FILE_UNTRIED)
+		return;
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (own >= 0 && !file_matches(f, own)) {
+		close(own);
+		own = -1;
+	}
+	if (own >= 0) {
+		f->fd = own;
+		s->stats.pinned++;
+	}
+}
+
 void tf_sym_file_pin(tf_symbolizer *s, uint32_t idx, uint32_t pid, uint64_t start, uint64_t end)
 {
 	tf_sym_file *f = &s->files.v[idx];

@@ -101,6 +101,9 @@ typedef struct {
 int tf_sym_classify(const char *name);
 /* Find or add the file behind an MMAP event; UINT32_MAX if it is no file. */
 uint32_t tf_sym_file_for_event(tf_symbolizer *s, const tf_rec_event *ev, bool *deleted);
+/* Pin the file by a descriptor the recorder holds (live): a copy of it,
+ * if it is the mapping's file. */
+void tf_sym_file_adopt(tf_symbolizer *s, uint32_t file, int fd);
 /* Pin the file now (live): open it and keep the fd. */
 void tf_sym_file_pin(tf_symbolizer *s, uint32_t file, uint32_t pid, uint64_t start, uint64_t end);
 /* The [vdso] pseudo-file (a copy of our own vdso image in the cache dir). */

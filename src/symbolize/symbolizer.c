@@ -123,6 +123,7 @@ void tf_symbolizer_remove_node_maps(tf_symbolizer *s, bool on)
 void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev)
 {
 	bool deleted;
+	uint32_t file;
 
 
 	switch (ev->type) {
@@ -130,8 +131,10 @@ void tf_symbolizer_live(tf_symbolizer *s, const tf_rec_event *ev)
 		if (!ev->mmap.filename || tf_sym_classify(ev->mmap.filename) != TF_SYM_MAP_FILE ||
 		    (ev->mmap.prot && !(ev->mmap.prot & PROT_EXEC)))
 			break;
-		tf_sym_file_pin(s, tf_sym_file_for_event(s, ev, &deleted), ev->pid,
-				ev->mmap.start, ev->mmap.start + ev->mmap.len);
+		file = tf_sym_file_for_event(s, ev, &deleted);
+		if (ev->mmap.has_fd)
+			tf_sym_file_adopt(s, file, ev->mmap.fd);
+		tf_sym_file_pin(s, file, ev->pid, ev->mmap.start, ev->mmap.start + ev->mmap.len);
 		if (s->remove_node_maps && is_node(ev->mmap.filename))
 			tf_vec_push(&s->node_pids, ev->pid);
 		break;

@@ -9,7 +9,8 @@
 # closure's samples count for its test, hot.Spin is named in TestSpin,
 # -run selects, and the output and exit status are go test's own. A
 # result go test replays from its cache ran no test: the run says so and
-# is no baseline.
+# is no baseline. A package binary that ended and was deleted before
+# testflame read a record of it is named all the same.
 . "$(dirname "$0")/lib.sh"
 GOFORMS=$TOP/tests/fixtures/suites/goforms
 
@@ -51,6 +52,33 @@ test_expect_success 'go test -run: the tests it selected' '
 	t = {x["name"] for x in json.load(open("run.json"))["tests"]}
 	got = {n for n in t if n.startswith(("Test", "Example"))}
 	assert got == {"TestSpin", "TestQuick", "ExampleSpin"}, sorted(got)
+	EOF
+'
+
+# The reader late by a whole package's run, deterministically: go test's
+# -exec wrapper stops testflame (the guard's parent) before the package
+# binary starts and lets it go once go test has deleted it. By then the
+# binary has ended and its arguments can no longer be read: the file held
+# from its exec and the go command's -run still name its test.
+test_expect_success 'go test: a binary gone before testflame read a record of it' '
+	cat >stop.sh <<-\EOF &&
+	kill -STOP $TFPID
+	(i=0; while [ -e "$1" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+	 kill -CONT $TFPID) </dev/null >/dev/null 2>&1 &
+	"$@"
+	EOF
+	cat >late.sh <<-\EOF &&
+	TFPID=$(ps -o ppid= -p $PPID) && export TFPID
+	exec go test -count=1 -run Quick -exec "sh $PWD/../stop.sh" ./usr
+	EOF
+	(cd mod && "$TF" record -q -o ../late.pb.gz -- sh ../late.sh >../late.out 2>&1) &&
+	grep "^ok" late.out &&
+	"$TF" show --json late.pb.gz >late.json &&
+	python3 - <<-\EOF
+	import json
+	t = {x["name"]: x for x in json.load(open("late.json"))["tests"]}
+	assert "TestQuick" in t and t["TestQuick"]["parent"] == "usr.test", sorted(t)
+	assert "TestCurrent" not in t, sorted(t)
 	EOF
 '
 

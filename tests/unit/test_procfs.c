@@ -179,6 +179,27 @@ static void test_maps_lines(void **state)
 }
 
 /* Our own maps: this program's text is an executable mapping of itself. */
+/* mountinfo's lines: optional fields before " - ", escaped paths */
+static void test_mountinfo_lines(void **state)
+{
+	(void)state;
+	tf_mount_line m;
+	char a[] = "36 35 98:0 /mnt1 /mnt\\040two rw,noatime master:1 shared:7 - ext3 /dev/root rw";
+	assert_true(tf_procfs_parse_mountinfo_line(a, &m));
+	assert_string_equal(m.dev, "98:0");
+	assert_string_equal(m.root, "/mnt1");
+	assert_string_equal(m.mount, "/mnt two");
+	assert_string_equal(m.type, "ext3");
+	char b[] = "30 1 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw";
+	assert_true(tf_procfs_parse_mountinfo_line(b, &m));
+	assert_string_equal(m.mount, "/sys/fs/cgroup");
+	assert_string_equal(m.type, "cgroup2");
+	char c[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime";
+	assert_false(tf_procfs_parse_mountinfo_line(c, &m));
+	char d[] = "36 35 98:0 - ext3";
+	assert_false(tf_procfs_parse_mountinfo_line(d, &m));
+}
+
 static void test_own_maps(void **state)
 {
 	char exe[4096];
@@ -215,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_syscall_of_a_waiting_thread),
 		cmocka_unit_test(test_syscall_names),
 		cmocka_unit_test(test_maps_lines),
+		cmocka_unit_test(test_mountinfo_lines),
 		cmocka_unit_test(test_own_maps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
