@@ -337,13 +337,21 @@ static void row(tf_buf *b, const tf_comparison *c, const tf_test_delta *t,
 	if (hs->cost <= 0)
 		snprintf(head, sizeof(head), t->waits_lead ? "0" : "-");
 
+	/* the work outside the tests is shown, not judged: which way it moved,
+	 * without a verdict's word or colour */
+	const char *word = tf_verdict_name(t->verdict), *colour = colour_of(t->verdict);
+	if (t->outside && !c->summary.gate_outside &&
+	    (t->verdict == TF_VERDICT_REGRESSED || t->verdict == TF_VERDICT_IMPROVED)) {
+		word = t->verdict == TF_VERDICT_REGRESSED ? "slower" : "faster";
+		colour = "";
+	}
 	tf_buf_puts(b, "  ");
-	if (o->color && *colour_of(t->verdict))
-		tf_buf_puts(b, colour_of(t->verdict));
-	put_fit(b, tf_verdict_name(t->verdict), W_VERDICT, !(o->color && *colour_of(t->verdict)));
-	if (o->color && *colour_of(t->verdict)) {
+	if (o->color && *colour)
+		tf_buf_puts(b, colour);
+	put_fit(b, word, W_VERDICT, !(o->color && *colour));
+	if (o->color && *colour) {
 		tf_buf_puts(b, "\033[0m");
-		for (size_t w = strlen(tf_verdict_name(t->verdict)); w < W_VERDICT; w++)
+		for (size_t w = strlen(word); w < W_VERDICT; w++)
 			tf_buf_putc(b, ' ');
 	}
 	pad_left(b, delta, W_DELTA);

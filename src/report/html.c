@@ -596,6 +596,8 @@ static void put_data(tf_buf *out, rp_ctx *x, const rp_tree *t)
 		put_exact(&tests, td->waits_lead ? td->wait->base.cost : td->base.cost);
 		tf_buf_puts(&tests, ",\"h\":");
 		put_exact(&tests, td->waits_lead ? td->wait->head.cost : td->head.cost);
+		if (td->outside && !c->summary.gate_outside)
+			tf_buf_puts(&tests, ",\"ng\":1"); /* shown, not gated */
 		if (td->waits_lead) {
 			/* and its CPU, for its function table */
 			tf_buf_puts(&tests, ",\"wl\":1,\"cb\":");

@@ -235,13 +235,18 @@ static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 		if (!(hs->cost > 0))
 			snprintf(head, sizeof(head), t->waits_lead ? "0" : "-");
 		rp_pct(d, sizeof(d), t->delta_pct);
-		tf_buf_printf(b, "| %s | ", badge(t->verdict));
+		/* the work outside the tests is shown, not judged: which way it
+		 * moved, without a verdict's badge */
+		bool ungated = t->outside && !c->summary.gate_outside &&
+			       (t->verdict == TF_VERDICT_REGRESSED || t->verdict == TF_VERDICT_IMPROVED);
+		const char *word = !ungated ? badge(t->verdict)
+				   : t->verdict == TF_VERDICT_REGRESSED ? "slower" : "faster";
+		const char *bold = t->verdict == TF_VERDICT_REGRESSED && !ungated ? "**" : "";
+		tf_buf_printf(b, "| %s | ", word);
 		code(b, t->name, pl->name_max);
 		if (t->waits_lead)
 			tf_buf_puts(b, " (waiting)");
-		tf_buf_printf(b, " | %s | %s | %s%s%s | ", base, head,
-			      t->verdict == TF_VERDICT_REGRESSED ? "**" : "", d,
-			      t->verdict == TF_VERDICT_REGRESSED ? "**" : "");
+		tf_buf_printf(b, " | %s | %s | %s%s%s | ", base, head, bold, d, bold);
 		if (isfinite(t->ci_low_pct)) {
 			rp_pct(lo, sizeof(lo), t->ci_low_pct);
 			rp_pct(hi, sizeof(hi), t->ci_high_pct);

@@ -354,6 +354,24 @@ static void test_markdown_outside_last(void **state)
 	assert_non_null(strstr(md.ptr, "<code>test_hash</code> +50.0%"));
 	assert_non_null(strstr(md.ptr, "where it grew"));
 	assert_null(strstr(md.ptr, "_Left out to keep this short"));
+	/* its row says which way it moved, not a verdict, here and in the
+	 * terminal's table */
+	const tf_test_delta *out = NULL;
+	for (size_t i = 0; i < c->ntests; i++)
+		if (c->tests[i].outside)
+			out = &c->tests[i];
+	assert_non_null(out);
+	assert_int_equal(out->verdict, TF_VERDICT_REGRESSED);
+	assert_non_null(strstr(md.ptr, "\n| slower | <code>&#91;outside tests]</code> | "));
+	assert_null(strstr(md.ptr, "regressed | <code>&#91;outside tests]"));
+	tf_table_opts t;
+	tf_table_opts_init(&t);
+	t.color = false;
+	tf_buf_clear(&md);
+	assert_int_equal(tf_comparison_render_table(&md, c, &t), 0);
+	assert_non_null(strstr(md.ptr, "\n  slower "));
+	assert_non_null(strstr(md.ptr, "\n  regressed "));
+	assert_non_null(strstr(md.ptr, "REGRESSION: 1 test slower by at least"));
 	tf_buf_free(&md);
 	free_suite(c, b, h);
 }

@@ -408,7 +408,10 @@ if (SINGLE) {
 td(tr, S[t.n]).title = S[t.n];
 td(tr, cost(t.h), 'num'); td(tr, share(t.h, D.total.h), 'num'); td(tr, String(t.hs), 'num');
 } else {
-td(tr, VERDICTS[t.v], 'v-' + VERDICTS[t.v]).title = t.why !== null ? t.why :
+// the work outside the tests is shown, not gated: which way it moved, no verdict
+var vw = t.ng && (VERDICTS[t.v] === 'regressed' || VERDICTS[t.v] === 'improved');
+td(tr, vw ? (VERDICTS[t.v] === 'regressed' ? 'slower' : 'faster') : VERDICTS[t.v], vw ? '' : 'v-' + VERDICTS[t.v]).title =
+vw ? 'outside the tests: shown, not gated' : t.why !== null ? t.why :
 'no significant change (95% CI ' + pct(t.lo) + ' to ' + pct(t.hi) + ')';
 td(tr, S[t.n] + (t.wl ? ' (waiting)' : '')).title = S[t.n];
 var u = t.wl ? 'nanoseconds' : UNIT;
