@@ -14,13 +14,16 @@ import os
 import time
 
 
-def mark(kind, name):
+def mark(kind, name, runner=None):
+    """runner: the runner that runs the test, one word ("unittest"), which
+    tells testflame how to run it alone."""
     path = os.environ.get("TESTFLAME_MARKERS")
     if not path:
         return
     name = name.replace("\n", " ").replace("\r", " ")
-    line = "%s %s @pid=%d @t=%d @cpu=%d\n" % (
-        kind, name, os.getpid(), time.monotonic_ns(), time.process_time_ns())
+    line = "%s %s @pid=%d @t=%d @cpu=%d%s\n" % (
+        kind, name, os.getpid(), time.monotonic_ns(), time.process_time_ns(),
+        " @runner=" + runner if runner and kind == "begin" else "")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         try:

@@ -151,7 +151,9 @@ typedef struct {
 	/* of offcpu_ns, the page-ins: waits for the disk to bring a file's
 	 * page into the page cache (a fault, a read): a cold cache */
 	double offcpu_pagein_ns;
-	char *runner;         /* "gtest", "junit", "ctest", "pytest", "go", "tap", "unity" */
+	char *runner;         /* "gtest", "junit", "ctest", "pytest", "go", "tap", "unity";
+			       * or, without runner_ns, the runner that wrote its
+			       * markers ("unittest") */
 	char *source;         /* "markers", "frames", "process", "runner", "command", ... */
 	char *parent;         /* the test it ran inside (a ctest test, a program) */
 	uint32_t nested;      /* tests that ran inside it; its count includes theirs */

@@ -308,6 +308,7 @@ typedef struct tf_rec_event {
 			const char *name;     /* "" for a bare "end" */
 			uint64_t cpu;         /* the writer's CPU clock, ns */
 			bool has_cpu;
+			const char *runner;   /* @runner, or NULL */
 		} marker;
 		struct {
 			bool out;             /* off the CPU; else onto it */

@@ -126,6 +126,7 @@ struct test_acc {
 	uint32_t nested;
 	bool listed;          /* a test that ran (not merely a name) */
 	const tf_runner_test *runner; /* what its runner said of it */
+	tf_strid marked_by;   /* the runner that wrote its markers (@runner) */
 	uint32_t lead;        /* the thread that runs it (offcpu.c), 0 unknown */
 	double offcpu, apart; /* its waits, counted and left apart (offcpu.c) */
 	double nwaits;        /* how many were counted */
@@ -963,6 +964,8 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 		open_interval(a, key, name, ev->time, cpu1);
 		acc(a, name)->listed = true;
 		acc(a, name)->lead = ev->tid; /* the thread that runs it */
+		if (ev->marker.runner)
+			acc(a, name)->marked_by = tf_profile_intern(a->p, ev->marker.runner);
 		return;
 	}
 	if (!st->n)
@@ -2158,9 +2161,12 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		if (ta->runner) {
 			m.runner_ns = ta->runner->duration_ns;
 			m.runner_q_ns = ta->runner->quantum_ns;
-			m.runner = (char *)ta->runner->runner;
+			if (!isnan(m.runner_ns))
+				m.runner = (char *)ta->runner->runner;
 			m.status = ta->runner->status;
 		}
+		if (!m.runner && ta->marked_by)
+			m.runner = (char *)tf_profile_str(a->p, ta->marked_by);
 		if (ta->has_exit) {
 			m.exit_status = ta->exit_status;
 			m.has_exit = true;

@@ -18,6 +18,11 @@
  *   go test     GOFLAGS=-run=^(TestA|TestB)$ -count=1 added to the
  *               user's: go test reads it, other go commands ignore it
  *   cargo test  the command is `cargo test`: -- --exact NAME...
+ *   unittest    ids ("pkg.tests.Case.test_x") in TESTFLAME_UNITTEST_SELECT,
+ *               which testflame's Python loader keeps in any unittest
+ *               runner (python -m unittest, discover, a script's own),
+ *               skipping the rest; a test is one when the loader wrote
+ *               its markers (runner=unittest)
  *
  * Where any test has no way known, the answer is the whole suite and the
  * reason, for the run's notes. Filters only narrow: a filter a runner
@@ -33,12 +38,12 @@
 typedef TF_VEC(char *) strvec;
 
 struct sel {
-	strvec ctest, gtest, pytest, go, cargo;
+	strvec ctest, gtest, pytest, go, cargo, unittest;
 	/* placing the tests of a program or ctest test asked for whole; and
 	 * whether a test of each environment's filter was asked for itself
 	 * (else that filter is left out: the whole runs) */
 	int depth;
-	bool asked_gtest, asked_go, asked_pytest;
+	bool asked_gtest, asked_go, asked_pytest, asked_unittest;
 };
 
 static void strvec_free(strvec *v)
@@ -282,6 +287,9 @@ static bool place(struct sel *s, const tf_profile *run, const char *name, bool c
 	} else if ((!*runner || !strcmp(runner, "junit")) && strstr(name, ".py::")) {
 		add_unique(&s->pytest, name, strlen(name));
 		s->asked_pytest |= !s->depth;
+	} else if (!strcmp(runner, "unittest")) {
+		add_unique(&s->unittest, name, strlen(name));
+		s->asked_unittest |= !s->depth;
 	} else if (!*runner && cargo && !m.nested) {
 		add_unique(&s->cargo, name, strlen(name));
 	} else {
@@ -357,6 +365,24 @@ static void put_env(strvec *env, tf_buf *how, const char *key, const char *value
 	if (how->len)
 		tf_buf_puts(how, "; ");
 	tf_buf_printf(how, "%s=%s", key, value);
+}
+
+/* KEY=the ids, one a line, for testflame's own Python code to keep; "WHOSE
+ * N WHATs" on the selection's line. */
+static void put_ids(strvec *env, tf_buf *how, const char *key, const strvec *ids,
+		    const char *whose, const char *what)
+{
+	tf_buf b = TF_BUF_INIT;
+	for (size_t i = 0; i < ids->n; i++) {
+		if (i)
+			tf_buf_putc(&b, '\n');
+		tf_buf_puts(&b, ids->v[i]);
+	}
+	tf_vec_push(env, tf_xasprintf("%s=%s", key, b.ptr));
+	if (how->len)
+		tf_buf_puts(how, "; ");
+	tf_buf_printf(how, "%s %zu %s%s", whose, ids->n, what, ids->n == 1 ? "" : "s");
+	tf_buf_free(&b);
 }
 
 int tf_attribute_select(tf_selection **out, const char *const *argv, char *const *envp,
@@ -440,19 +466,10 @@ int tf_attribute_select(tf_selection **out, const char *const *argv, char *const
 		free(v);
 		free(re);
 	}
-	if (s.pytest.n && s.asked_pytest) {
-		tf_buf ids = TF_BUF_INIT;
-		for (size_t i = 0; i < s.pytest.n; i++) {
-			if (i)
-				tf_buf_putc(&ids, '\n');
-			tf_buf_puts(&ids, s.pytest.v[i]);
-		}
-		tf_vec_push(&env, tf_xasprintf("TESTFLAME_PYTEST_SELECT=%s", ids.ptr));
-		if (how.len)
-			tf_buf_puts(&how, "; ");
-		tf_buf_printf(&how, "pytest's %zu node id%s", s.pytest.n, s.pytest.n == 1 ? "" : "s");
-		tf_buf_free(&ids);
-	}
+	if (s.pytest.n && s.asked_pytest)
+		put_ids(&env, &how, "TESTFLAME_PYTEST_SELECT", &s.pytest, "pytest's", "node id");
+	if (s.unittest.n && s.asked_unittest)
+		put_ids(&env, &how, "TESTFLAME_UNITTEST_SELECT", &s.unittest, "unittest's", "id");
 	tf_vec_push(&env, NULL);
 	tf_selection *r = tf_xcalloc(1, sizeof(*r));
 	r->argv = av.v;
@@ -474,6 +491,7 @@ done:
 	strvec_free(&s.pytest);
 	strvec_free(&s.go);
 	strvec_free(&s.cargo);
+	strvec_free(&s.unittest);
 	free(why);
 	return rc;
 }

@@ -10,7 +10,9 @@
 #    (-p no:pytest_testflame);
 #  - unittest (python -m unittest, discover, load_tests' doctests, any
 #    runner built on unittest.TestResult): each test the runner starts and
-#    stops is marked with its id, unless pytest runs it (its plugin does).
+#    stops is marked with its id, unless pytest runs it (its plugin does);
+#    when testflame runs only some tests again (TESTFLAME_UNITTEST_SELECT,
+#    their ids), the others are left out as if not loaded.
 #
 # No environment variable names a module that must import: a Python that
 # finds neither file (a virtualenv whose PYTHONPATH was replaced, python
@@ -99,7 +101,7 @@ def _patch_unittest(here, module):
             return
         try:
             from testflame_markers import mark
-            mark(kind, test.id())
+            mark(kind, test.id(), "unittest")
         except Exception as e:
             state["failed"] = True
             _note(here, "unittest: tests not marked (%s: %s); they are named from "
@@ -116,6 +118,28 @@ def _patch_unittest(here, module):
             marked("end", test)
     startTest.__doc__, stopTest.__doc__ = start.__doc__, stop.__doc__
     cls.startTest, cls.stopTest = startTest, stopTest
+
+
+def _patch_unittest_case(here, module):
+    import os
+    keep = set(os.environ.get("TESTFLAME_UNITTEST_SELECT", "").split("\n"))
+    cls = getattr(module, "TestCase", None)
+    orig = getattr(cls, "__call__", None)
+    if orig is None:
+        _note(here, "unittest: no TestCase.__call__; every test runs")
+        return
+
+    def __call__(self, *args, **kwds):
+        # under pytest its own selection holds, by node id
+        if "_pytest" not in sys.modules:
+            try:
+                if self.id() not in keep:
+                    return None
+            except Exception:
+                pass
+        return orig(self, *args, **kwds)
+    __call__.__doc__ = orig.__doc__
+    cls.__call__ = __call__
 
 
 class _Finder(object):
@@ -167,6 +191,8 @@ def _install():
         if sys.version_info >= (3, 7) and os.environ.get("TESTFLAME_MARKERS"):
             patches = {"_pytest.config": _patch_pytest,
                        "unittest.result": _patch_unittest}
+            if os.environ.get("TESTFLAME_UNITTEST_SELECT"):
+                patches["unittest.case"] = _patch_unittest_case
             for name in list(patches):
                 if name in sys.modules:
                     patches.pop(name)(here, sys.modules[name])

@@ -307,10 +307,10 @@ void tf_test_meta_format(tf_buf *out, const tf_test_meta *m)
 	if (!isnan(m->runner_ns)) {
 		put_ns(out, "runner_ns", m->runner_ns);
 		put_ns(out, "runner_q_ns", m->runner_q_ns);
-		if (m->runner) {
-			put_key(out, "runner");
-			tf_buf_puts(out, m->runner);
-		}
+	}
+	if (m->runner) {
+		put_key(out, "runner");
+		tf_buf_puts(out, m->runner);
 	}
 	if (m->has_exit) {
 		put_key(out, "exit");

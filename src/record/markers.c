@@ -5,6 +5,7 @@
  * The suite appends lines to the file named by $TESTFLAME_MARKERS:
  *
  *     begin NAME [@tid=TID] [@pid=PID] [@t=NANOSECONDS] [@cpu=NANOSECONDS]
+ *           [@runner=WORD]
  *     end [NAME] [@tid=TID] [@pid=PID] [@t=NANOSECONDS] [@cpu=NANOSECONDS]
  *
  * @tid scopes the marker to one thread, @pid to a process and everything
@@ -19,10 +20,13 @@
  * helpers in contrib/ write all four fields; the shell one, having no
  * clock to read, writes @pid only, as a plain
  * `echo "begin x" >> "$TESTFLAME_MARKERS"` may.
+ * @runner names the runner that wrote the line (testflame's Python loader
+ * writes `unittest`), which says how to run that test alone (select.c).
  * NAME may contain spaces: fields are taken from the end of the line.
  */
 
 #include "record_int.h"
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/inotify.h>
@@ -92,6 +96,16 @@ static bool parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+/* A runner's name: 1-31 letters, digits, '-', '_' or '.'. */
+static bool runner_word(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!(isalnum((unsigned char)s[n]) || s[n] == '-' || s[n] == '_' || s[n] == '.'))
+			return false;
+	return n > 0 && n < 32;
+}
+
 bool tf_marker_parse(char *line, tf_marker_line *out)
 {
 	char *end;
@@ -129,6 +143,8 @@ bool tf_marker_parse(char *line, tf_marker_line *out)
 			out->time = v;
 		else if (strncmp(tok, "@cpu=", 5) == 0 && parse_u64(tok + 5, &v))
 			out->cpu = v, out->has_cpu = true;
+		else if (strncmp(tok, "@runner=", 8) == 0 && runner_word(tok + 8))
+			out->runner = tok + 8;
 		else
 			return false;
 		*tok = '\0';
@@ -150,9 +166,10 @@ static int emit(tf_markers *m, tf_spool *s, char *line)
 		uint32_t pid, tid;
 		uint64_t time;
 		uint32_t begin, scope;
-		uint32_t len, pad;
+		uint32_t len, rlen; /* the name's, then the runner's after its NUL */
 		uint64_t cpu; /* +1; 0 when not given */
 	} fixed;
+	char var[4096 + 32];
 
 	if (!*line)
 		return 0;
@@ -166,9 +183,14 @@ static int emit(tf_markers *m, tf_spool *s, char *line)
 	fixed.begin = ml.begin;
 	fixed.scope = ml.scope;
 	fixed.len = (uint32_t)TF_MIN(strlen(ml.name), (size_t)4000);
-	fixed.pad = 0;
+	fixed.rlen = ml.runner ? (uint32_t)strlen(ml.runner) : 0;
 	fixed.cpu = ml.has_cpu ? ml.cpu + 1 : 0;
-	return tf_spool_append_own(s, TF_SPOOL_MARKER, &fixed, sizeof(fixed), ml.name, fixed.len);
+	memcpy(var, ml.name, fixed.len);
+	var[fixed.len] = '\0';
+	if (fixed.rlen)
+		memcpy(var + fixed.len + 1, ml.runner, fixed.rlen);
+	return tf_spool_append_own(s, TF_SPOOL_MARKER, &fixed, sizeof(fixed), var,
+				   fixed.len + (fixed.rlen ? fixed.rlen + 1 : 0));
 }
 
 int tf_markers_poll(tf_markers *m, tf_spool *s, bool final)

@@ -422,6 +422,7 @@ typedef struct {
 	bool has_cpu;
 	uint64_t time; /* 0 when the line carries none */
 	tf_marker_scope scope;
+	const char *runner;   /* @runner: the runner that wrote it, or NULL */
 } tf_marker_line;
 bool tf_marker_parse(char *line, tf_marker_line *out);
 

@@ -594,14 +594,16 @@ static int decode_thread_cost(cursor *c, tf_rec_event *ev)
 
 static int decode_marker(cursor *c, tf_rec_event *ev)
 {
-	uint32_t begin, scope, len, pad;
+	uint32_t begin, scope, len, rlen;
 	take_own_head(c, ev, TF_REC_MARKER);
 	take32x2(c, &begin, &scope);
-	take32x2(c, &len, &pad);
+	take32x2(c, &len, &rlen);
 	uint64_t cpu = take64(c);
 	const char *name = take(c, (uint64_t)len + 1);
-	if (c->bad || !name || name[len] != '\0')
+	const char *runner = rlen && name ? take(c, (uint64_t)rlen + 1) : NULL;
+	if (c->bad || !name || name[len] != '\0' || (rlen && runner[rlen] != '\0'))
 		return -1;
+	ev->marker.runner = runner;
 	ev->marker.begin = begin != 0;
 	ev->marker.scope = (tf_marker_scope)scope;
 	ev->marker.name = name;

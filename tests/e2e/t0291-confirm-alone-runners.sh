@@ -2,8 +2,9 @@
 # t0291-confirm-alone-runners.sh - t0290's confirmation by the suspect
 # tests alone, with the filters the other runners read from the
 # environment, whatever starts them: one suite (`sh -c`) of a go test
-# package (GOFLAGS' -run) and a pytest file (node ids, kept by testflame's
-# plugin), three tests each. A branch makes one test of each a third
+# package (GOFLAGS' -run), a pytest file (node ids, kept by testflame's
+# plugin) and a python -m unittest module (ids, kept by testflame's
+# loader), three tests each. A branch makes one test of each a third
 # slower: the build fails on both, each ran alone, alternately with the
 # merge-base, until decided, and a test that raised no suspicion ran
 # again only inside a program that did (go test's package, run whole). (GoogleTest's GTEST_FILTER is left to test_attribute: its
@@ -62,8 +63,16 @@ def test_a(): spin("test_a", 40)
 def test_slow(): spin("test_slow", 60)
 def test_b(): spin("test_b", 40)
 EOF
+cat >ut_spin.py <<\EOF
+import unittest
+from test_spin import spin
+class T(unittest.TestCase):
+    def test_c(self): spin("test_c", 40)
+    def test_slow2(self): spin("test_slow2", 60)
+    def test_d(self): spin("test_d", 40)
+EOF
 cat >.testflame.yml <<\EOF
-command: "go test -count=1 . && /usr/bin/python3 -m pytest -q -p no:cacheprovider"
+command: "go test -count=1 . && /usr/bin/python3 -m pytest -q -p no:cacheprovider && /usr/bin/python3 -m unittest -q ut_spin"
 build: "true"
 freq: 999
 gate:
@@ -82,30 +91,32 @@ test_expect_code 3 'the slow tests alone, each by its own runner'\''s filter, un
 	cd repo && git checkout -q -b slow &&
 	sed -i "s/(\"TestSlow\", 60)/(\"TestSlow\", 85)/" spin_test.go &&
 	sed -i "s/(\"test_slow\", 60)/(\"test_slow\", 85)/" test_spin.py &&
+	sed -i "s/(\"test_slow2\", 60)/(\"test_slow2\", 85)/" ut_spin.py &&
 	$GC commit -qam slower &&
 	: >"$SPIN_LOG" && "$TF" run >out 2>err; rc=$?
 	grep "duet round 1:" err | grep -F "GOFLAGS=-mod=mod -run=^(" | grep -F "TestSlow" |
-		grep -qF "pytest'\''s" &&
+		grep -F "pytest'\''s" | grep -qF "unittest'\''s 1 id" &&
 	python3 - <<-\EOF || exit 1
 	import collections, json, os
 	r = json.load(open("testflame-report/report.json"))
 	t = {x["name"]: x for x in r["tests"] if not x["outside"]}
 	ran = collections.Counter(open(os.environ["SPIN_LOG"]).read().split())
-	for n in ("TestSlow", "test_spin.py::test_slow"):
+	for n in ("TestSlow", "test_spin.py::test_slow", "ut_spin.T.test_slow2"):
 	    s = t[n]
 	    assert s["verdict"] == "regressed" and 3 <= s["confirm_runs"] <= 20, s
 	for n, x in t.items():
 	    # a test ran again twice a round while it was undecided, or
 	    # inside a program that was (the go package, run whole)
-	    short = n.split("::")[-1]
+	    short = n.split("::")[-1].split(".")[-1]
 	    p = t.get(x["parent"]) if x["parent"] else None
 	    if short in ran:
 	        again = x["confirm_runs"] or (p and p["confirm_runs"]) or 0
 	        assert ran[short] == 1 + 2 * again, (n, ran[short], x["confirm_runs"])
 	    assert x["verdict"] != "regressed" or x["confirm_runs"], x
-	# pytest ran its slow test alone: the others never again
+	# pytest and unittest ran their slow tests alone: the others never again
 	assert ran["test_a"] == 1 and ran["test_b"] == 1, ran
-	for n in ("TestA", "test_spin.py::test_a"):
+	assert ran["test_c"] == 1 and ran["test_d"] == 1, ran
+	for n in ("TestA", "test_spin.py::test_a", "ut_spin.T.test_c"):
 	    assert t[n]["verdict"] != "regressed", t[n]
 	EOF
 	exit $rc

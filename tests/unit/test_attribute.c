@@ -225,6 +225,9 @@ static void test_marker_lines(void **state)
 	char l5[] = "beginning";
 	char l6[] = "begin ";
 	char l7[] = "begin only-pid @pid=99";
+	char l8[] = "begin pkg.T.test_x @pid=5 @runner=unittest";
+	char l9[] = "begin x @runner=two words";
+	char l10[] = "begin x @runner=";
 	(void)state;
 
 	assert_true(tf_marker_parse(l1, &m));
@@ -250,6 +253,17 @@ static void test_marker_lines(void **state)
 	assert_true(tf_marker_parse(l7, &m));
 	assert_int_equal(m.scope, TF_MARKER_PROCESS);
 	assert_int_equal(m.pid, 99);
+	assert_null(m.runner);
+
+	/* the runner that wrote it: one word */
+	assert_true(tf_marker_parse(l8, &m));
+	assert_string_equal(m.name, "pkg.T.test_x");
+	assert_string_equal(m.runner, "unittest");
+	assert_int_equal(m.pid, 5);
+	assert_true(tf_marker_parse(l9, &m)); /* "words" is no field: part of the name */
+	assert_string_equal(m.name, "x @runner=two words");
+	assert_null(m.runner);
+	assert_false(tf_marker_parse(l10, &m));
 }
 
 /* ctest's log of a run in `dir` (Testing/Temporary/LastTest.log). */
@@ -1453,6 +1467,8 @@ static void test_select(void **state)
 		{ "prog", NULL, NULL },
 		{ "InProg.Fast", "gtest", "prog" },
 		{ "InProg.Slow", "gtest", "prog" },
+		{ "tests.test_x.Case.test_y", "unittest", NULL },  /* the loader's markers */
+		{ "pkg.double", "unittest", NULL },                 /* a doctest */
 	};
 	tf_profile *run = listed_run(tests, TF_ARRAY_SIZE(tests));
 	char *const env[] = { "GOFLAGS=-mod=mod", "PATH=/bin", NULL };
@@ -1511,6 +1527,13 @@ static void test_select(void **state)
 	assert_int_equal(select_tests(&s, (const char *const[]){ "cargo", "test", "--", "--nocapture",
 							   NULL }, NULL, run, "tests::tiny", NULL), 0);
 	check_selected(s, "cargo|test|--|--nocapture|--exact|tests::tiny", "");
+	/* unittest's ids, however the runner is started, beside pytest's */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "python3", "-m", "unittest", "discover",
+							   NULL }, NULL, run, "tests.test_x.Case.test_y",
+				"pkg.double", "test_a.py::TestX::test_y[a b]", NULL), 0);
+	check_selected(s, "python3|-m|unittest|discover",
+		       "TESTFLAME_PYTEST_SELECT=test_a.py::TestX::test_y[a b]|"
+		       "TESTFLAME_UNITTEST_SELECT=tests.test_x.Case.test_y\npkg.double");
 	/* no way known: the whole suite, and why */
 	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", NULL }, NULL, run,
 				"some_function_name", NULL), TF_ENOTFOUND);
