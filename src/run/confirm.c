@@ -209,14 +209,16 @@ static const char *missing(const name_vec *open, const tf_run_side *s)
  * checked out in `wt` and this tree in turn (ABAB), as many rounds as it
  * takes each to be decided (tf_run_test_open), from TF_DUET_ROUNDS_MIN to
  * TF_DUET_ROUNDS_MAX and within gate.confirm_budget of the suite's own
- * time (`suite_ns`, the first run's). A test decided stops running; the
+ * time (`suite_ns`, the first run's; the merge-base's build, `build_ns`,
+ * apart, and said). A test decided stops running; the
  * verdicts go to o->decided and stand for the first run's. True when the
  * duet ran, *note saying how; false when the suspects cannot be run alone
  * or did not run when asked (*why_not: then the whole suite is), or when a
  * run failed to record (*status).
  */
 static bool duet(tf_run_opts *o, const tf_worktree *wt, const tf_run_side *head,
-		 uint64_t suite_ns, int *exit_status, int *status, char **why_not, char **note)
+		 uint64_t suite_ns, uint64_t build_ns, int *exit_status, int *status,
+		 char **why_not, char **note)
 {
 	const tf_run_suite *rs = &o->rec;
 	tf_run_side b = { 0 }, h = { 0 };
@@ -302,10 +304,11 @@ static bool duet(tf_run_opts *o, const tf_worktree *wt, const tf_run_side *head,
 	if (budget)
 		snprintf(limit, sizeof(limit), "%.1f s", (double)budget / 1e9);
 	*note = tf_xasprintf("%zu test%s run alone (%s), alternately with the merge-base %.12s: "
-			     "%zu decided in %zu round%s, %.1f s (gate.confirm_budget %s)",
+			     "%zu decided in %zu round%s, %.1f s (gate.confirm_budget %s), after "
+			     "%.1f s building the merge-base",
 			     o->suspects.n, o->suspects.n == 1 ? "" : "s", first_how,
 			     tf_worktree_commit(wt), ndecided, rounds, rounds == 1 ? "" : "s",
-			     (double)spent / 1e9, limit);
+			     (double)spent / 1e9, limit, (double)build_ns / 1e9);
 	ok = true;
 done:
 	if (!ok)
@@ -349,6 +352,7 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 	tf_run_note(o->rec.io, "confirming on this runner: %.12s (the merge-base) checked out into "
 		    "'%s'", tf_worktree_commit(wt), tf_worktree_root(wt));
 	tf_run_note(o->rec.io, "building %.12s: %s", tf_worktree_commit(wt), o->rec.cfg->build);
+	uint64_t built = tf_now_ns();
 	if ((rc = tf_worktree_run(wt, o->rec.cfg->build, false)) != 0) {
 		*why_not = tf_xasprintf("the merge-base %.12s did not build (`%s` exited %d)",
 					start, o->rec.cfg->build,
@@ -357,10 +361,11 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 	}
 	/* the suspects alone first: the rest of the suite only adds its time
 	 * and its noise */
+	built = tf_now_ns() - built;
 	const tf_record_info *first = &head->runs.v[0].info;
 	if (o->confirm_alone &&
 	    duet(o, wt, head, first->end_ns > first->start_ns ? first->end_ns - first->start_ns : 0,
-		 exit_status, status, why_whole, duet_note)) {
+		 built, exit_status, status, why_whole, duet_note)) {
 		ok = true;
 		goto done;
 	}

@@ -71,7 +71,7 @@ test_expect_code 3 'a branch slowing spin_slow: confirmed by it alone, alternate
 	"$TF" run >out 2>err; rc=$?
 	grep -Eq "duet round 1: [123] tests? alone \(ctest -R $ALONE\), the merge-base" err &&
 	expect_contains out "confirmed: against the stored baseline, spin_slow looks" &&
-	grep -Eq "[123] tests? run alone \(ctest -R $ALONE\)" out &&
+	grep -Eq "[123] tests? run alone \(ctest -R $ALONE\).* s \(gate.confirm_budget [0-9.]+ s\), after [0-9.]+ s building the merge-base" out &&
 	expect_contains out "run alone " &&
 	python3 - <<-\EOF || { sed "s/^/#   /" out err; exit 1; }
 	import json, os
