@@ -153,7 +153,8 @@ typedef struct {
 	double offcpu_pagein_ns;
 	char *runner;         /* "gtest", "junit", "ctest", "pytest", "go", "tap", "unity";
 			       * or, without runner_ns, the runner that wrote its
-			       * markers ("unittest") */
+			       * markers ("unittest"), or the C++ framework whose
+			       * list named it ("catch2", "doctest", "boost") */
 	char *source;         /* "markers", "frames", "process", "runner", "command", ... */
 	char *parent;         /* the test it ran inside (a ctest test, a program) */
 	uint32_t nested;      /* tests that ran inside it; its count includes theirs */

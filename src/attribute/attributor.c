@@ -126,7 +126,8 @@ struct test_acc {
 	uint32_t nested;
 	bool listed;          /* a test that ran (not merely a name) */
 	const tf_runner_test *runner; /* what its runner said of it */
-	tf_strid marked_by;   /* the runner that wrote its markers (@runner) */
+	tf_strid via;         /* the runner that named it: its markers' @runner, a
+			       * C++ framework's list ("catch2") */
 	uint32_t lead;        /* the thread that runs it (offcpu.c), 0 unknown */
 	double offcpu, apart; /* its waits, counted and left apart (offcpu.c) */
 	double nwaits;        /* how many were counted */
@@ -965,7 +966,7 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 		acc(a, name)->listed = true;
 		acc(a, name)->lead = ev->tid; /* the thread that runs it */
 		if (ev->marker.runner)
-			acc(a, name)->marked_by = tf_profile_intern(a->p, ev->marker.runner);
+			acc(a, name)->via = tf_profile_intern(a->p, ev->marker.runner);
 		return;
 	}
 	if (!st->n)
@@ -1669,6 +1670,9 @@ static void merge_cxx_lists(tf_attributor *a)
 			ta->listed = true;
 			if (pr->test && pr->test != t && !ta->parent)
 				ta->parent = pr->test;
+			const char *fw = tf_cxx_framework(a->cxx, pr->cxx_bin);
+			if (fw && *fw && !ta->via)
+				ta->via = tf_profile_intern(a->p, fw);
 		}
 	}
 	tf_go_tests_free(&ran);
@@ -2165,8 +2169,8 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 				m.runner = (char *)ta->runner->runner;
 			m.status = ta->runner->status;
 		}
-		if (!m.runner && ta->marked_by)
-			m.runner = (char *)tf_profile_str(a->p, ta->marked_by);
+		if (!m.runner && ta->via)
+			m.runner = (char *)tf_profile_str(a->p, ta->via);
 		if (ta->has_exit) {
 			m.exit_status = ta->exit_status;
 			m.has_exit = true;

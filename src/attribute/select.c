@@ -18,6 +18,12 @@
  *   go test     GOFLAGS=-run=^(TestA|TestB)$ -count=1 added to the
  *               user's: go test reads it, other go commands ignore it
  *   cargo test  the command is `cargo test`: -- --exact NAME...
+ *   Catch2      the command runs the test's program (itself, or as the
+ *               last command of `sh -c STRING`): its names as arguments,
+ *               Catch2's specials escaped
+ *   doctest     the same: -tc=NAME,NAME (',', '*' and '?' as '?')
+ *   Boost.Test  BOOST_TEST_RUN_FILTERS=PATH:PATH in the environment, which
+ *               every Boost.Test program reads
  *   unittest    ids ("pkg.tests.Case.test_x") in TESTFLAME_UNITTEST_SELECT,
  *               which testflame's Python loader keeps in any unittest
  *               runner (python -m unittest, discover, a script's own),
@@ -38,12 +44,14 @@
 typedef TF_VEC(char *) strvec;
 
 struct sel {
-	strvec ctest, gtest, pytest, go, cargo, unittest;
+	strvec ctest, gtest, pytest, go, cargo, unittest, catch2, doctest, boost;
+	const char *prog;    /* the command's program, its base name */
+	char word[256];      /* where prog is, when the shell's string holds it */
 	/* placing the tests of a program or ctest test asked for whole; and
 	 * whether a test of each environment's filter was asked for itself
 	 * (else that filter is left out: the whole runs) */
 	int depth;
-	bool asked_gtest, asked_go, asked_pytest, asked_unittest;
+	bool asked_gtest, asked_go, asked_pytest, asked_unittest, asked_boost;
 };
 
 static void strvec_free(strvec *v)
@@ -113,32 +121,43 @@ static const char *last_command(const char *s)
 	return quote ? NULL : start;
 }
 
-/* The first word of a shell command past VAR=value words and wrappers. */
-static bool shell_program_is(const char *cmd, const char *want)
+/* The base name of the first word of a shell command past VAR=value
+ * words and wrappers, in `word`; NULL when there is none that fits. */
+static const char *shell_program(const char *cmd, char *word, size_t size)
 {
-	char word[256];
 	while (*cmd) {
 		while (isspace((unsigned char)*cmd))
 			cmd++;
 		size_t n = 0;
 		while (cmd[n] && !isspace((unsigned char)cmd[n]))
 			n++;
-		if (!n || n >= sizeof(word))
-			return false;
+		if (!n || n >= size)
+			return NULL;
 		memcpy(word, cmd, n);
 		word[n] = '\0';
 		cmd += n;
 		if (tf_word_is_assignment(word) || tf_word_is_wrapper(word) || word[0] == '-' ||
 		    isdigit((unsigned char)word[0]))
 			continue;
-		return strcmp(tf_word_base_name(word), want) == 0;
+		return tf_word_base_name(word);
 	}
-	return false;
+	return NULL;
 }
 
-/* `s` quoted for a POSIX shell. */
+static bool shell_program_is(const char *cmd, const char *want)
+{
+	char word[256];
+	const char *p = shell_program(cmd, word, sizeof(word));
+	return p && strcmp(p, want) == 0;
+}
+
+/* `s` quoted for a POSIX shell, where it needs it. */
 static void shell_quote(tf_buf *b, const char *s)
 {
+	if (*s && !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")]) {
+		tf_buf_puts(b, s);
+		return;
+	}
 	tf_buf_putc(b, '\'');
 	for (; *s; s++)
 		if (*s == '\'')
@@ -287,6 +306,13 @@ static bool place(struct sel *s, const tf_profile *run, const char *name, bool c
 	} else if ((!*runner || !strcmp(runner, "junit")) && strstr(name, ".py::")) {
 		add_unique(&s->pytest, name, strlen(name));
 		s->asked_pytest |= !s->depth;
+	} else if (!strcmp(runner, "boost") && !strpbrk(name, ":,@!*")) {
+		add_unique(&s->boost, name, strlen(name));
+		s->asked_boost |= !s->depth;
+	} else if ((!strcmp(runner, "catch2") || !strcmp(runner, "doctest")) && m.parent &&
+		   s->prog && !strcmp(tf_word_base_name(m.parent), s->prog) && name[0] != '-') {
+		/* its program is the command's: the names go on its line */
+		add_unique(runner[0] == 'c' ? &s->catch2 : &s->doctest, name, strlen(name));
 	} else if (!strcmp(runner, "unittest")) {
 		add_unique(&s->unittest, name, strlen(name));
 		s->asked_unittest |= !s->depth;
@@ -333,6 +359,21 @@ done:
 	return ok;
 }
 
+/* The base name of the program the command runs, in `word`: itself past
+ * wrappers, or the last command of `sh -c STRING`; NULL when neither is
+ * plain. */
+static const char *command_program(const char *const *argv, char *word, size_t size)
+{
+	size_t p = program_index(argv);
+	const char *tail;
+	if (!argv[p])
+		return NULL;
+	if (!(tf_word_is_shell(argv[p]) && argv[p + 1] && !strcmp(argv[p + 1], "-c") && argv[p + 2]))
+		return tf_word_base_name(argv[p]);
+	tail = last_command(argv[p + 2]);
+	return tail ? shell_program(tail, word, size) : NULL;
+}
+
 /* Whether argv is `cargo [options] test ...`; *at the index of "test". */
 static bool is_cargo_test(const char *const *argv, size_t *at)
 {
@@ -365,6 +406,47 @@ static void put_env(strvec *env, tf_buf *how, const char *key, const char *value
 	if (how->len)
 		tf_buf_puts(how, "; ");
 	tf_buf_printf(how, "%s=%s", key, value);
+}
+
+/* Append `args` to the command's line, where its program (past wrappers)
+ * is `prog`, or is the last command of `sh -c STRING` (quoted for the
+ * shell there); false when neither. */
+static bool add_args(strvec *av, const char *const *argv, const char *prog,
+		     const char *const *args, size_t n)
+{
+	size_t p = program_index(argv);
+	const char *tail;
+	if (argv[p] && !strcmp(tf_word_base_name(argv[p]), prog)) {
+		for (size_t i = 0; i < n; i++)
+			tf_vec_push(av, tf_xstrdup(args[i]));
+		return true;
+	}
+	if (argv[p] && tf_word_is_shell(argv[p]) && argv[p + 1] && !strcmp(argv[p + 1], "-c") &&
+	    argv[p + 2] && (tail = last_command(argv[p + 2])) && shell_program_is(tail, prog)) {
+		tf_buf b = TF_BUF_INIT;
+		tf_buf_puts(&b, argv[p + 2]);
+		for (size_t i = 0; i < n; i++) {
+			tf_buf_putc(&b, ' ');
+			shell_quote(&b, args[i]);
+		}
+		free(av->v[p + 2]);
+		av->v[p + 2] = tf_buf_detach(&b);
+		return true;
+	}
+	return false;
+}
+
+/* Catch2's test spec of one name: ',', '[', ']', '*', '\\' and a leading
+ * '~' escaped with '\\'. */
+static char *catch2_name(const char *name)
+{
+	tf_buf b = TF_BUF_INIT;
+	for (const char *p = name; *p; p++) {
+		if (strchr(",[]*\\", *p) || (*p == '~' && p == name))
+			tf_buf_putc(&b, '\\');
+		tf_buf_putc(&b, *p);
+	}
+	return tf_buf_detach(&b);
 }
 
 /* KEY=the ids, one a line, for testflame's own Python code to keep; "WHOSE
@@ -401,6 +483,7 @@ int tf_attribute_select(tf_selection **out, const char *const *argv, char *const
 	if (!argv || !argv[0] || !n)
 		return tf_error_set(TF_EINVAL, "no command or no test to select");
 	cargo = is_cargo_test(argv, &cargo_at);
+	s.prog = command_program(argv, s.word, sizeof(s.word));
 	for (size_t i = 0; i < n && ok; i++)
 		ok = place(&s, run, tests[i], cargo, &why);
 	if (!ok) {
@@ -411,21 +494,7 @@ int tf_attribute_select(tf_selection **out, const char *const *argv, char *const
 		tf_vec_push(&av, tf_xstrdup(argv[i]));
 	if (s.ctest.n) {
 		char *re = tf_select_ctest_regex((const char *const *)s.ctest.v, s.ctest.n);
-		size_t p = program_index(argv);
-		const char *tail;
-		if (argv[p] && !strcmp(tf_word_base_name(argv[p]), "ctest")) {
-			tf_vec_push(&av, tf_xstrdup("-R"));
-			tf_vec_push(&av, tf_xstrdup(re));
-		} else if (argv[p] && tf_word_is_shell(argv[p]) && argv[p + 1] && !strcmp(argv[p + 1], "-c") &&
-			   argv[p + 2] && (tail = last_command(argv[p + 2])) &&
-			   shell_program_is(tail, "ctest")) {
-			tf_buf b = TF_BUF_INIT;
-			tf_buf_puts(&b, argv[p + 2]);
-			tf_buf_puts(&b, " -R ");
-			shell_quote(&b, re);
-			free(av.v[p + 2]);
-			av.v[p + 2] = tf_buf_detach(&b);
-		} else {
+		if (!add_args(&av, argv, "ctest", (const char *const[]){ "-R", re }, 2)) {
 			rc = tf_error_set(TF_ENOTFOUND, "'%s' is a ctest test and the command does not "
 					  "run ctest itself", s.ctest.v[0]);
 			free(re);
@@ -433,6 +502,38 @@ int tf_attribute_select(tf_selection **out, const char *const *argv, char *const
 		}
 		tf_buf_printf(&how, "ctest -R '%s'", re);
 		free(re);
+	}
+	if (s.catch2.n || s.doctest.n) {
+		/* one program's tests: place() kept those of the command's */
+		strvec args = { 0 };
+		tf_buf tc = TF_BUF_INIT;
+		for (size_t i = 0; i < s.catch2.n; i++)
+			tf_vec_push(&args, catch2_name(s.catch2.v[i]));
+		for (size_t i = 0; i < s.doctest.n; i++) {
+			tf_buf_puts(&tc, i ? "," : "-tc=");
+			for (const char *q = s.doctest.v[i]; *q; q++)
+				tf_buf_putc(&tc, strchr(",*?", *q) ? '?' : *q);
+		}
+		if (tc.len)
+			tf_vec_push(&args, tf_buf_detach(&tc));
+		bool added = add_args(&av, argv, s.prog, (const char *const *)args.v, args.n);
+		if (added) {
+			if (how.len)
+				tf_buf_puts(&how, "; ");
+			tf_buf_printf(&how, "%s", s.prog);
+			for (size_t i = 0; i < args.n; i++) {
+				tf_buf_putc(&how, ' ');
+				shell_quote(&how, args.v[i]);
+			}
+		}
+		strvec_free(&args);
+		tf_buf_free(&tc);
+		if (!added) {
+			rc = tf_error_set(TF_ENOTFOUND, "'%s' is a test of %s, which the command does "
+					  "not run itself", s.catch2.n ? s.catch2.v[0] : s.doctest.v[0],
+					  s.prog);
+			goto done;
+		}
 	}
 	if (s.cargo.n) {
 		/* libtest's filters after the command's own `--`, else after one */
@@ -468,6 +569,16 @@ int tf_attribute_select(tf_selection **out, const char *const *argv, char *const
 	}
 	if (s.pytest.n && s.asked_pytest)
 		put_ids(&env, &how, "TESTFLAME_PYTEST_SELECT", &s.pytest, "pytest's", "node id");
+	if (s.boost.n && s.asked_boost) {
+		tf_buf f = TF_BUF_INIT;
+		for (size_t i = 0; i < s.boost.n; i++) {
+			if (i)
+				tf_buf_putc(&f, ':');
+			tf_buf_puts(&f, s.boost.v[i]);
+		}
+		put_env(&env, &how, "BOOST_TEST_RUN_FILTERS", f.ptr);
+		tf_buf_free(&f);
+	}
 	if (s.unittest.n && s.asked_unittest)
 		put_ids(&env, &how, "TESTFLAME_UNITTEST_SELECT", &s.unittest, "unittest's", "id");
 	tf_vec_push(&env, NULL);
@@ -492,6 +603,9 @@ done:
 	strvec_free(&s.go);
 	strvec_free(&s.cargo);
 	strvec_free(&s.unittest);
+	strvec_free(&s.catch2);
+	strvec_free(&s.doctest);
+	strvec_free(&s.boost);
 	free(why);
 	return rc;
 }

@@ -1555,6 +1555,101 @@ static void test_select(void **state)
 	free(f);
 }
 
+/* The output of `argv` run with `env` added, from its program in the
+ * build's fixtures; NULL when that fixture was not built. */
+static char *run_fixture(char *const *argv, char *const *env)
+{
+	const char *build = getenv("TESTFLAME_BUILD");
+	char *dir = tf_xasprintf("%s/fixtures/cxxforms", build ? build : "build");
+	char *exe = tf_xasprintf("%s/%s", dir, argv[0]);
+	tf_buf cmd = TF_BUF_INIT;
+	char *out = NULL;
+	if (access(exe, X_OK) == 0) {
+		tf_buf_printf(&cmd, "cd '%s' && env", dir);
+		for (size_t i = 0; env && env[i]; i++)
+			tf_buf_printf(&cmd, " '%s'", env[i]);
+		tf_buf_printf(&cmd, " ./%s", argv[0]);
+		for (size_t i = 1; argv[i]; i++)
+			tf_buf_printf(&cmd, " '%s'", argv[i]); /* no quote in these */
+		tf_buf_puts(&cmd, " 2>&1");
+		FILE *f = popen(cmd.ptr, "r");
+		tf_buf o = TF_BUF_INIT;
+		char line[4096];
+		while (f && fgets(line, sizeof(line), f))
+			tf_buf_puts(&o, line);
+		if (f)
+			pclose(f);
+		out = tf_buf_detach(&o);
+	}
+	tf_buf_free(&cmd);
+	free(exe);
+	free(dir);
+	return out;
+}
+
+/* C++ frameworks' tests alone: Catch2's and doctest's names on the line of
+ * the program the command runs, Boost.Test's filter in the environment;
+ * the real programs (the fixtures) then run those tests and no other. */
+static void test_select_cxx(void **state)
+{
+	(void)state;
+	static const char *const tests[][3] = {
+		{ "catch2_tests", NULL, NULL },
+		{ "hot in a", "catch2", "catch2_tests" },
+		{ "a comma, in its name", "catch2", "catch2_tests" },
+		{ "doctest_tests", NULL, NULL },
+		{ "in a suite", "doctest", "doctest_tests" },
+		{ "boost_tests", NULL, NULL },
+		{ "suite/quick_boost", "boost", "boost_tests" },
+		{ "odd:name", "boost", "boost_tests" },
+		{ "ctest_prog", "ctest", NULL },
+		{ "in ctest", "catch2", "ctest_prog" },
+	};
+	tf_profile *run = listed_run(tests, TF_ARRAY_SIZE(tests));
+	tf_selection *s;
+	char *out;
+
+	assert_int_equal(select_tests(&s, (const char *const[]){ "./catch2_tests", NULL }, NULL, run,
+				"a comma, in its name", NULL), 0);
+	out = run_fixture(s->argv, s->env);
+	if (out) /* the one test, though its name holds Catch2's ',' */
+		assert_non_null(strstr(out, "test cases: 1 | 1 passed"));
+	free(out);
+	check_selected(s, "./catch2_tests|a comma\\, in its name", "");
+	/* the last command of sh -c, quoted */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "sh", "-c", "cd src && ./catch2_tests",
+							   NULL }, NULL, run, "hot in a",
+				"a comma, in its name", NULL), 0);
+	check_selected(s, "sh|-c|cd src && ./catch2_tests 'hot in a' 'a comma\\, in its name'", "");
+	assert_int_equal(select_tests(&s, (const char *const[]){ "./doctest_tests", "-s", NULL }, NULL,
+				run, "in a suite", NULL), 0);
+	out = run_fixture(s->argv, s->env);
+	if (out)
+		assert_non_null(strstr(out, "test cases: 1 | 1 passed"));
+	free(out);
+	check_selected(s, "./doctest_tests|-s|-tc=in a suite", "");
+	assert_int_equal(select_tests(&s, (const char *const[]){ "./boost_tests", NULL }, NULL, run,
+				"suite/quick_boost", NULL), 0);
+	char *const log[] = { "BOOST_TEST_LOG_LEVEL=test_suite", s->env[0], NULL };
+	out = run_fixture(s->argv, log);
+	if (out) {
+		assert_non_null(strstr(out, "Entering test case \"quick_boost\""));
+		assert_null(strstr(out, "Entering test case \"hot_boost\""));
+	}
+	free(out);
+	check_selected(s, "./boost_tests", "BOOST_TEST_RUN_FILTERS=suite/quick_boost");
+	/* not when the command runs another program, nor a name Boost's
+	 * filter cannot spell; inside a ctest test: that test whole */
+	assert_int_equal(select_tests(&s, (const char *const[]){ "make", "check", NULL }, NULL, run,
+				"hot in a", NULL), TF_ENOTFOUND);
+	assert_int_equal(select_tests(&s, (const char *const[]){ "./boost_tests", NULL }, NULL, run,
+				"odd:name", NULL), TF_ENOTFOUND);
+	assert_int_equal(select_tests(&s, (const char *const[]){ "ctest", NULL }, NULL, run, "in ctest",
+				NULL), 0);
+	check_selected(s, "ctest|-R|^(ctest_prog)$", "");
+	tf_profile_free(run);
+}
+
 /* ctest's files in `dir` for one ctest test, PROG ("/b/PROG"), whose
  * output in ctest's log is `output`. */
 static void holder_ctest_files(const char *dir, const char *prog, const char *output)
@@ -1862,6 +1957,7 @@ int main(void)
 		cmocka_unit_test(test_cxx_lists),
 		cmocka_unit_test(test_libtest_list),
 		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_select_cxx),
 		cmocka_unit_test(test_holder_of_unnamed_tests),
 		cmocka_unit_test(test_holder_of_reported_tests),
 	};
