@@ -70,7 +70,7 @@ DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
 	python3 python3-pytest python3-pytest-xdist python3-venv python3-exceptiongroup python3-tomli python3-yaml \
 	libseccomp-dev valgrind libxml2-utils hyperfine cargo \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time \
-	catch2 doctest-dev libboost-test-dev \
+	catch2 doctest-dev libboost-test-dev meson ninja-build \
 	protobuf-compiler golang-google-protobuf-dev golang-github-google-pprof-dev \
 	clang libclang-rt-14-dev gdb zsh man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

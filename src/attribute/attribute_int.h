@@ -188,6 +188,23 @@ const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const cha
 const tf_runner_tests *tf_ctest_log(const tf_ctest *c);
 void tf_ctest_free(tf_ctest *c);
 
+/* meson's test names (meson.c): meson-info/intro-tests.json of a build
+ * directory. */
+typedef struct tf_meson tf_meson;
+/* The tests of the build directory `dir`, and meson's log of a run that
+ * ended after `not_before_realtime_ns`; NULL when there are none. */
+tf_meson *tf_meson_load(const char *dir, uint64_t not_before_realtime_ns);
+/* The tests of one intro-tests.json's text, no log: for the fuzzer. */
+tf_meson *tf_meson_parse(const char *text);
+/* meson's name ("SUITE / NAME") of a process with these NUL-separated
+ * args; NULL when none or several tests run it that way. */
+const char *tf_meson_lookup(const tf_meson *m, const char *argv, size_t len);
+/* Whether some test's command runs `program` (a base name). */
+bool tf_meson_runs(const tf_meson *m, const char *program);
+/* What meson's log says ran (NULL or empty without a log). */
+const tf_runner_tests *tf_meson_log(const tf_meson *m);
+void tf_meson_free(tf_meson *m);
+
 /* Go test binaries' own lists (golist.c). */
 typedef TF_VEC(char *) tf_go_tests;
 /* The top-level tests, fuzz targets and examples with output of the Go

@@ -161,6 +161,11 @@ struct ctest_cache {
 	tf_ctest *c;
 };
 
+struct meson_cache {
+	uint32_t pid;
+	tf_meson *m;
+};
+
 struct tf_attributor {
 	tf_profile *p;
 	const tf_attribute_opts *o;
@@ -180,6 +185,7 @@ struct tf_attributor {
 	strid_stack gmarkers;
 	TF_VEC(struct test_acc) tests;   /* by test strid */
 	TF_VEC(struct ctest_cache) ctests;
+	TF_VEC(struct meson_cache) mesons;
 	uint32_t root_pid;
 	bool root_seen;
 	tf_strid default_test, build_test, unknown;
@@ -607,6 +613,9 @@ void tf_attributor_free(tf_attributor *a)
 	for (size_t i = 0; i < a->ctests.n; i++)
 		tf_ctest_free(a->ctests.v[i].c);
 	tf_vec_free(&a->ctests);
+	for (size_t i = 0; i < a->mesons.n; i++)
+		tf_meson_free(a->mesons.v[i].m);
+	tf_vec_free(&a->mesons);
 	tf_vec_free(&a->procs);
 	tf_htab_free(&a->proc_index);
 	tf_vec_free(&a->tids);
@@ -800,10 +809,46 @@ static tf_ctest *ctest_for(tf_attributor *a, struct proc *ct)
 	return cc.c;
 }
 
-/* The program's test name: its own, or ctest's name for it. */
+/* The tests of the build directory `meson test` ran in (its -C DIR). */
+static tf_meson *meson_for(tf_attributor *a, struct proc *ms)
+{
+	for (size_t i = 0; i < a->mesons.n; i++)
+		if (a->mesons.v[i].pid == ms->pid)
+			return a->mesons.v[i].m;
+	const char *dir = ms->cwd && *ms->cwd ? ms->cwd : ".";
+	char *owned = NULL;
+	for (size_t i = 1; argv_at(ms, i); i++) {
+		const char *arg = argv_at(ms, i), *d = NULL;
+		if (strcmp(arg, "-C") == 0)
+			d = argv_at(ms, i + 1);
+		else if (strncmp(arg, "-C", 2) == 0)
+			d = arg + 2;
+		if (d && *d) {
+			free(owned);
+			owned = d[0] == '/' ? tf_xstrdup(d) : tf_xasprintf("%s/%s", dir, d);
+		}
+	}
+	struct meson_cache mc = { ms->pid, tf_meson_load(owned ? owned : dir, a->start_realtime) };
+	free(owned);
+	tf_vec_push(&a->mesons, mc);
+	return mc.m;
+}
+
+/* The program's test name: its own, or ctest's or meson's name for it. */
 static tf_strid program_test(tf_attributor *a, struct proc *pr)
 {
 	for (struct proc *anc = proc_find(a, pr->ppid); anc; anc = proc_find(a, anc->ppid)) {
+		if (anc == proc_find(a, pr->ppid) && strcmp(tf_profile_str(a->p, anc->name), "meson") == 0) {
+			/* a test meson ran: its own child, run as its command says */
+			const char *n = tf_meson_lookup(meson_for(a, anc), pr->argv, pr->argv_len);
+			if (n) {
+				tf_strid t = tf_profile_intern(a->p, n);
+				if (!acc(a, t)->via)
+					acc(a, t)->via = tf_profile_intern(a->p, "meson");
+				return t;
+			}
+			break;
+		}
 		if (strcmp(tf_profile_str(a->p, anc->name), "ctest") == 0) {
 			const char *prog = pr->main_bin ? tf_profile_str(a->p, pr->main_bin)
 							 : tf_profile_str(a->p, pr->name);
@@ -845,6 +890,20 @@ static tf_strid program_test(tf_attributor *a, struct proc *pr)
 	return stem ? tf_profile_intern_len(a->p, name, stem) : pr->name;
 }
 
+/* Whether `pr` is meson's own work: a program `meson test` started that
+ * no test of its build directory runs (dpkg-architecture, asked about
+ * the machine), which belongs to no test. */
+static bool meson_own(tf_attributor *a, struct proc *pr)
+{
+	struct proc *parent = proc_find(a, pr->ppid);
+	if (!parent || parent == pr || strcmp(tf_profile_str(a->p, parent->name), "meson") != 0)
+		return false;
+	tf_meson *m = meson_for(a, parent);
+	const char *prog = tf_profile_str(a->p, pr->main_bin ? pr->main_bin : pr->name);
+	return m && !tf_meson_lookup(m, pr->argv, pr->argv_len) && !tf_meson_runs(m, prog) &&
+	       !tf_meson_runs(m, tf_profile_str(a->p, pr->name));
+}
+
 /* Decide a process's test (SPEC §4 rule 3), its parents first. */
 static tf_strid proc_test(tf_attributor *a, struct proc *pr, int depth)
 {
@@ -866,7 +925,7 @@ static tf_strid proc_test(tf_attributor *a, struct proc *pr, int depth)
 		pr->test = inherited;
 	} else if (pr->role == ROLE_BUILD) {
 		pr->test = a->build_test;
-	} else if (pr->role == ROLE_PROGRAM && pr->below_root) {
+	} else if (pr->role == ROLE_PROGRAM && pr->below_root && !meson_own(a, pr)) {
 		pr->test = program_test(a, pr);
 		pr->test_root = true;
 		acc(a, pr->test)->lead = pr->pid;
@@ -1837,6 +1896,8 @@ static void merge_runner_tests(tf_attributor *a)
 	merge_runner_list(a, a->o->runner_tests);
 	for (size_t i = 0; i < a->ctests.n; i++)
 		merge_runner_list(a, tf_ctest_log(a->ctests.v[i].c));
+	for (size_t i = 0; i < a->mesons.n; i++)
+		merge_runner_list(a, tf_meson_log(a->mesons.v[i].m));
 }
 
 /*

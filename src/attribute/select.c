@@ -18,6 +18,8 @@
  *   go test     GOFLAGS=-run=^(TestA|TestB)$ -count=1 added to the
  *               user's: go test reads it, other go commands ignore it
  *   cargo test  the command is `cargo test`: -- --exact NAME...
+ *   meson       the command is `meson test` (or the last command of `sh -c
+ *               STRING`): PROJECT:NAME of each, from "SUITE / NAME"
  *   Catch2      the command runs the test's program (itself, or as the
  *               last command of `sh -c STRING`): its names as arguments,
  *               Catch2's specials escaped
@@ -44,7 +46,7 @@
 typedef TF_VEC(char *) strvec;
 
 struct sel {
-	strvec ctest, gtest, pytest, go, cargo, unittest, catch2, doctest, boost;
+	strvec ctest, gtest, pytest, go, cargo, unittest, catch2, doctest, boost, meson;
 	const char *prog;    /* the command's program, its base name */
 	char word[256];      /* where prog is, when the shell's string holds it */
 	/* placing the tests of a program or ctest test asked for whole; and
@@ -283,6 +285,23 @@ static bool all_of(struct sel *s, const tf_profile *run, const char *parent, boo
 	return ok;
 }
 
+/* meson's "SUITE / NAME" as `meson test` takes it, PROJECT:NAME (the
+ * suite's project part), added to `v`; false for a name it would read
+ * otherwise. */
+static bool meson_name(strvec *v, const char *name)
+{
+	const char *sep = strstr(name, " / ");
+	if (!sep || strchr(sep + 3, ':') || !sep[3])
+		return false;
+	size_t plen = strcspn(name, ":");
+	if (plen > (size_t)(sep - name))
+		plen = (size_t)(sep - name);
+	char *arg = tf_xasprintf("%.*s:%s", (int)plen, name, sep + 3);
+	add_unique(v, arg, strlen(arg));
+	free(arg);
+	return true;
+}
+
 /* Sort one test into the runner that can run it alone; false (and *why)
  * when none can. `cargo`: the command is cargo test. */
 static bool place(struct sel *s, const tf_profile *run, const char *name, bool cargo, char **why)
@@ -306,6 +325,8 @@ static bool place(struct sel *s, const tf_profile *run, const char *name, bool c
 	} else if ((!*runner || !strcmp(runner, "junit")) && strstr(name, ".py::")) {
 		add_unique(&s->pytest, name, strlen(name));
 		s->asked_pytest |= !s->depth;
+	} else if (!strcmp(runner, "meson") && !m.parent && meson_name(&s->meson, name)) {
+		/* kept as meson takes it */
 	} else if (!strcmp(runner, "boost") && !strpbrk(name, ":,@!*")) {
 		add_unique(&s->boost, name, strlen(name));
 		s->asked_boost |= !s->depth;
@@ -503,6 +524,20 @@ int tf_attribute_select(tf_selection **out, const char *const *argv, char *const
 		tf_buf_printf(&how, "ctest -R '%s'", re);
 		free(re);
 	}
+	if (s.meson.n) {
+		if (!add_args(&av, argv, "meson", (const char *const *)s.meson.v, s.meson.n)) {
+			rc = tf_error_set(TF_ENOTFOUND, "'%s' is a meson test and the command does not "
+					  "run meson test itself", s.meson.v[0]);
+			goto done;
+		}
+		if (how.len)
+			tf_buf_puts(&how, "; ");
+		tf_buf_puts(&how, "meson test");
+		for (size_t i = 0; i < s.meson.n; i++) {
+			tf_buf_putc(&how, ' ');
+			shell_quote(&how, s.meson.v[i]);
+		}
+	}
 	if (s.catch2.n || s.doctest.n) {
 		/* one program's tests: place() kept those of the command's */
 		strvec args = { 0 };
@@ -606,6 +641,7 @@ done:
 	strvec_free(&s.catch2);
 	strvec_free(&s.doctest);
 	strvec_free(&s.boost);
+	strvec_free(&s.meson);
 	free(why);
 	return rc;
 }

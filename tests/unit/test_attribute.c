@@ -1555,6 +1555,51 @@ static void test_select(void **state)
 	free(f);
 }
 
+/* meson's tests by their commands, named as meson prints them; run alone
+ * by PROJECT:NAME where the command is meson test. */
+static void test_meson(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"[{\"name\": \"parse\", \"suite\": [\"libfoo\"], \"cmd\": [\"/b/t\", \"parse\"]},"
+		" {\"name\": \"big\", \"suite\": [\"libfoo:slow\", \"libfoo\"], \"cmd\": [\"/b/t\", \"big\"]},"
+		" {\"name\": \"alone\", \"suite\": [\"libfoo\"], \"cmd\": [\"/b/solo\"]},"
+		" {\"name\": \"bad\", \"cmd\": 3}]";
+	tf_meson *m = tf_meson_parse(json);
+	assert_non_null(m);
+	/* argv as the process's command line has it: each NUL-ended */
+	assert_string_equal(tf_meson_lookup(m, "/b/t\0parse", 11), "libfoo / parse");
+	assert_string_equal(tf_meson_lookup(m, "/b/t\0big", 9), "libfoo:slow / big");
+	assert_null(tf_meson_lookup(m, "/b/t\0other", 11));  /* two tests run /b/t */
+	assert_string_equal(tf_meson_lookup(m, "/b/solo\0-v", 11), "libfoo / alone");
+	assert_null(tf_meson_lookup(m, "t\0parse", 8));
+	assert_true(tf_meson_runs(m, "solo"));
+	assert_false(tf_meson_runs(m, "dpkg-architecture"));
+	assert_non_null(tf_meson_log(m));
+	tf_meson_free(m);
+	assert_null(tf_meson_parse("[]"));
+	assert_null(tf_meson_parse("{not json"));
+
+	static const char *const tests[][3] = {
+		{ "libfoo / parse", "meson", NULL },
+		{ "libfoo:slow / big", "meson", NULL },
+		{ "libfoo / odd: name", "meson", NULL },
+	};
+	tf_profile *run = listed_run(tests, TF_ARRAY_SIZE(tests));
+	tf_selection *s;
+	assert_int_equal(select_tests(&s, (const char *const[]){ "meson", "test", "-C", "build", NULL },
+				NULL, run, "libfoo / parse", "libfoo:slow / big", NULL), 0);
+	check_selected(s, "meson|test|-C|build|libfoo:parse|libfoo:big", "");
+	assert_int_equal(select_tests(&s, (const char *const[]){ "sh", "-c", "meson test -C build",
+							   NULL }, NULL, run, "libfoo:slow / big", NULL), 0);
+	check_selected(s, "sh|-c|meson test -C build libfoo:big", "");
+	assert_int_equal(select_tests(&s, (const char *const[]){ "ninja", "-C", "build", "test", NULL },
+				NULL, run, "libfoo / parse", NULL), TF_ENOTFOUND);
+	assert_int_equal(select_tests(&s, (const char *const[]){ "meson", "test", NULL }, NULL, run,
+				"libfoo / odd: name", NULL), TF_ENOTFOUND);
+	tf_profile_free(run);
+}
+
 /* The output of `argv` run with `env` added, from its program in the
  * build's fixtures; NULL when that fixture was not built. */
 static char *run_fixture(char *const *argv, char *const *env)
@@ -1958,6 +2003,7 @@ int main(void)
 		cmocka_unit_test(test_libtest_list),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_select_cxx),
+		cmocka_unit_test(test_meson),
 		cmocka_unit_test(test_holder_of_unnamed_tests),
 		cmocka_unit_test(test_holder_of_reported_tests),
 	};
