@@ -121,9 +121,9 @@ orb_project() { # message config
 		git -c user.email=t@e -c user.name=t commit -qm testflame && git tag v1) >/dev/null &&
 	example_project "$1" "orb_config $2"
 }
-orb_config() { # config: run in the project
+orb_config() { # config: run in the project; the orb's source: $ORB_SOURCE
 	[ "$1" = config.yml ] || mv ".circleci/$1" .circleci/config.yml
-	python3 - .circleci/config.yml "$SCRATCH/tf-src" <<-\PY
+	python3 - .circleci/config.yml "${ORB_SOURCE:-$SCRATCH/tf-src}" <<-\PY
 	import sys, yaml
 	p, src = sys.argv[1:3]
 	doc = yaml.safe_load(open(p))

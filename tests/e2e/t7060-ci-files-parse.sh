@@ -67,7 +67,7 @@ test_expect_success 'the example CircleCI configs parse with the orb'\''s jobs' 
 '
 
 test_expect_success 'the CircleCI check rejects a stale orb.yml and a broken job' '
-	cp -r "$TOP/circleci" orb && sed -i "s/Build testflame from source/Build it/" orb/src/commands/install.yml &&
+	cp -r "$TOP/circleci" orb && sed -i "s/Put testflame on PATH/Put it on PATH/" orb/src/commands/install.yml &&
 	! node "$NODE_DIR/circleci-check.mjs" orb 2>err && expect_contains err "is not the packing of src/" &&
 	rm -rf orb && cp -r "$TOP/circleci" orb && sed -i "s/^executor: machine/executor: nosuch/" orb/src/jobs/profile.yml &&
 	node "$NODE_DIR/orb-pack.mjs" orb/src >orb/orb.yml &&

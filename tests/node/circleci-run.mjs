@@ -12,7 +12,12 @@
 // pipefail, with the step's `environment`, BASH_ENV carried between steps),
 // `store_artifacts` and `store_test_results` (copied into --out),
 // `persist_to_workspace` and `attach_workspace` (the workflow's workspace,
-// --workspace, shared by its jobs); after a failed step the rest are
+// --workspace, shared by its jobs), `save_cache` and `restore_cache` (the
+// project's cache, --cache: keys from templates, {{ checksum "FILE" }},
+// {{ arch }}, {{ .Branch }}, {{ .Environment.NAME }}, {{ epoch }}; a key
+// saved once is never saved again; restore takes the first key that
+// matches exactly, else the newest cache whose key starts with it; both
+// paths as absolute, ~ the home); after a failed step the rest are
 // skipped unless `when: always`. The job's environment is CircleCI's
 // built-in variables plus the project's (--env KEY=VALUE); a job with
 // `parallelism` above 1 runs as one of its containers, --node INDEX
@@ -20,7 +25,8 @@
 //
 //   node circleci-run.mjs --config CONFIG.yml --orb ORB.yml --job ALIAS/NAME
 //     --origin REPO --workdir DIR --out DIR --result OUT.json
-//     [--workspace DIR] [--node INDEX] --env KEY=VALUE ...
+//     [--workspace DIR] [--cache DIR] [--node INDEX] --env KEY=VALUE ...
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -78,7 +84,7 @@ function expand(steps, where) {
 		const [name, args] = typeof step === 'string' ? [step, {}] : Object.entries(step)[0];
 		const bare = name.startsWith(`${alias}/`) ? name.slice(alias.length + 1) : name;
 		if (['run', 'checkout', 'store_artifacts', 'store_test_results', 'persist_to_workspace',
-			'attach_workspace'].includes(name)) {
+			'attach_workspace', 'save_cache', 'restore_cache'].includes(name)) {
 			out.push({ type: name, args: typeof args === 'string' ? { command: args } : (args || {}) });
 		} else if (orb.commands[bare]) {
 			const cmd = orb.commands[bare];
@@ -141,6 +147,69 @@ function attach(args) {
 	process.stdout.write(`    attached the workspace at ${at}\n`);
 	return 0;
 }
+// a cache key's template, evaluated as CircleCI does
+function cacheKey(t) {
+	return String(t).replace(/\{\{\s*(.*?)\s*\}\}/g, (m, e) => {
+		let x;
+		if ((x = /^checksum\s+"(.*)"$/.exec(e))) {
+			const f = path.resolve(workdir, x[1]);
+			if (!fs.existsSync(f)) throw new Error(`cache key: no file ${x[1]} to checksum`);
+			return crypto.createHash('sha256').update(fs.readFileSync(f)).digest('base64url');
+		}
+		if (e === 'arch') return `arch1-linux-${process.arch === 'x64' ? 'amd64' : process.arch}`;
+		if (e === 'epoch') return String(Math.floor(Date.now() / 1000));
+		if (e === '.Branch') return baseEnv.CIRCLE_BRANCH || '';
+		if (e === '.Revision') return baseEnv.CIRCLE_SHA1 || '';
+		if ((x = /^\.Environment\.(\w+)$/.exec(e))) return baseEnv[x[1]] || '';
+		throw new Error(`cache key: '${e}' is not emulated`);
+	});
+}
+function cachePath(p) {
+	return p.startsWith('~/') ? path.join(baseEnv.HOME, p.slice(2)) : path.resolve(workdir, p);
+}
+function saveCache(args) {
+	if (!opt.cache) throw new Error('save_cache: no --cache');
+	const key = cacheKey(args.key), dir = path.join(opt.cache, encodeURIComponent(key));
+	if (fs.existsSync(dir)) {
+		process.stdout.write(`    Skipping cache generation, cache already exists for key: ${key}\n`);
+		return 0;
+	}
+	const tmp = `${dir}.tmp`, saved = [];
+	for (const p of args.paths || []) {
+		const abs = cachePath(p);
+		if (!fs.existsSync(abs)) {
+			process.stdout.write(`    Warning: could not find ${p}\n`);
+			continue;
+		}
+		fs.cpSync(abs, path.join(tmp, 'files', abs), { recursive: true, verbatimSymlinks: true });
+		saved.push(abs);
+	}
+	if (!saved.length) {
+		process.stdout.write('    nothing to save\n');
+		return 0;
+	}
+	fs.writeFileSync(path.join(tmp, 'paths.json'), JSON.stringify(saved));
+	fs.renameSync(tmp, dir);
+	process.stdout.write(`    saved ${saved.join(', ')} under ${key}\n`);
+	return 0;
+}
+function restoreCache(args) {
+	if (!opt.cache) throw new Error('restore_cache: no --cache');
+	const have = fs.existsSync(opt.cache) ? fs.readdirSync(opt.cache).filter((d) => !d.endsWith('.tmp'))
+		.map((d) => ({ key: decodeURIComponent(d), dir: path.join(opt.cache, d), t: fs.statSync(path.join(opt.cache, d)).mtimeMs })) : [];
+	for (const t of args.keys || [args.key]) {
+		const key = cacheKey(t);
+		const hit = have.find((c) => c.key === key) ||
+			have.filter((c) => c.key.startsWith(key)).sort((a, b) => b.t - a.t)[0];
+		if (!hit) continue;
+		for (const abs of JSON.parse(fs.readFileSync(path.join(hit.dir, 'paths.json'), 'utf8')))
+			fs.cpSync(path.join(hit.dir, 'files', abs), abs, { recursive: true, verbatimSymlinks: true });
+		process.stdout.write(`    Found a cache from key ${hit.key}; restored\n`);
+		return 0;
+	}
+	process.stdout.write('    No cache is found for the keys\n');
+	return 0;
+}
 const result = { steps: [], status: 'success', artifacts: [], test_results: [] };
 
 function runBash(script, env, label) {
@@ -160,6 +229,7 @@ for (const s of steps) {
 		continue;
 	}
 	process.stdout.write(`--- ${label}\n`);
+	const t0 = Date.now();
 	let code = 0;
 	if (s.type === 'checkout') {
 		const sha = baseEnv.CIRCLE_SHA1, branch = baseEnv.CIRCLE_BRANCH;
@@ -170,6 +240,10 @@ for (const s of steps) {
 		code = persist(s.args);
 	} else if (s.type === 'attach_workspace') {
 		code = attach(s.args);
+	} else if (s.type === 'save_cache') {
+		code = saveCache(s.args);
+	} else if (s.type === 'restore_cache') {
+		code = restoreCache(s.args);
 	} else {
 		const src = path.resolve(workdir, s.args.path);
 		if (fs.existsSync(src)) {
@@ -179,7 +253,7 @@ for (const s of steps) {
 			result[s.type === 'store_artifacts' ? 'artifacts' : 'test_results'].push(dst);
 		}
 	}
-	result.steps.push({ label, outcome: code ? 'failure' : 'success', exit_code: code });
+	result.steps.push({ label, outcome: code ? 'failure' : 'success', exit_code: code, seconds: (Date.now() - t0) / 1000 });
 	process.stdout.write(`    => ${code ? `failure (exit ${code})` : 'success'}\n`);
 	if (code) result.status = 'failure';
 }
