@@ -68,12 +68,15 @@ tests() {
 	EOF
 }
 # framed NAME IDS: the tests frames named are of the list (which of them
-# depends on the samples)
+# depends on the samples, none in some runs), and the runner's own work is
+# outside them whether or not a sample landed in one
 framed() {
 	python3 - "$1.json" "$2" <<-\EOF
 	import json, sys
-	t = [x["name"] for x in json.load(open(sys.argv[1]))["tests"]]
+	t = {x["name"]: x["source"] for x in json.load(open(sys.argv[1]))["tests"]}
 	assert not set(t) - set(sys.argv[2].split()) - {"[outside tests]"}, t
+	assert t.get("[outside tests]") == "outside", t
+	assert all(s == "frames" for n, s in t.items() if n != "[outside tests]"), t
 	EOF
 }
 # notes NAME: the run's notes, one a line
@@ -122,8 +125,11 @@ test_expect_success 'where the loader cannot be found or the plugin is refused: 
 	mkdir -p "home/.local/lib/$($PY -c "import sys; print(\"python%d.%d\" % sys.version_info[:2])")/site-packages" &&
 	same isohome "HOME=$SCRATCH/home ../iso/bin/python -c \"import sys; print([p for p in sys.path if \\\"testflame-runners\\\" not in p])\"" &&
 	notes iso | grep "1 Python test run (pytest, python -m unittest) found neither" &&
+	framed iso "$UNITTEST_IDS" &&
 	same refused "env PYTHONPATH=. $PY -m pytest -q -p no:pytest_testflame tests" &&
-	notes refused | grep "1 Python test run" && framed refused "$PYTEST_IDS"
+	notes refused | grep "1 Python test run" && framed refused "$PYTEST_IDS" &&
+	same refusedk "env PYTHONPATH=. $PY -m pytest -q -p no:pytest_testflame -p no:cacheprovider -k \"not spin\" tests" &&
+	framed refusedk "$PYTEST_IDS"
 '
 
 test_expect_success "the run's notes are in report.json, report.md and the page; none with inject: false" '
