@@ -690,19 +690,34 @@ static const char *argv_at(const struct proc *pr, size_t i)
 	return NULL;
 }
 
+static bool pytest_name(const char *path)
+{
+	const char *b = base_name(path);
+	return strncmp(b, "pytest", 6) == 0 || strncmp(b, "py.test", 7) == 0;
+}
+
 /* Whether `pr` is a Python test runner: pytest, or python -m pytest or
- * unittest. */
+ * unittest. pytest's script runs as `python3 /usr/bin/pytest ARGS` (its
+ * #! line), the interpreter's options before the script. */
 static bool is_py_runner(const struct proc *pr)
 {
 	const char *a0 = argv_at(pr, 0);
 	if (!a0)
 		return false;
-	if (strncmp(base_name(a0), "pytest", 6) == 0 || strncmp(base_name(a0), "py.test", 7) == 0)
+	if (pytest_name(a0))
 		return true;
-	for (size_t i = 1; argv_at(pr, i); i++)
-		if (strcmp(argv_at(pr, i), "-m") == 0 && argv_at(pr, i + 1))
+	for (size_t i = 1; argv_at(pr, i); i++) {
+		const char *arg = argv_at(pr, i);
+		if (strcmp(arg, "-m") == 0 && argv_at(pr, i + 1))
 			return strcmp(argv_at(pr, i + 1), "pytest") == 0 ||
 			       strcmp(argv_at(pr, i + 1), "unittest") == 0;
+		if (strcmp(arg, "-X") == 0 || strcmp(arg, "-W") == 0)
+			i++; /* the option's value */
+		else if (arg[0] != '-')
+			return strncmp(base_name(a0), "python", 6) == 0 && pytest_name(arg);
+		else if (strcmp(arg, "-c") == 0 || strcmp(arg, "-") == 0)
+			return false;
+	}
 	return false;
 }
 

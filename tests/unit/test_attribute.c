@@ -1832,16 +1832,20 @@ static void test_holder_of_reported_tests(void **state)
 }
 
 /*
- * `sh -c 'python3 -m pytest -p no:pytest_testflame tests'` in /src/proj:
- * pytest without testflame's plugin, whose tests its frames name. `own`
- * samples of pytest's own work (collection), then `in_test` in
- * tests/test_p.py::test_a; `python` false: an interpreter whose frames
- * were not read (native frames only). The profile with its metadata.
+ * `sh -c 'python3 -m pytest -p no:pytest_testflame tests'` in /src/proj
+ * (`script`: `sh -c 'pytest ...'`, which runs as `python3 -X dev
+ * /usr/bin/pytest ...` by its #! line): pytest without testflame's
+ * plugin, whose tests its frames name. `own` samples of pytest's own work
+ * (collection), then `in_test` in tests/test_p.py::test_a; `python`
+ * false: an interpreter whose frames were not read (native frames only).
+ * The profile with its metadata.
  */
-static tf_profile *refused_pytest_run(int64_t own, int64_t in_test, bool python)
+static tf_profile *refused_pytest_run(bool script, int64_t own, int64_t in_test, bool python)
 {
 	static tf_attribute_opts o;
-	static const char argv[] = "python3\0-m\0pytest\0-p\0no:pytest_testflame\0tests";
+	static const char by_m[] = "python3\0-m\0pytest\0-p\0no:pytest_testflame\0tests";
+	static const char by_script[] = "/usr/bin/python3\0-X\0dev\0/usr/bin/pytest\0-p\0"
+					"no:pytest_testflame\0tests";
 	static const char *const collect[] = {
 		"/usr/bin/python3.11!main",
 		"runpy._run_module_as_main@/usr/lib/python3.11/runpy.py",
@@ -1873,8 +1877,8 @@ static tf_profile *refused_pytest_run(int64_t own, int64_t in_test, bool python)
 	exec_mapped(a, 20, 1, "/usr/bin/dash");
 	exec_mapped(a, 21, 111, "/usr/bin/python3.11");
 	tf_rec_event e = ev_of(TF_REC_CMDLINE, 21, 21, 111);
-	e.cmdline.argv = argv;
-	e.cmdline.len = sizeof(argv);
+	e.cmdline.argv = script ? by_script : by_m;
+	e.cmdline.len = script ? sizeof(by_script) : sizeof(by_m);
 	e.cmdline.cwd = "/src/proj";
 	tf_attributor_event(a, &e);
 	for (int64_t i = 0; i < own + in_test; i++, t += HOLDER_PERIOD) {
@@ -1896,16 +1900,17 @@ static tf_profile *refused_pytest_run(int64_t own, int64_t in_test, bool python)
  * A Python test runner whose frames name its tests has tests whether or
  * not a sample landed in one: a suite of a few milliseconds gets none in
  * some runs. Its own work is outside them in both, never a test named
- * after the command in one run and "[outside tests]" in the next. An
- * interpreter whose frames were not read names no test: the command is
- * the test, as for any command without tests.
+ * after the command in one run and "[outside tests]" in the next; pytest
+ * run by its script too. An interpreter whose frames were not read names
+ * no test: the command is the test, as for any command without tests.
  */
 static void test_python_runner_without_test_samples(void **state)
 {
 	(void)state;
 	tf_test_meta m;
-	for (int in_test = 0; in_test <= 1; in_test++) {
-		tf_profile *p = refused_pytest_run(20, in_test, true);
+	for (int k = 0; k < 4; k++) {
+		int in_test = k & 1;
+		tf_profile *p = refused_pytest_run(k >= 2, 20, in_test, true);
 		assert_true(meta_of(p, "[outside tests]", &m));
 		assert_string_equal(m.source, "outside");
 		assert_int_equal(m.samples, 20);
@@ -1918,7 +1923,7 @@ static void test_python_runner_without_test_samples(void **state)
 		}
 		tf_profile_free(p);
 	}
-	tf_profile *p = refused_pytest_run(20, 0, false);
+	tf_profile *p = refused_pytest_run(false, 20, 0, false);
 	assert_true(meta_of(p, "pytest tests", &m));
 	assert_string_equal(m.source, "command");
 	assert_int_equal(m.samples, 20);
