@@ -170,6 +170,9 @@ tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 /* The working directory of the sample's process (NULL: unknown): where
  * pytest's node ids start when no configuration file says. */
 void tf_frame_rules_set_cwd(tf_frame_rules *r, const char *cwd);
+/* Whether the rules name Python tests (the pytest preset is on): a Python
+ * test runner's tests are then named from its frames. */
+bool tf_frame_rules_python(const tf_frame_rules *r);
 
 /* ctest's test names (ctest.c): CTestTestfile.cmake files under `dir`. */
 typedef struct tf_ctest tf_ctest;

@@ -29,7 +29,9 @@
  *
  * What no test claims goes to "[outside tests]" once tests were found (the
  * command's own work, the harness's), or, when none was, to the suite: the
- * command is then the test.
+ * command is then the test. A Python test runner whose Python frames were
+ * read ran tests whether or not a sample landed in one (frames name them):
+ * its run keeps "[outside tests]" either way.
  */
 #include "attribute_int.h"
 
@@ -95,6 +97,8 @@ struct proc {
 	bool aside_said;       /* a note said why its next program will not */
 	bool marked;           /* it, or a process below it, wrote @pid markers */
 	bool own_markers;      /* it wrote @pid markers itself */
+	int8_t py_runner;      /* a Python test runner by its arguments: 1 yes,
+				* -1 no, 0 not asked since they were read */
 	tf_go_tests go_tests;  /* a Go test binary's own list (golist.c) */
 	int cxx_bin;           /* a C++ framework's test binary (cxxlist.c), 0 none */
 	bool libtest;          /* a cargo test binary: its threads are tests */
@@ -196,6 +200,9 @@ struct tf_attributor {
 	TF_VEC(uint64_t) open_start;
 	TF_VEC(uint64_t) open_cpu;
 	bool outside_default;            /* default_test is "[outside tests]" */
+	bool py_rules;                   /* frames name Python tests */
+	bool py_framed;                  /* a Python test runner's samples had
+					  * Python frames: they named its tests */
 	/* per-sample shortcuts: samples come in runs from one thread */
 	uint32_t last_pid, last_proc;    /* procs index of last_pid, +1; 0 none */
 	uint32_t last_tid;
@@ -340,6 +347,7 @@ int tf_attributor_new(tf_attributor **out, tf_profile *p, const tf_attribute_opt
 			return rc;
 		}
 		gtest_index(a);
+		a->py_rules = tf_frame_rules_python(a->frames);
 		a->cxx = tf_cxx_lists_new();
 		tf_frame_rules_set_cxx(a->frames, a->cxx);
 	}
@@ -691,6 +699,37 @@ static const char *argv_at(const struct proc *pr, size_t i)
 		off += strlen(pr->argv + off) + 1;
 	}
 	return NULL;
+}
+
+static bool pytest_name(const char *path)
+{
+	const char *b = base_name(path);
+	return strncmp(b, "pytest", 6) == 0 || strncmp(b, "py.test", 7) == 0;
+}
+
+/* Whether `pr` is a Python test runner: pytest, or python -m pytest or
+ * unittest. pytest's script runs as `python3 /usr/bin/pytest ARGS` (its
+ * #! line), the interpreter's options before the script. */
+static bool is_py_runner(const struct proc *pr)
+{
+	const char *a0 = argv_at(pr, 0);
+	if (!a0)
+		return false;
+	if (pytest_name(a0))
+		return true;
+	for (size_t i = 1; argv_at(pr, i); i++) {
+		const char *arg = argv_at(pr, i);
+		if (strcmp(arg, "-m") == 0 && argv_at(pr, i + 1))
+			return strcmp(argv_at(pr, i + 1), "pytest") == 0 ||
+			       strcmp(argv_at(pr, i + 1), "unittest") == 0;
+		if (strcmp(arg, "-X") == 0 || strcmp(arg, "-W") == 0)
+			i++; /* the option's value */
+		else if (arg[0] != '-')
+			return strncmp(base_name(a0), "python", 6) == 0 && pytest_name(arg);
+		else if (strcmp(arg, "-c") == 0 || strcmp(arg, "-") == 0)
+			return false;
+	}
+	return false;
 }
 
 static int classify(tf_attributor *a, struct proc *pr)
@@ -1361,6 +1400,7 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 		if (ev->cmdline.len && pr->argv[ev->cmdline.len - 1] != '\0')
 			pr->argv_len++; /* the kernel cut it: terminate the last arg */
 		pr->cwd = tf_xstrdup(ev->cmdline.cwd);
+		pr->py_runner = 0;
 		{
 			/* widen a comm cut at 15 characters with argv[0]'s name,
 			 * or replace an exec's that says nothing */
@@ -1418,6 +1458,30 @@ tf_strid tf_attributor_process(tf_attributor *a, uint32_t pid)
 }
 
 /*
+ * Whether a sample of `pr` is a Python test runner's (pytest, python -m
+ * pytest or unittest, by its arguments) with Python frames on its stack:
+ * the frames name that runner's tests, so the run has tests even when no
+ * sample landed in one (a suite of a few milliseconds), and what no frame
+ * named is outside them.
+ */
+static bool py_runner_framed(tf_attributor *a, struct proc *pr, const uint32_t *locs, size_t n)
+{
+	const tf_profile *p = a->p;
+
+	if (!pr->py_runner)
+		pr->py_runner = is_py_runner(pr) ? 1 : -1;
+	if (pr->py_runner < 0)
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		const tf_location *l = &p->locations.v[locs[k]];
+		for (uint32_t j = 0; j < l->nlines; j++)
+			if (tf_pyframes_is_python(p, p->lines.v[l->lines_off + j].function))
+				return true;
+	}
+	return false;
+}
+
+/*
  * The test of an event of thread ev->tid of process ev->pid at ev->time,
  * by SPEC §4's sources in order; frames only when `locs` is given (a
  * sample's stack). `*src` gets the SRC_* that decided. A CPU sample
@@ -1459,6 +1523,8 @@ static tf_strid decide(tf_attributor *a, const tf_rec_event *ev, const uint32_t 
 		tf_frame_rules_set_cwd(a->frames, pr ? pr->cwd : NULL);
 		test = tf_frame_rules_match(a->frames, locs, n);
 		src = SRC_FRAMES;
+		if (cpu && !a->py_framed && a->py_rules && pr && py_runner_framed(a, pr, locs, n))
+			a->py_framed = true;
 		tf_strid framed = test;
 		bool reported = false;
 		if (test && a->gfirst.n)
@@ -1961,22 +2027,6 @@ static void rename_string(tf_profile *p, tf_strid id, const char *s)
 	tf_htab_clear(&p->strings.index); /* rebuilt when next needed */
 }
 
-/* Whether `pr` is a Python test runner: pytest, or python -m pytest or
- * unittest. */
-static bool is_py_runner(const struct proc *pr)
-{
-	const char *a0 = argv_at(pr, 0);
-	if (!a0)
-		return false;
-	if (strncmp(base_name(a0), "pytest", 6) == 0 || strncmp(base_name(a0), "py.test", 7) == 0)
-		return true;
-	for (size_t i = 1; argv_at(pr, i); i++)
-		if (strcmp(argv_at(pr, i), "-m") == 0 && argv_at(pr, i + 1))
-			return strcmp(argv_at(pr, i + 1), "pytest") == 0 ||
-			       strcmp(argv_at(pr, i + 1), "unittest") == 0;
-	return false;
-}
-
 typedef TF_VEC(char *) str_vec;
 
 /*
@@ -2182,7 +2232,11 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		if (ta->listed && i != a->default_test && i != a->build_test)
 			found++;
 	}
-	if (!found && a->outside_default) {
+	/* a Python test runner whose frames were read ran tests, sampled
+	 * or not: its work outside them stays outside them, as when a
+	 * sample named one */
+	bool tests_ran = found || a->py_framed;
+	if (!tests_ran && a->outside_default) {
 		/* no test at all: the command is the test */
 		const char *suite = a->o->suite && *a->o->suite ? a->o->suite : "all";
 		rename_string(a->p, a->default_test, suite);
@@ -2194,7 +2248,7 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 		bool outside_bucket = i == a->default_test;
 		/* the work outside the tests has a row when it was sampled or
 		 * counted, beside tests that were found */
-		if (outside_bucket && a->outside_default && found && outside_any && outside_ok)
+		if (outside_bucket && a->outside_default && tests_ran && outside_any && outside_ok)
 			ta->listed = true;
 		if (!ta->listed)
 			continue;

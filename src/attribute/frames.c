@@ -498,6 +498,14 @@ void tf_frame_rules_set_cwd(tf_frame_rules *r, const char *cwd)
 	r->cwd = cwd;
 }
 
+bool tf_frame_rules_python(const tf_frame_rules *r)
+{
+	for (size_t i = 0; r && i < r->rules.n; i++)
+		if (r->rules.v[i].def.kind == RULE_PYTEST)
+			return true;
+	return false;
+}
+
 tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n)
 {
 	const tf_profile *p = r->p;

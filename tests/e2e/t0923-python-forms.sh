@@ -15,6 +15,9 @@
 . "$(dirname "$0")/lib.sh"
 PYFORMS=$TOP/tests/fixtures/suites/pyforms
 PY=/usr/bin/python3
+# pytest's own script, run by its #! line (python3 /usr/bin/pytest ARGS)
+PYTEST="$PY -m pytest"
+[ -x /usr/bin/pytest ] && PYTEST=/usr/bin/pytest
 
 if ! $PY -c 'import pytest' 2>/dev/null; then
 	test_skip 'Python suites run every way' 'python3-pytest is not installed'
@@ -68,12 +71,15 @@ tests() {
 	EOF
 }
 # framed NAME IDS: the tests frames named are of the list (which of them
-# depends on the samples)
+# depends on the samples, none in some runs), and the runner's own work is
+# outside them whether or not a sample landed in one
 framed() {
 	python3 - "$1.json" "$2" <<-\EOF
 	import json, sys
-	t = [x["name"] for x in json.load(open(sys.argv[1]))["tests"]]
+	t = {x["name"]: x["source"] for x in json.load(open(sys.argv[1]))["tests"]}
 	assert not set(t) - set(sys.argv[2].split()) - {"[outside tests]"}, t
+	assert t.get("[outside tests]") == "outside", t
+	assert all(s == "frames" for n, s in t.items() if n != "[outside tests]"), t
 	EOF
 }
 # notes NAME: the run's notes, one a line
@@ -122,8 +128,11 @@ test_expect_success 'where the loader cannot be found or the plugin is refused: 
 	mkdir -p "home/.local/lib/$($PY -c "import sys; print(\"python%d.%d\" % sys.version_info[:2])")/site-packages" &&
 	same isohome "HOME=$SCRATCH/home ../iso/bin/python -c \"import sys; print([p for p in sys.path if \\\"testflame-runners\\\" not in p])\"" &&
 	notes iso | grep "1 Python test run (pytest, python -m unittest) found neither" &&
+	framed iso "$UNITTEST_IDS" &&
 	same refused "env PYTHONPATH=. $PY -m pytest -q -p no:pytest_testflame tests" &&
-	notes refused | grep "1 Python test run" && framed refused "$PYTEST_IDS"
+	notes refused | grep "1 Python test run" && framed refused "$PYTEST_IDS" &&
+	same refusedk "env PYTHONPATH=. $PYTEST -q -p no:pytest_testflame -p no:cacheprovider -k \"not spin\" tests" &&
+	notes refusedk | grep "1 Python test run" && framed refusedk "$PYTEST_IDS"
 '
 
 test_expect_success "the run's notes are in report.json, report.md and the page; none with inject: false" '

@@ -58,6 +58,28 @@ static const char *match(const tf_attribute_opts *o, const char *const *frames, 
 	static const char *const fr_[] = { __VA_ARGS__ }; \
 	match((o), fr_, TF_ARRAY_SIZE(fr_)); })
 
+/* A stack of "name@file.py" Python frames and native "module!name" ones,
+ * root first, as pyframes.c splices them (leaf first into `locs`). */
+static uint32_t py_stack_of(tf_profile *p, const char *const *frames, size_t n, uint32_t *locs)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *at = strchr(frames[i], '@');
+		if (!at) {
+			stack_of(p, &frames[i], 1, &locs[n - 1 - i]);
+			continue;
+		}
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)(at - frames[i]), frames[i]);
+		/* the qualified name is the system name of a Python function */
+		uint32_t fn = tf_profile_add_function(p, tf_profile_intern(p, name),
+						      tf_profile_intern(p, name),
+						      tf_profile_intern(p, at + 1), 1);
+		tf_line ln = { fn, 1, 0 };
+		locs[n - 1 - i] = tf_profile_add_location(p, TF_NO_MAPPING, 0, &ln, 1);
+	}
+	return (uint32_t)n;
+}
+
 /* A stack of Python frames ("module.qualname@file", or native "name"), root
  * first: the test pytest's runner calls, by its node id, past the C frames
  * of the interpreter between. */
@@ -72,18 +94,7 @@ static const char *match_py(const char *const *frames, size_t n, const char *cwd
 	tf_attribute_opts_init(&o);
 	tf_profile_new(&p);
 	assert_int_equal(tf_frame_rules_new(&r, p, &o), 0);
-	for (size_t i = 0; i < n; i++) {
-		char name[256];
-		const char *at = strchr(frames[i], '@');
-		snprintf(name, sizeof(name), "%.*s", at ? (int)(at - frames[i]) : (int)strlen(frames[i]),
-			 frames[i]);
-		/* the qualified name is the system name of a Python function */
-		uint32_t fn = tf_profile_add_function(p, tf_profile_intern(p, name),
-						      tf_profile_intern(p, name),
-						      tf_profile_intern(p, at ? at + 1 : ""), 1);
-		tf_line ln = { fn, 1, 0 };
-		locs[n - 1 - i] = tf_profile_add_location(p, TF_NO_MAPPING, 0, &ln, 1);
-	}
+	py_stack_of(p, frames, n, locs);
 	tf_frame_rules_set_cwd(r, cwd);
 	tf_strid id = tf_frame_rules_match(r, locs, (uint32_t)n);
 	snprintf(out, sizeof(out), "%s", id ? tf_profile_str(p, id) : "(none)");
@@ -1721,6 +1732,17 @@ static void holder_ctest_files(const char *dir, const char *prog, const char *ou
 
 #define HOLDER_PERIOD 4000000 /* ns of CPU a sample */
 
+/* Process `pid` (forked by `ppid`) ends at `t`, and so does the run: its
+ * tests into the profile's metadata. */
+static void end_run(tf_attributor *a, uint32_t pid, uint32_t ppid, uint64_t t)
+{
+	tf_rec_event e = ev_of(TF_REC_EXIT, pid, pid, t);
+	e.fork.ppid = ppid;
+	tf_attributor_event(a, &e);
+	tf_attributor_write_meta(a, t + 1000);
+	tf_attributor_free(a);
+}
+
 /* `n` samples of pid 11 from `t`, root first, each into `a` and `p`. */
 static uint64_t holder_samples(tf_attributor *a, tf_profile *p, uint64_t t, int64_t n,
 			       const char *const *frames, size_t nf)
@@ -1790,11 +1812,7 @@ static tf_profile *holder_run(const char *dir, const char *prog, const tf_runner
 	e = ev_of(TF_REC_THREAD_COST, 11, 11, t);
 	e.thread_cost.count = (uint64_t)(own + in_tests + 1) * HOLDER_PERIOD;
 	tf_attributor_event(a, &e);
-	e = ev_of(TF_REC_EXIT, 11, 11, t);
-	e.fork.ppid = 10;
-	tf_attributor_event(a, &e);
-	tf_attributor_write_meta(a, t + 1000);
-	tf_attributor_free(a);
+	end_run(a, 11, 10, t);
 	return p;
 }
 
@@ -1976,6 +1994,107 @@ static void test_holder_of_reported_tests(void **state)
 	unit_rmtree(dir);
 }
 
+/*
+ * `sh -c 'python3 -m pytest -p no:pytest_testflame tests'` in /src/proj
+ * (`script`: `sh -c 'pytest ...'`, which runs as `python3 -X dev
+ * /usr/bin/pytest ...` by its #! line): pytest without testflame's
+ * plugin, whose tests its frames name. `own` samples of pytest's own work
+ * (collection), then `in_test` in tests/test_p.py::test_a; `python`
+ * false: an interpreter whose frames were not read (native frames only).
+ * The profile with its metadata.
+ */
+static tf_profile *refused_pytest_run(bool script, int64_t own, int64_t in_test, bool python)
+{
+	static tf_attribute_opts o;
+	static const char by_m[] = "python3\0-m\0pytest\0-p\0no:pytest_testflame\0tests";
+	static const char by_script[] = "/usr/bin/python3\0-X\0dev\0/usr/bin/pytest\0-p\0"
+					"no:pytest_testflame\0tests";
+	static const char *const collect[] = {
+		"/usr/bin/python3.11!main",
+		"runpy._run_module_as_main@/usr/lib/python3.11/runpy.py",
+		"_pytest.main.pytest_collection@/usr/lib/python3/dist-packages/_pytest/main.py",
+	};
+	static const char *const in_a[] = {
+		"/usr/bin/python3.11!main",
+		"_pytest.main.pytest_runtestloop@/usr/lib/python3/dist-packages/_pytest/main.py",
+		"pytest_pyfunc_call@/usr/lib/python3/dist-packages/_pytest/python.py",
+		"test_a@/src/proj/tests/test_p.py",
+	};
+	static const char *const native[] = {
+		"/usr/bin/python3.11!main",
+		"/usr/bin/python3.11!_PyEval_EvalFrameDefault",
+	};
+	tf_profile *p;
+	tf_attributor *a;
+	uint32_t locs[16];
+	uint64_t t = 1000;
+	int src;
+
+	tf_profile_new(&p);
+	tf_profile_add_sample_type(p, "samples", "count");
+	tf_profile_add_sample_type(p, "cpu-clock", "nanoseconds");
+	tf_attribute_opts_init(&o);
+	o.suite = "pytest tests";
+	assert_int_equal(tf_attributor_new(&a, p, &o), 0);
+	driver_and_test(a, "sh", 20, 21, 100, "python3");
+	exec_mapped(a, 20, 1, "/usr/bin/dash");
+	exec_mapped(a, 21, 111, "/usr/bin/python3.11");
+	tf_rec_event e = ev_of(TF_REC_CMDLINE, 21, 21, 111);
+	e.cmdline.argv = script ? by_script : by_m;
+	e.cmdline.len = script ? sizeof(by_script) : sizeof(by_m);
+	e.cmdline.cwd = "/src/proj";
+	tf_attributor_event(a, &e);
+	for (int64_t i = 0; i < own + in_test; i++, t += HOLDER_PERIOD) {
+		uint32_t n = !python ? stack_of(p, native, TF_ARRAY_SIZE(native), locs)
+			     : i < own ? py_stack_of(p, collect, TF_ARRAY_SIZE(collect), locs)
+				       : py_stack_of(p, in_a, TF_ARRAY_SIZE(in_a), locs);
+		e = ev_of(TF_REC_SAMPLE, 21, 21, t);
+		e.sample.period = HOLDER_PERIOD;
+		tf_label lab = { tf_profile_intern(p, "test"), 0, 0, 0 };
+		lab.str = tf_attributor_sample(a, &e, locs, n, HOLDER_PERIOD, &src);
+		int64_t v[2] = { 1, HOLDER_PERIOD };
+		tf_profile_add_sample(p, locs, n, v, &lab, 1);
+	}
+	end_run(a, 21, 20, t);
+	return p;
+}
+
+/*
+ * A Python test runner whose frames name its tests has tests whether or
+ * not a sample landed in one: a suite of a few milliseconds gets none in
+ * some runs. Its own work is outside them in both, never a test named
+ * after the command in one run and "[outside tests]" in the next; pytest
+ * run by its script too. An interpreter whose frames were not read names
+ * no test: the command is the test, as for any command without tests.
+ */
+static void test_python_runner_without_test_samples(void **state)
+{
+	(void)state;
+	tf_test_meta m;
+	for (int k = 0; k < 4; k++) {
+		int in_test = k & 1;
+		tf_profile *p = refused_pytest_run(k >= 2, 20, in_test, true);
+		assert_true(meta_of(p, "[outside tests]", &m));
+		assert_string_equal(m.source, "outside");
+		assert_int_equal(m.samples, 20);
+		tf_test_meta_clear(&m);
+		assert_false(meta_of(p, "pytest tests", &m));
+		assert_int_equal(meta_of(p, "tests/test_p.py::test_a", &m), in_test == 1);
+		if (in_test) {
+			assert_string_equal(m.source, "frames");
+			tf_test_meta_clear(&m);
+		}
+		tf_profile_free(p);
+	}
+	tf_profile *p = refused_pytest_run(false, 20, 0, false);
+	assert_true(meta_of(p, "pytest tests", &m));
+	assert_string_equal(m.source, "command");
+	assert_int_equal(m.samples, 20);
+	tf_test_meta_clear(&m);
+	assert_false(meta_of(p, "[outside tests]", &m));
+	tf_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2006,6 +2125,7 @@ int main(void)
 		cmocka_unit_test(test_meson),
 		cmocka_unit_test(test_holder_of_unnamed_tests),
 		cmocka_unit_test(test_holder_of_reported_tests),
+		cmocka_unit_test(test_python_runner_without_test_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
