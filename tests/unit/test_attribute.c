@@ -295,22 +295,23 @@ static void test_ctest_names(void **state)
 	static const char a3[] = "/b/t_args\0--case\0one";
 	static const char a4[] = "/b/sub/t_deep\0a \"quoted\" arg";
 	static const char a5[] = "t_plain";
-	assert_string_equal(tf_ctest_lookup(c, a1, sizeof(a1), "/", "t_plain"), "plain");
-	assert_string_equal(tf_ctest_lookup(c, a2, sizeof(a2), "/", "t_args"), "two");
-	assert_string_equal(tf_ctest_lookup(c, a3, sizeof(a3), "/", "t_args"), "with space");
-	assert_string_equal(tf_ctest_lookup(c, a4, sizeof(a4), "/", "t_deep"), "deep");
-	assert_string_equal(tf_ctest_lookup(c, a5, sizeof(a5), "/b", "t_plain"), "plain");
+	assert_string_equal(tf_ctest_lookup(c, a1, sizeof(a1), "/"), "plain");
+	assert_string_equal(tf_ctest_lookup(c, a2, sizeof(a2), "/"), "two");
+	assert_string_equal(tf_ctest_lookup(c, a3, sizeof(a3), "/"), "with space");
+	assert_string_equal(tf_ctest_lookup(c, a4, sizeof(a4), "/"), "deep");
+	assert_string_equal(tf_ctest_lookup(c, a5, sizeof(a5), "/b"), "plain");
 	/* a shared program without its arguments cannot be told apart, and
 	 * without ctest's log nothing says which ran first */
 	static const char a6[] = "/b/t_args";
-	assert_null(tf_ctest_lookup(c, a6, sizeof(a6), "/", "t_args"));
-	assert_null(tf_ctest_lookup(c, NULL, 0, "/", "t_args"));
+	assert_null(tf_ctest_lookup(c, a6, sizeof(a6), "/"));
+	assert_null(tf_ctest_lookup(c, NULL, 0, "/"));
+	assert_null(tf_ctest_next(c, "t_args"));
 	tf_ctest_free(c);
 	assert_null(tf_ctest_load("/nonexistent-testflame-dir", 0));
 
-	/* with the log of the run, its order names processes whose arguments
-	 * were gone before they could be read; its times and the Unity and
-	 * GoogleTest lines of the output come along */
+	/* with the log of the run, its order (the order tests ended) names
+	 * processes whose arguments were gone before they could be read; its
+	 * times and the Unity and GoogleTest lines of the output come along */
 	put_log(dir, "Start testing: Nov 25 13:46 UTC\n"
 		     "----------------------------------------------------------\n"
 		     "1/3 Testing: two\n1/3 Test: two\n"
@@ -334,9 +335,11 @@ static void test_ctest_names(void **state)
 		     "<end of output>\nTest time =   0.00 sec\nTest Passed.\n");
 	c = tf_ctest_load(dir, 0);
 	assert_non_null(c);
-	assert_string_equal(tf_ctest_lookup(c, NULL, 0, "/", "t_args"), "two");
-	assert_string_equal(tf_ctest_lookup(c, NULL, 0, "/", "t_args"), "with space");
-	assert_null(tf_ctest_lookup(c, NULL, 0, "/", "t_args"));
+	assert_true(tf_ctest_ran(c, "t_args"));
+	assert_false(tf_ctest_ran(c, "t_deep"));
+	assert_string_equal(tf_ctest_next(c, "t_args"), "two");
+	assert_string_equal(tf_ctest_next(c, "t_args"), "with space");
+	assert_null(tf_ctest_next(c, "t_args"));
 	const tf_runner_tests *log = tf_ctest_log(c);
 	assert_int_equal(log->v.n, 6);
 	assert_string_equal(log->v.v[0].name, "two");
@@ -577,6 +580,83 @@ static void exec_mapped(tf_attributor *a, uint32_t pid, uint64_t t, const char *
 	e.mmap.filename = bin;
 	e.mmap.prot = 5; /* PROT_READ | PROT_EXEC */
 	tf_attributor_event(a, &e);
+}
+
+/* A process ctest (pid 10, in `dir`) forked at `t`: `step N`, its
+ * arguments read or not, on a CPU from t + 20 to `end` (its exact cost),
+ * then gone. */
+static void ctest_step(tf_attributor *a, uint32_t pid, uint64_t t, const char *argv, size_t len,
+		       const char *dir, uint64_t end)
+{
+	tf_rec_event e = ev_of(TF_REC_FORK, pid, pid, t);
+	e.fork.ppid = 10;
+	e.fork.ptid = 10;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_COMM, pid, pid, t + 10);
+	e.comm.comm = "step";
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	exec_mapped(a, pid, t + 11, "/b/step"); /* decided now */
+	if (argv) {
+		e = ev_of(TF_REC_CMDLINE, pid, pid, t + 12);
+		e.cmdline.argv = argv;
+		e.cmdline.len = (uint32_t)len;
+		e.cmdline.cwd = dir;
+		tf_attributor_event(a, &e);
+	}
+	e = ev_of(TF_REC_SWITCH, pid, pid, t + 20);
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_EXIT, pid, pid, end);
+	e.fork.ppid = 10;
+	tf_attributor_event(a, &e);
+}
+
+/*
+ * ctest -j 2: step_1, whose arguments were gone before they were read,
+ * starts first and ends last; step_2, read, ends first. LastTest.log is
+ * in the order tests ended (step_2, step_1): step_1 is the one test of
+ * the program the log has left once step_2 took its own name, whatever
+ * the order they started in. By its position at its start, it took
+ * step_2's, and step_1 was not named at all.
+ */
+static void test_ctest_parallel_unread(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir(), path[4300];
+	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "add_test(step_1 \"/b/step\" \"1\")\nadd_test(step_2 \"/b/step\" \"2\")\n");
+	fclose(f);
+	put_log(dir, "2/2 Testing: step_2\n2/2 Test: step_2\nCommand: \"/b/step\" \"2\"\n"
+		     "Output:\n<end of output>\nTest time =   0.01 sec\nTest Passed.\n"
+		     "1/2 Testing: step_1\n1/2 Test: step_1\nCommand: \"/b/step\" \"1\"\n"
+		     "Output:\n<end of output>\nTest time =   0.03 sec\nTest Passed.\n");
+	static const char ctest_argv[] = "ctest\0-j\0" "2", step2[] = "/b/step\0" "2";
+	tf_profile *p;
+	tf_attributor *a = process_attributor(&p);
+	tf_rec_event e = ev_of(TF_REC_COMM, 10, 10, 0);
+	e.comm.comm = "ctest";
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	exec_mapped(a, 10, 1, "/usr/bin/ctest");
+	e = ev_of(TF_REC_CMDLINE, 10, 10, 2);
+	e.cmdline.argv = ctest_argv;
+	e.cmdline.len = sizeof(ctest_argv);
+	e.cmdline.cwd = dir;
+	tf_attributor_event(a, &e);
+	ctest_step(a, 11, 100, NULL, 0, dir, 400);                  /* 280 */
+	ctest_step(a, 12, 150, step2, sizeof(step2), dir, 250);     /* 80 */
+	e = ev_of(TF_REC_SWITCH, 10, 10, 500);
+	e.cswitch.out = true;
+	tf_attributor_event(a, &e);
+	/* the two tests, and ctest's own work */
+	assert_int_equal(tf_attributor_write_meta(a, 600), 3);
+	assert_true(count_of(p, "step_1") == 280);
+	assert_true(count_of(p, "step_2") == 80);
+	tf_attributor_free(a);
+	tf_profile_free(p);
+	unit_rmtree(dir);
 }
 
 /*
@@ -1834,6 +1914,7 @@ int main(void)
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_memory_accounting),
 		cmocka_unit_test(test_suite_name),
+		cmocka_unit_test(test_ctest_parallel_unread),
 		cmocka_unit_test(test_go_select),
 		cmocka_unit_test(test_go_flags_of_command),
 		cmocka_unit_test(test_cxx_lists),
