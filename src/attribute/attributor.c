@@ -159,8 +159,9 @@ struct ctest_cache {
 	tf_ctest *c;
 };
 
-/* A process ctest ran whose arguments were not read: its test is a
- * placeholder until the end, when ctest's log names it (ctest_hand_out). */
+/* A process ctest ran whose arguments do not name its test (not read, or
+ * not as the test's file has them): its test is a placeholder until the
+ * end, when ctest's log names it (ctest_hand_out). */
 struct ctest_wait {
 	uint32_t pid;
 	tf_strid placeholder;
@@ -814,9 +815,10 @@ static tf_ctest *ctest_for(tf_attributor *a, struct proc *ct)
 static tf_strid own_test(tf_attributor *a, struct proc *pr);
 
 /* A placeholder test for `pr`, a program ctest `c` ran whose arguments
- * were not read: under -j the log's order is the order tests ended, so
- * which of the log's tests it ran is known once every process has ended
- * and every process read has taken its own name (ctest_hand_out). */
+ * do not name its test: under -j the log's order is the order tests
+ * ended, so which of the log's tests it ran is known once every process
+ * has ended and every process named by its arguments has taken its name
+ * (ctest_hand_out). */
 static tf_strid ctest_wait(tf_attributor *a, struct proc *pr, tf_ctest *c, tf_strid program)
 {
 	struct ctest_wait w = { pr->pid, 0, own_test(a, pr), program, c, UINT64_MAX };
@@ -837,7 +839,9 @@ static tf_strid program_test(tf_attributor *a, struct proc *pr)
 			const char *n = tf_ctest_lookup(c, pr->argv, pr->argv_len, pr->cwd);
 			if (n)
 				return tf_profile_intern(a->p, n);
-			if (!pr->argv_len && tf_ctest_ran(c, tf_profile_str(a->p, prog)))
+			/* arguments not read, or not the file's (a command
+			 * ctest found on its own): by the log's order */
+			if (tf_ctest_ran(c, tf_profile_str(a->p, prog)))
 				return ctest_wait(a, pr, c, prog);
 			break;
 		}

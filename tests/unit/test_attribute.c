@@ -613,11 +613,13 @@ static void ctest_step(tf_attributor *a, uint32_t pid, uint64_t t, const char *a
 
 /*
  * ctest -j 2: step_1, whose arguments were gone before they were read,
- * starts first and ends last; step_2, read, ends first. LastTest.log is
- * in the order tests ended (step_2, step_1): step_1 is the one test of
- * the program the log has left once step_2 took its own name, whatever
- * the order they started in. By its position at its start, it took
- * step_2's, and step_1 was not named at all.
+ * starts first and ends last; step_2, read, ends first; step_3's were
+ * read but do not say (ctest ran the program by a name of its own).
+ * LastTest.log is in the order tests ended (step_2, step_3, step_1):
+ * once step_2 took its own name, step_3 and step_1 are the log's others
+ * in the order they ended, whatever the order they started in. By its
+ * position at its start, step_1 took step_2's, and step_1 was not named
+ * at all.
  */
 static void test_ctest_parallel_unread(void **state)
 {
@@ -626,13 +628,17 @@ static void test_ctest_parallel_unread(void **state)
 	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", dir);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
-	fprintf(f, "add_test(step_1 \"/b/step\" \"1\")\nadd_test(step_2 \"/b/step\" \"2\")\n");
+	fprintf(f, "add_test(step_1 \"/b/step\" \"1\")\nadd_test(step_2 \"/b/step\" \"2\")\n"
+		   "add_test(step_3 \"/b/step\" \"3\")\n");
 	fclose(f);
 	put_log(dir, "2/2 Testing: step_2\n2/2 Test: step_2\nCommand: \"/b/step\" \"2\"\n"
 		     "Output:\n<end of output>\nTest time =   0.01 sec\nTest Passed.\n"
+		     "3/3 Testing: step_3\n3/3 Test: step_3\nCommand: \"/b/step\" \"3\"\n"
+		     "Output:\n<end of output>\nTest time =   0.01 sec\nTest Passed.\n"
 		     "1/2 Testing: step_1\n1/2 Test: step_1\nCommand: \"/b/step\" \"1\"\n"
 		     "Output:\n<end of output>\nTest time =   0.03 sec\nTest Passed.\n");
-	static const char ctest_argv[] = "ctest\0-j\0" "2", step2[] = "/b/step\0" "2";
+	static const char ctest_argv[] = "ctest\0-j\0" "2", step2[] = "/b/step\0" "2",
+			  step3[] = "step\0" "3";
 	tf_profile *p;
 	tf_attributor *a = process_attributor(&p);
 	tf_rec_event e = ev_of(TF_REC_COMM, 10, 10, 0);
@@ -647,13 +653,16 @@ static void test_ctest_parallel_unread(void **state)
 	tf_attributor_event(a, &e);
 	ctest_step(a, 11, 100, NULL, 0, dir, 400);                  /* 280 */
 	ctest_step(a, 12, 150, step2, sizeof(step2), dir, 250);     /* 80 */
+	/* read, but not as the file has them (ctest found the program) */
+	ctest_step(a, 13, 260, step3, sizeof(step3), dir, 300);     /* 20 */
 	e = ev_of(TF_REC_SWITCH, 10, 10, 500);
 	e.cswitch.out = true;
 	tf_attributor_event(a, &e);
-	/* the two tests, and ctest's own work */
-	assert_int_equal(tf_attributor_write_meta(a, 600), 3);
+	/* the three tests, and ctest's own work */
+	assert_int_equal(tf_attributor_write_meta(a, 600), 4);
 	assert_true(count_of(p, "step_1") == 280);
 	assert_true(count_of(p, "step_2") == 80);
+	assert_true(count_of(p, "step_3") == 20);
 	tf_attributor_free(a);
 	tf_profile_free(p);
 	unit_rmtree(dir);
