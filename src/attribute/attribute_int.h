@@ -182,8 +182,10 @@ tf_ctest *tf_ctest_parse(const char *text, const char *dir);
 /* The ctest name of a process with these NUL-separated args (len 0 when
  * unknown), taken; NULL when they do not say. */
 const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const char *cwd);
-/* Whether the log has a test running `program` (its base name). */
-bool tf_ctest_ran(const tf_ctest *c, const char *program);
+/* How many of the log's tests run `program` (its base name). */
+size_t tf_ctest_ran(const tf_ctest *c, const char *program);
+/* Whether `r`, a test of ctest's log, is ctest's and runs `program`. */
+bool tf_ctest_runs(const tf_runner_test *r, const char *program);
 /* The log's first test running `program` that no process took yet,
  * taken: for the processes whose arguments were not read, asked in the
  * order they ended once every other process has taken its name (the

@@ -160,8 +160,9 @@ struct ctest_cache {
 };
 
 /* A process ctest ran whose arguments do not name its test (not read, or
- * not as the test's file has them): its test is a placeholder until the
- * end, when ctest's log names it (ctest_hand_out). */
+ * not as the test's file has them), a program several of the log's tests
+ * run: its test is a placeholder until the end, when ctest's log names it
+ * (ctest_hand_out). */
 struct ctest_wait {
 	uint32_t pid;
 	tf_strid placeholder;
@@ -191,6 +192,8 @@ struct tf_attributor {
 	TF_VEC(struct test_acc) tests;   /* by test strid */
 	TF_VEC(struct ctest_cache) ctests;
 	TF_VEC(struct ctest_wait) ctest_waits;
+	TF_VEC(tf_strid) wait_group;     /* placeholder strid -> its group (ctest_wait) */
+	TF_VEC(tf_strid) groups;         /* the groups whose nested tests are indexed */
 	uint32_t root_pid;
 	bool root_seen;
 	tf_strid default_test, build_test, unknown;
@@ -619,6 +622,8 @@ void tf_attributor_free(tf_attributor *a)
 		tf_ctest_free(a->ctests.v[i].c);
 	tf_vec_free(&a->ctests);
 	tf_vec_free(&a->ctest_waits);
+	tf_vec_free(&a->wait_group);
+	tf_vec_free(&a->groups);
 	tf_vec_free(&a->procs);
 	tf_htab_free(&a->proc_index);
 	tf_vec_free(&a->tids);
@@ -742,24 +747,51 @@ static bool pair_eq(const void *ctx, uint32_t idx, const void *key)
 	return v[idx] == *(const uint64_t *)key;
 }
 
+static void add_child(tf_attributor *a, tf_strid p, tf_strid n)
+{
+	uint64_t key = (uint64_t)p << 32 | n;
+	if (tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
+	    TF_HTAB_NONE)
+		return;
+	tf_vec_push(&a->children, key);
+	tf_htab_insert(&a->child_index, tf_hash_u64(key), (uint32_t)a->children.n - 1);
+	while (a->has_children.n <= p)
+		tf_vec_push(&a->has_children, 0);
+	a->has_children.v[p] = 1;
+}
+
 /* Remember which framework tests ran inside which ctest test. */
 static void index_children(tf_attributor *a, const tf_runner_tests *log)
 {
 	for (size_t i = 0; log && i < log->v.n; i++) {
 		const tf_runner_test *r = &log->v.v[i];
-		if (!r->parent)
-			continue;
-		tf_strid p = tf_profile_intern(a->p, r->parent), n = tf_profile_intern(a->p, r->name);
-		uint64_t key = (uint64_t)p << 32 | n;
-		if (tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
-		    TF_HTAB_NONE)
-			continue;
-		tf_vec_push(&a->children, key);
-		tf_htab_insert(&a->child_index, tf_hash_u64(key), (uint32_t)a->children.n - 1);
-		while (a->has_children.n <= p)
-			tf_vec_push(&a->has_children, 0);
-		a->has_children.v[p] = 1;
+		if (r->parent)
+			add_child(a, tf_profile_intern(a->p, r->parent),
+				  tf_profile_intern(a->p, r->name));
 	}
+}
+
+/* The tests ctest's log nests in any of its tests that run `program`,
+ * remembered as nested in `group` too. */
+static void index_group_children(tf_attributor *a, const tf_runner_tests *log,
+				 const char *program, tf_strid group)
+{
+	TF_VEC(uint8_t) runs = { 0 }; /* by strid: a test that runs it */
+	for (size_t i = 0; log && i < log->v.n; i++) {
+		if (!tf_ctest_runs(&log->v.v[i], program))
+			continue;
+		tf_strid t = tf_profile_intern(a->p, log->v.v[i].name);
+		while (runs.n <= t)
+			tf_vec_push(&runs, 0);
+		runs.v[t] = 1;
+	}
+	for (size_t i = 0; log && i < log->v.n; i++) {
+		const tf_runner_test *r = &log->v.v[i];
+		tf_strid p = r->parent ? tf_profile_intern(a->p, r->parent) : 0;
+		if (p && p < runs.n && runs.v[p])
+			add_child(a, group, tf_profile_intern(a->p, r->name));
+	}
+	tf_vec_free(&runs);
 }
 
 /*
@@ -770,6 +802,10 @@ static void index_children(tf_attributor *a, const tf_runner_tests *log)
  */
 static bool frame_test_plausible(tf_attributor *a, tf_strid parent, tf_strid name)
 {
+	/* a process whose ctest test is named at the end: any of those its
+	 * program may have run */
+	if (parent < a->wait_group.n && a->wait_group.v[parent])
+		parent = a->wait_group.v[parent];
 	if (!parent || parent >= a->has_children.n || !a->has_children.v[parent])
 		return true;
 	uint64_t key = (uint64_t)parent << 32 | name;
@@ -826,6 +862,26 @@ static tf_strid ctest_wait(tf_attributor *a, struct proc *pr, tf_ctest *c, tf_st
 	w.placeholder = tf_profile_intern(a->p, n);
 	free(n);
 	tf_vec_push(&a->ctest_waits, w);
+	/* meanwhile the tests it nests are those the log nests in any test
+	 * of its program (a group per ctest and program): its frames that
+	 * name none of them are its unnamed tests' work, as they will be
+	 * once it has its name */
+	size_t ci = 0;
+	while (ci < a->ctests.n && a->ctests.v[ci].c != c)
+		ci++;
+	n = tf_xasprintf("\x1f" "ctest %zu program %s", ci, tf_profile_str(a->p, program));
+	tf_strid group = tf_profile_intern(a->p, n);
+	free(n);
+	size_t g = 0;
+	while (g < a->groups.n && a->groups.v[g] != group)
+		g++;
+	if (g == a->groups.n) {
+		tf_vec_push(&a->groups, group);
+		index_group_children(a, tf_ctest_log(c), tf_profile_str(a->p, program), group);
+	}
+	while (a->wait_group.n <= w.placeholder)
+		tf_vec_push(&a->wait_group, 0);
+	a->wait_group.v[w.placeholder] = group;
 	return w.placeholder;
 }
 
@@ -840,8 +896,12 @@ static tf_strid program_test(tf_attributor *a, struct proc *pr)
 			if (n)
 				return tf_profile_intern(a->p, n);
 			/* arguments not read, or not the file's (a command
-			 * ctest found on its own): by the log's order */
-			if (tf_ctest_ran(c, tf_profile_str(a->p, prog)))
+			 * ctest found on its own): the one test of the log
+			 * that runs its program, else by the log's order */
+			size_t ran = tf_ctest_ran(c, tf_profile_str(a->p, prog));
+			if (ran == 1 && (n = tf_ctest_next(c, tf_profile_str(a->p, prog))))
+				return tf_profile_intern(a->p, n);
+			if (ran > 1)
 				return ctest_wait(a, pr, c, prog);
 			break;
 		}
@@ -1952,14 +2012,23 @@ static void ctest_hand_out(tf_attributor *a)
 	for (size_t i = 0; i < a->ctest_waits.n; i++) {
 		const struct ctest_wait *w = &a->ctest_waits.v[i];
 		const char *n = tf_ctest_next(w->c, tf_profile_str(a->p, w->program));
+		tf_strid name = n ? tf_profile_intern(a->p, n) : w->fallback;
 		while (to.n <= w->placeholder)
 			tf_vec_push(&to, 0);
-		to.v[w->placeholder] = n ? tf_profile_intern(a->p, n) : w->fallback;
+		to.v[w->placeholder] = name;
+		/* and its unnamed tests are those of its name */
+		if (w->placeholder < a->unnamed.n && a->unnamed.v[w->placeholder]) {
+			tf_strid from = a->unnamed.v[w->placeholder], un = unnamed_test(a, name);
+			while (to.n <= from)
+				tf_vec_push(&to, 0);
+			to.v[from] = un;
+		}
 	}
 	if (to.n)
 		relabel_tests(a, to.v, to.n);
 	tf_vec_free(&to);
 	a->ctest_waits.n = 0;
+	a->wait_group.n = 0;
 }
 
 static void merge_runner_tests(tf_attributor *a)

@@ -8,8 +8,9 @@
  * several tests share a program). ctest's log of the run
  * (Testing/Temporary/LastTest.log) lists the tests in the order they
  * ended (under -j too), which names the processes whose arguments were
- * gone before we could read them, in the order they ended, once every
- * process read has taken its own; and gives each test's time and status.
+ * gone before we could read them: by the one test that runs their
+ * program, or in the order they ended once every process read has taken
+ * its own; and gives each test's time and status.
  */
 #include "attribute_int.h"
 
@@ -188,8 +189,7 @@ static const char *claim(tf_ctest *c, const char *name, const char *program)
 		const tf_runner_test *r = &c->log.v.v[i];
 		if (c->claimed.v[i] || strcmp(r->runner, "ctest") != 0)
 			continue;
-		if (name ? strcmp(r->name, name) == 0
-			 : (r->argv && strcmp(base_name(r->argv), program) == 0)) {
+		if (name ? strcmp(r->name, name) == 0 : tf_ctest_runs(r, program)) {
 			c->claimed.v[i] = true;
 			return r->name;
 		}
@@ -241,15 +241,17 @@ const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const cha
 	return name;
 }
 
-bool tf_ctest_ran(const tf_ctest *c, const char *program)
+bool tf_ctest_runs(const tf_runner_test *r, const char *program)
 {
-	for (size_t i = 0; c && i < c->log.v.n; i++) {
-		const tf_runner_test *r = &c->log.v.v[i];
-		if (strcmp(r->runner, "ctest") == 0 && r->argv &&
-		    strcmp(base_name(r->argv), program) == 0)
-			return true;
-	}
-	return false;
+	return strcmp(r->runner, "ctest") == 0 && r->argv && strcmp(base_name(r->argv), program) == 0;
+}
+
+size_t tf_ctest_ran(const tf_ctest *c, const char *program)
+{
+	size_t n = 0;
+	for (size_t i = 0; c && i < c->log.v.n; i++)
+		n += tf_ctest_runs(&c->log.v.v[i], program);
+	return n;
 }
 
 const char *tf_ctest_next(tf_ctest *c, const char *program)
