@@ -183,10 +183,17 @@ tf_ctest *tf_ctest_load(const char *dir, uint64_t not_before_realtime_ns);
  * `dir`), no log: the reader apart from the file, for the fuzzer. */
 tf_ctest *tf_ctest_parse(const char *text, const char *dir);
 /* The ctest name of a process with these NUL-separated args (len 0 when
- * unknown), or by the log's order the next test running `program`; NULL
- * when neither says. */
-const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const char *cwd,
-			    const char *program);
+ * unknown), taken; NULL when they do not say. */
+const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const char *cwd);
+/* How many of the log's tests run `program` (its base name). */
+size_t tf_ctest_ran(const tf_ctest *c, const char *program);
+/* Whether `r`, a test of ctest's log, is ctest's and runs `program`. */
+bool tf_ctest_runs(const tf_runner_test *r, const char *program);
+/* The log's first test running `program` that no process took yet,
+ * taken: for the processes whose arguments were not read, asked in the
+ * order they ended once every other process has taken its name (the
+ * log's order is the order tests ended); NULL when none is left. */
+const char *tf_ctest_next(tf_ctest *c, const char *program);
 /* What ctest's log says ran (NULL or empty without a log). */
 const tf_runner_tests *tf_ctest_log(const tf_ctest *c);
 void tf_ctest_free(tf_ctest *c);
@@ -337,6 +344,8 @@ void tf_memacc_exit(tf_memacc *m, uint32_t pid);
 
 /* The sums of `test`, NULL when nothing was measured for it. */
 const tf_mem_test *tf_memacc_test(const tf_memacc *m, tf_strid test);
+/* What was measured for `from` is `to`'s now (a test named late). */
+void tf_memacc_merge(tf_memacc *m, tf_strid from, tf_strid to);
 /* Fill the memory fields of `out` for `test` (left NAN when unmeasured). */
 void tf_memacc_meta(const tf_memacc *m, tf_strid test, tf_test_meta *out);
 

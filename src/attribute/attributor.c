@@ -170,6 +170,19 @@ struct meson_cache {
 	tf_meson *m;
 };
 
+/* A process ctest ran whose arguments do not name its test (not read, or
+ * not as the test's file has them), a program several of the log's tests
+ * run: its test is a placeholder until the end, when ctest's log names it
+ * (ctest_hand_out). */
+struct ctest_wait {
+	uint32_t pid;
+	tf_strid placeholder;
+	tf_strid fallback;     /* its test if the log names none */
+	tf_strid program;
+	tf_ctest *c;
+	uint64_t end;          /* when it ended; UINT64_MAX still running */
+};
+
 struct tf_attributor {
 	tf_profile *p;
 	const tf_attribute_opts *o;
@@ -190,6 +203,9 @@ struct tf_attributor {
 	TF_VEC(struct test_acc) tests;   /* by test strid */
 	TF_VEC(struct ctest_cache) ctests;
 	TF_VEC(struct meson_cache) mesons;
+	TF_VEC(struct ctest_wait) ctest_waits;
+	TF_VEC(tf_strid) wait_group;     /* placeholder strid -> its group (ctest_wait) */
+	TF_VEC(tf_strid) groups;         /* the groups whose nested tests are indexed */
 	uint32_t root_pid;
 	bool root_seen;
 	tf_strid default_test, build_test, unknown;
@@ -624,6 +640,9 @@ void tf_attributor_free(tf_attributor *a)
 	for (size_t i = 0; i < a->mesons.n; i++)
 		tf_meson_free(a->mesons.v[i].m);
 	tf_vec_free(&a->mesons);
+	tf_vec_free(&a->ctest_waits);
+	tf_vec_free(&a->wait_group);
+	tf_vec_free(&a->groups);
 	tf_vec_free(&a->procs);
 	tf_htab_free(&a->proc_index);
 	tf_vec_free(&a->tids);
@@ -778,24 +797,51 @@ static bool pair_eq(const void *ctx, uint32_t idx, const void *key)
 	return v[idx] == *(const uint64_t *)key;
 }
 
+static void add_child(tf_attributor *a, tf_strid p, tf_strid n)
+{
+	uint64_t key = (uint64_t)p << 32 | n;
+	if (tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
+	    TF_HTAB_NONE)
+		return;
+	tf_vec_push(&a->children, key);
+	tf_htab_insert(&a->child_index, tf_hash_u64(key), (uint32_t)a->children.n - 1);
+	while (a->has_children.n <= p)
+		tf_vec_push(&a->has_children, 0);
+	a->has_children.v[p] = 1;
+}
+
 /* Remember which framework tests ran inside which ctest test. */
 static void index_children(tf_attributor *a, const tf_runner_tests *log)
 {
 	for (size_t i = 0; log && i < log->v.n; i++) {
 		const tf_runner_test *r = &log->v.v[i];
-		if (!r->parent)
-			continue;
-		tf_strid p = tf_profile_intern(a->p, r->parent), n = tf_profile_intern(a->p, r->name);
-		uint64_t key = (uint64_t)p << 32 | n;
-		if (tf_htab_find(&a->child_index, tf_hash_u64(key), pair_eq, a->children.v, &key) !=
-		    TF_HTAB_NONE)
-			continue;
-		tf_vec_push(&a->children, key);
-		tf_htab_insert(&a->child_index, tf_hash_u64(key), (uint32_t)a->children.n - 1);
-		while (a->has_children.n <= p)
-			tf_vec_push(&a->has_children, 0);
-		a->has_children.v[p] = 1;
+		if (r->parent)
+			add_child(a, tf_profile_intern(a->p, r->parent),
+				  tf_profile_intern(a->p, r->name));
 	}
+}
+
+/* The tests ctest's log nests in any of its tests that run `program`,
+ * remembered as nested in `group` too. */
+static void index_group_children(tf_attributor *a, const tf_runner_tests *log,
+				 const char *program, tf_strid group)
+{
+	TF_VEC(uint8_t) runs = { 0 }; /* by strid: a test that runs it */
+	for (size_t i = 0; log && i < log->v.n; i++) {
+		if (!tf_ctest_runs(&log->v.v[i], program))
+			continue;
+		tf_strid t = tf_profile_intern(a->p, log->v.v[i].name);
+		while (runs.n <= t)
+			tf_vec_push(&runs, 0);
+		runs.v[t] = 1;
+	}
+	for (size_t i = 0; log && i < log->v.n; i++) {
+		const tf_runner_test *r = &log->v.v[i];
+		tf_strid p = r->parent ? tf_profile_intern(a->p, r->parent) : 0;
+		if (p && p < runs.n && runs.v[p])
+			add_child(a, group, tf_profile_intern(a->p, r->name));
+	}
+	tf_vec_free(&runs);
 }
 
 /*
@@ -806,6 +852,10 @@ static void index_children(tf_attributor *a, const tf_runner_tests *log)
  */
 static bool frame_test_plausible(tf_attributor *a, tf_strid parent, tf_strid name)
 {
+	/* a process whose ctest test is named at the end: any of those its
+	 * program may have run */
+	if (parent < a->wait_group.n && a->wait_group.v[parent])
+		parent = a->wait_group.v[parent];
 	if (!parent || parent >= a->has_children.n || !a->has_children.v[parent])
 		return true;
 	uint64_t key = (uint64_t)parent << 32 | name;
@@ -873,6 +923,43 @@ static tf_meson *meson_for(tf_attributor *a, struct proc *ms)
 	return mc.m;
 }
 
+static tf_strid own_test(tf_attributor *a, struct proc *pr);
+
+/* A placeholder test for `pr`, a program ctest `c` ran whose arguments
+ * do not name its test: under -j the log's order is the order tests
+ * ended, so which of the log's tests it ran is known once every process
+ * has ended and every process named by its arguments has taken its name
+ * (ctest_hand_out). */
+static tf_strid ctest_wait(tf_attributor *a, struct proc *pr, tf_ctest *c, tf_strid program)
+{
+	struct ctest_wait w = { pr->pid, 0, own_test(a, pr), program, c, UINT64_MAX };
+	char *n = tf_xasprintf("\x1f" "ctest process %zu", a->ctest_waits.n);
+	w.placeholder = tf_profile_intern(a->p, n);
+	free(n);
+	tf_vec_push(&a->ctest_waits, w);
+	/* meanwhile the tests it nests are those the log nests in any test
+	 * of its program (a group per ctest and program): its frames that
+	 * name none of them are its unnamed tests' work, as they will be
+	 * once it has its name */
+	size_t ci = 0;
+	while (ci < a->ctests.n && a->ctests.v[ci].c != c)
+		ci++;
+	n = tf_xasprintf("\x1f" "ctest %zu program %s", ci, tf_profile_str(a->p, program));
+	tf_strid group = tf_profile_intern(a->p, n);
+	free(n);
+	size_t g = 0;
+	while (g < a->groups.n && a->groups.v[g] != group)
+		g++;
+	if (g == a->groups.n) {
+		tf_vec_push(&a->groups, group);
+		index_group_children(a, tf_ctest_log(c), tf_profile_str(a->p, program), group);
+	}
+	while (a->wait_group.n <= w.placeholder)
+		tf_vec_push(&a->wait_group, 0);
+	a->wait_group.v[w.placeholder] = group;
+	return w.placeholder;
+}
+
 /* The program's test name: its own, or ctest's or meson's name for it. */
 static tf_strid program_test(tf_attributor *a, struct proc *pr)
 {
@@ -889,17 +976,30 @@ static tf_strid program_test(tf_attributor *a, struct proc *pr)
 			break;
 		}
 		if (strcmp(tf_profile_str(a->p, anc->name), "ctest") == 0) {
-			const char *prog = pr->main_bin ? tf_profile_str(a->p, pr->main_bin)
-							 : tf_profile_str(a->p, pr->name);
-			const char *n = tf_ctest_lookup(ctest_for(a, anc), pr->argv, pr->argv_len,
-							pr->cwd, prog);
+			tf_strid prog = pr->main_bin ? pr->main_bin : pr->name;
+			tf_ctest *c = ctest_for(a, anc);
+			const char *n = tf_ctest_lookup(c, pr->argv, pr->argv_len, pr->cwd);
 			if (n)
 				return tf_profile_intern(a->p, n);
+			/* arguments not read, or not the file's (a command
+			 * ctest found on its own): the one test of the log
+			 * that runs its program, else by the log's order */
+			size_t ran = tf_ctest_ran(c, tf_profile_str(a->p, prog));
+			if (ran == 1 && (n = tf_ctest_next(c, tf_profile_str(a->p, prog))))
+				return tf_profile_intern(a->p, n);
+			if (ran > 1)
+				return ctest_wait(a, pr, c, prog);
 			break;
 		}
 		if (anc->ppid == anc->pid || anc->pid == a->root_pid)
 			break;
 	}
+	return own_test(a, pr);
+}
+
+/* The program's test name by itself. */
+static tf_strid own_test(tf_attributor *a, struct proc *pr)
+{
 	/* interpreters: name the test by the script */
 	const char *bin = pr->main_bin ? tf_profile_str(a->p, pr->main_bin) : "";
 	if ((in_list(interpreters, tf_profile_str(a->p, pr->name)) ||
@@ -1357,6 +1457,9 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 				image_done(a, pr);
 			if (pr)
 				pr->exited = true;
+			for (size_t i = 0; pr && pr->test_root && i < a->ctest_waits.n; i++)
+				if (a->ctest_waits.v[i].placeholder == pr->test)
+					a->ctest_waits.v[i].end = ev->time;
 			if (pr && pr->test_root && pr->test) {
 				struct test_acc *ta = acc(a, pr->test);
 				if (ev->time > pr->start)
@@ -1954,6 +2057,112 @@ static void merge_libtest_lists(tf_attributor *a)
 	tf_vec_free(&collide);
 }
 
+/* Test `from`'s sums become `to`'s (a test named late). */
+static void merge_acc(tf_attributor *a, tf_strid from, tf_strid to)
+{
+	acc(a, to > from ? to : from); /* neither moves below */
+	struct test_acc *f = &a->tests.v[from], *t = &a->tests.v[to];
+	t->samples += f->samples;
+	t->value += f->value;
+	if (f->first && (!t->first || f->first < t->first))
+		t->first = f->first;
+	t->last = TF_MAX(t->last, f->last);
+	t->wall += f->wall;
+	if (t->source < 0)
+		t->source = f->source;
+	if (!t->listed)
+		t->origin = f->origin;
+	t->claimed += f->claimed;
+	if (f->has_exit && (!t->has_exit || f->exit_status))
+		t->exit_status = f->exit_status;
+	t->has_exit |= f->has_exit;
+	t->processes += f->processes;
+	t->count += f->count;
+	t->has_count |= f->has_count;
+	t->count_bad |= f->count_bad;
+	t->mcpu += f->mcpu;
+	t->has_mcpu |= f->has_mcpu;
+	if (!t->parent)
+		t->parent = f->parent;
+	t->listed |= f->listed;
+	if (!t->runner)
+		t->runner = f->runner;
+	if (!t->lead)
+		t->lead = f->lead;
+	t->offcpu += f->offcpu;
+	t->apart += f->apart;
+	t->nwaits += f->nwaits;
+	t->pagein += f->pagein;
+	memset(f, 0, sizeof(*f));
+	f->source = -1;
+	if (a->mem)
+		tf_memacc_merge(a->mem, from, to);
+}
+
+/* Every test `t` with a non-zero `to[t]` (t < n) becomes that test: its
+ * processes and threads, its samples, its sums, the tests nested in it. */
+static void relabel_tests(tf_attributor *a, const tf_strid *to, size_t n)
+{
+#define TO(t) ((t) < n && to[t] ? to[t] : (t))
+	for (size_t i = 0; i < a->procs.n; i++)
+		a->procs.v[i].test = TO(a->procs.v[i].test);
+	for (size_t i = 0; i < a->tids.n; i++)
+		a->tids.v[i].test = TO(a->tids.v[i].test);
+	tf_profile *p = a->p;
+	tf_strid k_test = tf_profile_intern(p, "test");
+	for (size_t i = 0; i < p->samples.n; i++) {
+		tf_label *lb = p->labels.v + p->samples.v[i].labels_off;
+		for (uint32_t k = 0; k < p->samples.v[i].nlabels; k++)
+			if (lb[k].key == k_test)
+				lb[k].str = TO(lb[k].str);
+	}
+	tf_htab_clear(&p->sample_index); /* its labels changed */
+	for (size_t i = 0; i < a->tests.n; i++)
+		a->tests.v[i].parent = TO(a->tests.v[i].parent);
+	for (size_t t = 0; t < n; t++)
+		if (to[t])
+			merge_acc(a, (tf_strid)t, to[t]);
+#undef TO
+}
+
+/* The processes ctest ran whose arguments were not read get the log's
+ * tests that no other process took, in the order they ended, which is the
+ * log's; one the log leaves without a name keeps its own. */
+static int by_end(const void *x, const void *y)
+{
+	const struct ctest_wait *a = x, *b = y;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return a->placeholder < b->placeholder ? -1 : a->placeholder > b->placeholder;
+}
+
+static void ctest_hand_out(tf_attributor *a)
+{
+	TF_VEC(tf_strid) to = { 0 };
+	if (a->ctest_waits.n > 1)
+		qsort(a->ctest_waits.v, a->ctest_waits.n, sizeof(struct ctest_wait), by_end);
+	for (size_t i = 0; i < a->ctest_waits.n; i++) {
+		const struct ctest_wait *w = &a->ctest_waits.v[i];
+		const char *n = tf_ctest_next(w->c, tf_profile_str(a->p, w->program));
+		tf_strid name = n ? tf_profile_intern(a->p, n) : w->fallback;
+		while (to.n <= w->placeholder)
+			tf_vec_push(&to, 0);
+		to.v[w->placeholder] = name;
+		/* and its unnamed tests are those of its name */
+		if (w->placeholder < a->unnamed.n && a->unnamed.v[w->placeholder]) {
+			tf_strid from = a->unnamed.v[w->placeholder], un = unnamed_test(a, name);
+			while (to.n <= from)
+				tf_vec_push(&to, 0);
+			to.v[from] = un;
+		}
+	}
+	if (to.n)
+		relabel_tests(a, to.v, to.n);
+	tf_vec_free(&to);
+	a->ctest_waits.n = 0;
+	a->wait_group.n = 0;
+}
+
 static void merge_runner_tests(tf_attributor *a)
 {
 	merge_go_lists(a);
@@ -2178,6 +2387,7 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 	if (a->sources & TF_SOURCE_PROCESSES)
 		for (size_t i = 0; i < a->procs.n; i++)
 			proc_test(a, &a->procs.v[i], 0);
+	ctest_hand_out(a);
 	merge_runner_tests(a);
 	if (a->time_event && a->switches)
 		costs_from_switches(a);

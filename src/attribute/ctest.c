@@ -6,9 +6,11 @@
  * and `subdirs("dir")`. We read them from the directory ctest ran in and
  * match a process by its argv (the command, then its arguments too when
  * several tests share a program). ctest's log of the run
- * (Testing/Temporary/LastTest.log) lists the tests in the order they ran,
- * which names a process whose arguments were gone before we could read
- * them, and gives each test's time and status.
+ * (Testing/Temporary/LastTest.log) lists the tests in the order they
+ * ended (under -j too), which names the processes whose arguments were
+ * gone before we could read them: by the one test that runs their
+ * program, or in the order they ended once every process read has taken
+ * its own; and gives each test's time and status.
  */
 #include "attribute_int.h"
 
@@ -178,16 +180,16 @@ static const char *base_name(const char *path)
 }
 
 /* Claim the first unclaimed ctest entry of the log named `name`, or, with
- * name NULL, running `program`: ctest runs its tests in the log's order,
- * so the k-th process of a program is the k-th test that runs it. */
+ * name NULL, running `program`: ctest writes a test to its log when it
+ * ends, so of the processes not named by their arguments, the k-th of a
+ * program to end is the k-th test left that runs it. */
 static const char *claim(tf_ctest *c, const char *name, const char *program)
 {
 	for (size_t i = 0; i < c->log.v.n; i++) {
 		const tf_runner_test *r = &c->log.v.v[i];
 		if (c->claimed.v[i] || strcmp(r->runner, "ctest") != 0)
 			continue;
-		if (name ? strcmp(r->name, name) == 0
-			 : (r->argv && strcmp(base_name(r->argv), program) == 0)) {
+		if (name ? strcmp(r->name, name) == 0 : tf_ctest_runs(r, program)) {
 			c->claimed.v[i] = true;
 			return r->name;
 		}
@@ -231,19 +233,30 @@ static const char *lookup_argv(const tf_ctest *c, const char *argv, size_t len, 
 	return matches == 1 ? only : NULL;
 }
 
-const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const char *cwd,
-			    const char *program)
+const char *tf_ctest_lookup(tf_ctest *c, const char *argv, size_t len, const char *cwd)
 {
-	const char *name;
-	if (!c)
-		return NULL;
-	name = lookup_argv(c, argv, len, cwd);
-	if (name) {
+	const char *name = lookup_argv(c, argv, len, cwd);
+	if (name)
 		claim(c, name, NULL);
-		return name;
-	}
-	/* its arguments could not be read: the log's order says */
-	return program && *program ? claim(c, NULL, program) : NULL;
+	return name;
+}
+
+bool tf_ctest_runs(const tf_runner_test *r, const char *program)
+{
+	return strcmp(r->runner, "ctest") == 0 && r->argv && strcmp(base_name(r->argv), program) == 0;
+}
+
+size_t tf_ctest_ran(const tf_ctest *c, const char *program)
+{
+	size_t n = 0;
+	for (size_t i = 0; c && i < c->log.v.n; i++)
+		n += tf_ctest_runs(&c->log.v.v[i], program);
+	return n;
+}
+
+const char *tf_ctest_next(tf_ctest *c, const char *program)
+{
+	return c && program && *program ? claim(c, NULL, program) : NULL;
 }
 
 void tf_ctest_free(tf_ctest *c)

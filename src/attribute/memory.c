@@ -184,6 +184,28 @@ void tf_memacc_exit(tf_memacc *m, uint32_t pid)
 	}
 }
 
+void tf_memacc_merge(tf_memacc *m, tf_strid from, tf_strid to)
+{
+	if (from >= m->tests.n)
+		return;
+	tf_mem_test f = m->tests.v[from], *t = test_of(m, to);
+	t->allocs += f.allocs;
+	t->bytes += f.bytes;
+	t->frees += f.frees;
+	t->live += f.live;
+	t->peak = TF_MAX(t->peak, f.peak);
+	t->leaked += f.leaked;
+	t->rss_kb = TF_MAX(t->rss_kb, f.rss_kb);
+	t->samples += f.samples;
+	t->counted |= f.counted;
+	t->sampled |= f.sampled;
+	t->ended |= f.ended;
+	memset(&m->tests.v[from], 0, sizeof(tf_mem_test));
+	for (size_t i = 0; i < m->blocks.n; i++)
+		if (m->blocks.v[i].test == from)
+			m->blocks.v[i].test = to;
+}
+
 void tf_memacc_meta(const tf_memacc *m, tf_strid test, tf_test_meta *out)
 {
 	const tf_mem_test *t = tf_memacc_test(m, test);

@@ -29,8 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv = fuzz_cstr(part[2] ? part[2] : data, len[2]);
 	c = tf_ctest_parse(text, "/nonexistent/testflame-fuzz");
 	if (c) {
-		const char *name = tf_ctest_lookup(c, argv, len[2] ? len[2] + 1 : 0, cwd,
-						   strrchr(argv, '/') ? strrchr(argv, '/') + 1 : argv);
+		const char *name = tf_ctest_lookup(c, argv, len[2] ? len[2] + 1 : 0, cwd);
+		if (!name)
+			name = tf_ctest_next(c, strrchr(argv, '/') ? strrchr(argv, '/') + 1 : argv);
 		if (name)
 			FUZZ_CHECK(strlen(name) <= len[0], "a name longer than the file");
 		tf_ctest_free(c);

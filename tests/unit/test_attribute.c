@@ -290,6 +290,17 @@ static void put_log(const char *dir, const char *text)
 	fclose(f);
 }
 
+/* `text` as the CTestTestfile.cmake of `dir`. */
+static void put_testfile(const char *dir, const char *text)
+{
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 static void test_ctest_names(void **state)
 {
 	char *dir = unit_tmpdir(), path[4300];
@@ -320,22 +331,23 @@ static void test_ctest_names(void **state)
 	static const char a3[] = "/b/t_args\0--case\0one";
 	static const char a4[] = "/b/sub/t_deep\0a \"quoted\" arg";
 	static const char a5[] = "t_plain";
-	assert_string_equal(tf_ctest_lookup(c, a1, sizeof(a1), "/", "t_plain"), "plain");
-	assert_string_equal(tf_ctest_lookup(c, a2, sizeof(a2), "/", "t_args"), "two");
-	assert_string_equal(tf_ctest_lookup(c, a3, sizeof(a3), "/", "t_args"), "with space");
-	assert_string_equal(tf_ctest_lookup(c, a4, sizeof(a4), "/", "t_deep"), "deep");
-	assert_string_equal(tf_ctest_lookup(c, a5, sizeof(a5), "/b", "t_plain"), "plain");
+	assert_string_equal(tf_ctest_lookup(c, a1, sizeof(a1), "/"), "plain");
+	assert_string_equal(tf_ctest_lookup(c, a2, sizeof(a2), "/"), "two");
+	assert_string_equal(tf_ctest_lookup(c, a3, sizeof(a3), "/"), "with space");
+	assert_string_equal(tf_ctest_lookup(c, a4, sizeof(a4), "/"), "deep");
+	assert_string_equal(tf_ctest_lookup(c, a5, sizeof(a5), "/b"), "plain");
 	/* a shared program without its arguments cannot be told apart, and
 	 * without ctest's log nothing says which ran first */
 	static const char a6[] = "/b/t_args";
-	assert_null(tf_ctest_lookup(c, a6, sizeof(a6), "/", "t_args"));
-	assert_null(tf_ctest_lookup(c, NULL, 0, "/", "t_args"));
+	assert_null(tf_ctest_lookup(c, a6, sizeof(a6), "/"));
+	assert_null(tf_ctest_lookup(c, NULL, 0, "/"));
+	assert_null(tf_ctest_next(c, "t_args"));
 	tf_ctest_free(c);
 	assert_null(tf_ctest_load("/nonexistent-testflame-dir", 0));
 
-	/* with the log of the run, its order names processes whose arguments
-	 * were gone before they could be read; its times and the Unity and
-	 * GoogleTest lines of the output come along */
+	/* with the log of the run, its order (the order tests ended) names
+	 * processes whose arguments were gone before they could be read; its
+	 * times and the Unity and GoogleTest lines of the output come along */
 	put_log(dir, "Start testing: Nov 25 13:46 UTC\n"
 		     "----------------------------------------------------------\n"
 		     "1/3 Testing: two\n1/3 Test: two\n"
@@ -359,9 +371,11 @@ static void test_ctest_names(void **state)
 		     "<end of output>\nTest time =   0.00 sec\nTest Passed.\n");
 	c = tf_ctest_load(dir, 0);
 	assert_non_null(c);
-	assert_string_equal(tf_ctest_lookup(c, NULL, 0, "/", "t_args"), "two");
-	assert_string_equal(tf_ctest_lookup(c, NULL, 0, "/", "t_args"), "with space");
-	assert_null(tf_ctest_lookup(c, NULL, 0, "/", "t_args"));
+	assert_true(tf_ctest_ran(c, "t_args"));
+	assert_false(tf_ctest_ran(c, "t_deep"));
+	assert_string_equal(tf_ctest_next(c, "t_args"), "two");
+	assert_string_equal(tf_ctest_next(c, "t_args"), "with space");
+	assert_null(tf_ctest_next(c, "t_args"));
 	const tf_runner_tests *log = tf_ctest_log(c);
 	assert_int_equal(log->v.n, 6);
 	assert_string_equal(log->v.v[0].name, "two");
@@ -602,6 +616,109 @@ static void exec_mapped(tf_attributor *a, uint32_t pid, uint64_t t, const char *
 	e.mmap.filename = bin;
 	e.mmap.prot = 5; /* PROT_READ | PROT_EXEC */
 	tf_attributor_event(a, &e);
+}
+
+/* `ctest -j 2` (pid 10), started in `dir`. */
+static void ctest_j2(tf_attributor *a, const char *dir)
+{
+	static const char ctest_argv[] = "ctest\0-j\0" "2";
+	tf_rec_event e = ev_of(TF_REC_COMM, 10, 10, 0);
+	e.comm.comm = "ctest";
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	exec_mapped(a, 10, 1, "/usr/bin/ctest");
+	e = ev_of(TF_REC_CMDLINE, 10, 10, 2);
+	e.cmdline.argv = ctest_argv;
+	e.cmdline.len = sizeof(ctest_argv);
+	e.cmdline.cwd = dir;
+	tf_attributor_event(a, &e);
+}
+
+/* A process ctest (pid 10) forked at `t`, which execs /b/PROG. */
+static void ctest_child(tf_attributor *a, uint32_t pid, uint64_t t, const char *prog)
+{
+	char bin[64];
+	tf_rec_event e = ev_of(TF_REC_FORK, pid, pid, t);
+	e.fork.ppid = 10;
+	e.fork.ptid = 10;
+	tf_attributor_event(a, &e);
+	e = ev_of(TF_REC_COMM, pid, pid, t + 10);
+	e.comm.comm = prog;
+	e.comm.exec = true;
+	tf_attributor_event(a, &e);
+	snprintf(bin, sizeof(bin), "/b/%s", prog);
+	exec_mapped(a, pid, t + 11, bin); /* decided now */
+}
+
+/* Process `pid` of ctest (pid 10) ends at `t`. */
+static void ctest_child_exit(tf_attributor *a, uint32_t pid, uint64_t t)
+{
+	tf_rec_event e = ev_of(TF_REC_EXIT, pid, pid, t);
+	e.fork.ppid = 10;
+	tf_attributor_event(a, &e);
+}
+
+/* A process ctest (pid 10, in `dir`) forked at `t`: `step N`, its
+ * arguments read or not, on a CPU from t + 20 to `end` (its exact cost),
+ * then gone. */
+static void ctest_step(tf_attributor *a, uint32_t pid, uint64_t t, const char *argv, size_t len,
+		       const char *dir, uint64_t end)
+{
+	tf_rec_event e;
+	ctest_child(a, pid, t, "step");
+	if (argv) {
+		e = ev_of(TF_REC_CMDLINE, pid, pid, t + 12);
+		e.cmdline.argv = argv;
+		e.cmdline.len = (uint32_t)len;
+		e.cmdline.cwd = dir;
+		tf_attributor_event(a, &e);
+	}
+	e = ev_of(TF_REC_SWITCH, pid, pid, t + 20);
+	tf_attributor_event(a, &e);
+	ctest_child_exit(a, pid, end);
+}
+
+/*
+ * ctest -j 2: step_1, whose arguments were gone before they were read,
+ * starts first and ends last; step_2, read, ends first; step_3's were
+ * read but do not say (ctest ran the program by a name of its own).
+ * LastTest.log is in the order tests ended (step_2, step_3, step_1):
+ * once step_2 took its own name, step_3 and step_1 are the log's others
+ * in the order they ended, whatever the order they started in. By its
+ * position at its start, step_1 took step_2's, and step_1 was not named
+ * at all.
+ */
+static void test_ctest_parallel_unread(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir();
+	put_testfile(dir, "add_test(step_1 \"/b/step\" \"1\")\nadd_test(step_2 \"/b/step\" \"2\")\n"
+			  "add_test(step_3 \"/b/step\" \"3\")\n");
+	put_log(dir, "2/2 Testing: step_2\n2/2 Test: step_2\nCommand: \"/b/step\" \"2\"\n"
+		     "Output:\n<end of output>\nTest time =   0.01 sec\nTest Passed.\n"
+		     "3/3 Testing: step_3\n3/3 Test: step_3\nCommand: \"/b/step\" \"3\"\n"
+		     "Output:\n<end of output>\nTest time =   0.01 sec\nTest Passed.\n"
+		     "1/2 Testing: step_1\n1/2 Test: step_1\nCommand: \"/b/step\" \"1\"\n"
+		     "Output:\n<end of output>\nTest time =   0.03 sec\nTest Passed.\n");
+	static const char step2[] = "/b/step\0" "2", step3[] = "step\0" "3";
+	tf_profile *p;
+	tf_attributor *a = process_attributor(&p);
+	ctest_j2(a, dir);
+	ctest_step(a, 11, 100, NULL, 0, dir, 400);                  /* 280 */
+	ctest_step(a, 12, 150, step2, sizeof(step2), dir, 250);     /* 80 */
+	/* read, but not as the file has them (ctest found the program) */
+	ctest_step(a, 13, 260, step3, sizeof(step3), dir, 300);     /* 20 */
+	tf_rec_event e = ev_of(TF_REC_SWITCH, 10, 10, 500);
+	e.cswitch.out = true;
+	tf_attributor_event(a, &e);
+	/* the three tests, and ctest's own work */
+	assert_int_equal(tf_attributor_write_meta(a, 600), 4);
+	assert_true(count_of(p, "step_1") == 280);
+	assert_true(count_of(p, "step_2") == 80);
+	assert_true(count_of(p, "step_3") == 20);
+	tf_attributor_free(a);
+	tf_profile_free(p);
+	unit_rmtree(dir);
 }
 
 /*
@@ -1710,12 +1827,9 @@ static void test_select_cxx(void **state)
  * output in ctest's log is `output`. */
 static void holder_ctest_files(const char *dir, const char *prog, const char *output)
 {
-	char path[4300];
-	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "add_test(%s \"/b/%s\")\n", prog, prog);
-	fclose(f);
+	char *file = tf_xasprintf("add_test(%s \"/b/%s\")\n", prog, prog);
+	put_testfile(dir, file);
+	free(file);
 	tf_buf log = TF_BUF_INIT;
 	tf_buf_printf(&log, "Start testing: Dec 06 13:00 UTC\n"
 			    "----------------------------------------------------------\n"
@@ -1743,15 +1857,16 @@ static void end_run(tf_attributor *a, uint32_t pid, uint32_t ppid, uint64_t t)
 	tf_attributor_free(a);
 }
 
-/* `n` samples of pid 11 from `t`, root first, each into `a` and `p`. */
-static uint64_t holder_samples(tf_attributor *a, tf_profile *p, uint64_t t, int64_t n,
-			       const char *const *frames, size_t nf)
+/* `n` samples of process `pid` from `t`, root first, each into `a` and
+ * `p`. */
+static uint64_t samples_of(tf_attributor *a, tf_profile *p, uint32_t pid, uint64_t t, int64_t n,
+			   const char *const *frames, size_t nf)
 {
 	uint32_t locs[16];
 	tf_label lab = { tf_profile_intern(p, "test"), 0, 0, 0 };
 	stack_of(p, frames, nf, locs);
 	for (int64_t i = 0; i < n; i++, t += HOLDER_PERIOD) {
-		tf_rec_event e = ev_of(TF_REC_SAMPLE, 11, 11, t);
+		tf_rec_event e = ev_of(TF_REC_SAMPLE, pid, pid, t);
 		int src;
 		e.sample.period = HOLDER_PERIOD;
 		lab.str = tf_attributor_sample(a, &e, locs, nf, HOLDER_PERIOD, &src);
@@ -1761,18 +1876,17 @@ static uint64_t holder_samples(tf_attributor *a, tf_profile *p, uint64_t t, int6
 	return t;
 }
 
-/*
- * One run of `ctest` (in `dir`) running PROG, whose runner reported `rt`
- * (NULL: nothing but ctest's log): `in_tests` samples of the stack
- * `frames` (n of them, root first) inside its tests, `own` in its main
- * outside them; the kernel counted all of them.
- */
-static tf_profile *holder_run(const char *dir, const char *prog, const tf_runner_tests *rt,
-			      const char *const *frames, size_t n, int64_t in_tests, int64_t own)
+static uint64_t holder_samples(tf_attributor *a, tf_profile *p, uint64_t t, int64_t n,
+			       const char *const *frames, size_t nf)
+{
+	return samples_of(a, p, 11, t, n, frames, nf);
+}
+
+/* A profile and an attributor of every source, as `testflame run` has
+ * them for a CPU clock (it keeps a pointer to its options). */
+static tf_attributor *holder_attributor(tf_profile **out, const tf_runner_tests *rt)
 {
 	static tf_attribute_opts o;
-	static const char ctest_argv[] = "ctest";
-	char argv[64], mainf[64], setupf[64];
 	tf_profile *p;
 	tf_attributor *a;
 
@@ -1788,6 +1902,24 @@ static tf_profile *holder_run(const char *dir, const char *prog, const tf_runner
 	o.runner_tests = rt;
 	assert_int_equal(tf_attributor_new(&a, p, &o), 0);
 	tf_attributor_set_time_event(a, true);
+	*out = p;
+	return a;
+}
+
+/*
+ * One run of `ctest` (in `dir`) running PROG, whose runner reported `rt`
+ * (NULL: nothing but ctest's log): `in_tests` samples of the stack
+ * `frames` (n of them, root first) inside its tests, `own` in its main
+ * outside them; the kernel counted all of them.
+ */
+static tf_profile *holder_run_read(const char *dir, const char *prog, const tf_runner_tests *rt,
+				   const char *const *frames, size_t n, int64_t in_tests,
+				   int64_t own, bool read)
+{
+	static const char ctest_argv[] = "ctest";
+	char argv[64], mainf[64], setupf[64];
+	tf_profile *p;
+	tf_attributor *a = holder_attributor(&p, rt);
 
 	driver_and_test(a, "ctest", 10, 11, 100, prog);
 	/* each exec decided once its main binary is mapped, as recorded */
@@ -1803,7 +1935,8 @@ static tf_profile *holder_run(const char *dir, const char *prog, const tf_runner
 	e.cmdline.argv = argv;
 	e.cmdline.len = (uint32_t)strlen(argv) + 1;
 	e.cmdline.cwd = dir;
-	tf_attributor_event(a, &e);
+	if (read) /* else it ended before they were read */
+		tf_attributor_event(a, &e);
 	snprintf(mainf, sizeof(mainf), "/b/%s!main", prog);
 	snprintf(setupf, sizeof(setupf), "/b/%s!setup", prog);
 	const char *const in_main[] = { mainf, setupf };
@@ -1816,16 +1949,31 @@ static tf_profile *holder_run(const char *dir, const char *prog, const tf_runner
 	return p;
 }
 
+static tf_profile *holder_run(const char *dir, const char *prog, const tf_runner_tests *rt,
+			      const char *const *frames, size_t n, int64_t in_tests, int64_t own)
+{
+	return holder_run_read(dir, prog, rt, frames, n, in_tests, own, true);
+}
+
 /* ctail: cmocka's tests built with -O2, which tail-call their helpers:
  * `helper` samples where cmocka's runner calls check_rare. */
+/* What ctail prints, in ctest's log: its three tests. */
+static const char ctail_output[] = "[==========] tests: Running 3 test(s).\n"
+				   "[ RUN      ] test_rare\n[       OK ] test_rare\n"
+				   "[ RUN      ] test_common\n[       OK ] test_common\n"
+				   "[ RUN      ] test_plain\n[       OK ] test_plain\n"
+				   "[==========] tests: 3 test(s) run.\n[  PASSED  ] 3 test(s).\n";
+
+static const char *const ctail_helper[] = {
+	"/b/ctail!main", "/usr/lib/libcmocka.so.0!_cmocka_run_group_tests",
+	"/usr/lib/libcmocka.so.0!cmocka_run_one_test_or_fixture", "/b/ctail!check_rare",
+	"/b/ctail!lib_rare",
+};
+
 static tf_profile *ctail_run(const char *dir, int64_t helper, int64_t own)
 {
-	static const char *const in_helper[] = {
-		"/b/ctail!main", "/usr/lib/libcmocka.so.0!_cmocka_run_group_tests",
-		"/usr/lib/libcmocka.so.0!cmocka_run_one_test_or_fixture", "/b/ctail!check_rare",
-		"/b/ctail!lib_rare",
-	};
-	return holder_run(dir, "ctail", NULL, in_helper, TF_ARRAY_SIZE(in_helper), helper, own);
+	return holder_run(dir, "ctail", NULL, ctail_helper, TF_ARRAY_SIZE(ctail_helper), helper,
+			  own);
 }
 
 /* Test `name`'s metadata in run `p` (false: it has none). */
@@ -1873,12 +2021,7 @@ static void test_holder_of_unnamed_tests(void **state)
 	(void)state;
 	char *dir = unit_tmpdir();
 	tf_test_meta m;
-	holder_ctest_files(dir, "ctail",
-			   "[==========] tests: Running 3 test(s).\n"
-			   "[ RUN      ] test_rare\n[       OK ] test_rare\n"
-			   "[ RUN      ] test_common\n[       OK ] test_common\n"
-			   "[ RUN      ] test_plain\n[       OK ] test_plain\n"
-			   "[==========] tests: 3 test(s) run.\n[  PASSED  ] 3 test(s).\n");
+	holder_ctest_files(dir, "ctail", ctail_output);
 
 	tf_profile *base = ctail_run(dir, 5, 20), *quiet = ctail_run(dir, 0, 20),
 		   *head = ctail_run(dir, 60, 20);
@@ -1942,6 +2085,121 @@ static void test_holder_of_unnamed_tests(void **state)
 	tf_profile_free(base);
 	tf_profile_free(quiet);
 	tf_profile_free(head);
+	unit_rmtree(dir);
+}
+
+/* Run `p` has test `name` with `samples` samples, nested in `parent`
+ * (NULL: in none), `nested` tests nested in it. */
+static void assert_test(tf_profile *p, const char *name, uint64_t samples, const char *parent,
+			uint32_t nested)
+{
+	tf_test_meta m;
+	if (!meta_of(p, name, &m))
+		fail_msg("no test '%s'", name);
+	assert_int_equal(m.samples, samples);
+	if (parent)
+		assert_string_equal(m.parent, parent);
+	else
+		assert_null(m.parent);
+	assert_int_equal(m.nested, nested);
+	tf_test_meta_clear(&m);
+}
+
+/*
+ * ctail's arguments gone before they were read (t0920 #3, 2 runs in 7):
+ * ctest's log has one test that runs ctail, its test, with the three
+ * tests the log lists in it; the work under cmocka's runner that no
+ * listed test's frame names is "ctail [unnamed tests]"'s, as when they
+ * were read. Named at the end by the log's order, the process was in a
+ * test nested in nothing known until then: its helpers' frames
+ * (check_rare, the kernel's asm_exc_page_fault) were tests of ctail.
+ */
+static void test_ctest_unread_holder(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir();
+	tf_test_meta m;
+	holder_ctest_files(dir, "ctail", ctail_output);
+	tf_profile *p = holder_run_read(dir, "ctail", NULL, ctail_helper,
+					TF_ARRAY_SIZE(ctail_helper), 30, 5, false);
+	assert_false(meta_of(p, "check_rare", &m));
+	assert_test(p, "ctail [unnamed tests]", 30, "ctail", 0);
+	assert_test(p, "ctail", 5, NULL, 3);
+	tf_profile_free(p);
+	unit_rmtree(dir);
+}
+
+/* Entry `i` of `n` of ctest's log: test `name` ran `cmd` and printed
+ * `output`. */
+static void log_entry(tf_buf *log, int i, int n, const char *name, const char *cmd,
+		      const char *output)
+{
+	tf_buf_printf(log, "%d/%d Testing: %s\n%d/%d Test: %s\nCommand: %s\nDirectory: /b\n"
+			   "\"%s\" start time: Dec 06 13:00 UTC\nOutput:\n"
+			   "----------------------------------------------------------\n"
+			   "%s<end of output>\nTest time =   0.10 sec\n"
+			   "----------------------------------------------------------\n"
+			   "Test Passed.\n\"%s\" end time: Dec 06 13:00 UTC\n",
+		      i, n, name, i, n, name, cmd, name, output, name);
+}
+
+/*
+ * ctest -j 2 runs ctail twice (tail_a: `ctail a`, tail_b: `ctail b`), the
+ * arguments of neither read: which is which is known at the end, by the
+ * order they ended (tail_b's process first, as the log has it). Until
+ * then the tests either may nest are theirs: tail_a's process, in a
+ * helper no listed test's frame names (check_rare), is in "tail_a
+ * [unnamed tests]"; tail_b's, in test_plain, which tail_b's output
+ * lists, is in test_plain, nested in tail_b. Nested in a placeholder
+ * that nests nothing, check_rare was a test.
+ */
+static void test_ctest_unread_nested(void **state)
+{
+	(void)state;
+	char *dir = unit_tmpdir();
+	put_testfile(dir, "add_test(tail_a \"/b/ctail\" \"a\")\nadd_test(tail_b \"/b/ctail\" \"b\")\n");
+	tf_buf log = TF_BUF_INIT;
+	tf_buf_printf(&log, "Start testing: Dec 06 13:00 UTC\n"
+			    "----------------------------------------------------------\n");
+	log_entry(&log, 2, 2, "tail_b", "\"/b/ctail\" \"b\"",
+		  "[==========] tests: Running 1 test(s).\n"
+		  "[ RUN      ] test_plain\n[       OK ] test_plain\n"
+		  "[==========] tests: 1 test(s) run.\n[  PASSED  ] 1 test(s).\n");
+	log_entry(&log, 1, 2, "tail_a", "\"/b/ctail\" \"a\"",
+		  "[==========] tests: Running 2 test(s).\n"
+		  "[ RUN      ] test_rare\n[       OK ] test_rare\n"
+		  "[ RUN      ] test_common\n[       OK ] test_common\n"
+		  "[==========] tests: 2 test(s) run.\n[  PASSED  ] 2 test(s).\n");
+	put_log(dir, log.ptr);
+	tf_buf_free(&log);
+
+	static const char *const in_plain[] = {
+		"/b/ctail!main", "/usr/lib/libcmocka.so.0!_cmocka_run_group_tests",
+		"/usr/lib/libcmocka.so.0!cmocka_run_one_test_or_fixture", "/b/ctail!test_plain",
+	};
+	tf_profile *p;
+	tf_attributor *a = holder_attributor(&p, NULL);
+	ctest_j2(a, dir);
+	/* tail_a's starts first and ends last; no CMDLINE of either */
+	ctest_child(a, 11, 100, "ctail");
+	ctest_child(a, 12, 150, "ctail");
+	uint64_t t = samples_of(a, p, 11, 1000, 20, ctail_helper, TF_ARRAY_SIZE(ctail_helper));
+	t = samples_of(a, p, 12, t, 10, in_plain, TF_ARRAY_SIZE(in_plain));
+	ctest_child_exit(a, 12, t);
+	ctest_child_exit(a, 11, t + 100);
+	tf_attributor_write_meta(a, t + 1000);
+	tf_attributor_free(a);
+
+	tf_test_meta m;
+	assert_false(meta_of(p, "check_rare", &m));
+	assert_test(p, "tail_a [unnamed tests]", 20, "tail_a", 0);
+	assert_test(p, "test_plain", 10, "tail_b", 0);
+	assert_test(p, "tail_a", 0, NULL, 2);
+	assert_test(p, "tail_b", 0, NULL, 1);
+	/* no placeholder is left, nor its unnamed tests */
+	for (size_t i = 0; i < p->comments.n; i++)
+		assert_null(strstr(tf_profile_str(p, p->comments.v[i]), "\x1f"));
+	tf_profile_free(p);
 	unit_rmtree(dir);
 }
 
@@ -2116,6 +2374,7 @@ int main(void)
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_memory_accounting),
 		cmocka_unit_test(test_suite_name),
+		cmocka_unit_test(test_ctest_parallel_unread),
 		cmocka_unit_test(test_go_select),
 		cmocka_unit_test(test_go_flags_of_command),
 		cmocka_unit_test(test_cxx_lists),
@@ -2126,6 +2385,8 @@ int main(void)
 		cmocka_unit_test(test_holder_of_unnamed_tests),
 		cmocka_unit_test(test_holder_of_reported_tests),
 		cmocka_unit_test(test_python_runner_without_test_samples),
+		cmocka_unit_test(test_ctest_unread_holder),
+		cmocka_unit_test(test_ctest_unread_nested),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
