@@ -175,13 +175,19 @@ typedef struct tf_test_noise {
 	 * and the fields repeat the plain ones. */
 	bool shifted;
 	double shifted_pct, shifted_df, shifted_within_pct, shifted_within_df;
+	/* Stored runs set aside as disturbed (history.c): how many, and how
+	 * far the farthest was from the others (percent); the same with the
+	 * shifts taken out. The spreads are of the runs kept. */
+	size_t set_aside, shifted_set_aside;
+	double aside_pct, shifted_aside_pct;
 } tf_test_noise;
 
 /*
  * The run-to-run noise of every test seen in at least 3 of `runs` (run
  * files of earlier commits, typically the stored baselines along the
  * first-parent history): the standard deviation of the log costs, with
- * runs - 1 degrees of freedom. `value` as in
+ * runs - 1 degrees of freedom, of the runs kept: from 5 baselines on, one
+ * (two from 10) far off all the others is set aside as disturbed. `value` as in
  * tf_compare_opts. The caller frees with tf_test_noise_free().
  */
 int tf_compare_history_noise(tf_test_noise **out, size_t *n, const tf_profile *const *runs,
@@ -311,6 +317,7 @@ typedef struct tf_test_delta {
 	 * side that decided it; 0 when it was not. */
 	size_t confirm_runs;
 	bool noise_from_suite;     /* from the spread of the suite's tests of its size */
+	size_t noise_set_aside;    /* stored runs its history set aside as disturbed */
 	/* Functions that moved most, for regressed and improved tests only:
 	 * those whose self cost moved the test's way beyond the sampling noise
 	 * (ancestors that only pass a change on are left out), the ones whose

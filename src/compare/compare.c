@@ -874,6 +874,7 @@ static void test_noise(judging *j, size_t i, tf_test_delta *t, tf_stats_input *i
 	double within2 = 0, within_df = 0;
 
 	t->noise_from_history = false;
+	t->noise_set_aside = 0;
 	if (!j->pv->noise_given) {
 		const tf_test_noise *known = NULL;
 		tf_test_noise moved;
@@ -906,6 +907,7 @@ static void test_noise(judging *j, size_t i, tf_test_delta *t, tf_stats_input *i
 			excess2 = (known->noise_pct * known->noise_pct - noise * noise) / 1e4;
 			noise = known->noise_pct;
 			t->noise_from_history = true;
+			t->noise_set_aside = known == &moved ? known->shifted_set_aside : known->set_aside;
 		}
 		if (known && rough)
 			excess2 = noise * noise / 1e4;
@@ -923,6 +925,7 @@ static void test_noise(judging *j, size_t i, tf_test_delta *t, tf_stats_input *i
 			noise = lp;
 			noise_df = j->local_df[i];
 			t->noise_from_history = false;
+			t->noise_set_aside = 0;
 			t->noise_from_suite = true;
 		}
 	}

@@ -189,6 +189,7 @@ static json_t *test_json(const tf_test_delta *t, bool memory)
 		json_object_set_new(o, "noise_pct", jnum(t->noise_pct));
 		json_object_set_new(o, "noise_from_history", json_boolean(t->noise_from_history));
 		json_object_set_new(o, "noise_from_suite", json_boolean(t->noise_from_suite));
+		json_object_set_new(o, "noise_set_aside", json_integer((json_int_t)t->noise_set_aside));
 	}
 	json_object_set_new(o, "base", test_side_json(&t->base, memory));
 	json_object_set_new(o, "head", test_side_json(&t->head, memory));

@@ -45,6 +45,19 @@ static void learn_noise(tf_run_opts *o, tf_store *st, const tf_profile *first, c
 		tf_run_verbose(o->rec.io, "learned the run-to-run noise of %zu tests from %zu runs "
 			       "in %zu baselines (of %zu also with each run's shift taken out)",
 			       o->nnoise, draws, runs.n, shifted);
+		/* a run far off all the others met a neighbour, not the test's
+		 * noise: say which tests' spreads left one out (history.c) */
+		for (size_t i = 0; i < o->nnoise; i++) {
+			const tf_test_noise *tn = &o->noise[i];
+			bool plain = tn->set_aside > 0;
+			size_t aside = plain ? tn->set_aside : tn->shifted_set_aside;
+			if (aside)
+				tf_run_verbose(o->rec.io, "%s: %zu of its %zu stored runs set aside as "
+					       "disturbed (the farthest %+.0f%% off the others%s); its "
+					       "noise is learned from the rest", tn->test, aside, tn->runs,
+					       plain ? tn->aside_pct : tn->shifted_aside_pct,
+					       plain ? "" : ", each run's shift taken out");
+		}
 	}
 	for (size_t i = 0; i < n; i++)
 		tf_profile_free(earlier[i]);

@@ -1429,6 +1429,125 @@ static void test_sim_job_noise_calibrated(void **state)
 	}
 }
 
+/*
+ * Ten single-run baselines of a test that wanders by about 5% (the
+ * example suite's test_matrix on an idle runner), one of them run beside
+ * a neighbour: 80% slower, then also a second 75% slower. Kept, the one
+ * made its spread 18% and hid a doubling (p = 0.02); set aside, the spread
+ * is the other runs', the verdict says regressed, and the history says
+ * what it set aside. A test that wanders by 17% throughout keeps all its
+ * runs, however far its farthest.
+ */
+static void test_history_noise_disturbed(void **state)
+{
+	(void)state;
+	static const double dev[10] = { 5, -8, -4, 4, -3, 1, -1, 4, -5, 0 }; /* percent */
+	static const double wobbly[10] = { 0, 25, -20, 10, -8, 30, -15, 5, -30, 12 };
+	for (int disturbed = 1; disturbed <= 2; disturbed++) {
+		tf_profile *runs[10];
+		for (int i = 0; i < 10; i++) {
+			double c = 1e9 * (1 + dev[i] / 100);
+			if (i == 2)
+				c *= 1.8;
+			if (i == 6 && disturbed == 2)
+				c *= 1.75;
+			runs[i] = history_run(c, 1e9 * (1 + wobbly[i] / 100));
+		}
+		tf_test_noise *hn;
+		size_t n;
+		assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)runs, 10, NULL), 0);
+		const tf_test_noise *st = !strcmp(hn[0].test, "steady") ? &hn[0] : &hn[1];
+		const tf_test_noise *wo = st == &hn[0] ? &hn[1] : &hn[0];
+		assert_int_equal(st->runs, 10);
+		assert_int_equal(st->set_aside, (size_t)disturbed);
+		assert_true(st->df == 9 - disturbed);
+		assert_true(st->noise_pct > 3.5 && st->noise_pct < 6);
+		assert_true(st->aside_pct > 70 && st->aside_pct < 90);
+		assert_int_equal(wo->set_aside, 0);
+		assert_true(wo->noise_pct > 15);
+		tf_compare_opts o;
+		tf_compare_opts_init(&o);
+		o.history = hn;
+		o.nhistory = n;
+		for (int slowed = 0; slowed < 2; slowed++) {
+			tf_profile *h = history_run(1e9 * (slowed ? 2.0 : 1.03), 1e9);
+			tf_comparison *c = compare1(runs[9], h, &o);
+			const tf_test_delta *t = tf_comparison_find(c, "steady");
+			assert_true(t->noise_from_history);
+			assert_int_equal(t->noise_set_aside, (size_t)disturbed);
+			if (slowed)
+				assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+			else
+				assert_int_equal(t->verdict, TF_VERDICT_UNCHANGED);
+			tf_comparison_free(c);
+			tf_profile_free(h);
+		}
+		tf_test_noise_free(hn, n);
+		for (int i = 0; i < 10; i++)
+			tf_profile_free(runs[i]);
+	}
+}
+
+/*
+ * Ten single-run baselines of two tests that wander by 5%, nothing
+ * changed, a PR of one run against the newest: clean histories, and
+ * histories where one earlier baseline met a neighbour (the test 80%
+ * slower in it). Setting such runs aside must not make the gate cry wolf
+ * on clean histories (alpha = 0.001: about 3 false regressions in 3000),
+ * and one disturbed baseline in ten must not hide a doubling (kept, its
+ * square made the spread about 19%, and none was caught).
+ */
+static void test_sim_disturbed_baseline(void **state)
+{
+	(void)state;
+	int regressed[2] = { 0, 0 }, caught = 0, trials = 3000;
+	uint64_t saved = sim_state;
+	sim_state = 0x2545f4914f6cdd1dULL;
+	for (int t = 0; t < trials; t++) {
+		for (int disturbed = 0; disturbed < 2; disturbed++) {
+			tf_profile *hist[10];
+			int at = (int)(sim_uniform() * 9); /* never the base itself */
+			for (int j = 0; j < 10; j++)
+				hist[j] = history_run(1e9 * exp(0.05 * sim_gauss()) * (disturbed && j == at ? 1.8 : 1),
+						      1e9 * exp(0.05 * sim_gauss()));
+			tf_test_noise *hn;
+			size_t n;
+			assert_int_equal(tf_compare_history_noise(&hn, &n, (const tf_profile *const *)hist, 10, NULL), 0);
+			tf_compare_opts o;
+			tf_compare_opts_init(&o);
+			o.history = hn;
+			o.nhistory = n;
+			for (int slowed = 0; slowed < 1 + disturbed; slowed++) {
+				tf_profile *h = history_run(1e9 * exp(0.05 * sim_gauss()) * (slowed ? 2 : 1),
+							    1e9 * exp(0.05 * sim_gauss()));
+				tf_comparison *c = compare1(hist[9], h, &o);
+				bool reg = tf_comparison_find(c, "steady")->verdict == TF_VERDICT_REGRESSED;
+				if (slowed)
+					caught += reg;
+				else
+					regressed[disturbed] += reg;
+				tf_comparison_free(c);
+				tf_profile_free(h);
+			}
+			tf_test_noise_free(hn, n);
+			for (int j = 0; j < 10; j++)
+				tf_profile_free(hist[j]);
+		}
+	}
+	sim_state = saved;
+	print_message("disturbed baselines: %d false regressions with clean histories, %d with one "
+		      "run disturbed, %d of %d doublings caught\n", regressed[0], regressed[1], caught,
+		      trials);
+	/* alpha = 0.001: 3 expected; 9 or more has probability < 0.005 */
+	for (int d = 0; d < 2; d++)
+		if (regressed[d] > 8)
+			fail_msg("%d false regressions in %d trials (%s)", regressed[d], trials,
+				 d ? "one baseline disturbed" : "clean histories");
+	if (caught < trials * 0.9)
+		fail_msg("a doubling caught in %d of %d trials with one baseline disturbed", caught,
+			 trials);
+}
+
 /* What run --confirm runs the suite again for: the slowest of the tests
  * whose interval is above zero and reaches the threshold. */
 /* The order of attention: a large undecided change comes before new and
@@ -2550,6 +2669,8 @@ int main(void)
 		cmocka_unit_test(test_history_noise_exact),
 		cmocka_unit_test(test_sim_shifted_noise_calibrated),
 		cmocka_unit_test(test_sim_job_noise_calibrated),
+		cmocka_unit_test(test_history_noise_disturbed),
+		cmocka_unit_test(test_sim_disturbed_baseline),
 		cmocka_unit_test(test_aggregation_and_verdicts),
 		cmocka_unit_test(test_foreign_profile_is_one_test),
 		cmocka_unit_test(test_mismatched_events),
