@@ -110,7 +110,10 @@ try {
       // a verdict of its waits: the time it waited, in nanoseconds
       const w = t.decided_by === 'waiting'
       const [b, h, unit] = w ? [t.waits.base_ns, t.waits.head_ns, 'nanoseconds'] : [t.base.cost, t.head.cost, rep.unit]
-      const want = [t.verdict, cleanName(t.name) + (w ? ' (waiting)' : ''), b > 0 ? fmtCost(b, unit) : w ? '0' : '-',
+      // the work outside the tests, shown and not gated: which way it moved
+      const ungated = t.outside && !rep.gate_outside && (t.verdict === 'regressed' || t.verdict === 'improved')
+      const word = ungated ? (t.verdict === 'regressed' ? 'slower' : 'faster') : t.verdict
+      const want = [word, cleanName(t.name) + (w ? ' (waiting)' : ''), b > 0 ? fmtCost(b, unit) : w ? '0' : '-',
         h > 0 ? fmtCost(h, unit) : w ? '0' : '-', fmtPct(t.delta_pct),
         t.ci_pct[0] === null ? '-' : `[${fmtPct(t.ci_pct[0]).replace('%', '')}, ${fmtPct(t.ci_pct[1]).replace('%', '')}]`]
       if (JSON.stringify(want) !== JSON.stringify(r)) problems.push(`row differs from report.json: page ${JSON.stringify(r)} json ${JSON.stringify(want)}`)
