@@ -13,7 +13,8 @@
 // `store_artifacts` and `store_test_results` (copied into --out),
 // `persist_to_workspace` and `attach_workspace` (the workflow's workspace,
 // --workspace, shared by its jobs), `save_cache` and `restore_cache` (the
-// project's cache, --cache: keys from templates, {{ checksum "FILE" }},
+// project's cache, --cache, shared by its jobs; without it an empty one
+// of this job's own, under --out: keys from templates, {{ checksum "FILE" }},
 // {{ arch }}, {{ .Branch }}, {{ .Environment.NAME }}, {{ epoch }}; a key
 // saved once is never saved again; restore takes the first key that
 // matches exactly, else the newest cache whose key starts with it; both
@@ -167,9 +168,9 @@ function cacheKey(t) {
 function cachePath(p) {
 	return p.startsWith('~/') ? path.join(baseEnv.HOME, p.slice(2)) : path.resolve(workdir, p);
 }
+const cacheDir = opt.cache || path.join(opt.out, '.cache');
 function saveCache(args) {
-	if (!opt.cache) throw new Error('save_cache: no --cache');
-	const key = cacheKey(args.key), dir = path.join(opt.cache, encodeURIComponent(key));
+	const key = cacheKey(args.key), dir = path.join(cacheDir, encodeURIComponent(key));
 	if (fs.existsSync(dir)) {
 		process.stdout.write(`    Skipping cache generation, cache already exists for key: ${key}\n`);
 		return 0;
@@ -194,9 +195,8 @@ function saveCache(args) {
 	return 0;
 }
 function restoreCache(args) {
-	if (!opt.cache) throw new Error('restore_cache: no --cache');
-	const have = fs.existsSync(opt.cache) ? fs.readdirSync(opt.cache).filter((d) => !d.endsWith('.tmp'))
-		.map((d) => ({ key: decodeURIComponent(d), dir: path.join(opt.cache, d), t: fs.statSync(path.join(opt.cache, d)).mtimeMs })) : [];
+	const have = fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).filter((d) => !d.endsWith('.tmp'))
+		.map((d) => ({ key: decodeURIComponent(d), dir: path.join(cacheDir, d), t: fs.statSync(path.join(cacheDir, d)).mtimeMs })) : [];
 	for (const t of args.keys || [args.key]) {
 		const key = cacheKey(t);
 		const hit = have.find((c) => c.key === key) ||
