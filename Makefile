@@ -72,7 +72,7 @@ DEB_TEST  := git cmake golang-go googletest libgtest-dev check linux-perf \
 	chromium lighttpd openssl curl rsync procps file elfutils libc6-dbg libcriterion-dev time \
 	catch2 doctest-dev libboost-test-dev meson ninja-build \
 	protobuf-compiler golang-google-protobuf-dev golang-github-google-pprof-dev \
-	clang libclang-rt-14-dev gdb zsh man-db
+	clang libclang-rt-14-dev gdb zsh man-db lintian
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS      := $(wildcard src/*/*.c)
