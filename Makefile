@@ -365,8 +365,8 @@ check-layers:
 
 demo: deps-build
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory -C examples clean all >/dev/null
-	$(BIN) record -o $(BUILD)/demo/run.pb.gz --test examples -- $(MAKE) --no-print-directory -C examples check
+	$(Q)$(MAKE) --no-print-directory -C examples BUILD=build clean all >/dev/null
+	$(BIN) record -o $(BUILD)/demo/run.pb.gz --test examples -- $(MAKE) --no-print-directory -C examples BUILD=build check
 	$(BIN) show $(BUILD)/demo/run.pb.gz
 	$(BIN) view --format text --top 15 $(BUILD)/demo/run.pb.gz
 
