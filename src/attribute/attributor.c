@@ -14,7 +14,9 @@
  *
  * Markers: begin/end lines keep a stack of open tests per thread, per
  * process and for the whole tree; the innermost open one of the narrowest
- * scope wins.
+ * scope wins. A process forked while its forking thread ran a marked test
+ * (a test that runs the program it tests, `subprocess.run`) is that
+ * test's work, not a test of its own: its exact cost adds to the test's.
  *
  * The inventory does not depend on samples: every process test is decided
  * when its process exits, every marker test when it begins, every thread
@@ -110,6 +112,7 @@ struct proc {
 	bool lt_tried;
 	name_counts named;     /* threads named so far, by name */
 	uint32_t ptid;         /* the thread that forked it */
+	tf_strid fork_marker;  /* the marked test its forking thread ran then */
 };
 
 struct test_acc {
@@ -1062,6 +1065,8 @@ static tf_strid proc_test(tf_attributor *a, struct proc *pr, int depth)
 	pr->decided = true;
 	if (inherited && inherited != a->build_test) {
 		pr->test = inherited;
+	} else if (pr->fork_marker && pr->role != ROLE_BUILD) {
+		pr->test = pr->fork_marker;
 	} else if (pr->role == ROLE_BUILD) {
 		pr->test = a->build_test;
 	} else if (pr->role == ROLE_PROGRAM && pr->below_root && !meson_own(a, pr)) {
@@ -1432,6 +1437,15 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			pr->execd = false;
 			pr->decided = false;
 			pr->start = ev->time;
+			pr->fork_marker = 0;
+			if (parent && (a->sources & TF_SOURCE_MARKERS)) {
+				tf_rec_event at = *ev;
+				at.pid = ev->fork.ppid;
+				at.tid = ev->fork.ptid;
+				tf_strid mt = marker_test(a, &at);
+				/* a process the test's process started started it */
+				pr->fork_marker = mt ? mt : parent->fork_marker;
+			}
 		}
 		break;
 	case TF_REC_EXIT: {
@@ -2428,6 +2442,19 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 			continue;
 		}
 		struct test_acc *ta = acc(a, t);
+		/* a process a marked test started: the test's CPU between its
+		 * markers is its thread's; the process adds its own, whole,
+		 * where the event counts CPU time (else the test has no exact
+		 * cost: its thread's alone would leave the process out) */
+		if (pr->fork_marker == t) {
+			if (ta->has_mcpu && a->time_event && pr->has_cost && !pr->cost_lost)
+				ta->mcpu += pr->cost;
+			else {
+				ta->has_mcpu = false;
+				ta->count_bad = true;
+			}
+			continue;
+		}
 		if (!pr->has_cost || pr->cost_lost)
 			ta->count_bad = true;
 		ta->count += (double)pr->cost;
