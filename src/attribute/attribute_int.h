@@ -66,6 +66,9 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
  * thread of its program, the thread that wrote its begin marker, the last
  * whose stack named it; 0 when none is known. */
 uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test);
+/* The marked test that started process `pid` (its forking thread ran it
+ * then), 0 none: the process is that test's work. */
+tf_strid tf_attributor_fork_test(tf_attributor *a, uint32_t pid);
 /* The recording has off-CPU time: every test's metadata says how long it
  * waited, counted and apart (tf_test_meta). */
 void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu);

@@ -1167,7 +1167,9 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 		tf_vec_push(st, name);
 		open_interval(a, key, name, ev->time, cpu1);
 		acc(a, name)->listed = true;
-		acc(a, name)->lead = ev->tid; /* the thread that runs it */
+		/* the thread that runs it: a process's marker's is its main
+		 * thread (Python's runners run their tests there) */
+		acc(a, name)->lead = ev->tid ? ev->tid : ev->pid;
 		if (ev->marker.runner)
 			acc(a, name)->via = tf_profile_intern(a->p, ev->marker.runner);
 		return;
@@ -1707,6 +1709,12 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
 			    size_t n, int *source)
 {
 	return decide(a, ev, locs, n, false, source);
+}
+
+tf_strid tf_attributor_fork_test(tf_attributor *a, uint32_t pid)
+{
+	const struct proc *pr = proc_find(a, pid);
+	return pr ? pr->fork_marker : 0;
 }
 
 uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test)

@@ -485,8 +485,14 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 		if (b->col_space)
 			on_alloc_free(b, ev);
 		break;
-	case TF_REC_EXIT:
 	case TF_REC_FORK:
+		/* the waits ask the attributor which test started it */
+		tf_symbolizer_event(b->sym, ev);
+		tf_attributor_event(b->att, ev);
+		if (b->waits)
+			tf_waits_event(b->waits, ev);
+		break;
+	case TF_REC_EXIT:
 		if (b->waits)
 			tf_waits_event(b->waits, ev);
 		/* fall through */

@@ -14,6 +14,10 @@ class T(unittest.TestCase):
     def test_child(self):
         subprocess.run([sys.executable, "-c", "x = 0\nfor i in range(4000000): x += i"], check=True)
 
+    def test_piped(self):
+        subprocess.run([sys.executable, "-c", "x = 0\nfor i in range(4000000): x += i\nprint(x)"],
+                       check=True, capture_output=True)
+
     def test_self(self):
         x = 0
         for i in range(200000):
@@ -38,6 +42,13 @@ check() { # FILE ID
 test_expect_success 'unittest: a test that runs a Python child has its CPU time, and the child is no test' '
 	"$TF" record -q -o ut.pb.gz -- $PY -m unittest test_kids >out 2>&1 &&
 	check ut.pb.gz "test_kids\.T\.test_child"
+'
+
+test_expect_success 'unittest: the test polls the pipes of its child: its waiting is not the child'"'"'s time again' '
+	cpu=$(meta ut.pb.gz "test_kids\.T\.test_piped" cpu_ns) &&
+	off=$(meta ut.pb.gz "test_kids\.T\.test_piped" offcpu_ns) &&
+	echo "cpu_ns=$cpu offcpu_ns=$off" &&
+	awk -v c="$cpu" -v o="$off" "BEGIN { exit !(c > 50e6 && o < c / 4) }"
 '
 
 if $PY -c 'import pytest' 2>/dev/null; then
