@@ -128,6 +128,7 @@ struct test_acc {
 	double count;         /* exact: the event count of its processes */
 	bool has_count, count_bad;
 	uint64_t mcpu;        /* exact: CPU time between its markers */
+	uint64_t mbegin, mend; /* its last begin and end markers' times */
 	bool has_mcpu;
 	tf_strid parent;      /* the test it ran inside */
 	uint32_t nested;
@@ -1106,6 +1107,7 @@ static void open_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64_
 	tf_vec_push(&a->open_name, name);
 	tf_vec_push(&a->open_start, t);
 	tf_vec_push(&a->open_cpu, cpu1);
+	acc(a, name)->mbegin = t;
 }
 
 /* `cpu1`: the CPU clock at the end, +1 (0 unknown). */
@@ -1116,6 +1118,7 @@ static void close_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64
 		if (a->open_key.v[i] == key && a->open_name.v[i] == name) {
 			struct test_acc *ta = acc(a, name);
 			size_t last = a->open_key.n - 1;
+			ta->mend = t;
 			if (t > a->open_start.v[i])
 				ta->wall += t - a->open_start.v[i];
 			if (cpu1 && a->open_cpu.v[i] && cpu1 >= a->open_cpu.v[i]) {
@@ -1709,6 +1712,12 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
 			    size_t n, int *source)
 {
 	return decide(a, ev, locs, n, false, source);
+}
+
+uint64_t tf_attributor_marked_end(tf_attributor *a, tf_strid test, uint64_t since)
+{
+	const struct test_acc *ta = test < a->tests.n ? &a->tests.v[test] : NULL;
+	return ta && ta->mend > ta->mbegin && ta->mbegin <= since ? ta->mend : 0;
 }
 
 tf_strid tf_attributor_fork_test(tf_attributor *a, uint32_t pid)
