@@ -134,6 +134,20 @@ def masked(text):
     return [DUPLICATES.sub("", RULE.sub(r"\1\1\1", TIME.sub("T", l.rstrip()))) for l in text.splitlines()]
 
 
+# pytest's progress lines: a character a test, in the order tests ended,
+# which under -n differs from run to run with or without testflame
+PROGRESS = re.compile(r"^([.sSxXFEfe]+)\s*\[\s*\d+%\]$")
+
+
+def same_lines(a, b):
+    """a and b hold the same lines in any order, the progress lines'
+    characters counted together"""
+    def apart(lines):
+        marks = [m.group(1) for m in map(PROGRESS.match, lines) if m]
+        return sorted("".join(marks)), sorted(l for l in lines if not PROGRESS.match(l))
+    return apart(a) == apart(b)
+
+
 def same_output(plain, tf):
     """'same' when the suite printed the same lines (times masked, in any
     order: runners that run tests in parallel order them by completion) on
@@ -147,12 +161,12 @@ def same_output(plain, tf):
     pe = masked(rd(plain, ".err"))
     te = [l for l in masked(rd(tf, ".err")) if not l.startswith("testflame: ")]
     suite_part, rest = to[:len(po)], to[len(po):]
-    if sorted(suite_part) != sorted(po):
+    if not same_lines(suite_part, po):
         d = sorted(set(po) ^ set(suite_part))
         why.append("stdout differs: %s" % (d[0] if d else "line counts")[:160])
     reprinted = 0
     if po and not why:  # confirmation reruns print the suite's output again
-        while rest[:len(po)] and sorted(rest[:len(po)]) == sorted(po):
+        while rest[:len(po)] and same_lines(rest[:len(po)], po):
             reprinted += 1
             rest = rest[len(po):]
     elif not po and pe and not why:  # a suite that prints on stderr only (unittest)
