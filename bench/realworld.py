@@ -12,7 +12,7 @@ report.json files, and prints one suite's row and the final table.
     realworld.py times-cargo               cargo test's libtest JSON on stdin -> "bin name seconds"
     realworld.py list-go                   go test -list output on stdin -> "pkg Test"
     realworld.py list-cargo                cargo test -- --list output on stdin -> "bin name"
-    realworld.py py-spin FILE NAME         a busy loop as the first statement of NAME
+    realworld.py py-spin FILE NAME [N]     a busy loop of N turns (3,000,000) as the first statement of NAME
     realworld.py same-output PLAIN TF      PLAIN.out/.err/.rc against TF's: "same" or why not
     realworld.py row SUITE FORM WORKDIR    the suite's figures as one JSON line
     realworld.py table ROW...              the Markdown table of those rows
@@ -105,14 +105,14 @@ def list_go():
             names.append(line)
 
 
-def py_spin(path, name):
-    """a busy loop as the first statement of PATH's function NAME"""
+def py_spin(path, name, turns="3000000"):
+    """a busy loop of TURNS turns as the first statement of PATH's function NAME"""
     with open(path) as f:
         lines = f.read().split("\n")
     i = next(i for i, l in enumerate(lines) if re.match(r"\s*def %s\(" % re.escape(name), l))
     ind = re.match(r"\s*", lines[i]).group(0) + "    "
     j = next(j for j in range(i, len(lines)) if re.search(r"\)(\s*->[^:]*)?:\s*(#.*)?$", lines[j]))
-    lines[j + 1:j + 1] = [ind + "for _ in range(3000000):", ind + "    pass"]
+    lines[j + 1:j + 1] = [ind + "for _ in range(%d):" % int(turns), ind + "    pass"]
     with open(path, "w") as f:
         f.write("\n".join(lines))
 
@@ -134,6 +134,20 @@ def masked(text):
     return [DUPLICATES.sub("", RULE.sub(r"\1\1\1", TIME.sub("T", l.rstrip()))) for l in text.splitlines()]
 
 
+# pytest's progress lines: a character a test, in the order tests ended,
+# which under -n differs from run to run with or without testflame
+PROGRESS = re.compile(r"^([.sSxXFEfe]+)\s*\[\s*\d+%\]$")
+
+
+def same_lines(a, b):
+    """a and b hold the same lines in any order, the progress lines'
+    characters counted together"""
+    def apart(lines):
+        marks = [m.group(1) for m in map(PROGRESS.match, lines) if m]
+        return sorted("".join(marks)), sorted(l for l in lines if not PROGRESS.match(l))
+    return apart(a) == apart(b)
+
+
 def same_output(plain, tf):
     """'same' when the suite printed the same lines (times masked, in any
     order: runners that run tests in parallel order them by completion) on
@@ -147,14 +161,16 @@ def same_output(plain, tf):
     pe = masked(rd(plain, ".err"))
     te = [l for l in masked(rd(tf, ".err")) if not l.startswith("testflame: ")]
     suite_part, rest = to[:len(po)], to[len(po):]
-    if sorted(suite_part) != sorted(po):
+    if not same_lines(suite_part, po):
         d = sorted(set(po) ^ set(suite_part))
         why.append("stdout differs: %s" % (d[0] if d else "line counts")[:160])
     reprinted = 0
     if po and not why:  # confirmation reruns print the suite's output again
-        while rest[:len(po)] and sorted(rest[:len(po)]) == sorted(po):
+        while rest[:len(po)] and same_lines(rest[:len(po)], po):
             reprinted += 1
             rest = rest[len(po):]
+    elif not po and pe and not why:  # a suite that prints on stderr only (unittest)
+        reprinted = next((k for k in range(1, 9) if sorted(pe * (k + 1)) == sorted(te)), 0)
     if sorted(pe) != sorted(te) and not (reprinted and sorted(pe * (reprinted + 1)) == sorted(te)):
         d = sorted(set(pe) ^ set(te))
         why.append("stderr differs: %s" % (d[0] if d else "line counts")[:160])

@@ -66,6 +66,12 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
  * thread of its program, the thread that wrote its begin marker, the last
  * whose stack named it; 0 when none is known. */
 uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test);
+/* When marked test `test`, begun by `since`, ended (its end marker may be
+ * read after what followed it); 0 when it has not, or is no marked test. */
+uint64_t tf_attributor_marked_end(tf_attributor *a, tf_strid test, uint64_t since);
+/* The marked test that started process `pid` (its forking thread ran it
+ * then), 0 none: the process is that test's work. */
+tf_strid tf_attributor_fork_test(tf_attributor *a, uint32_t pid);
 /* The recording has off-CPU time: every test's metadata says how long it
  * waited, counted and apart (tf_test_meta). */
 void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu);

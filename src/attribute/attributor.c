@@ -14,7 +14,9 @@
  *
  * Markers: begin/end lines keep a stack of open tests per thread, per
  * process and for the whole tree; the innermost open one of the narrowest
- * scope wins.
+ * scope wins. A process forked while its forking thread ran a marked test
+ * (a test that runs the program it tests, `subprocess.run`) is that
+ * test's work, not a test of its own: its exact cost adds to the test's.
  *
  * The inventory does not depend on samples: every process test is decided
  * when its process exits, every marker test when it begins, every thread
@@ -110,6 +112,7 @@ struct proc {
 	bool lt_tried;
 	name_counts named;     /* threads named so far, by name */
 	uint32_t ptid;         /* the thread that forked it */
+	tf_strid fork_marker;  /* the marked test its forking thread ran then */
 };
 
 struct test_acc {
@@ -125,6 +128,7 @@ struct test_acc {
 	double count;         /* exact: the event count of its processes */
 	bool has_count, count_bad;
 	uint64_t mcpu;        /* exact: CPU time between its markers */
+	uint64_t mbegin, mend; /* its last begin and end markers' times */
 	bool has_mcpu;
 	tf_strid parent;      /* the test it ran inside */
 	uint32_t nested;
@@ -1062,6 +1066,8 @@ static tf_strid proc_test(tf_attributor *a, struct proc *pr, int depth)
 	pr->decided = true;
 	if (inherited && inherited != a->build_test) {
 		pr->test = inherited;
+	} else if (pr->fork_marker && pr->role != ROLE_BUILD) {
+		pr->test = pr->fork_marker;
 	} else if (pr->role == ROLE_BUILD) {
 		pr->test = a->build_test;
 	} else if (pr->role == ROLE_PROGRAM && pr->below_root && !meson_own(a, pr)) {
@@ -1101,6 +1107,7 @@ static void open_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64_
 	tf_vec_push(&a->open_name, name);
 	tf_vec_push(&a->open_start, t);
 	tf_vec_push(&a->open_cpu, cpu1);
+	acc(a, name)->mbegin = t;
 }
 
 /* `cpu1`: the CPU clock at the end, +1 (0 unknown). */
@@ -1111,6 +1118,7 @@ static void close_interval(tf_attributor *a, uint64_t key, tf_strid name, uint64
 		if (a->open_key.v[i] == key && a->open_name.v[i] == name) {
 			struct test_acc *ta = acc(a, name);
 			size_t last = a->open_key.n - 1;
+			ta->mend = t;
 			if (t > a->open_start.v[i])
 				ta->wall += t - a->open_start.v[i];
 			if (cpu1 && a->open_cpu.v[i] && cpu1 >= a->open_cpu.v[i]) {
@@ -1162,7 +1170,9 @@ static void on_marker(tf_attributor *a, const tf_rec_event *ev)
 		tf_vec_push(st, name);
 		open_interval(a, key, name, ev->time, cpu1);
 		acc(a, name)->listed = true;
-		acc(a, name)->lead = ev->tid; /* the thread that runs it */
+		/* the thread that runs it: a process's marker's is its main
+		 * thread (Python's runners run their tests there) */
+		acc(a, name)->lead = ev->tid ? ev->tid : ev->pid;
 		if (ev->marker.runner)
 			acc(a, name)->via = tf_profile_intern(a->p, ev->marker.runner);
 		return;
@@ -1432,6 +1442,15 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			pr->execd = false;
 			pr->decided = false;
 			pr->start = ev->time;
+			pr->fork_marker = 0;
+			if (parent && (a->sources & TF_SOURCE_MARKERS)) {
+				tf_rec_event at = *ev;
+				at.pid = ev->fork.ppid;
+				at.tid = ev->fork.ptid;
+				tf_strid mt = marker_test(a, &at);
+				/* a process the test's process started started it */
+				pr->fork_marker = mt ? mt : parent->fork_marker;
+			}
 		}
 		break;
 	case TF_REC_EXIT: {
@@ -1693,6 +1712,18 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
 			    size_t n, int *source)
 {
 	return decide(a, ev, locs, n, false, source);
+}
+
+uint64_t tf_attributor_marked_end(tf_attributor *a, tf_strid test, uint64_t since)
+{
+	const struct test_acc *ta = test < a->tests.n ? &a->tests.v[test] : NULL;
+	return ta && ta->mend > ta->mbegin && ta->mbegin <= since ? ta->mend : 0;
+}
+
+tf_strid tf_attributor_fork_test(tf_attributor *a, uint32_t pid)
+{
+	const struct proc *pr = proc_find(a, pid);
+	return pr ? pr->fork_marker : 0;
 }
 
 uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test)
@@ -2428,6 +2459,19 @@ size_t tf_attributor_write_meta(tf_attributor *a, uint64_t end_time)
 			continue;
 		}
 		struct test_acc *ta = acc(a, t);
+		/* a process a marked test started: the test's CPU between its
+		 * markers is its thread's; the process adds its own, whole,
+		 * where the event counts CPU time (else the test has no exact
+		 * cost: its thread's alone would leave the process out) */
+		if (pr->fork_marker == t) {
+			if (ta->has_mcpu && a->time_event && pr->has_cost && !pr->cost_lost)
+				ta->mcpu += pr->cost;
+			else {
+				ta->has_mcpu = false;
+				ta->count_bad = true;
+			}
+			continue;
+		}
 		if (!pr->has_cost || pr->cost_lost)
 			ta->count_bad = true;
 		ta->count += (double)pr->cost;

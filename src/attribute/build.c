@@ -304,20 +304,29 @@ static void put_values(builder *b, int64_t *v, int64_t count, int64_t event, int
 		v[b->col_wall] = cpu + offcpu;
 }
 
-/* A sample's source among the run's counts; a sample the harness or a
- * build step took counts its stack (just built) outside the tests. */
-static void count_source(builder *b, int source)
+/* The stack just built among the run's counts of frames: the harness's
+ * or a build step's outside the tests, else its frames without a symbol
+ * counted by module (an off-CPU stack's cuts are counted apart). */
+static void count_frames(builder *b, int source, bool offcpu)
 {
 	if (source == SRC_OUTSIDE || source == SRC_BUILD) {
-		/* the harness's or a build step's: no test's profile */
-		b->st->samples_outside++;
 		b->st->frames_outside += b->last.frames;
 		b->st->unresolved_outside += b->last.unresolved;
-		b->st->truncated_outside += b->last.truncated;
+		if (!offcpu)
+			b->st->truncated_outside += b->last.truncated;
 	} else {
 		for (size_t i = 0; i < b->last.nunres; i++)
 			b->missing.v[b->unres_module[i]]++;
 	}
+}
+
+/* A sample's source among the run's counts; a sample the harness or a
+ * build step took counts its stack (just built) outside the tests. */
+static void count_source(builder *b, int source)
+{
+	if (source == SRC_OUTSIDE || source == SRC_BUILD)
+		b->st->samples_outside++; /* no test's profile */
+	count_frames(b, source, false);
 	if (source == SRC_OUTSIDE)
 		source = SRC_COMMAND;
 	if (source >= 0 && source < 4)
@@ -380,6 +389,7 @@ static void on_offcpu(builder *b, const tf_rec_event *ev)
 	b->locs[0] = offcpu_location(b, tf_wait_name(r));
 	n++;
 	tf_strid test = tf_attributor_test(b->att, ev, b->locs, n, &source);
+	count_frames(b, source, true);
 	tf_attributor_switch_sampled(b->att, ev->tid, ev->time);
 	tf_waits_out(b->waits, ev, test, tf_attributor_process(b->att, ev->pid), r, rwsem,
 		     b->locs, n);
@@ -425,6 +435,7 @@ static void on_alloc(builder *b, const tf_rec_event *ev)
 	size_t n = build_stack(b, ev, false);
 	uint64_t sh = tf_profile_stack_hash(b->locs, (uint32_t)n);
 	tf_strid test = tf_attributor_alloc(b->att, ev, b->locs, n);
+	count_frames(b, SRC_COMMAND, false);
 	double size = al->size ? (double)al->size : 1;
 	double rate = al->rate ? (double)al->rate : 1;
 	double weight = size / -expm1(-size / rate);
@@ -474,8 +485,14 @@ static int on_event(void *ctx, const tf_rec_event *ev)
 		if (b->col_space)
 			on_alloc_free(b, ev);
 		break;
-	case TF_REC_EXIT:
 	case TF_REC_FORK:
+		/* the waits ask the attributor which test started it */
+		tf_symbolizer_event(b->sym, ev);
+		tf_attributor_event(b->att, ev);
+		if (b->waits)
+			tf_waits_event(b->waits, ev);
+		break;
+	case TF_REC_EXIT:
 		if (b->waits)
 			tf_waits_event(b->waits, ev);
 		/* fall through */

@@ -555,6 +555,20 @@ static bool python_library(const tf_profile *p, uint32_t fn)
 	       strstr(file, "/dist-packages/");
 }
 
+/* Whether a Python function is testflame's own, put into the suite's
+ * interpreters (its loader's wrappers of the runner's startTest, its
+ * markers, its pytest plugin): the runner calls it, and it is no test. */
+static bool testflame_python(const tf_profile *p, uint32_t fn)
+{
+	static const char *const own[] = { "testflame_loader.", "testflame_markers.",
+					   "pytest_testflame." };
+	const char *name = tf_profile_str(p, p->functions.v[fn].name);
+	for (size_t k = 0; k < TF_ARRAY_SIZE(own); k++)
+		if (strncmp(name, own[k], strlen(own[k])) == 0)
+			return true;
+	return false;
+}
+
 /* PYTEST: the test frame `i` of the flattened stack (a runner's) calls:
  * the next Python frame, past the runner's own (unittest's run calls
  * _callTestMethod), the interpreter's C frames between, and the library
@@ -568,7 +582,8 @@ static tf_strid pytest_test(tf_frame_rules *r, size_t ri, size_t i)
 
 	for (size_t j = i + 1; j < r->fr_fn.n; j++) {
 		uint32_t fj = r->fr_fn.v[j];
-		if (!tf_pyframes_is_python(p, fj) || classify(r, fj, ri) || python_library(p, fj))
+		if (!tf_pyframes_is_python(p, fj) || classify(r, fj, ri) || python_library(p, fj) ||
+		    testflame_python(p, fj))
 			continue;
 		for (size_t k = 0; k < i && !under_pytest; k++)
 			under_pytest = tf_pytest_runner_frame(p, r->fr_fn.v[k]);

@@ -40,11 +40,19 @@
  * load and go with the page-ins (offcpu_pagein_ns).
  *
  * Waits are attributed by test like CPU samples, and counted so that a
- * test's wall time is its CPU time plus its waits, each moment once:
+ * test's wall time is its CPU time plus its waits, each moment once. A
+ * wait that outlasts its marked test is the test's until its end marker
+ * only (a pytest-xdist worker's last test of a batch waited a second more
+ * for the next batch, its 54 ms test "regressed by waiting"); the rest is
+ * left apart:
  *
  *  - a wait for the thread's own child processes or threads (waitpid,
  *    pthread_join) is not counted: their CPU and their waits are already
- *    there;
+ *    there. So is any wait of the lead while a process the test started
+ *    runs (a marked test's subprocess.run polls the pipes of the program
+ *    it tests): that program's CPU and waits are the test's, and the
+ *    lead's wait for it would count its time twice, and count the time a
+ *    busy machine kept it from a CPU as the test's waiting;
  *  - the thread that runs the test (its lead: the program's main thread,
  *    the thread that wrote its begin marker, the thread whose stack names
  *    it) counts every other wait of its own: that is the test waiting;
@@ -331,6 +339,11 @@ typedef struct {
 	bool lead;             /* it ran its test when it left */
 	bool exited;
 	uint64_t exit_time;
+	bool own;              /* the open interval waits for the test's own
+				* (for_own, or the lead while a process the
+				* test started runs) */
+	tf_strid child_of;     /* a process's main thread: the test that
+				* started the process, 0 none */
 	bool peeked;           /* the open interval waits on testflame's read */
 	uint64_t peek_start, peek_end; /* the last read of the process whose
 				* pid this tid is (TF_REC_PEEK) */
@@ -345,6 +358,7 @@ typedef struct {
 	uint32_t lead;         /* the lead its state is of; 0 none yet */
 	bool known;            /* lead (and open) were set */
 	bool open;             /* the lead waits for its own, or is gone */
+	uint32_t children;     /* processes the test started, running */
 	double acc;            /* S until `since` */
 	uint64_t since;
 } wtest;
@@ -417,8 +431,7 @@ static wtest *sync_lead(tf_waits *w, tf_strid test, uint64_t time)
 	uint32_t lead = tf_attributor_lead(w->a, test);
 	if (!t->known || lead != t->lead) {
 		const wthread *l = lead ? thread_of(w, lead, false) : NULL;
-		bool open = !lead || (l && (l->exited || (l->open && !l->preempted &&
-							     for_own(l->reason))));
+		bool open = !lead || (l && (l->exited || (l->open && !l->preempted && l->own)));
 		if (!t->known) {
 			t->open = open;
 			t->since = time;
@@ -483,6 +496,9 @@ static void close_interval(tf_waits *w, wthread *th, uint64_t time)
 		return;
 	wtest *t = test_of(w, th->test);
 	double d = (double)(time - th->start), counted;
+	uint64_t ended = tf_attributor_marked_end(w->a, th->test, th->start);
+	uint64_t until = ended ? TF_MAX(th->start, TF_MIN(ended, time)) : time;
+	double in = (double)(until - th->start);
 	if (th->peeked) {
 		if (th->lead && t->lead == th->tid)
 			set_open(t, false, time);
@@ -490,12 +506,12 @@ static void close_interval(tf_waits *w, wthread *th, uint64_t time)
 		w->peeked++;
 		return;
 	}
-	if (for_own(th->reason))
+	if (th->own)
 		counted = 0;
 	else if (th->lead)
-		counted = d;
+		counted = in;
 	else
-		counted = TF_MIN(d, TF_MAX(0.0, s_at(t, time) - th->s_start));
+		counted = TF_MIN(in, TF_MAX(0.0, s_at(t, until) - th->s_start));
 	if (th->lead && t->lead == th->tid)
 		set_open(t, false, time);
 	give(w, th, d, counted);
@@ -564,10 +580,11 @@ void tf_waits_out(tf_waits *w, const tf_rec_event *ev, tf_strid test, tf_strid p
 		tf_vec_push(&th->locs, locs[i]);
 	wtest *t = sync_lead(w, test, ev->time);
 	th->lead = t->lead == ev->tid;
+	th->own = for_own(reason) || (th->lead && t->children);
 	if (!th->given)
-		th->frac = for_own(reason) ? 0 : 1; /* for what it carries */
+		th->frac = th->own ? 0 : 1; /* for what it carries */
 	if (th->lead)
-		set_open(t, !th->preempted && for_own(reason), ev->time);
+		set_open(t, !th->preempted && th->own, ev->time);
 	th->s_start = s_at(t, ev->time);
 }
 
@@ -578,9 +595,10 @@ double tf_waits_sampled(tf_waits *w, const tf_rec_event *ev, tf_strid test,
 {
 	wtest *t = sync_lead(w, test, ev->time);
 	bool lead = t->lead == ev->tid;
-	double counted = for_own(reason) ? 0 : lead || t->open ? period : 0;
+	bool own = for_own(reason) || (lead && t->children);
+	double counted = own ? 0 : lead || t->open ? period : 0;
 	if (lead)
-		set_open(t, for_own(reason), ev->time);
+		set_open(t, own, ev->time);
 	*apart = period - counted;
 	return counted;
 }
@@ -604,6 +622,14 @@ void tf_waits_event(tf_waits *w, const tf_rec_event *ev)
 			th->exited = th->sampled = th->given = th->uopen = false;
 			th->carry = th->ncarry = 0;
 			th->peek_start = th->peek_end = 0;
+			th->child_of = 0;
+		}
+		if (ev->pid != ev->fork.ppid && ev->pid == ev->tid) {
+			tf_strid by = tf_attributor_fork_test(w->a, ev->pid);
+			if (by) {
+				test_of(w, by)->children++;
+				thread_of(w, ev->tid, true)->child_of = by;
+			}
 		}
 		break;
 	case TF_REC_PEEK:
@@ -660,6 +686,12 @@ void tf_waits_event(tf_waits *w, const tf_rec_event *ev)
 		give_carried(w, th);
 		th->exited = true;
 		th->exit_time = ev->time;
+		if (th->child_of) {
+			wtest *by = test_of(w, th->child_of);
+			if (by->children)
+				by->children--;
+			th->child_of = 0;
+		}
 		/* a lead gone leaves the test's time to its other threads */
 		for (size_t i = 0; i < w->tests.n; i++)
 			if (w->tests.v[i].known && w->tests.v[i].lead == ev->tid)

@@ -212,6 +212,37 @@ int tf_run_prepare(tf_run_suite *o, char **cmd)
 	return 0;
 }
 
+/* What the recorder says while the suite runs is said once it ended: a
+ * line of testflame's in the middle of the suite's own output (a runner's
+ * line of dots, a test's half-written line) would change what the suite
+ * printed. Said in the order it came. */
+typedef struct {
+	tf_notice_level level;
+	char *msg;
+} held_notice;
+
+typedef struct {
+	const tf_run_io *io;
+	TF_VEC(held_notice) held;
+} notice_hold;
+
+static void hold_notice(void *ctx, tf_notice_level level, const char *msg)
+{
+	notice_hold *h = ctx;
+	held_notice n = { level, tf_xstrdup(msg) };
+	tf_vec_push(&h->held, n);
+}
+
+static void say_held(notice_hold *h)
+{
+	for (size_t i = 0; i < h->held.n; i++) {
+		if (h->io && h->io->notice)
+			h->io->notice(h->io->ctx, h->held.v[i].level, h->held.v[i].msg);
+		free(h->held.v[i].msg);
+	}
+	tf_vec_free(&h->held);
+}
+
 static void on_live(void *ctx, const tf_rec_event *ev)
 {
 	tf_symbolizer_live(ctx, ev);
@@ -237,8 +268,9 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 		return false;
 	}
 	o->ro.argv = o->only ? o->only->argv : o->cmd;
-	o->ro.notice = io ? io->notice : NULL;
-	o->ro.notice_ctx = io ? io->ctx : NULL;
+	notice_hold held = { io, { 0 } };
+	o->ro.notice = io && io->notice ? hold_notice : NULL;
+	o->ro.notice_ctx = &held;
 	o->ro.live = on_live;
 	o->ro.live_ctx = sym;
 	o->ro.progress = io ? io->progress : NULL;
@@ -280,6 +312,9 @@ bool tf_run_record_one(tf_run_result *res, tf_run_suite *o, int *status)
 	rc = tf_record_run(&rec, &o->ro);
 	if (o->ro.progress) /* the recording is over: its line may go */
 		o->ro.progress(o->ro.progress_ctx, NULL);
+	say_held(&held);
+	o->ro.notice = io ? io->notice : NULL;
+	o->ro.notice_ctx = io ? io->ctx : NULL;
 	if (rc) {
 		*status = tf_run_fail(io, rc);
 		goto done;

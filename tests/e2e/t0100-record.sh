@@ -69,4 +69,10 @@ test_expect_success 'a signal ignored at start stays ignored by testflame and th
 	kill -INT $tf && wait $tf
 '
 
+test_expect_success 'what testflame says while the suite runs waits for its end, never splitting a line of the suite' '
+	"$TF" record --off-cpu-max 10 -o notes.pb.gz -- sh -c "printf start-; i=0; while [ \$i -lt 100 ]; do sleep 0.002; i=\$((i + 1)); done; printf \"end\\n\"" >both 2>&1 &&
+	expect_contains both "above --off-cpu-max 10" &&
+	test "$(head -n 1 both)" = start-end
+'
+
 test_done

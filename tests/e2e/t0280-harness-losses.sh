@@ -60,4 +60,12 @@ assert samples > 100 and cut * 2 < samples, (cut, samples)
 "
 '
 
+test_expect_success 'a command that mostly waits: the stacks it waits with count where it runs, and a warning names its program' '
+	"$TF" record -o w.pb.gz -- sh -c "i=0; while [ \$i -lt 100 ]; do sleep 0.002; i=\$((i + 1)); done" 2>err &&
+	! grep -q "most in :" err &&
+	if grep -q "frames have no symbol, most in" err; then
+		grep -Eq "most in .[^ ]+." err
+	fi
+'
+
 test_done

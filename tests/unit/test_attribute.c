@@ -139,6 +139,25 @@ static void test_pytest_frames(void **state)
 	};
 	assert_string_equal(match_py(plain_ut, TF_ARRAY_SIZE(plain_ut), "/src/proj"),
 			    "test_r.T.test_b");
+	/* testflame's own wrappers the runner calls (its loader's startTest,
+	 * its markers) are no test, and the test past them is its own */
+	const char *const own[] = {
+		"unittest.main.TestProgram.runTests@/usr/lib/python3.11/unittest/main.py",
+		"unittest.suite.TestSuite.run@/usr/lib/python3.11/unittest/suite.py",
+		"unittest.case.TestCase.run@/usr/lib/python3.11/unittest/case.py",
+		"testflame_loader._patch_unittest.<locals>.startTest@/tmp/tf.1/py/testflame_loader.py",
+		"testflame_markers.mark@/tmp/tf.1/py/testflame_markers.py",
+	};
+	assert_string_equal(match_py(own, TF_ARRAY_SIZE(own), "/src/proj"), "(none)");
+	const char *const own_call[] = {
+		"unittest.main.TestProgram.runTests@/usr/lib/python3.11/unittest/main.py",
+		"testflame_loader._patch_unittest_case.<locals>.__call__@/tmp/tf.1/py/testflame_loader.py",
+		"unittest.case.TestCase.run@/usr/lib/python3.11/unittest/case.py",
+		"unittest.case.TestCase._callTestMethod@/usr/lib/python3.11/unittest/case.py",
+		"test_r.T.test_b@/src/proj/test_r.py",
+	};
+	assert_string_equal(match_py(own_call, TF_ARRAY_SIZE(own_call), "/src/proj"),
+			    "test_r.T.test_b");
 	/* no runner frame: no test */
 	const char *const none[] = { "main@/src/proj/m.py", "test_x@/src/proj/test_x.py" };
 	assert_string_equal(match_py(none, TF_ARRAY_SIZE(none), "/src/proj"), "(none)");
