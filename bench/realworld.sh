@@ -320,7 +320,8 @@ RSSPIN='    { let mut spin: u64 = 0; while spin < 5_000_000 { spin = std::hint::
 cargo_list() { cargo test -- --list 2>&1 | $PY "$RW" list-cargo; }
 cargo_times() { RUSTC_BOOTSTRAP=1 cargo test -- -Z unstable-options --format json --report-time 2>&1 | $PY "$RW" times-cargo || true; }
 
-semver_src() { fetch_crate librust-semver-dev semver; }
+# cargo resolves every optional dependency of a crate, serde's too
+semver_src() { need librust-semver+serde-dev; fetch_crate librust-semver-dev semver; }
 semver_slow() { sed -i "/^impl VersionReq {\$/,/^}\$/{s|^    pub fn matches(&self, version: &Version) -> bool {\$|&\n$RSSPIN|}" src/lib.rs; }
 semver_fn() { echo "semver::VersionReq::matches lib.rs"; }
 
