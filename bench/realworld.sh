@@ -42,9 +42,11 @@
 # runner's own list of tests (ctest -N, --gtest_list_tests, Catch2's
 # --list-test-names-only, pytest --collect-only, unittest's discovery,
 # go test -list, cargo test -- --list) is what "found" counts against, on
-# the base side and on both heads. On main and on the README branch the
-# command is also run without testflame: its output (times masked, lines in
-# any order) and exit status must be the same under testflame.
+# the base side and on both heads, each head against its own branch's list
+# (a line added above a doc-test renames it: `src/lib.rs - f (line 386)`).
+# On main and on the README branch the command is also run without
+# testflame: its output (times masked, lines in any order) and exit status
+# must be the same under testflame.
 #
 #   bench/realworld.sh [SUITE...]      (default: all of the above)
 #
@@ -396,6 +398,7 @@ for suite in $SUITES; do
 	echo "a line about nothing" >> "$(ls README* | head -n 1)"
 	git commit -qam "readme only"
 	"${fn}_build" >> "$B.build.log" 2>&1 # what a README makes a build tool redo is not the suite's
+	"${fn}_list" > "$B.readme.list"
 	run_plain "$B.readme.plain"
 	say "   README branch under testflame"
 	readme_rc=$(run_tf "$B.readme.tf")
@@ -406,6 +409,7 @@ for suite in $SUITES; do
 	git commit -qam "a slowdown in one function" || true
 	say "   slow branch: build and the plain runs"
 	"${fn}_build" >> "$B.build.log" 2>&1 || say "   the slow branch did not build: $B.build.log"
+	"${fn}_list" > "$B.slow.list"
 	{ "${fn}_times"; "${fn}_times"; "${fn}_times"; } > "$B.slow.times"
 	run_plain "$B.slow.plain"
 	say "   slow branch under testflame"
