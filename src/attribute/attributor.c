@@ -1695,6 +1695,11 @@ tf_strid tf_attributor_test(tf_attributor *a, const tf_rec_event *ev, const uint
 	return decide(a, ev, locs, n, false, source);
 }
 
+tf_strid tf_attributor_fallback(const tf_attributor *a)
+{
+	return a->default_test;
+}
+
 uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test)
 {
 	return test < a->tests.n ? a->tests.v[test].lead : 0;
