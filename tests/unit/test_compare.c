@@ -2486,6 +2486,34 @@ static void test_waits_pageins(void **state)
 	assert_int_equal(pagein_verdict(none, 1, every, 3, TF_GATE_BOTH), TF_VERDICT_UNCHANGED);
 }
 
+/* A wait the cap left unsampled while a thread went from one test to the
+ * next counts for no test (offcpu_unplaced_ns): spdlog's dequeue-empty-wait
+ * waited 250 ms in every run, unsampled in the base, sampled in the head.
+ * That is as much longer as the base's waits in no test were: undecided,
+ * not regressed; with none of them in the base, a new 250 ms wait is. */
+static void test_waits_unplaced(void **state)
+{
+	(void)state;
+	for (int unplaced = 0; unplaced < 2; unplaced++) {
+		tf_profile *b = waits_run(0, 0, 0), *h = waits_run(250e6, 0, 1);
+		tf_profile_set_meta(b, "offcpu_unplaced_ns", unplaced ? "260000000" : "0");
+		tf_compare_opts o;
+		tf_compare_opts_init(&o);
+		tf_comparison *c = compare1(b, h, &o);
+		const tf_test_delta *t = tf_comparison_find(c, "test_0");
+		assert_non_null(t);
+		if (unplaced) {
+			assert_int_equal(t->verdict, TF_VERDICT_INCONCLUSIVE);
+			assert_non_null(strstr(t->reason, "for no test"));
+		} else {
+			assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+		}
+		tf_comparison_free(c);
+		tf_profile_free(b);
+		tf_profile_free(h);
+	}
+}
+
 /* Three runs a side: a test that never waited and now waits 50 ms in each
  * run is regressed by its waits. The base's three runs of no wait agree
  * exactly; their spread is the model's, known, not estimated from three
@@ -2674,6 +2702,7 @@ int main(void)
 		cmocka_unit_test(test_aggregation_and_verdicts),
 		cmocka_unit_test(test_foreign_profile_is_one_test),
 		cmocka_unit_test(test_mismatched_events),
+		cmocka_unit_test(test_waits_unplaced),
 		cmocka_unit_test(test_value_and_test_selection),
 		cmocka_unit_test(test_several_runs),
 		cmocka_unit_test(test_run_metadata),
