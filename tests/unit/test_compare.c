@@ -505,6 +505,34 @@ static void test_function_culprit(void **state)
 	tf_profile_free(h);
 }
 
+/* A loop the change added around a call spends its time in the callee
+ * (semver's VersionReq::matches, its inserted loop all
+ * core::hint::black_box's in a debug build): the function that calls from
+ * the changed line leads, at that line, though its own cost did not move. */
+static void test_function_culprit_calls(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	tf_profile_set_meta(h, "changes", "[{\"path\":\"src/matches.c\",\"status\":\"M\","
+					  "\"lines\":[[7,7]]}]");
+	add(b, "T", 100, "main:3;matches:9");
+	add(h, "T", 100, "main:3;matches:9");
+	add(h, "T", 300, "main:3;matches:7;black_box:2");
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *t = &c->tests[0];
+
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+	assert_true(t->nfunctions >= 2);
+	assert_string_equal(t->functions[0].name, "matches");
+	assert_true(t->functions[0].changed);
+	assert_int_equal(t->functions[0].line, 7);
+	assert_string_equal(t->functions[1].name, "black_box");
+	assert_null(func(t, "main"));
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
 /* A long C++ name in the terminal: its argument list elided, its start
  * and its file:line kept; the summary line cut at its end, not its start. */
 static void test_table_long_names(void **state)
@@ -2703,6 +2731,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_profile_is_one_test),
 		cmocka_unit_test(test_mismatched_events),
 		cmocka_unit_test(test_waits_unplaced),
+		cmocka_unit_test(test_function_culprit_calls),
 		cmocka_unit_test(test_value_and_test_selection),
 		cmocka_unit_test(test_several_runs),
 		cmocka_unit_test(test_run_metadata),
