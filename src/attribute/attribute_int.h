@@ -72,6 +72,8 @@ uint64_t tf_attributor_marked_end(tf_attributor *a, tf_strid test, uint64_t sinc
 /* The marked test that started process `pid` (its forking thread ran it
  * then), 0 none: the process is that test's work. */
 tf_strid tf_attributor_fork_test(tf_attributor *a, uint32_t pid);
+/* The test of what no source names ("[outside tests]", or --test's). */
+tf_strid tf_attributor_fallback(const tf_attributor *a);
 /* The recording has off-CPU time: every test's metadata says how long it
  * waited, counted and apart (tf_test_meta). */
 void tf_attributor_set_offcpu(tf_attributor *a, bool offcpu);
@@ -159,6 +161,9 @@ void tf_waits_running(tf_waits *w, const tf_rec_event *ev, tf_strid test);
 /* The waits testflame's own reads of a process caused (offcpu.c's head
  * comment): their time, left out of every test, and their number. */
 double tf_waits_peeked(const tf_waits *w, uint64_t *n);
+/* The waits no sample placed in one test (a thread's test changed while
+ * they were carried, offcpu.c): counted for none. */
+double tf_waits_unplaced(const tf_waits *w, uint64_t *n);
 /* FORK, SWITCH, EXIT and PEEK records, in time order with the above. */
 void tf_waits_event(tf_waits *w, const tf_rec_event *ev);
 /* The recording ended: threads still waiting waited until `end_time`. */

@@ -1726,6 +1726,11 @@ tf_strid tf_attributor_fork_test(tf_attributor *a, uint32_t pid)
 	return pr ? pr->fork_marker : 0;
 }
 
+tf_strid tf_attributor_fallback(const tf_attributor *a)
+{
+	return a->default_test;
+}
+
 uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test)
 {
 	return test < a->tests.n ? a->tests.v[test].lead : 0;

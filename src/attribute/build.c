@@ -618,6 +618,12 @@ static void write_meta(builder *b, const tf_record_info *ri)
 				meta_u64(p, "offcpu_recorder_waits", n);
 				meta_u64(p, "offcpu_recorder_ns", (uint64_t)ns);
 			}
+			/* and those the cap left between two tests of a thread */
+			ns = b->waits ? tf_waits_unplaced(b->waits, &n) : 0;
+			if (b->waits && n) {
+				meta_u64(p, "offcpu_unplaced_waits", n);
+				meta_u64(p, "offcpu_unplaced_ns", (uint64_t)ns);
+			}
 		}
 	} else if (ri->offcpu_why[0]) {
 		tf_profile_set_meta(p, "offcpu", "none");

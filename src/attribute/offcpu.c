@@ -334,6 +334,13 @@ typedef struct {
 	uint64_t ustart;
 	double carry, ncarry;  /* the time and number of those since the last
 				* interval given (close_unsampled) */
+	tf_strid carry_test;   /* the test it ran when the first of those
+				* began, where carry_known */
+	bool carry_known;
+	tf_strid known;        /* the test of its last sample (on a CPU or
+				* a switch-out), where known_set */
+	bool known_set;
+	bool several;          /* its samples named more than one test */
 	double frac;           /* the share counted of the last interval given */
 	bool given;            /* ... and there was one */
 	bool lead;             /* it ran its test when it left */
@@ -372,6 +379,8 @@ struct tf_waits {
 	void *ctx;
 	double peeked_ns;      /* waits testflame's reads caused */
 	uint64_t peeked;
+	double unplaced_ns;    /* waits no sample placed in one test */
+	uint64_t unplaced;
 };
 
 /* A switch record this close to a switch-out sample is the same switch. */
@@ -520,7 +529,7 @@ static void close_interval(tf_waits *w, wthread *th, uint64_t time)
 /* An interval no sample saw (the cap records one switch-out in N): its
  * time is known from the switch records, and carried to the thread's next
  * sampled wait, whose stack and share it takes, or to its last one when
- * it ends. A thread's waits are then its time off CPU to the nanosecond
+ * it ends, while the thread runs the same test (known_test). A thread's waits are then its time off CPU to the nanosecond
  * whatever the cap, where one sample standing for N switch-outs of its
  * CPU, whoever's, missed a test's 30 ms of fsync by up to 23 ms; only
  * where the time went (the call, the reason) is sampled. */
@@ -531,16 +540,60 @@ static void close_unsampled(wthread *th, uint64_t time)
 	th->uopen = false;
 	if (th->upreempted || time <= th->ustart)
 		return;
+	if (!th->ncarry) {
+		th->carry_test = th->known;
+		th->carry_known = th->known_set;
+	}
 	th->carry += (double)(time - th->ustart);
 	th->ncarry++;
 }
 
+/* What the thread carries counts for no test. */
+static void unplace(tf_waits *w, wthread *th)
+{
+	w->unplaced_ns += th->carry;
+	w->unplaced += (uint64_t)th->ncarry;
+	th->carry = th->ncarry = 0;
+}
+
+/*
+ * The thread's sample says it runs `test` now. What it carries began in
+ * the test its sample before said: where that is another, the waits no
+ * sample saw fell in the one, the other or a test between them, which
+ * nothing tells (one thread runs one test after another in Catch2,
+ * doctest, GoogleTest, tests named by their frames: spdlog's 250 ms
+ * wait in dequeue-empty-wait, no sample of it, went to bad_queue's next
+ * sampled one, "regressed" on a README-only branch). Those waits count
+ * for no test; the run's metadata says how long they were.
+ */
+static void known_test(tf_waits *w, wthread *th, tf_strid test)
+{
+	/* a stack that names no test (the runner's own code between two
+	 * tests, an unwinding cut short) says nothing of the change */
+	if (test == tf_attributor_fallback(w->a))
+		return;
+	if (th->ncarry && th->carry_known && th->carry_test != test) {
+		unplace(w, th);
+	} else if (th->ncarry && !th->carry_known) {
+		th->carry_test = test; /* none known before: its first test's */
+		th->carry_known = true;
+	}
+	th->several = th->several || (th->known_set && th->known != test);
+	th->known = test;
+	th->known_set = true;
+}
+
 /* The thread ends, or the recording: what it carries goes with its last
  * sampled wait's stack (a thread never sampled has none, and its waits
- * are not known). */
+ * are not known); where the thread ran one test after another, it went
+ * on to the next ones after its last sample, waited in them and in its
+ * end (a join, the runner's exit; spdlog's dup_filter_test2, the last
+ * sampled, took 230 ms more that way): of none. */
 static void give_carried(tf_waits *w, wthread *th)
 {
-	if (th->carry > 0 && th->sampled && !th->open)
+	if (th->carry > 0 && th->several)
+		unplace(w, th);
+	else if (th->carry > 0 && th->sampled && !th->open)
 		give(w, th, 0, 0);
 }
 
@@ -561,6 +614,7 @@ void tf_waits_out(tf_waits *w, const tf_rec_event *ev, tf_strid test, tf_strid p
 	/* a thread's last switch-out, after its exit, is no wait */
 	if (reason == TF_WAIT_EXIT || (th->exited && th->exit_time <= ev->time))
 		return;
+	known_test(w, th, test);
 	th->pid = ev->pid;
 	th->sampled = true;
 	th->open = true;
@@ -605,6 +659,9 @@ double tf_waits_sampled(tf_waits *w, const tf_rec_event *ev, tf_strid test,
 
 void tf_waits_running(tf_waits *w, const tf_rec_event *ev, tf_strid test)
 {
+	wthread *th = thread_of(w, ev->tid, false);
+	if (th)
+		known_test(w, th, test);
 	wtest *t = sync_lead(w, test, ev->time);
 	if (t->lead == ev->tid)
 		set_open(t, false, ev->time);
@@ -621,6 +678,7 @@ void tf_waits_event(tf_waits *w, const tf_rec_event *ev)
 		if (th) {
 			th->exited = th->sampled = th->given = th->uopen = false;
 			th->carry = th->ncarry = 0;
+			th->known_set = th->carry_known = th->several = false;
 			th->peek_start = th->peek_end = 0;
 			th->child_of = 0;
 		}
@@ -706,6 +764,12 @@ double tf_waits_peeked(const tf_waits *w, uint64_t *n)
 {
 	*n = w->peeked;
 	return w->peeked_ns;
+}
+
+double tf_waits_unplaced(const tf_waits *w, uint64_t *n)
+{
+	*n = w->unplaced;
+	return w->unplaced_ns;
 }
 
 void tf_waits_finish(tf_waits *w, uint64_t end_time)

@@ -131,7 +131,9 @@ typedef struct {
 	double self[2], total[2];
 	int64_t best_line;   /* WHOLE entries: the line that moved most */
 	double best_delta;
-	bool changed;        /* WHOLE entries: a sampled line was changed */
+	bool changed;        /* WHOLE entries: a sampled line was changed, or
+			      * a line it called from */
+	int64_t touched_call; /* ... that line (0 none) */
 	uint32_t caller;     /* WHOLE entries: the call that moved most, NO_ID none */
 	int64_t caller_line;
 	double caller_delta;
@@ -336,16 +338,17 @@ static uint32_t *ancestor_slots(const tf_comparison *c, const uint32_t *slot_of)
  * Whether a function's own cost moved the test's way beyond the sampling
  * noise: three standard deviations of the difference of two Poisson
  * counts of its samples, and at least 1% of the test's change. A function
- * whose changed lines ran only needs to have moved.
+ * whose changed lines ran only needs to have moved, itself or what it
+ * called.
  */
 static bool self_moved(const tf_func_delta *d, const tf_test_delta *t, int sg,
 		       const struct tf_compare_priv *pv)
 {
 	double moved = sg * d->delta_self;
+	if (d->changed)
+		return moved > 0 || sg * d->delta_total > 0;
 	if (moved <= 0)
 		return false;
-	if (d->changed)
-		return true;
 	if (moved < 0.01 * fabs(t->head.cost - t->base.cost))
 		return false;
 	/* the value of one sample, from the test's head (else base) side */
@@ -443,9 +446,23 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 		}
 	}
 
-	/* the call of each function that moved most the test's way */
+	/* the call of each function that moved most the test's way; a
+	 * function that called from a line the change touched is changed
+	 * too, its own cost or not: a loop added around a call spends its
+	 * time in the callee (semver's VersionReq::matches, whose inserted
+	 * loop's time was all core::hint::black_box's in a debug build, was
+	 * not listed at all) */
 	for (size_t i = 0; i < a.calls.n; i++) {
 		const fstat *cl = &a.calls.v[i];
+		const char *cfile = cmp_name(pv, pv->funcs.v[cl->func].file);
+		if (have_changes && cl->self[1] > 0 && cl->line > 0 && cl->line <= UINT32_MAX &&
+		    *cfile && tf_changes_touch(&ch, cfile, (uint32_t)cl->line)) {
+			int64_t line = cl->line;
+			fstat *cf = fstat_get(&a, cl->slot, cl->func, WHOLE);
+			cf->changed = true;
+			cf->touched_call = line;
+			cl = &a.calls.v[i];
+		}
 		fstat *f = fstat_get(&a, cl->slot, (uint32_t)cl->best_line, WHOLE);
 		int sg = sign_of(c->tests[test_of_slot[cl->slot]].verdict);
 		double d = sg * (cl->self[1] / (double)pv->nhead - cl->self[0] / (double)pv->nbase);
@@ -479,7 +496,8 @@ void tf_cmp_function_deltas(tf_comparison *c, size_t top)
 			d.head_total = f->total[1] / (double)pv->nhead;
 			d.delta_self = d.head_self - d.base_self;
 			d.delta_total = d.head_total - d.base_total;
-			d.line = f->best_delta > 0 ? f->best_line : cf->start_line;
+			d.line = f->best_delta > 0 ? f->best_line : f->touched_call ? f->touched_call
+											: cf->start_line;
 			d.changed = f->changed;
 			d.caller = d.caller_file = NULL;
 			d.caller_line = 0;

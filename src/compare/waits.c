@@ -57,7 +57,8 @@
  * as much *less* in the head as this one waited more. A decrease is chance
  * (or a fix), and the same chance makes increases of its size: a test
  * whose increase others' decreases match is no more unusual than they
- * are, whatever the model says. Its p-value is at least that share of the
+ * are, whatever the model says (and so are the waits the base's runs
+ * counted for no test, match_decreases). Its p-value is at least that share of the
  * tests, so among 213 tests two decreases of 70 ms make an increase of
  * 70 ms a p of 0.01 before the correction for the family; in a suite whose
  * tests do not wait, nothing matches and the model decides. A slowdown a
@@ -133,6 +134,8 @@ typedef struct {
 	double df;
 	double p;         /* one-sided, of the model */
 	double matched;   /* share of the other tests that fell as much */
+	size_t nmatched;  /* ... their number */
+	bool unplaced;    /* ... the waits in no test among them */
 	bool tested;
 } wstat;
 
@@ -224,11 +227,37 @@ static int cmp_desc(const void *x, const void *y)
 	return a > b ? -1 : a < b;
 }
 
-/* Per tested test, the share of the others whose waits fell by at least
- * its increase (see the head comment). */
-static void match_decreases(wstat *w, size_t n)
+/*
+ * The waits a side's runs counted for no test, ns a run: those the cap
+ * left unsampled while a thread went from one test to another
+ * (attribute/offcpu.c, offcpu_unplaced_ns). NAN where no run of the
+ * comparison has any.
+ */
+static double unplaced_fall(const struct tf_compare_priv *pv)
 {
-	double *fall = tf_xcalloc(n + 1, sizeof(double));
+	double sum[2] = { 0, 0 };
+	size_t n[2] = { 0, 0 };
+	bool any = false;
+	for (size_t r = 0; r < pv->nruns; r++) {
+		const char *v = tf_profile_meta(pv->runs[r].p, "offcpu_unplaced_ns");
+		int side = pv->runs[r].head;
+		sum[side] += v ? strtod(v, NULL) : 0;
+		n[side]++;
+		any = any || v;
+	}
+	if (!any || !n[0] || !n[1])
+		return NAN;
+	return sum[0] / (double)n[0] - sum[1] / (double)n[1];
+}
+
+/* Per tested test, the share of the others whose waits fell by at least
+ * its increase (see the head comment); the waits the runs counted for no
+ * test are one of them: a wait of a test no sample saw in the base, and
+ * one in the head, is as much longer in the head as the base's unplaced
+ * waits were (spdlog's dequeue-empty-wait, 250 ms). */
+static void match_decreases(wstat *w, size_t n, double unplaced)
+{
+	double *fall = tf_xcalloc(n + 2, sizeof(double));
 	size_t nt = 0, nf = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -237,6 +266,11 @@ static void match_decreases(wstat *w, size_t n)
 		nt++;
 		if (w[i].delta < 0)
 			fall[nf++] = -w[i].delta;
+	}
+	if (!isnan(unplaced)) {
+		nt++;
+		if (unplaced > 0)
+			fall[nf++] = unplaced;
 	}
 	qsort(fall, nf, sizeof(double), cmp_desc);
 	for (size_t i = 0; i < n; i++) {
@@ -247,13 +281,15 @@ static void match_decreases(wstat *w, size_t n)
 		while (k < nf && fall[k] >= w[i].delta)
 			k++;
 		w[i].matched = (double)k / (double)(nt - 1);
+		w[i].nmatched = k;
+		w[i].unplaced = !isnan(unplaced) && unplaced >= w[i].delta;
 	}
 	free(fall);
 }
 
 /* A test's numbers in percent of its base's wall time, and its verdict. */
 static void conclude(tf_comparison *c, tf_test_delta *t, const wstat *s, double p, double adj,
-		     size_t ntested, const tf_compare_opts *o)
+		     const tf_compare_opts *o)
 {
 	double wall = s->wall > 0 ? s->wall : 1;
 	double z = isinf(s->df) ? 1.959964 : tf_stats_t_isf(0.025, s->df);
@@ -278,11 +314,18 @@ static void conclude(tf_comparison *c, tf_test_delta *t, const wstat *s, double 
 		snprintf(reason, sizeof(reason), "waited %s by %.1f ms a run (%+.1f%% of its time; "
 			 "95%% CI %+.1f%% to %+.1f%%, p=%.2g)", s->delta > 0 ? "longer" : "less",
 			 fabs(s->delta) / 1e6, t->delta_pct, t->ci_low_pct, t->ci_high_pct, adj);
+	else if (s->matched > 0 && s->p < o->alpha && t->delta_pct >= t->threshold_pct &&
+		 s->unplaced)
+		snprintf(reason, sizeof(reason),
+			 "waited %.1f ms longer a run, but the base's runs counted as much of their "
+			 "waits for no test (a thread's waits the sampler missed while it went from "
+			 "one test to another)%s: run with --repeat 3 to decide", s->delta / 1e6,
+			 s->nmatched > 1 ? ", and other tests waited as much less" : "");
 	else if (s->matched > 0 && s->p < o->alpha && t->delta_pct >= t->threshold_pct)
 		snprintf(reason, sizeof(reason),
-			 "waited %.1f ms longer a run, but %.0f other tests waited as much less: "
+			 "waited %.1f ms longer a run, but %zu other tests waited as much less: "
 			 "this suite's waits vary that much from run to run; run with --repeat 3 to "
-			 "decide", s->delta / 1e6, s->matched * (double)(ntested - 1));
+			 "decide", s->delta / 1e6, s->nmatched);
 	t->reason = tf_arena_strdup(c->priv->arena, reason);
 }
 
@@ -302,7 +345,7 @@ void tf_cmp_judge_waits(tf_comparison *c, agg *a, const tf_compare_opts *o)
 		test_waits(&w[i], &a->tests.v[pv->test_id[i]], pv);
 		w[i].tested = !(t->outside && !o->gate_outside);
 	}
-	match_decreases(w, c->ntests);
+	match_decreases(w, c->ntests, unplaced_fall(pv));
 	for (size_t i = 0; i < c->ntests; i++) {
 		tf_test_delta *t = &c->tests[i];
 		if (!t->base.ran || !t->head.ran)
@@ -315,11 +358,11 @@ void tf_cmp_judge_waits(tf_comparison *c, agg *a, const tf_compare_opts *o)
 	}
 	tf_stats_adjust(adj, p, ntested, o->correction);
 	for (size_t k = 0; k < ntested; k++)
-		conclude(c, &c->tests[idx[k]], &w[idx[k]], p[k], adj[k], ntested, o);
+		conclude(c, &c->tests[idx[k]], &w[idx[k]], p[k], adj[k], o);
 	/* the work outside the tests: its numbers, not judged */
 	for (size_t i = 0; i < c->ntests; i++)
 		if (c->tests[i].base.ran && c->tests[i].head.ran && !w[i].tested)
-			conclude(c, &c->tests[i], &w[i], w[i].p, w[i].p, 1, o);
+			conclude(c, &c->tests[i], &w[i], w[i].p, w[i].p, o);
 	free(w);
 	free(p);
 	free(adj);

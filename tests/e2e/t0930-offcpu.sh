@@ -207,11 +207,15 @@ test_expect_success 'a suite that only burns CPU: the same verdicts with and wit
 '
 
 # a suite that switches ten thousands of times a second: above the cap,
-# one switch-out in N is recorded with its stack, and the recording says so
+# one switch-out in N is recorded with its stack, and the recording says
+# so once the command has ended, never inside a line the command is
+# writing to the same stderr (cargo writes "warning" and ": unexpected
+# `cfg`..." apart: testflame's line landed between them)
 test_expect_success 'above --off-cpu-max, one switch-out in N has its stack, and the run says so' '
 	test -x "$BUILD/bench/pingpong" || { echo "# skipped: no bench/pingpong built"; exit 0; }
-	"$TF" record --off-cpu-max 500 -o pp.pb.gz -- "$BUILD/bench/pingpong" threads 20000 2>err &&
+	"$TF" record --off-cpu-max 500 -o pp.pb.gz -- sh -c "printf warning >&2; \"$BUILD/bench/pingpong\" threads 20000; echo : the rest >&2" 2>err &&
 	expect_contains err "above --off-cpu-max 500: one in" &&
+	{ grep -qx "warning: the rest" err || fail "the command'"'"'s line was split: $(cat err)"; } &&
 	"$TF" show pp.pb.gz >show.txt &&
 	period=$(sed -n "s/^ *offcpu_period_max *//p" show.txt) && test "$period" -gt 1
 '

@@ -505,6 +505,34 @@ static void test_function_culprit(void **state)
 	tf_profile_free(h);
 }
 
+/* A loop the change added around a call spends its time in the callee
+ * (semver's VersionReq::matches, its inserted loop all
+ * core::hint::black_box's in a debug build): the function that calls from
+ * the changed line leads, at that line, though its own cost did not move. */
+static void test_function_culprit_calls(void **state)
+{
+	(void)state;
+	tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+	tf_profile_set_meta(h, "changes", "[{\"path\":\"src/matches.c\",\"status\":\"M\","
+					  "\"lines\":[[7,7]]}]");
+	add(b, "T", 100, "main:3;matches:9");
+	add(h, "T", 100, "main:3;matches:9");
+	add(h, "T", 300, "main:3;matches:7;black_box:2");
+	tf_comparison *c = compare1(b, h, NULL);
+	const tf_test_delta *t = &c->tests[0];
+
+	assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+	assert_true(t->nfunctions >= 2);
+	assert_string_equal(t->functions[0].name, "matches");
+	assert_true(t->functions[0].changed);
+	assert_int_equal(t->functions[0].line, 7);
+	assert_string_equal(t->functions[1].name, "black_box");
+	assert_null(func(t, "main"));
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
 /* A long C++ name in the terminal: its argument list elided, its start
  * and its file:line kept; the summary line cut at its end, not its start. */
 static void test_table_long_names(void **state)
@@ -2486,6 +2514,34 @@ static void test_waits_pageins(void **state)
 	assert_int_equal(pagein_verdict(none, 1, every, 3, TF_GATE_BOTH), TF_VERDICT_UNCHANGED);
 }
 
+/* A wait the cap left unsampled while a thread went from one test to the
+ * next counts for no test (offcpu_unplaced_ns): spdlog's dequeue-empty-wait
+ * waited 250 ms in every run, unsampled in the base, sampled in the head.
+ * That is as much longer as the base's waits in no test were: undecided,
+ * not regressed; with none of them in the base, a new 250 ms wait is. */
+static void test_waits_unplaced(void **state)
+{
+	(void)state;
+	for (int unplaced = 0; unplaced < 2; unplaced++) {
+		tf_profile *b = waits_run(0, 0, 0), *h = waits_run(250e6, 0, 1);
+		tf_profile_set_meta(b, "offcpu_unplaced_ns", unplaced ? "260000000" : "0");
+		tf_compare_opts o;
+		tf_compare_opts_init(&o);
+		tf_comparison *c = compare1(b, h, &o);
+		const tf_test_delta *t = tf_comparison_find(c, "test_0");
+		assert_non_null(t);
+		if (unplaced) {
+			assert_int_equal(t->verdict, TF_VERDICT_INCONCLUSIVE);
+			assert_non_null(strstr(t->reason, "for no test"));
+		} else {
+			assert_int_equal(t->verdict, TF_VERDICT_REGRESSED);
+		}
+		tf_comparison_free(c);
+		tf_profile_free(b);
+		tf_profile_free(h);
+	}
+}
+
 /* Three runs a side: a test that never waited and now waits 50 ms in each
  * run is regressed by its waits. The base's three runs of no wait agree
  * exactly; their spread is the model's, known, not estimated from three
@@ -2674,6 +2730,8 @@ int main(void)
 		cmocka_unit_test(test_aggregation_and_verdicts),
 		cmocka_unit_test(test_foreign_profile_is_one_test),
 		cmocka_unit_test(test_mismatched_events),
+		cmocka_unit_test(test_waits_unplaced),
+		cmocka_unit_test(test_function_culprit_calls),
 		cmocka_unit_test(test_value_and_test_selection),
 		cmocka_unit_test(test_several_runs),
 		cmocka_unit_test(test_run_metadata),
