@@ -89,11 +89,6 @@ struct tf_perf {
 	struct perf_event_attr attr; /* the sampling event's, as opened */
 	bool offcpu_freq;     /* inherited: capped by the kernel's freq mode */
 	bool offcpu_capped;   /* said so */
-	char capped[320];     /* ... in this notice, held until the command
-			       * ends: stderr is the command's meanwhile, and a
-			       * line of ours would land inside one of its own
-			       * (cargo's "warning" and ": unexpected `cfg`..."
-			       * are two writes) */
 	tf_notice_fn notice;
 	void *notice_ctx;
 };
@@ -737,10 +732,12 @@ static void offcpu_pace(tf_perf *p, tf_recording *rec, struct ring *r)
 		rec->info.offcpu_period_max = want;
 	if (want > 1 && !p->offcpu_capped) {
 		p->offcpu_capped = true;
-		snprintf(p->capped, sizeof(p->capped),
-			 "off-CPU: %.0f switch-outs a second on cpu %d, above --off-cpu-max %u: "
-			 "one in %llu recorded with its stack from then on (the others' time "
-			 "counts whole)", rate, r->cpu, p->offcpu_max, (unsigned long long)want);
+		/* said when the command has ended (run/record.c holds what the
+		 * recorder says): hence "from then on" */
+		tf_record_notice(p->notice, p->notice_ctx, TF_NOTICE_INFO,
+				 "off-CPU: %.0f switch-outs a second on cpu %d, above --off-cpu-max %u: "
+				 "one in %llu recorded with its stack from then on (the others' time "
+				 "counts whole)", rate, r->cpu, p->offcpu_max, (unsigned long long)want);
 	}
 }
 
@@ -787,19 +784,10 @@ int tf_perf_drain(tf_perf *p, tf_recording *rec, tf_live_fn live, void *live_ctx
 	return 0;
 }
 
-/* The notices held while the command ran. */
-static void say_held(tf_perf *p)
-{
-	if (p->capped[0])
-		tf_record_notice(p->notice, p->notice_ctx, TF_NOTICE_INFO, "%s", p->capped);
-	p->capped[0] = '\0';
-}
-
 int tf_perf_finish(tf_perf *p, tf_recording *rec, uint32_t root_pid, uint64_t time)
 {
 	uint64_t total = 0;
 
-	say_held(p);
 	if (!p->thread_counts)
 		return 0; /* costs come from the context switches */
 	/*
@@ -836,8 +824,6 @@ int tf_perf_finish(tf_perf *p, tf_recording *rec, uint32_t root_pid, uint64_t ti
 
 void tf_perf_close(tf_perf *p)
 {
-	if (p)
-		say_held(p);
 	if (!p)
 		return;
 	close_rings(p);
