@@ -585,6 +585,23 @@ static void test_wait_reasons(void **state)
 				   "libc.so.6!__lll_lock_wait", "do_syscall_64", "futex_wait",
 				   "schedule"),
 			    "lock");
+	/* Go's runtime waiting for its other threads to stop for the GC, or
+	 * to run a function each: a wait for its own threads (not counted);
+	 * a goroutine's own futex (a note it sleeps on) is a futex */
+	assert_string_equal(REASON(4, "testing.tRunner", "example.com/m.TestX", "runtime.mallocgc",
+				   "runtime.systemstack", "runtime.stopTheWorldWithSema",
+				   "runtime.notetsleep", "runtime.notetsleep_internal",
+				   "runtime.futexsleep", "runtime.futex", "do_syscall_64",
+				   "__x64_sys_futex", "futex_wait", "schedule"),
+			    "join");
+	assert_string_equal(REASON(3, "runtime.gcMarkTermination.func4", "runtime.forEachP",
+				   "runtime.notetsleep", "runtime.futexsleep", "runtime.futex",
+				   "do_syscall_64", "futex_wait", "schedule"),
+			    "join");
+	assert_string_equal(REASON(3, "testing.tRunner", "example.com/m.TestX",
+				   "runtime.notetsleepg", "runtime.futexsleep", "runtime.futex",
+				   "do_syscall_64", "futex_wait", "schedule"),
+			    "futex");
 	/* no kernel frames: the wrapper says what it can */
 	assert_string_equal(REASON(0, "main", "libc.so.6!__nanosleep"), "sleep");
 	assert_string_equal(REASON(0, "main", "libc.so.6!__read"), "other");
