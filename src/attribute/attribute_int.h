@@ -178,6 +178,10 @@ void tf_frame_rules_free(tf_frame_rules *r);
 bool tf_gtest_frame_name(const char *fn, char *out, size_t n);
 /* The test named by the stack's frames, or 0. */
 tf_strid tf_frame_rules_match(tf_frame_rules *r, const uint32_t *locs, size_t n);
+/* How many of the stack's frames (leaf first) are its thread's own: a Go
+ * thread in the scheduler, or started by another, shows frames of the
+ * goroutine or thread before it below its own; n when there are none. */
+size_t tf_frame_rules_own(tf_frame_rules *r, const uint32_t *locs, size_t n);
 /* The working directory of the sample's process (NULL: unknown): where
  * pytest's node ids start when no configuration file says. */
 void tf_frame_rules_set_cwd(tf_frame_rules *r, const char *cwd);

@@ -1614,6 +1614,7 @@ static tf_strid decide(tf_attributor *a, const tf_rec_event *ev, const uint32_t 
 {
 	tf_strid test = 0;
 	int src = SRC_COMMAND;
+	size_t own = n;
 
 	note_tid(a, ev->tid);
 	/* build steps stay apart whatever else is said about them */
@@ -1643,7 +1644,15 @@ static tf_strid decide(tf_attributor *a, const tf_rec_event *ev, const uint32_t 
 	 * its own machinery, not a test (unittest's _addSkip) */
 	if (!test && a->frames && locs && !(pr && pr->own_markers)) {
 		tf_frame_rules_set_cwd(a->frames, pr ? pr->cwd : NULL);
-		test = tf_frame_rules_match(a->frames, locs, n);
+		/* a thread waits with its own frames only, and runs a test
+		 * when they name it (frames.c: a Go thread in its scheduler
+		 * runs no goroutine) */
+		bool waiting = !cpu || ev->sample.offcpu;
+		if (waiting)
+			own = tf_frame_rules_own(a->frames, locs, n);
+		test = tf_frame_rules_match(a->frames, locs, own);
+		if (test && !waiting)
+			own = tf_frame_rules_own(a->frames, locs, n);
 		src = SRC_FRAMES;
 		if (cpu && !a->py_framed && a->py_rules && pr && py_runner_framed(a, pr, locs, n))
 			a->py_framed = true;
@@ -1683,9 +1692,10 @@ static tf_strid decide(tf_attributor *a, const tf_rec_event *ev, const uint32_t 
 	}
 	struct test_acc *ta = acc(a, test);
 	ta->listed = true;
-	/* the stack names the test: this thread runs it; the command's own
-	 * work is its main thread's */
-	if (src == SRC_FRAMES)
+	/* the stack names the test: this thread runs it (unless the frames
+	 * that name it are another goroutine's); the command's own work is
+	 * its main thread's */
+	if (src == SRC_FRAMES && own == n)
 		ta->lead = ev->tid;
 	else if (!ta->lead && test == a->default_test)
 		ta->lead = a->root_pid;

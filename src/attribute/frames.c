@@ -33,6 +33,21 @@
  * (a helper that calls another test's function stays in its own test).
  * Regex results are cached per function and library matches per mapping,
  * so a sample costs one pass over its frames with array lookups.
+ *
+ * A Go thread in the scheduler runs no goroutine: runtime.mcall (a
+ * goroutine blocks, yields or ends) and runtime.schedule switch to the
+ * thread's own stack and look for work, then sleep. Go 1.19's mcall keeps
+ * the frame pointer, so such a stack still shows, above the scheduler's
+ * frames, the goroutine that left the thread last, which may be running
+ * on another thread by now or wait for anything (t.Parallel, a channel,
+ * a timer); a new thread's (runtime.mstart) shows its creator's. Where
+ * such a thread waits (tf_frame_rules_own), those frames name no test:
+ * its time idle, or spinning in runqgrab's usleep (1.08 s of it under
+ * go-cmp's TestDiff on a loaded machine, a README-only branch flagged by
+ * it), is the runtime's, its process's. A goroutine's own waits are the
+ * system calls it blocks in, under its frames. The scheduler's CPU time
+ * between two goroutines stays with the one that left: it is the cost of
+ * that goroutine's switch, and most often its own test's.
  */
 #include "attribute_int.h"
 
@@ -98,7 +113,9 @@ struct tf_frame_rules {
 	/* per function: 1 when no REGEX or CALLEE_OF rule matches it, 2 when
 	 * one does, 0 not yet known (most frames of a stack match nothing) */
 	TF_VEC(uint8_t) fn_quiet;
-	bool has_from_lib;
+	/* per function: 2 when it enters Go's scheduler, 1 not, 0 not yet known */
+	TF_VEC(uint8_t) fn_go_sched;
+	bool has_from_lib, has_go;
 	TF_VEC(uint32_t) fr_fn, fr_map;  /* the current stack, root first */
 	/* per location: the first location of the same mapping and the same
 	 * functions (inlined ones included), +1; 0 not yet known. Rules see
@@ -168,6 +185,8 @@ static int add_rule(tf_frame_rules *r, const rule_def *d)
 	}
 	if (ru.def.kind == RULE_FROM_LIB)
 		r->has_from_lib = true;
+	if (ru.def.go_name)
+		r->has_go = true;
 	tf_vec_push(&r->rules, ru);
 	return 0;
 }
@@ -214,6 +233,7 @@ void tf_frame_rules_free(tf_frame_rules *r)
 	tf_vec_free(&r->fn_cache);
 	tf_vec_free(&r->map_cache);
 	tf_vec_free(&r->fn_quiet);
+	tf_vec_free(&r->fn_go_sched);
 	tf_vec_free(&r->fr_fn);
 	tf_vec_free(&r->fr_map);
 	free(r->memo);
@@ -455,6 +475,36 @@ static bool quiet(tf_frame_rules *r, uint32_t fi)
 }
 
 static tf_strid match(tf_frame_rules *r);
+
+/* Whether function `fi` is where a Go thread leaves its goroutine for the
+ * scheduler, or starts (see the head comment). */
+static bool go_sched(tf_frame_rules *r, uint32_t fi)
+{
+	while (r->fn_go_sched.n <= fi)
+		tf_vec_push(&r->fn_go_sched, 0);
+	if (!r->fn_go_sched.v[fi]) {
+		const char *fn = tf_profile_str(r->p, r->p->functions.v[fi].name);
+		bool sched = strcmp(fn, "runtime.mcall") == 0 ||
+			     strcmp(fn, "runtime.schedule") == 0 || strcmp(fn, "runtime.mstart") == 0;
+		r->fn_go_sched.v[fi] = sched ? 2 : 1;
+	}
+	return r->fn_go_sched.v[fi] == 2;
+}
+
+size_t tf_frame_rules_own(tf_frame_rules *r, const uint32_t *locs, size_t n)
+{
+	const tf_profile *p = r->p;
+
+	if (!r->has_go)
+		return n;
+	for (size_t k = n; k-- > 0;) {
+		const tf_location *l = &p->locations.v[locs[k]];
+		for (uint32_t j = 0; j < l->nlines; j++)
+			if (go_sched(r, p->lines.v[l->lines_off + j].function))
+				return k;
+	}
+	return n;
+}
 
 static bool same_class(const void *ctx, uint32_t idx, const void *key)
 {

@@ -47,12 +47,13 @@
  * left apart:
  *
  *  - a wait for the thread's own child processes or threads (waitpid,
- *    pthread_join) is not counted: their CPU and their waits are already
- *    there. So is any wait of the lead while a process the test started
- *    runs (a marked test's subprocess.run polls the pipes of the program
- *    it tests): that program's CPU and waits are the test's, and the
- *    lead's wait for it would count its time twice, and count the time a
- *    busy machine kept it from a CPU as the test's waiting;
+ *    pthread_join, Go's runtime stopping its other threads for the GC) is
+ *    not counted: their CPU and their waits are already there. So is any
+ *    wait of the lead while a process the test started runs (a marked
+ *    test's subprocess.run polls the pipes of the program it tests): that
+ *    program's CPU and waits are the test's, and the lead's wait for it
+ *    would count its time twice, and count the time a busy machine kept
+ *    it from a CPU as the test's waiting;
  *  - the thread that runs the test (its lead: the program's main thread,
  *    the thread that wrote its begin marker, the thread whose stack names
  *    it) counts every other wait of its own: that is the test waiting;
@@ -171,6 +172,14 @@ static const name_rule user_rules[] = {
 	{ "pthread_join", true, TF_WAIT_JOIN }, { "__pthread_clockjoin", true, TF_WAIT_JOIN },
 	{ "pthread_timedjoin", true, TF_WAIT_JOIN }, { "pthread_tryjoin", true, TF_WAIT_JOIN },
 	{ "thrd_join", false, TF_WAIT_JOIN }, { "std::thread::join", true, TF_WAIT_JOIN },
+	/* Go's runtime waiting for its other threads: to stop for the GC
+	 * (stopTheWorldWithSema), to run a function each (forEachP), or to
+	 * start the GC's workers; how long is how soon a busy machine gives
+	 * them a CPU (go-cmp's TestDifferenceFuzz: 18 ms, then 59 ms a run on
+	 * a README-only branch at a load of 20), and their time is theirs */
+	{ "runtime.stopTheWorldWithSema", false, TF_WAIT_JOIN },
+	{ "runtime.forEachP", false, TF_WAIT_JOIN },
+	{ "runtime.gcBgMarkStartWorkers", false, TF_WAIT_JOIN },
 	{ "pthread_mutex_lock", true, TF_WAIT_LOCK }, { "__pthread_mutex_lock", true, TF_WAIT_LOCK },
 	{ "pthread_mutex_timedlock", true, TF_WAIT_LOCK }, { "__lll_lock_wait", true, TF_WAIT_LOCK },
 	{ "pthread_rwlock_", true, TF_WAIT_LOCK }, { "__pthread_rwlock_", true, TF_WAIT_LOCK },

@@ -163,6 +163,78 @@ static void test_pytest_frames(void **state)
 	assert_string_equal(match_py(none, TF_ARRAY_SIZE(none), "/src/proj"), "(none)");
 }
 
+/* How many frames of the stack (root first) are its thread's own, under
+ * the rules of `o` (NULL: the defaults); `whole` and `mine` (64 bytes, or
+ * NULL) get the test the rules name on the whole stack and on those. */
+static size_t own(const tf_attribute_opts *o, const char *const *frames, size_t n, char *whole,
+		  char *mine)
+{
+	tf_attribute_opts d;
+	tf_profile *p;
+	tf_frame_rules *r;
+	uint32_t locs[64];
+
+	tf_attribute_opts_init(&d);
+	tf_profile_new(&p);
+	assert_int_equal(tf_frame_rules_new(&r, p, o ? o : &d), 0);
+	uint32_t nl = stack_of(p, frames, n, locs);
+	size_t k = tf_frame_rules_own(r, locs, nl);
+	tf_strid w = tf_frame_rules_match(r, locs, nl), m = tf_frame_rules_match(r, locs, k);
+	if (whole)
+		snprintf(whole, 64, "%s", w ? tf_profile_str(p, w) : "(none)");
+	if (mine)
+		snprintf(mine, 64, "%s", m ? tf_profile_str(p, m) : "(none)");
+	tf_frame_rules_free(r);
+	tf_profile_free(p);
+	return k;
+}
+
+#define OWN(...) ({ \
+	static const char *const fr_[] = { __VA_ARGS__ }; \
+	own(NULL, fr_, TF_ARRAY_SIZE(fr_), NULL, NULL); })
+
+/* A Go thread in the scheduler runs no goroutine: the frames below
+ * mcall's are the goroutine that left it (Go 1.19 keeps the frame
+ * pointer), a new thread's below mstart its creator's; they name no
+ * test of a wait (the thread's own frames, leaf first, do not reach them) */
+static void test_go_thread_own_frames(void **state)
+{
+	(void)state;
+	/* a goroutine parked on a channel: its thread idles in the scheduler;
+	 * the goroutine's test on the whole stack (its CPU), none on the
+	 * thread's own part (its wait) */
+	const char *const parked[] = { "testing.tRunner", "example.com/m/pkg.TestParse",
+				       "runtime.chanrecv", "runtime.mcall", "runtime.park_m",
+				       "runtime.findRunnable", "runtime.stopm", "runtime.futex" };
+	char whole[64], mine[64];
+	assert_int_equal(own(NULL, parked, TF_ARRAY_SIZE(parked), whole, mine), 4);
+	assert_string_equal(whole, "TestParse");
+	assert_string_equal(mine, "(none)");
+	/* preempted by its stack check, then the scheduler */
+	assert_int_equal(OWN("testing.tRunner", "example.com/m/pkg.TestParse", "runtime.morestack",
+			     "runtime.newstack", "runtime.gopreempt_m", "runtime.schedule",
+			     "runtime.stealWork", "runtime.usleep"), 2);
+	/* sysmon's thread, started under a test's allocation */
+	assert_int_equal(OWN("testing.tRunner", "example.com/m/pkg.TestParse", "runtime.mallocgc",
+			     "runtime.mstart", "runtime.mstart0", "runtime.sysmon",
+			     "runtime.usleep"), 3);
+	/* a goroutine's own wait: a system call, a stop of the world on its
+	 * behalf (systemstack), the stack growing: all its own */
+	assert_int_equal(OWN("testing.tRunner", "example.com/m/pkg.TestParse", "runtime.mallocgc",
+			     "runtime.systemstack", "runtime.stopTheWorldWithSema",
+			     "runtime.futexsleep"), 6);
+	assert_int_equal(OWN("testing.tRunner", "example.com/m/pkg.TestParse", "syscall.Syscall",
+			     "runtime.entersyscall"), 4);
+	assert_int_equal(OWN("testing.tRunner", "example.com/m/pkg.TestParse", "runtime.morestack",
+			     "runtime.newstack", "runtime.copystack"), 5);
+	/* without the Go preset nothing is cut */
+	const char *const presets[] = { "gtest", NULL };
+	tf_attribute_opts o;
+	tf_attribute_opts_init(&o);
+	o.frame_presets = presets;
+	assert_int_equal(own(&o, parked, TF_ARRAY_SIZE(parked), NULL, NULL), TF_ARRAY_SIZE(parked));
+}
+
 static void test_presets(void **state)
 {
 	tf_attribute_opts o;
@@ -532,6 +604,23 @@ static void test_wait_reasons(void **state)
 				   "libc.so.6!__lll_lock_wait", "do_syscall_64", "futex_wait",
 				   "schedule"),
 			    "lock");
+	/* Go's runtime waiting for its other threads to stop for the GC, or
+	 * to run a function each: a wait for its own threads (not counted);
+	 * a goroutine's own futex (a note it sleeps on) is a futex */
+	assert_string_equal(REASON(4, "testing.tRunner", "example.com/m.TestX", "runtime.mallocgc",
+				   "runtime.systemstack", "runtime.stopTheWorldWithSema",
+				   "runtime.notetsleep", "runtime.notetsleep_internal",
+				   "runtime.futexsleep", "runtime.futex", "do_syscall_64",
+				   "__x64_sys_futex", "futex_wait", "schedule"),
+			    "join");
+	assert_string_equal(REASON(3, "runtime.gcMarkTermination.func4", "runtime.forEachP",
+				   "runtime.notetsleep", "runtime.futexsleep", "runtime.futex",
+				   "do_syscall_64", "futex_wait", "schedule"),
+			    "join");
+	assert_string_equal(REASON(3, "testing.tRunner", "example.com/m.TestX",
+				   "runtime.notetsleepg", "runtime.futexsleep", "runtime.futex",
+				   "do_syscall_64", "futex_wait", "schedule"),
+			    "futex");
 	/* no kernel frames: the wrapper says what it can */
 	assert_string_equal(REASON(0, "main", "libc.so.6!__nanosleep"), "sleep");
 	assert_string_equal(REASON(0, "main", "libc.so.6!__read"), "other");
@@ -2444,6 +2533,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_presets),
+		cmocka_unit_test(test_go_thread_own_frames),
 		cmocka_unit_test(test_pytest_frames),
 		cmocka_unit_test(test_runner_reports),
 		cmocka_unit_test(test_costs_from_switches),

@@ -2335,6 +2335,81 @@ static void test_runner_shift(void **state)
 }
 
 /*
+ * A Go module's README-only branch on a machine 30% slower: three package
+ * binaries, each holding two tests of which one is too short for a sample
+ * (go-cmp's examples), and one test (TB) 50% slower by its CPU. The three
+ * sampled tests are too few to measure the runner by; the binaries' own
+ * work (the runtime, GC) ran no changed code and measures it too: the
+ * 30% is taken out, and TB is not regressed. The same tests run by no
+ * binary that holds them (a program each): no shift, TB regressed.
+ */
+static void test_runner_shift_holders(void **state)
+{
+	(void)state;
+	for (int holders = 0; holders < 2; holders++) {
+		tf_profile *b = new_run("cpu-clock"), *h = new_run("cpu-clock");
+		tf_profile_set_meta(b, "sampler", "perf");
+		tf_profile_set_meta(h, "sampler", "perf");
+		tf_profile_set_meta(h, "changes", "[{\"path\":\"README\",\"status\":\"M\","
+						  "\"lines\":[[2,2]]}]");
+		static const char *const pkgs[] = { "a.test", "b.test", "c.test" };
+		for (int i = 0; i < 3; i++) {
+			char t[16], ex[16], key[48], val[160], parent[32] = "";
+			snprintf(t, sizeof(t), "T%c", 'A' + i);
+			snprintf(ex, sizeof(ex), "Example%c", 'A' + i);
+			if (holders)
+				snprintf(parent, sizeof(parent), " parent=%s", pkgs[i]);
+			int64_t tb = 40, th = i == 1 ? 60 : 52, own_b = 100, own_h = 130;
+			add(b, t, tb, "runtime.goexit:1;testing.tRunner:2;work:9");
+			add(h, t, th, "runtime.goexit:1;testing.tRunner:2;work:9");
+			if (holders) {
+				add(b, pkgs[i], own_b, "runtime.main:1;runtime.gcBgMarkWorker:3");
+				add(h, pkgs[i], own_h, "runtime.main:1;runtime.gcBgMarkWorker:3");
+			}
+			for (int side = 0; side < 2; side++) {
+				tf_profile *p = side ? h : b;
+				int64_t n = side ? th : tb, own = side ? own_h : own_b;
+				if (holders) {
+					snprintf(key, sizeof(key), "test.%s", pkgs[i]);
+					snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 "
+						 "source=process count=%lld nested=2", (long long)own,
+						 (long long)(own * PERIOD), (long long)((own + n) * PERIOD));
+					tf_profile_set_meta(p, key, val);
+				}
+				snprintf(key, sizeof(key), "test.%s", t);
+				snprintf(val, sizeof(val), "samples=%lld value=%lld wall_ns=1 "
+					 "source=frames%s", (long long)n, (long long)(n * PERIOD), parent);
+				tf_profile_set_meta(p, key, val);
+				snprintf(key, sizeof(key), "test.%s", ex);
+				snprintf(val, sizeof(val), "samples=0 value=0 wall_ns=1 source=frames%s",
+					 parent);
+				tf_profile_set_meta(p, key, val);
+			}
+		}
+		tf_compare_opts o;
+		tf_compare_opts_init(&o);
+		o.noise = 3;
+		tf_comparison *c = compare1(b, h, &o);
+		const tf_test_delta *tb = tf_comparison_find(c, "TB");
+		assert_non_null(tb);
+		if (holders) {
+			assert_true(tf_comparison_find(c, "b.test")->outside);
+			assert_int_equal(c->summary.control_tests, 6);
+			assert_true(fabs(c->summary.shift_pct - 30) < 0.01);
+			assert_int_not_equal(tb->verdict, TF_VERDICT_REGRESSED);
+			assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], 0);
+		} else {
+			assert_int_equal(c->summary.control_tests, 3);
+			assert_true(isnan(c->summary.shift_pct));
+			assert_int_equal(tb->verdict, TF_VERDICT_REGRESSED);
+		}
+		tf_comparison_free(c);
+		tf_profile_free(b);
+		tf_profile_free(h);
+	}
+}
+
+/*
  * Tests picked for looking slower (a confirmation's suspects run alone,
  * three rounds alternately with the base) are no control group: jansson's
  * json_pack slowed 65-fold made its seven suspects slower by 2 to 65
@@ -2747,6 +2822,7 @@ int main(void)
 		cmocka_unit_test(test_waits_load),
 		cmocka_unit_test(test_waits_pageins),
 		cmocka_unit_test(test_runner_shift),
+		cmocka_unit_test(test_runner_shift_holders),
 		cmocka_unit_test(test_picked_tests),
 		cmocka_unit_test(test_sim_suite_spread_calibrated),
 		cmocka_unit_test(test_function_deltas),
