@@ -69,6 +69,9 @@ uint32_t tf_attributor_lead(tf_attributor *a, tf_strid test);
 /* When marked test `test`, begun by `since`, ended (its end marker may be
  * read after what followed it); 0 when it has not, or is no marked test. */
 uint64_t tf_attributor_marked_end(tf_attributor *a, tf_strid test, uint64_t since);
+/* The marked test thread `tid` of process `pid` runs now (the markers
+ * read so far: the replay is in time order), 0 none. */
+tf_strid tf_attributor_marked_now(tf_attributor *a, uint32_t pid, uint32_t tid);
 /* The marked test that started process `pid` (its forking thread ran it
  * then), 0 none: the process is that test's work. */
 tf_strid tf_attributor_fork_test(tf_attributor *a, uint32_t pid);

@@ -1730,6 +1730,17 @@ uint64_t tf_attributor_marked_end(tf_attributor *a, tf_strid test, uint64_t sinc
 	return ta && ta->mend > ta->mbegin && ta->mbegin <= since ? ta->mend : 0;
 }
 
+tf_strid tf_attributor_marked_now(tf_attributor *a, uint32_t pid, uint32_t tid)
+{
+	if (!(a->sources & TF_SOURCE_MARKERS))
+		return 0;
+	tf_rec_event at;
+	memset(&at, 0, sizeof(at));
+	at.pid = pid;
+	at.tid = tid;
+	return marker_test(a, &at);
+}
+
 tf_strid tf_attributor_fork_test(tf_attributor *a, uint32_t pid)
 {
 	const struct proc *pr = proc_find(a, pid);

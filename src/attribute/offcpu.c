@@ -341,6 +341,9 @@ typedef struct {
 	bool uopen, upreempted; /* an interval no sample saw is open, and
 				 * it is no wait */
 	uint64_t ustart;
+	tf_strid umarked;      /* ... in this marked test (its markers say it
+				* without a stack), 0 none */
+	double us_start;       /* ... and that test's S at its start */
 	double carry, ncarry;  /* the time and number of those since the last
 				* interval given (close_unsampled) */
 	tf_strid carry_test;   /* the test it ran when the first of those
@@ -542,19 +545,53 @@ static void close_interval(tf_waits *w, wthread *th, uint64_t time)
  * whatever the cap, where one sample standing for N switch-outs of its
  * CPU, whoever's, missed a test's 30 ms of fsync by up to 23 ms; only
  * where the time went (the call, the reason) is sampled. */
-static void close_unsampled(wthread *th, uint64_t time)
+static void give_marked(tf_waits *w, wthread *th, uint64_t time);
+
+static void close_unsampled(tf_waits *w, wthread *th, uint64_t time)
 {
 	if (!th->uopen)
 		return;
 	th->uopen = false;
 	if (th->upreempted || time <= th->ustart)
 		return;
+	if (th->umarked) {
+		give_marked(w, th, time);
+		return;
+	}
 	if (!th->ncarry) {
 		th->carry_test = th->known;
 		th->carry_known = th->known_set;
 	}
 	th->carry += (double)(time - th->ustart);
 	th->ncarry++;
+}
+
+/*
+ * An interval no sample saw in a marked test: the markers say whose it
+ * is, no stack needed (a Python test's 50 ms sleep, unsampled where a
+ * busy start-up made the cap record one switch-out in N, was carried to
+ * the thread's next sampled wait, after the test: lost to it 3 times in
+ * 5). Counted as a sampled one of its thread would be, up to the test's
+ * end marker, with the thread's last sampled stack where it has one.
+ */
+static void give_marked(tf_waits *w, wthread *th, uint64_t time)
+{
+	wtest *t = sync_lead(w, th->umarked, th->ustart);
+	uint64_t ended = tf_attributor_marked_end(w->a, th->umarked, th->ustart);
+	uint64_t until = ended ? TF_MAX(th->ustart, TF_MIN(ended, time)) : time;
+	double d = (double)(time - th->ustart), in = (double)(until - th->ustart), counted;
+	bool lead = t->lead == th->tid;
+	if (lead && t->children)
+		counted = 0;
+	else if (lead)
+		counted = in;
+	else
+		counted = TF_MIN(in, TF_MAX(0.0, s_at(t, until) - th->us_start));
+	tf_wait_done done = {
+		th->umarked, th->process, th->pid, th->tid, TF_WAIT_OTHER,
+		th->locs.v, th->sampled ? th->locs.n : 0, counted, d - counted, 1,
+	};
+	w->emit(w->ctx, &done);
 }
 
 /* What the thread carries counts for no test. */
@@ -619,7 +656,7 @@ void tf_waits_out(tf_waits *w, const tf_rec_event *ev, tf_strid test, tf_strid p
 	wthread *th = thread_of(w, ev->tid, true);
 
 	close_interval(w, th, ev->time); /* a switch-in was lost */
-	close_unsampled(th, ev->time);
+	close_unsampled(w, th, ev->time);
 	/* a thread's last switch-out, after its exit, is no wait */
 	if (reason == TF_WAIT_EXIT || (th->exited && th->exit_time <= ev->time))
 		return;
@@ -714,6 +751,13 @@ void tf_waits_event(tf_waits *w, const tf_rec_event *ev)
 					th->uopen = true;
 					th->upreempted = ev->cswitch.preempt;
 					th->ustart = ev->time;
+					th->pid = ev->pid;
+					th->umarked = tf_attributor_marked_now(w->a, ev->pid,
+									       ev->tid);
+					if (th->umarked)
+						th->us_start = s_at(sync_lead(w, th->umarked,
+									      ev->time),
+								    ev->time);
 				}
 				return;
 			}
@@ -742,14 +786,14 @@ void tf_waits_event(tf_waits *w, const tf_rec_event *ev)
 			return;
 		}
 		close_interval(w, th, ev->time);
-		close_unsampled(th, ev->time);
+		close_unsampled(w, th, ev->time);
 		break;
 	case TF_REC_EXIT:
 		th = thread_of(w, ev->tid, false);
 		if (!th)
 			return;
 		close_interval(w, th, ev->time);
-		close_unsampled(th, ev->time);
+		close_unsampled(w, th, ev->time);
 		give_carried(w, th);
 		th->exited = true;
 		th->exit_time = ev->time;
@@ -785,7 +829,7 @@ void tf_waits_finish(tf_waits *w, uint64_t end_time)
 {
 	for (size_t i = 0; i < w->threads.n; i++) {
 		close_interval(w, &w->threads.v[i], end_time);
-		close_unsampled(&w->threads.v[i], end_time);
+		close_unsampled(w, &w->threads.v[i], end_time);
 		give_carried(w, &w->threads.v[i]);
 	}
 }

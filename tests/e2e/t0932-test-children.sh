@@ -60,4 +60,27 @@ else
 	test_skip 'pytest: the same' 'python3-pytest is not installed'
 fi
 
+# Above --off-cpu-max most switch-outs have no stack: a marked test's
+# wait that none was recorded for is still the test's, by its markers.
+test_expect_success 'a marked test'"'"'s wait no stack was recorded for is the test'"'"'s, by its markers' '
+	cat >napper.py <<-\PY &&
+	import os, time
+	def line(text):
+	    fd = os.open(os.environ["TESTFLAME_MARKERS"], os.O_WRONLY | os.O_APPEND)
+	    os.write(fd, text.encode())
+	    os.close(fd)
+	for i in range(20):
+	    time.sleep(0.001)
+	line("begin napper @pid=%d @t=%d\n" % (os.getpid(), time.monotonic_ns()))
+	time.sleep(0.05)
+	line("end napper @pid=%d @t=%d\n" % (os.getpid(), time.monotonic_ns()))
+	time.sleep(0.2)
+	PY
+	for i in 1 2 3; do
+		"$TF" record -q --off-cpu-max 10 -o nap.pb.gz -- $PY napper.py &&
+		off=$(meta nap.pb.gz napper offcpu_ns) && echo "offcpu_ns=$off" &&
+		awk -v o="$off" "BEGIN { exit !(o > 45e6 && o < 150e6) }" || exit 1
+	done
+'
+
 test_done
