@@ -1443,11 +1443,9 @@ void tf_attributor_event(tf_attributor *a, const tf_rec_event *ev)
 			pr->decided = false;
 			pr->start = ev->time;
 			pr->fork_marker = 0;
-			if (parent && (a->sources & TF_SOURCE_MARKERS)) {
-				tf_rec_event at = *ev;
-				at.pid = ev->fork.ppid;
-				at.tid = ev->fork.ptid;
-				tf_strid mt = marker_test(a, &at);
+			if (parent) {
+				tf_strid mt = tf_attributor_marked_now(a, ev->fork.ppid,
+								       ev->fork.ptid);
 				/* a process the test's process started started it */
 				pr->fork_marker = mt ? mt : parent->fork_marker;
 			}

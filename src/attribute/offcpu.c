@@ -508,6 +508,30 @@ static void give(tf_waits *w, wthread *th, double d, double counted)
 	w->emit(w->ctx, &done);
 }
 
+/* Whether a wait is for the test's own: its children or threads, or
+ * any of the lead's while a process the test started runs. */
+static bool waits_own(const wtest *t, bool lead, tf_wait_reason reason)
+{
+	return for_own(reason) || (lead && t->children);
+}
+
+/* The part of a wait from `start` to `time` its test counts: up to the
+ * test's end marker where it ended first; none of a wait for its own;
+ * the whole of the lead's; another thread's while the lead waited for
+ * its own (its test's S from `s_start`). */
+static double counted_of(tf_waits *w, const wtest *t, tf_strid test, uint64_t start,
+			 uint64_t time, bool lead, bool own, double s_start)
+{
+	uint64_t ended = tf_attributor_marked_end(w->a, test, start);
+	uint64_t until = ended ? TF_MAX(start, TF_MIN(ended, time)) : time;
+	double in = (double)(until - start);
+	if (own)
+		return 0;
+	if (lead)
+		return in;
+	return TF_MIN(in, TF_MAX(0.0, s_at(t, until) - s_start));
+}
+
 static void close_interval(tf_waits *w, wthread *th, uint64_t time)
 {
 	if (!th->open)
@@ -516,10 +540,7 @@ static void close_interval(tf_waits *w, wthread *th, uint64_t time)
 	if (th->preempted || time <= th->start)
 		return;
 	wtest *t = test_of(w, th->test);
-	double d = (double)(time - th->start), counted;
-	uint64_t ended = tf_attributor_marked_end(w->a, th->test, th->start);
-	uint64_t until = ended ? TF_MAX(th->start, TF_MIN(ended, time)) : time;
-	double in = (double)(until - th->start);
+	double d = (double)(time - th->start);
 	if (th->peeked) {
 		if (th->lead && t->lead == th->tid)
 			set_open(t, false, time);
@@ -527,12 +548,8 @@ static void close_interval(tf_waits *w, wthread *th, uint64_t time)
 		w->peeked++;
 		return;
 	}
-	if (th->own)
-		counted = 0;
-	else if (th->lead)
-		counted = in;
-	else
-		counted = TF_MIN(in, TF_MAX(0.0, s_at(t, until) - th->s_start));
+	double counted = counted_of(w, t, th->test, th->start, time, th->lead, th->own,
+				    th->s_start);
 	if (th->lead && t->lead == th->tid)
 		set_open(t, false, time);
 	give(w, th, d, counted);
@@ -577,16 +594,10 @@ static void close_unsampled(tf_waits *w, wthread *th, uint64_t time)
 static void give_marked(tf_waits *w, wthread *th, uint64_t time)
 {
 	wtest *t = sync_lead(w, th->umarked, th->ustart);
-	uint64_t ended = tf_attributor_marked_end(w->a, th->umarked, th->ustart);
-	uint64_t until = ended ? TF_MAX(th->ustart, TF_MIN(ended, time)) : time;
-	double d = (double)(time - th->ustart), in = (double)(until - th->ustart), counted;
 	bool lead = t->lead == th->tid;
-	if (lead && t->children)
-		counted = 0;
-	else if (lead)
-		counted = in;
-	else
-		counted = TF_MIN(in, TF_MAX(0.0, s_at(t, until) - th->us_start));
+	double d = (double)(time - th->ustart);
+	double counted = counted_of(w, t, th->umarked, th->ustart, time, lead,
+				    waits_own(t, lead, TF_WAIT_OTHER), th->us_start);
 	tf_wait_done done = {
 		th->umarked, th->process, th->pid, th->tid, TF_WAIT_OTHER,
 		th->locs.v, th->sampled ? th->locs.n : 0, counted, d - counted, 1,
@@ -680,7 +691,7 @@ void tf_waits_out(tf_waits *w, const tf_rec_event *ev, tf_strid test, tf_strid p
 		tf_vec_push(&th->locs, locs[i]);
 	wtest *t = sync_lead(w, test, ev->time);
 	th->lead = t->lead == ev->tid;
-	th->own = for_own(reason) || (th->lead && t->children);
+	th->own = waits_own(t, th->lead, reason);
 	if (!th->given)
 		th->frac = th->own ? 0 : 1; /* for what it carries */
 	if (th->lead)
@@ -695,7 +706,7 @@ double tf_waits_sampled(tf_waits *w, const tf_rec_event *ev, tf_strid test,
 {
 	wtest *t = sync_lead(w, test, ev->time);
 	bool lead = t->lead == ev->tid;
-	bool own = for_own(reason) || (lead && t->children);
+	bool own = waits_own(t, lead, reason);
 	double counted = own ? 0 : lead || t->open ? period : 0;
 	if (lead)
 		set_open(t, own, ev->time);
