@@ -2031,6 +2031,59 @@ static void test_runner_cpu_witness(void **state)
 }
 
 /*
+ * A test's noise is learned from its neighbours in size only among tests
+ * that ran no changed code, when there are enough of those: semver's 11
+ * tests of 35 that ran the slowed function, each 300 to 3,000 times
+ * slower, were their own neighbours, and their ratios' spread (a log of
+ * 0.6 to 2.3) made one run's noise so wide that the slowest of them was
+ * undecided (test_basic, 0.1 ms to 321 ms).
+ */
+static void test_noise_from_untouched_neighbours(void **state)
+{
+	(void)state;
+	enum { N = 35, SLOWED = 11 };
+	double bc[N], hc[N];
+	int64_t zero[N] = { 0 };
+	/* the slowed: 0.08-0.13 ms, 300 to 3,000 times slower */
+	static const double times[SLOWED] = { 300, 3000, 420, 2600, 600, 1900, 850, 1400,
+					      1000, 330, 2900 };
+	for (int i = 0; i < SLOWED; i++) {
+		bc[i] = 8e4 + 5e3 * i;
+		hc[i] = bc[i] * times[i];
+	}
+	/* the untouched: 1 ms to 60 ms, each within 2% */
+	for (int i = SLOWED; i < N; i++) {
+		bc[i] = 1e6 * pow(60, (double)(i - SLOWED) / (N - SLOWED - 1));
+		hc[i] = bc[i] * (1 + 0.02 * sin(7.0 * i));
+	}
+	tf_profile *b = exact_run(bc, zero, N), *h = exact_run(hc, zero, N);
+	for (int i = 0; i < N; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "t%d", i);
+		const char *stack = i < SLOWED ? "main:1;work:3" : "main:1;other:20";
+		add(b, name, 1, stack);
+		add(h, name, 1, stack);
+	}
+	tf_profile_set_meta(h, "changes", "[{\"path\":\"src/work.c\",\"status\":\"M\","
+					  "\"lines\":[[3,4]]}]");
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	tf_comparison *c = compare1(b, h, &o);
+	for (int i = 0; i < N; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "t%d", i);
+		const tf_test_delta *t = tf_comparison_find(c, name);
+		assert_non_null(t);
+		assert_int_equal(t->ran_changed, i < SLOWED);
+		assert_int_equal(t->verdict, i < SLOWED ? TF_VERDICT_REGRESSED : TF_VERDICT_UNCHANGED);
+	}
+	assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], SLOWED);
+	tf_comparison_free(c);
+	tf_profile_free(b);
+	tf_profile_free(h);
+}
+
+/*
  * After a rerun confirmed a suspicion, only the tests that raised it, and
  * tests that ran changed code, may fail: among 200 tests of a millisecond
  * (jansson's, t0920's), one looks twice as slow by chance in a run, the
@@ -2813,6 +2866,7 @@ int main(void)
 		cmocka_unit_test(test_exact_measures),
 		cmocka_unit_test(test_min_delta),
 		cmocka_unit_test(test_only_suspects_after_rerun),
+		cmocka_unit_test(test_noise_from_untouched_neighbours),
 		cmocka_unit_test(test_runner_wall_clock_least),
 		cmocka_unit_test(test_runner_cpu_witness),
 		cmocka_unit_test(test_nested_parent_outside),
