@@ -95,15 +95,18 @@ done
 python3 - <<\PY
 import json
 h = json.load(open("h.json"))
+def fns(x):
+    # the first three functions that moved, each with the caller it was reached from
+    return ["%s from %s" % (f["name"], f["caller"]) if f.get("caller") else f["name"]
+            for f in (x.get("functions") or [])][:3]
 commits = [c["commit"] for c in h["commits"]]
 step = commits.index(open("step_commit").read().strip())
 drift = commits.index(open("drift_commit").read().strip())
-ok = True
 found_step = [c for c in h["changes"] if c["test"] == "victim" and abs(c["index"] - step) <= 1]
 suite = [c for c in h["changes"] if c["test"] == "[whole suite]"]
 others = [c for c in h["changes"] if c not in found_step and c not in suite and not (c["test"] == "drifter" and c["index"] >= drift - 1)]
 drifts = [d for d in h["drifts"] if d["test"] == "drifter"]
-print("step at commit %d: %s" % (step, ", ".join("%+.1f%% at %d, functions %s" % (c["size_pct"], c["index"], [f["name"] for f in c["functions"] or []][:3]) for c in found_step) or "NOT FOUND"))
+print("step at commit %d: %s" % (step, ", ".join("%+.1f%% at %d, functions %s" % (c["size_pct"], c["index"], fns(c)) for c in found_step) or "NOT FOUND"))
 print("drift from commit %d: %s" % (drift, ", ".join("%+.1f%% over %d..%d, functions %s" % (d["total_pct"], d["from_index"], d["to_index"], fns(d)) for d in drifts) or "not reported as a drift"))
 steps_in_drift = [c for c in h["changes"] if c["test"] == "drifter"]
 if steps_in_drift:
@@ -112,6 +115,11 @@ print("whole-suite moves (the runner): %s" % [(c["index"], round(c["size_pct"], 
 print("other changes: %d %s" % (len(others), [(c["test"], c["index"], round(c["size_pct"], 1)) for c in others]))
 other_drifts = [d for d in h["drifts"] if d["test"] != "drifter"]
 print("other drifts: %d" % len(other_drifts))
+named = lambda xs, fn: any(fn in " ".join(fns(x)) for x in xs)
+bar = (named(found_step, "victim_work") and named(drifts + steps_in_drift, "drift_work")
+       and not others and not other_drifts)
+print("the bar (the step at its commit +-1 and the drift, both functions named, nothing else): %s"
+      % ("met" if bar else "MISSED"))
 PY
 
 echo "== bisect: commits 5-24 not stored"
