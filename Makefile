@@ -337,9 +337,9 @@ bench-check: all bench
 	bench/check.sh
 
 deps-build:
-	@missing=""; for p in $(DEB_BUILD); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
+	@ok=" $$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_BUILD) 2>/dev/null | \
+	  awk '/ ok installed$$/ { printf "%s ", $$1 }')"; missing=""; \
+	for p in $(DEB_BUILD); do case "$$ok" in *" $$p "*) ;; *) missing="$$missing $$p";; esac; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "make deps: installing$$missing"; \
 	  $(SUDO) apt-get update -q && \
@@ -347,9 +347,9 @@ deps-build:
 	fi
 
 deps: deps-build
-	@missing=""; for p in $(DEB_TEST); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
+	@ok=" $$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_TEST) 2>/dev/null | \
+	  awk '/ ok installed$$/ { printf "%s ", $$1 }')"; missing=""; \
+	for p in $(DEB_TEST); do case "$$ok" in *" $$p "*) ;; *) missing="$$missing $$p";; esac; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "make deps: installing$$missing"; \
 	  $(SUDO) apt-get update -q && \
