@@ -115,10 +115,15 @@ if "$TF" record -v -o probe.pb.gz -- true 2>probe.err && [ -n "$(cg_of probe.err
 		pkill -f "^sleep 7.71"; exit $rc
 	'
 
+	# (the cgroup read from the command's process: testflame names it on
+	# stderr only as it finishes, and without it the kill was never sent)
 	test_expect_success 'a killed testflame leaves no cgroup behind' '
 		"$TF" record -v -o killed.pb.gz -- sleep 9.71 2>err &
 		tf=$!
-		wait_for_proc "^sleep 9.71" && cg=$(cg_of err) && test -d "$cg" &&
+		wait_for_proc "^sleep 9.71" && pid=$(pgrep -f "^sleep 9.71") &&
+		cg=$(grep -m1 " cgroup2 " /proc/mounts | cut -d" " -f2)$(sed -n "s/^0:://p" /proc/$pid/cgroup) &&
+		case $cg in */testflame-$tf) test -d "$cg";; *) false;; esac ||
+			{ kill $tf; fail "sleep 9.71 is in the cgroup $cg, not testflame-$tf"; exit 1; }
 		kill -KILL $tf; wait $tf 2>/dev/null
 		for i in $(seq 50); do test -e "$cg" || break; sleep 0.1; done
 		! test -e "$cg" && ! pgrep -f "^sleep 9.71"
