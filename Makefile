@@ -34,9 +34,15 @@ endif
 
 # libcurl: headers only; src/net/http.c opens libcurl.so.4 when it is
 # first needed, so the other commands don't pay its start-up
-PKGS := libgit2 libdw libelf libprotobuf-c zlib yaml-0.1 jansson
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libcurl 2>/dev/null)
+# libgit2: opened on first use too (include/testflame/git.h), by the
+# SONAME of the library pkg-config finds; only the unit tests, which call
+# it directly, link it
+PKGS := libdw libelf libprotobuf-c zlib yaml-0.1 jansson
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libgit2 libcurl 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+GIT_LIBS   = $(shell pkg-config --libs libgit2 2>/dev/null)
+LIBGIT2_SONAME = $(shell objdump -p "$$(pkg-config --variable=libdir libgit2)/libgit2.so" 2>/dev/null | \
+	sed -n 's/^ *SONAME *//p')
 
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
@@ -237,6 +243,8 @@ $(BUILD)/gen/alloc_preload.o: $(BUILD)/gen/alloc_preload.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+$(BUILD)/src/git/git.o: TF_FLAGS += -DTF_LIBGIT2_SONAME='"$(or $(LIBGIT2_SONAME),libgit2.so)"'
+
 $(BUILD)/src/%.o: src/%.c | $(GEN_H)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -253,7 +261,7 @@ $(BIN): $(CLI_OBJS) $(LIB)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) -lcmocka $(LDFLAGS)
+	$(Q)$(CC) $(CFLAGS) $(TF_FLAGS) $(WARN) $(PKG_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS) $(GIT_LIBS) -lcmocka $(LDFLAGS)
 
 $(BUILD)/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -5,7 +5,9 @@
 #
 # Depends: the shared libraries the binary links, as dpkg-shlibdeps finds
 # them, plus libcurl4, which testflame's HTTP transport opens by its soname when
-# it first publishes (the check below fails if that soname changes).
+# it first publishes (the check below fails if that soname changes), and
+# the package of the libgit2 the build found, which testflame opens by its
+# soname when it first needs git (include/testflame/git.h).
 # Recommends: git and linux-perf (CI jobs and `doctor` use them).
 #
 #   packaging/deb.sh BUILD        (make deb)
@@ -38,7 +40,12 @@ shlibs=$(cd "$work" && dpkg-shlibdeps -O -e"root/usr/bin/testflame" 2>/dev/null 
 	sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "deb.sh: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 curl=$(dpkg-query -W -f='${Version}' libcurl4 2>/dev/null | sed 's/-[^-]*$//')
-depends="$shlibs, libcurl4${curl:+ (>= $curl)}"
+git2dir=$(pkg-config --variable=libdir libgit2)
+git2so=$(objdump -p "$git2dir/libgit2.so" | sed -n 's/^ *SONAME *//p')
+git2pkg=$(dpkg-query -S "$(readlink -f "$git2dir/$git2so")" 2>/dev/null | sed -n '1s/:.*//p')
+[ -n "$git2pkg" ] || { echo "deb.sh: no package holds $git2dir/$git2so (libgit2)" >&2; exit 1; }
+git2=$(dpkg-query -W -f='${Version}' "$git2pkg" 2>/dev/null | sed 's/-[^-]*$//')
+depends="$shlibs, libcurl4${curl:+ (>= $curl)}, $git2pkg${git2:+ (>= $git2)}"
 
 doc=$root/usr/share/doc/testflame
 mkdir -p "$doc"

@@ -222,6 +222,31 @@ int tf_comparison_diff_tree(tf_diff_tree **out, const tf_comparison *c, size_t t
 	for (size_t i = 0; i < c->ntests; i++)
 		in[pv->test_id[i]] = true;
 
+	/* the vectors sized first: a large comparison's are hundreds of
+	 * megabytes, which grown by doubling were copied (realloc within
+	 * the heap) and faulted in twice; reserved once, only the pages
+	 * used are touched, each once */
+	size_t nmembers = 0, nframes = 0;
+	for (size_t r = 0; r < pv->nruns; r++) {
+		const cmp_run *run = &pv->runs[r];
+		const tf_profile *p = run->p;
+		for (size_t i = 0; i < p->samples.n; i++) {
+			if (!(want != NO_ID ? run->sample_test[i] == want : in[run->sample_test[i]]))
+				continue;
+			const tf_sample *s = &p->samples.v[i];
+			nmembers++;
+			for (uint32_t k = 0; k < s->nlocs; k++) {
+				uint32_t nl = p->locations.v[p->stack.v[s->locs_off + k]].nlines;
+				nframes += nl ? nl : 1;
+			}
+		}
+	}
+	tf_vec_reserve(&b.members, nmembers);
+	tf_vec_reserve(&b.ranks, nframes);
+	tf_vec_reserve(&b.funcs, nframes);
+	/* at most a node a frame, a test's node each, and the root */
+	tf_vec_reserve(&b.nodes, nframes + nt + 1);
+
 	/* the samples flattened, run by run in their order (the profile's
 	 * arrays read front to back) */
 	for (size_t r = 0; r < pv->nruns; r++) {

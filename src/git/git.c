@@ -7,11 +7,57 @@
  */
 #include "testflame/git.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static pthread_once_t libgit2_load_once = PTHREAD_ONCE_INIT;
+static struct tf_git_fns libgit2_fns;
+
+/* TF_LIBGIT2_SONAME: the library the build was linked against (Makefile) */
+#ifndef TF_LIBGIT2_SONAME
+#define TF_LIBGIT2_SONAME "libgit2.so"
+#endif
+
+/* The functions' names, in the order of struct tf_git_fns's pointers (#
+ * keeps each name from being expanded to its redefinition). */
+#define TF_GIT_FN_NAME(f) #f,
+static const char *const libgit2_names[] = { TF_GIT_FUNCTIONS(TF_GIT_FN_NAME) };
+#undef TF_GIT_FN_NAME
+_Static_assert(sizeof(struct tf_git_fns) == TF_ARRAY_SIZE(libgit2_names) * sizeof(void (*)(void)),
+	       "struct tf_git_fns holds one pointer per name");
+
+/* A library that cannot be loaded stops the process, as the dynamic
+ * loader would have stopped it from starting, with its exit status. */
+static void libgit2_load(void)
+{
+	void *so = dlopen(TF_LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!so) {
+		fprintf(stderr, "testflame: cannot load %s: %s\n", TF_LIBGIT2_SONAME, dlerror());
+		exit(127);
+	}
+	for (size_t i = 0; i < TF_ARRAY_SIZE(libgit2_names); i++) {
+		void *p = dlsym(so, libgit2_names[i]);
+		if (!p) {
+			fprintf(stderr, "testflame: %s has no %s\n", TF_LIBGIT2_SONAME,
+				libgit2_names[i]);
+			exit(127);
+		}
+		/* object pointer to function pointer, the i-th of the table */
+		memcpy((char *)&libgit2_fns + i * sizeof(void (*)(void)), &p, sizeof(p));
+	}
+}
+
+const struct tf_git_fns *tf_git_fns(void)
+{
+	pthread_once(&libgit2_load_once, libgit2_load);
+	return &libgit2_fns;
+}
 
 static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
 

@@ -534,6 +534,16 @@ static int decode_raw(tf_profile *p, const uint8_t *data, size_t len)
 	if ((rc = check_tables(&d, p, &fns, &maps)))
 		goto done;
 	tf_vec_reserve(&p->samples, d.samples.n);
+	/* the samples' arrays reserved once rather than doubled (copied, and
+	 * faulted in again) as they fill: a valid sample has a value per
+	 * sample type, and a location id takes a byte at least, so the
+	 * samples' bytes bound the stack (pages past its end are never
+	 * touched) */
+	size_t sample_bytes = 0;
+	for (size_t i = 0; i < d.samples.n; i++)
+		sample_bytes += d.samples.v[i].len;
+	tf_vec_reserve(&p->stack, p->stack.n + sample_bytes);
+	tf_vec_reserve(&p->values, p->values.n + d.samples.n * p->sample_types.n);
 	for (size_t i = 0; i < d.samples.n; i++) {
 		reader sr = { data + d.samples.v[i].off,
 			      data + d.samples.v[i].off + d.samples.v[i].len };

@@ -229,13 +229,15 @@ static void add_symbol(tf_sym_module *m, raw_syms *raw, const char *name, uint64
 /*
  * The main file's symbol table read in place, when it is the one libdwfl
  * would use as it is (64-bit, this machine's byte order): its .symtab,
- * or, in a stripped library, its .dynsym when libdwfl found nothing else
- * (same file, same count). That is what dwfl_module_getsym_info() answers
- * symbol by symbol, at a tenth of the cost (it looks up each symbol's
- * section and file): a C++ test binary holds tens of thousands of
- * symbols, libstdc++ six thousand, and a warm run that meets one new
- * function paid for all of them. False when the table is not of that
- * kind: libdwfl reads it then.
+ * or, in a stripped library, the .symtab of the separate debug file that
+ * libdwfl found for it (same count), else its .dynsym when libdwfl found
+ * nothing else (same file, same count). That is what
+ * dwfl_module_getsym_info() answers symbol by symbol, at a tenth of the
+ * cost (it looks up each symbol's section and file): a C++ test binary
+ * holds tens of thousands of symbols, libstdc++ six thousand, libc's
+ * debug file ten thousand, and a warm run that meets one new function
+ * paid for all of them. False when the table is not of that kind:
+ * libdwfl reads it then.
  */
 static bool map_kept_symbols(tf_sym_module *m);
 
@@ -288,9 +290,30 @@ static bool load_symtab_fast(tf_sym_module *m, raw_syms *raw)
 			Dwarf_Addr b;
 			GElf_Addr a;
 			int n = dwfl_module_getsymtab(m->mod);
-			if (n <= 1 || !symsh.sh_entsize || (size_t)n != symsh.sh_size / symsh.sh_entsize ||
-			    !dwfl_module_getsym_info(m->mod, 1, &y, &a, &shndx, &from, &b) ||
-			    from != elf)
+			if (n <= 1 || !dwfl_module_getsym_info(m->mod, 1, &y, &a, &shndx, &from, &b))
+				return false;
+			if (from != elf) {
+				/* its separate debug file's .symtab (libc6-dbg's for
+				 * libc and ld.so), read in place the same way */
+				symscn = scn = NULL;
+				if (!from || !(ident = elf_getident(from, NULL)) ||
+				    ident[EI_CLASS] != ELFCLASS64 ||
+				    ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
+												 : ELFDATA2MSB) ||
+				    elf_getshdrnum(from, &nsec) != 0)
+					return false;
+				while ((scn = elf_nextscn(from, scn)))
+					if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+						symscn = scn;
+						symsh = sh;
+						break;
+					}
+				if (!symscn)
+					return false;
+				elf = from;
+				bias = b;
+			}
+			if (!symsh.sh_entsize || (size_t)n != symsh.sh_size / symsh.sh_entsize)
 				return false;
 		}
 	}

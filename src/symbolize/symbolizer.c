@@ -395,6 +395,30 @@ static bool may_begin(const char *raw, bool demangle, const char *const *prefixe
 	return false;
 }
 
+/* Whether a string table read in place (`len` bytes) may name a function
+ * beginning with one of `prefixes` at all: it then holds the prefix as it
+ * is (a C name) or, mangled, its first part as a source name ("5Catch"
+ * of "Catch::Session::run"), which a substitution can only repeat. One
+ * search of the table where a binary of no test framework (the most)
+ * would have every symbol's name decoded. The std names that mangling
+ * abbreviates are not looked for: true. */
+static bool table_may_name(const char *tab, size_t len, const char *const *prefixes,
+			   const size_t *lens, size_t nprefixes)
+{
+	for (size_t i = 0; i < nprefixes; i++) {
+		const char *end = strstr(prefixes[i], "::");
+		size_t first = end ? (size_t)(end - prefixes[i]) : lens[i];
+		char src[64];
+		int n = snprintf(src, sizeof(src), "%zu%.*s", first, (int)first, prefixes[i]);
+		if (n < 0 || (size_t)n >= sizeof(src) || first == 0 ||
+		    (first == 3 && memcmp(prefixes[i], "std", 3) == 0))
+			return true;
+		if (memmem(tab, len, prefixes[i], lens[i]) || memmem(tab, len, src, (size_t)n))
+			return true;
+	}
+	return false;
+}
+
 size_t tf_symbolizer_functions_named(tf_symbolizer *s, uint32_t pid, uint64_t addr,
 				     const char *const *prefixes,
 				     void (*fn)(void *ctx, const char *name), void *ctx)
@@ -416,6 +440,8 @@ size_t tf_symbolizer_functions_named(tf_symbolizer *s, uint32_t pid, uint64_t ad
 		prefixes = NULL;
 	tf_sym_module *m = s->mods.v[s->files.v[map->file].module];
 	tf_sym_module_symbols(m);
+	if (prefixes && m->symstr && !table_may_name(m->symstr, m->symstr_len, prefixes, lens, nprefixes))
+		return 0;
 	for (size_t i = 0; i < m->syms.v.n; i++) {
 		const char *name = m->symstr ? m->symstr + m->syms.v.v[i].val
 					     : m->symnames.v[m->syms.v.v[i].val];

@@ -174,13 +174,17 @@ else
 	test_skip 'zsh completion' 'zsh is missing (make deps)'
 fi
 
-# the package: every ELF file in it stripped (lintian's error otherwise),
-# and the allocation sampler the one embedded in the binary, so the
-# installed testflame preloads its own copy instead of unpacking one
+# the package: libgit2 among its Depends (opened at run time, so
+# dpkg-shlibdeps does not see it), every ELF file in it stripped
+# (lintian's error otherwise), and the allocation sampler the one
+# embedded in the binary, so the installed testflame preloads its own
+# copy instead of unpacking one
 if need dpkg-deb dpkg-shlibdeps readelf; then
 	test_expect_success 'make deb: stripped, lintian accepts it, the installed sampler is the one preloaded' '
 		LINTIAN=no make -s -C "$TOP" BUILD="$BUILD" deb >deb.log 2>&1 || { tail deb.log; exit 1; }
 		deb=$(ls "$BUILD"/testflame_*.deb) && dpkg-deb -x "$deb" pkg &&
+		dpkg-deb -f "$deb" Depends >depends &&
+		if ! grep -q "libgit2" depends; then fail "no libgit2 in Depends: $(cat depends)"; exit 1; fi &&
 		for f in pkg/usr/bin/testflame pkg/usr/lib/testflame/libtestflame-alloc.so; do
 			readelf -S -W "$f" >sections || exit 1
 			if grep -E "\.(symtab|debug_[a-z]+) " sections; then fail "$f is not stripped"; exit 1; fi
