@@ -178,7 +178,7 @@ FUZZ_TARGETS ?=
 FUZZ_SRCS    := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/%)
 
-.PHONY: FORCE all man completion uninstall deb dist install-chroot image test test-only check-layers unit fixtures \
+.PHONY: FORCE all man completion uninstall runtime-libs deb dist install-chroot image test test-only check-layers unit fixtures \
 	bench bench-check demo deps deps-build asan fuzz fuzz-build fuzz-targets install clean
 .DEFAULT_GOAL := all
 
@@ -461,6 +461,16 @@ install: all man completion
 	find $(SHARE_DIRS) -type f ! -name '*.o' | while read -r f; do \
 	  install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; \
 	done
+
+# make runtime-libs [BIN=FILE]: the shared libraries the binary needs at
+# run time, one path a line: those it links, and libgit2, which it opens
+# on first use (include/testflame/git.h), with those libgit2 links. The
+# Action and the CircleCI orb copy them beside the binary they cache.
+runtime-libs:
+	@git2="$$(pkg-config --variable=libdir libgit2)/$(LIBGIT2_SONAME)"; \
+	[ -n "$(LIBGIT2_SONAME)" ] && [ -e "$$git2" ] || { echo "make runtime-libs: no libgit2 (pkg-config libgit2)" >&2; exit 1; }; \
+	{ ldd "$(BIN)" && ldd "$$git2"; } | awk '$$2 == "=>" && $$3 ~ /^\// { print $$3 }' | sort -u; \
+	echo "$$git2"
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/testflame $(DESTDIR)$(MANDIR)/man1/testflame.1 \

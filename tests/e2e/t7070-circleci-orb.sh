@@ -54,6 +54,10 @@ test_expect_success 'a build of main: testflame built and cached, the baseline p
 	expect_contains main.log "LINK    build/testflame" &&
 	echo "# set-up on a cache miss: $(setup_seconds main.json) s" >&3 &&
 	expect_contains main.log "saved $SCRATCH/home/.cache/testflame-bin under testflame-v1-arch1-linux-" &&
+	# what a restored copy runs with: the libraries beside the binary,
+	# libgit2 among them (opened, not linked), no C library
+	ls "$SCRATCH/home/.cache/testflame-bin/lib" | grep -q "^libgit2\.so\." &&
+	! ls "$SCRATCH/home/.cache/testflame-bin/lib" | grep -q "^libc\.so" &&
 	expect_eq "$(job_step main.json "Push the baseline")" "success 0" &&
 	git --git-dir=origin.git rev-parse -q --verify "refs/testflame/runs/$MAIN" >/dev/null &&
 	test -s out-main/artifacts/testflame-report/head.pb.gz
