@@ -19,7 +19,10 @@ if ! http_start; then
 	test_done
 	exit 1
 fi
-python3 "$TOP/tests/e2e/faultproxy.py" "$HTTP_PORT" "$SCRATCH/proxy.port" "$SCRATCH/fault" \
+# the interpreter itself, not lib.sh's python3 function: a function in
+# the background is a subshell, and killing it (the trap) would leave the
+# proxy running after the script
+"${TF_TEST_PYTHON3:-python3}" "$TOP/tests/e2e/faultproxy.py" "$HTTP_PORT" "$SCRATCH/proxy.port" "$SCRATCH/fault" \
 	"$SCRATCH/proxy.log" 2>"$SCRATCH/proxy.err" &
 PROXY_PID=$!
 trap 'kill $PROXY_PID 2>/dev/null; http_stop; [ -n "${KEEP:-}" ] || rm -rf "$SCRATCH"' EXIT
