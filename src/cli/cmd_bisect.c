@@ -47,10 +47,13 @@ static void print_found(const tf_run_bisect_result *f, const char *test)
 	tf_buf b = TF_BUF_INIT;
 
 	if (f->narrowed) {
-		printf("the first slower commit is one of %.10s..%.10s: the others did not build or "
-		       "their suite failed\n", r->commits[f->lo], r->commits[f->hi]);
+		printf("the first slower commit is one of %.10s..%.10s: the others were skipped\n",
+		       r->commits[f->lo], r->commits[f->hi]);
 		for (size_t i = f->lo + 1; i <= f->hi; i++)
 			printf("  %.10s%s\n", r->commits[i], f->skipped[i] ? " (skipped)" : "");
+		for (size_t i = 0; i < r->n; i++)
+			if (f->skip_why[i])
+				printf("skipped: %.10s %s\n", r->commits[i], f->skip_why[i]);
 		return;
 	}
 	tf_buf_put_printable(&b, r->subjects[f->hi] ? r->subjects[f->hi] : "");

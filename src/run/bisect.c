@@ -13,7 +13,9 @@
  * meet the same machine and moment (three rounds, up to eight while
  * undecided). A candidate is bad when its slowdown against GOOD is nearer
  * the step's size than nothing. A commit that does not build or whose
- * suite fails is skipped, as `git bisect skip` does, and named.
+ * suite fails is skipped, as `git bisect skip` does, and named; so is one
+ * still undecided after the most rounds (its interval holds half the
+ * step), and the answer is then the range the skipped commits leave.
  */
 #include "run/run_int.h"
 
@@ -251,6 +253,19 @@ static int halve(bisect *b, size_t *lo, size_t *hi, measured *m)
 		if (rc == 0) {
 			out->skipped[pick] = true;
 			tf_run_note(b->s->io, "skipping %.10s: %s", r->commits[pick], out->skip_why[pick]);
+			continue;
+		}
+		/* still undecided after the most rounds: its interval holds half
+		 * the step, so the side its estimate falls on is the noise's
+		 * choice. Skipped, as a commit git bisect cannot test, rather
+		 * than named on a coin's toss: the answer may be a range */
+		if (x.lo <= b->size / 2 && x.hi >= b->size / 2) {
+			out->skipped[pick] = true;
+			out->skip_why[pick] = tf_xasprintf(
+				"undecided: %+.1f%% [%+.1f%%, %+.1f%%] in %zu rounds holds half the "
+				"step (%+.1f%%)", x.delta, x.lo, x.hi, x.rounds, b->size / 2);
+			tf_run_note(b->s->io, "skipping %.10s: %s", r->commits[pick], out->skip_why[pick]);
+			tf_history_functions_free(x.functions, x.nfunctions);
 			continue;
 		}
 		bool bad = x.delta >= b->size / 2;
