@@ -24,6 +24,10 @@
 #
 #   WORK=DIR bench/history-jansson.sh    (jansson's source in DIR/src, as
 #                                         bench/realworld.sh fetches it)
+#   SPIN=TURNS                           the turns a call both spin from the
+#                                        first commit (default 200000: test_pack
+#                                        and test_unpack take about 7 ms of CPU;
+#                                        2000000: about 50 ms)
 #
 # Takes about 20 minutes on a 2-core VM (40 commits of three suite runs,
 # then the bisect's builds).
@@ -80,7 +84,7 @@ knobs() { # VICTIM DRIFT [COMMIT]
 # the sizes: both spin S turns a call (test_pack and test_unpack then take
 # tens of milliseconds, most of it the spin); then how much more of it makes
 # 5% of test_pack and 0.5% of test_unpack
-S=200000
+S=${SPIN:-200000}
 say "calibrating on test_pack and test_unpack"
 knobs 0 0 && build
 p0=$(cpu_ms test_pack) u0=$(cpu_ms test_unpack)
