@@ -41,14 +41,6 @@ static void print_functions(const tf_history_fn *fn, size_t n, const char *unit)
 	}
 }
 
-/* Each commit skipped, and why. */
-static void print_skipped(const tf_run_bisect_result *f)
-{
-	for (size_t i = 0; i < f->r.n; i++)
-		if (f->skip_why[i])
-			printf("skipped: %.10s %s\n", f->r.commits[i], f->skip_why[i]);
-}
-
 static void print_found(const tf_run_bisect_result *f, const char *test)
 {
 	const tf_bisect_range *r = &f->r;
@@ -59,7 +51,9 @@ static void print_found(const tf_run_bisect_result *f, const char *test)
 		       r->commits[f->lo], r->commits[f->hi]);
 		for (size_t i = f->lo + 1; i <= f->hi; i++)
 			printf("  %.10s%s\n", r->commits[i], f->skipped[i] ? " (skipped)" : "");
-		print_skipped(f);
+		for (size_t i = 0; i < r->n; i++)
+			if (f->skip_why[i])
+				printf("skipped: %.10s %s\n", r->commits[i], f->skip_why[i]);
 		return;
 	}
 	tf_buf_put_printable(&b, r->subjects[f->hi] ? r->subjects[f->hi] : "");
@@ -73,7 +67,9 @@ static void print_found(const tf_run_bisect_result *f, const char *test)
 		printf("  %s %+.1f%% (%s)\n", b.ptr, f->size, f->how);
 	tf_buf_free(&b);
 	print_functions(f->functions, f->nfunctions, "nanoseconds");
-	print_skipped(f);
+	for (size_t i = 0; i < r->n; i++)
+		if (f->skip_why[i])
+			printf("skipped: %.10s %s\n", r->commits[i], f->skip_why[i]);
 }
 
 int cmd_bisect(int argc, char **argv)
