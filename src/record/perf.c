@@ -407,11 +407,37 @@ static bool is_unsupported(int err)
 	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV;
 }
 
+/* The largest sample of a ring: its fixed fields, a callchain the kernel
+ * cuts at 127 frames (plus its context markers), the registers and the
+ * stack copy. */
+static uint64_t sample_bytes(const tf_perf_opts *o, bool offcpu)
+{
+	uint64_t bytes = 64 + 8 * (127 + 8);
+	if (o->callgraph != TF_CALLGRAPH_FP)
+		bytes += 16 + 8 * (uint64_t)__builtin_popcountll(TF_REGS_MASK) +
+			 (offcpu ? TF_MIN(o->stack_bytes, (unsigned)OFFCPU_STACK_BYTES) : o->stack_bytes);
+	return bytes;
+}
+
+#define RING_PAGES_MAX 4096                  /* 16 MiB a CPU */
+#define RINGS_BYTES_MAX (256ULL << 20)       /* over all CPUs */
+
 static int map_rings(tf_perf *p, const tf_perf_opts *o)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	/* room for ~1 s of samples per CPU between drains, with stacks */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), cpus = 0;
+	/* room for ~1 s of samples per CPU between drains at the default
+	 * rate, with stacks; at a higher rate, for a quarter of a second of
+	 * the largest samples: the reader, woken when a ring is a quarter
+	 * full, may itself wait that long on a busy machine (4999 Hz of
+	 * Python stacks, 44 MB/s, lost 4% of the samples from 2 MiB rings) */
 	size_t pages = o->callgraph == TF_CALLGRAPH_FP ? 128 : 512;
+	uint64_t want = sample_bytes(o, false) * (o->freq ? o->freq : TF_DEFAULT_FREQ) / 4;
+
+	for (size_t i = 0; i < p->rings.n; i++)
+		cpus += !p->rings.v[i].sideband && !p->rings.v[i].offcpu;
+	size_t most = TF_MAX((size_t)(RINGS_BYTES_MAX / page / TF_MAX(cpus, (size_t)1)), pages);
+	while ((uint64_t)pages * page < want && pages * 2 <= TF_MIN(most, (size_t)RING_PAGES_MAX))
+		pages *= 2;
 
 	for (size_t i = 0; i < p->rings.n; i++) {
 		struct ring *r = &p->rings.v[i];
@@ -433,19 +459,13 @@ static int map_rings(tf_perf *p, const tf_perf_opts *o)
 		}
 		if (r->size > p->scratch_len)
 			p->scratch_len = r->size;
-		/* the largest sample: its fixed fields, a callchain the kernel
-		 * cuts at 127 frames (plus its context markers), the registers
-		 * and the stack copy; a CPU samples at most `freq` times a
-		 * second of its time. Read it while it is a quarter full. */
+		/* a CPU samples at most `freq` times a second of its time:
+		 * read its ring while it is a quarter full */
 		if (!r->sideband) {
-			uint64_t bytes = 64 + 8 * (127 + 8);
+			uint64_t bytes = sample_bytes(o, r->offcpu);
 			/* off-CPU: a burst above the cap comes before the
 			 * reader re-arms the event: read at four times its pace */
 			uint64_t rate = r->offcpu ? 4ULL * p->offcpu_max : o->freq ? o->freq : 1;
-			if (o->callgraph != TF_CALLGRAPH_FP)
-				bytes += 16 + 8 * (uint64_t)__builtin_popcountll(TF_REGS_MASK) +
-					 (r->offcpu ? TF_MIN(o->stack_bytes, (unsigned)OFFCPU_STACK_BYTES)
-						    : o->stack_bytes);
 			uint64_t ns = r->size / 4 * 1000000000ULL / (bytes * rate);
 			if (!p->drain_within || ns < p->drain_within)
 				p->drain_within = ns;

@@ -54,11 +54,13 @@ test_expect_success 'under a seccomp filter: perf refused, ptrace usable, exit 0
 	if (( (0x$caps >> 38) & 1 )); then   # CAP_PERFMON
 		expect_contains line "--cap-add SYS_ADMIN" && expect_not_contains line "--cap-add PERFMON"
 	fi &&
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$NOPERF" "$TF" doctor >nobody.out 2>&1;
+	{ setpriv --reuid=65534 --regid=65534 --clear-groups "$NOPERF" "$TF" doctor >nobody.out 2>&1
+	  :; } &&
 	grep "perf_event_open: refused: .*seccomp" nobody.out | grep -qF -- "--cap-add PERFMON (Docker 20.10+; Podman" &&
 	grep -q "^ok *ptrace: " out &&
 	grep -q "^ok *sampler: ptrace" out &&
-	expect_contains out "testflame can sample here, with ptrace"
+	expect_contains out "testflame can sample here, with ptrace" ||
+	{ sed "s/^/#   /" out nobody.out 2>/dev/null; false; }
 '
 
 test_expect_success 'with ENOSYS (a filter that pretends the syscall is missing): same verdict' '
