@@ -46,6 +46,9 @@ test_expect_success 'every warning and problem line carries its fix' '
 # The fix depends on what the process holds: a runtime's filter is made for
 # the capabilities it grants, so one that refuses a holder of CAP_PERFMON
 # (Podman's) wants SYS_ADMIN; without CAP_PERFMON, PERFMON is Docker's way.
+# As nobody, noperf starts testflame without root's capabilities: both are
+# copied where nobody may run them (a checkout in a 0700 directory, as
+# mktemp -d makes, is not).
 test_expect_success 'under a seccomp filter: perf refused, ptrace usable, exit 0' '
 	"$NOPERF" "$TF" doctor >out &&
 	grep -E "^(warning|problem) +perf_event_open: refused: .*seccomp" out >line &&
@@ -54,8 +57,9 @@ test_expect_success 'under a seccomp filter: perf refused, ptrace usable, exit 0
 	if (( (0x$caps >> 38) & 1 )); then   # CAP_PERFMON
 		expect_contains line "--cap-add SYS_ADMIN" && expect_not_contains line "--cap-add PERFMON"
 	fi &&
-	{ setpriv --reuid=65534 --regid=65534 --clear-groups "$NOPERF" "$TF" doctor >nobody.out 2>&1
-	  :; } &&
+	pub=$(mktemp -d /tmp/testflame-pub.XXXXXX) && chmod 755 "$pub" && cp "$NOPERF" "$TF" "$pub" &&
+	{ setpriv --reuid=65534 --regid=65534 --clear-groups "$pub/noperf" "$pub/testflame" doctor \
+		>nobody.out 2>&1; rm -rf "$pub"; } &&
 	grep "perf_event_open: refused: .*seccomp" nobody.out | grep -qF -- "--cap-add PERFMON (Docker 20.10+; Podman" &&
 	grep -q "^ok *ptrace: " out &&
 	grep -q "^ok *sampler: ptrace" out &&
