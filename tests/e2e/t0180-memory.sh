@@ -228,4 +228,29 @@ PY
 	! grep -v -E "^(libc|libdl|libpthread)\.so\.|^ld-linux" needed
 '
 
+
+# Every block sampled (a rate of one byte): 20,000 live at once at the
+# peak, far past the live table's first page, then 1,000 left after
+# tens of thousands of frees: the peak and what is left are exact.
+test_expect_success 'many sampled blocks live at once: the peak and the blocks left are exact' '
+	cat >many.c <<-\EOF &&
+	#include <stdlib.h>
+	static void *p[25000];
+	int main(void) {
+		for (int i = 0; i < 20000; i++) p[i] = malloc(100);
+		for (int i = 0; i < 20000; i += 2) { free(p[i]); p[i] = NULL; }
+		for (int i = 20000; i < 25000; i++) p[i] = malloc(100);
+		for (int i = 24999, kept = 0; i >= 0; i--)
+			if (p[i] && kept++ >= 1000) free(p[i]);
+		return 0;
+	}
+	EOF
+	cc -O1 -o many many.c &&
+	"$TF" record -q --memory --memory-rate 1 -o many.pb.gz -- ./many &&
+	"$TF" show --json many.pb.gz > many.json &&
+	jget many.json "d[\"tests\"][0][\"memory\"][\"heap_peak\"]" >peak &&
+	jget many.json "d[\"tests\"][0][\"memory\"][\"leaked\"]" >left &&
+	expect_eq "$(cat peak)" 2000000 "heap peak" && expect_eq "$(cat left)" 100000 "bytes left"
+'
+
 test_done

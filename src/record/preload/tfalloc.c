@@ -649,12 +649,20 @@ static uintptr_t stack_top(struct tstate *t)
 
 /* Open addressing over the sampled blocks still live; a byte per hash
  * bucket counts them, so a free that is not of one (nearly all) costs one
- * load. */
-#define LIVE_CAP (1 << 15)
-#define FILTER_SIZE (1 << 16)
-static uintptr_t live_tab[LIVE_CAP];
-static uint8_t live_filter[FILTER_SIZE];
-static uint32_t live_n;
+ * load. Both are small while few blocks are: a page each, the table
+ * growing (a mapping of its own) as it fills. A short process's first
+ * touch of each page is a page fault (10-15 us on a VM's guest), and
+ * every free reads the filter: at 64 KiB of filter and 256 KiB of table a
+ * two-millisecond test program took a fault at each of its first samples
+ * and frees all over the filter. */
+#define LIVE_FIRST 512            /* a page of table */
+#define LIVE_MAX (1u << 15)
+#define FILTER_SIZE 4096          /* a page of filter */
+static uintptr_t live_first[LIVE_FIRST] __attribute__((aligned(4096)));
+static uint8_t live_filter[FILTER_SIZE] __attribute__((aligned(4096)));
+static uintptr_t *live_tab = live_first;
+static uint32_t live_cap = LIVE_FIRST;
+static uint32_t live_n, live_tombs;
 static int live_lock;
 #define TOMB ((uintptr_t)1)
 
@@ -673,25 +681,65 @@ static inline uint32_t hash_ptr(const void *p)
 static inline uint32_t filter_of(const void *p)
 {
 	uintptr_t x = (uintptr_t)p;
-	return (uint32_t)((x >> 4) ^ (x >> 20)) & (FILTER_SIZE - 1);
+	return (uint32_t)((x >> 4) ^ (x >> 16)) & (FILTER_SIZE - 1);
+}
+
+/* Into `tab` of `cap` (a power of two) entries; live_lock held. */
+static int live_put(uintptr_t *tab, uint32_t cap, uintptr_t p)
+{
+	uint32_t h = hash_ptr((const void *)p);
+	for (uint32_t i = 0; i < cap; i++) {
+		uint32_t k = (h + i) & (cap - 1);
+		if (tab[k] == 0 || tab[k] == TOMB) {
+			live_tombs -= tab[k] == TOMB;
+			tab[k] = p;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The table again at `cap` entries, its live entries moved over and its
+ * tombstones dropped; live_lock held. The old one is unmapped unless it
+ * is the first. */
+static int live_rebuild(uint32_t cap)
+{
+	void *m = mmap(NULL, (size_t)cap * sizeof(uintptr_t), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	uintptr_t *tab = m;
+	for (uint32_t i = 0; i < live_cap; i++)
+		if (live_tab[i] > TOMB)
+			live_put(tab, cap, live_tab[i]);
+	if (live_tab != live_first)
+		munmap(live_tab, (size_t)live_cap * sizeof(uintptr_t));
+	live_tab = tab;
+	live_cap = cap;
+	live_tombs = 0;
+	return 1;
+}
+
+/* Room for one more below three quarters full: when the blocks fill
+ * half of that, twice the table (up to LIVE_MAX); else the same, its
+ * tombstones swept. live_lock held. */
+static int live_room(void)
+{
+	if (live_n + live_tombs < live_cap * 3 / 4)
+		return 1;
+	uint32_t cap = live_n >= live_cap * 3 / 8 && live_cap < LIVE_MAX ? live_cap * 2 : live_cap;
+	if (cap == live_cap && live_tombs == 0)
+		return 0;
+	return live_rebuild(cap) && live_n + live_tombs < live_cap * 3 / 4;
 }
 
 static int live_insert(const void *p)
 {
-	uint32_t h = hash_ptr(p);
 	int ok = 0;
 	lock(&live_lock);
-	if (live_n < LIVE_CAP * 3 / 4) {
-		for (uint32_t i = 0; i < LIVE_CAP; i++) {
-			uint32_t k = (h + i) & (LIVE_CAP - 1);
-			if (live_tab[k] == 0 || live_tab[k] == TOMB) {
-				live_tab[k] = (uintptr_t)p;
-				live_n++;
-				ok = 1;
-				break;
-			}
-		}
-	}
+	if (live_room())
+		ok = live_put(live_tab, live_cap, (uintptr_t)p);
+	live_n += (uint32_t)ok;
 	if (ok && live_filter[filter_of(p)] < 255)
 		__atomic_fetch_add(&live_filter[filter_of(p)], 1, __ATOMIC_RELAXED);
 	unlock(&live_lock);
@@ -703,13 +751,14 @@ static int live_remove(const void *p)
 	uint32_t h = hash_ptr(p);
 	int found = 0;
 	lock(&live_lock);
-	for (uint32_t i = 0; i < LIVE_CAP; i++) {
-		uint32_t k = (h + i) & (LIVE_CAP - 1);
+	for (uint32_t i = 0; i < live_cap; i++) {
+		uint32_t k = (h + i) & (live_cap - 1);
 		if (live_tab[k] == 0)
 			break;
 		if (live_tab[k] == (uintptr_t)p) {
 			live_tab[k] = TOMB;
 			live_n--;
+			live_tombs++;
 			found = 1;
 			break;
 		}
