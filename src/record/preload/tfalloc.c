@@ -350,6 +350,13 @@ static int back(const char *path, uint64_t from, uint64_t size)
 
 #define BACK_STEP (1ULL << 20)
 
+/* The records' pages are mapped ahead of the writes, POPULATE_AHEAD at a
+ * time in one call: each page's first write would be a page fault of its
+ * own (10-15 us on a VM's guest), and a short process's first samples,
+ * each with a copy of its stack, fill several pages. */
+#define POPULATE_AHEAD (64 * 1024)
+static uint64_t g_populated; /* the file's bytes mapped so far */
+
 /* Create this process image's file; g_lock held. */
 static int open_file(void)
 {
@@ -396,6 +403,7 @@ static int open_file(void)
 	read_exe(h->program, sizeof(h->program));
 	memcpy(h->magic, TF_ALLOC_MAGIC, 8);
 	g_hdr = h;
+	g_populated = TF_ALLOC_RECORDS & ~(uint64_t)4095;
 	g_slots = (struct tf_alloc_slot *)((char *)m + TF_ALLOC_HEADER);
 	__atomic_store_n(&g_pid, pid, __ATOMIC_RELEASE);
 	return 0;
@@ -413,6 +421,27 @@ static int have_file(void)
 		g_quiet = 1; /* no file to be had: counts go on in memory */
 	unlock(&g_lock);
 	return ok;
+}
+
+/* Map the records' pages up to `end` and a little beyond (POPULATE_AHEAD),
+ * within what is backed. Where the kernel cannot (before Linux 5.14), the
+ * writes fault their pages in as before. */
+static void populate(uint64_t end)
+{
+	int saved = errno;
+	lock(&g_lock);
+	uint64_t from = g_populated, backed = g_hdr->backed;
+	if (end > from) {
+		uint64_t to = (end + POPULATE_AHEAD - 1) & ~(uint64_t)(POPULATE_AHEAD - 1);
+		if (to > backed)
+			to = backed;
+		if (to > from && madvise((char *)g_hdr + from, to - from,
+					 23 /* MADV_POPULATE_WRITE */) != 0)
+			to = TF_ALLOC_FILE_MAX;
+		__atomic_store_n(&g_populated, to, __ATOMIC_RELEASE);
+	}
+	unlock(&g_lock);
+	errno = saved;
 }
 
 /* Append a record made of `iov` (the first holds its tf_alloc_rec, whose
@@ -437,7 +466,9 @@ static void write_rec(const struct iovec *iov, int n)
 			uint64_t want = (at + len + BACK_STEP - 1) & ~(BACK_STEP - 1);
 			if (back(g_path, backed, want) == 0) {
 				/* its pages mapped at once, not a fault at a time */
-				madvise((char *)g_hdr + backed, want - backed, 23 /* MADV_POPULATE_WRITE */);
+				if (madvise((char *)g_hdr + backed, want - backed,
+					    23 /* MADV_POPULATE_WRITE */) == 0 && g_populated == backed)
+					__atomic_store_n(&g_populated, want, __ATOMIC_RELEASE);
 				__atomic_store_n(&g_hdr->backed, want, __ATOMIC_RELEASE);
 			} else
 				g_quiet = 1; /* a full disk: the counts go on in the slots */
@@ -447,6 +478,8 @@ static void write_rec(const struct iovec *iov, int n)
 		if (g_quiet)
 			return;
 	}
+	if (at + len > __atomic_load_n(&g_populated, __ATOMIC_ACQUIRE))
+		populate(at + len);
 	char *dst = (char *)g_hdr + at;
 	struct tf_alloc_rec *r = (struct tf_alloc_rec *)dst;
 	const struct tf_alloc_rec *src = iov[0].iov_base;
@@ -1127,6 +1160,7 @@ static void atfork_child(void)
 	g_hdr = NULL;
 	g_slots = NULL;
 	g_pid = 0;
+	g_populated = 0;
 	g_lock = 0;
 	live_lock = 0;
 	memset(&ts.own, 0, sizeof(ts.own));
