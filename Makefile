@@ -107,12 +107,14 @@ GEN_RUNNER_ASSETS := $(BUILD)/gen/runner_assets.c
 GEN_VERSION := $(BUILD)/gen/version.c
 # The allocation sampler (SPEC §10): a library testflame preloads into the
 # command's processes, built apart (no testflame code, no sanitizer), put
-# beside the binary and embedded in it; execcheck.c is in both.
+# beside the binary and embedded in it; execcheck.c is in both. Its code
+# and read-only data share one segment (noseparate-code): every process of
+# the suite maps it, and each segment is a mapping and a page fault more.
 PRELOAD_SRCS := src/record/preload/tfalloc.c src/record/preload/execcheck.c
 PRELOAD   := $(BUILD)/libtestflame-alloc.so
 PRELOAD_FLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -fPIC -shared -fvisibility=hidden \
 	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-builtin -ftls-model=initial-exec \
-	-Wl,-z,nodelete -Wl,-soname,libtestflame-alloc.so
+	-Wl,-z,nodelete -Wl,-z,noseparate-code -Wl,-soname,libtestflame-alloc.so
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_C:.c=.o) $(BUILD)/gen/report_assets.o \
 	$(BUILD)/gen/runner_assets.o $(BUILD)/gen/version.o $(BUILD)/gen/alloc_preload.o \
 	$(BUILD)/src/record/preload/execcheck.o

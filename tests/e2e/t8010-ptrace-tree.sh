@@ -37,7 +37,7 @@ top5() { # RUNFILE [TOL]
 # wanders by up to 30% over a few tenths of a second, which moves a 6%
 # share by up to 2 points): each sampler's top 5 must be in the other's
 # top 5 widened by the functions within 3 points of its 5th, and the
-# first four must be the same.
+# first four must be the same. An exact tie at the 5th place lists both.
 test_expect_success 'perf and ptrace agree on the top 5 functions of the example suite' '
 	nm ex/build/libmini.a | awk "\$2 == \"T\" { print \$3 }" >funcs &&
 	test "$(wc -l <funcs)" -ge 6 &&
@@ -48,7 +48,7 @@ test_expect_success 'perf and ptrace agree on the top 5 functions of the example
 	top5 ex-perf.pb.gz >perf5 && top5 ex-ptrace.pb.gz >ptrace5 &&
 	top5 ex-perf.pb.gz 3 >perf5w && top5 ex-ptrace.pb.gz 3 >ptrace5w &&
 	echo perf: $(cat perf5) && echo ptrace: $(cat ptrace5) &&
-	test "$(wc -l <perf5)" = 5 && test "$(wc -l <ptrace5)" = 5 &&
+	test "$(wc -l <perf5)" -ge 5 && test "$(wc -l <ptrace5)" -ge 5 &&
 	! grep -vxFf ptrace5w perf5 && ! grep -vxFf perf5w ptrace5 &&
 	test "$(head -4 perf5 | sort)" = "$(head -4 ptrace5 | sort)"
 '
