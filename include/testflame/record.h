@@ -183,6 +183,7 @@ typedef struct {
 	bool memory;
 	uint64_t alloc_rate;
 	uint64_t alloc_processes, alloc_samples, alloc_bad_files;
+	uint64_t alloc_pooled;   /* processes whose file was made ahead by testflame */
 	uint64_t cgroup_peak;
 } tf_record_info;
 

@@ -635,6 +635,7 @@ static void write_meta(builder *b, const tf_record_info *ri)
 		meta_u64(p, "alloc_rate", ri->alloc_rate);
 		meta_u64(p, "alloc_samples", b->st->alloc_samples);
 		meta_u64(p, "alloc_processes", ri->alloc_processes);
+		meta_u64(p, "alloc_pooled", ri->alloc_pooled);
 		if (ri->alloc_bad_files)
 			meta_u64(p, "alloc_bad_files", ri->alloc_bad_files);
 		if (ri->cgroup_peak)

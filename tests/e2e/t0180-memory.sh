@@ -253,4 +253,39 @@ test_expect_success 'many sampled blocks live at once: the peak and the blocks l
 	expect_eq "$(cat peak)" 2000000 "heap peak" && expect_eq "$(cat left)" 100000 "bytes left"
 '
 
+# The files the sampler writes are made ahead by testflame (a pool): every
+# process of a suite of 300 short programs takes one, the pool refilled
+# as they go; without a pool, or when it has none ready, a process makes
+# its own and is counted the same.
+test_expect_success 'the sampler files made ahead: 301 processes, each one counted, each file from the pool' '
+	printf "#!/bin/sh\ni=0\nwhile [ \$i -lt 300 ]; do ./steady1 base >/dev/null || exit 1; i=\$((i+1)); done\n" > repo/loop.sh &&
+	chmod +x repo/loop.sh &&
+	(cd repo && "$TF" record -q --memory -o ../loop.pb.gz -- ./loop.sh) &&
+	"$TF" show --json loop.pb.gz > loop.json &&
+	expect_eq "$(jget loop.json "d[\"metadata\"][\"alloc_processes\"]")" 301 "processes" &&
+	expect_eq "$(jget loop.json "d[\"metadata\"][\"alloc_pooled\"]")" 301 "from the pool"
+'
+
+test_expect_success 'no file ready in the pool: the process makes its own; one ready: it takes it' '
+	lib=$(dirname "$TF")/libtestflame-alloc.so && mkdir -p pool1 pool2 pool3 &&
+	: > pool2/ctl && : > pool3/ctl &&
+	fallocate -l $(( 4096 + 1023 * 64 + 1048576 )) pool3/p.0 &&
+	for d in pool1 pool2 pool3; do
+		(cd repo && TESTFLAME_ALLOC_DIR=$SCRATCH/$d LD_PRELOAD=$lib ./steady1 base >/dev/null) || exit 1
+	done &&
+	python3 - <<\PY
+import glob, os, struct
+def one(d):
+    files = [f for f in os.listdir(d) if f[0].isdigit()]
+    assert len(files) == 1, (d, sorted(os.listdir(d)))
+    b = open(os.path.join(d, files[0]), "rb").read(24)
+    assert b[:8] == b"TFALLOC1", (d, b[:8])
+    return struct.unpack_from("<I", b, 20)[0] & 16
+assert one("pool1") == 0 and one("pool2") == 0, "made its own file"
+assert one("pool3") == 16, "took the pooled file"
+assert not os.path.exists("pool3/p.0"), sorted(os.listdir("pool3"))
+assert os.path.getsize("pool2/ctl") == 1 and os.path.getsize("pool3/ctl") == 1, "one claim each"
+PY
+'
+
 test_done

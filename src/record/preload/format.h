@@ -33,6 +33,23 @@
 #define TF_ALLOC_RECORDS (TF_ALLOC_HEADER + TF_ALLOC_SLOTS * 64)
 /* The most a process image writes: what its mapping reserves */
 #define TF_ALLOC_FILE_MAX (8ULL << 30)
+/*
+ * The pool: files testflame makes ahead in the same directory, so that a
+ * process takes one instead of creating its own (a new inode and its
+ * blocks: the most of what the sampler cost a short process). DIR/p.K
+ * (K = 0, 1, ...) are the files, each TF_ALLOC_POOL_SIZE bytes with room
+ * on disk (fallocate), all zeros; each gets its name once complete. A
+ * process claims a K by appending one byte to DIR/ctl (O_APPEND: K is the
+ * file's size before its byte) and renames DIR/p.K to its own name,
+ * PID.N, never over another's. When p.K is not there (not made yet, or
+ * taken), the process creates its file as without a pool; the rename is
+ * what decides, so a claim counted twice costs a file, never a mix-up.
+ * testflame keeps a few dozen files made past ctl's size. Names
+ * that do not start with a digit are never a process's file.
+ */
+#define TF_ALLOC_POOL_CTL "ctl"
+#define TF_ALLOC_POOL_SIZE (TF_ALLOC_RECORDS + (1ULL << 20))
+
 /* The environment testflame gives the command. */
 #define TF_ALLOC_ENV_DIR "TESTFLAME_ALLOC_DIR"     /* where the files go */
 #define TF_ALLOC_ENV_RATE "TESTFLAME_ALLOC_RATE"   /* mean bytes between samples */
@@ -52,6 +69,7 @@ enum {
 	TF_ALLOC_ASIDE_NOSYM = 4,     /* the next malloc could not be found */
 	TF_ALLOC_LIVE_FULL = 8,       /* too many sampled blocks live at once: some
 				       * frees were not matched */
+	TF_ALLOC_POOLED = 16,         /* the file was taken from the pool */
 };
 
 struct tf_alloc_header {

@@ -349,6 +349,7 @@ static int back(const char *path, uint64_t from, uint64_t size)
 }
 
 #define BACK_STEP (1ULL << 20)
+_Static_assert(TF_ALLOC_POOL_SIZE == TF_ALLOC_RECORDS + BACK_STEP, "a pooled file is a new one");
 
 /* The records' pages are mapped ahead of the writes, POPULATE_AHEAD at a
  * time in one call: each page's first write would be a page fault of its
@@ -357,18 +358,59 @@ static int back(const char *path, uint64_t from, uint64_t size)
 #define POPULATE_AHEAD (64 * 1024)
 static uint64_t g_populated; /* the file's bytes mapped so far */
 
-/* Create this process image's file; g_lock held. */
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE 1 /* renameat2's flag (<stdio.h>, <linux/fs.h>) */
+#endif
+
+/* g_path: the name of this process image's file, the n-th tried. */
+static void name_file(pid_t pid, unsigned n)
+{
+	size_t at = put_str(g_path, 0, sizeof(g_path), g_dir);
+	at = put_str(g_path, at, sizeof(g_path), "/");
+	at = put_uint(g_path, at, sizeof(g_path), (uint64_t)pid);
+	at = put_str(g_path, at, sizeof(g_path), ".");
+	put_uint(g_path, at, sizeof(g_path), n);
+}
+
+/* Take a file of the pool (format.h) as this image's, renamed to its
+ * name (g_path): its descriptor, or -1 when the pool has none ready. No
+ * mapping: a page where the process has no page table yet costs some
+ * 50 us more than a fault on a VM, a few system calls less. */
+static int take_pooled(pid_t pid)
+{
+	char path[PATH_MAX];
+
+	size_t dir = put_str(path, 0, sizeof(path), g_dir);
+	put_str(path, dir, sizeof(path), "/" TF_ALLOC_POOL_CTL);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -1; /* no pool */
+	off_t end = write(fd, "", 1) == 1 ? lseek(fd, 0, SEEK_CUR) : -1;
+	close(fd);
+	if (end <= 0)
+		return -1;
+	size_t at = put_str(path, dir, sizeof(path), "/p.");
+	put_uint(path, at, sizeof(path), (uint64_t)(end - 1));
+	for (unsigned n = 0; n < 1000; n++) {
+		name_file(pid, n);
+		/* never over another image's file */
+		if (syscall(SYS_renameat2, AT_FDCWD, path, AT_FDCWD, g_path, RENAME_NOREPLACE) == 0)
+			return open(g_path, O_RDWR | O_CLOEXEC);
+		if (errno != EEXIST)
+			return -1; /* not made in time: spent */
+	}
+	return -1;
+}
+
+/* Take or create this process image's file; g_lock held. */
 static int open_file(void)
 {
 	pid_t pid = getpid();
-	int fd = -1;
+	int fd = take_pooled(pid);
+	int pooled = fd >= 0;
 
 	for (unsigned n = 0; n < 1000 && fd < 0; n++) {
-		size_t at = put_str(g_path, 0, sizeof(g_path), g_dir);
-		at = put_str(g_path, at, sizeof(g_path), "/");
-		at = put_uint(g_path, at, sizeof(g_path), (uint64_t)pid);
-		at = put_str(g_path, at, sizeof(g_path), ".");
-		put_uint(g_path, at, sizeof(g_path), n);
+		name_file(pid, n);
 		fd = open(g_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST)
 			return -1;
@@ -377,7 +419,7 @@ static int open_file(void)
 		return -1;
 	void *m = MAP_FAILED;
 	/* a file system without fallocate: room as the file grows */
-	if (fallocate(fd, 0, 0, TF_ALLOC_RECORDS + BACK_STEP) == 0 ||
+	if (pooled || fallocate(fd, 0, 0, TF_ALLOC_RECORDS + BACK_STEP) == 0 ||
 	    (errno == EOPNOTSUPP && (g_sparse = 1) && ftruncate(fd, TF_ALLOC_RECORDS + BACK_STEP) == 0))
 		m = mmap(NULL, TF_ALLOC_FILE_MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
 			 fd, 0);
@@ -395,7 +437,7 @@ static int open_file(void)
 	h->version = TF_ALLOC_VERSION;
 	h->header_size = TF_ALLOC_HEADER;
 	h->pid = (uint32_t)pid;
-	h->flags = g_flags;
+	h->flags = g_flags | (pooled ? TF_ALLOC_POOLED : 0);
 	h->start_ns = now_ns();
 	h->rate = g_rate;
 	h->nslots = TF_ALLOC_SLOTS;
