@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # memory-overhead.sh - what measuring memory costs the measured programs:
 # the wall time of the same test commands bare, with testflame's
-# allocation sampler preloaded (its default rate), under heaptrack and
+# allocation sampler preloaded (its default rate; "sampler": each process
+# makes its own file, as without testflame; "pooled": it takes one of the
+# files testflame keeps made ahead, made before the run, not timed),
+# under heaptrack and
 # under valgrind's massif (what a user would pick instead, each on every
 # process of a test), and under `testflame record --memory` beside
 # `testflame record` (the whole tool, CPU sampling included). Workloads:
@@ -26,8 +29,8 @@
 #   bench/memory-overhead.sh [ROUNDS] [WORKLOAD...]   (default 5; all three)
 #
 # VARIANTS="bare sampler ..." picks the variants (default: bare sampler
-# heaptrack massif tf_cpu tf_memory); massif takes minutes a round on
-# jansson.
+# pooled heaptrack massif tf_cpu tf_memory); massif takes minutes a round
+# on jansson.
 RW=${WORK:-/work/rw} # realworld.sh's (common.sh's WORK is a temporary one)
 . "$(dirname "$0")/common.sh"
 ROUNDS=${1:-5}
@@ -100,7 +103,7 @@ wrap[bare]=""
 wrap[sampler]="" # PRELOAD below
 wrap[heaptrack]="heaptrack -o $WORK/ht"
 wrap[massif]="valgrind -q --tool=massif --massif-out-file=$WORK/massif.%p"
-order=(${VARIANTS:-bare sampler heaptrack massif tf_cpu tf_memory})
+order=(${VARIANTS:-bare sampler pooled heaptrack massif tf_cpu tf_memory})
 mkdir -p "$WORK/alloc"
 
 machine
@@ -115,6 +118,15 @@ for w in $WORKLOADS; do
 			tf_cpu) OUT="$WORK/$w.$v" WRAP= "$TF" record -q -o "$WORK/cpu.pb.gz" -- "$s" >/dev/null 2>&1 ;;
 			tf_memory) OUT="$WORK/$w.$v" WRAP= "$TF" record -q --memory -o "$WORK/mem.pb.gz" -- "$s" >/dev/null 2>&1 ;;
 			sampler) OUT="$WORK/$w.$v" WRAP= PRELOAD="$TOP/build/libtestflame-alloc.so" \
+					ALLOC_DIR="$WORK/alloc" "$s" >/dev/null 2>&1 ;;
+			pooled)
+				# the pool as testflame keeps it (format.h): a file
+				# ready for every process, made before the timing
+				: >"$WORK/alloc/ctl"
+				for k in $(seq 0 $((n + 15))); do
+					fallocate -l $((4096 + 1023 * 64 + 1048576)) "$WORK/alloc/p.$k"
+				done
+				OUT="$WORK/$w.$v" WRAP= PRELOAD="$TOP/build/libtestflame-alloc.so" \
 					ALLOC_DIR="$WORK/alloc" "$s" >/dev/null 2>&1 ;;
 			*) OUT="$WORK/$w.$v" WRAP="${wrap[$v]}" "$s" >/dev/null 2>&1 ;;
 			esac
