@@ -356,6 +356,9 @@ _Static_assert(TF_ALLOC_POOL_SIZE == TF_ALLOC_RECORDS + BACK_STEP, "a pooled fil
  * own (10-15 us on a VM's guest), and a short process's first samples,
  * each with a copy of its stack, fill several pages. */
 #define POPULATE_AHEAD (64 * 1024)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older C libraries lack the name */
+#endif
 static uint64_t g_populated; /* the file's bytes mapped so far */
 
 #ifndef RENAME_NOREPLACE
@@ -478,7 +481,7 @@ static void populate(uint64_t end)
 		if (to > backed)
 			to = backed;
 		if (to > from && madvise((char *)g_hdr + from, to - from,
-					 23 /* MADV_POPULATE_WRITE */) != 0)
+					 MADV_POPULATE_WRITE) != 0)
 			to = TF_ALLOC_FILE_MAX;
 		__atomic_store_n(&g_populated, to, __ATOMIC_RELEASE);
 	}
@@ -509,7 +512,7 @@ static void write_rec(const struct iovec *iov, int n)
 			if (back(g_path, backed, want) == 0) {
 				/* its pages mapped at once, not a fault at a time */
 				if (madvise((char *)g_hdr + backed, want - backed,
-					    23 /* MADV_POPULATE_WRITE */) == 0 && g_populated == backed)
+					    MADV_POPULATE_WRITE) == 0 && g_populated == backed)
 					__atomic_store_n(&g_populated, want, __ATOMIC_RELEASE);
 				__atomic_store_n(&g_hdr->backed, want, __ATOMIC_RELEASE);
 			} else
