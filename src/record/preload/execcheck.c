@@ -116,13 +116,22 @@ static int check_elf(int fd, char *why, size_t whylen)
 		memset(name, 0, sizeof(name));
 		if (pread(fd, name, sizeof(name) - 1, (off_t)(stroff + needed[i])) <= 0)
 			continue;
-		for (const char *const *s = sanitizer_libs; *s; s++)
-			if (strncmp(name, *s, strlen(*s)) == 0) {
-				say(why, whylen, name);
-				return TF_EXEC_SANITIZER;
-			}
+		if (tf_exec_is_sanitizer_lib(name)) {
+			say(why, whylen, name);
+			return TF_EXEC_SANITIZER;
+		}
 	}
 	return TF_EXEC_OK;
+}
+
+int tf_exec_is_sanitizer_lib(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (const char *const *s = sanitizer_libs; *s; s++)
+		if (strncmp(base, *s, strlen(*s)) == 0)
+			return 1;
+	return 0;
 }
 
 int tf_exec_check(const char *path, char *why, size_t whylen)

@@ -36,6 +36,10 @@ int tf_exec_check(const char *path, char *why, size_t whylen);
  * needed here: testflame asks, not the preload. */
 int tf_exec_is_go(const char *path);
 
+/* Whether the library at `path` (a path or a base name) is a sanitizer's
+ * runtime. */
+int tf_exec_is_sanitizer_lib(const char *path);
+
 /*
  * `value` (an LD_PRELOAD) without the entries whose base name is `lib`,
  * into `out` (outlen bytes); returns its length, or -1 when it does not
