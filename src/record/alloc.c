@@ -212,6 +212,10 @@ int tf_alloc_open(tf_alloc **out, unsigned rate, unsigned stack_bytes, const cha
 	else if (kind == TF_EXEC_ABI)
 		a->why_not = tf_xasprintf("the command (%s) is built for %s: no allocation was "
 					  "counted", program, why);
+	else if (strlen(a->data) >= TF_ALLOC_DIR_MAX)
+		a->why_not = tf_xasprintf("the path of TMPDIR ('%s') is too long for the allocation "
+					  "sampler (at most %zu characters): no allocation was counted",
+					  tmp, TF_ALLOC_DIR_MAX - 1 - (strlen(a->data) - strlen(tmp)));
 	else
 		a->lib = find_library(a, &a->why_not);
 	if (a->lib) {

@@ -288,4 +288,11 @@ assert os.path.getsize("pool2/ctl") == 1 and os.path.getsize("pool3/ctl") == 1, 
 PY
 '
 
+test_expect_success 'a TMPDIR too long for the sampler: said so' '
+	long=$SCRATCH/$(printf "%0200d" 0)/$(printf "%0200d" 1)/$(printf "%080d" 2) && mkdir -p "$long" &&
+	(cd repo && TMPDIR=$long "$TF" record -q --memory -o ../long.pb.gz -- ./steady1 base >long.out) &&
+	"$TF" show long.pb.gz > long.txt &&
+	expect_contains long.txt "is too long for the allocation sampler (at most 486 characters)"
+'
+
 test_done

@@ -50,6 +50,12 @@
 #define TF_ALLOC_POOL_CTL "ctl"
 #define TF_ALLOC_POOL_SIZE (TF_ALLOC_RECORDS + (1ULL << 20))
 
+/* The longest directory testflame gives the sampler (its NUL included):
+ * the sampler's names are built in small static buffers, which share a
+ * page with its other state (each page more is a page fault more in
+ * every process). */
+#define TF_ALLOC_DIR_MAX 512
+
 /* The environment testflame gives the command. */
 #define TF_ALLOC_ENV_DIR "TESTFLAME_ALLOC_DIR"     /* where the files go */
 #define TF_ALLOC_ENV_RATE "TESTFLAME_ALLOC_RATE"   /* mean bytes between samples */

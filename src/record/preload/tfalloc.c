@@ -107,13 +107,13 @@ static int g_quiet;
 static uint32_t g_flags;        /* TF_ALLOC_ASIDE_* */
 static uint64_t g_rate = TF_ALLOC_RATE_DEFAULT;
 static uint32_t g_stack_bytes = 8192;
-static char g_dir[PATH_MAX];
+static char g_dir[TF_ALLOC_DIR_MAX];
 static pthread_key_t g_key;
 static int g_key_ok;
 
 /* this process image's file (created at its first allocation) */
 static int g_lock;
-static char g_path[PATH_MAX];
+static char g_path[TF_ALLOC_DIR_MAX + 48]; /* DIR/PID.N */
 static pid_t g_pid;
 static struct tf_alloc_header *g_hdr;
 static struct tf_alloc_slot *g_slots;
@@ -297,7 +297,7 @@ static void configure(void)
 	const char *dir = getenv(TF_ALLOC_ENV_DIR);
 	struct rlimit rl;
 
-	if (!dir || !*dir || strlen(dir) + 40 >= sizeof(g_dir))
+	if (!dir || !*dir || strlen(dir) >= sizeof(g_dir))
 		return; /* not asked: a plain wrapper */
 	put_str(g_dir, 0, sizeof(g_dir), dir);
 	g_rate = parse_uint(getenv(TF_ALLOC_ENV_RATE), TF_ALLOC_RATE_DEFAULT);
