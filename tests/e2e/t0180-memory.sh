@@ -257,13 +257,17 @@ test_expect_success 'many sampled blocks live at once: the peak and the blocks l
 # process of a suite of 300 short programs takes one, the pool refilled
 # as they go; without a pool, or when it has none ready, a process makes
 # its own and is counted the same.
-test_expect_success 'the sampler files made ahead: 301 processes, each one counted, each file from the pool' '
+test_expect_success 'the sampler files made ahead: 301 processes, each one counted, most files from the pool' '
 	printf "#!/bin/sh\ni=0\nwhile [ \$i -lt 300 ]; do ./steady1 base >/dev/null || exit 1; i=\$((i+1)); done\n" > repo/loop.sh &&
 	chmod +x repo/loop.sh &&
 	(cd repo && "$TF" record -q --memory -o ../loop.pb.gz -- ./loop.sh) &&
 	"$TF" show --json loop.pb.gz > loop.json &&
 	expect_eq "$(jget loop.json "d[\"metadata\"][\"alloc_processes\"]")" 301 "processes" &&
-	expect_eq "$(jget loop.json "d[\"metadata\"][\"alloc_pooled\"]")" 301 "from the pool"
+	# the pool holds 16 files when the suite starts: most of the 301
+	# taken from it means it was refilled as they went (a process may
+	# still find none ready while testflame waits for a CPU)
+	pooled=$(jget loop.json "d[\"metadata\"][\"alloc_pooled\"]") &&
+	{ [ "$pooled" -gt 200 ] && [ "$pooled" -le 301 ] || { echo "pooled: $pooled of 301" >&2; false; }; }
 '
 
 test_expect_success 'no file ready in the pool: the process makes its own; one ready: it takes it' '
