@@ -742,16 +742,28 @@ static uintptr_t stack_top(struct tstate *t)
 /* Open addressing over the sampled blocks still live; a byte per hash
  * bucket counts them, so a free that is not of one (nearly all) costs one
  * load. Both are small while few blocks are: a page each, the table
- * growing (a mapping of its own) as it fills. A short process's first
+ * growing (a mapping of its own) as it fills, and the filter with it,
+ * FILTER_PER_ENTRY buckets an entry, so that a free of another block
+ * still finds its bucket empty (a page of filter for a thousand live
+ * blocks sent a fifth of all frees to the lock). A short process's first
  * touch of each page is a page fault (10-15 us on a VM's guest), and
  * every free reads the filter: at 64 KiB of filter and 256 KiB of table a
  * two-millisecond test program took a fault at each of its first samples
  * and frees all over the filter. */
 #define LIVE_FIRST 512            /* a page of table */
 #define LIVE_MAX (1u << 15)
-#define FILTER_SIZE 4096          /* a page of filter */
+#define FILTER_PER_ENTRY 8
+struct filter {
+	uint8_t *count;           /* mask + 1 buckets */
+	uint32_t mask;
+};
 static uintptr_t live_first[LIVE_FIRST] __attribute__((aligned(4096)));
-static uint8_t live_filter[FILTER_SIZE] __attribute__((aligned(4096)));
+static uint8_t live_counts_first[LIVE_FIRST * FILTER_PER_ENTRY] __attribute__((aligned(4096)));
+static struct filter live_filter_first = { live_counts_first,
+						LIVE_FIRST * FILTER_PER_ENTRY - 1 };
+/* Read by frees without the lock: a new filter is published whole, and
+ * one replaced is never unmapped (a free may be reading it) */
+static struct filter *live_filter = &live_filter_first;
 static uintptr_t *live_tab = live_first;
 static uint32_t live_cap = LIVE_FIRST;
 static uint32_t live_n, live_tombs;
@@ -770,10 +782,32 @@ static inline uint32_t hash_ptr(const void *p)
 /* The filter's bucket of a block: blocks are 16-byte aligned, and a shift
  * and an xor spread them well enough for a filter (cheaper than the
  * table's hash on every free) */
-static inline uint32_t filter_of(const void *p)
+static inline uint8_t *filter_of(const struct filter *f, const void *p)
 {
 	uintptr_t x = (uintptr_t)p;
-	return (uint32_t)((x >> 4) ^ (x >> 16)) & (FILTER_SIZE - 1);
+	return &f->count[(uint32_t)((x >> 4) ^ (x >> 16)) & f->mask];
+}
+
+/* A filter of `buckets` (a power of two) counting the table's blocks;
+ * live_lock held. NULL when no memory is to be had: the one in use
+ * stays, only slower. */
+static struct filter *filter_new(uint32_t buckets)
+{
+	size_t head = (sizeof(struct filter) + 63) & ~(size_t)63;
+	void *m = mmap(NULL, head + buckets, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	struct filter *f = m;
+	f->count = (uint8_t *)m + head;
+	f->mask = buckets - 1;
+	for (uint32_t i = 0; i < live_cap; i++)
+		if (live_tab[i] > TOMB) {
+			uint8_t *c = filter_of(f, (const void *)live_tab[i]);
+			if (*c < 255)
+				(*c)++;
+		}
+	return f;
 }
 
 /* Into `tab` of `cap` (a power of two) entries; live_lock held. */
@@ -809,6 +843,9 @@ static int live_rebuild(uint32_t cap)
 	live_tab = tab;
 	live_cap = cap;
 	live_tombs = 0;
+	struct filter *f = live_filter;
+	if (cap * FILTER_PER_ENTRY > f->mask + 1 && (f = filter_new(cap * FILTER_PER_ENTRY)))
+		__atomic_store_n(&live_filter, f, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -832,8 +869,9 @@ static int live_insert(const void *p)
 	if (live_room())
 		ok = live_put(live_tab, live_cap, (uintptr_t)p);
 	live_n += (uint32_t)ok;
-	if (ok && live_filter[filter_of(p)] < 255)
-		__atomic_fetch_add(&live_filter[filter_of(p)], 1, __ATOMIC_RELAXED);
+	uint8_t *c = filter_of(live_filter, p);
+	if (ok && *c < 255)
+		__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
 	unlock(&live_lock);
 	return ok;
 }
@@ -855,16 +893,17 @@ static int live_remove(const void *p)
 			break;
 		}
 	}
-	uint8_t *f = &live_filter[filter_of(p)];
-	if (found && *f < 255)
-		__atomic_fetch_sub(f, 1, __ATOMIC_RELAXED);
+	uint8_t *c = filter_of(live_filter, p);
+	if (found && *c < 255)
+		__atomic_fetch_sub(c, 1, __ATOMIC_RELAXED);
 	unlock(&live_lock);
 	return found;
 }
 
 static inline int maybe_sampled(const void *p)
 {
-	return __atomic_load_n(&live_filter[filter_of(p)], __ATOMIC_RELAXED) != 0;
+	const struct filter *f = __atomic_load_n(&live_filter, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(filter_of(f, p), __ATOMIC_RELAXED) != 0;
 }
 
 /* -- sampling -------------------------------------------------------------- */
