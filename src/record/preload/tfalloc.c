@@ -600,7 +600,9 @@ static void write_note(const char *text, int about_self)
 static uint64_t mean_distance(const struct tstate *t)
 {
 	uint64_t d = t->slot->bytes / RAMP, lo = g_rate / RATE_FLOOR;
-	return d < lo ? (lo ? lo : 1) : d > g_rate ? g_rate : d;
+	if (lo < 1)
+		lo = 1;
+	return d < lo ? lo : d > g_rate ? g_rate : d;
 }
 
 /* ln(u) for u in (0, 1], without libm (a program that does not link it
@@ -643,7 +645,7 @@ static int64_t draw(struct tstate *t)
 
 static void next_look(struct tstate *t)
 {
-	uint64_t left = t->sample_at - t->slot->bytes;
+	uint64_t at = t->slot->bytes, left = t->sample_at > at ? t->sample_at - at : 0;
 	t->until = (int64_t)(left < TICK_BYTES ? left : TICK_BYTES);
 }
 
@@ -994,6 +996,10 @@ static __attribute__((noinline)) void slow(struct tstate *t, size_t n, void *p,
 static inline void account(size_t n, void *p, void *const *fp)
 {
 	struct tstate *t = &ts;
+	/* the sampler's own (pthread_getattr_np's, a key's array): not the
+	 * program's, and not to move the thread's next sample */
+	if (UNLIKELY(t->in_hook))
+		return;
 	struct tf_alloc_slot *s = t->slot;
 	if (UNLIKELY(!s))
 		s = claim(t);
@@ -1027,6 +1033,8 @@ static __attribute__((noinline)) void free_sampled(struct tstate *t, void *p)
 static inline void account_free(void *p)
 {
 	struct tstate *t = &ts;
+	if (UNLIKELY(t->in_hook))
+		return;
 	struct tf_alloc_slot *s = t->slot;
 	if (UNLIKELY(!s))
 		s = claim(t);
