@@ -577,7 +577,8 @@ int tf_alloc_collect(tf_alloc *a, tf_spool *s, tf_record_info *info)
 			tf_vec_push(&names, tf_xstrdup(e->d_name));
 	if (d)
 		closedir(d);
-	qsort(names.v, names.n, sizeof(*names.v), by_number);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), by_number);
 	for (size_t i = 0; i < names.n && !r.rc; i++) {
 		char *path = tf_xasprintf("%s/%s", a->data, names.v[i]);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
