@@ -189,9 +189,17 @@ int tf_alloc_open(tf_alloc **out, unsigned rate, unsigned stack_bytes, const cha
 	tf_alloc *a = tf_xcalloc(1, sizeof(*a));
 	char why[64];
 
+	char cwd[4096];
+
 	a->ctl = -1;
 	*out = NULL;
-	a->dir = tf_xasprintf("%s/testflame-alloc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	/* by its full path: the command's processes may change directory */
+	if (tmp[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		a->dir = tf_xasprintf("%s/%s/testflame-alloc.XXXXXX", cwd, tmp);
+	else
+		a->dir = tf_xasprintf("%s/testflame-alloc.XXXXXX", tmp);
 	if (!mkdtemp(a->dir)) {
 		int rc = tf_error_set_errno(TF_ERROR, "cannot create a directory for the "
 					    "allocation sampler");

@@ -335,4 +335,11 @@ assert 2000000 <= m["leaked"] <= 2000000 + 4 * 4096, m["leaked"]
 PY
 '
 
+test_expect_success 'a relative TMPDIR: a process that changes directory is measured too' '
+	mkdir -p repo/reltmp &&
+	(cd repo && TMPDIR=reltmp "$TF" record -q --memory -o ../rel.pb.gz -- sh -c "cd / && $SCRATCH/repo/steady1 base" >/dev/null) &&
+	"$TF" show --json rel.pb.gz > rel.json &&
+	expect_eq "$(jget rel.json "d[\"metadata\"][\"alloc_processes\"]")" 2 "processes"
+'
+
 test_done
