@@ -96,6 +96,10 @@ static void pool_fill(tf_alloc *a, unsigned most)
 		a->made = next; /* claimed before they were made: spent */
 	for (unsigned i = 0; i < most && a->made < next + POOL_SPARE; i++, a->made++)
 		if (make_pooled(a, a->made) != 0) {
+			/* without ctl, a process does not look for a file */
+			char *path = tf_xasprintf("%s/%s", a->data, TF_ALLOC_POOL_CTL);
+			unlink(path);
+			free(path);
 			close(a->ctl);
 			a->ctl = -1;
 			return;
