@@ -83,6 +83,24 @@ static int make_pooled(const tf_alloc *a, uint64_t k)
 	return 0;
 }
 
+/* No more pool: without ctl no process looks for a file, and the files
+ * not taken give their room back to those the processes make (a file
+ * taken meanwhile was renamed: its unlink fails, as a process's rename
+ * of one unlinked does). */
+static void pool_end(tf_alloc *a, uint64_t next)
+{
+	char *path = tf_xasprintf("%s/%s", a->data, TF_ALLOC_POOL_CTL);
+	unlink(path);
+	free(path);
+	for (uint64_t k = next; k < a->made; k++) {
+		path = tf_xasprintf("%s/p.%llu", a->data, (unsigned long long)k);
+		unlink(path);
+		free(path);
+	}
+	close(a->ctl);
+	a->ctl = -1;
+}
+
 /* Keep POOL_SPARE files past the claims ready, making at most `most`
  * now. A file system without fallocate, or a full one, ends the pool: the
  * processes create their own files, as without one. */
@@ -96,12 +114,7 @@ static void pool_fill(tf_alloc *a, unsigned most)
 		a->made = next; /* claimed before they were made: spent */
 	for (unsigned i = 0; i < most && a->made < next + POOL_SPARE; i++, a->made++)
 		if (make_pooled(a, a->made) != 0) {
-			/* without ctl, a process does not look for a file */
-			char *path = tf_xasprintf("%s/%s", a->data, TF_ALLOC_POOL_CTL);
-			unlink(path);
-			free(path);
-			close(a->ctl);
-			a->ctl = -1;
+			pool_end(a, next);
 			return;
 		}
 }
