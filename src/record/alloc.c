@@ -56,6 +56,7 @@ struct tf_alloc {
 	TF_VEC(watch) watches;
 	uint64_t last_poll;
 	int ctl;                    /* the pool's claims (format.h), -1: no pool */
+	bool full;                  /* the pool ended for want of room */
 	uint64_t made;              /* the files of the pool made so far */
 };
 
@@ -114,6 +115,7 @@ static void pool_fill(tf_alloc *a, unsigned most)
 		a->made = next; /* claimed before they were made: spent */
 	for (unsigned i = 0; i < most && a->made < next + POOL_SPARE; i++, a->made++)
 		if (make_pooled(a, a->made) != 0) {
+			a->full = errno == ENOSPC || errno == EDQUOT;
 			pool_end(a, next);
 			return;
 		}
@@ -595,6 +597,21 @@ int tf_alloc_collect(tf_alloc *a, tf_spool *s, tf_record_info *info)
 	if (a->why_not) {
 		r.pid = 0;
 		note(&r, 0, 0, a->why_not, false);
+	}
+	/* the files read below still hold their room: short of one more,
+	 * the processes that came later may have found none */
+	struct statvfs vfs;
+	if (a->full || (statvfs(a->data, &vfs) == 0 &&
+			(uint64_t)vfs.f_bavail * vfs.f_frsize < TF_ALLOC_POOL_SIZE)) {
+		/* TMPDIR: the directory's own less its last name */
+		int len = (int)(strrchr(a->dir, '/') - a->dir);
+		char *text = tf_xasprintf("TMPDIR ('%.*s') ran out of room for the allocation "
+					  "sampler's files (about 1 MiB a process until the suite "
+					  "ends): processes that found none were not counted", len,
+					  a->dir);
+		r.pid = 0;
+		note(&r, 0, 0, text, false);
+		free(text);
 	}
 	d = opendir(a->data);
 	for (struct dirent *e; d && (e = readdir(d)) != NULL;)

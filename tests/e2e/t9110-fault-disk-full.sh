@@ -118,4 +118,20 @@ test_expect_code 2 'a TESTFLAME_SPOOL_MAX that is not a size is a usage error' '
 	expect_contains err "TESTFLAME_SPOOL_MAX=" && exit $rc
 '
 
+# The allocation sampler's files (about 1 MiB a process, kept until the
+# suite ends) fill a small TMPDIR: the processes that found no room are
+# not counted, and the run's notes say so; the suite runs on.
+test_expect_success 'the allocation sampler fills TMPDIR: said in the notes, the suite runs on, its status comes through' '
+	rm -f suite.done "$FULL/filler" && umount "$FULL" &&
+	mount -t tmpfs -o size=6m tmpfs "$FULL" &&
+	ln -sf "$FIX/memsuite" steady1 &&
+	printf "#!/bin/sh\ni=0\nwhile [ \$i -lt 12 ]; do \"%s/steady1\" base >/dev/null || exit 1; i=\$((i+1)); done\n: > \"%s/suite.done\"\nexit 7\n" \
+		"$SCRATCH" "$SCRATCH" > memloop.sh && chmod +x memloop.sh &&
+	{ TMPDIR=$FULL "$TF" record -q --memory -o out/mem.pb.gz -- ./memloop.sh > err 2>&1; rc=$?; true; } &&
+	cat err && expect_eq "$rc" 7 "exit status" && [ -e suite.done ] &&
+	"$TF" show out/mem.pb.gz > mem.txt &&
+	expect_contains mem.txt "TMPDIR ('"'"'$FULL'"'"') ran out of room for the allocation sampler'"'"'s files" &&
+	[ -z "$(ls -A "$FULL")" ]
+'
+
 test_done
