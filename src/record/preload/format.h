@@ -89,7 +89,7 @@ struct tf_alloc_header {
 	uint64_t end_ns;              /* when it exited through exit(), 0 unknown */
 	uint64_t tail;                /* bytes of records reserved (atomic) */
 	uint64_t backed;              /* bytes of the file with room on disk */
-	char program[256];            /* /proc/self/exe, for the notes */
+	char program[256];            /* /proc/self/exe, for its notes: empty without one */
 };
 
 /* One thread's exact counts (its slot), updated by the thread alone. */

@@ -459,7 +459,6 @@ static int open_file(void)
 	h->rate = g_rate;
 	h->nslots = TF_ALLOC_SLOTS;
 	h->backed = TF_ALLOC_RECORDS + BACK_STEP;
-	read_exe(h->program, sizeof(h->program));
 	memcpy(h->magic, TF_ALLOC_MAGIC, 8);
 	g_hdr = h;
 	g_populated = TF_ALLOC_RECORDS & ~(uint64_t)4095;
@@ -579,6 +578,10 @@ static void write_note(const char *text, int about_self)
 	n.h.time = now_ns();
 	struct iovec iov[3] = { { &n, sizeof(n) }, { buf, len }, { (void *)zeros, padded - len } };
 	write_rec(iov, 3);
+	/* the program's name is for the notes about it alone: read then (a
+	 * link of /proc is some tens of microseconds) */
+	if (about_self && g_hdr && !g_hdr->program[0] && g_pid == getpid())
+		read_exe(g_hdr->program, sizeof(g_hdr->program));
 }
 
 /* -- threads -------------------------------------------------------------- */
