@@ -795,6 +795,52 @@ static void fn_names_free(fn_names *f)
 	tf_vec_free(&f->names);
 }
 
+/* A binary none of whose functions begins with a set of prefixes is known
+ * to be one by the next symbolizer with the same user cache, without its
+ * symbol table; a set some function begins with is asked of the table
+ * every time, and so is another set. */
+static void test_functions_named_kept(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize_cxx"), *dir = unit_tmpdir();
+	fixture f;
+	int call;
+	const char *const none[] = { "Catch::Session::run", "doctest::Context::run", NULL };
+	const char *const other[] = { "Catch::Session::run", NULL };
+	const char *const widget[] = { "tfx::Widget", NULL };
+
+	fixture_start(&f, path, NULL);
+	uint64_t ra = fixture_addr(&f, "ra compute", &call);
+	for (int run = 0; run < 2; run++) {
+		tf_symbolizer_opts o;
+		tf_symbolizer *s;
+		tf_symbolizer_stats st;
+		fn_names some = { 0 };
+		tf_symbolizer_opts_init(&o);
+		o.persist_dir = dir;
+		assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+		feed_maps(s, f.pid, false, true);
+		assert_true(look(s, f.pid, ra - 1)->resolved); /* it has DWARF: kept */
+		assert_int_equal(tf_symbolizer_functions_named(s, (uint32_t)f.pid, ra, none, keep_name, &some), 0);
+		assert_int_equal(tf_symbolizer_functions_named(s, (uint32_t)f.pid, ra, widget, keep_name, &some), 1);
+		tf_symbolizer_stats_get(s, &st);
+		assert_int_equal(st.names_kept, run); /* the first run asked the table */
+		if (run == 1)
+			assert_int_equal(tf_symbolizer_functions_named(s, (uint32_t)f.pid, ra, other, keep_name,
+								       &some), 0);
+		tf_symbolizer_stats_get(s, &st);
+		assert_int_equal(st.names_kept, run);
+		assert_int_equal(some.names.n, 1);
+		assert_string_equal(some.names.v[0], "tfx::Widget<int>::compute(int)");
+		fn_names_free(&some);
+		tf_symbolizer_save(s);
+		tf_symbolizer_free(s);
+	}
+	fixture_stop(&f);
+	unit_rmtree(dir);
+	free(path);
+}
+
 /* A binary's functions named by a prefix: every function of the full list
  * that begins with one, and (the mangled names' beginnings settling the
  * rest) none of the others. */
@@ -1518,6 +1564,7 @@ int main(void)
 		cmocka_unit_test(test_demangle_names),
 		cmocka_unit_test(test_mangled_lead),
 		cmocka_unit_test(test_functions_named),
+		cmocka_unit_test(test_functions_named_kept),
 		cmocka_unit_test(test_deleted_binary),
 		cmocka_unit_test(test_memfd_mapping),
 		cmocka_unit_test(test_process_events),
