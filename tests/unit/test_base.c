@@ -367,7 +367,7 @@ static void test_heap_huge_pages(void **state)
 #if defined(__SANITIZE_ADDRESS__) || !defined(MADV_HUGEPAGE)
 	print_message("skipped: a sanitizer's malloc (or no MADV_HUGEPAGE)\n");
 	skip();
-#else
+#endif
 	tf_heap_huge_pages();
 	tf_heap_huge_pages(); /* once */
 	char *a = tf_xmalloc(100 << 10), *b = tf_xmalloc(300);
@@ -385,7 +385,6 @@ static void test_heap_huge_pages(void **state)
 	free(a);
 	free(b);
 	free(big);
-#endif
 }
 
 int main(void)
