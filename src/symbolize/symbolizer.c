@@ -455,6 +455,8 @@ size_t tf_symbolizer_functions_named(tf_symbolizer *s, uint32_t pid, uint64_t ad
 		return 0;
 	}
 	for (size_t i = 0; i < m->syms.v.n; i++) {
+		if (m->symstr && m->syms.v.v[i].val >= m->symstr_len)
+			continue; /* a damaged kept index */
 		const char *name = m->symstr ? m->symstr + m->syms.v.v[i].val
 					     : m->symnames.v[m->syms.v.v[i].val];
 		if (prefixes && !may_begin(name, s->opts.demangle, prefixes, lens, nprefixes, longest))
