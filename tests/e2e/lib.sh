@@ -16,9 +16,11 @@
 set -u
 # The suite describes its own CI context: a CI runner's variables (CI=true,
 # GITHUB_*, GITLAB_CI, CI_*, CIRCLE*, TESTFLAME_*) must not leak into it.
+# run.sh's symbol cache stays: the suite's own, never the user's, which
+# other builds of testflame (and other runs) leave as they like.
 for v in $(compgen -e); do
 	case "$v" in
-	TESTFLAME_TOP|TESTFLAME_BUILD) ;;
+	TESTFLAME_TOP|TESTFLAME_BUILD|TESTFLAME_CACHE_DIR) ;;
 	CI|CI_*|GITHUB_*|GITLAB_*|CIRCLE*|TESTFLAME_*|BUILDKITE*|JENKINS_*|TRAVIS*) unset "$v";;
 	esac
 done
