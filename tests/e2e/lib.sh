@@ -117,6 +117,31 @@ need() {
 	for c in "$@"; do command -v "$c" >/dev/null 2>&1 || return 1; done
 }
 
+# on_tty CMD...: CMD with a terminal for its output (a pseudo-terminal:
+# all it wrote, read to the end, on stdout; its exit status). script(1)
+# can lose the output of a command that ends at once, or hang when its
+# own input is closed.
+on_tty() {
+	python3 - "$@" <<-\EOF
+	import os, pty, sys
+	pid, fd = pty.fork()
+	if pid == 0:
+	    os.execvp(sys.argv[1], sys.argv[1:])
+	out = b""
+	while True:
+	    try:
+	        b = os.read(fd, 65536)
+	    except OSError:  # EIO: the terminal's other side is closed and drained
+	        break
+	    if not b:
+	        break
+	    out += b
+	_, status = os.waitpid(pid, 0)
+	sys.stdout.buffer.write(out)
+	sys.exit(os.waitstatus_to_exitcode(status))
+	EOF
+}
+
 # Assertions that say what they expected.
 fail() { echo "FAIL: $*" >&2; return 1; }
 # Whether perf records off-CPU time here (the context-switch event).

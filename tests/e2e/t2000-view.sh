@@ -64,30 +64,6 @@ test_expect_success 'pprof to a pipe works without -o, and -o - means stdout' '
 	$TF view piped.pb.gz > /dev/null
 '
 
-# on_tty CMD...: CMD with a terminal for its output (a pseudo-terminal:
-# all it wrote, read to the end, on stdout; its exit status). script(1)
-# can lose the output of a command that ends at once.
-on_tty() {
-	python3 - "$@" <<-\EOF
-	import os, pty, sys
-	pid, fd = pty.fork()
-	if pid == 0:
-	    os.execvp(sys.argv[1], sys.argv[1:])
-	out = b""
-	while True:
-	    try:
-	        b = os.read(fd, 65536)
-	    except OSError:  # EIO: the terminal's other side is closed and drained
-	        break
-	    if not b:
-	        break
-	    out += b
-	_, status = os.waitpid(pid, 0)
-	sys.stdout.buffer.write(out)
-	sys.exit(os.waitstatus_to_exitcode(status))
-	EOF
-}
-
 test_expect_success 'pprof is not written to a terminal' '
 	on_tty "$TF" view --format pprof known.folded > tty.out; rc=$?
 	expect_eq "$rc" 1 "exit status" &&

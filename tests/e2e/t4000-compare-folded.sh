@@ -104,16 +104,12 @@ test_expect_success "--color always colours the verdict; the default (a pipe) do
 	! grep -q "$(printf "\033")" plain.txt
 '
 
-if need script; then
-	test_expect_success "on a terminal the verdict is coloured, unless NO_COLOR is set" '
-		script -qec "\"$TF\" compare -q --report tty base.folded head.folded" /dev/null > tty.txt; test $? = 3 &&
-		grep -q "$(printf "\033")\[1;31mregressed" tty.txt &&
-		{ NO_COLOR=1 script -qec "\"$TF\" compare -q --report tty base.folded head.folded" /dev/null > tty2.txt; test $? = 3; } &&
-		! grep -q "$(printf "\033")" tty2.txt
-	'
-else
-	test_skip "colour on a terminal" "script (util-linux) is not installed"
-fi
+test_expect_success "on a terminal the verdict is coloured, unless NO_COLOR is set" '
+	on_tty "$TF" compare -q --report tty base.folded head.folded > tty.txt; test $? = 3 &&
+	grep -q "$(printf "\033")\[1;31mregressed" tty.txt &&
+	{ NO_COLOR=1 on_tty "$TF" compare -q --report tty base.folded head.folded > tty2.txt; test $? = 3; } &&
+	! grep -q "$(printf "\033")" tty2.txt
+'
 
 # Run files with test labels: per-test verdicts, exact deltas.
 labelled_specs
