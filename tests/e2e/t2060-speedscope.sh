@@ -74,9 +74,11 @@ test_expect_success 'a corrupt speedscope file is caught by the checker' '
 if need chromium python3; then
 	mkdir app && cp -r "$TOP/tests/node/node_modules/speedscope/dist/release/." app/ &&
 	cp run.json odd.json app/
-	python3 -u -m http.server 0 --bind 127.0.0.1 --directory app > http.log 2>&1 &
+	# in a process group of its own: a pyenv shim runs python3 as its
+	# grandchild, which a kill of $! alone leaves serving after the test
+	setsid python3 -u -m http.server 0 --bind 127.0.0.1 --directory app > http.log 2>&1 &
 	srv=$!
-	trap 'kill $srv 2> /dev/null; rm -rf "$SCRATCH"' EXIT
+	trap 'kill -- -$srv 2> /dev/null; rm -rf "$SCRATCH"' EXIT
 	for _ in $(seq 50); do grep -q "port [0-9]" http.log && break; sleep 0.1; done
 	port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' http.log | head -n 1)
 	# dump the page once speedscope has fetched and imported FILE
@@ -100,7 +102,7 @@ if need chromium python3; then
 		expect_contains odd.html "Left Heavy" &&
 		expect_not_contains odd.html "Something went wrong"
 	'
-	kill $srv 2> /dev/null
+	kill -- -$srv 2> /dev/null
 else
 	test_skip "speedscope itself imports the file" "chromium or python3 is missing (make deps)"
 fi
