@@ -56,6 +56,8 @@ typedef struct {
 	uint32_t pid;
 	tf_pyproc *pp;        /* the interpreter's frames, when readable */
 	uint32_t unreadable;  /* bin index + 1 of an interpreter we cannot read */
+	uint64_t since;       /* when what it runs was learned (its mmap, its fork) */
+	uint64_t ended;       /* when it exited, until the pid lives again */
 	int memfd;            /* /proc/PID/mem, where process_vm_readv is refused */
 	bool use_memfd;
 } proc_entry;
@@ -97,6 +99,19 @@ static proc_entry *proc_get(tf_pyread *r, uint32_t pid, bool create)
 	return pe;
 }
 
+/*
+ * The side-band comes in one ring per CPU, each read in turn: a process
+ * that exec'd on one CPU and mapped its interpreter on another (the
+ * kernel moves a process at its exec) can be read mapping it before it
+ * exec'd, and a fork before its child's exec. An event older than what
+ * the entry holds is then about an earlier life, and does not undo it
+ * (all the samples of such a process were left unread).
+ */
+static bool stale(const proc_entry *pe, uint64_t time)
+{
+	return time && pe->since && time < pe->since;
+}
+
 /* Forget what a process ran (it exec'd or exited); the entry stays for
  * the pid's next life. */
 static void proc_reset(tf_pyread *r, proc_entry *pe)
@@ -106,6 +121,7 @@ static void proc_reset(tf_pyread *r, proc_entry *pe)
 	tf_pyproc_free(pe->pp);
 	pe->pp = NULL;
 	pe->unreadable = 0;
+	pe->since = 0;
 	if (pe->memfd >= 0)
 		close(pe->memfd);
 	pe->memfd = -1;
@@ -287,9 +303,13 @@ static void on_mmap(tf_pyread *r, const tf_rec_event *ev)
 	pe = proc_get(r, ev->pid, false);
 	if (pe && pe->pp)
 		return; /* one interpreter per process */
+	if (pe && (stale(pe, ev->time) || (pe->ended && ev->time && ev->time <= pe->ended)))
+		return; /* of an earlier life, read late */
 	b = bin_for(r, f, &bi);
 	if (b->bin.status == TF_PYBIN_STRIPPED || b->bin.status == TF_PYBIN_UNSUPPORTED) {
-		proc_get(r, ev->pid, true)->unreadable = bi + 1;
+		pe = proc_get(r, ev->pid, true);
+		pe->unreadable = bi + 1;
+		pe->since = ev->time;
 		return;
 	}
 	if (b->bin.status != TF_PYBIN_OK ||
@@ -305,6 +325,7 @@ static void on_mmap(tf_pyread *r, const tf_rec_event *ev)
 	}
 	r->live++;
 	pe->unreadable = 0;
+	pe->since = ev->time;
 }
 
 bool tf_pyread_live(const tf_pyread *r)
@@ -323,8 +344,16 @@ void tf_pyread_event(tf_pyread *r, const tf_rec_event *ev)
 		on_mmap(r, ev);
 		break;
 	case TF_REC_COMM:
-		if (ev->comm.exec && (pe = proc_get(r, ev->pid, false)))
+		if (!ev->comm.exec)
+			break;
+		/* while an interpreter is read, every exec is remembered: its
+		 * fork read after it must not hand it its parent's interpreter */
+		pe = proc_get(r, ev->pid, r->live > 0);
+		if (pe && !stale(pe, ev->time)) {
 			proc_reset(r, pe);
+			pe->ended = 0;
+			pe->since = ev->time;
+		}
 		break;
 	case TF_REC_FORK:
 		if (ev->pid == ev->fork.ppid)
@@ -333,15 +362,21 @@ void tf_pyread_event(tf_pyread *r, const tf_rec_event *ev)
 		if (!pe || (!pe->pp && !pe->unreadable))
 			break;
 		child = proc_get(r, ev->pid, true);
+		if (stale(child, ev->time))
+			break; /* its exec was read first: it runs something else */
 		proc_reset(r, child);
+		child->ended = 0;
+		child->since = ev->time;
 		/* the same memory, copied: the same interpreter at the same place */
 		child->unreadable = pe->unreadable;
 		if (pe->pp && (child->pp = tf_pyproc_fork(pe->pp, ev->pid, child)))
 			r->live++;
 		break;
 	case TF_REC_EXIT:
-		if (ev->pid == ev->tid && (pe = proc_get(r, ev->pid, false)))
+		if (ev->pid == ev->tid && (pe = proc_get(r, ev->pid, false)) && !stale(pe, ev->time)) {
 			proc_reset(r, pe);
+			pe->ended = ev->time;
+		}
 		break;
 	default:
 		break;

@@ -2,14 +2,22 @@
  * test_spool.c - replay hands a recording's records back in time order,
  * stable for equal times, whatever order the ring buffers were read in;
  * a sample the kernel could not name (a thread in its last moments) gets
- * the thread its CPU's switch records say was running.
+ * the thread its CPU's switch records say was running. The Python reader,
+ * which takes the side-band as each CPU's ring is read, keeps a process's
+ * interpreter when its exec or fork is read after its mapping.
  */
 #include "unit.h"
 
 #include "record/record_int.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct {
 	uint64_t time;
@@ -206,6 +214,142 @@ static void test_replay_names_samples_of_ending_threads(void **state)
 	tf_recording_free(r);
 }
 
+/* The executable mapping of the interpreter python `pid` runs, from its
+ * maps, as an mmap event at `time`. */
+static bool python_mapping(pid_t pid, uint64_t time, tf_rec_event *ev, char *file, size_t filesz)
+{
+	char path[64], line[1024];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "r");
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		char perms[8];
+		int name = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &name) < 4 ||
+		    !name || perms[2] != 'x' || !strstr(line + name, "python"))
+			continue;
+		snprintf(file, filesz, "%s", line + name);
+		file[strcspn(file, "\n")] = 0;
+		memset(ev, 0, sizeof(*ev));
+		ev->type = TF_REC_MMAP;
+		ev->time = time;
+		ev->pid = ev->tid = (uint32_t)pid;
+		ev->mmap.start = lo;
+		ev->mmap.len = hi - lo;
+		ev->mmap.pgoff = off;
+		ev->mmap.prot = PROT_READ | PROT_EXEC;
+		ev->mmap.filename = file;
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static tf_rec_event side(tf_rec_type type, uint32_t pid, uint32_t ppid, uint64_t time)
+{
+	tf_rec_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.time = time;
+	ev.pid = ev.tid = pid;
+	if (type == TF_REC_COMM) {
+		ev.comm.comm = "python3";
+		ev.comm.exec = true;
+	} else {
+		ev.fork.ppid = ev.fork.ptid = ppid;
+	}
+	return ev;
+}
+
+/*
+ * Each CPU's side-band ring is read in turn, so a process that exec'd on
+ * one CPU and mapped its interpreter on another can be read mapping it
+ * first. The exec read late is an earlier life: the interpreter stays, and
+ * its samples are read (they were all left unread); an exec read in its
+ * turn still forgets it. A child whose own exec was read before its fork
+ * is not handed its parent's interpreter.
+ */
+static void test_pyread_side_band_out_of_order(void **state)
+{
+	(void)state;
+	const char *py = "/usr/bin/python3";
+	if (access(py, X_OK) != 0)
+		skip();
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed check leaves it to us */
+		dup2(ready[1], 1);
+		execl(py, py, "-c",
+		      "import sys\ndef spin():\n    while True:\n        pass\n"
+		      "sys.stdout.write('go\\n'); sys.stdout.flush(); spin()\n", (char *)NULL);
+		_exit(127);
+	}
+	close(ready[1]);
+	char go[4] = { 0 };
+	assert_int_equal(read(ready[0], go, 3), 3);
+	close(ready[0]);
+
+	tf_recording *r = calloc(1, sizeof(*r));
+	assert_non_null(r);
+	r->layout.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	r->layout.sample_id_all = true;
+	assert_int_equal(tf_spool_open(&r->spool), 0);
+	tf_record_opts o;
+	tf_record_opts_init(&o);
+	tf_pyread *pr = NULL;
+	assert_int_equal(tf_pyread_new(&pr, r, &o), 0);
+
+	char file[512];
+	tf_rec_event map, ev;
+	assert_true(python_mapping(pid, 2000, &map, file, sizeof(file)));
+	uint32_t p = (uint32_t)pid, child = p + 4000000; /* no such pid */
+	tf_pyread_event(pr, &map);
+	ev = side(TF_REC_COMM, p, 0, 1000); /* its exec, read after the mapping */
+	tf_pyread_event(pr, &ev);
+	assert_true(tf_pyread_live(pr));
+	uint64_t before = r->info.py_stacks;
+	for (int i = 0; i < 20 && r->info.py_stacks == before; i++) {
+		tf_pyread_sample(pr, p, p, 3000 + (uint64_t)i);
+		usleep(1000);
+	}
+	assert_true(r->info.py_stacks > before);
+
+	/* a child that exec'd (read first), then its fork: not a Python */
+	ev = side(TF_REC_COMM, child, 0, 5000);
+	tf_pyread_event(pr, &ev);
+	ev = side(TF_REC_FORK, child, p, 4000);
+	tf_pyread_event(pr, &ev);
+	before = r->info.py_stacks;
+	uint64_t unread = r->info.py_unread;
+	tf_pyread_sample(pr, child, child, 6000);
+	assert_true(r->info.py_stacks == before && r->info.py_unread == unread);
+
+	/* an exec read in its turn: the interpreter is forgotten */
+	ev = side(TF_REC_COMM, p, 0, 7000);
+	tf_pyread_event(pr, &ev);
+	assert_false(tf_pyread_live(pr));
+	before = r->info.py_stacks;
+	tf_pyread_sample(pr, p, p, 8000);
+	assert_true(r->info.py_stacks == before);
+	/* and its mapping, read after its exit, makes no live process */
+	ev = side(TF_REC_EXIT, p, p, 9500);
+	tf_pyread_event(pr, &ev);
+	map.time = 9000;
+	tf_pyread_event(pr, &map);
+	assert_false(tf_pyread_live(pr));
+
+	tf_pyread_free(pr);
+	tf_spool_free(r->spool);
+	free(r);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_replay_stable_and_wide),
 		cmocka_unit_test(test_replay_sorted_and_tiny),
 		cmocka_unit_test(test_replay_names_samples_of_ending_threads),
+		cmocka_unit_test(test_pyread_side_band_out_of_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
