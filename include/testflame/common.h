@@ -75,6 +75,10 @@ int tf_error_wrap(int code, const char *fmt, ...) TF_PRINTF(2, 3);
 const char *tf_error_last(void);
 void tf_error_clear(void);
 
+/* The heap in transparent huge pages where the system leaves that to the
+ * program (memory.c): once, first thing, in a command that allocates much. */
+void tf_heap_huge_pages(void);
+
 /* Checked allocation: abort with a message on failure. */
 void *tf_xmalloc(size_t n);
 void *tf_xcalloc(size_t n, size_t size);

@@ -136,6 +136,7 @@ typedef struct {
 	uint64_t symcache_hits;    /* addresses answered from them */
 	uint64_t symcache_cus;     /* CUs indexed from them, not the DWARF */
 	uint64_t symcache_saved;   /* binaries whose answers were written */
+	uint64_t names_kept;       /* functions_named() answered from them */
 } tf_symbolizer_stats;
 void tf_symbolizer_stats_get(const tf_symbolizer *s, tf_symbolizer_stats *out);
 

@@ -84,6 +84,7 @@ int main(int argc, char **argv)
 {
 	const tf_cli_command *c;
 
+	tf_heap_huge_pages();
 	if (argc < 2) {
 		print_overview(stderr);
 		return TF_EXIT_USAGE;

@@ -332,6 +332,12 @@ const tf_sym_arange *tf_sym_pcache_aranges(const tf_sym_module *m, size_t *n, ui
 /* Keep them (once). */
 void tf_sym_pcache_put_aranges(tf_sym_module *m, const tf_sym_arange *v, size_t n, uint64_t end);
 
+/* Whether a run found that no function of the binary begins with any of
+ * a set of prefixes, the set named by `key` (symbolizer.c): the next runs
+ * need not read its symbol table to know. Keep that. */
+bool tf_sym_pcache_no_names(const tf_sym_module *m, uint64_t key);
+void tf_sym_pcache_put_no_names(tf_sym_module *m, uint64_t key);
+
 /* ---- demangling (demangle.c) ------------------------------------------ */
 
 /* Interned demangled name, or the name itself when it is not mangled. */

@@ -439,10 +439,24 @@ size_t tf_symbolizer_functions_named(tf_symbolizer *s, uint32_t pid, uint64_t ad
 	if (prefixes && prefixes[nprefixes]) /* more than we check: all of them */
 		prefixes = NULL;
 	tf_sym_module *m = s->mods.v[s->files.v[map->file].module];
-	tf_sym_module_symbols(m);
-	if (prefixes && m->symstr && !table_may_name(m->symstr, m->symstr_len, prefixes, lens, nprefixes))
+	/* a binary of no test framework (the most) is known to be one from
+	 * the run before: its symbol table is not read again (the search of
+	 * a C++ test binary's names was a tenth of a warm run) */
+	uint64_t key = 0;
+	for (size_t i = 0; prefixes && i < nprefixes; i++)
+		key = tf_hash_bytes(prefixes[i], lens[i] + 1, key + 1);
+	if (key && tf_sym_pcache_no_names(m, key)) {
+		s->stats.names_kept++;
 		return 0;
+	}
+	tf_sym_module_symbols(m);
+	if (prefixes && m->symstr && !table_may_name(m->symstr, m->symstr_len, prefixes, lens, nprefixes)) {
+		tf_sym_pcache_put_no_names(m, key);
+		return 0;
+	}
 	for (size_t i = 0; i < m->syms.v.n; i++) {
+		if (m->symstr && m->syms.v.v[i].val >= m->symstr_len)
+			continue; /* a damaged kept index */
 		const char *name = m->symstr ? m->symstr + m->syms.v.v[i].val
 					     : m->symnames.v[m->syms.v.v[i].val];
 		if (prefixes && !may_begin(name, s->opts.demangle, prefixes, lens, nprefixes, longest))
@@ -452,6 +466,8 @@ size_t tf_symbolizer_functions_named(tf_symbolizer *s, uint32_t pid, uint64_t ad
 		free(d);
 		n++;
 	}
+	if (key && !n)
+		tf_sym_pcache_put_no_names(m, key);
 	return n;
 }
 

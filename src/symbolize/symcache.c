@@ -46,7 +46,7 @@
 #include <unistd.h>
 
 #define PC_MAGIC "TFSYMC\001\n"
-#define PC_FORMAT 5
+#define PC_FORMAT 6
 #define PC_SEGMENT 0x47455354u /* "TSEG" */
 #define PC_SEGMENTS_MAX 16 /* then the file is written whole again */
 #define PC_MAX_ENTRIES 500000 /* past this, new addresses are not kept */
@@ -92,6 +92,8 @@ struct tf_sym_pcache {
 	TF_VEC(tf_sym_arange) aranges; /* the DWARF's CUs by address, once known */
 	uint64_t aranges_end;
 	bool have_aranges, aranges_fresh;
+	TF_VEC(uint64_t) no_names; /* sets of prefixes no function begins with */
+	size_t no_names_saved;
 };
 
 static bool kept_cu_eq(const void *ctx, uint32_t idx, const void *key)
@@ -323,6 +325,24 @@ static uint64_t segment_sum(const uint8_t *p, size_t len)
 			       tf_hash_bytes(p + len - edge, edge, PC_SEGMENT));
 }
 
+/* The sets of prefixes that no function of the binary begins with, by
+ * their key (tf_sym_pcache_no_names). */
+static bool load_no_names(rd *r, struct tf_sym_pcache *c)
+{
+	uint32_t n = rd32(r);
+	if (r->bad || n > (size_t)(r->end - r->p) / 8)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t key = rd64(r);
+		bool known = false;
+		for (size_t k = 0; k < c->no_names.n && !known; k++)
+			known = c->no_names.v[k] == key;
+		if (!known)
+			tf_vec_push(&c->no_names, key);
+	}
+	return !r->bad;
+}
+
 /* One segment's payload: its strings, then the entries, functions and CUs
  * it added. An entry already read (two runs resolved it at once) is
  * skipped. False when it is not one of ours. */
@@ -381,7 +401,7 @@ static bool load_segment(tf_symbolizer *s, struct tf_sym_pcache *c, rd *seg)
 		tf_htab_insert(&c->index, h, (uint32_t)c->entries.n - 1);
 	}
 	if (!load_fns(&r, c, ids.v, nstr) || !load_cus(&r, c) || !load_aranges(&r, c) ||
-	    r.p != r.end)
+	    !load_no_names(&r, c) || r.p != r.end)
 		goto done;
 	if (has_fp >= 0)
 		c->has_fp = has_fp > 0;
@@ -445,6 +465,7 @@ done:
 		free_cus(c);
 		c->aranges.n = 0;
 		c->have_aranges = false;
+		c->no_names.n = 0;
 		c->has_fp = -1;
 		c->segments = 0;
 		if (c->map)
@@ -454,6 +475,7 @@ done:
 	}
 	c->entries_saved = c->entries.n;
 	c->fns_saved = c->fns.n;
+	c->no_names_saved = c->no_names.n;
 	/* a torn segment goes when the file is next written whole */
 	c->dirty = c->torn;
 	tf_buf_free(&want);
@@ -830,6 +852,10 @@ static void encode(tf_buf *b, const tf_symbolizer *s, const struct tf_sym_pcache
 	} else {
 		put32(b, UINT32_MAX);
 	}
+	size_t k0 = whole ? 0 : c->no_names_saved;
+	put32(b, (uint32_t)(c->no_names.n - k0));
+	for (size_t i = k0; i < c->no_names.n; i++)
+		put64(b, c->no_names.v[i]);
 	free(local);
 	tf_vec_free(&order);
 	tf_buf_free(&strs);
@@ -901,6 +927,7 @@ void tf_symbolizer_save(tf_symbolizer *s)
 		for (size_t k = 0; k < c->cus.n; k++)
 			c->cus.v[k].fresh = false;
 		c->aranges_fresh = false;
+		c->no_names_saved = c->no_names.n;
 		c->dirty = false;
 		s->stats.symcache_saved++;
 	}
@@ -926,6 +953,7 @@ void tf_sym_pcache_free(struct tf_sym_pcache *c)
 	tf_vec_free(&c->frames);
 	tf_htab_free(&c->index);
 	tf_vec_free(&c->aranges);
+	tf_vec_free(&c->no_names);
 	free(c);
 }
 
@@ -949,4 +977,22 @@ void tf_sym_pcache_put_aranges(tf_sym_module *m, const tf_sym_arange *v, size_t 
 		tf_vec_push(&c->aranges, v[i]);
 	c->aranges_end = end;
 	c->have_aranges = c->aranges_fresh = c->dirty = true;
+}
+
+bool tf_sym_pcache_no_names(const tf_sym_module *m, uint64_t key)
+{
+	const struct tf_sym_pcache *c = m->pc;
+	for (size_t i = 0; c && i < c->no_names.n; i++)
+		if (c->no_names.v[i] == key)
+			return true;
+	return false;
+}
+
+void tf_sym_pcache_put_no_names(tf_sym_module *m, uint64_t key)
+{
+	struct tf_sym_pcache *c = m->pc;
+	if (!c || tf_sym_pcache_no_names(m, key) || c->no_names.n >= 64)
+		return;
+	tf_vec_push(&c->no_names, key);
+	c->dirty = true;
 }

@@ -3,7 +3,8 @@
  * its own: the index hash table's removal (entries come and go by the
  * thousand in the ptrace sampler's pid indexes), rm -r, the sweep of what
  * killed writers left behind, the lists of strings modules hand to the
- * cli, and a program's output captured within a time limit.
+ * cli, a program's output captured within a time limit, and the heap in
+ * huge pages.
  */
 #include "unit.h"
 
@@ -11,6 +12,7 @@
 
 #include "testflame/common.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -334,9 +336,61 @@ static void test_buf_put_int(void **state)
 	tf_buf_free(&want);
 }
 
+/* The VmFlags of the mapping of /proc/self/smaps that holds `p`. */
+static char *vm_flags_of(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512], *flags = NULL;
+	bool in = false;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) { /* a mapping's first line */
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		} else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			flags = tf_xstrdup(line + 8);
+			break;
+		}
+	}
+	fclose(f);
+	assert_non_null(flags);
+	return flags;
+}
+
+/* After tf_heap_huge_pages(), the heap's next blocks are in a mapping
+ * advised into huge pages ("hg") from a huge page's first byte on, and
+ * blocks of BIG_BLOCK and more keep their own advised mappings. */
+static void test_heap_huge_pages(void **state)
+{
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__) || !defined(MADV_HUGEPAGE)
+	print_message("skipped: a sanitizer's malloc (or no MADV_HUGEPAGE)\n");
+	skip();
+#endif
+	tf_heap_huge_pages();
+	tf_heap_huge_pages(); /* once */
+	char *a = tf_xmalloc(100 << 10), *b = tf_xmalloc(300);
+	char *fa = vm_flags_of(a), *fb = vm_flags_of(b);
+	assert_non_null(strstr(fa, " hg"));
+	assert_non_null(strstr(fb, " hg"));
+	/* from the heap, not a mapping of their own */
+	assert_true(b > a && b - a < (1 << 20));
+	char *big = tf_xmalloc((size_t)8 << 20);
+	char *fbig = vm_flags_of(big + ((size_t)4 << 20));
+	assert_non_null(strstr(fbig, " hg"));
+	free(fa);
+	free(fb);
+	free(fbig);
+	free(a);
+	free(b);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_heap_huge_pages),
 		cmocka_unit_test(test_htab_remove),
 		cmocka_unit_test(test_htab_remove_edges),
 		cmocka_unit_test(test_rmtree),

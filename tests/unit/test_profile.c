@@ -1,9 +1,11 @@
 /*
  * test_profile.c - the profile model and its pprof / folded codecs:
- * deduplication, metadata, round trips, and refusal of corrupt input.
+ * deduplication, metadata, round trips, refusal of corrupt input, and
+ * the pprof writer's bytes against protobuf-c's (the reference encoder).
  */
 #include "unit.h"
 #include "testflame/profile.h"
+#include "profile.pb-c.h"
 
 static tf_profile *make_profile(void)
 {
@@ -237,6 +239,211 @@ static void test_join_split_runs(void **state)
 	tf_buf_free(&b);
 }
 
+/* profile.proto packed by protobuf-c, the reference tf_pprof_encode()
+ * must match byte for byte. */
+static void pack_reference(tf_buf *out, const tf_profile *p)
+{
+	Perftools__Profiles__Profile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
+	size_t nv = p->sample_types.n;
+	Perftools__Profiles__ValueType *vts = tf_xcalloc(nv + 1, sizeof(*vts)), period_type;
+	Perftools__Profiles__ValueType **vtp = tf_xcalloc(nv + 1, sizeof(*vtp));
+	Perftools__Profiles__Function *fns = tf_xcalloc(p->functions.n + 1, sizeof(*fns));
+	Perftools__Profiles__Function **fnp = tf_xcalloc(p->functions.n + 1, sizeof(*fnp));
+	Perftools__Profiles__Line *lines = tf_xcalloc(p->lines.n + 1, sizeof(*lines));
+	Perftools__Profiles__Line **linep = tf_xcalloc(p->lines.n + 1, sizeof(*linep));
+	Perftools__Profiles__Location *locs = tf_xcalloc(p->locations.n + 1, sizeof(*locs));
+	Perftools__Profiles__Location **locp = tf_xcalloc(p->locations.n + 1, sizeof(*locp));
+	Perftools__Profiles__Mapping *maps = tf_xcalloc(p->mappings.n + 1, sizeof(*maps));
+	Perftools__Profiles__Mapping **mapp = tf_xcalloc(p->mappings.n + 1, sizeof(*mapp));
+	Perftools__Profiles__Sample *samples = tf_xcalloc(p->samples.n + 1, sizeof(*samples));
+	Perftools__Profiles__Sample **samplep = tf_xcalloc(p->samples.n + 1, sizeof(*samplep));
+	Perftools__Profiles__Label *labels = tf_xcalloc(p->labels.n + 1, sizeof(*labels));
+	Perftools__Profiles__Label **labelp = tf_xcalloc(p->labels.n + 1, sizeof(*labelp));
+	uint64_t *stack = tf_xcalloc(p->stack.n + 1, sizeof(*stack));
+	int64_t *comments = tf_xcalloc(p->comments.n + 1, sizeof(*comments));
+
+	for (size_t i = 0; i < nv; i++) {
+		perftools__profiles__value_type__init(&vts[i]);
+		vts[i].type = p->sample_types.v[i].type;
+		vts[i].unit = p->sample_types.v[i].unit;
+		vtp[i] = &vts[i];
+	}
+	pb.n_sample_type = nv;
+	pb.sample_type = vtp;
+	for (size_t i = 0; i < p->functions.n; i++) {
+		perftools__profiles__function__init(&fns[i]);
+		fns[i].id = i + 1;
+		fns[i].name = p->functions.v[i].name;
+		fns[i].system_name = p->functions.v[i].system_name;
+		fns[i].filename = p->functions.v[i].filename;
+		fns[i].start_line = p->functions.v[i].start_line;
+		fnp[i] = &fns[i];
+	}
+	pb.n_function = p->functions.n;
+	pb.function = fnp;
+	for (size_t i = 0; i < p->lines.n; i++) {
+		perftools__profiles__line__init(&lines[i]);
+		lines[i].function_id = p->lines.v[i].function + 1;
+		lines[i].line = p->lines.v[i].line;
+		lines[i].column = p->lines.v[i].column;
+		linep[i] = &lines[i];
+	}
+	for (size_t i = 0; i < p->locations.n; i++) {
+		const tf_location *l = &p->locations.v[i];
+		perftools__profiles__location__init(&locs[i]);
+		locs[i].id = i + 1;
+		locs[i].mapping_id = l->mapping == TF_NO_MAPPING ? 0 : l->mapping + 1;
+		locs[i].address = l->address;
+		locs[i].n_line = l->nlines;
+		locs[i].line = linep + l->lines_off;
+		locs[i].is_folded = l->is_folded;
+		locp[i] = &locs[i];
+	}
+	pb.n_location = p->locations.n;
+	pb.location = locp;
+	for (size_t i = 0; i < p->mappings.n; i++) {
+		const tf_mapping *m = &p->mappings.v[i];
+		perftools__profiles__mapping__init(&maps[i]);
+		maps[i].id = i + 1;
+		maps[i].memory_start = m->memory_start;
+		maps[i].memory_limit = m->memory_limit;
+		maps[i].file_offset = m->file_offset;
+		maps[i].filename = m->filename;
+		maps[i].build_id = m->build_id;
+		maps[i].has_functions = !!(m->flags & TF_MAPPING_HAS_FUNCTIONS);
+		maps[i].has_filenames = !!(m->flags & TF_MAPPING_HAS_FILENAMES);
+		maps[i].has_line_numbers = !!(m->flags & TF_MAPPING_HAS_LINE_NUMBERS);
+		maps[i].has_inline_frames = !!(m->flags & TF_MAPPING_HAS_INLINE_FRAMES);
+		mapp[i] = &maps[i];
+	}
+	pb.n_mapping = p->mappings.n;
+	pb.mapping = mapp;
+	for (size_t i = 0; i < p->stack.n; i++)
+		stack[i] = (uint64_t)p->stack.v[i] + 1;
+	for (size_t i = 0; i < p->labels.n; i++) {
+		perftools__profiles__label__init(&labels[i]);
+		labels[i].key = p->labels.v[i].key;
+		labels[i].str = p->labels.v[i].str;
+		labels[i].num = p->labels.v[i].num;
+		labels[i].num_unit = p->labels.v[i].num_unit;
+		labelp[i] = &labels[i];
+	}
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const tf_sample *s = &p->samples.v[i];
+		perftools__profiles__sample__init(&samples[i]);
+		samples[i].n_location_id = s->nlocs;
+		samples[i].location_id = stack + s->locs_off;
+		samples[i].n_value = nv;
+		samples[i].value = (int64_t *)p->values.v + i * nv;
+		samples[i].n_label = s->nlabels;
+		samples[i].label = labelp + s->labels_off;
+		samplep[i] = &samples[i];
+	}
+	pb.n_sample = p->samples.n;
+	pb.sample = samplep;
+	pb.n_string_table = p->strings.strs.n;
+	pb.string_table = (char **)p->strings.strs.v;
+	pb.drop_frames = p->drop_frames;
+	pb.keep_frames = p->keep_frames;
+	pb.time_nanos = p->time_nanos;
+	pb.duration_nanos = p->duration_nanos;
+	if (p->period_type.type || p->period_type.unit) {
+		perftools__profiles__value_type__init(&period_type);
+		period_type.type = p->period_type.type;
+		period_type.unit = p->period_type.unit;
+		pb.period_type = &period_type;
+	}
+	pb.period = p->period;
+	for (size_t i = 0; i < p->comments.n; i++)
+		comments[i] = p->comments.v[i];
+	pb.n_comment = p->comments.n;
+	pb.comment = comments;
+	pb.default_sample_type = p->default_sample_type;
+	pb.doc_url = p->doc_url;
+
+	size_t len = perftools__profiles__profile__get_packed_size(&pb);
+	tf_buf_grow(out, len);
+	perftools__profiles__profile__pack(&pb, (uint8_t *)out->ptr + out->len);
+	out->len += len;
+	free(vts); free(vtp); free(fns); free(fnp); free(lines); free(linep);
+	free(locs); free(locp); free(maps); free(mapp); free(samples); free(samplep);
+	free(labels); free(labelp); free(stack); free(comments);
+}
+
+static void assert_encodes_as_reference(const tf_profile *p)
+{
+	tf_buf ours = TF_BUF_INIT, ref = TF_BUF_INIT;
+	assert_int_equal(tf_pprof_encode(&ours, p, 0), 0);
+	pack_reference(&ref, p);
+	assert_int_equal(ours.len, ref.len);
+	assert_memory_equal(ours.ptr, ref.ptr, ref.len);
+	tf_buf_free(&ours);
+	tf_buf_free(&ref);
+}
+
+/* Every field of profile.proto, zero and not, large and negative, as
+ * protobuf-c packs them. */
+static void test_pprof_encode_as_protobuf_c(void **state)
+{
+	tf_profile *p;
+	(void)state;
+
+	tf_profile_new(&p); /* nothing but the empty string */
+	assert_encodes_as_reference(p);
+	tf_profile_free(p);
+
+	p = make_profile();
+	tf_profile_add_sample_type(p, "alloc_space", "bytes");
+	tf_mapping m = { 0x400000, 0x7fffffffffffULL, 0x1000, tf_profile_intern(p, "/bin/x"),
+			 tf_profile_intern(p, "abcdef"),
+			 TF_MAPPING_HAS_FUNCTIONS | TF_MAPPING_HAS_LINE_NUMBERS };
+	uint32_t mi = tf_profile_add_mapping(p, &m);
+	tf_mapping m0 = { 0, 0, 0, 0, 0, TF_MAPPING_HAS_INLINE_FRAMES | TF_MAPPING_HAS_FILENAMES };
+	tf_profile_add_mapping(p, &m0);
+	uint32_t f = tf_profile_add_function(p, tf_profile_intern(p, "inl"), tf_profile_intern(p, "_Z3inlv"),
+					     tf_profile_intern(p, "inl.h"), -7);
+	uint32_t g = tf_profile_add_function(p, 0, 0, 0, 0);
+	tf_line ls[3] = { { f, 1 << 20, 3 }, { g, 0, 0 }, { f, -1, 129 } };
+	uint32_t locs[4];
+	locs[0] = tf_profile_add_location(p, mi, 0xffffffffffffffffULL, ls, 3);
+	locs[1] = tf_profile_add_location(p, TF_NO_MAPPING, 0, NULL, 0);
+	locs[2] = tf_profile_add_location(p, mi, 0x401000, ls + 1, 1);
+	locs[3] = locs[0];
+	p->locations.v[locs[2]].is_folded = true;
+	tf_label lab[3] = { { tf_profile_intern(p, "pid"), 0, -42, tf_profile_intern(p, "id") },
+			    { tf_profile_intern(p, "test"), tf_profile_intern(p, "t2"), 0, 0 },
+			    { 0, 0, 0, 0 } };
+	int64_t v[3] = { 0, -1, INT64_MAX };
+	tf_profile_add_sample(p, locs, 4, v, lab, 3);
+	int64_t w[3] = { 127, 128, INT64_MIN };
+	tf_profile_add_sample(p, NULL, 0, w, NULL, 0);
+	tf_profile_add_sample(p, locs + 1, 2, w, lab + 1, 1);
+	p->period_type.type = tf_profile_intern(p, "cpu");
+	p->period = 10000000;
+	p->time_nanos = -1;
+	p->duration_nanos = 1LL << 40;
+	p->drop_frames = tf_profile_intern(p, "drop.*");
+	p->keep_frames = 0;
+	p->default_sample_type = tf_profile_intern(p, "alloc_space");
+	p->doc_url = tf_profile_intern(p, "https://example.com/doc");
+	assert_encodes_as_reference(p);
+	tf_profile_free(p);
+
+	/* gzip on top, decoded back as it went in */
+	p = make_profile();
+	tf_buf z = TF_BUF_INIT;
+	tf_profile *q = NULL;
+	assert_int_equal(tf_pprof_encode(&z, p, 1), 0);
+	if (tf_pprof_decode(&q, z.ptr, z.len) != 0)
+		fail_msg("%s", tf_error_last());
+	assert_int_equal(q->samples.n, p->samples.n);
+	assert_int_equal(q->locations.n, p->locations.n);
+	assert_int_equal(q->values.v[1], p->values.v[1]);
+	tf_buf_free(&z);
+	tf_profile_free(q);
+	tf_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_set_metas),
 		cmocka_unit_test(test_made_by),
 		cmocka_unit_test(test_pprof_round_trip),
+		cmocka_unit_test(test_pprof_encode_as_protobuf_c),
 		cmocka_unit_test(test_pprof_corrupt),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_join_split_runs),

@@ -795,6 +795,121 @@ static void fn_names_free(fn_names *f)
 	tf_vec_free(&f->names);
 }
 
+/* A binary none of whose functions begins with a set of prefixes is known
+ * to be one by the next symbolizer with the same user cache, without its
+ * symbol table; a set some function begins with is asked of the table
+ * every time, and so is another set. */
+static void test_functions_named_kept(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize_cxx"), *dir = unit_tmpdir();
+	fixture f;
+	int call;
+	const char *const none[] = { "Catch::Session::run", "doctest::Context::run", NULL };
+	const char *const other[] = { "Catch::Session::run", NULL };
+	const char *const widget[] = { "tfx::Widget", NULL };
+
+	fixture_start(&f, path, NULL);
+	uint64_t ra = fixture_addr(&f, "ra compute", &call);
+	for (int run = 0; run < 2; run++) {
+		tf_symbolizer_opts o;
+		tf_symbolizer *s;
+		tf_symbolizer_stats st;
+		fn_names some = { 0 };
+		tf_symbolizer_opts_init(&o);
+		o.persist_dir = dir;
+		assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+		feed_maps(s, f.pid, false, true);
+		assert_true(look(s, f.pid, ra - 1)->resolved); /* it has DWARF: kept */
+		assert_int_equal(tf_symbolizer_functions_named(s, (uint32_t)f.pid, ra, none, keep_name, &some), 0);
+		assert_int_equal(tf_symbolizer_functions_named(s, (uint32_t)f.pid, ra, widget, keep_name, &some), 1);
+		tf_symbolizer_stats_get(s, &st);
+		assert_int_equal(st.names_kept, run); /* the first run asked the table */
+		if (run == 1)
+			assert_int_equal(tf_symbolizer_functions_named(s, (uint32_t)f.pid, ra, other, keep_name,
+								       &some), 0);
+		tf_symbolizer_stats_get(s, &st);
+		assert_int_equal(st.names_kept, run);
+		assert_int_equal(some.names.n, 1);
+		assert_string_equal(some.names.v[0], "tfx::Widget<int>::compute(int)");
+		fn_names_free(&some);
+		tf_symbolizer_save(s);
+		tf_symbolizer_free(s);
+	}
+	fixture_stop(&f);
+	unit_rmtree(dir);
+	free(path);
+}
+
+/* A kept symbol index whose name offsets are damaged (its entries are read
+ * as they are used, not checked all at once) gives no name for them, not
+ * a read past the string table: the address is named from the DWARF as
+ * before, and the damaged entries name no function. */
+static void test_kept_symbols_damaged(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize_cxx"), *dir = unit_tmpdir();
+	const char *const widget[] = { "tfx::Widget", NULL };
+	fixture f;
+	int call;
+	tf_symbolizer_opts o;
+	tf_symbolizer *s;
+
+	fixture_start(&f, path, NULL);
+	uint64_t ra = fixture_addr(&f, "ra compute", &call);
+	tf_symbolizer_opts_init(&o);
+	o.persist_dir = dir;
+	assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+	feed_maps(s, f.pid, false, true);
+	assert_string_equal(look(s, f.pid, ra - 1)->frames[0].function, "tfx::Widget<int>::compute(int)");
+	tf_symbolizer_save(s);
+	tf_symbolizer_free(s);
+
+	/* every entry's name offset past any string table; the answers kept
+	 * apart go, so that the address is resolved again */
+	char *symdir = tf_xasprintf("%s/sym", dir);
+	DIR *d = opendir(symdir);
+	struct dirent *e;
+	size_t damaged = 0;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char *p = tf_xasprintf("%s/%s", symdir, e->d_name);
+		if (strstr(e->d_name, "-di")) {
+			assert_int_equal(unlink(p), 0);
+		} else if (strstr(e->d_name, ".syms")) {
+			tf_buf b = TF_BUF_INIT;
+			assert_int_equal(tf_file_read(&b, p), 0);
+			const size_t header = 48, entry = 24; /* syms_header, tf_sym_ivl */
+			size_t n = (b.len - header) / (entry + 8);
+			for (size_t i = 0; i < n; i++) {
+				uint32_t bad = 0xfffffff0u;
+				memcpy(b.ptr + header + i * entry + 16, &bad, 4);
+			}
+			assert_int_equal(tf_file_write_atomic(p, b.ptr, b.len), 0);
+			tf_buf_free(&b);
+			damaged++;
+		}
+		free(p);
+	}
+	closedir(d);
+	assert_true(damaged > 0);
+
+	assert_int_equal(tf_symbolizer_new(&s, &o), 0);
+	feed_maps(s, f.pid, false, true);
+	const tf_symloc *l = look(s, f.pid, ra - 1);
+	assert_true(l->resolved);
+	assert_string_equal(l->frames[0].function, "tfx::Widget<int>::compute(int)");
+	assert_int_equal(l->frames[0].line, call);
+	fn_names some = { 0 };
+	assert_int_equal(tf_symbolizer_functions_named(s, (uint32_t)f.pid, ra, widget, keep_name, &some), 0);
+	fn_names_free(&some);
+	tf_symbolizer_free(s);
+	fixture_stop(&f);
+	free(symdir);
+	unit_rmtree(dir);
+	free(path);
+}
+
 /* A binary's functions named by a prefix: every function of the full list
  * that begins with one, and (the mangled names' beginnings settling the
  * rest) none of the others. */
@@ -1518,6 +1633,8 @@ int main(void)
 		cmocka_unit_test(test_demangle_names),
 		cmocka_unit_test(test_mangled_lead),
 		cmocka_unit_test(test_functions_named),
+		cmocka_unit_test(test_functions_named_kept),
+		cmocka_unit_test(test_kept_symbols_damaged),
 		cmocka_unit_test(test_deleted_binary),
 		cmocka_unit_test(test_memfd_mapping),
 		cmocka_unit_test(test_process_events),
