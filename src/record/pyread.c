@@ -56,7 +56,7 @@ typedef struct {
 	uint32_t pid;
 	tf_pyproc *pp;        /* the interpreter's frames, when readable */
 	uint32_t unreadable;  /* bin index + 1 of an interpreter we cannot read */
-	uint64_t since;       /* when what it runs was learned (its mmap, its fork) */
+	uint64_t since;       /* when what it runs was learned (its exec, mapping or fork) */
 	uint64_t ended;       /* when it exited, until the pid lives again */
 	int memfd;            /* /proc/PID/mem, where process_vm_readv is refused */
 	bool use_memfd;
