@@ -72,9 +72,20 @@ struct ring {
 	size_t size;  /* data area size, a power of two */
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
+	uint64_t head;        /* data_head as this drain took it */
+	uint8_t *copy;        /* side-band: its new records, when they wrap */
 };
 
 typedef TF_VEC(int) int_vec;
+
+/* A side-band ring's new records in one drain, read in time order with the
+ * other CPUs' (tf_perf_drain). */
+struct sb_run {
+	struct ring *r;
+	uint8_t *recs;
+	size_t len, off;
+	uint64_t time;        /* of the record at off */
+};
 
 struct tf_perf {
 	TF_VEC(struct ring) rings;
@@ -84,6 +95,7 @@ struct tf_perf {
 	uint64_t thread_sum;  /* counts of the threads the kernel reported */
 	uint8_t *scratch;   /* linear copy of new records that wrap around a ring */
 	size_t scratch_len;
+	struct sb_run *runs;  /* the side-band rings' new records, merged by time */
 	tf_pyread *py;
 	unsigned offcpu_max;  /* switch-outs a second per CPU, the cap */
 	struct perf_event_attr attr; /* the sampling event's, as opened */
@@ -283,6 +295,7 @@ static void close_rings(tf_perf *p)
 			munmap(r->base, r->len);
 		if (r->fd >= 0)
 			close(r->fd);
+		free(r->copy);
 	}
 	p->rings.n = 0;
 }
@@ -472,6 +485,7 @@ static int map_rings(tf_perf *p, const tf_perf_opts *o)
 		}
 	}
 	p->scratch = tf_xmalloc(p->scratch_len);
+	p->runs = tf_xcalloc(p->rings.n, sizeof(*p->runs));
 	return 0;
 }
 
@@ -655,7 +669,7 @@ static void scan(tf_perf *p, tf_recording *rec, struct ring *r, uint8_t *buf, si
 		if (h->size < sizeof(*h) || off + h->size > len)
 			break;
 		rec->info.records++;
-		if (r->offcpu && h->type == PERF_RECORD_SAMPLE) {
+		if (r && r->offcpu && h->type == PERF_RECORD_SAMPLE) {
 			/* the spool keeps it apart from the CPU's samples */
 			h->type = TF_SPOOL_SWITCH_SAMPLE;
 			rec->info.offcpu_samples++;
@@ -761,40 +775,147 @@ static void offcpu_pace(tf_perf *p, tf_recording *rec, struct ring *r)
 	}
 }
 
+/* The new records of a ring up to the head this drain took, in one piece:
+ * in place, or copied to `*copy` (made the ring's size when NULL) where
+ * they wrap around the ring's end. */
+static uint8_t *ring_records(struct ring *r, uint8_t **copy, uint64_t *avail)
+{
+	uint64_t tail = r->meta->data_tail;
+	size_t off, first;
+
+	*avail = r->head - tail;
+	if (*avail > r->size)
+		*avail = r->size; /* cannot happen with a well-behaved kernel */
+	off = (size_t)(tail & (r->size - 1));
+	first = TF_MIN((size_t)*avail, r->size - off);
+	if (first == *avail && !r->offcpu)
+		return r->data + off;
+	/* ... and the off-CPU ring's: scan marks its samples as such, which
+	 * the ring's pages (read-only past its first: a write there is a
+	 * SIGBUS) cannot take */
+	if (!*copy)
+		*copy = tf_xmalloc(r->size);
+	memcpy(*copy, r->data + off, first);
+	memcpy(*copy + first, r->data, (size_t)*avail - first);
+	return *copy;
+}
+
+static void ring_release(struct ring *r, uint64_t avail)
+{
+	/* release: the kernel may reuse the space only once it is read */
+	__atomic_store_n(&r->meta->data_tail, r->meta->data_tail + avail, __ATOMIC_RELEASE);
+}
+
+/* Where a side-band record's time is, counted back from its end: the
+ * sample_id trailer's TIME, after its TID (0: the records have none). */
+static size_t sb_time_back(const tf_spool_layout *l)
+{
+	uint64_t st = l->sample_type;
+	size_t n = 8;
+
+	if (!l->sample_id_all || !(st & PERF_SAMPLE_TIME))
+		return 0;
+	n += (st & PERF_SAMPLE_ID) ? 8 : 0;
+	n += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+	n += (st & PERF_SAMPLE_CPU) ? 8 : 0;
+	n += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	return n;
+}
+
+/* Step a run to its next whole record and take its time; a torn record
+ * ends the run (scan stops at it too). */
+static void sb_settle(struct sb_run *run, size_t back)
+{
+	const struct perf_event_header *h = (const void *)(run->recs + run->off);
+
+	if (run->off + sizeof(*h) > run->len || h->size < sizeof(*h) ||
+	    run->off + h->size > run->len) {
+		run->off = run->len;
+		return;
+	}
+	run->time = 0;
+	if (back && h->size >= sizeof(*h) + back)
+		memcpy(&run->time, (const uint8_t *)h + h->size - back, sizeof(run->time));
+}
+
+/*
+ * Read every ring's new records. Each CPU has its own rings, so a process
+ * that execs on one CPU and maps its interpreter on another has its
+ * records in two rings; read one ring after the other, the mapping could
+ * come before the exec it follows, and whatever acts on them as they come
+ * (the Python reader, the pinning of executables, the cmdline of an exec)
+ * would see a process forget what it had just mapped. So the side-band
+ * records of all rings are passed on in time order, merged as perf's
+ * ordered events are, and before any sample: the heads are taken first,
+ * the sampling rings' before the side-band's, so that every sample read
+ * here comes after whatever its process did before it. What the kernel
+ * writes between two drains is in the next one; the one window left is a
+ * record stamped before a head was taken and written after it (the
+ * kernel's few instructions between the two).
+ * The spool keeps each ring's records as they were (the replay sorts).
+ */
 int tf_perf_drain(tf_perf *p, tf_recording *rec, tf_live_fn live, void *live_ctx,
 		  uint64_t *processes)
 {
+	size_t back = sb_time_back(&rec->layout), nruns = 0;
+	int rc = 0;
+
+	/* acquire pairs with the kernel's store of data_head */
+	for (size_t i = 0; i < p->rings.n; i++)
+		if (!p->rings.v[i].sideband)
+			p->rings.v[i].head = __atomic_load_n(&p->rings.v[i].meta->data_head,
+							     __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < p->rings.n; i++)
+		if (p->rings.v[i].sideband)
+			p->rings.v[i].head = __atomic_load_n(&p->rings.v[i].meta->data_head,
+							     __ATOMIC_ACQUIRE);
+
 	for (size_t i = 0; i < p->rings.n; i++) {
 		struct ring *r = &p->rings.v[i];
-		/* acquire pairs with the kernel's store of data_head */
-		uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-		uint64_t tail = r->meta->data_tail;
-		uint64_t avail = head - tail;
-		size_t off, first;
-		int rc;
-
-		if (!avail)
+		uint64_t avail;
+		if (!r->sideband || r->head == r->meta->data_tail)
 			continue;
-		if (avail > r->size)
-			avail = r->size; /* cannot happen with a well-behaved kernel */
-		off = (size_t)(tail & (r->size - 1));
-		first = TF_MIN((size_t)avail, r->size - off);
+		struct sb_run *run = &p->runs[nruns++];
+		run->r = r;
+		run->recs = ring_records(r, &r->copy, &avail);
+		run->len = (size_t)avail;
+		run->off = 0;
+		sb_settle(run, back);
+	}
+	for (;;) {
+		struct sb_run *first = NULL;
+		for (size_t i = 0; i < nruns; i++)
+			if (p->runs[i].off < p->runs[i].len &&
+			    (!first || p->runs[i].time < first->time))
+				first = &p->runs[i];
+		if (!first)
+			break;
+		struct perf_event_header *h = (void *)(first->recs + first->off);
+		scan(p, rec, first->r, (uint8_t *)h, h->size, live, live_ctx, processes);
+		first->off += h->size;
+		sb_settle(first, back);
+	}
+	for (size_t i = 0; i < nruns; i++) {
+		int arc = tf_spool_append(rec->spool, p->runs[i].recs, p->runs[i].len);
+		ring_release(p->runs[i].r, p->runs[i].len);
+		if (!rc)
+			rc = arc;
+	}
+	if (rc)
+		return rc;
+
+	for (size_t i = 0; i < p->rings.n; i++) {
+		struct ring *r = &p->rings.v[i];
+		uint64_t avail;
+		if (r->sideband || r->head == r->meta->data_tail)
+			continue;
 		/* the records are read in place, unless they wrap around the
 		 * ring's end: a copy of every record first was a fifth of the
 		 * reader's CPU while the suite runs (500 processes at 249 Hz) */
-		/* ... and the off-CPU ring's: scan marks its samples as
-		 * such, which the ring's pages (read-only past its first:
-		 * a write there is a SIGBUS) cannot take */
-		uint8_t *recs = r->data + off;
-		if (first < avail || r->offcpu) {
-			memcpy(p->scratch, r->data + off, first);
-			memcpy(p->scratch + first, r->data, (size_t)avail - first);
-			recs = p->scratch;
-		}
+		uint8_t *recs = ring_records(r, &p->scratch, &avail);
 		scan(p, rec, r, recs, (size_t)avail, live, live_ctx, processes);
 		rc = tf_spool_append(rec->spool, recs, (size_t)avail);
-		/* release: the kernel may reuse the space only once it is read */
-		__atomic_store_n(&r->meta->data_tail, tail + avail, __ATOMIC_RELEASE);
+		ring_release(r, avail);
 		if (rc)
 			return rc;
 	}
@@ -849,5 +970,6 @@ void tf_perf_close(tf_perf *p)
 	close_rings(p);
 	tf_vec_free(&p->rings);
 	free(p->scratch);
+	free(p->runs);
 	free(p);
 }

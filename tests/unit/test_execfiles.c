@@ -1,14 +1,23 @@
 /*
- * test_execfiles.c - a program whose file is deleted as soon as it exits
- * (`go test`'s package binaries, any runner that cleans its temporary
- * directory) keeps its symbols: the recorder holds the file from the
- * exec on and hands it to the live hook with the exec's mapping.
+ * test_execfiles.c - what the recorder's live hook is given while the
+ * command runs.
  *
- * Real perf_event on a real process whose binary is really deleted; the
- * live hook is the symbolizer, as `record` and `run` wire it. The hook
- * stalls at its first record until the runner script has run the program
- * and removed it, so every record is read after the file is gone: what
- * a reader behind a loaded machine meets, here without any timing.
+ * A program whose file is deleted as soon as it exits (`go test`'s
+ * package binaries, any runner that cleans its temporary directory) keeps
+ * its symbols: the recorder holds the file from the exec on and hands it
+ * to the live hook with the exec's mapping. Real perf_event on a real
+ * process whose binary is really deleted; the live hook is the
+ * symbolizer, as `record` and `run` wire it.
+ *
+ * The side-band records of every CPU reach the hook in the order they
+ * happened, whichever CPU's ring holds them: an exec before the mappings
+ * it makes, a fork before its child's exec, an exit last. Real
+ * perf_event on a real shell that runs a program alternately on each CPU.
+ *
+ * Each hook stalls at its first record until the command is done, so
+ * every later record waits in the rings and is read after the fact (the
+ * file gone; both CPUs' records in one drain): what a reader behind a
+ * loaded machine meets, here without any timing.
  */
 #include "unit.h"
 #include "symbolize_helpers.h"
@@ -19,7 +28,6 @@
 #include <fcntl.h>
 #include <sys/fanotify.h>
 #include <sys/mman.h>
-#include <time.h>
 
 typedef struct {
 	tf_symbolizer *sym;
@@ -43,11 +51,7 @@ static void on_live(void *ctx, const tf_rec_event *ev)
 	live_ctx *l = ctx;
 	if (!l->stalled) {
 		l->stalled = true;
-		struct timespec ms = { 0, 1000000 };
-		int i = 0;
-		for (; i < 20000 && access(l->done, F_OK) != 0; i++)
-			nanosleep(&ms, NULL);
-		l->timed_out = i == 20000;
+		l->timed_out = !unit_wait_for_file(l->done);
 	}
 	tf_symbolizer_live(l->sym, ev);
 }
@@ -83,6 +87,24 @@ static bool may_hold(void)
 	return true;
 }
 
+/* Record `argv` with perf, `live` its hook; NULL where perf is refused. */
+static tf_recording *record_live(char **argv, tf_live_fn live, void *ctx)
+{
+	tf_record_opts o;
+	tf_record_opts_init(&o);
+	o.argv = argv;
+	o.sampler = TF_SAMPLER_PERF;
+	o.live = live;
+	o.live_ctx = ctx;
+	tf_recording *r = NULL;
+	int rc = tf_record_run(&r, &o);
+	if (rc == TF_EPERM || rc == TF_EUNSUPPORTED)
+		return NULL;
+	assert_int_equal(rc, 0);
+	assert_int_equal(tf_recording_info(r)->exit_status, 0);
+	return r;
+}
+
 static void test_deleted_on_exit(void **state)
 {
 	(void)state;
@@ -100,20 +122,11 @@ static void test_deleted_on_exit(void **state)
 	tf_symbolizer_opts so;
 	tf_symbolizer_opts_init(&so);
 	assert_int_equal(tf_symbolizer_new(&l.sym, &so), 0);
-	tf_record_opts o;
-	tf_record_opts_init(&o);
-	o.argv = argv;
-	o.sampler = TF_SAMPLER_PERF;
-	o.live = on_live;
-	o.live_ctx = &l;
-	tf_recording *r = NULL;
-	int rc = tf_record_run(&r, &o);
-	if (rc == TF_EPERM || rc == TF_EUNSUPPORTED) {
+	tf_recording *r = record_live(argv, on_live, &l);
+	if (!r) {
 		tf_symbolizer_free(l.sym);
 		skip();
 	}
-	assert_int_equal(rc, 0);
-	assert_int_equal(tf_recording_info(r)->exit_status, 0);
 	assert_false(l.timed_out);
 	assert_int_not_equal(access(victim, F_OK), 0);
 
@@ -130,10 +143,70 @@ static void test_deleted_on_exit(void **state)
 	unit_rmtree(dir);
 }
 
+typedef struct {
+	const char *done;      /* the shell creates it when its programs ran */
+	bool stalled, timed_out;
+	uint64_t last;         /* the latest time the hook was given */
+	size_t events, inversions, execs;
+	unsigned cpus;         /* a bit for each CPU an exec was seen on */
+} order_ctx;
+
+static void on_order(void *ctx, const tf_rec_event *ev)
+{
+	order_ctx *l = ctx;
+	if (!l->stalled) {
+		l->stalled = true;
+		l->timed_out = !unit_wait_for_file(l->done);
+	}
+	if (!ev->time)
+		return;
+	l->events++;
+	if (ev->time < l->last)
+		l->inversions++;
+	else
+		l->last = ev->time;
+	if (ev->type == TF_REC_COMM && ev->comm.exec && ev->comm.comm &&
+	    strcmp(ev->comm.comm, "true") == 0) {
+		l->execs++;
+		if (ev->cpu < 32)
+			l->cpus |= 1u << ev->cpu;
+	}
+}
+
+static void test_side_band_in_time_order(void **state)
+{
+	(void)state;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || system("taskset -c 1 true 2>/dev/null") != 0)
+		skip(); /* one CPU: one ring, nothing to merge */
+	char *dir = unit_tmpdir(), *done = tf_xasprintf("%s/done", dir);
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c",
+			 (char *)"i=0; while [ $i -lt 40 ]; do taskset -c $((i % 2)) true; "
+				 "i=$((i + 1)); done; : >\"$0\"",
+			 done, NULL };
+	order_ctx l = { .done = done };
+	tf_recording *r = record_live(argv, on_order, &l);
+	if (!r) {
+		free(done);
+		unit_rmtree(dir);
+		skip();
+	}
+	assert_false(l.timed_out);
+	/* the programs ran on both CPUs, each exec seen */
+	assert_int_equal(l.execs, 40);
+	assert_int_equal(l.cpus & 3u, 3u);
+	assert_true(l.events > 40 * 3);
+	assert_int_equal(l.inversions, 0);
+
+	tf_recording_free(r);
+	free(done);
+	unit_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deleted_on_exit),
+		cmocka_unit_test(test_side_band_in_time_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

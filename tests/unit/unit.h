@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testflame/common.h"
@@ -45,6 +46,20 @@ static inline void unit_sh(const char *fmt, ...)
 	if (system(b.ptr) != 0)
 		fail_msg("command failed: %s", b.ptr);
 	tf_buf_free(&b);
+}
+
+/* Wait until `path` exists, for at most 20 s: what a live hook stalls on
+ * while the command it reads goes on (the records pile up in the rings).
+ * Returns false when it timed out. */
+static inline bool unit_wait_for_file(const char *path)
+{
+	struct timespec ms = { 0, 1000000 };
+	for (int i = 0; i < 20000; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		nanosleep(&ms, NULL);
+	}
+	return false;
 }
 
 /* For the tests that make git repositories: git and libgit2 read only
