@@ -21,7 +21,8 @@
 # pointers) as the variant tf_old, to measure a change of the recorder
 # side by side. VARIANTS="bare tf_fp ..." picks the variants; perf_a_cg is
 # the floor filtered to a cgroup the suite moves into (`perf record -g -a
-# -G`, the way testflame follows by default; root and cgroup2). Besides the
+# -G`, the way testflame follows by default; root and cgroup2), and
+# perf_a_cg_sw the same with --switch-events, as testflame records them. Besides the
 # median and IQR, the mean paired ratio is printed with its 95% interval:
 # on a VM whose runs wander by 10%, the interval says which differences
 # the rounds resolved.
@@ -42,15 +43,23 @@ else
 	CGNAME=
 fi
 
-# the suite, timing itself into $OUT (in SUITE_CG's cgroup when given)
+# the suite, timing itself into $OUT (in SUITE_CG's cgroup when given):
+# its wall time, and into $OUT.cpu the CPU time of its processes (user +
+# system of the children bash waited for, by its `time`), which counts
+# what the kernel does for a profiler in their time (samples, side-band
+# records, following) and not the profiler's own reader
 cat >"$WORK/suite.sh" <<EOF
-#!/bin/sh
+#!/usr/bin/env bash
 [ -z "\${SUITE_CG:-}" ] || echo \$\$ >"\$SUITE_CG/cgroup.procs" || exit 1
 cd "$SUITE_DIR" || exit 1
+TIMEFORMAT='%3U %3S'
+now=/dev/null
+[ "\$OUT" = /dev/null ] || now=\$OUT.cpu.now
 s=\$(date +%s%N)
-$SUITE_CMD >/dev/null
+{ time $SUITE_CMD >/dev/null 2>&3; } 3>&2 2>"\$now"
 e=\$(date +%s%N)
 echo \$(( (e - s) / 1000 )) >>"\$OUT"
+[ "\$now" = /dev/null ] || awk '{ printf "%d\\n", (\$1 + \$2) * 1e6 }' "\$now" >>"\$OUT.cpu"
 EOF
 chmod +x "$WORK/suite.sh"
 
@@ -70,6 +79,12 @@ cmd[tf_inherit]="$TF record -q --freq $FREQ --follow inherit -o $WORK/inh.pb.gz 
 # chain, as off-CPU flame graphs are made with perf, and perf sched's
 # scheduler trace (switches, wake-ups, migrations; no call chains)
 cmd[tf_nooff]="$TF record -q --freq $FREQ --off-cpu off -o $WORK/nooff.pb.gz --"
+# ... and without holding each exec'd program from its exec (fanotify
+# refused, as without CAP_SYS_ADMIN): what that costs a suite's processes
+cmd[tf_nofan]="setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin $TF record -q --freq $FREQ --off-cpu off -o $WORK/nofan.pb.gz --"
+# ... and with its reader at the suite's priority (raising it refused, as
+# without CAP_SYS_NICE)
+cmd[tf_nonice]="setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice $TF record -q --freq $FREQ --off-cpu off -o $WORK/nonice.pb.gz --"
 cmd[perf_switch]="perf record -q -e sched:sched_switch -g -o $WORK/switch.data --"
 cmd[perf_sched]="perf sched record -q -o $WORK/sched.data --"
 cmd[perf_fp]="perf record -q -F $FREQ -g -o $WORK/perf.data --"
@@ -85,6 +100,10 @@ cmd[perf_flat]="perf record -q -F $FREQ -o $WORK/flat.data --"
 cmd[perf_a]="perf record -q -e cpu-clock -F $FREQ -g -a -o $WORK/perfa.data --"
 [ -z "$CGNAME" ] ||
 	cmd[perf_a_cg]="env SUITE_CG=$CGMNT/$CGNAME perf record -q -e cpu-clock -F $FREQ -g -a -G $CGNAME -o $WORK/perfacg.data --"
+# ... with the records testflame also asks for: every switch of the
+# suite's threads on and off a CPU (its exact CPU time per thread)
+[ -z "$CGNAME" ] ||
+	cmd[perf_a_cg_sw]="env SUITE_CG=$CGMNT/$CGNAME perf record -q -e cpu-clock -F $FREQ -g -a -G $CGNAME --switch-events -o $WORK/perfacgsw.data --"
 order=(bare tf_fp perf_fp tf_dwarf perf_dwarf tf_auto perf_a)
 if [ -n "${OLD_TF:-}" ]; then
 	cmd[tf_old]="$OLD_TF record -q --freq $FREQ --call-graph fp -o $WORK/old.pb.gz --"
@@ -102,10 +121,11 @@ alternate_rounds
 machine
 echo "workload: $SUITE_CMD in $SUITE_DIR, timed from inside; $ROUNDS alternating rounds at $FREQ Hz"
 echo "ratio: each run divided by the bare run of its own round (pairs cancel the machine's drift)"
-printf '%-12s %12s %10s %18s %24s\n' variant "median ms" "÷ bare" "ratio IQR" "mean ÷ bare (95% CI)"
-for v in "${order[@]}"; do
-	m=$(median <"$WORK/$v.times")
-	paste "$WORK/$v.times" "$WORK/bare.times" | awk '{ print $1 / $2 }' | sort -g >"$WORK/$v.ratios"
+# the paired ratios of a variant's runs to bare's, summarised
+ratios() { # VARIANT FILE-SUFFIX
+	local v=$1 x=$2 m
+	m=$(median <"$WORK/$v.$x")
+	paste "$WORK/$v.$x" "$WORK/bare.$x" | awk '{ print $1 / $2 }' | sort -g >"$WORK/$v.$x.ratios"
 	awk -v name="$v" -v m="$m" '
 		{ r[NR] = $1; s += $1; ss += $1 * $1 }
 		END {
@@ -114,5 +134,15 @@ for v in "${order[@]}"; do
 			mean = s / NR; sd = NR > 1 ? sqrt((ss - NR * mean * mean) / (NR - 1)) : 0
 			half = NR > 1 ? 2 * sd / sqrt(NR) : 0
 			printf "%-12s %12.1f %10.3f %9.3f-%-8.3f %10.3f (%.3f-%.3f)\n", name, m / 1000, med, q1, q3, mean, mean - half, mean + half
-		}' "$WORK/$v.ratios"
+		}' "$WORK/$v.$x.ratios"
+}
+echo "wall time of the suite"
+printf '%-12s %12s %10s %18s %24s\n' variant "median ms" "÷ bare" "ratio IQR" "mean ÷ bare (95% CI)"
+for v in "${order[@]}"; do
+	ratios "$v" times
+done
+echo "CPU time of the suite's processes (user + system; the profiler's reader apart)"
+printf '%-12s %12s %10s %18s %24s\n' variant "median ms" "÷ bare" "ratio IQR" "mean ÷ bare (95% CI)"
+for v in "${order[@]}"; do
+	ratios "$v" times.cpu
 done
