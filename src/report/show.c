@@ -390,6 +390,37 @@ static void text_test_row(tf_buf *b, const summary *s, const test_row *r, int w)
 	tf_buf_putc(b, '\n');
 }
 
+/*
+ * The tests that hold tests (a libtest or Go test binary, a ctest test
+ * running GoogleTest or cmocka): their samples are their work outside
+ * their tests, but their measured cost is the whole program's, their
+ * tests' included, and the comparison judges them through their tests.
+ * Said under the table, so that the column is not read as the remainder.
+ */
+static void text_holders(tf_buf *b, const summary *s)
+{
+	TF_VEC(const char *) parents = { 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->rows.n; i++)
+		if (s->rows.v[i].parent)
+			tf_vec_push(&parents, s->rows.v[i].parent);
+	if (parents.n > 1)
+		qsort(parents.v, parents.n, sizeof(*parents.v), cmp_str);
+	for (size_t i = 0; i < s->rows.n && parents.n; i++) {
+		const test_row *r = &s->rows.v[i];
+		if ((isnan(r->count) && isnan(r->cpu_ns)) ||
+		    !bsearch(&r->name, parents.v, parents.n, sizeof(*parents.v), cmp_str))
+			continue;
+		tf_buf_puts(b, n++ ? ", " : "\nHolding tests (measured: the whole program, its tests included; "
+					    "compared through its tests): ");
+		tf_buf_puts(b, r->name);
+	}
+	if (n)
+		tf_buf_putc(b, '\n');
+	tf_vec_free(&parents);
+}
+
 static void text_tests(tf_buf *b, const summary *s)
 {
 	TF_VEC(const char *) names = { 0 };
@@ -419,6 +450,8 @@ static void text_tests(tf_buf *b, const summary *s)
 		for (size_t i = 0; i < s->rows.n; i++)
 			text_test_row(b, s, &s->rows.v[i], w);
 		tf_vec_free(&names);
+		if (s->any_measured)
+			text_holders(b, s);
 	}
 	if (s->build) {
 		char v[64], wall[64] = "";

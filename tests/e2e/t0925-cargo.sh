@@ -10,7 +10,8 @@
 # tests, BINARY::NAME); the doc-tests by their names, each its program's
 # exact cost; the compilers and linkers (rustc, rustdoc, rust-lld) and
 # the crate's build script are the build; a filter selects; cargo's output
-# and exit status are its own.
+# and exit status are its own. `show` says which rows hold tests (their
+# measured cost is the whole binary's).
 . "$(dirname "$0")/lib.sh"
 CRAB=$TOP/tests/fixtures/suites/crab
 
@@ -33,8 +34,12 @@ test_expect_success 'cargo test: every test of its list, by name, with its CPU t
 	sed -E "s/[0-9]+\.[0-9]+ ?s/Ns/g" plain.out | sort >plain.m && sed -E "s/[0-9]+\.[0-9]+ ?s/Ns/g" tf.out | sort >tf.m &&
 	cmp plain.m tf.m &&
 	"$TF" show --json all.pb.gz >all.json &&
+	"$TF" show all.pb.gz >all.txt &&
 	python3 - <<-\EOF
 	import json, re
+	# the binaries hold their tests: the text says their measure is whole
+	held = [l for l in open("all.txt") if l.startswith("Holding tests")]
+	assert len(held) == 1 and sorted(held[0].split("): ", 1)[1].strip().split(", ")) == ["crab", "inner", "outer"], held
 	t = {x["name"]: x for x in json.load(open("all.json"))["tests"]}
 	want = set(open("list").read().split("\n")) - set(open("ignored").read().split("\n")) - {"", "same"}
 	want |= {"outer::same", "inner::same"}
