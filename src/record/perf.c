@@ -806,22 +806,6 @@ static void ring_release(struct ring *r, uint64_t avail)
 	__atomic_store_n(&r->meta->data_tail, r->meta->data_tail + avail, __ATOMIC_RELEASE);
 }
 
-/* Where a side-band record's time is, counted back from its end: the
- * sample_id trailer's TIME, after its TID (0: the records have none). */
-static size_t sb_time_back(const tf_spool_layout *l)
-{
-	uint64_t st = l->sample_type;
-	size_t n = 8;
-
-	if (!l->sample_id_all || !(st & PERF_SAMPLE_TIME))
-		return 0;
-	n += (st & PERF_SAMPLE_ID) ? 8 : 0;
-	n += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-	n += (st & PERF_SAMPLE_CPU) ? 8 : 0;
-	n += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	return n;
-}
-
 /* Step a run to its next whole record and take its time; a torn record
  * ends the run (scan stops at it too). */
 static void sb_settle(struct sb_run *run, size_t back)
@@ -857,18 +841,16 @@ static void sb_settle(struct sb_run *run, size_t back)
 int tf_perf_drain(tf_perf *p, tf_recording *rec, tf_live_fn live, void *live_ctx,
 		  uint64_t *processes)
 {
-	size_t back = sb_time_back(&rec->layout), nruns = 0;
+	size_t back = tf_spool_id_time_back(&rec->layout), nruns = 0;
 	int rc = 0;
 
-	/* acquire pairs with the kernel's store of data_head */
-	for (size_t i = 0; i < p->rings.n; i++)
-		if (!p->rings.v[i].sideband)
-			p->rings.v[i].head = __atomic_load_n(&p->rings.v[i].meta->data_head,
-							     __ATOMIC_ACQUIRE);
-	for (size_t i = 0; i < p->rings.n; i++)
-		if (p->rings.v[i].sideband)
-			p->rings.v[i].head = __atomic_load_n(&p->rings.v[i].meta->data_head,
-							     __ATOMIC_ACQUIRE);
+	/* the sampling rings' heads, then the side-band's; acquire pairs
+	 * with the kernel's store of data_head */
+	for (int sideband = 0; sideband < 2; sideband++)
+		for (size_t i = 0; i < p->rings.n; i++)
+			if (p->rings.v[i].sideband == sideband)
+				p->rings.v[i].head = __atomic_load_n(&p->rings.v[i].meta->data_head,
+								     __ATOMIC_ACQUIRE);
 
 	for (size_t i = 0; i < p->rings.n; i++) {
 		struct ring *r = &p->rings.v[i];

@@ -332,6 +332,9 @@ void tf_spool_free(tf_spool *s);
  * replay does not hand out, negative for a malformed record. */
 int tf_spool_decode(const tf_spool_layout *layout, const struct perf_event_header *h,
 		    tf_rec_event *out);
+/* Where a side-band record's time is, counted back from its end: the
+ * sample_id trailer's TIME on (0: the records carry no time). */
+size_t tf_spool_id_time_back(const tf_spool_layout *layout);
 /* The timestamp of a record (0 if it has none). */
 uint64_t tf_spool_record_time(const tf_spool_layout *layout,
 			      const struct perf_event_header *h);

@@ -265,24 +265,33 @@ static const char *take_str(cursor *c)
 /* The sample_id trailer of side-band records (sample_id_all): time and
  * cpu. Records that name their own pid/tid keep them; the trailer's are
  * those of the task that caused the record (the parent, for a fork). */
+/* The trailer's bytes from its TIME on (what follows TID). */
+static size_t sample_id_from_time(uint64_t st)
+{
+	return ((st & PERF_SAMPLE_TIME) ? 8 : 0) + ((st & PERF_SAMPLE_ID) ? 8 : 0) +
+	       ((st & PERF_SAMPLE_STREAM_ID) ? 8 : 0) + ((st & PERF_SAMPLE_CPU) ? 8 : 0) +
+	       ((st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0);
+}
+
+size_t tf_spool_id_time_back(const tf_spool_layout *l)
+{
+	if (!l->sample_id_all || !(l->sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	return sample_id_from_time(l->sample_type);
+}
+
 static void decode_sample_id(const tf_spool_layout *l, const struct perf_event_header *h,
 			     tf_rec_event *ev)
 {
 	uint32_t pid = 0, tid = 0;
 	uint64_t st = l->sample_type;
-	size_t n = 0;
 	const uint8_t *end = (const uint8_t *)h + h->size;
 	cursor c;
 	uint32_t u;
 
 	if (!l->sample_id_all)
 		return;
-	n += (st & PERF_SAMPLE_TID) ? 8 : 0;
-	n += (st & PERF_SAMPLE_TIME) ? 8 : 0;
-	n += (st & PERF_SAMPLE_ID) ? 8 : 0;
-	n += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-	n += (st & PERF_SAMPLE_CPU) ? 8 : 0;
-	n += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	size_t n = ((st & PERF_SAMPLE_TID) ? 8 : 0) + sample_id_from_time(st);
 	if (n > (size_t)h->size - sizeof(*h))
 		return;
 	c.p = end - n;
