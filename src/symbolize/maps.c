@@ -153,7 +153,7 @@ void tf_symbolizer_event(tf_symbolizer *s, const tf_rec_event *ev)
 
 	/* what tf_symbolizer_lookup() remembers may no longer hold */
 	if (s->lookup_gen && ++s->lookup_gen == 0) {
-		memset(s->lookup_cache, 0, TF_SYM_LOOKUP_SLOTS * sizeof(*s->lookup_cache));
+		memset(s->lookup_cache, 0, s->lookup_slots * sizeof(*s->lookup_cache));
 		s->lookup_gen = 1;
 	}
 

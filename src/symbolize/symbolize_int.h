@@ -414,8 +414,11 @@ typedef struct {
 	uint64_t addr;
 } tf_sym_key;
 
-/* tf_symbolizer_lookup()'s memory of recent answers (symbolizer.c). */
-#define TF_SYM_LOOKUP_SLOTS 8192
+/* tf_symbolizer_lookup()'s memory of recent answers (symbolizer.c): a
+ * table of FIRST slots, four times larger each time the lookups reach four
+ * times its size, up to MAX. */
+#define TF_SYM_LOOKUP_SLOTS_FIRST 256
+#define TF_SYM_LOOKUP_SLOTS_MAX 8192
 struct tf_sym_lookup_slot {
 	uint64_t addr;
 	uint32_t pid, gen;
@@ -436,6 +439,7 @@ struct tf_symbolizer {
 	tf_htab loc_index;
 	TF_VEC(tf_frame) scratch; /* frames of the address being resolved */
 	struct tf_sym_lookup_slot *lookup_cache; /* (pid, addr) -> symloc, recent */
+	uint32_t lookup_slots;    /* of lookup_cache, a power of 2 */
 	uint32_t lookup_gen;      /* bumped by every address-space change */
 
 	/* processes */

@@ -332,12 +332,18 @@ const tf_symloc *tf_symbolizer_lookup(tf_symbolizer *s, uint32_t pid, uint64_t t
 
 	s->stats.lookups++;
 	uint32_t key = kernel ? UINT32_MAX : pid;
-	if (TF_UNLIKELY(!s->lookup_cache)) {
-		s->lookup_cache = tf_xcalloc(TF_SYM_LOOKUP_SLOTS, sizeof(*s->lookup_cache));
+	/* sized to the run: a few dozen samples need no 256 KiB table, whose
+	 * zeroed pages cost a short run a millisecond */
+	if (TF_UNLIKELY(s->stats.lookups > 4 * (uint64_t)s->lookup_slots &&
+			s->lookup_slots < TF_SYM_LOOKUP_SLOTS_MAX)) {
+		free(s->lookup_cache);
+		s->lookup_slots = s->lookup_slots ? TF_MIN(s->lookup_slots * 4, TF_SYM_LOOKUP_SLOTS_MAX)
+						  : TF_SYM_LOOKUP_SLOTS_FIRST;
+		s->lookup_cache = tf_xcalloc(s->lookup_slots, sizeof(*s->lookup_cache));
 		s->lookup_gen = 1;
 	}
 	struct tf_sym_lookup_slot *slot =
-		&s->lookup_cache[tf_hash_combine(key, addr) & (TF_SYM_LOOKUP_SLOTS - 1)];
+		&s->lookup_cache[tf_hash_combine(key, addr) & (s->lookup_slots - 1)];
 	if (slot->gen == s->lookup_gen && slot->addr == addr && slot->pid == key) {
 		l = slot->loc;
 		if (!l->resolved)

@@ -1026,6 +1026,20 @@ static void test_memfd_mapping(void **state)
 }
 
 /* fork inherits, exec clears, an overlapping mmap replaces, exit ends */
+/* An anonymous mapping over the page of `addr` in process `pid`. */
+static void map_anon_page(tf_symbolizer *s, uint32_t pid, uint64_t addr, uint64_t time)
+{
+	tf_rec_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = TF_REC_MMAP;
+	ev.pid = ev.tid = pid;
+	ev.time = time;
+	ev.mmap.start = addr & ~4095ULL;
+	ev.mmap.len = 4096;
+	ev.mmap.filename = "//anon";
+	tf_symbolizer_event(s, &ev);
+}
+
 static void test_process_events(void **state)
 {
 	(void)state;
@@ -1048,15 +1062,7 @@ static void test_process_events(void **state)
 	assert_string_equal(look(s, (pid_t)child, mainp)->frames[0].function, "main");
 
 	/* an anonymous mapping over sym_hot_loop's page replaces that part */
-	tf_rec_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = TF_REC_MMAP;
-	ev.pid = ev.tid = child;
-	ev.time = 2002;
-	ev.mmap.start = fn & ~4095ULL;
-	ev.mmap.len = 4096;
-	ev.mmap.filename = "//anon";
-	tf_symbolizer_event(s, &ev);
+	map_anon_page(s, child, fn, 2002);
 	if ((mainp & ~4095ULL) != (fn & ~4095ULL)) {
 		const tf_symloc *l = look(s, (pid_t)child, mainp);
 		assert_string_equal(l->frames[0].function, "main");
@@ -1069,6 +1075,7 @@ static void test_process_events(void **state)
 	assert_string_equal(look(s, f.pid, fn)->frames[0].function, "sym_hot_loop");
 
 	/* exec: the old image is gone */
+	tf_rec_event ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.type = TF_REC_COMM;
 	ev.pid = ev.tid = child;
@@ -1081,6 +1088,40 @@ static void test_process_events(void **state)
 	assert_true(look(s, f.pid, mainp)->resolved);
 	send_simple(s, TF_REC_EXIT, (uint32_t)f.pid, (uint32_t)f.pid, (uint32_t)f.pid, 3001, false);
 	assert_string_equal(look(s, f.pid, 0x1234)->frames[0].function, "[unknown]");
+	tf_symbolizer_free(s);
+	free(path);
+}
+
+/* The memory of recent answers starts small and grows with the lookups
+ * (TF_SYM_LOOKUP_SLOTS_FIRST to _MAX): the answers are the same across its
+ * growths, and an address-space change still empties it after them. */
+static void test_lookup_memory_grows(void **state)
+{
+	(void)state;
+	char *path = fixture_path("symbolize");
+	fixture f;
+	tf_symbolizer *s = new_sym();
+	const uint32_t child = 4200001;
+
+	fixture_start(&f, path, NULL);
+	uint64_t fn = fixture_addr(&f, "fn sym_hot_loop", NULL);
+	uint64_t mainp = fixture_addr(&f, "fn main", NULL);
+	feed_maps(s, f.pid, false, true);
+	fixture_stop(&f);
+	send_simple(s, TF_REC_FORK, child, child, (uint32_t)f.pid, 2000, false);
+
+	/* past every growth, with as many keys as slots at the largest */
+	for (uint32_t i = 0; i < 6 * TF_SYM_LOOKUP_SLOTS_MAX; i++) {
+		uint32_t pid = i % 3 == 0 ? child : (uint32_t)f.pid;
+		uint64_t addr = (i & 1 ? fn : mainp) + (i / 2) % 8;
+		const tf_symloc *l = look(s, (pid_t)pid, addr);
+		assert_string_equal(l->frames[0].function, i & 1 ? "sym_hot_loop" : "main");
+	}
+	assert_int_equal(s->lookup_slots, TF_SYM_LOOKUP_SLOTS_MAX);
+
+	map_anon_page(s, child, fn, 2001);
+	assert_string_equal(look(s, (pid_t)child, fn)->frames[0].function, "[unknown]");
+	assert_string_equal(look(s, f.pid, fn)->frames[0].function, "sym_hot_loop");
 	tf_symbolizer_free(s);
 	free(path);
 }
@@ -1638,6 +1679,7 @@ int main(void)
 		cmocka_unit_test(test_deleted_binary),
 		cmocka_unit_test(test_memfd_mapping),
 		cmocka_unit_test(test_process_events),
+		cmocka_unit_test(test_lookup_memory_grows),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_kernel_and_vsyscall),
 		cmocka_unit_test(test_jit_maps),
