@@ -27,6 +27,14 @@
 # adds options to the PR's run (PR_OPTS=--confirm=2: two more runs of the
 # PR judged instead; PR_OPTS=--confirm=none: the first run alone).
 #
+# SUITE, how the suite runs:
+#   serial      its tests one after another, single-threaded (the default)
+#   parallel    run by ctest -j2, each test THREADS (default 4) threads
+#               that spin while they wait for the last piece of work (see
+#               detect_suite.c): a test's CPU time depends on what runs
+#               beside it, the other tests of the suite included; a test
+#               is re-run alone with ctest -R
+#
 # A trial counts a detection when victim is "regressed", and a false
 # positive when any other test is, or victim at 0%.
 #
@@ -72,14 +80,24 @@ case $TESTS in
 *) names="parse hash sorting alloc walk mix copy victim" ;;
 esac
 for t in $names hog memhog; do ln -s "$TOP/build/bench/detect_suite" "$t"; done
-printf '%s\n' $names | sed "s|.*|./& $UNITS|" | paste -sd'&' - | sed 's/&/ \&\& /g' >suite.sh
+SUITE=${SUITE:-serial}
+THREADS=${THREADS:-4}
+case $SUITE in
+serial)
+	printf '%s\n' $names | sed "s|.*|./& $UNITS|" | paste -sd'&' - | sed 's/&/ \&\& /g' >suite.sh
+	command="sh suite.sh" ;;
+parallel)
+	for t in $names; do echo "add_test($t \"./$t\" \"$UNITS\" \"$THREADS\")"; done >CTestTestfile.cmake
+	command="ctest -j2" ;;
+*) echo "detection.sh: unknown SUITE '$SUITE'" >&2; exit 2 ;;
+esac
 cat >.testflame.yml <<EOF
 suite: detect
-command: "sh suite.sh"
+command: "$command"
 build: "true"
 freq: 999
 EOF
-printf 'testflame-report/\n' >.gitignore
+printf 'testflame-report/\nTesting/\n' >.gitignore
 echo 0 >slowdown
 git add -A && git commit -qm "the suite"
 
@@ -169,7 +187,7 @@ done
 
 cd "$TOP"
 machine
-echo "suite: $TESTS tests (victim ~$((UNITS * 110)) ms of CPU), 999 Hz, neighbour: $NEIGHBOUR; $TRIALS trials per cell"
+echo "suite: $TESTS tests (victim ~$((UNITS * 110)) ms of CPU), $SUITE ($command$([ "$SUITE" = parallel ] && echo ", $THREADS threads a test")), 999 Hz, neighbour: $NEIGHBOUR; $TRIALS trials per cell"
 [ -z "${PR_OPTS:-}" ] || echo "PR runs with: $PR_OPTS"
 python3 - "$results" "$MODES" "$SIZES" <<'PY'
 import sys

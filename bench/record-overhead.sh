@@ -79,6 +79,9 @@ cmd[tf_inherit]="$TF record -q --freq $FREQ --follow inherit -o $WORK/inh.pb.gz 
 # chain, as off-CPU flame graphs are made with perf, and perf sched's
 # scheduler trace (switches, wake-ups, migrations; no call chains)
 cmd[tf_nooff]="$TF record -q --freq $FREQ --off-cpu off -o $WORK/nooff.pb.gz --"
+# ... and with frame pointers alone (no user registers and stack copied
+# with each sample, as perf record -g samples)
+cmd[tf_fpnooff]="$TF record -q --freq $FREQ --call-graph fp --off-cpu off -o $WORK/fpnooff.pb.gz --"
 # ... and without holding each exec'd program from its exec (fanotify
 # refused, as without CAP_SYS_ADMIN): what that costs a suite's processes
 cmd[tf_nofan]="setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin $TF record -q --freq $FREQ --off-cpu off -o $WORK/nofan.pb.gz --"

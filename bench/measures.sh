@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# measures.sh - which measure of a test is the steadiest: the suite of
+# bench/detection.sh (bench/detect_suite.c) run ROUNDS times on each side,
+# the two sides alternating (A: as it is; B: victim_work() SLOW% slower),
+# each test reporting its own wall time, its CPU time and its busiest
+# thread's CPU time (DETECT_STATS). For each measure: the tests' run-to-run
+# spread (coefficient of variation, the median over the tests the change
+# does not touch, and the victim's), and how far the victim's slowdown
+# stands out of it (Welch's t; the slowdown as each measure sees it).
+#
+#   bench/measures.sh [ROUNDS] [SLOW]        (defaults 20, 5)
+#
+# SUITE=serial|parallel, THREADS, UNITS and NEIGHBOUR=none|steady|random-cpu
+# as in bench/detection.sh (defaults parallel, 4, 2, random-cpu);
+# ALONE=TEST runs that test alone, as a confirmation does. No
+# profiler runs: this is the tests' own count of themselves, the floor of
+# what any measure of them can be.
+. "$(dirname "$0")/common.sh"
+ROUNDS=${1:-20}
+SLOW=${2:-5}
+SUITE=${SUITE:-parallel}
+THREADS=${THREADS:-4}
+UNITS=${UNITS:-2}
+NEIGHBOUR=${NEIGHBOUR:-random-cpu}
+bench_build
+
+names="parse hash sorting alloc walk mix copy victim"
+for side in A B; do
+	mkdir -p "$WORK/$side"
+	for t in $names hog; do ln -s "$TOP/build/bench/detect_suite" "$WORK/$side/$t"; done
+	case $SUITE in
+	serial)
+		printf '%s\n' $names | sed "s|.*|./& $UNITS|" | paste -sd'&' - | sed 's/&/ \&\& /g' >"$WORK/$side/suite.sh"
+		cmd="sh suite.sh" ;;
+	parallel)
+		for t in $names; do echo "add_test($t \"./$t\" \"$UNITS\" \"$THREADS\")"; done >"$WORK/$side/CTestTestfile.cmake"
+		cmd="ctest -j2" ;;
+	*) echo "measures.sh: unknown SUITE '$SUITE'" >&2; exit 2 ;;
+	esac
+done
+# ALONE=TEST: only that test, as a confirmation runs a suspect alone
+[ -z "${ALONE:-}" ] || case $SUITE in
+	serial) cmd="./$ALONE $UNITS" ;;
+	parallel) cmd="ctest -R ^($ALONE)\$" ;;
+	esac
+echo 0 >"$WORK/A/slowdown"
+echo "$SLOW" >"$WORK/B/slowdown"
+
+TOGGLER= HOG=
+trap '[ -z "$TOGGLER" ] || kill "$TOGGLER" 2>/dev/null; [ -z "$HOG" ] || kill "$HOG" 2>/dev/null; rm -rf "$WORK"' EXIT
+case $NEIGHBOUR in
+none) ;;
+steady) "$WORK/A/hog" & HOG=$! ;;
+random-cpu)
+	( h=; trap '[ -z "$h" ] || kill "$h" 2>/dev/null; exit 0' TERM
+	  while :; do
+		if [ $((RANDOM % 2)) = 1 ] && [ -z "$h" ]; then "$WORK/A/hog" & h=$!
+		elif [ -n "$h" ]; then kill "$h" 2>/dev/null; wait "$h" 2>/dev/null; h=; fi
+		sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.2 + 1.8 * r / 32767 }')"
+	  done ) &
+	TOGGLER=$! ;;
+*) echo "measures.sh: unknown NEIGHBOUR '$NEIGHBOUR'" >&2; exit 2 ;;
+esac
+
+for r in $(seq "$ROUNDS"); do
+	for side in A B; do
+		(cd "$WORK/$side" && DETECT_STATS="$WORK/stats.$side.$r" $cmd >/dev/null 2>&1)
+	done
+done
+
+machine
+echo "suite: $SUITE ($cmd$([ "$SUITE" = parallel ] && echo ", $THREADS threads a test")), $UNITS units; neighbour: $NEIGHBOUR; $ROUNDS rounds a side, alternating; victim_work() $SLOW% slower on side B"
+python3 - "$WORK" "$ROUNDS" <<'PY'
+import math, statistics as st, sys
+work, rounds = sys.argv[1], int(sys.argv[2])
+data = {}  # (side, test, measure) -> [values]
+for side in "AB":
+    for r in range(1, rounds + 1):
+        try:
+            lines = open(f"{work}/stats.{side}.{r}").read().split("\n")
+        except OSError:
+            continue
+        for l in lines:
+            p = l.split()
+            if len(p) != 4:
+                continue
+            for m, v in zip(("wall", "cpu", "busiest"), map(float, p[1:])):
+                data.setdefault((side, p[0], m), []).append(v)
+tests = sorted({k[1] for k in data})
+cv = lambda v: 100 * st.stdev(v) / st.mean(v) if len(v) > 1 and st.mean(v) > 0 else float("nan")
+print("%-8s %18s %12s %14s %12s" % ("measure", "CV, other tests", "CV, victim", "victim B/A", "Welch t"))
+for m in ("cpu", "wall", "busiest"):
+    others = [cv(data[("A", t, m)]) for t in tests if t != "victim" and ("A", t, m) in data]
+    a, b = data.get(("A", "victim", m), []), data.get(("B", "victim", m), [])
+    if len(a) < 2 or len(b) < 2:
+        continue
+    d = 100 * (st.mean(b) / st.mean(a) - 1)
+    t = (st.mean(b) - st.mean(a)) / math.sqrt(st.variance(a) / len(a) + st.variance(b) / len(b))
+    print("%-8s %18s %11.1f%% %+13.1f%% %12.2f" % (m, "%.1f%%" % st.median(others) if others else "-", cv(a), d, t))
+PY
