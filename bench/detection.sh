@@ -35,6 +35,8 @@
 #               beside it, the other tests of the suite included; a test
 #               is re-run alone with ctest -R
 #
+# THRESHOLD=PCT sets the gate's threshold (gate.threshold), 5 by default.
+#
 # A trial counts a detection when victim is "regressed", and a false
 # positive when any other test is, or victim at 0%.
 #
@@ -97,6 +99,8 @@ command: "$command"
 build: "true"
 freq: 999
 EOF
+# THRESHOLD=PCT: the gate's threshold (default the config's default, 5)
+[ -z "${THRESHOLD:-}" ] || printf 'gate:\n  threshold: %s\n' "$THRESHOLD" >>.testflame.yml
 printf 'testflame-report/\nTesting/\n' >.gitignore
 echo 0 >slowdown
 git add -A && git commit -qm "the suite"
@@ -187,6 +191,7 @@ done
 
 cd "$TOP"
 machine
+echo "gate: threshold ${THRESHOLD:-5}% (gate.threshold)"
 echo "suite: $TESTS tests (victim ~$((UNITS * 110)) ms of CPU), $SUITE ($command$([ "$SUITE" = parallel ] && echo ", $THREADS threads a test")), 999 Hz, neighbour: $NEIGHBOUR; $TRIALS trials per cell"
 [ -z "${PR_OPTS:-}" ] || echo "PR runs with: $PR_OPTS"
 python3 - "$results" "$MODES" "$SIZES" <<'PY'
