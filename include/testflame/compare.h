@@ -135,11 +135,13 @@ typedef struct {
 	 * ("the merge-base built and run here, 3 runs each"); NULL: not. */
 	const char *confirmation;
 	/* The tests that looked slower in the run that raised the suspicion
-	 * when the head was run again to confirm it (--confirm rerun): only
-	 * these, and tests that ran changed code, may come out regressed.
-	 * Among many tests, a few look slower by chance in every run, so the
-	 * reruns would raise suspicions of their own that nothing confirms.
-	 * Sorted (strcmp); NULL: no limit. */
+	 * when other runs confirm it (the head again, or the whole suite
+	 * alternately with the merge-base): only these, and tests that ran
+	 * changed code, may come out regressed, and only these are the
+	 * family the gate's correction counts. Among many tests, a few look
+	 * slower by chance in every run, so the new runs would raise
+	 * suspicions of their own that nothing confirms. Sorted (strcmp);
+	 * NULL: no limit. */
 	const char *const *suspects;
 	size_t nsuspects;
 	/* Tests whose verdicts their own confirmation decided (run alone,

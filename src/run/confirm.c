@@ -377,7 +377,11 @@ static bool confirm_against(tf_run_opts *o, const char *start, tf_run_side *base
 	 * one that looked slower still is and may reach the threshold. A
 	 * 10% slowdown under a neighbour that comes and goes was still
 	 * undecided after five rounds in 1 trial of 15 (p 0.0023 against the
-	 * gate's 0.001), where eight narrow its interval by a fifth. */
+	 * gate's 0.001), where eight narrow its interval by a fifth. As after
+	 * a rerun, only the tests that looked slower, or ran changed code,
+	 * may fail on these rounds, and only they are the family the gate
+	 * corrects for (compare.c) */
+	o->only_suspects = true;
 	if (!tf_run_alternate(o, wt, "merge-base", 3, TF_CONFIRM_ROUNDS_MAX, &b, &h, exit_status,
 			      status, why_not))
 		goto done;

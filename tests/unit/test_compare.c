@@ -2084,6 +2084,60 @@ static void test_noise_from_untouched_neighbours(void **state)
 }
 
 /*
+ * Under the suspects limit the family the gate corrects for is the tests
+ * that may come out regressed: the suspects (picked on another run) and
+ * the tests that ran changed code. Twelve tests confirmed together, eight
+ * alternating runs a side, for the one that looked slower: its p-value
+ * would pass alpha alone and not times twelve.
+ */
+static void test_suspects_family(void **state)
+{
+	(void)state;
+	enum { N = 12, RUNS = 8 };
+	tf_profile *b[RUNS], *h[RUNS];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	for (int r = 0; r < RUNS; r++) {
+		double bc[N], hc[N];
+		int64_t zs[N] = { 0 };
+		for (int i = 0; i < N; i++) {
+			double u[2];
+			for (int k = 0; k < 2; k++) { /* run-to-run noise, up to 10% */
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				u[k] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+			}
+			bc[i] = 1e8 * (1 + i % 4) * (1 + 0.2 * u[0]);
+			hc[i] = 1e8 * (1 + i % 4) * (1 + 0.2 * u[1]) * (i == 1 ? 1.04 : 1);
+		}
+		b[r] = exact_run(bc, zs, N);
+		h[r] = exact_run(hc, zs, N);
+	}
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	tf_comparison *c = compare_n(b, RUNS, h, RUNS, &o);
+	const tf_test_delta *t1 = tf_comparison_find(c, "t1");
+	double t0_adj = tf_comparison_find(c, "t0")->p_adjusted;
+	assert_true(t1->p_value < o.alpha && t1->p_adjusted > o.alpha);
+	assert_int_equal(t1->verdict, TF_VERDICT_INCONCLUSIVE);
+	tf_comparison_free(c);
+
+	const char *suspects[] = { "t1" };
+	o.suspects = suspects;
+	o.nsuspects = 1;
+	c = compare_n(b, RUNS, h, RUNS, &o);
+	t1 = tf_comparison_find(c, "t1");
+	assert_true(t1->p_adjusted == t1->p_value);
+	assert_int_equal(t1->verdict, TF_VERDICT_REGRESSED);
+	/* the others keep the whole suite's correction */
+	assert_true(tf_comparison_find(c, "t0")->p_adjusted == t0_adj);
+	assert_int_equal(c->summary.count[TF_VERDICT_REGRESSED], 1);
+	tf_comparison_free(c);
+	for (int r = 0; r < RUNS; r++) {
+		tf_profile_free(b[r]);
+		tf_profile_free(h[r]);
+	}
+}
+
+/*
  * After a rerun confirmed a suspicion, only the tests that raised it, and
  * tests that ran changed code, may fail: among 200 tests of a millisecond
  * (jansson's, t0920's), one looks twice as slow by chance in a run, the
@@ -2866,6 +2920,7 @@ int main(void)
 		cmocka_unit_test(test_exact_measures),
 		cmocka_unit_test(test_min_delta),
 		cmocka_unit_test(test_only_suspects_after_rerun),
+		cmocka_unit_test(test_suspects_family),
 		cmocka_unit_test(test_noise_from_untouched_neighbours),
 		cmocka_unit_test(test_runner_wall_clock_least),
 		cmocka_unit_test(test_runner_cpu_witness),
