@@ -37,6 +37,12 @@
 #
 # THRESHOLD=PCT sets the gate's threshold (gate.threshold), 5 by default.
 #
+# CODE=1 makes each PR a change of code as well: the suite's source is in
+# the repository, built by the config's `build:` after every checkout
+# (the merge-base's too, by the confirmation), and the PR edits the line
+# of victim_work() that does its work (a comment giving the size), so the
+# victim runs changed code as a slowed test of a real PR does.
+#
 # A trial counts a detection when victim is "regressed", and a false
 # positive when any other test is, or victim at 0%.
 #
@@ -81,7 +87,16 @@ case $TESTS in
 4) names="parse hash sorting victim" ;;
 *) names="parse hash sorting alloc walk mix copy victim" ;;
 esac
-for t in $names hog memhog; do ln -s "$TOP/build/bench/detect_suite" "$t"; done
+CODE=${CODE:-0}
+if [ "$CODE" = 1 ]; then
+	cp "$TOP/bench/detect_suite.c" .
+	build="cc -O2 -g -fno-omit-frame-pointer -o detect_suite detect_suite.c -lpthread"
+	for t in $names hog memhog; do ln -s detect_suite "$t"; done
+else
+	build=true
+	for t in $names hog memhog; do ln -s "$TOP/build/bench/detect_suite" "$t"; done
+fi
+rebuild() { [ "$CODE" != 1 ] || sh -c "$build"; }
 SUITE=${SUITE:-serial}
 THREADS=${THREADS:-4}
 case $SUITE in
@@ -96,14 +111,15 @@ esac
 cat >.testflame.yml <<EOF
 suite: detect
 command: "$command"
-build: "true"
+build: "$build"
 freq: 999
 EOF
 # THRESHOLD=PCT: the gate's threshold (default the config's default, 5)
 [ -z "${THRESHOLD:-}" ] || printf 'gate:\n  threshold: %s\n' "$THRESHOLD" >>.testflame.yml
-printf 'testflame-report/\nTesting/\n' >.gitignore
+printf 'testflame-report/\nTesting/\ndetect_suite\n' >.gitignore
 echo 0 >slowdown
 git add -A && git commit -qm "the suite"
+rebuild
 
 # the neighbour: hog_on / hog_off start and stop it; random modes toggle
 # it from a loop of their own
@@ -157,6 +173,7 @@ for trial in $(seq "$TRIALS"); do
 	for size in $SIZES; do
 		for mode in $MODES; do
 			git checkout -q main
+			rebuild
 			main_side
 			case $mode in
 			stored | stored-*)
@@ -167,6 +184,8 @@ for trial in $(seq "$TRIALS"); do
 			pr_side
 			git checkout -q -B pr main
 			echo "$size" >slowdown
+			[ "$CODE" != 1 ] || sed -i '/^__attribute__((noinline)) void victim_work/,/^}/ s|^\(\tspin(.*);\).*$|\1 /* +'"$size"'% */|' detect_suite.c
+			rebuild
 			git commit -q --allow-empty -am "victim +$size%"
 			rm -rf testflame-report
 			prrep=1
@@ -191,7 +210,7 @@ done
 
 cd "$TOP"
 machine
-echo "gate: threshold ${THRESHOLD:-5}% (gate.threshold)"
+echo "gate: threshold ${THRESHOLD:-5}% (gate.threshold)$([ "$CODE" = 1 ] && echo "; each PR a change of code (CODE=1)")"
 echo "suite: $TESTS tests (victim ~$((UNITS * 110)) ms of CPU), $SUITE ($command$([ "$SUITE" = parallel ] && echo ", $THREADS threads a test")), 999 Hz, neighbour: $NEIGHBOUR; $TRIALS trials per cell"
 [ -z "${PR_OPTS:-}" ] || echo "PR runs with: $PR_OPTS"
 python3 - "$results" "$MODES" "$SIZES" <<'PY'
