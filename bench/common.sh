@@ -44,3 +44,32 @@ machine() {
 	echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 	echo "date: $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg) (at the end)"
 }
+
+# detect_suite_files SUITE "NAMES" UNITS THREADS: the suite of
+# bench/detect_suite.c in the current directory, as bench/detection.sh and
+# bench/measures.sh run it (serial: suite.sh, its tests one after another;
+# parallel: a CTestTestfile.cmake for ctest -j2, each test THREADS
+# threads); prints the command that runs it
+detect_suite_files() {
+	local t
+	case $1 in
+	serial)
+		printf '%s\n' $2 | sed "s|.*|./& $3|" | paste -sd'&' - | sed 's/&/ \&\& /g' >suite.sh
+		echo "sh suite.sh" ;;
+	parallel)
+		for t in $2; do echo "add_test($t \"./$t\" \"$3\" \"$4\")"; done >CTestTestfile.cmake
+		echo "ctest -j2" ;;
+	*) echo "$(basename "$0"): unknown SUITE '$1'" >&2; return 2 ;;
+	esac
+}
+
+# random_hog PROGRAM: PROGRAM (a hog) switched on and off at random, every
+# 0.2-2 s, from a background loop of its own ($!: kill it to stop both)
+random_hog() {
+	( h=; trap '[ -z "$h" ] || kill "$h" 2>/dev/null; exit 0' TERM
+	  while :; do
+		if [ $((RANDOM % 2)) = 1 ] && [ -z "$h" ]; then "$1" & h=$!
+		elif [ -n "$h" ]; then kill "$h" 2>/dev/null; wait "$h" 2>/dev/null; h=; fi
+		sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.2 + 1.8 * r / 32767 }')"
+	  done ) &
+}

@@ -99,15 +99,7 @@ fi
 rebuild() { [ "$CODE" != 1 ] || sh -c "$build"; }
 SUITE=${SUITE:-serial}
 THREADS=${THREADS:-4}
-case $SUITE in
-serial)
-	printf '%s\n' $names | sed "s|.*|./& $UNITS|" | paste -sd'&' - | sed 's/&/ \&\& /g' >suite.sh
-	command="sh suite.sh" ;;
-parallel)
-	for t in $names; do echo "add_test($t \"./$t\" \"$UNITS\" \"$THREADS\")"; done >CTestTestfile.cmake
-	command="ctest -j2" ;;
-*) echo "detection.sh: unknown SUITE '$SUITE'" >&2; exit 2 ;;
-esac
+command=$(detect_suite_files "$SUITE" "$names" "$UNITS" "$THREADS")
 cat >.testflame.yml <<EOF
 suite: detect
 command: "$command"
@@ -133,12 +125,7 @@ none | base-only | pr-only) ;;
 random-cpu | random-mem)
 	kind=hog
 	[ "$NEIGHBOUR" = random-mem ] && kind=memhog
-	( h=; trap '[ -z "$h" ] || kill "$h" 2>/dev/null; exit 0' TERM
-	  while :; do
-		if [ $((RANDOM % 2)) = 1 ] && [ -z "$h" ]; then ./$kind & h=$!
-		elif [ -n "$h" ]; then kill "$h" 2>/dev/null; wait "$h" 2>/dev/null; h=; fi
-		sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.2 + 1.8 * r / 32767 }')"
-	  done ) &
+	random_hog "./$kind"
 	TOGGLER=$! ;;
 *) echo "detection.sh: unknown NEIGHBOUR '$NEIGHBOUR'" >&2; exit 2 ;;
 esac

@@ -28,15 +28,7 @@ names="parse hash sorting alloc walk mix copy victim"
 for side in A B; do
 	mkdir -p "$WORK/$side"
 	for t in $names hog; do ln -s "$TOP/build/bench/detect_suite" "$WORK/$side/$t"; done
-	case $SUITE in
-	serial)
-		printf '%s\n' $names | sed "s|.*|./& $UNITS|" | paste -sd'&' - | sed 's/&/ \&\& /g' >"$WORK/$side/suite.sh"
-		cmd="sh suite.sh" ;;
-	parallel)
-		for t in $names; do echo "add_test($t \"./$t\" \"$UNITS\" \"$THREADS\")"; done >"$WORK/$side/CTestTestfile.cmake"
-		cmd="ctest -j2" ;;
-	*) echo "measures.sh: unknown SUITE '$SUITE'" >&2; exit 2 ;;
-	esac
+	cmd=$(cd "$WORK/$side" && detect_suite_files "$SUITE" "$names" "$UNITS" "$THREADS")
 done
 # ALONE=TEST: only that test, as a confirmation runs a suspect alone
 [ -z "${ALONE:-}" ] || case $SUITE in
@@ -52,12 +44,7 @@ case $NEIGHBOUR in
 none) ;;
 steady) "$WORK/A/hog" & HOG=$! ;;
 random-cpu)
-	( h=; trap '[ -z "$h" ] || kill "$h" 2>/dev/null; exit 0' TERM
-	  while :; do
-		if [ $((RANDOM % 2)) = 1 ] && [ -z "$h" ]; then "$WORK/A/hog" & h=$!
-		elif [ -n "$h" ]; then kill "$h" 2>/dev/null; wait "$h" 2>/dev/null; h=; fi
-		sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.2 + 1.8 * r / 32767 }')"
-	  done ) &
+	random_hog "$WORK/A/hog"
 	TOGGLER=$! ;;
 *) echo "measures.sh: unknown NEIGHBOUR '$NEIGHBOUR'" >&2; exit 2 ;;
 esac
