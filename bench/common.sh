@@ -48,14 +48,18 @@ machine() {
 # detect_suite_files SUITE "NAMES" UNITS THREADS: the suite of
 # bench/detect_suite.c in the current directory, as bench/detection.sh and
 # bench/measures.sh run it (serial: suite.sh, its tests one after another;
-# parallel: a CTestTestfile.cmake for ctest -j2, each test THREADS
-# threads); prints the command that runs it
+# ctest: the same tests one after another by ctest, which can run one
+# alone; parallel: ctest -j2, each test THREADS threads); prints the
+# command that runs it
 detect_suite_files() {
 	local t
 	case $1 in
 	serial)
 		printf '%s\n' $2 | sed "s|.*|./& $3|" | paste -sd'&' - | sed 's/&/ \&\& /g' >suite.sh
 		echo "sh suite.sh" ;;
+	ctest)
+		for t in $2; do echo "add_test($t \"./$t\" \"$3\")"; done >CTestTestfile.cmake
+		echo "ctest" ;;
 	parallel)
 		for t in $2; do echo "add_test($t \"./$t\" \"$3\" \"$4\")"; done >CTestTestfile.cmake
 		echo "ctest -j2" ;;

@@ -28,7 +28,11 @@
 # PR judged instead; PR_OPTS=--confirm=none: the first run alone).
 #
 # SUITE, how the suite runs:
-#   serial      its tests one after another, single-threaded (the default)
+#   serial      its tests one after another, single-threaded (the default),
+#               by a shell script: no runner can run one test alone, so a
+#               confirmation runs the whole suite
+#   ctest       the same tests one after another, run by ctest: a test is
+#               re-run alone with ctest -R
 #   parallel    run by ctest -j2, each test THREADS (default 4) threads
 #               that spin while they wait for the last piece of work (see
 #               detect_suite.c): a test's CPU time depends on what runs

@@ -6,7 +6,9 @@
 # thread's CPU time (DETECT_STATS). For each measure: the tests' run-to-run
 # spread (coefficient of variation, the median over the tests the change
 # does not touch, and the victim's), and how far the victim's slowdown
-# stands out of it (Welch's t; the slowdown as each measure sees it).
+# stands out of it (Welch's t, and the paired t of the rounds' log
+# ratios, which takes out what a round's two runs share; the slowdown as
+# each measure sees it).
 #
 #   bench/measures.sh [ROUNDS] [SLOW]        (defaults 20, 5)
 #
@@ -33,7 +35,7 @@ done
 # ALONE=TEST: only that test, as a confirmation runs a suspect alone
 [ -z "${ALONE:-}" ] || case $SUITE in
 	serial) cmd="./$ALONE $UNITS" ;;
-	parallel) cmd="ctest -R ^($ALONE)\$" ;;
+	ctest | parallel) cmd="ctest -R ^($ALONE)\$" ;;
 	esac
 echo 0 >"$WORK/A/slowdown"
 echo "$SLOW" >"$WORK/B/slowdown"
@@ -61,6 +63,7 @@ python3 - "$WORK" "$ROUNDS" <<'PY'
 import math, statistics as st, sys
 work, rounds = sys.argv[1], int(sys.argv[2])
 data = {}  # (side, test, measure) -> [values]
+rnd = {}  # (side, test, measure) -> {round: value}
 for side in "AB":
     for r in range(1, rounds + 1):
         try:
@@ -73,9 +76,10 @@ for side in "AB":
                 continue
             for m, v in zip(("wall", "cpu", "busiest"), map(float, p[1:])):
                 data.setdefault((side, p[0], m), []).append(v)
+                rnd.setdefault((side, p[0], m), {})[r] = v
 tests = sorted({k[1] for k in data})
 cv = lambda v: 100 * st.stdev(v) / st.mean(v) if len(v) > 1 and st.mean(v) > 0 else float("nan")
-print("%-8s %18s %12s %14s %12s" % ("measure", "CV, other tests", "CV, victim", "victim B/A", "Welch t"))
+print("%-8s %18s %12s %14s %12s %10s" % ("measure", "CV, other tests", "CV, victim", "victim B/A", "Welch t", "paired t"))
 for m in ("cpu", "wall", "busiest"):
     others = [cv(data[("A", t, m)]) for t in tests if t != "victim" and ("A", t, m) in data]
     a, b = data.get(("A", "victim", m), []), data.get(("B", "victim", m), [])
@@ -83,5 +87,8 @@ for m in ("cpu", "wall", "busiest"):
         continue
     d = 100 * (st.mean(b) / st.mean(a) - 1)
     t = (st.mean(b) - st.mean(a)) / math.sqrt(st.variance(a) / len(a) + st.variance(b) / len(b))
-    print("%-8s %18s %11.1f%% %+13.1f%% %12.2f" % (m, "%.1f%%" % st.median(others) if others else "-", cv(a), d, t))
+    ra, rb = rnd[("A", "victim", m)], rnd[("B", "victim", m)]
+    ld = [math.log(rb[r] / ra[r]) for r in ra if r in rb and ra[r] > 0 and rb[r] > 0]
+    pt = st.mean(ld) / (st.stdev(ld) / math.sqrt(len(ld))) if len(ld) > 2 and st.stdev(ld) > 0 else float("nan")
+    print("%-8s %18s %11.1f%% %+13.1f%% %12.2f %10.2f" % (m, "%.1f%%" % st.median(others) if others else "-", cv(a), d, t, pt))
 PY
