@@ -1005,6 +1005,14 @@ static void test_input(judging *j, size_t i, tf_test_delta *t, const agg_test *a
 	 * spread in this comparison (suite_prior), else the floor */
 	double prior = pv->noise_given ? c->summary.noise
 		       : t->noise_from_history ? t->noise_pct : c->summary.prior_noise;
+	/* sides that alternate in one job share its moment: of the history,
+	 * what one job's runs showed among themselves is their prior, where
+	 * baselines saved from several runs measured it (history.c). A
+	 * run's whole noise, from one job to the next, held a duet's three
+	 * rounds of a test to +-4% where they varied by 1.5% */
+	if (!pv->noise_given && !j->o->separate_jobs && t->noise_from_history &&
+	    in->within_df >= 4 && 100 * sqrt(in->within2) < prior)
+		prior = TF_MAX(100 * sqrt(in->within2), c->summary.noise / 2);
 	for (size_t r = 0; r < pv->nhead; r++)
 		j->shifted[r] = at->mcost[pv->nbase + r] * exp(-j->shift);
 	const double *bcost = at->mcost;

@@ -2138,6 +2138,64 @@ static void test_suspects_family(void **state)
 }
 
 /*
+ * Sides that alternate in one job (a duet, --against) are moderated with
+ * what the history knows of one job's runs among themselves, where
+ * baselines of several runs measured it, not with a run's whole noise
+ * from one job to the next: three rounds that agree within 1.5% give a
+ * narrower interval and a smaller p under a history of 4% between jobs
+ * and 1.5% within than under the same history without the within part.
+ */
+static void test_interleaved_within_prior(void **state)
+{
+	(void)state;
+	static const double bc[3] = { 1.000e8, 1.015e8, 0.985e8 };
+	static const double hc[3] = { 1.055e8, 1.040e8, 1.070e8 };
+	tf_profile *b[3], *h[3];
+	int64_t zs[1] = { 0 };
+	for (int r = 0; r < 3; r++) {
+		b[r] = exact_run(&bc[r], zs, 1);
+		h[r] = exact_run(&hc[r], zs, 1);
+	}
+	tf_test_noise hn;
+	memset(&hn, 0, sizeof(hn));
+	hn.test = "t0";
+	hn.noise_pct = 4;
+	hn.runs = 10;
+	hn.df = 9;
+	hn.within_pct = 1.5;
+	hn.within_df = 8;
+	tf_compare_opts o;
+	tf_compare_opts_init(&o);
+	o.history = &hn;
+	o.nhistory = 1;
+	tf_comparison *c = compare_n(b, 3, h, 3, &o);
+	const tf_test_delta *t = tf_comparison_find(c, "t0");
+	assert_true(t->noise_from_history);
+	double width = t->ci_high_pct - t->ci_low_pct, p = t->p_value;
+	tf_comparison_free(c);
+
+	hn.within_pct = hn.within_df = 0;
+	c = compare_n(b, 3, h, 3, &o);
+	t = tf_comparison_find(c, "t0");
+	double width_total = t->ci_high_pct - t->ci_low_pct;
+	assert_true(width < 0.7 * width_total);
+	assert_true(p < t->p_value / 3);
+	tf_comparison_free(c);
+
+	/* a within part of fewer than 4 degrees of freedom says too little */
+	hn.within_pct = 1.5;
+	hn.within_df = 2;
+	c = compare_n(b, 3, h, 3, &o);
+	t = tf_comparison_find(c, "t0");
+	assert_true(fabs(t->ci_high_pct - t->ci_low_pct - width_total) < 1e-9);
+	tf_comparison_free(c);
+	for (int r = 0; r < 3; r++) {
+		tf_profile_free(b[r]);
+		tf_profile_free(h[r]);
+	}
+}
+
+/*
  * After a rerun confirmed a suspicion, only the tests that raised it, and
  * tests that ran changed code, may fail: among 200 tests of a millisecond
  * (jansson's, t0920's), one looks twice as slow by chance in a run, the
@@ -2921,6 +2979,7 @@ int main(void)
 		cmocka_unit_test(test_min_delta),
 		cmocka_unit_test(test_only_suspects_after_rerun),
 		cmocka_unit_test(test_suspects_family),
+		cmocka_unit_test(test_interleaved_within_prior),
 		cmocka_unit_test(test_noise_from_untouched_neighbours),
 		cmocka_unit_test(test_runner_wall_clock_least),
 		cmocka_unit_test(test_runner_cpu_witness),
