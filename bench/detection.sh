@@ -39,7 +39,9 @@
 #               beside it, the other tests of the suite included; a test
 #               is re-run alone with ctest -R
 #
-# THRESHOLD=PCT sets the gate's threshold (gate.threshold), 5 by default.
+# THRESHOLD=PCT sets the gate's threshold (gate.threshold), 5 by default;
+# BUDGET=PCT what a confirmation of the suspects alone may spend
+# (gate.confirm_budget), 100 (the suite's own time) by default.
 #
 # CODE=1 makes each PR a change of code as well: the suite's source is in
 # the repository, built by the config's `build:` after every checkout
@@ -110,8 +112,11 @@ command: "$command"
 build: "$build"
 freq: 999
 EOF
-# THRESHOLD=PCT: the gate's threshold (default the config's default, 5)
-[ -z "${THRESHOLD:-}" ] || printf 'gate:\n  threshold: %s\n' "$THRESHOLD" >>.testflame.yml
+# THRESHOLD=PCT: the gate's threshold (default the config's default, 5);
+# BUDGET=PCT: gate.confirm_budget (default 100, the suite's own time)
+{ [ -z "${THRESHOLD:-}" ] && [ -z "${BUDGET:-}" ]; } || echo 'gate:' >>.testflame.yml
+[ -z "${THRESHOLD:-}" ] || printf '  threshold: %s\n' "$THRESHOLD" >>.testflame.yml
+[ -z "${BUDGET:-}" ] || printf '  confirm_budget: %s%%\n' "$BUDGET" >>.testflame.yml
 printf 'testflame-report/\nTesting/\ndetect_suite\n' >.gitignore
 echo 0 >slowdown
 git add -A && git commit -qm "the suite"
@@ -201,7 +206,7 @@ done
 
 cd "$TOP"
 machine
-echo "gate: threshold ${THRESHOLD:-5}% (gate.threshold)$([ "$CODE" = 1 ] && echo "; each PR a change of code (CODE=1)")"
+echo "gate: threshold ${THRESHOLD:-5}% (gate.threshold), confirm_budget ${BUDGET:-100}%$([ "$CODE" = 1 ] && echo "; each PR a change of code (CODE=1)")"
 echo "suite: $TESTS tests (victim ~$((UNITS * 110)) ms of CPU), $SUITE ($command$([ "$SUITE" = parallel ] && echo ", $THREADS threads a test")), 999 Hz, neighbour: $NEIGHBOUR; $TRIALS trials per cell"
 [ -z "${PR_OPTS:-}" ] || echo "PR runs with: $PR_OPTS"
 python3 - "$results" "$MODES" "$SIZES" <<'PY'

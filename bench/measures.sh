@@ -14,7 +14,8 @@
 #
 # SUITE=serial|parallel, THREADS, UNITS and NEIGHBOUR=none|steady|random-cpu
 # as in bench/detection.sh (defaults parallel, 4, 2, random-cpu);
-# ALONE=TEST runs that test alone, as a confirmation does. No
+# ALONE=TEST runs that test alone, as a confirmation does; TOGETHER=1 runs
+# each round's two sides at once instead of one after the other. No
 # profiler runs: this is the tests' own count of themselves, the floor of
 # what any measure of them can be.
 . "$(dirname "$0")/common.sh"
@@ -51,14 +52,26 @@ random-cpu)
 *) echo "measures.sh: unknown NEIGHBOUR '$NEIGHBOUR'" >&2; exit 2 ;;
 esac
 
+# TOGETHER=1: each round runs the two sides at once, one beside the other
+# (duet benchmarking: both meet the same neighbour at the same moment)
+t0=$(now_ns)
 for r in $(seq "$ROUNDS"); do
+	pids=
 	for side in A B; do
-		(cd "$WORK/$side" && DETECT_STATS="$WORK/stats.$side.$r" $cmd >/dev/null 2>&1)
+		if [ "${TOGETHER:-0}" = 1 ]; then
+			(cd "$WORK/$side" && DETECT_STATS="$WORK/stats.$side.$r" $cmd >/dev/null 2>&1) &
+			pids="$pids $!"
+		else
+			(cd "$WORK/$side" && DETECT_STATS="$WORK/stats.$side.$r" $cmd >/dev/null 2>&1)
+		fi
 	done
+	# shellcheck disable=SC2086 # pids: a list
+	[ -z "$pids" ] || wait $pids
 done
+secs=$(awk -v a="$t0" -v b="$(now_ns)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
 
 machine
-echo "suite: $SUITE ($cmd$([ "$SUITE" = parallel ] && echo ", $THREADS threads a test")), $UNITS units; neighbour: $NEIGHBOUR; $ROUNDS rounds a side, alternating; victim_work() $SLOW% slower on side B"
+echo "suite: $SUITE ($cmd$([ "$SUITE" = parallel ] && echo ", $THREADS threads a test")), $UNITS units; neighbour: $NEIGHBOUR; $ROUNDS rounds a side, $([ "${TOGETHER:-0}" = 1 ] && echo "both sides at once" || echo alternating) ($secs s); victim_work() $SLOW% slower on side B"
 python3 - "$WORK" "$ROUNDS" <<'PY'
 import math, statistics as st, sys
 work, rounds = sys.argv[1], int(sys.argv[2])
