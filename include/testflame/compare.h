@@ -66,6 +66,7 @@ typedef enum {
 	TF_METHOD_NONE = 0,  /* new / gone: nothing to test */
 	TF_METHOD_POISSON,   /* fewer than 3 runs on a side: Poisson counts + modelled run noise */
 	TF_METHOD_WELCH,     /* >= 3 runs per side: Welch's t on the per-run log costs */
+	TF_METHOD_PAIRED,    /* >= 3 pairs of runs made at once: a t test on their log ratios */
 } tf_compare_method;
 
 /* gate.measure (config.h): how its names parse, and read. */
@@ -90,6 +91,7 @@ typedef struct {
 	double delta_pct, ci_low_pct, ci_high_pct, p_value, p_adjusted;
 	size_t runs;          /* alternating runs per side that decided it */
 	const char *reason;   /* the duet's reason for its verdict */
+	bool together;        /* the sides ran at the same time, in pairs */
 } tf_test_decided;
 
 typedef struct {
@@ -131,6 +133,11 @@ typedef struct {
 	 * stand for the runner, whose speed both sides shared, so neither the
 	 * runner's shift nor the clock's jitter is read from their moves. */
 	bool picked;
+	/* Run i of the head ran at the same time as run i of the base (a
+	 * duet's sides at once, on CPUs of their own): each test is judged on
+	 * the pairs' log ratios (a paired t test), which cancel what the
+	 * moment did to both. Sides of the same number of runs only. */
+	bool paired;
 	/* How the verdict was confirmed on this runner, for the reports
 	 * ("the merge-base built and run here, 3 runs each"); NULL: not. */
 	const char *confirmation;

@@ -159,6 +159,8 @@ typedef struct {
 	/* the flow's state */
 	bool interleaved;           /* the sides ran alternately in this job */
 	bool picked;                /* only tests that looked slower ran (a duet) */
+	bool together;              /* ... each run of the base at the same time as
+				     * one of this tree (tf_compare_opts.paired) */
 	char *confirmation;         /* how the verdict was confirmed (report) */
 	/* the tests that looked slower before a rerun confirmed them, sorted:
 	 * the reruns judge only these (tf_compare_opts.suspects) */

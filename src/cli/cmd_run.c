@@ -116,7 +116,7 @@ int cmd_run(int argc, char **argv)
 			    "when no baseline is stored, build the merge-base beside and run both (the pre-push hook)"),
 		TF_OPT_INT(0, "repeat", &o.repeat, "N", "runs per side (default 1; 3 with --against)", 1, 1000),
 		TF_OPT_STRING(0, "confirm", &o.flags.confirm, "HOW",
-			      "when a test looks slower than its stored baseline: alone (build the merge-base, run the tests that looked slower, or ran changed code and are undecided, alone where their runner can, both sides in turn), against (the same with the whole suite), rerun, N reruns, or none (default: alone with build:, else 2 reruns)"),
+			      "when a test looks slower than its stored baseline: alone (build the merge-base, run the suspect tests alone where their runner can, the two sides in pairs), against (the same with the whole suite), rerun, N reruns, or none (default: alone with build:, else 2 reruns)"),
 		TF_OPT_STRING(0, "shard", &o.shard_flag, "K/N",
 			      "record shard K of N and keep its run file for `testflame merge` (default: GitLab's and CircleCI's parallel jobs); no comparison, gate or baseline here"),
 		TF_OPT_FLAG(0, "no-shard", &o.no_shard, "the whole suite, whatever the CI's parallel jobs say"),

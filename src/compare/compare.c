@@ -37,6 +37,7 @@ const char *tf_compare_method_name(tf_compare_method m)
 	switch (m) {
 	case TF_METHOD_POISSON: return "poisson";
 	case TF_METHOD_WELCH: return "welch";
+	case TF_METHOD_PAIRED: return "paired";
 	default: return "none";
 	}
 }
@@ -1040,6 +1041,7 @@ static void test_input(judging *j, size_t i, tf_test_delta *t, const agg_test *a
 	in->prior_noise = prior / 100;
 	in->prior_df = pv->periodic || exact ? 4.0 : 0.0;
 	in->separate_jobs = j->o->separate_jobs;
+	in->paired = j->o->paired;
 	in->exact = exact;
 	in->meas_var = exact ? tick_variance(at, pv, j->jitter) : 0;
 	in->extra_var = j->shift_var;
@@ -1162,10 +1164,11 @@ static void take_decided(tf_comparison *c, tf_test_delta *t, const tf_compare_op
 	t->ci_high_pct = d->ci_high_pct;
 	t->p_value = d->p_value;
 	t->p_adjusted = d->p_adjusted;
-	t->method = TF_METHOD_WELCH;
+	t->method = d->together ? TF_METHOD_PAIRED : TF_METHOD_WELCH;
 	t->confirm_runs = d->runs;
-	char *r = tf_xasprintf("run alone %zu times, alternately with the merge-base: %s",
-			       d->runs, d->reason ? d->reason : "");
+	char *r = tf_xasprintf("run alone %zu times, %s the merge-base: %s", d->runs,
+			       d->together ? "each at the same time as" : "alternately with",
+			       d->reason ? d->reason : "");
 	t->reason = tf_arena_strdup(c->priv->arena, r);
 	free(r);
 }

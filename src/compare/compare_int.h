@@ -188,6 +188,9 @@ typedef struct {
 	/* Variance added to log(head/base) from elsewhere: the uncertainty of
 	 * the runner's shift taken out of the head's costs (shift.c). */
 	double extra_var;
+	/* Run i of the head ran at the same time as run i of the base
+	 * (tf_compare_opts.paired). */
+	bool paired;
 } tf_stats_input;
 
 typedef struct {

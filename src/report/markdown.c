@@ -284,8 +284,7 @@ static void table(tf_buf *b, rp_ctx *x, const md_plan *pl, size_t *left_out)
 		if (!t->confirm_runs || !t->reason)
 			continue;
 		if (first)
-			tf_buf_puts(b, "Confirmed by running each alone, alternately with the "
-				    "merge-base:\n\n");
+			tf_buf_puts(b, "Confirmed by running each alone beside the merge-base:\n\n");
 		first = false;
 		tf_buf_puts(b, "- ");
 		code(b, t->name, pl->name_max);

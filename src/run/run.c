@@ -211,6 +211,7 @@ int tf_run_compare(tf_comparison **c, const tf_run_opts *o, const tf_run_side *b
 	 * noise between them */
 	co.separate_jobs = o->against == NULL && !o->interleaved;
 	co.picked = o->picked;
+	co.paired = o->together;
 	co.confirmation = o->confirmation;
 	if (o->only_suspects) {
 		co.suspects = (const char *const *)o->suspects.v;

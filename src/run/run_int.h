@@ -13,6 +13,7 @@
  *   bisect.c    bisect: the commit that made a test slower
  *   confirm.c   a slowdown confirmed on this runner: the suspects alone
  *               (a duet), else the whole suite in alternating rounds
+ *   duet.c      the duet: the suspects alone, beside the merge-base's
  *   against.c   run --against REV, built and run here
  *   shard.c     run --shard K/N
  *   merge.c     merge: the shards' run files judged as one run
@@ -155,6 +156,26 @@ char *tf_run_against_if_none(tf_run_opts *o);
  * the gate's alpha is spent over the looks between them. */
 #define TF_DUET_ROUNDS_MIN 3
 #define TF_DUET_ROUNDS_MAX 20
+/*
+ * Confirm the suspects (o->suspects) by running only them, the merge-base
+ * checked out in `wt` and this tree, in turn or at the same time (duet.c),
+ * as many rounds as it takes each to be decided, from TF_DUET_ROUNDS_MIN
+ * to TF_DUET_ROUNDS_MAX and within gate.confirm_budget of the suite's own
+ * time (the first run of `head`; the merge-base's build, `build_ns`, apart,
+ * and said). A test decided stops running; the verdicts go to o->decided
+ * and stand for the first run's. True when the duet ran, *note saying how;
+ * false when the suspects cannot be run alone or did not run when asked
+ * (*why_not: then the whole suite is), or when a run failed to record
+ * (*status).
+ */
+bool tf_run_duet(tf_run_opts *o, const tf_worktree *wt, const tf_run_side *head,
+		 uint64_t build_ns, int *exit_status, int *status, char **why_not, char **note);
+/* The tests that ran changed code and that one run against the stored
+ * baseline can neither clear nor convict, added to o->suspects where a
+ * duet can run them alone within gate.confirm_budget (duet.c): a line
+ * saying why (to free), or NULL when there are none. */
+char *tf_run_changed_unsettled(tf_run_opts *o, const tf_run_side *base,
+			       const tf_run_side *head);
 /* o->confirm and o->confirm_runs from the settings' confirm (--confirm over
  * gate.confirm) over the default (against with `build:`, else 2 reruns). */
 void tf_run_resolve_confirm(tf_run_opts *o);
