@@ -49,19 +49,22 @@ machine() {
 # bench/detect_suite.c in the current directory, as bench/detection.sh and
 # bench/measures.sh run it (serial: suite.sh, its tests one after another;
 # ctest: the same tests one after another by ctest, which can run one
-# alone; parallel: ctest -j2, each test THREADS threads); prints the
-# command that runs it
+# alone; parallel: ctest -j2, each test THREADS threads); OTHER_UNITS in
+# the environment makes the tests but victim that size instead of UNITS
+# (a suite whose every test is a small share of it); prints the command
+# that runs it
 detect_suite_files() {
-	local t
+	local t u
+	units() { if [ "$1" = victim ]; then echo "$2"; else echo "${OTHER_UNITS:-$2}"; fi; }
 	case $1 in
 	serial)
-		printf '%s\n' $2 | sed "s|.*|./& $3|" | paste -sd'&' - | sed 's/&/ \&\& /g' >suite.sh
+		for t in $2; do echo "./$t $(units "$t" "$3")"; done | paste -sd'&' - | sed 's/&/ \&\& /g' >suite.sh
 		echo "sh suite.sh" ;;
 	ctest)
-		for t in $2; do echo "add_test($t \"./$t\" \"$3\")"; done >CTestTestfile.cmake
+		for t in $2; do u=$(units "$t" "$3"); echo "add_test($t \"./$t\" \"$u\")"; done >CTestTestfile.cmake
 		echo "ctest" ;;
 	parallel)
-		for t in $2; do echo "add_test($t \"./$t\" \"$3\" \"$4\")"; done >CTestTestfile.cmake
+		for t in $2; do u=$(units "$t" "$3"); echo "add_test($t \"./$t\" \"$u\" \"$4\")"; done >CTestTestfile.cmake
 		echo "ctest -j2" ;;
 	*) echo "$(basename "$0"): unknown SUITE '$1'" >&2; return 2 ;;
 	esac

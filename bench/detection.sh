@@ -39,6 +39,9 @@
 #               beside it, the other tests of the suite included; a test
 #               is re-run alone with ctest -R
 #
+# OTHER_UNITS=N makes every test but the victim N units (UNITS by default):
+# with 8, the victim is 3% of the suite, as one test of thirty is.
+#
 # THRESHOLD=PCT sets the gate's threshold (gate.threshold), 5 by default;
 # BUDGET=PCT what a confirmation of the suspects alone may spend
 # (gate.confirm_budget), 100 (the suite's own time) by default.
@@ -207,7 +210,7 @@ done
 cd "$TOP"
 machine
 echo "gate: threshold ${THRESHOLD:-5}% (gate.threshold), confirm_budget ${BUDGET:-100}%$([ "$CODE" = 1 ] && echo "; each PR a change of code (CODE=1)")"
-echo "suite: $TESTS tests (victim ~$((UNITS * 110)) ms of CPU), $SUITE ($command$([ "$SUITE" = parallel ] && echo ", $THREADS threads a test")), 999 Hz, neighbour: $NEIGHBOUR; $TRIALS trials per cell"
+echo "suite: $TESTS tests (victim ~$((UNITS * 110)) ms of CPU, the others ~$((${OTHER_UNITS:-$UNITS} * 110)) ms each), $SUITE ($command$([ "$SUITE" = parallel ] && echo ", $THREADS threads a test")), 999 Hz, neighbour: $NEIGHBOUR; $TRIALS trials per cell"
 [ -z "${PR_OPTS:-}" ] || echo "PR runs with: $PR_OPTS"
 python3 - "$results" "$MODES" "$SIZES" <<'PY'
 import sys
