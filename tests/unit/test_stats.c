@@ -96,7 +96,7 @@ static void test_stats_welch_runs(void **state)
 	(void)state;
 	const double base[] = { 1.00e9, 1.03e9, 0.98e9, 1.01e9, 0.99e9 };
 	const double head[] = { 1.10e9, 1.08e9, 1.13e9, 1.09e9, 1.11e9 };
-	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03, false, 0, 0, 0, 0, 0, 0, false, false, 0, 0 };
+	tf_stats_input in = { base, head, 5, 5, 5000, 5500, 0.03, false, 0, 0, 0, 0, 0, 0, false, false, 0, 0, false };
 	tf_stats_result r;
 
 	tf_stats_test(&r, &in);
@@ -160,7 +160,7 @@ static void test_stats_poisson(void **state)
 {
 	(void)state;
 	const double base[] = { 2000 }, head[] = { 2500 };
-	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03, false, 0, 0, 0, 0, 0, 0, false, false, 0, 0 };
+	tf_stats_input in = { base, head, 1, 1, 2000, 2500, 0.03, false, 0, 0, 0, 0, 0, 0, false, false, 0, 0, false };
 	tf_stats_result r;
 	char why[256];
 
@@ -336,7 +336,7 @@ static tf_verdict simulate(rng *g, size_t runs, double lam, double cv, double ra
 	}
 	if (nb == 0 || nh == 0)
 		return nb == 0 ? TF_VERDICT_NEW : TF_VERDICT_GONE;
-	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise, false, 0, 0, 0, 0, 0, 0, false, false, 0, 0 };
+	tf_stats_input in = { b, h, runs, runs, nb, nh, model_noise, false, 0, 0, 0, 0, 0, 0, false, false, 0, 0, false };
 	tf_stats_test(&r, &in);
 	if (p_out)
 		*p_out = r.p;
@@ -431,7 +431,7 @@ static void test_sim_suite_family_wise(void **state)
 			double h = poisson(&g, lam * exp(cv * gauss(&g) - cv * cv / 2));
 			b = b ? b : 1;
 			h = h ? h : 1;
-			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03, false, 0, 0, 0, 0, 0, 0, false, false, 0, 0 };
+			tf_stats_input in = { &b, &h, 1, 1, b, h, 0.03, false, 0, 0, 0, 0, 0, 0, false, false, 0, 0, false };
 			tf_stats_test(&r[t], &in);
 			p[t] = r[t].p;
 			nb[t] = b;
@@ -499,7 +499,7 @@ static void test_sim_history_noise_calibrated(void **state)
 			if (ex > 0)
 				df = (double)k - 1;
 			double b = 1e4 * exp(logs[k - 1]), h = 1e4 * exp(0.2 * gauss(&g));
-			tf_stats_input in = { &b, &h, 1, 1, b, h, noise, true, 0, 0, ex, df, 0, 0, false, false, 0, 0 };
+			tf_stats_input in = { &b, &h, 1, 1, b, h, noise, true, 0, 0, ex, df, 0, 0, false, false, 0, 0, false };
 			tf_stats_result r;
 			char why[256];
 			tf_stats_test(&r, &in);
@@ -567,7 +567,7 @@ static tf_verdict tiny(rng *g, double ratio)
 	double b = quantised(g, 1.2 * exp(0.3 * gauss(g)));
 	double h = quantised(g, 1.2 * ratio * exp(0.3 * gauss(g)));
 	double bc = b > 0 ? b : 1, hc = h > 0 ? h : 1;
-	tf_stats_input in = { &bc, &hc, 1, 1, b, h, 0.03, true, 0, 0, 0, 0, 0, 0, false, false, 0, 0 };
+	tf_stats_input in = { &bc, &hc, 1, 1, b, h, 0.03, true, 0, 0, 0, 0, 0, 0, false, false, 0, 0, false };
 	tf_stats_result r;
 	char why[256];
 
@@ -598,7 +598,7 @@ static void test_sim_tiny_tests(void **state)
 
 	/* go-cmp's TestOptions as its report.json had it */
 	const double base[] = { 4016064 }, head[] = { 156626496 * 0.93, 156626496 * 0.93 };
-	tf_stats_input in = { base, head, 1, 2, 1, 78, 0.03, true, 0, 0, 0, 0, 0, 0, false, false, 0, 0.018 };
+	tf_stats_input in = { base, head, 1, 2, 1, 78, 0.03, true, 0, 0, 0, 0, 0, 0, false, false, 0, 0.018, false };
 	tf_stats_result r;
 	char why[256];
 	tf_stats_test(&r, &in);
