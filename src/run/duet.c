@@ -174,17 +174,16 @@ static void decide(tf_run_opts *o, const tf_test_delta *t, size_t runs, const ch
 	tf_vec_push(&o->decided, d);
 }
 
-/* The duet's rounds so far compared as the gate judges, its alpha spent
- * over the `looks` it may take (a sequential test at the gate's error
- * rate: each look at most alpha / looks). */
+/* The duet's rounds so far compared as the gate judges, with `share` of
+ * its alpha (look_share()). */
 static tf_comparison *duet_compare(tf_run_opts *o, const tf_run_side *b, const tf_run_side *h,
-				   long looks)
+				   double share)
 {
 	tf_comparison *c = NULL;
 	double alpha = o->set.alpha;
 	bool was = o->interleaved;
 
-	o->set.alpha = alpha / (double)looks;
+	o->set.alpha = alpha * share;
 	o->interleaved = true;
 	/* the suspects alone: what moved them all was the change, not the
 	 * runner (jansson's json_pack slowed 65-fold: taking the median of
@@ -199,6 +198,23 @@ static tf_comparison *duet_compare(tf_run_opts *o, const tf_run_side *b, const t
 	o->interleaved = was;
 	o->picked = false;
 	return c;
+}
+
+/*
+ * The share of the gate's alpha the look after round `round` of `most`
+ * (`looks` in all) may spend: half at the last, the other half spread
+ * over the ones before, so that the shares sum to one (a weighted
+ * Bonferroni bound: the duet's family-wise error stays at alpha however
+ * the looks depend on each other). A slowdown near the threshold is
+ * decided at the last look the budget allows, where an even split left a
+ * true 5% undecided at p 0.00018 and 0.00026 against 1e-4 (ten looks,
+ * bench/detection.sh OTHER_UNITS=8); a large one still stops early.
+ */
+static double look_share(size_t round, long most, long looks)
+{
+	if (looks <= 1)
+		return 1;
+	return (long)round >= most ? 0.5 : 0.5 / (double)(looks - 1);
 }
 
 /* How many CPUs test `name` kept busy in the run `p`: its CPU time over
@@ -475,6 +491,7 @@ bool tf_run_duet(tf_run_opts *o, const tf_worktree *wt, const tf_run_side *head,
 	 * fixed by the time the fewest rounds took, before any look, so that
 	 * a look the budget would never reach takes no share of it */
 	long most = TF_DUET_ROUNDS_MAX, looks = TF_DUET_ROUNDS_MAX - TF_DUET_ROUNDS_MIN + 1;
+	double share = 1; /* of alpha, the last look's (look_share) */
 	bool ok = false;
 
 	budget = duet_budget(o, suite_ns);
@@ -531,7 +548,8 @@ bool tf_run_duet(tf_run_opts *o, const tf_worktree *wt, const tf_run_side *head,
 									 TF_DUET_ROUNDS_MIN));
 			looks = most - TF_DUET_ROUNDS_MIN + 1;
 		}
-		tf_comparison *c = duet_compare(o, &b, &h, looks);
+		share = look_share(rounds, most, looks);
+		tf_comparison *c = duet_compare(o, &b, &h, share);
 		for (size_t i = 0; c && i < open.n;) {
 			const tf_test_delta *t = tf_comparison_find(c, open.v[i]);
 			if (!t || duet_open(o, c, t)) {
@@ -547,7 +565,7 @@ bool tf_run_duet(tf_run_opts *o, const tf_worktree *wt, const tf_run_side *head,
 	}
 	if (open.n) {
 		/* what is left keeps its last verdict, undecided as it is */
-		tf_comparison *c = rounds >= TF_DUET_ROUNDS_MIN ? duet_compare(o, &b, &h, looks)
+		tf_comparison *c = rounds >= TF_DUET_ROUNDS_MIN ? duet_compare(o, &b, &h, share)
 								 : NULL;
 		for (size_t i = 0; c && i < open.n; i++) {
 			const tf_test_delta *t = tf_comparison_find(c, open.v[i]);
